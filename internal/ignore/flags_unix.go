@@ -1,0 +1,9 @@
+//go:build unix
+
+package ignore
+
+import "syscall"
+
+// nonblockFlag makes opening a FIFO return at once instead of waiting for a
+// writer; it has no effect on regular files.
+const nonblockFlag = syscall.O_NONBLOCK
