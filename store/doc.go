@@ -1,3 +1,20 @@
 // Package store keeps toolhost state in one bbolt file that several toolhost processes may share:
 // conversations (todos, state, terminal metadata), grants, approval requests, executions and memories.
+//
+// Every editor window starts its own toolhost process, and they all share one state directory. bbolt
+// allows one open read-write handle per file, so no process keeps the file open between transactions:
+// each [Store.Update] and [Store.View] opens the file, runs one transaction and closes it again. A
+// process that finds the file locked retries with a short jittered backoff until [Options.LockTimeout]
+// or its context ends; callers only see [ErrBusy] when that whole budget is spent. Views take a shared
+// lock, so readers never wait for each other, only for a writer.
+//
+// Values are opaque bytes (usually JSON) under string keys in nested buckets named by a [Path]. Keys
+// sort bytewise; [SeqKey] makes numeric sequences sort in order. Everything a [Tx] returns is a copy,
+// so it stays valid after the transaction ends.
+//
+// The schema version lives in the meta bucket. [Open] runs pending migrations once, in one
+// transaction, and refuses a file written by a newer toolhost ([ErrNewerSchema]) rather than guessing.
+//
+// Next to the database, [Store.AppendAudit] appends JSON lines to audit.jsonl, rotated to
+// audit.jsonl.1 past a size limit.
 package store

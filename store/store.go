@@ -1,0 +1,301 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
+)
+
+// File and directory names inside the state directory.
+const (
+	dbFileName    = "toolhost.db"
+	auditFileName = "audit.jsonl"
+)
+
+// Permissions: the state holds grants and approvals, so only the owner may read it.
+const (
+	dirMode  fs.FileMode = 0o700
+	fileMode fs.FileMode = 0o600
+)
+
+// Defaults for Options fields left zero.
+const (
+	DefaultLockTimeout   = 10 * time.Second
+	DefaultAuditMaxBytes = 10 << 20
+)
+
+// Lock retry tuning. bbolt's own flock loop sleeps 50 ms between attempts and gives up after one
+// failed attempt once its timeout is no longer than that, so passing flockTimeout makes each
+// bbolt.Open a single non-blocking try and leaves the waiting (shorter, jittered, ctx-aware) to us.
+const (
+	flockTimeout = 50 * time.Millisecond
+	minBackoff   = 200 * time.Microsecond
+	maxBackoff   = 10 * time.Millisecond
+)
+
+// ErrBusy reports that another process (or another handle in this one) held the database lock for the
+// whole Options.LockTimeout. It is the only way lock contention surfaces; callers may retry later or
+// report the state directory as busy.
+var ErrBusy = errors.New("state store busy")
+
+// ErrClosed is returned by operations on a Store after Close, so a shutdown race fails loudly instead
+// of silently reopening the file.
+var ErrClosed = errors.New("state store closed")
+
+// ErrNewerSchema is returned by Open when the database was written by a newer toolhost. Opening it
+// anyway could corrupt data this version does not understand, so the user must upgrade instead.
+var ErrNewerSchema = errors.New("state store written by a newer toolhost")
+
+// ErrReadOnlyTx is returned by Tx writes inside View, which runs on a read-only file handle.
+var ErrReadOnlyTx = errors.New("write in a read-only transaction")
+
+// Options tunes a Store. The zero value is the production configuration.
+type Options struct {
+	// LockTimeout is the total time one transaction may wait for the file lock before failing with
+	// ErrBusy. Zero means DefaultLockTimeout.
+	LockTimeout time.Duration
+	// NoSync skips fsync on commit. Only for tests and benchmarks: a crash may lose or corrupt data.
+	NoSync bool
+	// AuditMaxBytes is the size past which audit.jsonl is rotated to audit.jsonl.1. Zero means
+	// DefaultAuditMaxBytes.
+	AuditMaxBytes int64
+}
+
+// Store is a handle on the state directory. It holds no open file between calls, so it is cheap to
+// keep for the life of the process, and safe for concurrent use by multiple goroutines.
+type Store struct {
+	dir    string
+	path   string
+	opts   Options
+	closed atomic.Bool
+	// writers serialises this process's writers in memory, so goroutines queue on a channel instead of
+	// polling the file lock against each other.
+	writers chan struct{}
+}
+
+// Open prepares the state directory dir (created with mode 0700 if missing) and its toolhost.db
+// (mode 0600), running any pending schema migrations. The file is closed again before Open returns.
+func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
+	return open(ctx, dir, opts, migrations())
+}
+
+func open(ctx context.Context, dir string, opts Options, ms []migration) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("open state store: empty directory")
+	}
+	if err := checkMigrations(ms); err != nil {
+		return nil, fmt.Errorf("open state store: %w", err)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open state store %s: %w", dir, err)
+	}
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = DefaultLockTimeout
+	}
+	if opts.AuditMaxBytes <= 0 {
+		opts.AuditMaxBytes = DefaultAuditMaxBytes
+	}
+	if err := os.MkdirAll(abs, dirMode); err != nil {
+		return nil, fmt.Errorf("open state store: %w", err)
+	}
+	s := &Store{
+		dir:     abs,
+		path:    filepath.Join(abs, dbFileName),
+		opts:    opts,
+		writers: make(chan struct{}, 1),
+	}
+	_, statErr := os.Stat(s.path)
+	created := errors.Is(statErr, fs.ErrNotExist)
+	if err := s.migrate(ctx, ms); err != nil {
+		return nil, err
+	}
+	if created {
+		// bbolt fsyncs the file but not the directory entry that names it.
+		syncDir(abs)
+	}
+	if info, err := os.Stat(s.path); err == nil && info.Mode().Perm()&^fileMode != 0 {
+		if err := os.Chmod(s.path, fileMode); err != nil {
+			return nil, fmt.Errorf("open state store: restrict %s: %w", s.path, err)
+		}
+	}
+	return s, nil
+}
+
+// syncDir makes a newly created file's name durable. Best effort: some platforms cannot fsync a
+// directory, and the database itself is already synced.
+func syncDir(dir string) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return
+	}
+	_ = d.Sync()
+	_ = d.Close()
+}
+
+// Dir returns the absolute state directory, for siblings such as the audit log or spilled results.
+func (s *Store) Dir() string { return s.dir }
+
+// Path returns the absolute path of toolhost.db, for diagnostics and offline tools.
+func (s *Store) Path() string { return s.path }
+
+// Close marks the Store closed; later calls fail with ErrClosed. Transactions already running finish
+// normally. No file is held open, so there is nothing else to release.
+func (s *Store) Close() error {
+	s.closed.Store(true)
+	return nil
+}
+
+// Update runs fn in one read-write transaction and commits it (with fsync unless Options.NoSync)
+// before returning, so a nil error means the change is durable. If fn returns an error the
+// transaction is rolled back and that error is returned unchanged. fn must not retain the Tx.
+func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.run(ctx, true, fn)
+}
+
+// View runs fn in one read-only transaction under a shared lock, so concurrent Views (in any
+// process) do not wait for each other. fn's error is returned unchanged.
+func (s *Store) View(ctx context.Context, fn func(tx *Tx) error) error {
+	return s.run(ctx, false, fn)
+}
+
+func (s *Store) run(ctx context.Context, writable bool, fn func(tx *Tx) error) (err error) {
+	if fn == nil {
+		return errors.New("state store: nil transaction function")
+	}
+	db, release, err := s.acquire(ctx, writable)
+	if err != nil {
+		return err
+	}
+	defer release()
+	btx, err := db.Begin(writable)
+	if err != nil {
+		return fmt.Errorf("begin state store transaction: %w", err)
+	}
+	tx := &Tx{tx: btx}
+	done := false
+	defer func() {
+		tx.tx = nil
+		if !done {
+			_ = btx.Rollback()
+		}
+	}()
+	if err := fn(tx); err != nil {
+		return err
+	}
+	if writable {
+		if err := btx.Commit(); err != nil {
+			return fmt.Errorf("commit state store transaction: %w", err)
+		}
+		done = true
+	}
+	return nil
+}
+
+// acquire opens the database file, waiting for its lock within Options.LockTimeout and ctx. The
+// returned release closes the file and lets the next writer of this process in.
+func (s *Store) acquire(ctx context.Context, writable bool) (*bbolt.DB, func(), error) {
+	if s.closed.Load() {
+		return nil, nil, ErrClosed
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	deadline := time.Now().Add(s.opts.LockTimeout)
+	unqueue := func() {}
+	if writable {
+		if err := s.queue(ctx, deadline); err != nil {
+			return nil, nil, err
+		}
+		unqueue = func() { <-s.writers }
+	}
+	db, err := s.openDB(ctx, deadline, !writable)
+	if err != nil {
+		unqueue()
+		return nil, nil, err
+	}
+	release := func() {
+		if err := db.Close(); err != nil {
+			// The transaction already committed or rolled back; a failed close only leaks a handle.
+			slog.Warn("close state store", "path", s.path, "err", err)
+		}
+		unqueue()
+	}
+	return db, release, nil
+}
+
+// queue waits for this process's writer slot.
+func (s *Store) queue(ctx context.Context, deadline time.Time) error {
+	select {
+	case s.writers <- struct{}{}:
+		return nil
+	default:
+	}
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case s.writers <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("wait for state store: %w", ctx.Err())
+	case <-timer.C:
+		return s.busy()
+	}
+}
+
+func (s *Store) busy() error {
+	return fmt.Errorf("%w: %s stayed locked for %s", ErrBusy, s.path, s.opts.LockTimeout)
+}
+
+// openDB opens the bbolt file, retrying lock contention with jittered exponential backoff.
+func (s *Store) openDB(ctx context.Context, deadline time.Time, readOnly bool) (*bbolt.DB, error) {
+	bopts := &bbolt.Options{
+		Timeout:  flockTimeout,
+		ReadOnly: readOnly,
+		NoSync:   s.opts.NoSync,
+	}
+	backoff := minBackoff
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		db, err := bbolt.Open(s.path, fileMode, bopts)
+		if err == nil {
+			return db, nil
+		}
+		if !errors.Is(err, berrors.ErrTimeout) {
+			return nil, fmt.Errorf("open state store %s: %w", s.path, err)
+		}
+		now := time.Now()
+		if !now.Before(deadline) {
+			return nil, s.busy()
+		}
+		// Jitter in [backoff/2, backoff) so processes that collided do not retry in lockstep.
+		d := backoff/2 + rand.N(backoff/2)
+		d = min(d, deadline.Sub(now))
+		if timer == nil {
+			timer = time.NewTimer(d)
+		} else {
+			timer.Reset(d)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("wait for state store lock: %w", ctx.Err())
+		case <-timer.C:
+		}
+		backoff = min(2*backoff, maxBackoff)
+	}
+}
