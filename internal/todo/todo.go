@@ -1,0 +1,165 @@
+// Package todo is the engine behind the todo_operations tool: the conversation-scoped todo list a
+// model keeps while it works on a multi-step task, its validation rules and its persistence.
+//
+// The package knows nothing about MCP. The tool layer decodes the model's arguments with
+// [DecodeArgs] (which accepts the snake_case and camelCase spellings models send), calls [Read],
+// [Write], [Add] or [Update], and shows the model [Render] of the returned [List]. Every rule
+// violation comes back as a [*ValidationError] whose text names the todo, the field and the reason,
+// and nothing is ever silently "fixed": a rejected call leaves the stored list untouched.
+//
+// Each conversation's list is one JSON document in the shared bbolt store, changed in a single
+// store transaction per call, so several toolhost processes sharing a state directory serialise
+// their changes and none is lost.
+package todo
+
+import (
+	"time"
+)
+
+// Status is where a todo stands. A model moves a todo from not-started to in-progress when it
+// starts the work and to completed right after finishing it; blocked needs a reason.
+type Status string
+
+// The four statuses. At most one todo may be in-progress at a time, which keeps the model working
+// on one thing and makes "what am I doing now" answerable from the list alone.
+const (
+	StatusNotStarted Status = "not-started"
+	StatusInProgress Status = "in-progress"
+	StatusCompleted  Status = "completed"
+	StatusBlocked    Status = "blocked"
+)
+
+// Statuses lists the valid statuses in the order they are reported, so error messages and schemas
+// can name them without repeating the list.
+var Statuses = []Status{StatusNotStarted, StatusInProgress, StatusCompleted, StatusBlocked}
+
+// Priority is optional; it lets a model order work without inventing its own vocabulary.
+type Priority string
+
+// The valid priorities; the empty Priority means "not set".
+const (
+	PriorityLow      Priority = "low"
+	PriorityMedium   Priority = "medium"
+	PriorityHigh     Priority = "high"
+	PriorityCritical Priority = "critical"
+)
+
+// Priorities lists the valid non-empty priorities, lowest first.
+var Priorities = []Priority{PriorityLow, PriorityMedium, PriorityHigh, PriorityCritical}
+
+// Size caps. A todo list lives in every reminder and every read, so it is kept small on purpose;
+// the caps are generous for planning and stop a runaway model from filling the store.
+const (
+	MaxTodos              = 200
+	MaxTitleBytes         = 200
+	MaxDescriptionBytes   = 2048
+	MaxBlockedReasonBytes = 1024
+	MaxParallelGroupBytes = 64
+	MaxDependencies       = 50
+)
+
+// Todo is one item of the list. The json tags are the canonical (stored and displayed) spelling;
+// decoding also accepts camelCase spellings and a few aliases, see [DecodeTodos].
+type Todo struct {
+	ID             int      `json:"id" jsonschema:"todo id, a positive integer unique in the list"`
+	Title          string   `json:"title" jsonschema:"short title"`
+	Description    string   `json:"description,omitempty" jsonschema:"details, at most 2 KB"`
+	Status         Status   `json:"status" jsonschema:"not-started, in-progress, completed or blocked"`
+	Priority       Priority `json:"priority,omitempty" jsonschema:"low, medium, high or critical"`
+	Dependencies   []int    `json:"dependencies,omitempty" jsonschema:"ids of todos this one depends on"`
+	CanRunParallel bool     `json:"can_run_parallel,omitempty" jsonschema:"true if it may run alongside others"`
+	ParallelGroup  string   `json:"parallel_group,omitempty" jsonschema:"name of a group of todos that may run together"`
+	Progress       float64  `json:"progress,omitempty" jsonschema:"fraction done, 0.0 to 1.0"`
+	BlockedReason  string   `json:"blocked_reason,omitempty" jsonschema:"why the todo is blocked; required when status is blocked"`
+}
+
+// List is a conversation's stored todo list. Version increases by one on every accepted change,
+// which lets readers (reminders, other processes, tests) tell whether anything happened.
+type List struct {
+	Version   uint64    `json:"version"`
+	UpdatedAt time.Time `json:"updated_at,omitzero"`
+	Todos     []Todo    `json:"todos"`
+}
+
+// Stats summarises a list for the model: how much is done at a glance.
+type Stats struct {
+	Total      int `json:"total"`
+	NotStarted int `json:"not_started"`
+	InProgress int `json:"in_progress"`
+	Completed  int `json:"completed"`
+	Blocked    int `json:"blocked"`
+	// PercentDone is completed/total in whole percent, rounded down so that 100 means all done.
+	PercentDone int `json:"percent_done"`
+}
+
+// Stats counts the todos per status.
+func (l List) Stats() Stats {
+	var s Stats
+	for _, t := range l.Todos {
+		s.Total++
+		switch t.Status {
+		case StatusNotStarted:
+			s.NotStarted++
+		case StatusInProgress:
+			s.InProgress++
+		case StatusCompleted:
+			s.Completed++
+		case StatusBlocked:
+			s.Blocked++
+		}
+	}
+	if s.Total > 0 {
+		s.PercentDone = s.Completed * 100 / s.Total
+	}
+	return s
+}
+
+// Snapshot is the structured form of a list for tool results (structuredContent): the todos plus
+// their statistics, so a client need not recount.
+type Snapshot struct {
+	Version uint64 `json:"version"`
+	Stats   Stats  `json:"stats"`
+	Todos   []Todo `json:"todos"`
+}
+
+// Snapshot returns the structured form of l. Todos is never nil, so it encodes as [] not null.
+func (l List) Snapshot() Snapshot {
+	todos := l.Todos
+	if todos == nil {
+		todos = []Todo{}
+	}
+	return Snapshot{Version: l.Version, Stats: l.Stats(), Todos: todos}
+}
+
+// InProgress returns the todo being worked on, if any.
+func (l List) InProgress() (Todo, bool) {
+	for _, t := range l.Todos {
+		if t.Status == StatusInProgress {
+			return t, true
+		}
+	}
+	return Todo{}, false
+}
+
+// maxID is the highest id in todos, 0 for none.
+func maxID(todos []Todo) int {
+	m := 0
+	for _, t := range todos {
+		if t.ID > m {
+			m = t.ID
+		}
+	}
+	return m
+}
+
+// clone returns a deep copy so that applying changes never aliases the caller's slices.
+func clone(todos []Todo) []Todo {
+	out := make([]Todo, len(todos))
+	for i, t := range todos {
+		if t.Dependencies != nil {
+			t.Dependencies = append([]int(nil), t.Dependencies...)
+		}
+		out[i] = t
+	}
+	return out
+}
