@@ -1,0 +1,377 @@
+// Command toolhost serves toolhost's consolidated MCP tools over stdio or streamable HTTP, and
+// offers a few commands for people: listing the tools, calling one, and answering approvals.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"toolhost/consolidated"
+	"toolhost/internal/app"
+	"toolhost/internal/config"
+	"toolhost/internal/server"
+)
+
+const usage = `toolhost — a small, stable set of MCP tools for coding agents: files, terminals,
+todos, memory and more, behind a working-directory guard.
+
+Usage:
+  toolhost [flags] COMMAND [command flags]
+
+Commands:
+  stdio                 serve MCP over stdin/stdout (what editors and agent CLIs spawn)
+  serve                 serve MCP over streamable HTTP at http://ADDR/mcp (loopback, bearer token)
+  tools [--json]        print the tools this configuration advertises, in order, with token estimates
+  call TOOL 'JSON'      run one tool call in-process and print the result
+  version               print the version
+
+Flags (also accepted after the command; they override the config file):
+  --config FILE         TOML config (default: $XDG_CONFIG_HOME/toolhost/config.toml)
+  --workdir DIR         working directory the guard allows (default: current directory)
+  --state-dir DIR       state directory (default: $XDG_STATE_HOME/toolhost)
+  --profile NAME        profile: full, read-only, small, or one from the config
+  --read-only           enable only operations that read
+  --tools LIST          comma-separated tools (or tool.operation) to enable; others are off
+  --disable LIST        comma-separated tools (or tool.operation) to disable
+  --conversation ID     default conversation id (default: derived from the working directory)
+  --budget-tokens N     cap one result at about N tokens (default 25000)
+  --log-file FILE       log there instead of stderr
+  --log-level LEVEL     debug, info, warn or error (default info)
+
+serve flags:
+  --addr HOST:PORT      listen address (default 127.0.0.1:8765); non-loopback needs a configured token
+  --token TOKEN         bearer token (default: generated once, kept in the state dir, mode 0600)
+  --no-auth             no token; loopback only; for test clients that cannot send one
+  --stateless           serve every request without sessions
+
+Examples:
+  toolhost stdio --workdir ~/src/project
+  toolhost serve --addr 127.0.0.1:8765
+  toolhost call think '{"thoughts":"plan the refactor"}'
+  toolhost tools --json
+`
+
+func main() {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "toolhost:", err)
+		os.Exit(1)
+	}
+}
+
+// options holds every flag; global and command flags share one set so that they may come before
+// or after the command.
+type options struct {
+	config, workdir, stateDir, profile, tools, disable, conversation, logFile, logLevel string
+	readOnly                                                                        bool
+	budget                                                                          int
+	// serve
+	addr, token       string
+	noAuth, stateless bool
+	// tools
+	json bool
+}
+
+func (o *options) flags(name string, errOut io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(errOut)
+	fs.Usage = func() { fmt.Fprint(errOut, usage) }
+	fs.StringVar(&o.config, "config", o.config, "")
+	fs.StringVar(&o.workdir, "workdir", o.workdir, "")
+	fs.StringVar(&o.stateDir, "state-dir", o.stateDir, "")
+	fs.StringVar(&o.profile, "profile", o.profile, "")
+	fs.BoolVar(&o.readOnly, "read-only", o.readOnly, "")
+	fs.StringVar(&o.tools, "tools", o.tools, "")
+	fs.StringVar(&o.disable, "disable", o.disable, "")
+	fs.StringVar(&o.conversation, "conversation", o.conversation, "")
+	fs.IntVar(&o.budget, "budget-tokens", o.budget, "")
+	fs.StringVar(&o.logFile, "log-file", o.logFile, "")
+	fs.StringVar(&o.logLevel, "log-level", o.logLevel, "")
+	switch name {
+	case "serve":
+		fs.StringVar(&o.addr, "addr", o.addr, "")
+		fs.StringVar(&o.token, "token", o.token, "")
+		fs.BoolVar(&o.noAuth, "no-auth", o.noAuth, "")
+		fs.BoolVar(&o.stateless, "stateless", o.stateless, "")
+	case "tools":
+		fs.BoolVar(&o.json, "json", o.json, "")
+	}
+	return fs
+}
+
+func run(args []string, stdout, stderr io.Writer) error {
+	o := &options{}
+	global := o.flags("toolhost", stderr)
+	if err := global.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	rest := global.Args()
+	if len(rest) == 0 {
+		fmt.Fprint(stderr, usage)
+		return errors.New("missing command")
+	}
+	cmd, rest := rest[0], rest[1:]
+	switch cmd {
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	case "version":
+		fmt.Fprintf(stdout, "toolhost %s\n", app.Version)
+		return nil
+	}
+	rest, err := parseInterspersed(o.flags(cmd, stderr), rest)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	switch cmd {
+	case "stdio":
+		return withApp(ctx, o, stderr, func(a *app.App) error {
+			a.Logger.Info("serving stdio", "workdir", a.Workdir, "profile", a.ProfileName, "tools", strings.Join(a.Registry.Names(), ","))
+			return server.ServeStdio(ctx, a.Server(), os.Stdin, stdout, a.Logger)
+		})
+	case "serve":
+		return withApp(ctx, o, stderr, func(a *app.App) error { return serve(ctx, a, o, stdout) })
+	case "tools":
+		return withApp(ctx, o, stderr, func(a *app.App) error { return printTools(a, o.json, stdout) })
+	case "call":
+		if len(rest) < 1 || len(rest) > 2 {
+			return errors.New("usage: toolhost call TOOL ['JSON arguments']")
+		}
+		argJSON := "{}"
+		if len(rest) == 2 {
+			argJSON = rest[1]
+		}
+		if !json.Valid([]byte(argJSON)) {
+			return errors.New("call: arguments are not valid JSON")
+		}
+		return withApp(ctx, o, stderr, func(a *app.App) error { return callTool(ctx, a, rest[0], argJSON, stdout) })
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}
+
+// withApp loads the configuration, applies the flags, opens the app and runs f.
+func withApp(ctx context.Context, o *options, stderr io.Writer, f func(*app.App) error) error {
+	path, explicit := o.config, o.config != ""
+	if !explicit {
+		path = config.DefaultPath()
+	}
+	cfg, err := config.Load(path, explicit)
+	if err != nil {
+		return err
+	}
+	applyFlags(cfg, o)
+	logOut := stderr
+	if cfg.LogFile != "" {
+		lf, err := os.OpenFile(cfg.LogFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return fmt.Errorf("log file: %w", err)
+		}
+		defer lf.Close()
+		logOut = lf
+	}
+	logger, err := app.NewLogger(logOut, cfg.LogLevel)
+	if err != nil {
+		return err
+	}
+	a, err := app.Open(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	return f(a)
+}
+
+func applyFlags(cfg *config.Config, o *options) {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&cfg.Workdir, o.workdir)
+	set(&cfg.StateDir, o.stateDir)
+	set(&cfg.Profile, o.profile)
+	set(&cfg.Conversation, o.conversation)
+	set(&cfg.LogFile, o.logFile)
+	set(&cfg.LogLevel, o.logLevel)
+	set(&cfg.HTTP.Addr, o.addr)
+	set(&cfg.HTTP.Token, o.token)
+	if o.budget > 0 {
+		cfg.BudgetTokens = o.budget
+	}
+	if o.noAuth {
+		cfg.HTTP.NoAuth = true
+	}
+	if o.stateless {
+		cfg.HTTP.Stateless = true
+	}
+	if o.readOnly || o.tools != "" || o.disable != "" {
+		name, p, err := cfg.ActiveProfile()
+		if err != nil {
+			return // app.Open reports the unknown profile
+		}
+		p.ReadOnly = p.ReadOnly || o.readOnly
+		if o.tools != "" {
+			p.Tools = splitList(o.tools)
+		}
+		p.Disable = append(p.Disable, splitList(o.disable)...)
+		if cfg.Profiles == nil {
+			cfg.Profiles = map[string]config.Profile{}
+		}
+		cfg.Profiles[name] = p
+		cfg.Profile = name
+	}
+}
+
+// parseInterspersed parses flags wherever they stand among the positional arguments, so that
+// "toolhost call think '{}' --workdir x" works as a newcomer expects.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return positional, nil
+		}
+		if args[0] == "--" {
+			return append(positional, args[1:]...), nil
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func serve(ctx context.Context, a *app.App, o *options, stdout io.Writer) error {
+	addr := a.Config.HTTP.Addr
+	if addr == "" {
+		addr = "127.0.0.1:8765"
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	loopback := server.IsLoopbackHost(host)
+	hopts := server.HTTPOptions{
+		NoAuth:         a.Config.HTTP.NoAuth,
+		Stateless:      a.Config.HTTP.Stateless,
+		SessionTimeout: a.Config.HTTP.SessionTimeout.Duration,
+		AllowedHosts:   a.Config.HTTP.AllowedHosts,
+		Logger:         a.Logger,
+	}
+	if !loopback {
+		if hopts.NoAuth {
+			return errors.New("--no-auth is allowed only on a loopback address")
+		}
+		if a.Config.HTTP.Token == "" && os.Getenv("TOOLHOST_TOKEN") == "" {
+			return fmt.Errorf("refusing to listen on non-loopback %s without an explicit token (--token, http.token or TOOLHOST_TOKEN)", addr)
+		}
+		hopts.AllowedHosts = append(hopts.AllowedHosts, host)
+	}
+	source := ""
+	if !hopts.NoAuth {
+		if hopts.Token, source, err = a.Token(); err != nil {
+			return err
+		}
+	} else {
+		a.Logger.Warn("serving without a bearer token (--no-auth): any local process can call tools")
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := server.NewHTTPServer(server.NewHTTPHandler(a.Server(), hopts))
+	url := fmt.Sprintf("http://%s/mcp", ln.Addr())
+	fmt.Fprintf(stdout, "toolhost %s serving %s (workdir %s, profile %s)\n", app.Version, url, a.Workdir, a.ProfileName)
+	if hopts.NoAuth {
+		fmt.Fprintf(stdout, "no bearer token (--no-auth)\n\nClient config:\n{\"mcpServers\":{\"toolhost\":{\"type\":\"http\",\"url\":%q}}}\n", url)
+	} else {
+		fmt.Fprintf(stdout, "bearer token from %s\n\nClient config (paste into your client's MCP settings):\n", source)
+		fmt.Fprintf(stdout, "{\"mcpServers\":{\"toolhost\":{\"type\":\"http\",\"url\":%q,\"headers\":{\"Authorization\":\"Bearer %s\"}}}}\n", url, hopts.Token)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
+}
+
+func printTools(a *app.App, asJSON bool, stdout io.Writer) error {
+	tools := a.Registry.Tools()
+	if asJSON {
+		b, err := json.MarshalIndent(map[string]any{"profile": a.ProfileName, "tools": tools}, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintln(stdout, string(b))
+		return err
+	}
+	total := 0
+	fmt.Fprintf(stdout, "profile %s, workdir %s\n", a.ProfileName, a.Workdir)
+	for i, t := range tools {
+		b, _ := json.Marshal(t)
+		n := consolidated.EstimateTokens(string(b))
+		total += n
+		first, _, _ := strings.Cut(t.Description, "\n")
+		fmt.Fprintf(stdout, "%d. %-26s ~%5d tokens  %s\n", i+1, t.Name, n, first)
+	}
+	b, _ := json.Marshal(map[string]any{"tools": tools})
+	fmt.Fprintf(stdout, "total ~%d tokens (%d bytes minified; estimate: bytes/4)\n", total, len(b))
+	return nil
+}
+
+func callTool(ctx context.Context, a *app.App, name, args string, stdout io.Writer) error {
+	tool, raw, ok := a.Registry.Resolve(name, json.RawMessage(args))
+	if !ok {
+		return fmt.Errorf("no tool %q (tools: %s)", name, strings.Join(a.Registry.Names(), ", "))
+	}
+	res := a.Registry.Dispatch(ctx, tool, raw, nil)
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, string(b))
+	if res.IsError {
+		return errors.New("the call returned an error result")
+	}
+	return nil
+}
+

@@ -1,0 +1,277 @@
+package consolidated
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// rawArgs splits a call's arguments into a map. Null or empty arguments are an empty map.
+func rawArgs(raw json.RawMessage) (map[string]json.RawMessage, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return map[string]json.RawMessage{}, nil
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, &ToolError{Code: "invalid_arguments", Message: "arguments must be a JSON object"}
+	}
+	if m == nil {
+		m = map[string]json.RawMessage{}
+	}
+	return m, nil
+}
+
+// canonicalKeys renames keys to the tool's snake_case parameter names: declared aliases first,
+// then the camelCase spelling of a known name. Unknown keys are left as they are, so that the
+// validator can name them.
+func canonicalKeys(t *Tool, m map[string]json.RawMessage) map[string]json.RawMessage {
+	known := map[string]string{"operation": "operation", "conversation_id": "conversation_id"}
+	for _, op := range t.Operations {
+		for _, p := range paramsOf(op.args) {
+			known[p.Name] = p.Name
+			for _, a := range p.Aliases {
+				known[a] = p.Name
+			}
+		}
+	}
+	out := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		name := k
+		if c, ok := known[k]; ok {
+			name = c
+		} else if c, ok := known[snakeCase(k)]; ok {
+			name = c
+		}
+		if _, dup := out[name]; dup && name != k {
+			continue // the canonical spelling wins over an alias
+		}
+		out[name] = v
+	}
+	return out
+}
+
+// snakeCase turns camelCase into snake_case: blockedReason -> blocked_reason.
+func snakeCase(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// isZeroJSON reports whether a value carries nothing: some clients send every property of the
+// flat schema, filling the ones that do not apply with null, "", 0, false, [] or {}.
+func isZeroJSON(v json.RawMessage) bool {
+	switch strings.TrimSpace(string(v)) {
+	case "null", `""`, "0", "false", "[]", "{}", "":
+		return true
+	}
+	return false
+}
+
+// decodeArgs validates m against op and returns a pointer to a filled argument struct.
+func decodeArgs(op Operation, m map[string]json.RawMessage) (any, error) {
+	params := paramsOf(op.args)
+	byName := make(map[string]param, len(params))
+	for _, p := range params {
+		byName[p.Name] = p
+	}
+	clean := make(map[string]json.RawMessage, len(m))
+	var unexpected []string
+	for k, v := range m {
+		if k == "operation" || k == "conversation_id" {
+			continue
+		}
+		p, ok := byName[k]
+		if !ok {
+			if !isZeroJSON(v) {
+				unexpected = append(unexpected, k)
+			}
+			continue
+		}
+		if string(bytes.TrimSpace(v)) == "null" {
+			continue
+		}
+		clean[k] = coerce(p.typ, v)
+	}
+	if len(unexpected) > 0 {
+		slices.Sort(unexpected)
+		return nil, &ToolError{
+			Code:    "unexpected_parameter",
+			Param:   strings.Join(unexpected, ", "),
+			Message: fmt.Sprintf("%s does not take %s", op.Name, strings.Join(unexpected, ", ")),
+			Next:    "valid parameters: " + paramList(params),
+		}
+	}
+	var missing []string
+	for _, p := range params {
+		if _, ok := clean[p.Name]; p.Required && !ok {
+			missing = append(missing, p.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &ToolError{
+			Code:    "missing_parameter",
+			Param:   strings.Join(missing, ", "),
+			Message: fmt.Sprintf("%s requires %s", op.Name, strings.Join(missing, ", ")),
+			Next:    "valid parameters: " + paramList(params),
+		}
+	}
+	ptr := reflect.New(op.args)
+	for _, p := range params {
+		v, ok := clean[p.Name]
+		if !ok {
+			continue
+		}
+		f := ptr.Elem().FieldByIndex(fieldIndex(op.args, p.Name))
+		if err := json.Unmarshal(v, f.Addr().Interface()); err != nil {
+			return nil, typeError(op, p, err)
+		}
+		if len(p.Enum) > 0 && f.Kind() == reflect.String && f.String() != "" && !slices.Contains(p.Enum, f.String()) {
+			return nil, &ToolError{
+				Code:    "invalid_value",
+				Param:   p.Name,
+				Message: fmt.Sprintf("%s must be one of %s", p.Name, strings.Join(p.Enum, ", ")),
+			}
+		}
+	}
+	return ptr.Interface(), nil
+}
+
+func fieldIndex(t reflect.Type, name string) []int {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		n, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if n == "" {
+			n = f.Name
+		}
+		if n == name {
+			return f.Index
+		}
+	}
+	panic("consolidated: no field " + name)
+}
+
+func typeError(op Operation, p param, err error) error {
+	want := jsonType(p.typ)
+	if want == "array" {
+		want = "an array of " + jsonType(p.typ.Elem()) + "s"
+	} else {
+		want = "a " + want
+	}
+	var te *json.UnmarshalTypeError
+	detail := ""
+	if errors.As(err, &te) && te.Field != "" {
+		detail = fmt.Sprintf(" (field %s: got %s)", te.Field, te.Value)
+	}
+	return &ToolError{
+		Code:    "invalid_type",
+		Param:   p.Name,
+		Message: fmt.Sprintf("%s must be %s%s", p.Name, want, detail),
+		Next:    "valid parameters: " + paramList(paramsOf(op.args)),
+	}
+}
+
+// coerce repairs the type slips models make most often, where the intent is unambiguous: numbers
+// and booleans sent as strings, arrays or objects sent as JSON text, a single string where a list
+// of strings is expected.
+func coerce(t reflect.Type, v json.RawMessage) json.RawMessage {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 || v[0] != '"' {
+		return v
+	}
+	var s string
+	if json.Unmarshal(v, &s) != nil {
+		return v
+	}
+	switch jsonType(t) {
+	case "integer":
+		if _, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64); err == nil {
+			return json.RawMessage(strings.TrimSpace(s))
+		}
+	case "number":
+		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err == nil {
+			return json.RawMessage(strings.TrimSpace(s))
+		}
+	case "boolean":
+		if b, err := strconv.ParseBool(strings.TrimSpace(s)); err == nil {
+			return json.RawMessage(strconv.FormatBool(b))
+		}
+	case "array":
+		ts := strings.TrimSpace(s)
+		if strings.HasPrefix(ts, "[") && json.Valid([]byte(ts)) {
+			return json.RawMessage(ts)
+		}
+		if jsonType(t.Elem()) == "string" {
+			return json.RawMessage("[" + string(v) + "]")
+		}
+	case "object":
+		ts := strings.TrimSpace(s)
+		if strings.HasPrefix(ts, "{") && json.Valid([]byte(ts)) {
+			return json.RawMessage(ts)
+		}
+	}
+	return v
+}
+
+// paramList renders "path (required), start_line, ..." for error texts.
+func paramList(ps []param) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		s := p.Name + " " + jsonType(p.typ)
+		if p.Required {
+			s += " (required)"
+		}
+		parts[i] = s
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// nearest returns the candidate closest to s by edit distance, if it is close enough to be a
+// plausible typo.
+func nearest(s string, candidates []string) string {
+	best, bestD := "", len(s)/2+2
+	for _, c := range candidates {
+		if d := editDistance(strings.ToLower(s), c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

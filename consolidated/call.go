@@ -1,0 +1,75 @@
+package consolidated
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Call is what a handler knows about the call it serves.
+type Call struct {
+	Tool      string
+	Operation string
+	// ExecutionID identifies this call in logs and in the execution history.
+	ExecutionID string
+	// Conversation scopes todos, terminals, grants and reminders.
+	Conversation string
+	Env          *Env
+	Logger       *slog.Logger
+
+	// Request is the SDK request, for elicitation and progress; nil for in-process calls.
+	Request *mcp.CallToolRequest
+}
+
+// Result is what a handler returns: compact text for the model and, where useful, structured
+// content for programs.
+type Result struct {
+	Text       string
+	Structured any
+	// Extra text blocks appended after the main text (reminders); never cut by the budget.
+	Extra []string
+	// IsError marks a result the model should treat as a failure (a command that failed to
+	// start, say); model-fixable argument problems are returned as *ToolError instead.
+	IsError bool
+	// InputRequests asks the client for input (elicitation) before the call can finish.
+	InputRequests mcp.InputRequestMap
+	// NoSpill keeps the text whole (read_tool_result pages are already bounded).
+	NoSpill bool
+}
+
+// Text returns a plain text result.
+func Text(format string, args ...any) *Result {
+	if len(args) == 0 {
+		return &Result{Text: format}
+	}
+	return &Result{Text: fmt.Sprintf(format, args...)}
+}
+
+// ToolError is a failure the model can fix. Its text names a stable code, the parameter concerned
+// and the next step; internal causes never appear in it.
+type ToolError struct {
+	Code    string
+	Param   string
+	Message string
+	// Next is the next step: valid values, the nearest match, the call to make.
+	Next string
+}
+
+func (e *ToolError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "error %s: %s", e.Code, e.Message)
+	if e.Param != "" {
+		fmt.Fprintf(&b, "\nparameter: %s", e.Param)
+	}
+	if e.Next != "" {
+		fmt.Fprintf(&b, "\nnext: %s", e.Next)
+	}
+	return b.String()
+}
+
+// Errorf builds a ToolError without a parameter or next step.
+func Errorf(code, format string, args ...any) *ToolError {
+	return &ToolError{Code: code, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,57 @@
+package consolidated
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+type readToolResultArgs struct {
+	ID     string `json:"id" jsonschema:"Result id from a cut marker."`
+	Offset int64  `json:"offset,omitempty" jsonschema:"Byte offset (default 0; negative = from the end)."`
+	Length int64  `json:"length,omitempty" jsonschema:"Bytes to return (default and max: the result budget)."`
+}
+
+// ReadToolResultTool pages through results that were cut to fit the budget.
+func ReadToolResultTool() *Tool {
+	return &Tool{
+		Name:        "read_tool_result",
+		Description: "Page through a result that was cut to fit the size budget, by id, offset and length.",
+		Single:      true,
+		Operations: []Operation{
+			Op("read_tool_result", "read part of a spilled result", RiskRead, func(ctx context.Context, c *Call, a *readToolResultArgs) (*Result, error) {
+				if c.Env.Spill == nil {
+					return nil, Errorf("unavailable", "no spilled results are kept by this server")
+				}
+				max := int64(budgetBytes(c.Env.BudgetTokens)) - 200
+				length := a.Length
+				if length <= 0 || length > max {
+					length = max
+				}
+				text, start, total, err := c.Env.Spill.Page(a.ID, a.Offset, length)
+				if errors.Is(err, ErrNoSpill) {
+					return nil, &ToolError{Code: "not_found", Param: "id", Message: fmt.Sprintf("no spilled result %q (ids look like r0123456789ab; results are kept 24 hours)", truncate(a.ID, 40))}
+				}
+				if err != nil {
+					return nil, err
+				}
+				end := start + int64(len(text))
+				head := fmt.Sprintf("[%s bytes %d-%d of %d", a.ID, start, end, total)
+				if end < total {
+					head += fmt.Sprintf("; next offset %d]", end)
+				} else {
+					head += "; end]"
+				}
+				return &Result{Text: head + "\n" + text, NoSpill: true,
+					Structured: map[string]any{"id": a.ID, "offset": start, "end": end, "total": total}}, nil
+			}),
+		},
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

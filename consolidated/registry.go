@@ -1,0 +1,421 @@
+package consolidated
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Env carries what handlers share: configuration and the engines they call. It is built once by
+// the wiring in cmd/ and never changed while the server runs.
+type Env struct {
+	Workdir  string
+	StateDir string
+	// DefaultConversation scopes calls that send no conversation_id.
+	DefaultConversation string
+	// Profile names the active profile in "disabled" errors.
+	Profile string
+	// BudgetTokens caps a result's text; larger text is cut and spilled.
+	BudgetTokens int
+	Spill        *Spill
+	Logger       *slog.Logger
+
+	// AfterCall hooks may append extra blocks (reminders) to a successful result.
+	AfterCall []func(ctx context.Context, c *Call, r *Result)
+
+	thoughts atomic.Int64
+}
+
+// Allow decides whether an operation is enabled in the active profile.
+type Allow func(tool, op string, risk Risk) bool
+
+// Registry is the set of tools this server advertises, in the fixed order, with the operations the
+// profile enables.
+type Registry struct {
+	env     *Env
+	tools   []*Tool              // every declared tool, in Order
+	enabled map[string][]Operation // advertised tools -> enabled operations
+}
+
+// NewRegistry filters tools through allow and orders them by Order. Tools whose name is not in
+// Order are a programming error.
+func NewRegistry(env *Env, tools []*Tool, allow Allow) *Registry {
+	r := &Registry{env: env, enabled: map[string][]Operation{}}
+	for _, name := range Order {
+		for _, t := range tools {
+			if t.Name != name {
+				continue
+			}
+			t.validate()
+			r.tools = append(r.tools, t)
+			var ops []Operation
+			for _, op := range t.Operations {
+				if allow == nil || allow(t.Name, op.Name, op.Risk) {
+					ops = append(ops, op)
+				}
+			}
+			if len(ops) > 0 {
+				r.enabled[t.Name] = ops
+			}
+		}
+	}
+	for _, t := range tools {
+		if !slices.Contains(Order, t.Name) {
+			panic("consolidated: tool " + t.Name + " is not in Order")
+		}
+	}
+	return r
+}
+
+// Tools returns the advertised tools in the fixed order, as clients will see them.
+func (r *Registry) Tools() []*mcp.Tool {
+	var out []*mcp.Tool
+	for _, t := range r.tools {
+		ops, ok := r.enabled[t.Name]
+		if !ok {
+			continue
+		}
+		out = append(out, &mcp.Tool{
+			Name:        t.Name,
+			Description: t.description(ops),
+			InputSchema: t.inputSchema(ops),
+			Annotations: annotations(ops),
+		})
+	}
+	return out
+}
+
+// Names returns the advertised tool names in order.
+func (r *Registry) Names() []string {
+	var out []string
+	for _, t := range r.tools {
+		if _, ok := r.enabled[t.Name]; ok {
+			out = append(out, t.Name)
+		}
+	}
+	return out
+}
+
+func annotations(ops []Operation) *mcp.ToolAnnotations {
+	readOnly, destructive, open := true, false, false
+	for _, op := range ops {
+		switch op.Risk {
+		case RiskState:
+			readOnly = false
+		case RiskWrite:
+			readOnly, destructive = false, true
+		case RiskExecute:
+			readOnly, destructive, open = false, true, true
+		case RiskNetwork:
+			readOnly, open = false, true
+		}
+	}
+	a := &mcp.ToolAnnotations{ReadOnlyHint: readOnly, OpenWorldHint: &open}
+	if !readOnly {
+		a.DestructiveHint = &destructive
+	}
+	return a
+}
+
+// Register adds the advertised tools to s.
+func (r *Registry) Register(s *mcp.Server) {
+	for _, t := range r.Tools() {
+		s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return r.Dispatch(ctx, t.Name, req.Params.Arguments, req), nil
+		})
+	}
+}
+
+// Resolve maps a tool name a model may send to an advertised tool. It accepts the exact name, a
+// dotted name ("file_operations.read_file", also with ':' or '/') and an operation name sent as a
+// tool name when exactly one advertised tool has it. For the last two, the operation is put into the
+// arguments. ok is false for names nothing matches; a name that is known but disabled resolves to
+// itself so that Dispatch can say it is disabled.
+func (r *Registry) Resolve(name string, args json.RawMessage) (tool string, newArgs json.RawMessage, ok bool) {
+	if r.declared(name) != nil {
+		return name, args, true
+	}
+	for _, sep := range []string{".", ":", "/", "__"} {
+		if tn, op, found := strings.Cut(name, sep); found && r.declared(tn) != nil {
+			return tn, withOperation(args, op), true
+		}
+	}
+	var owners []string
+	for _, t := range r.tools {
+		if _, on := r.enabled[t.Name]; !on || t.Single {
+			continue
+		}
+		if _, has := t.operation(name); has {
+			owners = append(owners, t.Name)
+		}
+	}
+	if len(owners) == 1 {
+		return owners[0], withOperation(args, name), true
+	}
+	return "", args, false
+}
+
+// withOperation sets the operation field of a JSON object, keeping the other fields.
+func withOperation(args json.RawMessage, op string) json.RawMessage {
+	m, err := rawArgs(args)
+	if err != nil {
+		return args
+	}
+	if _, has := m["operation"]; !has {
+		m["operation"] = mustJSON(op)
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func (r *Registry) declared(name string) *Tool {
+	for _, t := range r.tools {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+var conversationIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
+
+// Dispatch runs one call: validation, the handler under its deadline with panic recovery, result
+// shaping and logging. It never returns a protocol error: everything the model can act on is an
+// isError result.
+func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMessage, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	start := time.Now()
+	c := &Call{Tool: toolName, ExecutionID: newExecutionID(), Env: r.env, Request: req}
+	c.Logger = r.env.logger().With("exec", c.ExecutionID, "tool", toolName)
+	res, err := r.run(ctx, c, raw)
+	out := r.toMCP(ctx, c, res, err)
+	outcome := "ok"
+	switch {
+	case err != nil:
+		outcome = "error"
+		var te *ToolError
+		if errors.As(err, &te) {
+			outcome = "error:" + te.Code
+		}
+	case out.IsError:
+		outcome = "failed"
+	}
+	c.Logger.Info("call", "op", c.Operation, "conv", c.Conversation, "dur", time.Since(start).Round(time.Microsecond),
+		"outcome", outcome, "args", summarizeArgs(raw))
+	return out
+}
+
+func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Result, error) {
+	t := r.declared(c.Tool)
+	if t == nil {
+		return nil, &ToolError{Code: "unknown_tool", Message: fmt.Sprintf("no tool %q", c.Tool), Next: "tools: " + strings.Join(r.Names(), ", ")}
+	}
+	enabled, advertised := r.enabled[t.Name]
+	if !advertised {
+		return nil, &ToolError{Code: "disabled", Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
+			Next: "tools: " + strings.Join(r.Names(), ", ")}
+	}
+	m, err := rawArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	m = canonicalKeys(t, m)
+	op := enabled[0]
+	if !t.Single {
+		var name string
+		if v, ok := m["operation"]; ok {
+			if json.Unmarshal(v, &name) != nil {
+				return nil, &ToolError{Code: "invalid_type", Param: "operation", Message: "operation must be a string", Next: "operations: " + strings.Join(opNames(enabled), ", ")}
+			}
+		}
+		if name == "" {
+			return nil, &ToolError{Code: "missing_parameter", Param: "operation", Message: t.Name + " requires operation",
+				Next: "operations: " + strings.Join(opNames(enabled), ", ")}
+		}
+		c.Operation = name
+		found := false
+		for _, o := range enabled {
+			if o.Name == name {
+				op, found = o, true
+			}
+		}
+		if !found {
+			if _, declared := t.operation(name); declared {
+				return nil, &ToolError{Code: "disabled", Param: "operation",
+					Message: fmt.Sprintf("%s.%s is disabled in profile %s", t.Name, name, r.env.profile()),
+					Next:    "operations: " + strings.Join(opNames(enabled), ", ")}
+			}
+			te := &ToolError{Code: "unknown_operation", Param: "operation", Message: fmt.Sprintf("%s has no operation %q", t.Name, name),
+				Next: "operations: " + strings.Join(opNames(enabled), ", ")}
+			if n := nearest(name, opNames(enabled)); n != "" {
+				te.Next = fmt.Sprintf("did you mean %s? operations: %s", n, strings.Join(opNames(enabled), ", "))
+			}
+			return nil, te
+		}
+	} else {
+		c.Operation = op.Name
+	}
+	c.Conversation = r.env.DefaultConversation
+	if v, ok := m["conversation_id"]; ok && t.Conversational && !isZeroJSON(v) {
+		var conv string
+		if json.Unmarshal(v, &conv) != nil || !conversationIDPattern.MatchString(conv) {
+			return nil, &ToolError{Code: "invalid_value", Param: "conversation_id", Message: "conversation_id must be 1-128 characters of letters, digits and . _ : @ -"}
+		}
+		c.Conversation = conv
+	} else if ok && !t.Conversational && !isZeroJSON(v) {
+		return nil, &ToolError{Code: "unexpected_parameter", Param: "conversation_id", Message: t.Name + " does not take conversation_id"}
+	}
+	args, err := decodeArgs(op, m)
+	if err != nil {
+		return nil, err
+	}
+	return r.invoke(ctx, c, op, args)
+}
+
+// invoke runs the handler in its own goroutine so that a handler that ignores its context cannot
+// hold the call past its deadline, and so that a panic becomes an error result.
+func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) (*Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, op.timeout())
+	defer cancel()
+	type outcome struct {
+		res *Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				c.Logger.Error("handler panic", "op", op.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+				done <- outcome{err: &ToolError{Code: "internal", Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, op.Name, c.ExecutionID)}}
+			}
+		}()
+		res, err := op.handle(ctx, c, args)
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			return nil, &ToolError{Code: "timeout", Message: fmt.Sprintf("%s.%s did not finish within %s", c.Tool, op.Name, op.timeout()),
+				Next: "narrow the request, or use a smaller range"}
+		}
+		return nil, &ToolError{Code: "cancelled", Message: "the call was cancelled"}
+	}
+}
+
+// toMCP shapes a handler's outcome into the result the client receives.
+func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *mcp.CallToolResult {
+	if err != nil {
+		var te *ToolError
+		if !errors.As(err, &te) {
+			c.Logger.Error("handler error", "op", c.Operation, "err", err)
+			te = &ToolError{Code: "internal", Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, c.Operation, c.ExecutionID)}
+		}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Error()}}}
+	}
+	if res == nil {
+		res = &Result{Text: "ok"}
+	}
+	if res.InputRequests != nil {
+		return &mcp.CallToolResult{InputRequests: res.InputRequests}
+	}
+	for _, hook := range r.env.AfterCall {
+		hook(ctx, c, res)
+	}
+	text := res.Text
+	max := budgetBytes(r.env.BudgetTokens)
+	structured := res.Structured
+	if len(text) > max && !res.NoSpill {
+		id := ""
+		if r.env.Spill != nil {
+			var serr error
+			if id, serr = r.env.Spill.Put(text); serr != nil {
+				c.Logger.Error("spill", "err", serr)
+				id = ""
+			}
+		}
+		text = cut(text, max, id)
+		structured = nil // the text is the bounded view; do not send the full payload twice
+	}
+	if structured != nil {
+		if b, err := json.Marshal(structured); err != nil || len(b) > max {
+			structured = nil
+		}
+	}
+	content := []mcp.Content{&mcp.TextContent{Text: text}}
+	for _, x := range res.Extra {
+		content = append(content, &mcp.TextContent{Text: x})
+	}
+	return &mcp.CallToolResult{Content: content, StructuredContent: structured, IsError: res.IsError}
+}
+
+func opNames(ops []Operation) []string {
+	names := make([]string, len(ops))
+	for i, op := range ops {
+		names[i] = op.Name
+	}
+	return names
+}
+
+func (e *Env) logger() *slog.Logger {
+	if e.Logger != nil {
+		return e.Logger
+	}
+	return slog.New(slog.DiscardHandler)
+}
+
+func (e *Env) profile() string {
+	if e.Profile == "" {
+		return "default"
+	}
+	return e.Profile
+}
+
+func newExecutionID() string {
+	var b [6]byte
+	rand.Read(b[:])
+	return fmt.Sprintf("x%x-%s", time.Now().UnixMilli()&0xffffffff, hex.EncodeToString(b[:]))
+}
+
+var secretKey = regexp.MustCompile(`(?i)(token|secret|password|passwd|api_?key|authorization|credential)`)
+
+// summarizeArgs logs the shape of the arguments, never their full content: keys with sizes, short
+// scalar values, and secrets redacted.
+func summarizeArgs(raw json.RawMessage) string {
+	m, err := rawArgs(raw)
+	if err != nil {
+		return fmt.Sprintf("(%d bytes, not an object)", len(raw))
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		v := strings.TrimSpace(string(m[k]))
+		switch {
+		case secretKey.MatchString(k):
+			v = "[redacted]"
+		case len(v) > 48:
+			v = fmt.Sprintf("(%d bytes)", len(v))
+		}
+		b.WriteString(k + "=" + v)
+	}
+	return b.String()
+}

@@ -1,0 +1,237 @@
+package consolidated
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// param is one parameter of an operation, read from its argument struct.
+type param struct {
+	Name        string
+	Description string
+	Required    bool
+	Enum        []string
+	Aliases     []string
+	typ         reflect.Type
+}
+
+var paramCache sync.Map // reflect.Type -> []param
+
+// paramsOf reads the parameters of an argument struct: the json tag names the parameter,
+// omitempty makes it optional, jsonschema describes it, enum lists allowed strings (comma
+// separated) and alias lists other spellings models send.
+func paramsOf(t reflect.Type) []param {
+	if v, ok := paramCache.Load(t); ok {
+		return v.([]param)
+	}
+	var ps []param
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		p := param{
+			Name:        name,
+			Description: f.Tag.Get("jsonschema"),
+			Required:    !strings.Contains(opts, "omitempty"),
+			typ:         f.Type,
+		}
+		if e := f.Tag.Get("enum"); e != "" {
+			p.Enum = strings.Split(e, ",")
+		}
+		if a := f.Tag.Get("alias"); a != "" {
+			p.Aliases = strings.Split(a, ",")
+		}
+		ps = append(ps, p)
+	}
+	paramCache.Store(t, ps)
+	return ps
+}
+
+// jsonType names the JSON schema type of a Go type. Every property gets a concrete type: no
+// unions, so that Gemini and strict OpenAI clients accept the schema.
+func jsonType(t reflect.Type) string {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "integer"
+	case reflect.Float32, reflect.Float64:
+		return "number"
+	case reflect.Slice, reflect.Array:
+		return "array"
+	case reflect.Map, reflect.Struct, reflect.Interface:
+		return "object"
+	}
+	panic(fmt.Sprintf("consolidated: no JSON type for %s", t))
+}
+
+// schema renders the parameter's property schema; desc controls whether descriptions are kept.
+func (p param) schema(desc bool) object {
+	o := typeSchema(p.typ, desc)
+	if len(p.Enum) > 0 {
+		o = append(o, field{"enum", p.Enum})
+	}
+	if desc && p.Description != "" {
+		o = append(o, field{"description", p.Description})
+	}
+	return o
+}
+
+func typeSchema(t reflect.Type, desc bool) object {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	o := object{{"type", jsonType(t)}}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		o = append(o, field{"items", typeSchema(t.Elem(), desc)})
+	case reflect.Map:
+		o = append(o, field{"additionalProperties", typeSchema(t.Elem(), desc)})
+	case reflect.Struct:
+		var props object
+		var req []string
+		for _, p := range paramsOf(t) {
+			props = append(props, field{p.Name, p.schema(desc)})
+			if p.Required {
+				req = append(req, p.Name)
+			}
+		}
+		o = append(o, field{"properties", props})
+		if len(req) > 0 {
+			o = append(o, field{"required", req})
+		}
+	}
+	return o
+}
+
+// conversationParam is accepted by every conversational tool.
+var conversationParam = param{
+	Name:        "conversation_id",
+	Description: "Conversation scope; default: this connection's.",
+	typ:         reflect.TypeFor[string](),
+}
+
+// inputSchema derives the tool's flat input schema: an object whose properties are the union of
+// every enabled operation's parameters, with operation as a string enum and the only required
+// field. Property order is the table order, so the bytes never change between runs.
+func (t *Tool) inputSchema(enabled []Operation) json.RawMessage {
+	var props object
+	seen := map[string]bool{}
+	if !t.Single {
+		names := make([]string, len(enabled))
+		for i, op := range enabled {
+			names[i] = op.Name
+		}
+		props = append(props, field{"operation", object{{"type", "string"}, {"enum", names}}})
+	}
+	for _, op := range enabled {
+		for _, p := range paramsOf(op.args) {
+			if seen[p.Name] {
+				continue
+			}
+			seen[p.Name] = true
+			props = append(props, field{p.Name, p.schema(true)})
+		}
+	}
+	if t.Conversational {
+		props = append(props, field{conversationParam.Name, conversationParam.schema(true)})
+	}
+	s := object{{"type", "object"}, {"properties", props}}
+	if t.Single {
+		var req []string
+		for _, p := range paramsOf(enabled[0].args) {
+			if p.Required {
+				req = append(req, p.Name)
+			}
+		}
+		if len(req) > 0 {
+			s = append(s, field{"required", req})
+		}
+	} else {
+		s = append(s, field{"required", []string{"operation"}})
+	}
+	return mustJSON(s)
+}
+
+// description is the lead sentence followed by one line per enabled operation.
+func (t *Tool) description(enabled []Operation) string {
+	if t.Single {
+		return t.Description
+	}
+	var b strings.Builder
+	b.WriteString(t.Description)
+	for _, op := range enabled {
+		fmt.Fprintf(&b, "\n- %s: %s", op.Name, op.Summary)
+	}
+	if t.Conversational {
+		b.WriteString("\nState is per conversation_id (default: this connection's).")
+	}
+	return b.String()
+}
+
+// field and object give JSON objects a fixed key order.
+type field struct {
+	Key string
+	Val any
+}
+
+type object []field
+
+func (o object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, f := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(f.Key)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := marshalNoEscape(f.Val)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// marshalNoEscape marshals without HTML escaping, so descriptions keep their < and > readable
+// and stay byte-identical however they are re-encoded.
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
+func mustJSON(v any) []byte {
+	b, err := marshalNoEscape(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

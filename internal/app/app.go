@@ -1,0 +1,189 @@
+// Package app wires toolhost together from a configuration: the working directory, the state
+// directory, the engines, the tool registry and the MCP server. cmd/toolhost parses flags and calls
+// it; tests call it to get the same server the binary serves.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/consolidated"
+	"toolhost/internal/config"
+	"toolhost/internal/server"
+)
+
+// Name is the server name clients see.
+const Name = "toolhost"
+
+// Version is set at build time with -ldflags "-X toolhost/internal/app.Version=...".
+var Version = "0.1.0-dev"
+
+// App is a configured toolhost: everything a transport needs to serve it.
+type App struct {
+	Config      *config.Config
+	ProfileName string
+	Profile     config.Profile
+	Workdir     string
+	StateDir    string
+	Logger      *slog.Logger
+	Env         *consolidated.Env
+	Registry    *consolidated.Registry
+
+	closers []func() error
+}
+
+// Open resolves the configuration into a running set of engines and the tool registry. It does
+// no work that only some calls need (the embedder, terminals): those start on first use.
+func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, error) {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	a := &App{Config: cfg, Logger: logger}
+	name, profile, err := cfg.ActiveProfile()
+	if err != nil {
+		return nil, err
+	}
+	a.ProfileName, a.Profile = name, profile
+	wd := cfg.Workdir
+	if wd == "" {
+		if wd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+	}
+	if a.Workdir, err = canonicalDir(wd); err != nil {
+		return nil, fmt.Errorf("working directory: %w", err)
+	}
+	a.StateDir = cfg.StateDir
+	if a.StateDir == "" {
+		a.StateDir = config.DefaultStateDir()
+	}
+	if a.StateDir, err = filepath.Abs(a.StateDir); err != nil {
+		return nil, fmt.Errorf("state dir: %w", err)
+	}
+	if err := os.MkdirAll(a.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("state dir: %w", err)
+	}
+	spill, err := consolidated.NewSpill(filepath.Join(a.StateDir, "results"))
+	if err != nil {
+		return nil, err
+	}
+	conv := cfg.Conversation
+	if conv == "" {
+		conv = config.DefaultConversation(a.Workdir)
+	}
+	budget := cfg.BudgetTokens
+	if budget == 0 {
+		budget = profile.BudgetTokens
+	}
+	a.Env = &consolidated.Env{
+		Workdir:             a.Workdir,
+		StateDir:            a.StateDir,
+		DefaultConversation: conv,
+		Profile:             name,
+		BudgetTokens:        budget,
+		Spill:               spill,
+		Logger:              logger,
+	}
+	tools := []*consolidated.Tool{
+		consolidated.ThinkTool(),
+		consolidated.ReadToolResultTool(),
+	}
+	a.Registry = consolidated.NewRegistry(a.Env, tools, func(tool, op string, risk consolidated.Risk) bool {
+		return profile.Enabled(tool, op, string(risk))
+	})
+	return a, nil
+}
+
+// Server builds the MCP server for this configuration.
+func (a *App) Server() *mcp.Server {
+	return server.New(server.Options{
+		Name:         Name,
+		Version:      Version,
+		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with read_tool_result.",
+		Registry:     a.Registry,
+		Logger:       a.Logger,
+	})
+}
+
+// Close releases the engines.
+func (a *App) Close() error {
+	var errs []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		errs = append(errs, a.closers[i]())
+	}
+	return errors.Join(errs...)
+}
+
+func canonicalDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return "", fmt.Errorf("%s is not a directory", abs)
+	}
+	return real, nil
+}
+
+// NewLogger logs with slog to w (stderr or a file) at level ("debug", "info", "warn", "error").
+func NewLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(strings.ToUpper(orDefault(level, "info")))); err != nil {
+		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// TokenFile is where `toolhost serve` keeps its generated bearer token.
+func (a *App) TokenFile() string { return filepath.Join(a.StateDir, "token") }
+
+// Token returns the HTTP bearer token: the configured one, else TOOLHOST_TOKEN, else the one kept
+// in the state dir, generated (0600) on first use.
+func (a *App) Token() (token string, source string, err error) {
+	if t := strings.TrimSpace(a.Config.HTTP.Token); t != "" {
+		return t, "config", nil
+	}
+	if t := strings.TrimSpace(os.Getenv("TOOLHOST_TOKEN")); t != "" {
+		return t, "TOOLHOST_TOKEN", nil
+	}
+	b, err := os.ReadFile(a.TokenFile())
+	if err == nil && len(strings.TrimSpace(string(b))) >= 16 {
+		return strings.TrimSpace(string(b)), a.TokenFile(), nil
+	}
+	t := randomToken()
+	f, err := os.OpenFile(a.TokenFile(), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return "", "", fmt.Errorf("write token: %w", err)
+	}
+	if _, err := f.WriteString(t + "\n"); err != nil {
+		f.Close()
+		return "", "", fmt.Errorf("write token: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return "", "", fmt.Errorf("write token: %w", err)
+	}
+	return t, a.TokenFile() + " (new)", nil
+}

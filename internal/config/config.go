@@ -1,0 +1,237 @@
+// Package config reads toolhost's TOML configuration, applies the built-in profiles and decides
+// which tools and operations a profile enables. Flags override the file; the wiring in cmd/ does
+// that by editing the loaded Config before use.
+package config
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Config is the whole configuration. Zero values mean "use the default".
+type Config struct {
+	// Workdir is the working directory the guard allows; default: the current directory.
+	Workdir string `toml:"workdir"`
+	// StateDir holds the bbolt file, the token and spilled results; default: XDG state dir.
+	StateDir string `toml:"state_dir"`
+	// Conversation is the default conversation id; default: derived from the working directory.
+	Conversation string `toml:"conversation"`
+	// Profile selects a built-in or configured profile; default "full".
+	Profile  string `toml:"profile"`
+	LogFile  string `toml:"log_file"`
+	LogLevel string `toml:"log_level"`
+	// BudgetTokens caps one result; overrides the profile's.
+	BudgetTokens int `toml:"budget_tokens"`
+
+	HTTP     HTTP               `toml:"http"`
+	Profiles map[string]Profile `toml:"profiles"`
+	Guard    Guard              `toml:"guard"`
+	Grants   []Grant            `toml:"grants"`
+
+	// Path is the file this configuration was read from, if any.
+	Path string `toml:"-"`
+}
+
+// HTTP configures `toolhost serve`.
+type HTTP struct {
+	Addr string `toml:"addr"`
+	// Token is the bearer token; default: generated once and kept in the state dir.
+	Token          string   `toml:"token"`
+	NoAuth         bool     `toml:"no_auth"`
+	Stateless      bool     `toml:"stateless"`
+	AllowedHosts   []string `toml:"allowed_hosts"`
+	SessionTimeout Duration `toml:"session_timeout"`
+}
+
+// Profile says which tools and operations are enabled.
+type Profile struct {
+	// Tools, if set, lists the only tools (or tool.operation) enabled.
+	Tools []string `toml:"tools"`
+	// Disable lists tools or tool.operation names turned off.
+	Disable []string `toml:"disable"`
+	// ReadOnly keeps only operations that read, or change nothing but toolhost's own state.
+	ReadOnly     bool `toml:"read_only"`
+	BudgetTokens int  `toml:"budget_tokens"`
+	// OutsideReads is "allow" (default: reads outside the working directory are allowed except
+	// secrets) or "grant" (every outside read needs a grant).
+	OutsideReads string `toml:"outside_reads"`
+}
+
+// Guard configures the working-directory guard.
+type Guard struct {
+	// DenyRead replaces the default list of secret paths refused for outside reads.
+	DenyRead []string `toml:"deny_read"`
+	// OutsideReads overrides the profile's.
+	OutsideReads string `toml:"outside_reads"`
+}
+
+// Grant is a standing grant from configuration.
+type Grant struct {
+	Path      string `toml:"path"`
+	Access    string `toml:"access"`
+	Recursive bool   `toml:"recursive"`
+}
+
+// Duration is a time.Duration written as "10m" in TOML.
+type Duration struct{ time.Duration }
+
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("invalid duration %q", b)
+	}
+	d.Duration = v
+	return nil
+}
+
+// Builtin profiles exist without configuration; a configured profile of the same name replaces one.
+var Builtin = map[string]Profile{
+	"full":      {},
+	"read-only": {ReadOnly: true},
+	// small suits local models with short contexts: smaller results.
+	"small": {BudgetTokens: 6000},
+}
+
+// ErrUnknownKey is wrapped by Load for keys the configuration does not define.
+var ErrUnknownKey = errors.New("unknown configuration key")
+
+// DefaultPath is $XDG_CONFIG_HOME/toolhost/config.toml (or ~/.config/...).
+func DefaultPath() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "toolhost", "config.toml")
+}
+
+// DefaultStateDir is $XDG_STATE_HOME/toolhost (or ~/.local/state/toolhost).
+func DefaultStateDir() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, _ := os.UserHomeDir()
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "toolhost")
+}
+
+// Load reads path. A missing file at the default path is an empty configuration; a missing file
+// that was named explicitly is an error.
+func Load(path string, explicit bool) (*Config, error) {
+	c := &Config{}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !explicit {
+		return c, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	md, err := toml.Decode(string(data), c)
+	if err != nil {
+		return nil, fmt.Errorf("config %s: %w", path, err)
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		k := und[0].String()
+		return nil, fmt.Errorf("config %s:%d: %w %q", path, keyLine(data, k), ErrUnknownKey, k)
+	}
+	c.Path = path
+	return c, c.validate()
+}
+
+func (c *Config) validate() error {
+	for name, p := range c.Profiles {
+		for _, v := range []string{p.OutsideReads} {
+			if v != "" && v != "allow" && v != "grant" {
+				return fmt.Errorf("config: profile %s: outside_reads must be allow or grant", name)
+			}
+		}
+	}
+	if v := c.Guard.OutsideReads; v != "" && v != "allow" && v != "grant" {
+		return fmt.Errorf("config: guard.outside_reads must be allow or grant")
+	}
+	return nil
+}
+
+var tableLine = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?`)
+var keyValueLine = regexp.MustCompile(`^\s*("?[A-Za-z0-9_.-]+"?)\s*=`)
+
+// keyLine finds the line defining the dotted key k, for error messages; 0 if not found.
+func keyLine(data []byte, k string) int {
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if m := tableLine.FindStringSubmatch(line); m != nil {
+			section = strings.ReplaceAll(m[1], `"`, "")
+			if section == k {
+				return n
+			}
+			continue
+		}
+		if m := keyValueLine.FindStringSubmatch(line); m != nil {
+			full := strings.Trim(m[1], `"`)
+			if section != "" {
+				full = section + "." + full
+			}
+			if full == k || strings.HasPrefix(k, full+".") {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
+// ActiveProfile returns the selected profile: configured profiles first, then built-in ones.
+func (c *Config) ActiveProfile() (string, Profile, error) {
+	name := c.Profile
+	if name == "" {
+		name = "full"
+	}
+	if p, ok := c.Profiles[name]; ok {
+		return name, p, nil
+	}
+	if p, ok := Builtin[name]; ok {
+		return name, p, nil
+	}
+	var names []string
+	for n := range Builtin {
+		names = append(names, n)
+	}
+	for n := range c.Profiles {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return "", Profile{}, fmt.Errorf("no profile %q (profiles: %s)", name, strings.Join(slices.Compact(names), ", "))
+}
+
+// Enabled reports whether the profile enables an operation of the given risk. Risks are the
+// strings of consolidated.Risk: read, state, write, execute, network.
+func (p Profile) Enabled(tool, op, risk string) bool {
+	if p.ReadOnly && risk != "read" && risk != "state" {
+		return false
+	}
+	if len(p.Tools) > 0 && !slices.Contains(p.Tools, tool) && !slices.Contains(p.Tools, tool+"."+op) {
+		return false
+	}
+	return !slices.Contains(p.Disable, tool) && !slices.Contains(p.Disable, tool+"."+op)
+}
+
+// DefaultConversation derives a conversation id from the working directory, stable across
+// restarts: "wd-" and the first 12 hex digits of the path's SHA-256.
+func DefaultConversation(workdir string) string {
+	sum := sha256.Sum256([]byte(workdir))
+	return "wd-" + hex.EncodeToString(sum[:6])
+}

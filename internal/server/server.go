@@ -1,0 +1,121 @@
+// Package server builds toolhost's MCP server on the go-sdk and serves it over stdio and streamable
+// HTTP. It owns what the SDK leaves to applications: the fixed tool order, tolerant tool-name
+// resolution, panic recovery outside tool handlers, a stdio reader that survives malformed lines,
+// and HTTP hardening (bearer token, Origin and Host checks, limits).
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/consolidated"
+)
+
+// Options configure the MCP server.
+type Options struct {
+	Name, Version string
+	Instructions  string
+	Registry      *consolidated.Registry
+	Logger        *slog.Logger
+	// Setup runs after the tools are registered, to add prompts and resources.
+	Setup []func(*mcp.Server)
+}
+
+// New builds the MCP server with toolhost's middleware.
+func New(o Options) *mcp.Server {
+	logger := o.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
+		Instructions: o.Instructions,
+		Logger:       logger,
+		// No logging capability: toolhost logs to stderr or a file, never to the client.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
+		PageSize:     1000,
+	})
+	o.Registry.Register(s)
+	for _, f := range o.Setup {
+		f(s)
+	}
+	s.AddReceivingMiddleware(recoverMiddleware(logger), orderMiddleware(), resolveMiddleware(o.Registry))
+	return s
+}
+
+// recoverMiddleware turns a panic anywhere in request handling into a JSON-RPC internal error;
+// the go-sdk would otherwise let it end the process.
+func recoverMiddleware(logger *slog.Logger) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (res mcp.Result, err error) {
+			defer func() {
+				if p := recover(); p != nil {
+					logger.Error("panic in request", "method", method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+					res, err = nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "internal error in toolhost; see the server log"}
+				}
+			}()
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// orderMiddleware puts tools/list results in the fixed order. The go-sdk lists tools sorted by
+// name; clients cache the prompt prefix holding the list, so the order is part of the product.
+func orderMiddleware() mcp.Middleware {
+	rank := func(name string) int {
+		if i := slices.Index(consolidated.Order, name); i >= 0 {
+			return i
+		}
+		return len(consolidated.Order)
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method != "tools/list" || err != nil {
+				return res, err
+			}
+			if lr, ok := res.(*mcp.ListToolsResult); ok {
+				slices.SortStableFunc(lr.Tools, func(a, b *mcp.Tool) int { return rank(a.Name) - rank(b.Name) })
+			}
+			return res, nil
+		}
+	}
+}
+
+// resolveMiddleware accepts the tool names models get wrong in predictable ways: a dotted
+// "tool.operation" name or an operation sent as a tool. Disabled tools answer with an isError
+// result that says so instead of an unknown-tool protocol error.
+func resolveMiddleware(reg *consolidated.Registry) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/call" {
+				return next(ctx, method, req)
+			}
+			cr, ok := req.(*mcp.CallToolRequest)
+			if !ok || cr.Params == nil {
+				return next(ctx, method, req)
+			}
+			if slices.Contains(reg.Names(), cr.Params.Name) {
+				return next(ctx, method, req)
+			}
+			tool, args, found := reg.Resolve(cr.Params.Name, cr.Params.Arguments)
+			if !found {
+				return next(ctx, method, req)
+			}
+			if !slices.Contains(reg.Names(), tool) {
+				return reg.Dispatch(ctx, tool, args, cr), nil
+			}
+			p := *cr.Params
+			p.Name, p.Arguments = tool, json.RawMessage(args)
+			cr2 := *cr
+			cr2.Params = &p
+			return next(ctx, method, &cr2)
+		}
+	}
+}
