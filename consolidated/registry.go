@@ -45,7 +45,7 @@ type Allow func(tool, op string, risk Risk) bool
 // profile enables.
 type Registry struct {
 	env     *Env
-	tools   []*Tool              // every declared tool, in Order
+	tools   []*Tool                // every declared tool, in Order
 	enabled map[string][]Operation // advertised tools -> enabled operations
 }
 

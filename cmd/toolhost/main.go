@@ -73,8 +73,8 @@ func main() {
 // or after the command.
 type options struct {
 	config, workdir, stateDir, profile, tools, disable, conversation, logFile, logLevel string
-	readOnly                                                                        bool
-	budget                                                                          int
+	readOnly                                                                            bool
+	budget                                                                              int
 	// serve
 	addr, token       string
 	noAuth, stateless bool
@@ -374,4 +374,3 @@ func callTool(ctx context.Context, a *app.App, name, args string, stdout io.Writ
 	}
 	return nil
 }
-
