@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// These tests build the real binary once and talk to it as clients do: over stdio through the
+// go-sdk's CommandTransport, and over HTTP on a loopback listener.
+
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "toolhost-bin")
+	if err != nil {
+		panic(err)
+	}
+	binary = filepath.Join(dir, "toolhost")
+	out, err := exec.Command("go", "build", "-o", binary, ".").CombinedOutput()
+	if err != nil {
+		os.Stderr.Write(out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func command(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	state := t.TempDir()
+	cmd := exec.Command(binary, append(args, "--state-dir", state, "--workdir", t.TempDir(), "--config", filepath.Join(state, "none.toml"))...)
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+state)
+	return cmd
+}
+
+func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+func callThink(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "think", Arguments: map[string]any{"thoughts": "plan"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || len(res.Content) == 0 || !strings.HasPrefix(res.Content[0].(*mcp.TextContent).Text, "Thought recorded") {
+		t.Fatalf("think = %+v", res)
+	}
+}
+
+func TestStdioBinary(t *testing.T) {
+	for _, version := range []string{"", "2025-06-18"} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			cmd := command(t, "stdio")
+			// An explicit --config that does not exist is an error; use an empty file.
+			cfg := cmd.Args[len(cmd.Args)-1]
+			if err := os.WriteFile(cfg, nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+				Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			names := toolNames(t, cs)
+			if got, want := strings.Join(names, ","), "think,read_tool_result"; got != want {
+				t.Errorf("tools = %s, want %s", got, want)
+			}
+			callThink(t, cs)
+		})
+	}
+}
+
+func TestStdioMalformedLineKeepsSession(t *testing.T) {
+	cmd := command(t, "stdio")
+	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stdout)
+	lines.Buffer(nil, 1<<20)
+	read := func() map[string]any {
+		t.Helper()
+		if !lines.Scan() {
+			t.Fatalf("no response: %v", lines.Err())
+		}
+		var m map[string]any
+		if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+			t.Fatalf("response %q: %v", lines.Text(), err)
+		}
+		return m
+	}
+	io.WriteString(stdin, "this is not json\n")
+	if m := read(); m["error"].(map[string]any)["code"].(float64) != -32700 {
+		t.Fatalf("garbage line answered %v, want parse error -32700", m)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	if m := read(); m["id"].(float64) != 7 || m["result"] == nil {
+		t.Fatalf("initialize after garbage answered %v", m)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	io.WriteString(stdin, `{"id":8,"method":"tools/list"}`+"\n") // no jsonrpc tag
+	if m := read(); m["id"].(float64) != 8 || m["error"].(map[string]any)["code"].(float64) != -32600 {
+		t.Fatalf("message without version answered %v, want -32600 with its id", m)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"think","arguments":{"thoughts":"x"}}}`+"\n")
+	if m := read(); m["id"].(float64) != 9 || m["result"] == nil {
+		t.Fatalf("tools/call after bad lines answered %v", m)
+	}
+	stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("toolhost stdio exited with %v after stdin closed", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("toolhost stdio did not exit after stdin closed")
+	}
+}
+
+// startServe runs `toolhost serve` on a free loopback port and returns its URL and token.
+func startServe(t *testing.T, extra ...string) (url, token string) {
+	t.Helper()
+	cmd := command(t, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
+	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		line := sc.Text()
+		if i := strings.Index(line, "serving http://"); i >= 0 {
+			url = strings.Fields(line[i+len("serving "):])[0]
+		}
+		if i := strings.Index(line, `"Bearer `); i >= 0 {
+			token = strings.TrimSuffix(strings.Fields(line[i+len(`"Bearer `):])[0], `"}}}}`)
+			break
+		}
+		if strings.HasPrefix(line, "{") && strings.Contains(line, "mcpServers") {
+			break
+		}
+	}
+	if url == "" {
+		t.Fatalf("serve printed no URL")
+	}
+	go io.Copy(io.Discard, stdout)
+	return url, token
+}
+
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+func TestHTTPBinary(t *testing.T) {
+	url, token := startServe(t)
+	if token == "" {
+		t.Fatal("serve printed no token")
+	}
+	status := func(mod func(*http.Request)) int {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+token)
+		mod(req)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	checks := []struct {
+		name string
+		mod  func(*http.Request)
+		want int
+	}{
+		{"no token", func(r *http.Request) { r.Header.Del("Authorization") }, 401},
+		{"wrong token", func(r *http.Request) { r.Header.Set("Authorization", "Bearer nope") }, 401},
+		{"foreign origin", func(r *http.Request) { r.Header.Set("Origin", "https://evil.example") }, 403},
+		{"foreign host", func(r *http.Request) { r.Host = "evil.example:80" }, 403},
+	}
+	for _, c := range checks {
+		if got := status(c.mod); got != c.want {
+			t.Errorf("%s: status %d, want %d", c.name, got, c.want)
+		}
+	}
+	for _, version := range []string{"", "2025-06-18"} {
+		t.Run("protocol "+version, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			if got, want := strings.Join(toolNames(t, cs), ","), "think,read_tool_result"; got != want {
+				t.Errorf("tools = %s, want %s", got, want)
+			}
+			callThink(t, cs)
+		})
+	}
+}
+
+func TestServeRefusesNonLoopbackWithoutToken(t *testing.T) {
+	cmd := command(t, "serve", "--addr", "0.0.0.0:0")
+	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "without an explicit token") {
+		t.Fatalf("serve on 0.0.0.0 = %v, %s; want refusal", err, out)
+	}
+	cmd = command(t, "serve", "--addr", "0.0.0.0:0", "--no-auth", "--token", "x")
+	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
+	out, err = cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "loopback") {
+		t.Fatalf("serve --no-auth on 0.0.0.0 = %v, %s; want refusal", err, out)
+	}
+}
+
+func TestCallAndTools(t *testing.T) {
+	cmd := command(t, "call", "file_operations.nope", "{}")
+	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), `no tool "file_operations.nope"`) {
+		t.Errorf("call of an unknown tool = %v, %s", err, out)
+	}
+	cmd = command(t, "call", "think", `{"thoughts":"hello"}`)
+	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
+	if out, err := cmd.Output(); err != nil || !strings.Contains(string(out), "Thought recorded") {
+		t.Errorf("call think = %v, %s", err, out)
+	}
+	cmd = command(t, "tools", "--json")
+	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listing struct {
+		Tools []struct{ Name string } `json:"tools"`
+	}
+	if err := json.Unmarshal(out, &listing); err != nil || len(listing.Tools) == 0 || listing.Tools[0].Name != "think" {
+		t.Errorf("tools --json = %s (%v)", out, err)
+	}
+}
