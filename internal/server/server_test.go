@@ -222,7 +222,7 @@ func TestFixedOrder(t *testing.T) {
 func TestBudgetSpillAndPaging(t *testing.T) {
 	h := newHarness(t, nil, nil)
 	line := strings.Repeat("0123456789", 9) + "\n" // 91 bytes
-	text := strings.Repeat(line, 200)               // 18,200 bytes, budget is 3,000
+	text := strings.Repeat(line, 200)              // 18,200 bytes, budget is 3,000
 	got, isErr := h.call("file_operations", map[string]any{"operation": "echo", "text": text})
 	if isErr {
 		t.Fatalf("echo: %s", got)
