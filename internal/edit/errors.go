@@ -1,0 +1,133 @@
+package edit
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Sentinel errors. Callers test them with errors.Is to choose a result code;
+// the typed errors below wrap them so the model-facing text can carry detail.
+var (
+	// ErrNotFound reports that old_string (or a patch hunk) matched nowhere.
+	ErrNotFound = errors.New("no match")
+	// ErrAmbiguous reports that old_string matched more than once where one
+	// match was required, or that a tolerant match was not unique.
+	ErrAmbiguous = errors.New("ambiguous match")
+	// ErrCountMismatch reports that the number of matches differs from
+	// expected_replacements.
+	ErrCountMismatch = errors.New("replacement count mismatch")
+	// ErrStale reports that a file changed since the model last read it.
+	ErrStale = errors.New("file changed since it was read")
+	// ErrConflict reports that a file changed between planning and commit.
+	ErrConflict = errors.New("file changed during the edit")
+	// ErrExists reports that a path that must not exist already does.
+	ErrExists = errors.New("already exists")
+	// ErrMissing reports that a path that must exist does not.
+	ErrMissing = errors.New("does not exist")
+	// ErrInvalidPath reports an empty, absolute, or root path where a file
+	// path inside the root is required.
+	ErrInvalidPath = errors.New("invalid path")
+	// ErrInvalidArgument reports contradictory or out-of-range arguments.
+	ErrInvalidArgument = errors.New("invalid argument")
+	// ErrNotRegular reports a directory, device, FIFO or socket where a
+	// regular file was required.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrBadPatch reports patch text that cannot be parsed.
+	ErrBadPatch = errors.New("malformed patch")
+	// ErrNoop reports an edit whose result equals the original content.
+	ErrNoop = errors.New("edit changes nothing")
+	// ErrSymlinkLoop reports a symlink chain too long to resolve.
+	ErrSymlinkLoop = errors.New("too many levels of symbolic links")
+)
+
+// MatchError is a failed replace_string. Its Error() text is what the model
+// sees: where the text is ambiguous, or the nearest match and a line diff
+// against old_string.
+type MatchError struct {
+	Path string // set by the I/O layer; empty for pure calls
+	// Edit is the 1-based index of the edit in a multi_replace_string
+	// call; 0 otherwise.
+	Edit int
+	// Err is ErrNotFound, ErrAmbiguous or ErrCountMismatch.
+	Err      error
+	Rung     Rung  // rung at which the ambiguity or count was found
+	Tolerant bool  // the ambiguity was on a tolerant rung
+	Count    int   // occurrences found
+	Expected int   // expected_replacements, for ErrCountMismatch
+	Lines    []int // 1-based lines of the occurrences found
+	Nearest  *Nearest
+}
+
+// minUsefulSimilarity is below which a nearest match is not worth showing.
+const minUsefulSimilarity = 0.5
+
+func (e *MatchError) Error() string {
+	var b strings.Builder
+	if e.Edit > 0 {
+		fmt.Fprintf(&b, "edit %d: ", e.Edit)
+	}
+	in := ""
+	if e.Path != "" {
+		in = " in " + e.Path
+	}
+	switch {
+	case errors.Is(e.Err, ErrCountMismatch):
+		fmt.Fprintf(&b, "old_string occurs %d times%s (%s), expected_replacements is %d; correct expected_replacements or old_string",
+			e.Count, in, formatLines(e.Lines), e.Expected)
+	case errors.Is(e.Err, ErrAmbiguous) && e.Tolerant:
+		fmt.Fprintf(&b, "old_string does not match%s exactly, and ignoring %s it matches %d places (%s); copy the exact text with more surrounding lines",
+			in, rungIgnores(e.Rung), e.Count, formatLines(e.Lines))
+	case errors.Is(e.Err, ErrAmbiguous):
+		fmt.Fprintf(&b, "old_string matches %d places%s (%s); include more surrounding lines to make it unique, or set replace_all",
+			e.Count, in, formatLines(e.Lines))
+	default:
+		fmt.Fprintf(&b, "old_string not found%s", in)
+		n := e.Nearest
+		if n == nil || n.Similarity < minUsefulSimilarity {
+			b.WriteString(", and no similar text exists; read the file again before editing")
+			break
+		}
+		fmt.Fprintf(&b, "; nearest match is %s (%d%% similar), diff from old_string to the file:\n%s",
+			lineSpan(n.StartLine, n.EndLine), int(n.Similarity*100), CapDiff(n.Diff, 40))
+		b.WriteString("copy the exact text from the file into old_string")
+	}
+	return b.String()
+}
+
+func (e *MatchError) Unwrap() error { return e.Err }
+
+func rungIgnores(r Rung) string {
+	switch r {
+	case RungTrailingWhitespace:
+		return "line endings and trailing whitespace"
+	case RungIndentation:
+		return "whitespace and indentation"
+	case RungPunctuation:
+		return "whitespace and Unicode punctuation"
+	}
+	return "line endings"
+}
+
+func lineSpan(a, b int) string {
+	if a == b {
+		return fmt.Sprintf("line %d", a)
+	}
+	return fmt.Sprintf("lines %d-%d", a, b)
+}
+
+// formatLines lists line numbers, at most ten.
+func formatLines(ls []int) string {
+	var parts []string
+	for i, l := range ls {
+		if i == 10 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ls)-10))
+			break
+		}
+		parts = append(parts, fmt.Sprint(l))
+	}
+	if len(ls) == 1 {
+		return "line " + parts[0]
+	}
+	return "lines " + strings.Join(parts, ", ")
+}

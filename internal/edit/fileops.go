@@ -1,0 +1,372 @@
+package edit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// DefaultMaxDiffLines caps the diff returned with every write.
+const DefaultMaxDiffLines = 80
+
+// Options tune every write operation.
+type Options struct {
+	// DryRun computes the result and diff without writing anything.
+	DryRun bool
+	// MaxDiffLines caps Result.Diff; 0 means DefaultMaxDiffLines, < 0 no cap.
+	MaxDiffLines int
+	// Expect holds, by path, the fingerprint of each file as the model last
+	// read it. A listed file whose content differs is refused with a
+	// *StaleError before anything is written.
+	Expect map[string]Fingerprint
+}
+
+func (o Options) capDiff(d string) string {
+	switch {
+	case o.MaxDiffLines < 0:
+		return d
+	case o.MaxDiffLines == 0:
+		return CapDiff(d, DefaultMaxDiffLines)
+	}
+	return CapDiff(d, o.MaxDiffLines)
+}
+
+// Result is what every write operation returns: which files changed and a
+// short unified diff, so the model sees its edit without re-reading.
+type Result struct {
+	Files  []FileSummary `json:"files"`
+	Diff   string        `json:"diff,omitempty"`
+	DryRun bool          `json:"dry_run,omitempty"`
+}
+
+// loader reads files for a plan, once each, checking fingerprints.
+type loader struct {
+	root *os.Root
+	opt  Options
+}
+
+// load returns the current content of rel, or exists=false.
+func (l loader) load(rel string) (data []byte, exists bool, err error) {
+	data, info, err := readRegular(l.root, rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		if fp, ok := l.opt.Expect[rel]; ok {
+			return nil, false, &StaleError{Path: rel, Want: fp, Deleted: true}
+		}
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	if fp, ok := l.opt.Expect[rel]; ok {
+		if err := checkFingerprint(rel, fp, FingerprintOf(data, info)); err != nil {
+			return nil, false, err
+		}
+	}
+	return data, true, nil
+}
+
+// run diffs and (unless dry-run) commits a plan.
+func run(ctx context.Context, root *os.Root, p *Plan, opt Options) (*Result, error) {
+	res := &Result{Files: p.Summary(), Diff: opt.capDiff(p.Diff(DefaultContext)), DryRun: opt.DryRun}
+	if opt.DryRun {
+		return res, nil
+	}
+	if err := p.Commit(ctx, root); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// WriteMode selects how create_file treats an existing file.
+type WriteMode string
+
+// The create_file modes.
+const (
+	ModeOverwrite       WriteMode = "overwrite"
+	ModeAppend          WriteMode = "append"
+	ModeCreateIfMissing WriteMode = "create_if_missing"
+)
+
+// CreateFile writes content to rel atomically, creating parent
+// directories. ModeOverwrite (also the zero value) replaces the file,
+// ModeAppend adds to its end, ModeCreateIfMissing refuses an existing file
+// with ErrExists. An existing file keeps its mode.
+func CreateFile(ctx context.Context, root *os.Root, rel string, content []byte, mode WriteMode, opt Options) (*Result, error) {
+	rel, err := cleanRel(rel)
+	if err != nil {
+		return nil, err
+	}
+	old, exists, err := loader{root, opt}.load(rel)
+	if err != nil {
+		return nil, err
+	}
+	var c Change
+	switch mode {
+	case ModeOverwrite, "":
+		c = Change{Op: OpUpdate, Path: rel, Old: old, New: content}
+	case ModeAppend:
+		c = Change{Op: OpUpdate, Path: rel, Old: old, New: append(append([]byte{}, old...), content...)}
+	case ModeCreateIfMissing:
+		if exists {
+			return nil, fmt.Errorf("%s %w; use mode overwrite or replace_string to change it", rel, ErrExists)
+		}
+	default:
+		return nil, fmt.Errorf("%w: unknown mode %q; use overwrite, append or create_if_missing", ErrInvalidArgument, mode)
+	}
+	if !exists {
+		c = Change{Op: OpAdd, Path: rel, New: content}
+	}
+	if c.New == nil {
+		c.New = []byte{}
+	}
+	return run(ctx, root, &Plan{Changes: []Change{c}}, opt)
+}
+
+// ReplaceFileResult adds the ladder's outcome to a Result.
+type ReplaceFileResult struct {
+	Result
+	Rung  Rung  `json:"rung"`
+	Count int   `json:"replacements"`
+	Lines []int `json:"lines"`
+}
+
+// ReplaceInFile runs the edit ladder (Replace) on one file and writes the
+// result atomically. Errors are *MatchError (with Path set), *StaleError,
+// or I/O errors.
+func ReplaceInFile(ctx context.Context, root *os.Root, rel string, r Replacement, opt Options) (*ReplaceFileResult, error) {
+	res, err := MultiReplace(ctx, root, []FileReplacement{{Path: rel, Replacement: r}}, opt)
+	if err != nil {
+		var me *MatchError
+		if errors.As(err, &me) {
+			me.Edit = 0
+		}
+		return nil, err
+	}
+	out := &ReplaceFileResult{Result: res.Result}
+	if len(res.Edits) == 1 {
+		out.Rung, out.Count, out.Lines = res.Edits[0].Rung, res.Edits[0].Count, res.Edits[0].Lines
+	}
+	return out, nil
+}
+
+// FileReplacement is one edit of a multi_replace_string call.
+type FileReplacement struct {
+	Path string
+	Replacement
+}
+
+// EditOutcome reports how one edit of a multi-replace matched.
+type EditOutcome struct {
+	Path  string `json:"path"`
+	Rung  Rung   `json:"rung"`
+	Count int    `json:"replacements"`
+	Lines []int  `json:"lines"`
+}
+
+// MultiReplaceResult adds each edit's outcome to a Result.
+type MultiReplaceResult struct {
+	Result
+	Edits []EditOutcome `json:"edits"`
+}
+
+// MultiReplace applies edits in order (edits to the same file see the
+// earlier edits' result) and writes all files or none: any edit that does
+// not match fails the whole call before anything is written, and a write
+// failure rolls back the files already written. A *MatchError names the
+// failing edit (1-based) and file.
+func MultiReplace(ctx context.Context, root *os.Root, edits []FileReplacement, opt Options) (*MultiReplaceResult, error) {
+	if len(edits) == 0 {
+		return nil, fmt.Errorf("%w: no edits given", ErrInvalidArgument)
+	}
+	ld := loader{root, opt}
+	type file struct{ old, cur []byte }
+	files := map[string]*file{}
+	var order []string
+	out := &MultiReplaceResult{}
+	for i, e := range edits {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rel, err := cleanRel(e.Path)
+		if err != nil {
+			return nil, fmt.Errorf("edit %d: %w", i+1, err)
+		}
+		f, ok := files[rel]
+		if !ok {
+			data, exists, err := ld.load(rel)
+			if err != nil {
+				return nil, fmt.Errorf("edit %d: %w", i+1, err)
+			}
+			if !exists {
+				return nil, fmt.Errorf("edit %d: %s %w; use create_file to make it", i+1, rel, ErrMissing)
+			}
+			f = &file{old: data, cur: data}
+			files[rel] = f
+			order = append(order, rel)
+		}
+		r, err := Replace(f.cur, e.Replacement)
+		if err != nil {
+			var me *MatchError
+			if errors.As(err, &me) {
+				me.Path = rel
+				if len(edits) > 1 {
+					me.Edit = i + 1
+				}
+				return nil, me
+			}
+			if len(edits) > 1 {
+				return nil, fmt.Errorf("edit %d (%s): %w", i+1, rel, err)
+			}
+			return nil, err
+		}
+		f.cur = r.Content
+		out.Edits = append(out.Edits, EditOutcome{Path: rel, Rung: r.Rung, Count: r.Count, Lines: r.Lines})
+	}
+	p := &Plan{}
+	for _, rel := range order {
+		f := files[rel]
+		p.Changes = append(p.Changes, Change{Op: OpUpdate, Path: rel, Old: f.old, New: f.cur})
+	}
+	res, err := run(ctx, root, p, opt)
+	if err != nil {
+		return nil, err
+	}
+	out.Result = *res
+	return out, nil
+}
+
+// InsertEdit applies a LineEdit to an existing file.
+func InsertEdit(ctx context.Context, root *os.Root, rel string, e LineEdit, opt Options) (*Result, error) {
+	rel, err := cleanRel(rel)
+	if err != nil {
+		return nil, err
+	}
+	old, exists, err := loader{root, opt}.load(rel)
+	if err != nil {
+		return nil, err
+	}
+	if !exists {
+		return nil, fmt.Errorf("%s %w; use create_file to make it", rel, ErrMissing)
+	}
+	data, _, err := InsertLines(old, e)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", rel, err)
+	}
+	return run(ctx, root, &Plan{Changes: []Change{{Op: OpUpdate, Path: rel, Old: old, New: data}}}, opt)
+}
+
+// RenameFile moves a file, symlink or directory from one path to another,
+// creating the destination's parent directories. An existing destination
+// is refused with ErrExists unless overwrite is set (and it is not a
+// directory).
+func RenameFile(ctx context.Context, root *os.Root, from, to string, overwrite bool) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	from, err := cleanRel(from)
+	if err != nil {
+		return nil, err
+	}
+	to, err = cleanRel(to)
+	if err != nil {
+		return nil, err
+	}
+	if from == to {
+		return nil, fmt.Errorf("%w: source and destination are both %s", ErrInvalidArgument, from)
+	}
+	if _, err := root.Lstat(from); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s %w", from, ErrMissing)
+		}
+		return nil, err
+	}
+	if fi, err := root.Lstat(to); err == nil {
+		if !overwrite || fi.IsDir() {
+			return nil, fmt.Errorf("%s %w; choose another name or delete it first", to, ErrExists)
+		}
+	}
+	dirs, err := mkdirParents(root, to)
+	if err != nil {
+		removeDirs(root, dirs)
+		return nil, err
+	}
+	if err := root.Rename(from, to); err != nil {
+		removeDirs(root, dirs)
+		return nil, fmt.Errorf("rename %s: %w", from, err)
+	}
+	return &Result{Files: []FileSummary{{Op: OpMove, Path: from, NewPath: to}}, Diff: fmt.Sprintf("rename %s -> %s\n", from, to)}, nil
+}
+
+// DeleteFile removes a file or an empty directory; a non-empty directory
+// only when recursive is set. A symlink is removed as a link, never
+// followed. The root itself cannot be deleted.
+func DeleteFile(ctx context.Context, root *os.Root, rel string, recursive bool) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rel, err := cleanRel(rel)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := root.Lstat(rel)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%s %w", rel, ErrMissing)
+		}
+		return nil, err
+	}
+	res := &Result{Files: []FileSummary{{Op: OpDelete, Path: rel}}}
+	switch {
+	case fi.IsDir() && recursive:
+		if err := root.RemoveAll(rel); err != nil {
+			return nil, fmt.Errorf("delete %s: %w", rel, err)
+		}
+		res.Diff = fmt.Sprintf("deleted directory %s/ and its contents\n", rel)
+	case fi.IsDir():
+		if err := root.Remove(rel); err != nil {
+			if entries, _ := fs.ReadDir(root.FS(), rel); len(entries) > 0 {
+				return nil, fmt.Errorf("%w: directory %s is not empty (%d entries); set recursive to delete it with its contents", ErrInvalidArgument, rel, len(entries))
+			}
+			return nil, fmt.Errorf("delete %s: %w", rel, err)
+		}
+		res.Diff = fmt.Sprintf("deleted empty directory %s/\n", rel)
+	default:
+		if err := root.Remove(rel); err != nil {
+			return nil, fmt.Errorf("delete %s: %w", rel, err)
+		}
+		kind := "file"
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			kind = "symlink"
+		}
+		res.Diff = fmt.Sprintf("deleted %s %s\n", kind, rel)
+	}
+	return res, nil
+}
+
+// CreateDirectory creates rel and any missing parents. An existing
+// directory is not an error (the result lists nothing).
+func CreateDirectory(ctx context.Context, root *os.Root, rel string) (*Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	rel, err := cleanRel(rel)
+	if err != nil {
+		return nil, err
+	}
+	dirs, err := mkdirParents(root, path.Join(rel, "x"))
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{}
+	for _, d := range dirs {
+		res.Files = append(res.Files, FileSummary{Op: OpAdd, Path: d + "/"})
+	}
+	if len(dirs) > 0 {
+		res.Diff = "created directory " + strings.Join(dirs, "/, ") + "/\n"
+	}
+	return res, nil
+}
