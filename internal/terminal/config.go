@@ -1,0 +1,179 @@
+package terminal
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+	"toolhost/store"
+)
+
+// Config tunes a Manager. Zero values take the documented defaults, so a caller only sets
+// what its configuration file overrides.
+type Config struct {
+	// Shell is the interactive shell for sessions. Empty means $SHELL when it is bash,
+	// otherwise bash from PATH, otherwise sh. Exit statuses of session commands are only
+	// known with bash (prompt markers).
+	Shell string
+	// MaxSessionsPerConversation and MaxSessions bound live PTY sessions (defaults 8 and 32).
+	MaxSessionsPerConversation, MaxSessions int
+	// MaxJobs bounds one-shot commands still running per conversation (default 16).
+	MaxJobs int
+	// IdleTimeout closes a session nobody has used for this long (default 1 hour).
+	IdleTimeout time.Duration
+	// HistoryBytes is the retained log per session or command (default 2 MiB).
+	HistoryBytes int
+	// DefaultYield is how long run_command waits before handing back a job id (default 15 s).
+	DefaultYield time.Duration
+	// MaxWait caps any single wait (yield, wait_ms) so no call blocks longer (default 60 s).
+	MaxWait time.Duration
+	// DefaultTimeout and MaxTimeout bound one-shot commands (defaults 120 s and 600 s).
+	DefaultTimeout, MaxTimeout time.Duration
+	// CloseGrace is the wait between SIGTERM and SIGKILL when closing (default 2 s).
+	CloseGrace time.Duration
+	// Settle is how long output must be quiet before a wait without wait_for returns
+	// (default 300 ms).
+	Settle time.Duration
+	// ScrubEnv names variables removed from every child environment, in addition to every
+	// TOOLHOST_* variable. A trailing * matches a prefix.
+	ScrubEnv []string
+	// Store persists session metadata and history tails; nil keeps everything in memory.
+	Store *store.Store
+	// OnUpdate is called (throttled to about four times a second per session, never on the
+	// output path) when a session's screen or history changed, so the MCP layer can send
+	// resource-updated notifications. It must not block for long.
+	OnUpdate func(conv, id string)
+}
+
+const (
+	defaultCols, defaultRows = 120, 40
+	maxCols, maxRows         = 1000, 500
+	tailBytes                = 64 << 10 // history tail persisted and per-stream head/tail of commands
+	vtPendingCap             = 256 << 10
+	updateEvery              = 250 * time.Millisecond
+	markerEnv                = "TOOLHOST_TERMINAL_ID"
+)
+
+func (c Config) withDefaults() Config {
+	if c.MaxSessionsPerConversation <= 0 {
+		c.MaxSessionsPerConversation = 8
+	}
+	if c.MaxSessions <= 0 {
+		c.MaxSessions = 32
+	}
+	if c.MaxJobs <= 0 {
+		c.MaxJobs = 16
+	}
+	if c.IdleTimeout <= 0 {
+		c.IdleTimeout = time.Hour
+	}
+	if c.HistoryBytes <= 0 {
+		c.HistoryBytes = 2 << 20
+	}
+	if c.DefaultYield <= 0 {
+		c.DefaultYield = 15 * time.Second
+	}
+	if c.MaxWait <= 0 {
+		c.MaxWait = 60 * time.Second
+	}
+	if c.DefaultTimeout <= 0 {
+		c.DefaultTimeout = 120 * time.Second
+	}
+	if c.MaxTimeout <= 0 {
+		c.MaxTimeout = 600 * time.Second
+	}
+	if c.DefaultTimeout > c.MaxTimeout {
+		c.DefaultTimeout = c.MaxTimeout
+	}
+	if c.CloseGrace <= 0 {
+		c.CloseGrace = 2 * time.Second
+	}
+	if c.Settle <= 0 {
+		c.Settle = 300 * time.Millisecond
+	}
+	return c
+}
+
+// resolveShell picks the session shell and whether it is bash (which gets prompt markers).
+func resolveShell(configured string) (path string, bash bool) {
+	isBash := func(p string) bool { return filepath.Base(p) == "bash" }
+	if configured != "" {
+		if p, err := exec.LookPath(configured); err == nil {
+			return p, isBash(p)
+		}
+	}
+	if sh := os.Getenv("SHELL"); sh != "" && isBash(sh) {
+		if p, err := exec.LookPath(sh); err == nil {
+			return p, true
+		}
+	}
+	if p, err := exec.LookPath("bash"); err == nil {
+		return p, true
+	}
+	if p, err := exec.LookPath("sh"); err == nil {
+		return p, false
+	}
+	return "/bin/sh", false
+}
+
+// childEnv builds a child's environment: the server's own minus secrets, then the settings
+// that keep programs from waiting on a terminal nobody reads, then the caller's extras.
+func childEnv(scrub []string, term string, extra map[string]string, marker string) []string {
+	drop := func(name string) bool {
+		if strings.HasPrefix(name, "TOOLHOST_") {
+			return true
+		}
+		for _, s := range scrub {
+			if p, ok := strings.CutSuffix(s, "*"); ok {
+				if strings.HasPrefix(name, p) {
+					return true
+				}
+			} else if s == name {
+				return true
+			}
+		}
+		return false
+	}
+	forced := map[string]string{
+		"TERM":                term,
+		"PAGER":               "cat",
+		"GIT_PAGER":           "cat",
+		"MANPAGER":            "cat",
+		"SYSTEMD_PAGER":       "",
+		"GIT_TERMINAL_PROMPT": "0",
+		"GIT_ASKPASS":         "",
+		"SSH_ASKPASS":         "",
+		"DEBIAN_FRONTEND":     "noninteractive",
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if drop(name) {
+			continue
+		}
+		if _, ok := forced[name]; ok {
+			continue
+		}
+		if _, ok := extra[name]; ok {
+			continue
+		}
+		env = append(env, kv)
+	}
+	for k, v := range forced {
+		if _, ok := extra[k]; ok {
+			continue
+		}
+		env = append(env, k+"="+v)
+	}
+	for k, v := range extra {
+		if drop(k) {
+			continue
+		}
+		env = append(env, k+"="+v)
+	}
+	if marker != "" {
+		env = append(env, marker)
+	}
+	return env
+}

@@ -1,0 +1,26 @@
+// Package terminal runs shell commands for toolhost: one-shot commands (run_command) and
+// conversation-scoped interactive shells in real PTYs (create_session, send_input, get_output,
+// get_screen, get_history, resize_session, list_sessions, close_session).
+//
+// The engine is built so that no call can hang: every wait is bounded by a yield time, a
+// command that outlives it keeps running and is handed back as a pollable id, PTY reads go
+// through the runtime poller (so closing a session interrupts them), and stdin of one-shot
+// commands is empty while pagers and credential prompts are disabled through the environment.
+//
+// Memory is bounded per session: the cleaned log is a ring buffer (Config.HistoryBytes,
+// default 2 MiB, oldest bytes dropped with a marker), raw bytes waiting for the screen
+// emulator are capped (256 KiB, oldest dropped), and a line without a newline is split at
+// 64 KiB. A one-shot command keeps the same ring plus a head and tail of each of stdout and
+// stderr (64 KiB each).
+//
+// Security: commands run with the authority of the user who runs toolhost. The working
+// directory guard (package authz) decides where a command or session starts; it does not and
+// cannot limit what a shell command then reads, writes or executes. Secrets that belong to
+// toolhost itself (its token and config-only variables, any variable whose name starts with
+// TOOLHOST_, and Config.ScrubEnv) are removed from the environment of every child.
+//
+// Sessions are torn down completely: close_session signals every process of the PTY's
+// session, every holder of the PTY slave (setsid escapees) and every process that inherited
+// the session's marker variable, first with SIGHUP/SIGTERM and after a grace period with
+// SIGKILL, and the shell is reaped.
+package terminal

@@ -1,0 +1,149 @@
+package terminal
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testWait is generous: the CI machine is small and shared.
+const testWait = 30000
+
+func newTestManager(t *testing.T, cfg Config) *Manager {
+	t.Helper()
+	m, err := NewManager(cfg)
+	if err != nil {
+		t.Fatalf("NewManager() = %v", err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := m.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown() = %v", err)
+		}
+	})
+	return m
+}
+
+func createSession(t *testing.T, m *Manager, conv, name string) Info {
+	t.Helper()
+	inf, err := m.Create(context.Background(), conv, SessionSpec{Name: name, Cwd: t.TempDir()})
+	if err != nil {
+		t.Fatalf("Create(%q) = %v", name, err)
+	}
+	return inf
+}
+
+// runIn sends a command and collects output until the command is reported finished.
+func runIn(t *testing.T, m *Manager, conv, id, cmd string) (string, Output) {
+	t.Helper()
+	ctx := context.Background()
+	out, err := m.Send(ctx, conv, id, Input{Text: cmd, Wait: OutputQuery{WaitMS: testWait, MaxBytes: maxMaxBytes}})
+	if err != nil {
+		t.Fatalf("Send(%q) = %v", cmd, err)
+	}
+	var b strings.Builder
+	b.WriteString(out.Text)
+	deadline := time.Now().Add(time.Minute)
+	for !out.Finished && time.Now().Before(deadline) {
+		out, err = m.Output(ctx, conv, id, OutputQuery{WaitMS: testWait, MaxBytes: maxMaxBytes})
+		if err != nil {
+			t.Fatalf("Output() = %v", err)
+		}
+		b.WriteString(out.Text)
+	}
+	if !out.Finished {
+		t.Fatalf("command %q did not finish; output so far %q", cmd, b.String())
+	}
+	return b.String(), out
+}
+
+// waitFor polls get_output until re matches the accumulated output.
+func waitFor(t *testing.T, m *Manager, conv, id, re string) string {
+	t.Helper()
+	out, err := m.Output(context.Background(), conv, id, OutputQuery{WaitMS: testWait, WaitFor: re, MaxBytes: maxMaxBytes})
+	if err != nil {
+		t.Fatalf("Output(wait_for %q) = %v", re, err)
+	}
+	if !out.Matched {
+		t.Fatalf("Output(wait_for %q) did not match (reason %s); got %q", re, out.Reason, out.Text)
+	}
+	return out.Text
+}
+
+// procsWithArg lists live processes whose command line contains arg.
+func procsWithArg(arg string) []string {
+	ents, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range ents {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		if strings.Contains(string(b), arg) {
+			st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " ")+" | "+string(st))
+		}
+	}
+	return out
+}
+
+// waitNoProcs waits (bounded) until no process carries arg; zombies have no cmdline.
+func waitNoProcs(t *testing.T, arg string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		left := procsWithArg(arg)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes with %q still alive: %v", arg, left)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// zombieChildren lists zombie processes whose parent is this test process.
+func zombieChildren() []string {
+	ents, _ := os.ReadDir("/proc")
+	self := " " + itoa(os.Getpid()) + " "
+	var out []string
+	for _, e := range ents {
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		rest := s[i+1:]
+		if strings.HasPrefix(rest, " Z") && strings.HasPrefix(rest[2:], self) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func itoa(n int) string {
+	return strings.TrimSpace(strings.Repeat(" ", 0) + func() string { return fmtInt(n) }())
+}
+
+func fmtInt(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b []byte
+	for n > 0 {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+	}
+	return string(b)
+}

@@ -1,0 +1,270 @@
+package terminal
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// RunSpec describes a one-shot command.
+type RunSpec struct {
+	// Command is run with sh -c.
+	Command string
+	// Cwd is the directory, already approved by the guard.
+	Cwd string
+	// Env holds extra variables.
+	Env map[string]string
+	// Timeout kills the whole process tree (0: Config.DefaultTimeout; above
+	// Config.MaxTimeout is an error).
+	Timeout time.Duration
+	// Yield is how long Run waits before returning a still-running command as a job
+	// (0: Config.DefaultYield; capped by Config.MaxWait).
+	Yield time.Duration
+	// MaxBytes is the budget per stream in the result (default 16 KiB, at most 128 KiB);
+	// beyond it head and tail are kept around a marker.
+	MaxBytes int
+}
+
+// RunResult is the outcome of run_command, or its state so far when Running.
+type RunResult struct {
+	// ID names the command for get_output (full retained output, waiting) and close_session.
+	ID      string
+	Running bool
+	// ExitCode is the exit status (128+signal when killed by a signal, -1 while running).
+	ExitCode int
+	TimedOut bool
+	// Stdout and Stderr are the captured streams within the budget.
+	Stdout, Stderr string
+	// StdoutBytes and StderrBytes are the full sizes produced.
+	StdoutBytes, StderrBytes int64
+	// Truncated says a stream was cut to the budget; the retained log is readable with
+	// get_output on ID.
+	Truncated bool
+	Duration  time.Duration
+	Cwd       string
+}
+
+// capture keeps the head and tail of one output stream.
+type capture struct {
+	head  []byte
+	tail  *ring
+	total int64
+}
+
+func (c *capture) write(p []byte) {
+	c.total += int64(len(p))
+	if room := tailBytes - len(c.head); room > 0 {
+		n := min(room, len(p))
+		c.head = append(c.head, p[:n]...)
+	}
+	c.tail.write(p)
+}
+
+// render returns the stream within budget, head and tail around a marker when cut.
+func (c *capture) render(budget int, id string) (string, bool) {
+	if c.total <= int64(budget) {
+		data, _ := c.tail.read(0, int(c.total))
+		return string(data), false
+	}
+	h := budget / 2
+	t := budget - h
+	head := c.head[:min(h, len(c.head))]
+	tail, _ := c.tail.read(c.tail.end()-int64(t), t)
+	omitted := c.total - int64(len(head)) - int64(len(tail))
+	return fmt.Sprintf("%s\n[... %d bytes omitted; get_output id=%s pages the retained output ...]\n%s", head, omitted, id, tail), true
+}
+
+type job struct {
+	stream
+	m       *Manager
+	conv    string
+	id      string
+	command string
+	cwd     string
+	sel     procSelector
+	cmd     *exec.Cmd
+	pid     int
+	started time.Time
+	timer   *time.Timer
+	pipes   []*os.File
+
+	// Guarded by stream.mu.
+	stdout, stderr capture
+	running        bool
+	exit           int
+	timedOut       bool
+	ended          time.Time
+	done           chan struct{}
+	closeOnce      sync.Once
+}
+
+func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration) (*job, error) {
+	j := &job{
+		stream: newStream(m.cfg.HistoryBytes), m: m, conv: conv, id: id,
+		command: spec.Command, cwd: spec.Cwd, running: true, exit: -1,
+		done: make(chan struct{}),
+	}
+	j.stdout.tail = newRing(tailBytes)
+	j.stderr.tail = newRing(tailBytes)
+	j.sel.marker = markerEnv + "=" + m.instance + "/" + conv + "/" + id
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("run command: %w", err)
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, fmt.Errorf("run command: %w", err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", spec.Command)
+	cmd.Dir = spec.Cwd
+	cmd.Env = childEnv(m.cfg.ScrubEnv, "dumb", spec.Env, j.sel.marker)
+	cmd.Stdout, cmd.Stderr = outW, errW
+	// A new kernel session: no controlling terminal (nothing can prompt on /dev/tty) and
+	// one id that covers every process group the command creates.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	j.started = time.Now()
+	j.lastUse = j.started
+	if err := cmd.Start(); err != nil {
+		outR.Close()
+		outW.Close()
+		errR.Close()
+		errW.Close()
+		return nil, fmt.Errorf("run command: %w", err)
+	}
+	outW.Close()
+	errW.Close()
+	j.cmd = cmd
+	j.pid = cmd.Process.Pid
+	j.sel.sid = j.pid
+	j.pipes = []*os.File{outR, errR}
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go j.readPipe(outR, &j.stdout, &readers)
+	go j.readPipe(errR, &j.stderr, &readers)
+	j.timer = time.AfterFunc(timeout, func() {
+		j.mu.Lock()
+		if !j.running {
+			j.mu.Unlock()
+			return
+		}
+		j.timedOut = true
+		j.mu.Unlock()
+		j.sel.killAll(context.Background(), 500*time.Millisecond)
+	})
+	go j.waitLoop(&readers)
+	return j, nil
+}
+
+func (j *job) readPipe(f *os.File, c *capture, wg *sync.WaitGroup) {
+	defer wg.Done()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			now := time.Now()
+			j.mu.Lock()
+			c.write(buf[:n])
+			j.log.write(buf[:n])
+			j.lastOut = now
+			j.broadcastLocked()
+			j.mu.Unlock()
+		}
+		if err != nil {
+			if err != io.EOF {
+				_ = err // closed by us after the command ended
+			}
+			return
+		}
+	}
+}
+
+func (j *job) waitLoop(readers *sync.WaitGroup) {
+	err := j.cmd.Wait()
+	code := exitCode(j.cmd.ProcessState, err)
+	j.timer.Stop()
+	// Give the pipes a moment to drain. A background process that still holds them keeps
+	// being drained (so it never gets SIGPIPE) but does not keep the command "running".
+	drained := make(chan struct{})
+	go func() { readers.Wait(); close(drained) }()
+	select {
+	case <-drained:
+	case <-time.After(200 * time.Millisecond):
+	}
+	j.mu.Lock()
+	j.running = false
+	j.exit = code
+	j.ended = time.Now()
+	j.broadcastLocked()
+	j.mu.Unlock()
+	close(j.done)
+}
+
+// kill ends the command's whole tree (used by close_session and shutdown).
+func (j *job) kill(ctx context.Context, grace time.Duration) {
+	j.sel.killAll(ctx, grace)
+	select {
+	case <-j.done:
+	case <-time.After(5 * time.Second):
+	}
+	j.closeOnce.Do(func() {
+		for _, p := range j.pipes {
+			_ = p.Close()
+		}
+	})
+}
+
+func (j *job) resultLocked(budget int) RunResult {
+	r := RunResult{ID: j.id, Running: j.running, ExitCode: j.exit, TimedOut: j.timedOut,
+		StdoutBytes: j.stdout.total, StderrBytes: j.stderr.total, Cwd: j.cwd}
+	var t1, t2 bool
+	r.Stdout, t1 = j.stdout.render(budget, j.id)
+	r.Stderr, t2 = j.stderr.render(budget, j.id)
+	r.Truncated = t1 || t2
+	if j.running {
+		r.Duration = time.Since(j.started)
+		r.ExitCode = -1
+	} else {
+		r.Duration = j.ended.Sub(j.started)
+	}
+	return r
+}
+
+func (j *job) output(ctx context.Context, q OutputQuery) (Output, error) {
+	out, err := j.stream.wait(ctx, q, j.m.cfg.MaxWait, j.m.cfg.Settle, func() waitState {
+		return waitState{finished: !j.running, exited: !j.running}
+	})
+	j.mu.Lock()
+	out.ID = j.id
+	out.CommandRunning = j.running
+	out.Finished = !j.running
+	out.Exited = !j.running
+	if !j.running {
+		c := j.exit
+		out.ExitCode = &c
+		r := j.resultLocked(defaultMaxBytes)
+		out.Result = &r
+	}
+	j.mu.Unlock()
+	return out, err
+}
+
+func (j *job) info() Info {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	inf := Info{ID: j.id, Conversation: j.conv, Kind: "command", Cwd: j.cwd, Shell: "/bin/sh",
+		PID: j.pid, State: StateRunning, Started: j.started, Ended: j.ended,
+		Idle: time.Since(j.lastUse).Round(time.Second), LastCommand: truncateRunes(j.command, 200)}
+	if !j.running {
+		inf.State = StateExited
+		c := j.exit
+		inf.ExitCode = &c
+	}
+	return inf
+}

@@ -1,0 +1,550 @@
+package terminal
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hinshun/vt10x"
+)
+
+// Manager owns every session and one-shot command of a toolhost process.
+type Manager struct {
+	cfg      Config
+	shell    string
+	bash     bool
+	rcDir    string
+	instance string
+
+	mu       sync.Mutex
+	sessions map[key]*session
+	jobs     map[key]*job
+	seq      int
+	closed   bool
+
+	persist *persister
+	stop    chan struct{}
+	bg      sync.WaitGroup
+}
+
+type key struct{ conv, id string }
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// NewManager prepares the shell rc file and starts the idle reaper and the persister.
+func NewManager(cfg Config) (*Manager, error) {
+	cfg = cfg.withDefaults()
+	m := &Manager{cfg: cfg, sessions: map[key]*session{}, jobs: map[key]*job{}, stop: make(chan struct{})}
+	m.shell, m.bash = resolveShell(cfg.Shell)
+	var rnd [6]byte
+	_, _ = rand.Read(rnd[:])
+	m.instance = strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
+	dir, err := os.MkdirTemp("", "toolhost-term-")
+	if err != nil {
+		return nil, fmt.Errorf("terminal rc dir: %w", err)
+	}
+	m.rcDir = dir
+	if err := os.WriteFile(m.rcFile(), []byte(bashRC), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("terminal rc file: %w", err)
+	}
+	m.persist = newPersister(m)
+	m.bg.Add(2)
+	go m.idleLoop()
+	go m.persist.loop()
+	return m, nil
+}
+
+func (m *Manager) sessionEnv(s *session) []string {
+	return childEnv(m.cfg.ScrubEnv, "xterm-256color", s.envExtra(), s.sel.marker)
+}
+
+func (m *Manager) idleLoop() {
+	defer m.bg.Done()
+	every := min(m.cfg.IdleTimeout/4, time.Minute)
+	t := time.NewTicker(max(every, 10*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-m.stop:
+			return
+		case <-t.C:
+		}
+		var idle []key
+		m.mu.Lock()
+		for k, s := range m.sessions {
+			s.mu.Lock()
+			if time.Since(s.lastUse) > m.cfg.IdleTimeout {
+				idle = append(idle, k)
+			}
+			s.mu.Unlock()
+		}
+		for k, j := range m.jobs {
+			j.mu.Lock()
+			if !j.running && time.Since(j.lastUse) > m.cfg.IdleTimeout {
+				delete(m.jobs, k)
+			}
+			j.mu.Unlock()
+		}
+		m.mu.Unlock()
+		for _, k := range idle {
+			_ = m.Close(context.Background(), k.conv, k.id)
+		}
+	}
+}
+
+// Create starts a named PTY shell, or returns the existing one when it runs in the same cwd.
+func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (Info, error) {
+	if spec.Name != "" && !idPattern.MatchString(spec.Name) {
+		return Info{}, fmt.Errorf("%w: session name %q must be 1-64 letters, digits, '.', '_' or '-'", ErrInvalid, spec.Name)
+	}
+	if spec.Cols == 0 {
+		spec.Cols = defaultCols
+	}
+	if spec.Rows == 0 {
+		spec.Rows = defaultRows
+	}
+	if spec.Cols < 2 || spec.Rows < 2 || spec.Cols > maxCols || spec.Rows > maxRows {
+		return Info{}, fmt.Errorf("%w: size %dx%d out of range (2x2 to %dx%d)", ErrInvalid, spec.Cols, spec.Rows, maxCols, maxRows)
+	}
+	if fi, err := os.Stat(spec.Cwd); err != nil || !fi.IsDir() {
+		return Info{}, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
+	}
+	restarted := false
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return Info{}, ErrShutdown
+	}
+	if spec.Name != "" {
+		if old, ok := m.sessions[key{conv, spec.Name}]; ok {
+			old.mu.Lock()
+			same := old.cwd == spec.Cwd && (old.state == StateRunning || old.state == StateStarting)
+			if same {
+				old.lastUse = time.Now()
+			}
+			old.mu.Unlock()
+			if same {
+				m.mu.Unlock()
+				t := time.NewTimer(10 * time.Second)
+				select {
+				case <-old.ready:
+				case <-t.C:
+				case <-ctx.Done():
+				}
+				t.Stop()
+				inf := old.info()
+				inf.Reused = true
+				return inf, nil
+			}
+			delete(m.sessions, key{conv, spec.Name})
+			m.mu.Unlock()
+			old.terminate(ctx, m.cfg.CloseGrace)
+			m.persist.saveNow(ctx, old)
+			restarted = true
+			m.mu.Lock()
+			if m.closed {
+				m.mu.Unlock()
+				return Info{}, ErrShutdown
+			}
+		}
+	}
+	perConv, total := 0, 0
+	var open []string
+	for k, s := range m.sessions {
+		s.mu.Lock()
+		live := s.state == StateRunning || s.state == StateStarting
+		s.mu.Unlock()
+		if !live {
+			continue
+		}
+		total++
+		if k.conv == conv {
+			perConv++
+			open = append(open, k.id)
+		}
+	}
+	if perConv >= m.cfg.MaxSessionsPerConversation {
+		m.mu.Unlock()
+		sort.Strings(open)
+		return Info{}, fmt.Errorf("%w: this conversation has %d of %d sessions open (%v)", ErrLimit, perConv, m.cfg.MaxSessionsPerConversation, open)
+	}
+	if total >= m.cfg.MaxSessions {
+		m.mu.Unlock()
+		return Info{}, fmt.Errorf("%w: %d of %d sessions are open across all conversations", ErrLimit, total, m.cfg.MaxSessions)
+	}
+	id := spec.Name
+	if id == "" {
+		for {
+			m.seq++
+			id = "s" + strconv.Itoa(m.seq)
+			if _, ok := m.sessions[key{conv, id}]; !ok {
+				break
+			}
+		}
+	}
+	now := time.Now()
+	s := &session{
+		stream: newStream(m.cfg.HistoryBytes), m: m, conv: conv, id: id, cwd: spec.Cwd,
+		shell: m.shell, bash: m.bash, started: now, state: StateStarting,
+		cols: spec.Cols, rows: spec.Rows, vt: vt10x.New(vt10x.WithSize(spec.Cols, spec.Rows)),
+		ready: make(chan struct{}), sentDone: -1, readerDone: make(chan struct{}), waitDone: make(chan struct{}),
+		updCh: make(chan struct{}, 1), stopUpd: make(chan struct{}), extra: spec.Env,
+	}
+	s.view = newLogView(s.log, s.onMarker)
+	s.sel.marker = markerEnv + "=" + m.instance + "/" + conv + "/" + id
+	m.sessions[key{conv, id}] = s
+	m.mu.Unlock()
+
+	if err := s.start(); err != nil {
+		m.mu.Lock()
+		delete(m.sessions, key{conv, id})
+		m.mu.Unlock()
+		return Info{}, fmt.Errorf("create session %q: %w", id, err)
+	}
+	// Wait for the first prompt so input sent right away is not mistaken for startup noise.
+	limit := 10 * time.Second
+	if !m.bash {
+		limit = time.Second
+	}
+	t := time.NewTimer(limit)
+	select {
+	case <-s.ready:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	t.Stop()
+	m.persist.saveNow(ctx, s)
+	inf := s.info()
+	inf.Restarted = restarted
+	return inf, nil
+}
+
+func (s *session) envExtra() map[string]string { return s.extra }
+
+// lookup finds a live session or command.
+func (m *Manager) lookup(conv, id string) (*session, *job) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if s, ok := m.sessions[key{conv, id}]; ok {
+		return s, nil
+	}
+	if j, ok := m.jobs[key{conv, id}]; ok {
+		return nil, j
+	}
+	return nil, nil
+}
+
+func noSession(conv, id string) error {
+	return fmt.Errorf("%w (id %q)", ErrNoSession, id)
+}
+
+// Send types into a session and, when in.Wait.WaitMS is set, waits for the result: the
+// wait ends early when the command finishes (bash), wait_for matches, or output settles.
+func (m *Manager) Send(ctx context.Context, conv, id string, in Input) (Output, error) {
+	s, j := m.lookup(conv, id)
+	if j != nil {
+		return Output{}, fmt.Errorf("%w: %q is a run_command job, which has no input; use get_output", ErrInvalid, id)
+	}
+	if s == nil {
+		if _, ok := m.persist.load(ctx, conv, id); ok {
+			return Output{}, fmt.Errorf("session %q: %w", id, ErrEnded)
+		}
+		return Output{}, noSession(conv, id)
+	}
+	if err := s.send(ctx, in); err != nil {
+		return Output{}, err
+	}
+	return s.output(ctx, in.Wait)
+}
+
+// Output returns new output of a session or command, waiting per q. For a session that
+// ended in an earlier server process it serves the stored history tail.
+func (m *Manager) Output(ctx context.Context, conv, id string, q OutputQuery) (Output, error) {
+	s, j := m.lookup(conv, id)
+	switch {
+	case s != nil:
+		return s.output(ctx, q)
+	case j != nil:
+		return j.output(ctx, q)
+	}
+	rec, ok := m.persist.load(ctx, conv, id)
+	if !ok {
+		return Output{}, noSession(conv, id)
+	}
+	st := stream{log: newRing(len(rec.Tail) + 1024), notify: make(chan struct{})}
+	st.log.total = rec.TailStart
+	st.log.write([]byte(rec.Tail))
+	q.WaitMS = 0
+	out, err := st.wait(ctx, q, 0, 0, func() waitState { return waitState{exited: true} })
+	out.ID, out.Exited, out.ExitCode = id, true, rec.ExitCode
+	return out, err
+}
+
+// Screen renders the visible screen of a session (for full-screen programs).
+func (m *Manager) Screen(conv, id string) (string, error) {
+	s, j := m.lookup(conv, id)
+	if j != nil {
+		return "", fmt.Errorf("%w: %q is a run_command job without a screen; use get_output", ErrInvalid, id)
+	}
+	if s == nil {
+		if rec, ok := m.persist.load(context.Background(), conv, id); ok {
+			return lastLines(rec.Tail, defaultRows), nil
+		}
+		return "", noSession(conv, id)
+	}
+	return s.screen(), nil
+}
+
+// HistoryPage is a page of a session's retained history.
+type HistoryPage struct {
+	Text string
+	// Offset is where Text starts (the oldest retained offset when the request was older);
+	// Start and End bound what is retained; Dropped counts bytes lost before Start.
+	Offset, Start, End int64
+	HasMore            bool
+}
+
+// History pages the retained log from offset (negative: counted back from the end).
+func (m *Manager) History(conv, id string, offset, length int64) (HistoryPage, error) {
+	if length <= 0 {
+		length = 64 << 10
+	}
+	length = min(length, maxMaxBytes)
+	var st *stream
+	s, j := m.lookup(conv, id)
+	switch {
+	case s != nil:
+		st = &s.stream
+	case j != nil:
+		st = &j.stream
+	default:
+		rec, ok := m.persist.load(context.Background(), conv, id)
+		if !ok {
+			return HistoryPage{}, noSession(conv, id)
+		}
+		st = &stream{log: newRing(len(rec.Tail) + 1024)}
+		st.log.total = rec.TailStart
+		st.log.write([]byte(rec.Tail))
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if offset < 0 {
+		offset = max(st.log.end()+offset, 0)
+	}
+	text, from, next, _, _ := st.readLocked(offset, int(length))
+	return HistoryPage{Text: text, Offset: from, Start: st.log.start(), End: st.log.end(), HasMore: next < st.log.end()}, nil
+}
+
+// Resize changes a session's PTY size; the foreground program gets SIGWINCH.
+func (m *Manager) Resize(conv, id string, cols, rows int) error {
+	if cols < 2 || rows < 2 || cols > maxCols || rows > maxRows {
+		return fmt.Errorf("%w: size %dx%d out of range (2x2 to %dx%d)", ErrInvalid, cols, rows, maxCols, maxRows)
+	}
+	s, _ := m.lookup(conv, id)
+	if s == nil {
+		return noSession(conv, id)
+	}
+	return s.resize(cols, rows)
+}
+
+// List shows the conversation's sessions and commands, live ones first, then sessions that
+// ended earlier (known from the store).
+func (m *Manager) List(ctx context.Context, conv string) ([]Info, error) {
+	var out []Info
+	seen := map[string]bool{}
+	m.mu.Lock()
+	var ss []*session
+	var js []*job
+	for k, s := range m.sessions {
+		if k.conv == conv {
+			ss = append(ss, s)
+		}
+	}
+	for k, j := range m.jobs {
+		if k.conv == conv {
+			js = append(js, j)
+		}
+	}
+	m.mu.Unlock()
+	for _, s := range ss {
+		out = append(out, s.info())
+		seen[s.id] = true
+	}
+	for _, j := range js {
+		out = append(out, j.info())
+		seen[j.id] = true
+	}
+	recs, err := m.persist.list(ctx, conv)
+	for _, r := range recs {
+		if seen[r.ID] {
+			continue
+		}
+		out = append(out, r.info(m.instance))
+	}
+	sort.SliceStable(out, func(a, b int) bool {
+		if out[a].Started.Equal(out[b].Started) {
+			return out[a].ID < out[b].ID
+		}
+		return out[a].Started.Before(out[b].Started)
+	})
+	return out, err
+}
+
+// Close ends a session (every process of it) or kills a running command.
+func (m *Manager) Close(ctx context.Context, conv, id string) error {
+	m.mu.Lock()
+	s := m.sessions[key{conv, id}]
+	j := m.jobs[key{conv, id}]
+	if s != nil {
+		delete(m.sessions, key{conv, id})
+	}
+	if j != nil {
+		delete(m.jobs, key{conv, id})
+	}
+	m.mu.Unlock()
+	switch {
+	case s != nil:
+		s.terminate(ctx, m.cfg.CloseGrace)
+		m.persist.saveNow(ctx, s)
+		return nil
+	case j != nil:
+		j.kill(ctx, m.cfg.CloseGrace)
+		return nil
+	}
+	if _, ok := m.persist.load(ctx, conv, id); ok {
+		return nil // already ended
+	}
+	return noSession(conv, id)
+}
+
+// Shutdown closes every session and kills every command, recording sessions as ended in the
+// store so list_sessions after a restart shows them with their last output.
+func (m *Manager) Shutdown(ctx context.Context) error {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return nil
+	}
+	m.closed = true
+	ss := make([]*session, 0, len(m.sessions))
+	for _, s := range m.sessions {
+		ss = append(ss, s)
+	}
+	js := make([]*job, 0, len(m.jobs))
+	for _, j := range m.jobs {
+		js = append(js, j)
+	}
+	m.sessions = map[key]*session{}
+	m.jobs = map[key]*job{}
+	m.mu.Unlock()
+	close(m.stop)
+	var wg sync.WaitGroup
+	for _, s := range ss {
+		wg.Add(1)
+		go func() { defer wg.Done(); s.terminate(ctx, m.cfg.CloseGrace) }()
+	}
+	for _, j := range js {
+		wg.Add(1)
+		go func() { defer wg.Done(); j.kill(ctx, m.cfg.CloseGrace) }()
+	}
+	wg.Wait()
+	err := m.persist.saveAll(ctx, ss)
+	m.bg.Wait()
+	os.RemoveAll(m.rcDir)
+	return err
+}
+
+// Run starts a one-shot command and waits up to the yield time. A command still running
+// then is returned with Running set and keeps running; its ID works with get_output.
+func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult, error) {
+	if spec.Command == "" {
+		return RunResult{}, fmt.Errorf("%w: command is empty", ErrInvalid)
+	}
+	timeout := spec.Timeout
+	if timeout <= 0 {
+		timeout = m.cfg.DefaultTimeout
+	}
+	if timeout > m.cfg.MaxTimeout {
+		return RunResult{}, fmt.Errorf("%w: timeout %s exceeds the maximum %s", ErrInvalid, timeout, m.cfg.MaxTimeout)
+	}
+	yield := spec.Yield
+	if yield <= 0 {
+		yield = m.cfg.DefaultYield
+	}
+	yield = min(yield, m.cfg.MaxWait)
+	budget := spec.MaxBytes
+	if budget <= 0 {
+		budget = defaultMaxBytes
+	}
+	budget = min(budget, 2*tailBytes)
+	if fi, err := os.Stat(spec.Cwd); err != nil || !fi.IsDir() {
+		return RunResult{}, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
+	}
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return RunResult{}, ErrShutdown
+	}
+	running := 0
+	var finished []*job
+	for k, j := range m.jobs {
+		if k.conv != conv {
+			continue
+		}
+		j.mu.Lock()
+		if j.running {
+			running++
+		} else {
+			finished = append(finished, j)
+		}
+		j.mu.Unlock()
+	}
+	if running >= m.cfg.MaxJobs {
+		m.mu.Unlock()
+		return RunResult{}, fmt.Errorf("%w: %d commands of this conversation are still running; wait for them with get_output or stop one with close_session", ErrLimit, running)
+	}
+	// Keep at most MaxJobs finished commands per conversation, oldest forgotten first.
+	if len(finished) >= m.cfg.MaxJobs {
+		sort.Slice(finished, func(a, b int) bool { return finished[a].started.Before(finished[b].started) })
+		for _, j := range finished[:len(finished)-m.cfg.MaxJobs+1] {
+			delete(m.jobs, key{conv, j.id})
+		}
+	}
+	m.seq++
+	id := "cmd" + strconv.Itoa(m.seq)
+	m.mu.Unlock()
+	j, err := m.startJob(conv, id, spec, timeout)
+	if err != nil {
+		return RunResult{}, err
+	}
+	m.mu.Lock()
+	m.jobs[key{conv, id}] = j
+	m.mu.Unlock()
+	t := time.NewTimer(yield)
+	defer t.Stop()
+	select {
+	case <-j.done:
+	case <-t.C:
+	case <-ctx.Done():
+		j.mu.Lock()
+		r := j.resultLocked(budget)
+		j.mu.Unlock()
+		return r, ctx.Err()
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.lastUse = time.Now()
+	if !j.running {
+		// The caller has seen everything; get_output continues from here.
+		j.cursor = j.log.end()
+	}
+	return j.resultLocked(budget), nil
+}

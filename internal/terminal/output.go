@@ -1,0 +1,260 @@
+package terminal
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// OutputQuery says which output a get_output call wants and how long it may wait for it.
+type OutputQuery struct {
+	// Cursor is the offset to read from; nil means the caller's own cursor, which every
+	// answer advances, so repeated calls see only new output.
+	Cursor *int64
+	// MaxBytes bounds the returned text (default 16 KiB, at most 1 MiB).
+	MaxBytes int
+	// WaitMS is the longest the call waits (0: answer at once; capped by Config.MaxWait).
+	WaitMS int
+	// WaitFor is a regular expression; the wait ends as soon as it matches new output.
+	// Without it the wait ends when the running command finishes or output settles.
+	WaitFor string
+	// Progress, when set, receives new output while the call waits, for progress
+	// notifications. It is called from the waiting goroutine, never with locks held.
+	Progress func(chunk string)
+}
+
+// Output is a bounded slice of a session's or command's log plus what is known about its state.
+type Output struct {
+	ID string
+	// Text is the cleaned log from Cursor (ANSI removed, \r and backspace resolved).
+	Text string
+	// Cursor is where Text starts; NextCursor is where the next call continues.
+	Cursor, NextCursor int64
+	// HasMore says output beyond MaxBytes is waiting; call again with NextCursor.
+	HasMore bool
+	// Dropped counts bytes between the requested cursor and the oldest retained byte.
+	Dropped int64
+	// Matched is true when WaitFor matched; Match is the matched text.
+	Matched bool
+	Match   string
+	// Reason says why the call returned: "immediate", "match", "finished", "settled",
+	// "timeout", "exited".
+	Reason string
+	// CommandRunning is true while a foreground command runs in a session whose shell
+	// reports prompts (bash); Finished is true when the command last sent has completed.
+	CommandRunning, Finished bool
+	// ExitCode is the exit status of the last completed command, when knowable.
+	ExitCode *int
+	// Exited is true when the shell (or the one-shot command) is gone.
+	Exited bool
+	// Result is the complete result of a one-shot command once it has finished.
+	Result *RunResult
+	Waited time.Duration
+}
+
+const (
+	defaultMaxBytes = 16 << 10
+	maxMaxBytes     = 1 << 20
+	matchOverlap    = 4 << 10
+	progressChunk   = 8 << 10
+)
+
+// stream is the state shared by sessions and one-shot commands: a log ring and the means to
+// wait for it to change.
+type stream struct {
+	mu      sync.Mutex
+	log     *ring
+	notify  chan struct{} // closed and replaced whenever anything changes
+	lastOut time.Time
+	cursor  int64 // the owning conversation's read cursor
+	lastUse time.Time
+}
+
+func newStream(historyBytes int) stream {
+	now := time.Now()
+	return stream{log: newRing(historyBytes), notify: make(chan struct{}), lastUse: now}
+}
+
+// broadcastLocked wakes every waiter; s.mu must be held.
+func (s *stream) broadcastLocked() {
+	close(s.notify)
+	s.notify = make(chan struct{})
+}
+
+// waitState is what a waiter needs to know about the owner of a stream, evaluated with the
+// stream's mutex held.
+type waitState struct {
+	finished bool // the command the caller cares about has completed
+	exited   bool // nothing more will come
+	baseline int64
+}
+
+// readLocked cuts the answer out of the log; s.mu must be held.
+func (s *stream) readLocked(from int64, maxBytes int) (text string, start, next int64, dropped int64, more bool) {
+	if from < 0 {
+		from = 0
+	}
+	if st := s.log.start(); from < st {
+		dropped = st - from
+		from = st
+	}
+	if from > s.log.end() {
+		from = s.log.end()
+	}
+	data, _ := s.log.read(from, maxBytes)
+	// Do not cut a UTF-8 sequence in half: leave its start for the next call.
+	if from+int64(len(data)) < s.log.end() {
+		cut := len(data)
+		for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(data[i]) {
+				if !utf8.FullRune(data[i:]) {
+					cut = i
+				}
+				break
+			}
+		}
+		data = data[:cut]
+	}
+	next = from + int64(len(data))
+	text = string(data)
+	if dropped > 0 {
+		text = droppedMarker(dropped) + text
+	}
+	return text, from, next, dropped, next < s.log.end()
+}
+
+// wait blocks until q's condition holds, the wait time is up, or ctx ends. state reports
+// the owner's state with s.mu held. It returns the filled Output (state fields are left to
+// the caller) with s.mu released.
+func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.Duration, state func() waitState) (Output, error) {
+	var re *regexp.Regexp
+	if q.WaitFor != "" {
+		var err error
+		re, err = regexp.Compile(q.WaitFor)
+		if err != nil {
+			return Output{}, fmt.Errorf("%w: wait_for is not a valid regular expression: %v", ErrInvalid, err)
+		}
+	}
+	maxBytes := q.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = defaultMaxBytes
+	}
+	if maxBytes > maxMaxBytes {
+		maxBytes = maxMaxBytes
+	}
+	waitFor := time.Duration(q.WaitMS) * time.Millisecond
+	if waitFor < 0 {
+		waitFor = 0
+	}
+	if waitFor > maxWait {
+		waitFor = maxWait
+	}
+	began := time.Now()
+	deadline := began.Add(waitFor)
+
+	s.mu.Lock()
+	from := s.cursor
+	if q.Cursor != nil {
+		from = *q.Cursor
+	}
+	if from < s.log.start() {
+		// Matching starts at the oldest retained byte.
+		from = max(from, 0)
+	}
+	scanFrom := max(from, s.log.start())
+	progressFrom := s.log.end()
+	var out Output
+	reason := "immediate"
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		st := state()
+		if re != nil && s.log.end() > scanFrom {
+			lo := max(scanFrom-matchOverlap, max(from, s.log.start()))
+			data, lo := s.log.read(lo, int(s.log.end()-lo))
+			if loc := re.FindIndex(data); loc != nil {
+				out.Matched, out.Match = true, string(data[loc[0]:loc[1]])
+				reason = "match"
+				break
+			}
+			scanFrom = lo + int64(len(data))
+		}
+		if st.finished {
+			reason = "finished"
+			break
+		}
+		if st.exited {
+			reason = "exited"
+			break
+		}
+		now := time.Now()
+		if waitFor == 0 {
+			break
+		}
+		if re == nil && s.log.end() > max(from, st.baseline) && now.Sub(s.lastOut) >= settle {
+			reason = "settled"
+			break
+		}
+		if !now.Before(deadline) {
+			reason = "timeout"
+			break
+		}
+		// Stream progress outside the lock.
+		var chunk []byte
+		if q.Progress != nil && s.log.end() > progressFrom {
+			lo := max(progressFrom, s.log.end()-progressChunk, s.log.start())
+			chunk, _ = s.log.read(lo, progressChunk)
+			progressFrom = s.log.end()
+		}
+		wake := deadline
+		if re == nil && s.log.end() > max(from, st.baseline) {
+			if t := s.lastOut.Add(settle); t.Before(wake) {
+				wake = t
+			}
+		}
+		ch := s.notify
+		s.mu.Unlock()
+		if len(chunk) > 0 {
+			q.Progress(string(chunk))
+		}
+		d := time.Until(wake)
+		if d < time.Millisecond {
+			d = time.Millisecond
+		}
+		if timer == nil {
+			timer = time.NewTimer(d)
+		} else {
+			timer.Reset(d)
+		}
+		select {
+		case <-ch:
+		case <-timer.C:
+		case <-ctx.Done():
+			return Output{Reason: "canceled", Waited: time.Since(began)}, ctx.Err()
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		s.mu.Lock()
+	}
+	text, start, next, dropped, more := s.readLocked(from, maxBytes)
+	out.Text, out.Cursor, out.NextCursor, out.Dropped, out.HasMore = text, start, next, dropped, more
+	out.Reason = reason
+	if next > s.cursor || q.Cursor == nil {
+		s.cursor = next
+	}
+	s.lastUse = time.Now()
+	s.mu.Unlock()
+	out.Waited = time.Since(began)
+	return out, nil
+}

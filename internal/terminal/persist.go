@@ -1,0 +1,207 @@
+package terminal
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"toolhost/store"
+)
+
+// record is what the store keeps about a session: enough for list_sessions and the last
+// output after the server that ran it is gone.
+type record struct {
+	ID           string    `json:"id"`
+	Conversation string    `json:"conversation"`
+	Cwd          string    `json:"cwd"`
+	Shell        string    `json:"shell"`
+	PID          int       `json:"pid"`
+	Instance     string    `json:"instance"` // "<server pid>-<random>" of the owning manager
+	State        string    `json:"state"`
+	Started      time.Time `json:"started"`
+	Ended        time.Time `json:"ended,omitzero"`
+	LastCommand  string    `json:"last_command,omitempty"`
+	ExitCode     *int      `json:"exit_code,omitempty"`
+	Cols         int       `json:"cols"`
+	Rows         int       `json:"rows"`
+	TailStart    int64     `json:"tail_start"` // log offset of Tail's first byte
+	Tail         string    `json:"tail"`
+}
+
+func (r record) info(instance string) Info {
+	inf := Info{ID: r.ID, Conversation: r.Conversation, Kind: "session", Cwd: r.Cwd, Shell: r.Shell,
+		PID: r.PID, State: StateEnded, Started: r.Started, Ended: r.Ended, LastCommand: r.LastCommand,
+		ExitCode: r.ExitCode, Cols: r.Cols, Rows: r.Rows, ExitCodes: strings.HasSuffix(r.Shell, "bash")}
+	if (r.State == StateRunning || r.State == StateStarting) && r.Instance != instance && ownerAlive(r.Instance) {
+		inf.State = StateRunning + " (another toolhost process)"
+	}
+	if !r.Ended.IsZero() {
+		inf.Idle = time.Since(r.Ended).Round(time.Second)
+	}
+	return inf
+}
+
+func ownerAlive(instance string) bool {
+	p, _, _ := strings.Cut(instance, "-")
+	pid, err := strconv.Atoi(p)
+	if err != nil || pid <= 0 {
+		return false
+	}
+	return syscall.Kill(pid, 0) == nil
+}
+
+func terminalsPath(conv string) store.Path {
+	return store.Path{store.BucketConversations, conv, "terminals"}
+}
+
+// persister writes session records off the output path: command completions only mark a
+// session dirty, and a background loop writes dirty sessions at most once a second.
+type persister struct {
+	m     *Manager
+	st    *store.Store
+	mu    sync.Mutex
+	dirty map[*session]bool
+}
+
+func newPersister(m *Manager) *persister {
+	return &persister{m: m, st: m.cfg.Store, dirty: map[*session]bool{}}
+}
+
+// persistLater marks s for the next background write; safe to call with s.mu held.
+func (m *Manager) persistLater(s *session) {
+	if m.persist == nil || m.persist.st == nil {
+		return
+	}
+	m.persist.mu.Lock()
+	m.persist.dirty[s] = true
+	m.persist.mu.Unlock()
+}
+
+func (p *persister) loop() {
+	defer p.m.bg.Done()
+	if p.st == nil {
+		<-p.m.stop
+		return
+	}
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.m.stop:
+			return
+		case <-t.C:
+		}
+		p.mu.Lock()
+		var ss []*session
+		for s := range p.dirty {
+			ss = append(ss, s)
+		}
+		clear(p.dirty)
+		p.mu.Unlock()
+		if len(ss) > 0 {
+			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+			if err := p.saveAll(ctx, ss); err != nil {
+				slog.Warn("terminal: persisting session records failed", "err", err)
+			}
+			cancel()
+		}
+	}
+}
+
+func (s *session) record() record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := record{ID: s.id, Conversation: s.conv, Cwd: s.cwd, Shell: s.shell, PID: s.pid,
+		Instance: s.m.instance, State: s.state, Started: s.started, Ended: s.ended,
+		LastCommand: s.lastCommand, ExitCode: s.lastExit, Cols: s.cols, Rows: s.rows}
+	from := max(s.log.start(), s.log.end()-tailBytes)
+	data, from := s.log.read(from, tailBytes)
+	r.TailStart, r.Tail = from, strings.ToValidUTF8(string(data), "")
+	return r
+}
+
+func (p *persister) saveAll(ctx context.Context, ss []*session) error {
+	if p.st == nil || len(ss) == 0 {
+		return nil
+	}
+	recs := make([]record, 0, len(ss))
+	for _, s := range ss {
+		recs = append(recs, s.record())
+	}
+	return p.st.Update(ctx, func(tx *store.Tx) error {
+		for _, r := range recs {
+			if err := tx.PutJSON(terminalsPath(r.Conversation), r.ID, r); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// saveNow writes s at once (create and close), logging failures: a store problem must not
+// fail a terminal operation.
+func (p *persister) saveNow(ctx context.Context, s *session) {
+	if p.st == nil {
+		return
+	}
+	p.mu.Lock()
+	delete(p.dirty, s)
+	p.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	if err := p.saveAll(ctx, []*session{s}); err != nil {
+		slog.Warn("terminal: persisting session record failed", "session", s.id, "err", err)
+	}
+}
+
+func (p *persister) load(ctx context.Context, conv, id string) (record, bool) {
+	if p.st == nil {
+		return record{}, false
+	}
+	var r record
+	var ok bool
+	err := p.st.View(ctx, func(tx *store.Tx) error {
+		var err error
+		ok, err = tx.GetJSON(terminalsPath(conv), id, &r)
+		return err
+	})
+	if err != nil {
+		slog.Warn("terminal: reading session record failed", "session", id, "err", err)
+		return record{}, false
+	}
+	return r, ok
+}
+
+func (p *persister) list(ctx context.Context, conv string) ([]record, error) {
+	if p.st == nil {
+		return nil, nil
+	}
+	var out []record
+	err := p.st.View(ctx, func(tx *store.Tx) error {
+		return tx.ForEach(terminalsPath(conv), func(_ string, val []byte) error {
+			var r record
+			if err := jsonUnmarshal(val, &r); err != nil {
+				return nil // skip a record this version cannot read
+			}
+			out = append(out, r)
+			return nil
+		})
+	})
+	return out, err
+}
+
+func lastLines(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

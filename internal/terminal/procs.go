@@ -1,0 +1,153 @@
+package terminal
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// procSelector says which processes belong to a session or a command. A process belongs if
+// its kernel session id is sid, if it holds the PTY slave tty open, or if its environment
+// carries marker (a unique NAME=value every descendant inherits, which catches setsid
+// escapees of one-shot commands that have no terminal).
+type procSelector struct {
+	sid    int
+	tty    string // e.g. /dev/pts/3; empty for one-shot commands
+	marker string // NAME=value; empty to skip the environment check
+}
+
+// procStat reads the state and session id from /proc/<pid>/stat.
+func procStat(pid int) (state byte, sid int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[i+2:]))
+	// fields after comm: state ppid pgrp session ...
+	if len(f) < 4 {
+		return 0, 0, false
+	}
+	s, err := strconv.Atoi(f[3])
+	if err != nil {
+		return 0, 0, false
+	}
+	return f[0][0], s, true
+}
+
+func holdsTTY(pid int, tty string) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	d, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if l, err := os.Readlink(dir + "/" + n); err == nil && l == tty {
+			return true
+		}
+	}
+	return false
+}
+
+func hasEnv(pid int, marker string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for len(b) > 0 {
+		var kv []byte
+		kv, b, _ = bytes.Cut(b, []byte{0})
+		if string(kv) == marker {
+			return true
+		}
+	}
+	return false
+}
+
+// members lists the live (not zombie) processes selected by sel, never this process.
+func (sel procSelector) members() []int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	self := os.Getpid()
+	var out []int
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil || pid <= 1 || pid == self {
+			continue
+		}
+		state, sid, ok := procStat(pid)
+		if !ok || state == 'Z' || state == 'X' {
+			continue
+		}
+		if (sel.sid > 1 && sid == sel.sid) ||
+			(sel.tty != "" && holdsTTY(pid, sel.tty)) ||
+			(sel.marker != "" && hasEnv(pid, sel.marker)) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// killAll signals every member with SIGHUP and SIGTERM (and SIGCONT so stopped jobs can
+// act on them), waits up to grace for them to go, then SIGKILLs whatever is left, rescanning
+// so that processes forked meanwhile are caught too. It returns the pids still alive at the
+// end (normally none).
+func (sel procSelector) killAll(ctx context.Context, grace time.Duration) []int {
+	pids := sel.members()
+	if len(pids) == 0 {
+		return nil
+	}
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGHUP)
+		_ = syscall.Kill(p, syscall.SIGTERM)
+		_ = syscall.Kill(p, syscall.SIGCONT)
+	}
+	if waitGone(ctx, sel, grace) {
+		return nil
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		pids = sel.members()
+		if len(pids) == 0 {
+			return nil
+		}
+		for _, p := range pids {
+			_ = syscall.Kill(p, syscall.SIGKILL)
+		}
+		if waitGone(context.Background(), sel, 200*time.Millisecond) {
+			return nil
+		}
+	}
+	return sel.members()
+}
+
+// waitGone polls until no member is left or the time is up.
+func waitGone(ctx context.Context, sel procSelector, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	delay := 2 * time.Millisecond
+	for {
+		if len(sel.members()) == 0 {
+			return true
+		}
+		if time.Now().After(deadline) || ctx.Err() != nil {
+			return false
+		}
+		time.Sleep(delay)
+		if delay < 25*time.Millisecond {
+			delay *= 2
+		}
+	}
+}

@@ -1,0 +1,506 @@
+package terminal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+	"unicode/utf8"
+
+	"github.com/creack/pty"
+	"github.com/hinshun/vt10x"
+	"golang.org/x/sys/unix"
+)
+
+// Session states reported by Info.State.
+const (
+	StateStarting = "starting"
+	StateRunning  = "running"
+	StateExited   = "exited" // the shell (or command) ended by itself
+	StateClosed   = "closed" // closed by close_session, idle timeout or shutdown
+	StateEnded    = "ended"  // known only from the store: a previous server process ended it
+)
+
+// SessionSpec describes a session to create.
+type SessionSpec struct {
+	// Name is the session id within the conversation; empty picks s1, s2, ...
+	Name string
+	// Cwd is the starting directory, already approved by the guard (absolute, canonical).
+	Cwd string
+	// Env holds extra variables for the shell.
+	Env map[string]string
+	// Cols and Rows size the PTY (defaults 120x40).
+	Cols, Rows int
+}
+
+// Info describes a session or one-shot command for list_sessions and create_session.
+type Info struct {
+	ID, Conversation string
+	Kind             string // "session" or "command"
+	Cwd, Shell       string
+	PID              int
+	State            string
+	Started, Ended   time.Time
+	Idle             time.Duration
+	LastCommand      string
+	// ExitCode is the last completed command's status in a session (when knowable) or a
+	// one-shot command's status.
+	ExitCode *int
+	// ExitCodes says whether the shell reports exit statuses (bash with prompt markers).
+	ExitCodes  bool
+	Cols, Rows int
+	// Reused: create_session found the session with the same cwd and kept it. Restarted: it
+	// existed with another cwd (or had exited) and was replaced.
+	Reused, Restarted bool
+}
+
+// Input is what send_input types into a session.
+type Input struct {
+	// Text is typed as is.
+	Text string
+	// PressEnter appends a carriage return after Text (default true; ignored without Text).
+	PressEnter *bool
+	// Keys are named keys sent after Text, e.g. "ctrl-c", "tab", "up".
+	Keys []string
+	// Wait, when its WaitMS is set, waits for output exactly like get_output.
+	Wait OutputQuery
+}
+
+type session struct {
+	stream
+	m       *Manager
+	conv    string
+	id      string
+	cwd     string
+	shell   string
+	bash    bool
+	sel     procSelector
+	cmd     *exec.Cmd
+	pid     int
+	f       *os.File
+	started time.Time
+
+	writeMu sync.Mutex
+
+	// Guarded by stream.mu.
+	state       string
+	view        *logView
+	vt          vt10x.Terminal
+	vtPend      []byte
+	cols, rows  int
+	prompts     int
+	done        int // completed commands (OSC 133;D after the first prompt)
+	sentDone    int // done when the last command was sent; -1 before any
+	lastExit    *int
+	cmdRunning  bool
+	cmdStartOff int64
+	lastCommand string
+	shellExit   *int
+	ended       time.Time
+
+	ready      chan struct{} // closed at the first prompt or when the shell exits
+	readyOnce  sync.Once
+	readerDone chan struct{}
+	waitDone   chan struct{}
+	updCh      chan struct{}
+	stopUpd    chan struct{}
+	stopOnce   sync.Once
+	extra      map[string]string
+}
+
+func (m *Manager) rcFile() string { return m.rcDir + "/bashrc" }
+
+const bashRC = `# toolhost session rc: a predictable prompt with OSC 133 markers carrying $?.
+PS1='\w\$ '
+PS2='> '
+PS0=$'\e]133;C\a'
+unset HISTFILE PROMPT_COMMAND
+set +H
+__toolhost_prompt() { local ec=$?; printf '\033]133;D;%s\007\033]133;A\007' "$ec"; }
+PROMPT_COMMAND=__toolhost_prompt
+bind 'set enable-bracketed-paste off' 2>/dev/null
+`
+
+// start spawns the shell in a new PTY and starts the reader, waiter and notifier.
+func (s *session) start() error {
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		return fmt.Errorf("open pty: %w", err)
+	}
+	if err := pty.Setsize(ptmx, &pty.Winsize{Cols: uint16(s.cols), Rows: uint16(s.rows)}); err != nil {
+		ptmx.Close()
+		tty.Close()
+		return fmt.Errorf("size pty: %w", err)
+	}
+	var args []string
+	if s.bash {
+		args = []string{"--noprofile", "--rcfile", s.m.rcFile(), "-i"}
+	} else {
+		args = []string{"-i"}
+	}
+	cmd := exec.Command(s.shell, args...)
+	cmd.Dir = s.cwd
+	cmd.Env = s.m.sessionEnv(s)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := cmd.Start(); err != nil {
+		ptmx.Close()
+		tty.Close()
+		return fmt.Errorf("start shell %s: %w", s.shell, err)
+	}
+	s.sel.tty = tty.Name()
+	tty.Close()
+	// The master from pty.Open is blocking: a read on it cannot be interrupted. A
+	// non-blocking duplicate goes through the runtime poller, so Close ends a pending Read.
+	nfd, err := unix.Dup(int(ptmx.Fd()))
+	ptmx.Close()
+	if err == nil {
+		err = unix.SetNonblock(nfd, true)
+	}
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return fmt.Errorf("prepare pty: %w", err)
+	}
+	s.f = os.NewFile(uintptr(nfd), "/dev/ptmx")
+	s.cmd = cmd
+	s.pid = cmd.Process.Pid
+	s.sel.sid = s.pid
+	s.mu.Lock()
+	s.state = StateRunning
+	s.mu.Unlock()
+	go s.readLoop()
+	go s.waitLoop()
+	go s.notifyLoop()
+	return nil
+}
+
+func (s *session) readLoop() {
+	defer close(s.readerDone)
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := s.f.Read(buf)
+		if n > 0 {
+			s.ingest(buf[:n])
+		}
+		if err != nil {
+			// EIO once every holder of the slave has closed it; ErrClosed after Close.
+			return
+		}
+	}
+}
+
+func (s *session) ingest(p []byte) {
+	now := time.Now()
+	s.mu.Lock()
+	s.view.write(p, now)
+	s.vtPend = append(s.vtPend, p...)
+	if len(s.vtPend) > vtPendingCap {
+		// Nobody looked at the screen for a while: keep the newest half, from a line start.
+		keep := s.vtPend[len(s.vtPend)-vtPendingCap/2:]
+		if i := strings.IndexByte(string(keep[:min(len(keep), 4096)]), '\n'); i >= 0 {
+			keep = keep[i+1:]
+		}
+		s.vtPend = append(s.vtPend[:0], keep...)
+	}
+	s.lastOut = now
+	s.broadcastLocked()
+	s.mu.Unlock()
+	s.poke()
+}
+
+// poke asks the notifier goroutine to report an update; it never blocks the reader.
+func (s *session) poke() {
+	select {
+	case s.updCh <- struct{}{}:
+	default:
+	}
+}
+
+func (s *session) notifyLoop() {
+	for {
+		select {
+		case <-s.stopUpd:
+			return
+		case <-s.updCh:
+		}
+		if s.m.cfg.OnUpdate != nil {
+			s.m.cfg.OnUpdate(s.conv, s.id)
+		}
+		t := time.NewTimer(updateEvery)
+		select {
+		case <-s.stopUpd:
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *session) waitLoop() {
+	defer close(s.waitDone)
+	err := s.cmd.Wait()
+	code := exitCode(s.cmd.ProcessState, err)
+	s.mu.Lock()
+	s.shellExit = &code
+	if s.state == StateRunning || s.state == StateStarting {
+		s.state = StateExited
+	}
+	s.ended = time.Now()
+	s.cmdRunning = false
+	s.broadcastLocked()
+	s.mu.Unlock()
+	s.readyOnce.Do(func() { close(s.ready) })
+	s.m.persistLater(s)
+	s.poke()
+}
+
+func exitCode(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		return -1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// onMarker runs with s.mu held (called from logView.write).
+func (s *session) onMarker(mk marker) {
+	switch mk.kind {
+	case 'A':
+		s.prompts++
+		if s.prompts == 1 {
+			s.readyOnce.Do(func() { close(s.ready) })
+		}
+	case 'C':
+		s.cmdRunning = true
+		s.cmdStartOff = mk.off
+	case 'D':
+		if s.prompts == 0 {
+			return // PROMPT_COMMAND before the very first prompt
+		}
+		s.done++
+		if mk.code >= 0 {
+			c := mk.code
+			s.lastExit = &c
+		}
+		s.cmdRunning = false
+		s.m.persistLater(s)
+	}
+}
+
+func (s *session) send(ctx context.Context, in Input) error {
+	var b strings.Builder
+	b.WriteString(in.Text)
+	enter := in.PressEnter == nil || *in.PressEnter
+	if enter && in.Text != "" {
+		b.WriteByte('\r')
+	}
+	for _, k := range in.Keys {
+		kb, err := keyBytes(k)
+		if err != nil {
+			return err
+		}
+		b.WriteString(kb)
+	}
+	s.mu.Lock()
+	if s.state != StateRunning {
+		st := s.state
+		s.mu.Unlock()
+		return fmt.Errorf("session %q is %s: %w", s.id, st, ErrEnded)
+	}
+	if enter && in.Text != "" {
+		s.sentDone = s.done
+		if t := strings.TrimSpace(in.Text); t != "" {
+			s.lastCommand = truncateRunes(t, 200)
+		}
+	}
+	s.lastUse = time.Now()
+	s.mu.Unlock()
+	if b.Len() == 0 {
+		return nil
+	}
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	limit := min(5*time.Second, s.m.cfg.MaxWait)
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < limit {
+		limit = time.Until(dl)
+	}
+	_ = s.f.SetWriteDeadline(time.Now().Add(limit))
+	if _, err := s.f.Write([]byte(b.String())); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return fmt.Errorf("%w: session %q does not read its input (input buffer full); try keys [\"ctrl-c\"] or get_screen", ErrInvalid, s.id)
+		}
+		return fmt.Errorf("write to session %q: %w", s.id, err)
+	}
+	return nil
+}
+
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n]) + "…"
+}
+
+// finishedLocked says the command sent last has completed (known with prompt markers).
+func (s *session) finishedLocked() bool { return s.sentDone >= 0 && s.done > s.sentDone }
+
+// output waits per q; completion of the command sent last ends the wait.
+func (s *session) output(ctx context.Context, q OutputQuery) (Output, error) {
+	cfg := s.m.cfg
+	out, err := s.stream.wait(ctx, q, cfg.MaxWait, cfg.Settle, func() waitState {
+		ws := waitState{exited: s.state != StateRunning, finished: s.finishedLocked()}
+		if s.bash && s.cmdRunning {
+			ws.baseline = s.cmdStartOff
+		}
+		return ws
+	})
+	s.mu.Lock()
+	out.ID = s.id
+	out.CommandRunning = s.cmdRunning
+	out.Finished = s.finishedLocked()
+	if s.lastExit != nil {
+		c := *s.lastExit
+		out.ExitCode = &c
+	}
+	out.Exited = s.state != StateRunning
+	s.mu.Unlock()
+	return out, err
+}
+
+// screen renders the visible screen, first feeding the emulator what arrived since.
+func (s *session) screen() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.feedVTLocked()
+	s.lastUse = time.Now()
+	return renderScreen(s.vt)
+}
+
+func (s *session) feedVTLocked() {
+	if len(s.vtPend) == 0 {
+		return
+	}
+	p := s.vtPend
+	// Hold back an incomplete UTF-8 sequence at the end for the next read.
+	cut := len(p)
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				cut = i
+			}
+			break
+		}
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				slog.Warn("terminal emulator failed; screen reset", "session", s.id, "panic", r)
+				s.vt = vt10x.New(vt10x.WithSize(s.cols, s.rows))
+			}
+		}()
+		_, _ = s.vt.Write(p[:cut])
+	}()
+	s.vtPend = append(s.vtPend[:0], p[cut:]...)
+}
+
+func renderScreen(vt vt10x.Terminal) string {
+	vt.Lock()
+	defer vt.Unlock()
+	cols, rows := vt.Size()
+	lines := make([]string, rows)
+	var b strings.Builder
+	for y := 0; y < rows; y++ {
+		b.Reset()
+		for x := 0; x < cols; x++ {
+			c := vt.Cell(x, y).Char
+			if c == 0 {
+				c = ' '
+			}
+			b.WriteRune(c)
+		}
+		lines[y] = strings.TrimRight(b.String(), " ")
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func (s *session) resize(cols, rows int) error {
+	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
+	rc, err := s.f.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("resize session %q: %w", s.id, err)
+	}
+	var ierr error
+	if err := rc.Control(func(fd uintptr) { ierr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws) }); err != nil {
+		return fmt.Errorf("resize session %q: %w", s.id, err)
+	}
+	if ierr != nil {
+		return fmt.Errorf("resize session %q: %w", s.id, ierr)
+	}
+	s.mu.Lock()
+	s.feedVTLocked()
+	s.vt.Resize(cols, rows)
+	s.cols, s.rows = cols, rows
+	s.lastUse = time.Now()
+	s.mu.Unlock()
+	return nil
+}
+
+// terminate kills every process of the session, closes the PTY and reaps the shell. It
+// is bounded: grace plus a few seconds of SIGKILL rounds at most.
+func (s *session) terminate(ctx context.Context, grace time.Duration) {
+	s.mu.Lock()
+	if s.state == StateRunning || s.state == StateStarting {
+		s.state = StateClosed
+	}
+	if s.ended.IsZero() {
+		s.ended = time.Now()
+	}
+	s.broadcastLocked()
+	s.mu.Unlock()
+	if s.f == nil {
+		return
+	}
+	if left := s.sel.killAll(ctx, grace); len(left) > 0 {
+		slog.Warn("terminal session processes survived SIGKILL", "session", s.id, "pids", left)
+	}
+	_ = s.f.Close()
+	select {
+	case <-s.waitDone:
+	case <-time.After(5 * time.Second):
+		slog.Warn("terminal shell not reaped", "session", s.id, "pid", s.pid)
+	}
+	select {
+	case <-s.readerDone:
+	case <-time.After(time.Second):
+	}
+	s.stopOnce.Do(func() { close(s.stopUpd) })
+}
+
+func (s *session) info() Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	inf := Info{
+		ID: s.id, Conversation: s.conv, Kind: "session", Cwd: s.cwd, Shell: s.shell,
+		PID: s.pid, State: s.state, Started: s.started, Ended: s.ended,
+		Idle: time.Since(s.lastUse).Round(time.Second), LastCommand: s.lastCommand,
+		ExitCodes: s.bash, Cols: s.cols, Rows: s.rows,
+	}
+	if s.lastExit != nil {
+		c := *s.lastExit
+		inf.ExitCode = &c
+	}
+	return inf
+}
