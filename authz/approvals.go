@@ -1,0 +1,294 @@
+package authz
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"toolhost/store"
+)
+
+// DefaultApprovalTTL is how long an approval request waits for the user.
+const DefaultApprovalTTL = 10 * time.Minute
+
+// approvalRetention is how long decided or expired requests stay readable (for check_request)
+// before pruning deletes them.
+const approvalRetention = 24 * time.Hour
+
+// Status of an approval request.
+type Status string
+
+// The states of an approval request. Only pending requests can be approved or denied.
+const (
+	StatusPending  Status = "pending"
+	StatusApproved Status = "approved"
+	StatusDenied   Status = "denied"
+	StatusExpired  Status = "expired"
+)
+
+// Approval is a model's persisted request for a grant, waiting for a human to approve or deny it
+// out of band (CLI, approval endpoint). Creating one grants nothing.
+type Approval struct {
+	ID           string    `json:"id"`
+	Conversation string    `json:"conversation"`
+	Reason       string    `json:"reason,omitempty"`
+	Access       string    `json:"access"`
+	Path         string    `json:"path"` // canonical
+	Recursive    bool      `json:"recursive"`
+	Once         bool      `json:"once"`              // what the model asked for; the approver decides
+	Minutes      int       `json:"minutes,omitempty"` // what the model asked for; the approver decides
+	Status       Status    `json:"status"`
+	Created      time.Time `json:"created"`
+	Expires      Deadline  `json:"expires"`
+	Decided      time.Time `json:"decided,omitzero"`
+	DecidedBy    string    `json:"decided_by,omitempty"`
+	GrantID      string    `json:"grant_id,omitempty"`
+}
+
+// ApprovalSpec is what the model asks for through user_collaboration request_authorization.
+type ApprovalSpec struct {
+	Conversation string
+	Path         string // canonical absolute path (Guard.RequestAuthorization canonicalises it)
+	Access       string
+	Recursive    bool
+	Once         bool
+	Minutes      int
+	Reason       string
+}
+
+// Approvals keeps approval requests in the store's approvals bucket.
+type Approvals struct {
+	st     *store.Store
+	grants *Grants
+	clock  Clock
+	ttl    time.Duration
+}
+
+// NewApprovals returns the approval requests kept in st; approving one creates a grant in grants.
+// ttl 0 means DefaultApprovalTTL.
+func NewApprovals(st *store.Store, grants *Grants, clock Clock, ttl time.Duration) *Approvals {
+	if ttl <= 0 {
+		ttl = DefaultApprovalTTL
+	}
+	return &Approvals{st: st, grants: grants, clock: clock.withDefaults(), ttl: ttl}
+}
+
+var approvalsBucket = store.Path{store.BucketApprovals}
+
+// Create records a pending request.
+func (a *Approvals) Create(ctx context.Context, s ApprovalSpec) (Approval, error) {
+	if a.st == nil {
+		return Approval{}, ErrNoStore
+	}
+	if _, err := ParseAccess(s.Access); err != nil {
+		return Approval{}, err
+	}
+	if !filepath.IsAbs(s.Path) || filepath.Clean(s.Path) != s.Path || checkInput(s.Path) != nil {
+		return Approval{}, fmt.Errorf("%w: path must be a clean absolute path", ErrInvalidGrant)
+	}
+	if s.Minutes < 0 || time.Duration(s.Minutes)*time.Minute > MaxGrantTTL {
+		return Approval{}, fmt.Errorf("%w: minutes out of range", ErrInvalidGrant)
+	}
+	reason := s.Reason
+	if len(reason) > 1000 {
+		reason = reason[:1000]
+	}
+	ap := Approval{
+		ID:           newID("r-"),
+		Conversation: s.Conversation,
+		Reason:       reason,
+		Access:       s.Access,
+		Path:         s.Path,
+		Recursive:    s.Recursive,
+		Once:         s.Once,
+		Minutes:      s.Minutes,
+		Status:       StatusPending,
+		Created:      a.clock.Now().UTC(),
+		Expires:      a.clock.after(a.ttl),
+	}
+	err := a.st.Update(ctx, func(tx *store.Tx) error { return tx.PutJSON(approvalsBucket, ap.ID, &ap) })
+	if err != nil {
+		return Approval{}, fmt.Errorf("create approval request: %w", err)
+	}
+	return ap, nil
+}
+
+// current reports the status as of now: a pending request past its expiry is expired.
+func (a *Approvals) current(ap Approval) Approval {
+	if ap.Status == StatusPending && a.clock.passed(ap.Expires) {
+		ap.Status = StatusExpired
+	}
+	return ap
+}
+
+func (a *Approvals) load(tx *store.Tx, id string) (Approval, error) {
+	var ap Approval
+	ok, err := tx.GetJSON(approvalsBucket, id, &ap)
+	if err != nil {
+		return ap, fmt.Errorf("decode approval request: %w", err)
+	}
+	if !ok {
+		return ap, fmt.Errorf("approval request %q: %w", shorten(id), ErrNotFound)
+	}
+	return a.current(ap), nil
+}
+
+// Get returns a request with its current status.
+func (a *Approvals) Get(ctx context.Context, id string) (Approval, error) {
+	if a.st == nil {
+		return Approval{}, ErrNoStore
+	}
+	var ap Approval
+	err := a.st.View(ctx, func(tx *store.Tx) error {
+		var err error
+		ap, err = a.load(tx, id)
+		return err
+	})
+	return ap, err
+}
+
+// List returns requests (all statuses, oldest first); status "" lists all, conversation "" all
+// conversations.
+func (a *Approvals) List(ctx context.Context, conversation string, status Status) ([]Approval, error) {
+	if a.st == nil {
+		return nil, ErrNoStore
+	}
+	var out []Approval
+	err := a.st.View(ctx, func(tx *store.Tx) error {
+		return tx.ForEach(approvalsBucket, func(_ string, val []byte) error {
+			var ap Approval
+			if json.Unmarshal(val, &ap) != nil {
+				return nil
+			}
+			ap = a.current(ap)
+			if (conversation == "" || ap.Conversation == conversation) && (status == "" || ap.Status == status) {
+				out = append(out, ap)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list approval requests: %w", err)
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
+	return out, nil
+}
+
+// Approve grants a pending request: it creates the grant (duration 0 = the default grant TTL;
+// once = one-time) and marks the request approved, in one transaction.
+func (a *Approvals) Approve(ctx context.Context, id string, duration time.Duration, once bool, by string) (Approval, Grant, error) {
+	if a.st == nil {
+		return Approval{}, Grant{}, ErrNoStore
+	}
+	var (
+		ap Approval
+		gr Grant
+	)
+	err := a.st.Update(ctx, func(tx *store.Tx) error {
+		var err error
+		ap, err = a.load(tx, id)
+		if err != nil {
+			return err
+		}
+		if ap.Status != StatusPending {
+			return fmt.Errorf("approval request %s is %s: %w", ap.ID, ap.Status, ErrNotPending)
+		}
+		gr, err = a.grants.build(GrantSpec{
+			Conversation: ap.Conversation,
+			Access:       ap.Access,
+			Path:         ap.Path,
+			Recursive:    ap.Recursive,
+			TTL:          duration,
+			Once:         once,
+			By:           by,
+			Reason:       ap.Reason,
+			RequestID:    ap.ID,
+		})
+		if err != nil {
+			return err
+		}
+		if err := tx.PutJSON(grantsBucket, gr.ID, &gr); err != nil {
+			return err
+		}
+		ap.Status, ap.Decided, ap.DecidedBy, ap.GrantID = StatusApproved, a.clock.Now().UTC(), by, gr.ID
+		return tx.PutJSON(approvalsBucket, ap.ID, &ap)
+	})
+	if err != nil {
+		return Approval{}, Grant{}, fmt.Errorf("approve: %w", err)
+	}
+	return ap, gr, nil
+}
+
+// Deny refuses a pending request.
+func (a *Approvals) Deny(ctx context.Context, id, by string) (Approval, error) {
+	if a.st == nil {
+		return Approval{}, ErrNoStore
+	}
+	var ap Approval
+	err := a.st.Update(ctx, func(tx *store.Tx) error {
+		var err error
+		ap, err = a.load(tx, id)
+		if err != nil {
+			return err
+		}
+		if ap.Status != StatusPending {
+			return fmt.Errorf("approval request %s is %s: %w", ap.ID, ap.Status, ErrNotPending)
+		}
+		ap.Status, ap.Decided, ap.DecidedBy = StatusDenied, a.clock.Now().UTC(), by
+		return tx.PutJSON(approvalsBucket, ap.ID, &ap)
+	})
+	if err != nil {
+		return Approval{}, fmt.Errorf("deny: %w", err)
+	}
+	return ap, nil
+}
+
+// Prune marks pending requests past their expiry as expired and deletes requests older than a day.
+func (a *Approvals) Prune(ctx context.Context) (int, error) {
+	if a.st == nil {
+		return 0, nil
+	}
+	now := a.clock.Now()
+	var n int
+	err := a.st.Update(ctx, func(tx *store.Tx) error {
+		var dead []string
+		var expired []Approval
+		err := tx.ForEach(approvalsBucket, func(key string, val []byte) error {
+			var ap Approval
+			if json.Unmarshal(val, &ap) != nil {
+				dead = append(dead, key)
+				return nil
+			}
+			cur := a.current(ap)
+			switch {
+			case now.Sub(ap.Created) > approvalRetention || ap.Created.After(now.Add(approvalRetention)):
+				dead = append(dead, key)
+			case cur.Status != ap.Status:
+				expired = append(expired, cur)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, k := range dead {
+			if err := tx.Delete(approvalsBucket, k); err != nil {
+				return err
+			}
+		}
+		for i := range expired {
+			if err := tx.PutJSON(approvalsBucket, expired[i].ID, &expired[i]); err != nil {
+				return err
+			}
+		}
+		n = len(dead)
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("prune approval requests: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,101 @@
+package authz
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// AuditSink receives audit records; *store.Store is one (its AppendAudit appends a JSON line to
+// audit.jsonl with a single O_APPEND write, which is safe across processes).
+type AuditSink interface {
+	AppendAudit(ctx context.Context, v any) error
+}
+
+// Audit outcomes.
+const (
+	OutcomeAllowedInside      = "allowed_inside"
+	OutcomeAllowedByGrant     = "allowed_by_grant"
+	OutcomeAllowedOutsideRead = "allowed_outside_read"
+	OutcomeDenied             = "denied"      // no grant can fix it (invalid path, FIFO, ...)
+	OutcomeNeedsGrant         = "needs_grant" // a grant would allow it
+)
+
+// AuditRecord is one line of the audit log.
+type AuditRecord struct {
+	Time         time.Time `json:"time"`
+	Event        string    `json:"event"` // "decision", "grant_created", "approval_requested", "approval_approved", "approval_denied"
+	Outcome      string    `json:"outcome,omitempty"`
+	Code         string    `json:"code,omitempty"` // denial code
+	Conversation string    `json:"conversation,omitempty"`
+	Tool         string    `json:"tool,omitempty"`
+	Operation    string    `json:"operation,omitempty"`
+	Class        Class     `json:"class,omitempty"`
+	Path         string    `json:"path,omitempty"` // canonical
+	GrantID      string    `json:"grant_id,omitempty"`
+	RequestID    string    `json:"request_id,omitempty"`
+	By           string    `json:"by,omitempty"`
+}
+
+// auditQueueLen bounds the records waiting to be written. A full queue makes decisions wait
+// (records are never dropped: the audit must be complete).
+const auditQueueLen = 4096
+
+// auditor writes records in a background goroutine, so a decision costs a channel send instead of
+// an open/write/close of the audit file.
+type auditor struct {
+	sink AuditSink
+	ch   chan AuditRecord
+	done chan struct{}
+	log  *slog.Logger
+
+	mu     sync.RWMutex // held shared while sending, so close never closes ch under a sender
+	closed bool
+}
+
+func newAuditor(sink AuditSink, log *slog.Logger) *auditor {
+	a := &auditor{sink: sink, ch: make(chan AuditRecord, auditQueueLen), done: make(chan struct{}), log: log}
+	go a.run()
+	return a
+}
+
+func (a *auditor) run() {
+	defer close(a.done)
+	for rec := range a.ch {
+		// Background context: the record must be written even if the request that caused it ended.
+		if err := a.sink.AppendAudit(context.Background(), rec); err != nil {
+			a.log.Warn("audit write failed", "err", err, "event", rec.Event, "path", rec.Path)
+		}
+	}
+}
+
+// add queues rec; it waits only when the queue is full.
+func (a *auditor) add(ctx context.Context, rec AuditRecord) {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	if a.closed {
+		a.log.Warn("audit record after close", "event", rec.Event, "path", rec.Path)
+		return
+	}
+	select {
+	case a.ch <- rec:
+	default:
+		select {
+		case a.ch <- rec:
+		case <-ctx.Done():
+			a.log.Warn("audit record dropped: context ended while the queue was full", "path", rec.Path)
+		}
+	}
+}
+
+// close flushes the queue and stops the writer.
+func (a *auditor) close() {
+	a.mu.Lock()
+	if !a.closed {
+		a.closed = true
+		close(a.ch)
+	}
+	a.mu.Unlock()
+	<-a.done
+}

@@ -1,0 +1,81 @@
+package authz
+
+import (
+	"context"
+	"time"
+)
+
+// AuthorizationRequest is the argument of user_collaboration request_authorization.
+type AuthorizationRequest struct {
+	Conversation string
+	Path         string // as the model gave it
+	Access       string // tool.operation or tool:class
+	Recursive    bool
+	Once         bool
+	Minutes      int
+	Reason       string
+}
+
+// RequestAuthorization records a pending approval request for the model's request. It grants
+// nothing: a human approves it with Approve (CLI, approval endpoint), or the MCP layer asks the user
+// by elicitation and calls CreateGrant on acceptance. Unusable input is a *Denial or wraps
+// ErrInvalidAccess.
+func (g *Guard) RequestAuthorization(ctx context.Context, r AuthorizationRequest) (Approval, error) {
+	c, err := g.Canonical(r.Path)
+	if err != nil {
+		return Approval{}, err
+	}
+	ap, err := g.approvals.Create(ctx, ApprovalSpec{
+		Conversation: r.Conversation, Path: c, Access: r.Access, Recursive: r.Recursive,
+		Once: r.Once, Minutes: r.Minutes, Reason: r.Reason,
+	})
+	if err != nil {
+		return Approval{}, err
+	}
+	g.auditEvent(ctx, AuditRecord{Event: "approval_requested", Conversation: ap.Conversation, Path: ap.Path, RequestID: ap.ID})
+	return ap, nil
+}
+
+// CreateGrant canonicalises spec.Path and stores the grant. Call it only on a human's decision (an
+// accepted elicitation, the CLI); never with values a model chose without the user seeing them.
+func (g *Guard) CreateGrant(ctx context.Context, spec GrantSpec) (Grant, error) {
+	c, err := g.Canonical(spec.Path)
+	if err != nil {
+		return Grant{}, err
+	}
+	spec.Path = c
+	gr, err := g.grants.Create(ctx, spec)
+	if err != nil {
+		return Grant{}, err
+	}
+	g.auditEvent(ctx, AuditRecord{Event: "grant_created", Conversation: gr.Conversation, Path: gr.Path, GrantID: gr.ID, By: gr.By})
+	return gr, nil
+}
+
+// Approve approves a pending request (see Approvals.Approve) and audits it.
+func (g *Guard) Approve(ctx context.Context, id string, duration time.Duration, once bool, by string) (Approval, Grant, error) {
+	ap, gr, err := g.approvals.Approve(ctx, id, duration, once, by)
+	if err != nil {
+		return ap, gr, err
+	}
+	g.auditEvent(ctx, AuditRecord{Event: "approval_approved", Conversation: ap.Conversation, Path: ap.Path, RequestID: ap.ID, GrantID: gr.ID, By: by})
+	return ap, gr, nil
+}
+
+// Deny denies a pending request and audits it.
+func (g *Guard) Deny(ctx context.Context, id, by string) (Approval, error) {
+	ap, err := g.approvals.Deny(ctx, id, by)
+	if err != nil {
+		return ap, err
+	}
+	g.auditEvent(ctx, AuditRecord{Event: "approval_denied", Conversation: ap.Conversation, Path: ap.Path, RequestID: ap.ID, By: by})
+	return ap, nil
+}
+
+func (g *Guard) auditEvent(ctx context.Context, rec AuditRecord) {
+	if g.audit == nil {
+		return
+	}
+	rec.Time = g.clock.Now().UTC()
+	g.audit.add(ctx, rec)
+}

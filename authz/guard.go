@@ -1,0 +1,488 @@
+package authz
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"toolhost/store"
+)
+
+// Config configures a Guard.
+type Config struct {
+	// WorkDir is the working directory set by the user (never by the model). It may be reached
+	// through symlinks; the guard works with its canonical path.
+	WorkDir string
+	// ConfigFile, StateDir and TokenFile are toolhost's own files. They are protected even when they
+	// do not exist yet, and even inside the working directory. The store's directory is added too.
+	ConfigFile, StateDir, TokenFile string
+	// Protected lists more protected paths ("~/" = HomeDir).
+	Protected []string
+	// SecretPaths is the deny list for reads; nil means DefaultSecretPaths. Entries apply inside the
+	// working directory too (a working directory at ~ must not expose ~/.ssh).
+	SecretPaths []string
+	// HomeDir expands "~/" in the lists; empty means os.UserHomeDir.
+	HomeDir string
+	// OutsideReadsNeedGrant makes every read outside the working directory need a grant.
+	OutsideReadsNeedGrant bool
+	// Store keeps grants and approval requests and receives the audit log. Nil: only StaticGrants
+	// exist, nothing can be approved, and nothing is audited unless Audit is set.
+	Store *store.Store
+	// Audit receives the decision records; nil means Store (when set).
+	Audit AuditSink
+	// Clock is the time source of grants and approvals; zero value = system clocks.
+	Clock Clock
+	// GrantTTL and ApprovalTTL default to DefaultGrantTTL and DefaultApprovalTTL.
+	GrantTTL, ApprovalTTL time.Duration
+	// StaticGrants are grants from configuration: in memory, never expire, never consumed.
+	// Their paths must be canonical absolute paths.
+	StaticGrants []GrantSpec
+	// Logger receives warnings (failed audit writes); nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// DecisionKind says why an operation was allowed.
+type DecisionKind string
+
+// The ways an operation can be allowed.
+const (
+	AllowedInside      DecisionKind = OutcomeAllowedInside
+	AllowedByGrant     DecisionKind = OutcomeAllowedByGrant
+	AllowedOutsideRead DecisionKind = OutcomeAllowedOutsideRead
+)
+
+// Request is one operation on one path, as the model asked for it.
+type Request struct {
+	Conversation    string
+	Tool, Operation string // e.g. "file_operations", "create_file"
+	Class           Class
+	// Path as the model gave it: absolute, or relative to the working directory ("" = the working
+	// directory).
+	Path string
+	// Delete and Rename refine write checks: the final symlink is not followed (the link itself is
+	// removed or moved), the working directory itself is refused, and everything inside .git and
+	// every ancestor of a protected path is protected. Check a rename twice: source and destination.
+	Delete, Rename bool
+}
+
+// Decision is an allowed operation.
+type Decision struct {
+	Kind      DecisionKind
+	Canonical string // the canonical path to operate on
+	GrantID   string // the grant used, when Kind is AllowedByGrant
+}
+
+// Guard decides whether requests may touch paths, and opens os.Root handles for those it allows.
+// Safe for concurrent use.
+type Guard struct {
+	workdir          string
+	root             *os.Root
+	protected        []pathRule // all protected rules
+	insideProtected  []pathRule // those that can match inside the working directory
+	secrets          []pathRule
+	insideSecrets    []pathRule
+	outsideNeedGrant bool
+	grants           *Grants
+	approvals        *Approvals
+	audit            *auditor
+	clock            Clock
+	log              *slog.Logger
+}
+
+// New builds a guard for cfg.WorkDir and opens its root handle. Close it when done.
+func New(ctx context.Context, cfg Config) (*Guard, error) {
+	if cfg.WorkDir == "" {
+		return nil, errors.New("authz: working directory not set")
+	}
+	abs, err := filepath.Abs(cfg.WorkDir)
+	if err != nil {
+		return nil, fmt.Errorf("authz: working directory: %w", err)
+	}
+	res, err := resolve("", abs, true)
+	if err != nil {
+		return nil, fmt.Errorf("authz: working directory: %w", err)
+	}
+	if !res.exists || res.st.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return nil, fmt.Errorf("authz: working directory %s is not an existing directory", res.path)
+	}
+	root, err := openRootAt(res.path)
+	if err != nil {
+		return nil, fmt.Errorf("authz: open working directory: %w", err)
+	}
+	g := &Guard{
+		workdir:          res.path,
+		root:             root,
+		outsideNeedGrant: cfg.OutsideReadsNeedGrant,
+		clock:            cfg.Clock.withDefaults(),
+		log:              cfg.Logger,
+	}
+	if g.log == nil {
+		g.log = slog.Default()
+	}
+	home := cfg.HomeDir
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	prot := append([]string{cfg.ConfigFile, cfg.StateDir, cfg.TokenFile}, cfg.Protected...)
+	if cfg.Store != nil {
+		prot = append(prot, cfg.Store.Dir())
+	}
+	for _, e := range prot {
+		if r, ok := makeRule(e, home); ok {
+			g.protected = append(g.protected, canonicalRules(r)...)
+		}
+	}
+	secrets := cfg.SecretPaths
+	if secrets == nil {
+		secrets = DefaultSecretPaths
+	}
+	for _, e := range secrets {
+		if r, ok := makeRule(e, home); ok {
+			g.secrets = append(g.secrets, canonicalRules(r)...)
+		}
+	}
+	for _, r := range g.protected {
+		if r.overlaps(g.workdir) {
+			g.insideProtected = append(g.insideProtected, r)
+		}
+	}
+	for _, r := range g.secrets {
+		if r.overlaps(g.workdir) {
+			g.insideSecrets = append(g.insideSecrets, r)
+		}
+	}
+	g.grants, err = NewGrants(cfg.Store, g.clock, cfg.GrantTTL, cfg.StaticGrants)
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("authz: %w", err)
+	}
+	g.approvals = NewApprovals(cfg.Store, g.grants, g.clock, cfg.ApprovalTTL)
+	sink := cfg.Audit
+	if sink == nil && cfg.Store != nil {
+		sink = cfg.Store
+	}
+	if sink != nil {
+		g.audit = newAuditor(sink, g.log)
+	}
+	return g, nil
+}
+
+// Close flushes the audit queue and closes the working directory's root handle.
+func (g *Guard) Close() error {
+	if g.audit != nil {
+		g.audit.close()
+	}
+	return g.root.Close()
+}
+
+// WorkDir returns the canonical working directory.
+func (g *Guard) WorkDir() string { return g.workdir }
+
+// Root returns the handle on the working directory, shared by every Target inside it. Do not close it.
+func (g *Guard) Root() *os.Root { return g.root }
+
+// Grants returns the grant store.
+func (g *Guard) Grants() *Grants { return g.grants }
+
+// Approvals returns the approval requests.
+func (g *Guard) Approvals() *Approvals { return g.approvals }
+
+// Canonical resolves path (absolute, or relative to the working directory) to its canonical form
+// without deciding anything. Unusable input is a *Denial.
+func (g *Guard) Canonical(path string) (string, error) {
+	res, err := g.resolveInput(path, true)
+	if err != nil {
+		return "", err
+	}
+	return res.path, nil
+}
+
+func (g *Guard) resolveInput(p string, follow bool) (resolved, error) {
+	if err := checkInput(p); err != nil {
+		return resolved{}, toDenial(err, "")
+	}
+	var (
+		res resolved
+		err error
+	)
+	switch {
+	case p == "" || p[0] != '/':
+		res, err = resolve(g.workdir, p, follow)
+	case within(p, g.workdir):
+		// Already spelled from the (symlink-free) working directory: skip re-checking its components.
+		res, err = resolve(g.workdir, p[len(g.workdir):], follow)
+	default:
+		res, err = resolve("", p, follow)
+	}
+	if err != nil {
+		return res, toDenial(err, "")
+	}
+	return res, nil
+}
+
+func toDenial(err error, access string) error {
+	var pe *pathErr
+	if errors.As(err, &pe) {
+		return &Denial{Code: pe.code, Access: access, Message: pe.msg, NextStep: "fix the path and retry"}
+	}
+	return err
+}
+
+// Check decides whether r may proceed and audits the decision. It never opens the target, so it
+// never blocks on a FIFO. Refusals the model can fix are *Denial; other errors are internal. A
+// one-time grant is consumed by the check that uses it; use Open (which checks) for file I/O rather
+// than Check followed by Open.
+func (g *Guard) Check(ctx context.Context, r Request) (Decision, error) {
+	d, _, err := g.decide(ctx, &r)
+	return d, err
+}
+
+func (g *Guard) decide(ctx context.Context, r *Request) (Decision, *Grant, error) {
+	d, gr, err := g.decide1(ctx, r)
+	if g.audit != nil {
+		rec := AuditRecord{
+			Time: g.clock.Now().UTC(), Event: "decision", Conversation: r.Conversation,
+			Tool: r.Tool, Operation: r.Operation, Class: r.Class, Path: d.Canonical,
+		}
+		if err == nil {
+			rec.Outcome, rec.GrantID = string(d.Kind), d.GrantID
+		} else if den, ok := AsDenial(err); ok {
+			rec.Outcome, rec.Code, rec.Path = OutcomeDenied, den.Code, den.Canonical
+			if den.Grantable() {
+				rec.Outcome = OutcomeNeedsGrant
+			}
+		} else {
+			rec.Outcome, rec.Code = OutcomeDenied, "internal_error"
+		}
+		g.audit.add(ctx, rec)
+	}
+	return d, gr, err
+}
+
+func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, error) {
+	access := r.Tool + "." + r.Operation
+	if !r.Class.valid() || !isName(r.Tool) || !isName(r.Operation) {
+		return Decision{}, nil, &Denial{Code: CodeInvalidRequest, Access: shorten(access),
+			Message: "request needs a tool, an operation and a class (read, write, execute or network)"}
+	}
+	if err := ctx.Err(); err != nil {
+		return Decision{}, nil, err
+	}
+	write := r.Class == ClassWrite
+	delRename := write && (r.Delete || r.Rename)
+	res, err := g.resolveInput(r.Path, !delRename)
+	if err != nil {
+		if d, ok := err.(*Denial); ok {
+			d.Access = access
+		}
+		return Decision{}, nil, err
+	}
+	c := res.path
+	inside := within(c, g.workdir)
+	deny := func(code, msg string) (Decision, *Grant, error) {
+		d := &Denial{Code: code, Canonical: c, Access: access, Message: msg}
+		if d.Grantable() {
+			d.NextStep = requestAuthorizationCall(c, access)
+		}
+		return Decision{Canonical: c}, nil, d
+	}
+	if delRename && c == g.workdir {
+		return deny(CodeIsWorkdir, "the working directory itself cannot be deleted or renamed")
+	}
+	ft := res.st.Mode & unix.S_IFMT
+	if res.exists && !delRename {
+		switch ft {
+		case unix.S_IFIFO, unix.S_IFCHR, unix.S_IFBLK, unix.S_IFSOCK:
+			return deny(CodeNotRegular, fmt.Sprintf("%s is a %s; only regular files and directories can be used", shorten(c), typeName(ft)))
+		}
+	}
+
+	var anchor, code, msg string
+	if a, ok := g.protectedAnchor(c, inside, write, delRename); ok {
+		anchor, code = a, CodeProtectedPath
+		msg = fmt.Sprintf("%s is protected (toolhost's own files or repository config/hooks); only a grant naming it allows this", shorten(a))
+	} else if a, ok := g.secretAnchor(c, inside); ok {
+		anchor, code = a, CodeSecretPath
+		msg = fmt.Sprintf("%s holds credentials; only a grant naming it allows this", shorten(a))
+	} else if write && res.exists && ft == unix.S_IFREG && res.st.Nlink > 1 {
+		anchor, code = c, CodeHardLink
+		msg = fmt.Sprintf("%s has %d hard links, so changing it changes other files too; only a grant naming it allows this", shorten(c), res.st.Nlink)
+	}
+	if code == "" {
+		switch {
+		case inside:
+			return Decision{Kind: AllowedInside, Canonical: c}, nil, nil
+		case r.Class == ClassRead && !g.outsideNeedGrant:
+			return Decision{Kind: AllowedOutsideRead, Canonical: c}, nil, nil
+		case r.Class == ClassRead:
+			code, msg = CodeNeedsGrant, fmt.Sprintf("%s is outside the working directory %s; reads there need the user's grant", shorten(c), shorten(g.workdir))
+		default:
+			code, msg = CodeOutsideWorkdir, fmt.Sprintf("%s is outside the working directory %s; %s there needs the user's grant", shorten(c), shorten(g.workdir), r.Class)
+		}
+	}
+	gr, ok, err := g.grants.use(ctx, r, c, anchor)
+	if err != nil {
+		return Decision{Canonical: c}, nil, err
+	}
+	if ok {
+		return Decision{Kind: AllowedByGrant, Canonical: c, GrantID: gr.ID}, &gr, nil
+	}
+	return deny(code, msg)
+}
+
+func typeName(ft uint32) string {
+	switch ft {
+	case unix.S_IFIFO:
+		return "FIFO"
+	case unix.S_IFCHR:
+		return "character device"
+	case unix.S_IFBLK:
+		return "block device"
+	case unix.S_IFSOCK:
+		return "socket"
+	}
+	return "special file"
+}
+
+// protectedAnchor returns the protected path c falls under (the part a grant must name).
+func (g *Guard) protectedAnchor(c string, inside, write, delRename bool) (string, bool) {
+	if a, ok := gitAnchor(c, write, delRename); ok {
+		return a, true
+	}
+	rules := g.protected
+	if inside && !delRename {
+		rules = g.insideProtected
+	}
+	for _, r := range rules {
+		if a, ok := r.match(c); ok {
+			return a, true
+		}
+		// Deleting or renaming an ancestor (or renaming something onto it) would remove or replace
+		// the protected path.
+		if delRename && !r.glob && within(r.path, c) {
+			return c, true
+		}
+	}
+	return "", false
+}
+
+// secretAnchor returns the secret path c falls under.
+func (g *Guard) secretAnchor(c string, inside bool) (string, bool) {
+	rules := g.secrets
+	if inside {
+		rules = g.insideSecrets
+	} else if isEnvFile(c) {
+		return c, true
+	}
+	for _, r := range rules {
+		if a, ok := r.match(c); ok {
+			return a, true
+		}
+	}
+	return "", false
+}
+
+// Target is an allowed path opened for I/O: a root handle and the path relative to it. Use Root and
+// Rel for every file operation, so a symlink swapped in after the check cannot lead outside.
+type Target struct {
+	Root      *os.Root
+	Rel       string // slash-separated, "." for the root itself
+	Canonical string
+	Decision  Decision
+	owned     bool
+}
+
+// Close closes Root if the target owns it (the working directory's root is shared).
+func (t *Target) Close() error {
+	if t == nil || !t.owned || t.Root == nil {
+		return nil
+	}
+	return t.Root.Close()
+}
+
+// OpenRead opens the target for reading without following a final symlink and without blocking
+// on a FIFO, and refuses anything but regular files and directories (checked on the open file, so
+// a swap after the check is caught too).
+func (t *Target) OpenRead() (*os.File, error) {
+	f, err := t.Root.OpenFile(t.Rel, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+		f.Close()
+		return nil, err
+	}
+	ft := st.Mode & unix.S_IFMT
+	if ft != unix.S_IFREG && ft != unix.S_IFDIR {
+		f.Close()
+		return nil, &Denial{Code: CodeNotRegular, Canonical: t.Canonical,
+			Message: fmt.Sprintf("%s is a %s; only regular files and directories can be used", shorten(t.Canonical), typeName(ft))}
+	}
+	return f, nil
+}
+
+// Open checks r like Check and returns a root handle at the working directory (for paths inside
+// it), at the granted directory (recursive grants), or at the parent directory of the path (file
+// grants and allowed outside reads), with the path relative to that root.
+func (g *Guard) Open(ctx context.Context, r Request) (*Target, error) {
+	d, gr, err := g.decide(ctx, &r)
+	if err != nil {
+		return nil, err
+	}
+	c := d.Canonical
+	t := &Target{Canonical: c, Decision: d}
+	if within(c, g.workdir) {
+		t.Root, t.Rel = g.root, relTo(c, g.workdir)
+		return t, nil
+	}
+	scope := parentDir(c)
+	if gr != nil && gr.Recursive && c != gr.Path && within(c, gr.Path) {
+		scope = gr.Path
+	}
+	// The scope may not exist yet (a grant on a directory to be created): root at its deepest
+	// existing ancestor; Rel is still the canonical path, so it stays where the check said.
+	for {
+		root, err := openRootAt(scope)
+		if err == nil {
+			t.Root, t.Rel, t.owned = root, relTo(c, scope), true
+			return t, nil
+		}
+		if !errors.Is(err, os.ErrNotExist) || scope == "/" {
+			return nil, fmt.Errorf("open root for %s: %w", shorten(c), err)
+		}
+		scope = parentDir(scope)
+	}
+}
+
+// openRootAt opens an os.Root at the canonical directory dir, refusing any symlink on the way
+// (dir is symlink-free when checked; a symlink there now means it was swapped in since).
+func openRootAt(dir string) (*os.Root, error) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, dir, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	switch {
+	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
+		return os.OpenRoot(dir) // kernel without openat2 (or seccomp): best effort
+	case errors.Is(err, unix.ENOENT):
+		return nil, fmt.Errorf("%s: %w", dir, os.ErrNotExist)
+	case errors.Is(err, unix.ELOOP):
+		return nil, fmt.Errorf("%s: a symbolic link appeared in the path after the check", dir)
+	case err != nil:
+		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	defer unix.Close(fd)
+	root, err := os.OpenRoot("/proc/self/fd/" + strconv.Itoa(fd))
+	if errors.Is(err, os.ErrNotExist) {
+		return os.OpenRoot(dir) // no /proc
+	}
+	return root, err
+}

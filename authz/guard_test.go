@@ -1,0 +1,535 @@
+package authz
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// outcome is a decision or denial reduced to what the table compares.
+type outcome struct {
+	kind      string // DecisionKind or the denial code
+	canonical string
+}
+
+func decideOutcome(t *testing.T, g *Guard, r Request) outcome {
+	t.Helper()
+	d, err := g.Check(context.Background(), r)
+	if err != nil {
+		den, ok := AsDenial(err)
+		if !ok {
+			t.Fatalf("Check(%+v) internal error: %v", r, err)
+		}
+		return outcome{den.Code, den.Canonical}
+	}
+	return outcome{string(d.Kind), d.Canonical}
+}
+
+func TestCheckTable(t *testing.T) {
+	f := newFixture(t, nil)
+	f.populate(t)
+	wd, out := f.wd, f.out
+	inside, byRead := string(AllowedInside), string(AllowedOutsideRead)
+	tests := []struct {
+		name string
+		r    Request
+		want outcome
+	}{
+		{"relative file", req(ClassRead, "read_file", "file.txt"), outcome{inside, wd + "/file.txt"}},
+		{"empty path is the workdir", req(ClassRead, "list_dir", ""), outcome{inside, wd}},
+		{"dot", req(ClassRead, "list_dir", "."), outcome{inside, wd}},
+		{"absolute inside", req(ClassWrite, "create_file", wd+"/sub/new.txt"), outcome{inside, wd + "/sub/new.txt"}},
+		{"absolute inside doubled slashes", req(ClassWrite, "create_file", wd+"//sub///new.txt/"), outcome{inside, wd + "/sub/new.txt"}},
+		{"absolute outside read", req(ClassRead, "read_file", out+"/secret.txt"), outcome{byRead, out + "/secret.txt"}},
+		{"absolute outside write", req(ClassWrite, "create_file", out+"/secret.txt"), outcome{CodeOutsideWorkdir, out + "/secret.txt"}},
+		{"sibling prefix dir read", req(ClassRead, "read_file", f.base+"/w/proj_evil/x.txt"), outcome{byRead, f.base + "/w/proj_evil/x.txt"}},
+		{"sibling prefix dir write", req(ClassWrite, "create_file", f.base+"/w/proj_evil/x.txt"), outcome{CodeOutsideWorkdir, f.base + "/w/proj_evil/x.txt"}},
+		{"sibling prefix via dotdot", req(ClassWrite, "create_file", "../proj_evil/y.txt"), outcome{CodeOutsideWorkdir, f.base + "/w/proj_evil/y.txt"}},
+		{"dotdot chain staying inside", req(ClassWrite, "create_file", "sub/../sub/./../file.txt"), outcome{inside, wd + "/file.txt"}},
+		{"dotdot out and back in", req(ClassWrite, "create_file", "../proj/sub/../file.txt"), outcome{inside, wd + "/file.txt"}},
+		{"dotdot above root", req(ClassRead, "read_file", "/../../.."+wd+"/file.txt"), outcome{inside, wd + "/file.txt"}},
+		{"dotdot through missing dir", req(ClassWrite, "create_file", "nope/../file2.txt"), outcome{inside, wd + "/file2.txt"}},
+		{"many dotdots", req(ClassWrite, "create_file", strings.Repeat("../", 40)+"etc/x"), outcome{CodeOutsideWorkdir, "/etc/x"}},
+		{"symlink to file outside read", req(ClassRead, "read_file", "link_out_file"), outcome{byRead, out + "/secret.txt"}},
+		{"symlink to file outside write", req(ClassWrite, "create_file", "link_out_file"), outcome{CodeOutsideWorkdir, out + "/secret.txt"}},
+		{"symlink to dir outside write", req(ClassWrite, "create_file", "link_out_dir/f.txt"), outcome{CodeOutsideWorkdir, out + "/dir/f.txt"}},
+		{"mkdir under symlinked parent outside", req(ClassWrite, "create_directory", "link_out_dir/newdir/deeper"), outcome{CodeOutsideWorkdir, out + "/dir/newdir/deeper"}},
+		{"dotdot after symlink uses the real parent", req(ClassWrite, "create_file", "link_out_dir/../secret.txt"), outcome{CodeOutsideWorkdir, out + "/secret.txt"}},
+		{"symlink inside", req(ClassWrite, "create_file", "link_in_file"), outcome{inside, wd + "/file.txt"}},
+		{"three-link chain", req(ClassWrite, "create_file", "chain1"), outcome{CodeOutsideWorkdir, out + "/secret.txt"}},
+		{"symlink under symlinked parent", req(ClassWrite, "create_file", "deep/ld/esc"), outcome{CodeOutsideWorkdir, out + "/secret.txt"}},
+		{"write under symlinked parent inside", req(ClassWrite, "create_file", "deep/ld/new.txt"), outcome{inside, wd + "/sub/new.txt"}},
+		{"dangling symlink write", req(ClassWrite, "create_file", "dangle"), outcome{CodeOutsideWorkdir, out + "/created_by_dangle"}},
+		{"delete symlink pointing outside removes the link", Request{Tool: "file_operations", Operation: "delete_file", Class: ClassWrite, Path: "link_out_file", Delete: true}, outcome{inside, wd + "/link_out_file"}},
+		{"rename dangling link", Request{Tool: "file_operations", Operation: "rename_file", Class: ClassWrite, Path: "dangle", Rename: true}, outcome{inside, wd + "/dangle"}},
+		{"symlink loop", req(ClassRead, "read_file", "loop1/x"), outcome{CodeSymlinkLoop, ""}},
+		{"self loop", req(ClassRead, "read_file", "self"), outcome{CodeSymlinkLoop, ""}},
+		{"proc self root inside", req(ClassWrite, "create_file", "/proc/self/root"+wd+"/file.txt"), outcome{inside, wd + "/file.txt"}},
+		{"proc self root outside", req(ClassWrite, "create_file", "/proc/self/root"+out+"/x"), outcome{CodeOutsideWorkdir, out + "/x"}},
+		{"proc thread-self root", req(ClassRead, "read_file", "/proc/thread-self/root"+wd+"/file.txt"), outcome{inside, wd + "/file.txt"}},
+		{"delete workdir", Request{Tool: "file_operations", Operation: "delete_file", Class: ClassWrite, Path: ".", Delete: true}, outcome{CodeIsWorkdir, wd}},
+		{"rename workdir by absolute path", Request{Tool: "file_operations", Operation: "rename_file", Class: ClassWrite, Path: wd, Rename: true}, outcome{CodeIsWorkdir, wd}},
+		{"execute inside", Request{Tool: "terminal_operations", Operation: "run_command", Class: ClassExecute, Path: "sub"}, outcome{inside, wd + "/sub"}},
+		{"execute outside", Request{Tool: "terminal_operations", Operation: "run_command", Class: ClassExecute, Path: out}, outcome{CodeOutsideWorkdir, out}},
+		{"dotenv inside", req(ClassRead, "read_file", ".env"), outcome{inside, wd + "/.env"}},
+		{"dotenv outside", req(ClassRead, "read_file", out+"/.env"), outcome{CodeSecretPath, out + "/.env"}},
+		{"dotenv variant outside", req(ClassRead, "read_file", out+"/.env.production"), outcome{CodeSecretPath, out + "/.env.production"}},
+		{"ssh key", req(ClassRead, "read_file", f.home+"/.ssh/id_ed25519"), outcome{CodeSecretPath, f.home + "/.ssh/id_ed25519"}},
+		{"ssh dir listing", req(ClassRead, "list_dir", f.home+"/.ssh"), outcome{CodeSecretPath, f.home + "/.ssh"}},
+		{"aws credentials", req(ClassRead, "read_file", f.home+"/.aws/credentials"), outcome{CodeSecretPath, f.home + "/.aws/credentials"}},
+		{"gcloud missing dir", req(ClassRead, "read_file", f.home+"/.config/gcloud/x.json"), outcome{CodeSecretPath, f.home + "/.config/gcloud/x.json"}},
+		{"secret sibling prefix", req(ClassRead, "read_file", f.home+"/.sshx/notes"), outcome{byRead, f.home + "/.sshx/notes"}},
+		{"home listing", req(ClassRead, "list_dir", f.home), outcome{byRead, f.home}},
+		{"proc environ", req(ClassRead, "read_file", "/proc/self/environ"), outcome{CodeSecretPath, ""}}, // canonical checked below
+		{"git HEAD write", req(ClassWrite, "create_file", ".git/HEAD"), outcome{inside, wd + "/.git/HEAD"}},
+		{"gitignore write", req(ClassWrite, "create_file", ".gitignore"), outcome{inside, wd + "/.gitignore"}},
+		{"git config missing", req(ClassWrite, "create_file", ".git/config"), outcome{CodeProtectedPath, wd + "/.git/config"}},
+		{"git config read", req(ClassRead, "read_file", ".git/config"), outcome{CodeProtectedPath, wd + "/.git/config"}},
+		{"git hook missing", req(ClassWrite, "create_file", ".git/hooks/pre-commit"), outcome{CodeProtectedPath, wd + "/.git/hooks/pre-commit"}},
+		{"git hooks dir", req(ClassWrite, "create_directory", ".git/hooks"), outcome{CodeProtectedPath, wd + "/.git/hooks"}},
+		{"nested repo hook", req(ClassWrite, "create_file", "vendor/lib/.git/hooks/post-checkout"), outcome{CodeProtectedPath, wd + "/vendor/lib/.git/hooks/post-checkout"}},
+		{"submodule config", req(ClassWrite, "create_file", ".git/modules/lib/config"), outcome{CodeProtectedPath, wd + "/.git/modules/lib/config"}},
+		{"not a git dir", req(ClassWrite, "create_file", "x.git/config"), outcome{inside, wd + "/x.git/config"}},
+		{"write .git file", req(ClassWrite, "create_file", "sub/.git"), outcome{CodeProtectedPath, wd + "/sub/.git"}},
+		{"delete .git", Request{Tool: "file_operations", Operation: "delete_file", Class: ClassWrite, Path: ".git", Delete: true}, outcome{CodeProtectedPath, wd + "/.git"}},
+		{"rename into .git", Request{Tool: "file_operations", Operation: "rename_file", Class: ClassWrite, Path: ".git/modules/x", Rename: true}, outcome{CodeProtectedPath, wd + "/.git/modules/x"}},
+		{"git dir via symlink", req(ClassWrite, "create_file", "deep/../.git/hooks/x"), outcome{CodeProtectedPath, wd + "/.git/hooks/x"}},
+		{"config file missing", req(ClassWrite, "create_file", ".toolhost.toml"), outcome{CodeProtectedPath, wd + "/.toolhost.toml"}},
+		{"config file read", req(ClassRead, "read_file", wd+"/.toolhost.toml"), outcome{CodeProtectedPath, wd + "/.toolhost.toml"}},
+		{"state dir read", req(ClassRead, "read_file", f.state+"/toolhost.db"), outcome{CodeProtectedPath, f.state + "/toolhost.db"}},
+		{"token file missing", req(ClassRead, "read_file", f.home+"/.config/toolhost/token"), outcome{CodeProtectedPath, f.home + "/.config/toolhost/token"}},
+		{"delete ancestor of state dir", Request{Tool: "file_operations", Operation: "delete_file", Class: ClassWrite, Path: f.base, Delete: true}, outcome{CodeProtectedPath, f.base}},
+		{"no class", Request{Tool: "file_operations", Operation: "read_file", Path: "file.txt"}, outcome{CodeInvalidRequest, ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := decideOutcome(t, f.g, tt.r)
+			if tt.name == "proc environ" {
+				got.canonical = ""
+			}
+			if got != tt.want {
+				t.Errorf("Check(%q) = %+v, want %+v", tt.r.Path, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCheckInvalidInput(t *testing.T) {
+	f := newFixture(t, nil)
+	long4k := strings.Repeat("abcdefgh/", 460) // 4140 bytes
+	tests := []struct {
+		name, path, code string
+	}{
+		{"NUL byte", "file\x00.txt", CodeInvalidPath},
+		{"NUL after huge prefix", strings.Repeat("x", 3000) + "\x00", CodeInvalidPath},
+		{"4 KB path", long4k, CodeInvalidPath},
+		{"64 KB path", strings.Repeat("a", 64<<10), CodeInvalidPath},
+		{"component too long", strings.Repeat("n", 256), CodeInvalidPath},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := f.g.Check(context.Background(), req(ClassWrite, "create_file", tt.path))
+			den, ok := AsDenial(err)
+			if !ok {
+				t.Fatalf("Check(%.40q) error = %v, want a Denial", tt.path, err)
+			}
+			if den.Code != tt.code {
+				t.Errorf("Check(%.40q).Code = %q, want %q", tt.path, den.Code, tt.code)
+			}
+			for _, s := range []string{den.Message, den.NextStep, den.Error()} {
+				if len(s) > 200 {
+					t.Errorf("Check(%.40q) text is %d bytes, want a short text: %.80q", tt.path, len(s), s)
+				}
+			}
+		})
+	}
+	// A path just under the limit with ordinary components is fine.
+	ok := strings.Repeat("abcdefgh/", 400)
+	if got := decideOutcome(t, f.g, req(ClassWrite, "create_file", ok)); got.kind != string(AllowedInside) {
+		t.Errorf("Check(3600-byte path) = %+v, want allowed inside", got)
+	}
+}
+
+func TestSymlinkLoopIsFast(t *testing.T) {
+	f := newFixture(t, nil)
+	// A wide loop: each hop doubles the components, which must not explode.
+	symlink(t, "a/a/a/a/a/a/a/a", filepath.Join(f.wd, "a"))
+	done := make(chan outcome, 1)
+	go func() { done <- decideOutcome(t, f.g, req(ClassRead, "read_file", "a/a/a/a/x")) }()
+	select {
+	case got := <-done:
+		if got.kind != CodeSymlinkLoop && got.kind != CodeInvalidPath {
+			t.Errorf("Check(wide loop) = %+v, want symlink_loop or invalid_path", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Check(wide loop) did not return")
+	}
+}
+
+func TestProcSelfCwd(t *testing.T) {
+	f := newFixture(t, nil)
+	f.populate(t)
+	t.Chdir(f.wd)
+	tests := []struct {
+		name string
+		r    Request
+		want outcome
+	}{
+		{"cwd file", req(ClassWrite, "create_file", "/proc/self/cwd/file.txt"), outcome{string(AllowedInside), f.wd + "/file.txt"}},
+		{"cwd escape", req(ClassWrite, "create_file", "/proc/self/cwd/../../out/x"), outcome{CodeOutsideWorkdir, f.out + "/x"}},
+		{"cwd link", req(ClassWrite, "create_file", "/proc/self/cwd/link_out_dir/y"), outcome{CodeOutsideWorkdir, f.out + "/dir/y"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := decideOutcome(t, f.g, tt.r); got != tt.want {
+				t.Errorf("Check(%q) = %+v, want %+v", tt.r.Path, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWorkdirThroughSymlink(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	real := filepath.Join(base, "real", "proj")
+	writeFile(t, filepath.Join(real, "f.txt"), "x")
+	symlink(t, filepath.Join(base, "real"), filepath.Join(base, "alias"))
+	g, err := New(context.Background(), Config{WorkDir: filepath.Join(base, "alias", "proj"), HomeDir: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if g.WorkDir() != real {
+		t.Errorf("WorkDir() = %q, want %q", g.WorkDir(), real)
+	}
+	tests := []struct {
+		name string
+		path string
+		want outcome
+	}{
+		{"relative", "f.txt", outcome{string(AllowedInside), real + "/f.txt"}},
+		{"through the alias", filepath.Join(base, "alias", "proj", "f.txt"), outcome{string(AllowedInside), real + "/f.txt"}},
+		{"real path", real + "/f.txt", outcome{string(AllowedInside), real + "/f.txt"}},
+		{"alias sibling", filepath.Join(base, "alias", "other"), outcome{CodeOutsideWorkdir, base + "/real/other"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := decideOutcome(t, g, req(ClassWrite, "create_file", tt.path)); got != tt.want {
+				t.Errorf("Check(%q) = %+v, want %+v", tt.path, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestOutsideReadsNeedGrant(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.OutsideReadsNeedGrant = true })
+	f.populate(t)
+	got := decideOutcome(t, f.g, req(ClassRead, "read_file", f.out+"/secret.txt"))
+	if want := (outcome{CodeNeedsGrant, f.out + "/secret.txt"}); got != want {
+		t.Errorf("Check(outside read) = %+v, want %+v", got, want)
+	}
+	if got := decideOutcome(t, f.g, req(ClassRead, "read_file", "file.txt")); got.kind != string(AllowedInside) {
+		t.Errorf("Check(inside read) = %+v, want allowed inside", got)
+	}
+	// A read grant opens it.
+	if _, err := f.g.CreateGrant(context.Background(), GrantSpec{Access: "file_operations:read", Path: f.out, Recursive: true, By: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := decideOutcome(t, f.g, req(ClassRead, "read_file", f.out+"/secret.txt")); got.kind != string(AllowedByGrant) {
+		t.Errorf("Check(outside read with grant) = %+v, want allowed by grant", got)
+	}
+}
+
+func TestCustomSecretList(t *testing.T) {
+	f := newFixture(t, func(c *Config) {
+		c.SecretPaths = append(append([]string(nil), DefaultSecretPaths...), "~/vault", "/srv/*/keys")
+	})
+	tests := []struct {
+		path string
+		want string
+	}{
+		{f.home + "/vault/a", CodeSecretPath},
+		{"/srv/app/keys/k", CodeSecretPath},
+		{"/srv/app/other", string(AllowedOutsideRead)},
+		{f.home + "/.ssh/config", CodeSecretPath},
+	}
+	for _, tt := range tests {
+		if got := decideOutcome(t, f.g, req(ClassRead, "read_file", tt.path)); got.kind != tt.want {
+			t.Errorf("Check(%q) = %+v, want %s", tt.path, got, tt.want)
+		}
+	}
+}
+
+func TestSecretsInsideWorkdirAtHome(t *testing.T) {
+	// The working directory is the home directory: ~/.ssh is inside it and still secret.
+	base, _ := filepath.EvalSymlinks(t.TempDir())
+	writeFile(t, filepath.Join(base, ".ssh", "id_rsa"), "k")
+	g, err := New(context.Background(), Config{WorkDir: base, HomeDir: base})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if got := decideOutcome(t, g, req(ClassRead, "read_file", ".ssh/id_rsa")); got.kind != CodeSecretPath {
+		t.Errorf("Check(~/.ssh/id_rsa with workdir ~) = %+v, want secret_path", got)
+	}
+}
+
+func TestFIFORead(t *testing.T) {
+	f := newFixture(t, nil)
+	fifo := filepath.Join(f.wd, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := f.g.Check(context.Background(), req(ClassRead, "read_file", "fifo"))
+		done <- err
+	}()
+	// A blocking open of a FIFO without a writer never returns; any finite deadline detects it.
+	select {
+	case err := <-done:
+		if den, ok := AsDenial(err); !ok || den.Code != CodeNotRegular {
+			t.Errorf("Check(fifo) error = %v, want not_regular", err)
+		}
+	case <-time.After(100 * time.Millisecond):
+		t.Fatal("Check(fifo) blocked")
+	}
+
+	// A regular file swapped for a FIFO after the check: OpenRead refuses it without blocking.
+	writeFile(t, filepath.Join(f.wd, "swap"), "x")
+	tg, err := f.g.Open(context.Background(), req(ClassRead, "read_file", "swap"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	os.Remove(filepath.Join(f.wd, "swap"))
+	if err := syscall.Mkfifo(filepath.Join(f.wd, "swap"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		file, err := tg.OpenRead()
+		if err == nil {
+			file.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if den, ok := AsDenial(err); !ok || den.Code != CodeNotRegular {
+			t.Errorf("OpenRead(fifo) error = %v, want not_regular", err)
+		}
+	case <-time.After(100 * time.Millisecond):
+		t.Fatal("OpenRead(fifo) blocked")
+	}
+}
+
+func TestHardLink(t *testing.T) {
+	f := newFixture(t, nil)
+	a := filepath.Join(f.wd, "hl1")
+	writeFile(t, a, "shared")
+	if err := os.Link(a, filepath.Join(f.wd, "hl2")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	tests := []struct {
+		name string
+		r    Request
+		want string
+	}{
+		{"read", req(ClassRead, "read_file", "hl1"), string(AllowedInside)},
+		{"write", req(ClassWrite, "create_file", "hl1"), CodeHardLink},
+		{"delete", Request{Tool: "file_operations", Operation: "delete_file", Class: ClassWrite, Path: "hl2", Delete: true}, CodeHardLink},
+		{"rename", Request{Tool: "file_operations", Operation: "rename_file", Class: ClassWrite, Path: "hl2", Rename: true}, CodeHardLink},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := decideOutcome(t, f.g, tt.r); got.kind != tt.want {
+				t.Errorf("Check(%+v) = %+v, want %s", tt.r, got, tt.want)
+			}
+		})
+	}
+	// A grant on the working directory does not name the file; a grant naming it does.
+	if _, err := f.g.CreateGrant(ctx, GrantSpec{Access: "file_operations:write", Path: f.wd, Recursive: true, By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := decideOutcome(t, f.g, req(ClassWrite, "create_file", "hl1")); got.kind != CodeHardLink {
+		t.Errorf("Check(hardlink, workdir grant) = %+v, want hard_link", got)
+	}
+	if _, err := f.g.CreateGrant(ctx, GrantSpec{Access: "file_operations.create_file", Path: "hl1", By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := decideOutcome(t, f.g, req(ClassWrite, "create_file", "hl1")); got.kind != string(AllowedByGrant) {
+		t.Errorf("Check(hardlink, named grant) = %+v, want allowed by grant", got)
+	}
+}
+
+func TestProtectedNeedsNamingGrant(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	hook := req(ClassWrite, "create_file", ".git/hooks/pre-commit")
+	if _, err := f.g.CreateGrant(ctx, GrantSpec{Access: "*:write", Path: f.wd, Recursive: true, By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := decideOutcome(t, f.g, hook); got.kind != CodeProtectedPath {
+		t.Errorf("Check(hook, workdir grant) = %+v, want protected_path", got)
+	}
+	if _, err := f.g.CreateGrant(ctx, GrantSpec{Access: "file_operations:write", Path: ".git/hooks", Recursive: true, By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := decideOutcome(t, f.g, hook); got.kind != string(AllowedByGrant) {
+		t.Errorf("Check(hook, hooks grant) = %+v, want allowed by grant", got)
+	}
+	if got := decideOutcome(t, f.g, req(ClassWrite, "create_file", ".git/config")); got.kind != CodeProtectedPath {
+		t.Errorf("Check(.git/config, hooks grant) = %+v, want protected_path", got)
+	}
+}
+
+func TestDenialNextStep(t *testing.T) {
+	f := newFixture(t, nil)
+	_, err := f.g.Check(context.Background(), req(ClassWrite, "create_file", f.out+"/new <x>.txt"))
+	den, ok := AsDenial(err)
+	if !ok {
+		t.Fatalf("Check(outside) error = %v, want Denial", err)
+	}
+	want := `user_collaboration {"operation":"request_authorization","path":"` + f.out + `/new <x>.txt","access":"file_operations.create_file","reason":"<why you need it>"}`
+	if !strings.HasPrefix(den.NextStep, want) {
+		t.Errorf("NextStep = %q, want prefix %q", den.NextStep, want)
+	}
+	for _, p := range []string{`"recursive"`, `"once"`, `"minutes"`, `"check_request"`, `"request_id"`} {
+		if !strings.Contains(den.NextStep, p) {
+			t.Errorf("NextStep = %q, want it to name %s", den.NextStep, p)
+		}
+	}
+	if den.Access != "file_operations.create_file" || !den.Grantable() {
+		t.Errorf("Denial = %+v, want access file_operations.create_file, grantable", den)
+	}
+}
+
+func TestOpenInsideAndOutside(t *testing.T) {
+	f := newFixture(t, nil)
+	f.populate(t)
+	ctx := context.Background()
+
+	// Inside, through a symlinked parent: the write lands in the real directory.
+	tg, err := f.g.Open(ctx, req(ClassWrite, "create_file", "deep/ld/new.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tg.Rel != "sub/new.txt" || tg.Root != f.g.Root() {
+		t.Errorf("Open(deep/ld/new.txt) = rel %q, shared root %v; want sub/new.txt on the shared root", tg.Rel, tg.Root == f.g.Root())
+	}
+	if err := tg.Root.WriteFile(tg.Rel, []byte("ok"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tg.Close()
+	if b, err := os.ReadFile(filepath.Join(f.wd, "sub", "new.txt")); err != nil || string(b) != "ok" {
+		t.Errorf("ReadFile(sub/new.txt) = %q, %v; want ok", b, err)
+	}
+
+	// Dangling symlink: denied, and nothing is created outside.
+	if _, err := f.g.Open(ctx, req(ClassWrite, "create_file", "dangle")); err == nil {
+		t.Error("Open(dangle) allowed a write through a dangling symlink")
+	}
+	if _, err := os.Lstat(filepath.Join(f.out, "created_by_dangle")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("dangling target exists after denied write: %v", err)
+	}
+	// mkdir under a symlinked parent pointing outside: denied.
+	if _, err := f.g.Open(ctx, req(ClassWrite, "create_directory", "link_out_dir/newdir")); err == nil {
+		t.Error("Open(link_out_dir/newdir) allowed")
+	}
+
+	// Outside read: root at the parent directory.
+	tg, err = f.g.Open(ctx, req(ClassRead, "read_file", "link_out_file"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	if tg.Rel != "secret.txt" || tg.Decision.Kind != AllowedOutsideRead {
+		t.Errorf("Open(link_out_file) = rel %q kind %s, want secret.txt allowed_outside_read", tg.Rel, tg.Decision.Kind)
+	}
+	file, err := tg.OpenRead()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 64)
+	n, _ := file.Read(b)
+	file.Close()
+	if string(b[:n]) != "outside\n" {
+		t.Errorf("OpenRead(link_out_file) read %q, want outside", b[:n])
+	}
+
+	// Recursive grant on a directory that does not exist yet: rooted at an existing ancestor.
+	if _, err := f.g.CreateGrant(ctx, GrantSpec{Access: "file_operations:write", Path: f.out + "/newtree", Recursive: true, By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	tg2, err := f.g.Open(ctx, req(ClassWrite, "create_file", f.out+"/newtree/a/b.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg2.Close()
+	if tg2.Rel != "newtree/a/b.txt" || tg2.Decision.Kind != AllowedByGrant {
+		t.Errorf("Open(granted new tree) = rel %q kind %s, want newtree/a/b.txt allowed_by_grant", tg2.Rel, tg2.Decision.Kind)
+	}
+	if err := tg2.Root.MkdirAll("newtree/a", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tg3, err := f.g.Open(ctx, req(ClassWrite, "create_file", f.out+"/newtree/a/b.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg3.Close()
+	if tg3.Rel != "a/b.txt" {
+		t.Errorf("Open(granted tree) rel = %q, want a/b.txt (rooted at the grant)", tg3.Rel)
+	}
+}
+
+func TestAuditRecords(t *testing.T) {
+	f := newFixture(t, nil)
+	f.populate(t)
+	ctx := context.Background()
+	f.g.Check(ctx, req(ClassRead, "read_file", "file.txt"))
+	f.g.Check(ctx, req(ClassRead, "read_file", f.out+"/secret.txt"))
+	f.g.Check(ctx, req(ClassWrite, "create_file", f.out+"/x"))
+	f.g.Check(ctx, req(ClassRead, "read_file", "a\x00b"))
+	gr, err := f.g.CreateGrant(ctx, GrantSpec{Access: "file_operations.create_file", Path: f.out + "/x", By: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.g.Check(ctx, req(ClassWrite, "create_file", f.out+"/x"))
+	f.g.audit.close() // flush
+	var got []string
+	for _, r := range f.audit.records() {
+		got = append(got, r.Event+" "+r.Outcome+" "+r.Code+" "+strings.TrimPrefix(r.Path, f.base)+" "+r.GrantID)
+	}
+	want := []string{
+		"decision allowed_inside  /w/proj/file.txt ",
+		"decision allowed_outside_read  /out/secret.txt ",
+		"decision needs_grant outside_workdir /out/x ",
+		"decision denied invalid_path  ",
+		"grant_created   /out/x " + gr.ID,
+		"decision allowed_by_grant  /out/x " + gr.ID,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("audit records:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestAuditToStore(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.Audit = nil })
+	f.g.Check(context.Background(), req(ClassRead, "read_file", "x"))
+	f.g.Close()
+	b, err := os.ReadFile(filepath.Join(f.state, "audit.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"outcome":"allowed_inside"`) || !strings.Contains(string(b), f.wd+"/x") {
+		t.Errorf("audit.jsonl = %s, want the decision", b)
+	}
+}

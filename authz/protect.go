@@ -1,0 +1,183 @@
+package authz
+
+import (
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// DefaultSecretPaths is the deny list of credential stores used when Config.SecretPaths is nil.
+// Reads of these paths (and everything below them) are refused even though other reads outside the
+// working directory are allowed; only a grant naming the path (or a directory inside it) opens them.
+// "~/" is the user's home directory; "*" matches one path component (path.Match syntax). To extend
+// the list, copy it and append: the guard never modifies it, and neither should callers.
+// Files whose name starts with ".env" are also secret outside the working directory.
+var DefaultSecretPaths = []string{
+	"~/.ssh",
+	"~/.aws",
+	"~/.gnupg",
+	"~/.config/gcloud",
+	"~/.azure",
+	"~/.kube",
+	"~/.docker/config.json",
+	"~/.netrc",
+	"~/.git-credentials",
+	"~/.config/gh",
+	"~/.config/hub",
+	"~/.npmrc",
+	"~/.yarnrc.yml",
+	"~/.pypirc",
+	"~/.cargo/credentials",
+	"~/.cargo/credentials.toml",
+	"~/.gem/credentials",
+	"~/.terraform.d/credentials.tfrc.json",
+	"~/.vault-token",
+	"~/.pgpass",
+	"~/.my.cnf",
+	"~/.password-store",
+	"~/.local/share/keyrings",
+	"~/.config/op",
+	"~/.mozilla",
+	"~/.config/google-chrome",
+	"~/.config/chromium",
+	"/etc/shadow",
+	"/etc/gshadow",
+	"/etc/sudoers",
+	"/etc/sudoers.d",
+	"/proc/*/environ",
+	"/proc/*/mem",
+	"/proc/*/task/*/environ",
+}
+
+// pathRule is one protected or secret entry, canonicalised when the guard is built.
+type pathRule struct {
+	path string // clean absolute path or path.Match pattern
+	glob bool
+}
+
+// match returns the rule's anchor when p is the rule's path or inside it: the part of p a grant
+// must name. For globs the anchor is the matching ancestor of p.
+func (r pathRule) match(p string) (string, bool) {
+	if !r.glob {
+		if within(p, r.path) {
+			return r.path, true
+		}
+		return "", false
+	}
+	// Match p and each ancestor with the same number of components as the pattern.
+	n := strings.Count(r.path, "/")
+	if strings.Count(p, "/") < n {
+		return "", false
+	}
+	anc := p
+	for strings.Count(anc, "/") > n {
+		anc = parentDir(anc)
+	}
+	if ok, _ := path.Match(r.path, anc); ok {
+		return anc, true
+	}
+	return "", false
+}
+
+// staticPrefix is the part of a rule before its first wildcard, used to skip rules that cannot
+// apply inside the working directory.
+func (r pathRule) staticPrefix() string {
+	if !r.glob {
+		return r.path
+	}
+	i := strings.IndexAny(r.path, "*?[\\")
+	return parentDir(r.path[:i] + "x")
+}
+
+// overlaps reports whether anything inside dir could match the rule.
+func (r pathRule) overlaps(dir string) bool {
+	pre := r.staticPrefix()
+	return within(pre, dir) || within(dir, pre)
+}
+
+// makeRule expands ~ and canonicalises a configured entry; relative entries are taken relative to
+// home (they name dot files).
+func makeRule(entry, home string) (pathRule, bool) {
+	entry = strings.TrimSpace(entry)
+	if entry == "" {
+		return pathRule{}, false
+	}
+	if entry == "~" || strings.HasPrefix(entry, "~/") {
+		if home == "" {
+			return pathRule{}, false
+		}
+		entry = home + entry[1:]
+	}
+	if !filepath.IsAbs(entry) {
+		if home == "" {
+			return pathRule{}, false
+		}
+		entry = filepath.Join(home, entry)
+	}
+	entry = filepath.Clean(entry)
+	if strings.ContainsAny(entry, "*?[\\") {
+		return pathRule{path: entry, glob: true}, true
+	}
+	return pathRule{path: entry}, true
+}
+
+// canonicalRules returns the rule as configured plus, when it differs, its symlink-resolved form,
+// so a rule keeps working whichever spelling the decision sees.
+func canonicalRules(r pathRule) []pathRule {
+	out := []pathRule{r}
+	if r.glob {
+		return out
+	}
+	if res, err := resolve("", r.path, true); err == nil && res.path != r.path {
+		out = append(out, pathRule{path: res.path})
+	}
+	return out
+}
+
+// gitAnchor applies the repository rules to canonical path p: .git/config and .git/hooks/** of any
+// repository (including the config and hooks of submodules and worktrees under .git/), and for
+// writes the .git entry itself (replacing it could point the repository at other hooks). Deletes
+// and renames anywhere inside .git are protected too: a rename into .git/modules/x could plant a
+// hooks directory. It returns the anchor a grant must name.
+func gitAnchor(p string, write, delRename bool) (string, bool) {
+	i := strings.Index(p, "/.git")
+	for i >= 0 && !(i+5 == len(p) || p[i+5] == '/') {
+		j := strings.Index(p[i+5:], "/.git")
+		if j < 0 {
+			return "", false
+		}
+		i += 5 + j
+	}
+	if i < 0 {
+		return "", false
+	}
+	gitDir := p[:i+5]
+	if p == gitDir {
+		if write {
+			return p, true
+		}
+		return "", false
+	}
+	rest := p[len(gitDir)+1:]
+	off := len(gitDir) + 1
+	for rest != "" {
+		comp, next := rest, ""
+		if k := strings.IndexByte(rest, '/'); k >= 0 {
+			comp, next = rest[:k], rest[k+1:]
+		}
+		if comp == "hooks" || comp == "config" || comp == "config.worktree" {
+			return p[:off+len(comp)], true
+		}
+		off += len(comp) + 1
+		rest = next
+	}
+	if write && delRename {
+		return p, true
+	}
+	return "", false
+}
+
+// isEnvFile reports whether the last component of p names a dotenv file.
+func isEnvFile(p string) bool {
+	return strings.HasPrefix(p[strings.LastIndexByte(p, '/')+1:], ".env")
+}
