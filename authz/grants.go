@@ -382,4 +382,3 @@ func (g *Grants) Revoke(ctx context.Context, id string) error {
 	}
 	return nil
 }
-

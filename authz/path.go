@@ -20,7 +20,7 @@ const (
 // path exists at the time of the check.
 type resolved struct {
 	path   string
-	exists bool      // every component exists
+	exists bool        // every component exists
 	st     unix.Stat_t // lstat of path when exists
 }
 
