@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -94,6 +95,61 @@ func TestStdioBinary(t *testing.T) {
 			callThink(t, cs)
 		})
 	}
+}
+
+// TestToolListWireBytes checks what clients cache: the bytes of the tools array in the tools/list
+// answer are the same on every protocol version and on every start of the binary.
+func TestToolListWireBytes(t *testing.T) {
+	var seen []string
+	for _, version := range []string{"", "2025-11-25", "2025-06-18", ""} {
+		cmd := command(t, "stdio")
+		os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
+		var log strings.Builder
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+			Connect(ctx, &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: &syncWriter{b: &log}}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+		if err != nil {
+			t.Fatal(err)
+		}
+		toolNames(t, cs)
+		cs.Close()
+		cancel()
+		var tools string
+		for _, line := range strings.Split(log.String(), "\n") {
+			data, ok := strings.CutPrefix(line, "read: ")
+			if !ok || !strings.Contains(data, `"tools":[`) {
+				continue
+			}
+			var msg struct {
+				Result struct {
+					Tools json.RawMessage `json:"tools"`
+				} `json:"result"`
+			}
+			if err := json.Unmarshal([]byte(data), &msg); err == nil && len(msg.Result.Tools) > 0 {
+				tools = string(msg.Result.Tools)
+			}
+		}
+		if tools == "" {
+			t.Fatalf("protocol %q: no tools/list answer in the wire log", version)
+		}
+		seen = append(seen, tools)
+	}
+	for i := 1; i < len(seen); i++ {
+		if seen[i] != seen[0] {
+			t.Errorf("tools array differs between runs/protocols:\n%s\n%s", seen[0], seen[i])
+		}
+	}
+}
+
+type syncWriter struct {
+	mu sync.Mutex
+	b  *strings.Builder
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
 }
 
 func TestStdioMalformedLineKeepsSession(t *testing.T) {

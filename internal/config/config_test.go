@@ -1,0 +1,109 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func write(t *testing.T, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestLoad(t *testing.T) {
+	tests := []struct {
+		name    string
+		text    string
+		wantErr string
+	}{
+		{"empty", "", ""},
+		{"full", "workdir = \"/tmp\"\nprofile = \"dev\"\n[http]\naddr = \"127.0.0.1:9000\"\nsession_timeout = \"10m\"\n[profiles.dev]\ndisable = [\"terminal_operations\"]\n", ""},
+		{"unknown top-level key", "workdir = \"/tmp\"\nworkdri = \"/x\"\n", `config.toml:2: unknown configuration key "workdri"`},
+		{"duplicate table", "[http]\naddr = \"x\"\n\n[http]\n", "line 4"},
+		{"unknown key in table", "[http]\naddr = \"x\"\ntokn = \"y\"\n", `config.toml:3: unknown configuration key "http.tokn"`},
+		{"unknown key in profile", "[profiles.dev]\nread_only = true\nreadonly = true\n", `config.toml:3: unknown configuration key "profiles.dev.readonly"`},
+		{"bad duration", "[http]\nsession_timeout = \"soon\"\n", "invalid duration"},
+		{"bad outside_reads", "[guard]\noutside_reads = \"maybe\"\n", "outside_reads must be allow or grant"},
+		{"syntax error", "workdir = \n", "config"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(write(t, tt.text), true)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("Load() = %v, want nil", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("Load() = %v, want error containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestLoadUnknownKeyIsTyped(t *testing.T) {
+	_, err := Load(write(t, "nope = 1\n"), true)
+	if !errors.Is(err, ErrUnknownKey) {
+		t.Fatalf("Load() = %v, want ErrUnknownKey", err)
+	}
+}
+
+func TestLoadMissing(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "absent.toml")
+	if _, err := Load(missing, false); err != nil {
+		t.Errorf("Load(default missing) = %v, want an empty config", err)
+	}
+	if _, err := Load(missing, true); err == nil {
+		t.Errorf("Load(explicit missing) = nil, want an error")
+	}
+}
+
+func TestProfiles(t *testing.T) {
+	c := &Config{Profile: "box", Profiles: map[string]Profile{"box": {Tools: []string{"file_operations", "terminal_operations.run_command"}, Disable: []string{"file_operations.delete_file"}}}}
+	name, p, err := c.ActiveProfile()
+	if err != nil || name != "box" {
+		t.Fatalf("ActiveProfile() = %s, %v", name, err)
+	}
+	tests := []struct {
+		tool, op, risk string
+		want           bool
+	}{
+		{"file_operations", "read_file", "read", true},
+		{"file_operations", "delete_file", "write", false},
+		{"terminal_operations", "run_command", "execute", true},
+		{"terminal_operations", "create_session", "execute", false},
+		{"think", "think", "read", false},
+	}
+	for _, tt := range tests {
+		if got := p.Enabled(tt.tool, tt.op, tt.risk); got != tt.want {
+			t.Errorf("Enabled(%s, %s, %s) = %v, want %v", tt.tool, tt.op, tt.risk, got, tt.want)
+		}
+	}
+	ro := Builtin["read-only"]
+	for _, tt := range []struct {
+		risk string
+		want bool
+	}{{"read", true}, {"state", true}, {"write", false}, {"execute", false}, {"network", false}} {
+		if got := ro.Enabled("x", "y", tt.risk); got != tt.want {
+			t.Errorf("read-only Enabled(risk %s) = %v, want %v", tt.risk, got, tt.want)
+		}
+	}
+	if _, _, err := (&Config{Profile: "nope"}).ActiveProfile(); err == nil || !strings.Contains(err.Error(), "full, read-only, small") {
+		t.Errorf("ActiveProfile(nope) = %v, want the list of profiles", err)
+	}
+}
+
+func TestDefaultConversationIsStable(t *testing.T) {
+	a, b := DefaultConversation("/w/proj"), DefaultConversation("/w/proj")
+	if a != b || a == DefaultConversation("/w/proj2") || !strings.HasPrefix(a, "wd-") {
+		t.Errorf("DefaultConversation = %s, %s", a, b)
+	}
+}
