@@ -25,8 +25,9 @@ const lexicalMaxTokens = 256
 // or paraphrases; use it for minimal builds or as a baseline.
 //
 // Text is NFKC-normalised and lower-cased, then split into words at every character that is
-// not a letter or a digit. Features and their weights: each word (1, or 0.25 for a short list
-// of English function words), each pair of adjacent words (0.5), and each character 3- and
+// not a letter or a digit. Features and their weights: each word, stripped of one common
+// inflection suffix (1, or 0.25 for a short list of English function words), each pair of
+// adjacent stripped words (0.5), and each character 3- and
 // 4-gram of the word wrapped in "<" and ">" (0.3 in total per word, shared among its n-grams).
 // A feature occurring c times weighs 1+ln(c) times its base weight.
 //
@@ -85,9 +86,10 @@ func (l *Lexical) embedOne(text string) []float32 {
 		if isStopword(w) {
 			weight = 0.25
 		}
-		add("w:"+w, weight)
+		stem := lightStem(w)
+		add("w:"+stem, weight)
 		if i > 0 {
-			add("b:"+words[i-1]+" "+w, 0.5)
+			add("b:"+lightStem(words[i-1])+" "+stem, 0.5)
 		}
 		grams := charGrams(w)
 		for _, g := range grams {
@@ -116,6 +118,20 @@ func lexicalWords(text string) []string {
 	return strings.FieldsFunc(text, func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
+}
+
+// lightStem strips one common English inflection so that "deploying", "deployed" and "deploys"
+// share a feature with "deploy". It is deliberately crude: the character n-grams cover the rest.
+func lightStem(w string) string {
+	for _, suf := range []string{"ing", "ed", "es", "s"} {
+		if len(w) >= len(suf)+3 && strings.HasSuffix(w, suf) {
+			if suf == "s" && strings.HasSuffix(w, "ss") {
+				return w
+			}
+			return strings.TrimSuffix(w, suf)
+		}
+	}
+	return w
 }
 
 // charGrams returns the character 3- and 4-grams of "<word>".

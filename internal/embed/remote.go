@@ -311,9 +311,24 @@ func (r *Remote) post(ctx context.Context, path string, req, v any) (int, []byte
 }
 
 // excerpt shortens a response body to one line of at most 200 bytes for an error message, with
-// the API key masked in case the server echoed it.
+// the API key masked in case the server echoed it. A JSON error body in the Ollama
+// ({"error": "..."}) or OpenAI ({"error": {"message": "..."}}) shape is reduced to its message.
 func excerpt(body []byte, key string) string {
 	s := string(body)
+	var e struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(body, &e) == nil && len(e.Error) > 0 {
+		var msg string
+		var obj struct {
+			Message string `json:"message"`
+		}
+		if json.Unmarshal(e.Error, &msg) == nil && msg != "" {
+			s = msg
+		} else if json.Unmarshal(e.Error, &obj) == nil && obj.Message != "" {
+			s = obj.Message
+		}
+	}
 	if key != "" {
 		s = strings.ReplaceAll(s, key, "[redacted]")
 	}
