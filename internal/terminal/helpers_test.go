@@ -3,6 +3,7 @@ package terminal
 import (
 	"context"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -112,7 +113,7 @@ func waitNoProcs(t *testing.T, arg string) {
 // zombieChildren lists zombie processes whose parent is this test process.
 func zombieChildren() []string {
 	ents, _ := os.ReadDir("/proc")
-	self := " " + itoa(os.Getpid()) + " "
+	self := " " + strconv.Itoa(os.Getpid()) + " "
 	var out []string
 	for _, e := range ents {
 		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
@@ -130,20 +131,4 @@ func zombieChildren() []string {
 		}
 	}
 	return out
-}
-
-func itoa(n int) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + func() string { return fmtInt(n) }())
-}
-
-func fmtInt(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	var b []byte
-	for n > 0 {
-		b = append([]byte{byte('0' + n%10)}, b...)
-		n /= 10
-	}
-	return string(b)
 }

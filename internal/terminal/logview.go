@@ -9,7 +9,7 @@ import (
 
 // Escape-sequence parser states of logView.
 const (
-	stNormal = iota
+	stNormal   = iota
 	stEsc      // after ESC
 	stEscInter // ESC followed by intermediate bytes, e.g. ESC ( B
 	stCSI      // ESC [ ... final

@@ -87,9 +87,10 @@ func (s *stream) broadcastLocked() {
 // waitState is what a waiter needs to know about the owner of a stream, evaluated with the
 // stream's mutex held.
 type waitState struct {
-	finished bool // the command the caller cares about has completed
-	exited   bool // nothing more will come
-	baseline int64
+	finished  bool // the command the caller cares about has completed
+	exited    bool // nothing more will come
+	baseline  int64
+	matchFrom int64 // wait_for ignores output before this offset (the echo of typed input)
 }
 
 // readLocked cuts the answer out of the log; s.mu must be held.
@@ -177,9 +178,9 @@ func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.D
 	for {
 		st := state()
 		if re != nil && s.log.end() > scanFrom {
-			lo := max(scanFrom-matchOverlap, max(from, s.log.start()))
-			data, lo := s.log.read(lo, int(s.log.end()-lo))
-			if loc := re.FindIndex(data); loc != nil {
+			lo := max(scanFrom-matchOverlap, from, s.log.start(), st.matchFrom)
+			data, lo := s.log.read(lo, int(max(s.log.end()-lo, 0)))
+			if loc := re.FindIndex(data); loc != nil && len(data) > 0 {
 				out.Matched, out.Match = true, string(data[loc[0]:loc[1]])
 				reason = "match"
 				break

@@ -89,14 +89,20 @@ type session struct {
 	writeMu sync.Mutex
 
 	// Guarded by stream.mu.
-	state       string
-	view        *logView
-	vt          vt10x.Terminal
-	vtPend      []byte
-	cols, rows  int
-	prompts     int
-	done        int // completed commands (OSC 133;D after the first prompt)
-	sentDone    int // done when the last command was sent; -1 before any
+	state      string
+	view       *logView
+	vt         vt10x.Terminal
+	vtPend     []byte
+	cols, rows int
+	prompts    int
+	done       int // completed commands (OSC 133;D after the first prompt)
+	sentDone   int // done when the last command was sent; -1 before any
+	// The terminal echoes typed lines; wait_for must not match the echo of its own command.
+	echoFrom    int64 // log end when the last line was sent
+	echoLines   int   // newlines still expected from the echo; 0 when skipped
+	echoEnd     int64 // offset after the echo once found
+	echoStart   int64
+	echoAt      time.Time
 	lastExit    *int
 	cmdRunning  bool
 	cmdStartOff int64
@@ -318,6 +324,8 @@ func (s *session) send(ctx context.Context, in Input) error {
 	}
 	if enter && in.Text != "" {
 		s.sentDone = s.done
+		s.echoFrom, s.echoLines = s.log.end(), strings.Count(in.Text, "\n")+1
+		s.echoStart, s.echoAt = s.echoFrom, time.Now()
 		if t := strings.TrimSpace(in.Text); t != "" {
 			s.lastCommand = truncateRunes(t, 200)
 		}
@@ -343,6 +351,31 @@ func (s *session) send(ctx context.Context, in Input) error {
 	return nil
 }
 
+// echoEndLocked is the offset after the echo of the last sent line (the log end while the
+// echo has not fully arrived).
+func (s *session) echoEndLocked() int64 {
+	if s.echoLines == 0 {
+		return s.echoEnd
+	}
+	data, from := s.log.read(s.echoFrom, maxMaxBytes)
+	for i, b := range data {
+		if b == '\n' {
+			s.echoLines--
+			if s.echoLines == 0 {
+				s.echoEnd = from + int64(i) + 1
+				return s.echoEnd
+			}
+		}
+	}
+	s.echoFrom = from + int64(len(data))
+	if time.Since(s.echoAt) > 2*time.Second {
+		// No echo (a program turned it off): match everything sent since.
+		s.echoLines, s.echoEnd = 0, s.echoStart
+		return s.echoEnd
+	}
+	return s.log.end()
+}
+
 func truncateRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
@@ -358,7 +391,7 @@ func (s *session) finishedLocked() bool { return s.sentDone >= 0 && s.done > s.s
 func (s *session) output(ctx context.Context, q OutputQuery) (Output, error) {
 	cfg := s.m.cfg
 	out, err := s.stream.wait(ctx, q, cfg.MaxWait, cfg.Settle, func() waitState {
-		ws := waitState{exited: s.state != StateRunning, finished: s.finishedLocked()}
+		ws := waitState{exited: s.state != StateRunning, finished: s.finishedLocked(), matchFrom: s.echoEndLocked()}
 		if s.bash && s.cmdRunning {
 			ws.baseline = s.cmdStartOff
 		}

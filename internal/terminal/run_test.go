@@ -1,0 +1,127 @@
+package terminal
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRun(t *testing.T) {
+	t.Setenv("TOOLHOST_TOKEN", "do-not-leak")
+	m := newTestManager(t, Config{})
+	dir := t.TempDir()
+	tests := []struct {
+		name       string
+		spec       RunSpec
+		wantCode   int
+		wantOut    string
+		wantErrOut string
+	}{
+		{name: "true", spec: RunSpec{Command: "true"}},
+		{name: "exit status", spec: RunSpec{Command: "exit 7"}, wantCode: 7},
+		{name: "separate streams", spec: RunSpec{Command: "echo out; echo err >&2"}, wantOut: "out\n", wantErrOut: "err\n"},
+		{name: "cwd", spec: RunSpec{Command: "pwd"}, wantOut: dir + "\n"},
+		{name: "extra env", spec: RunSpec{Command: `echo "$FOO"`, Env: map[string]string{"FOO": "bar"}}, wantOut: "bar\n"},
+		{name: "token scrubbed", spec: RunSpec{Command: `echo "${TOOLHOST_TOKEN:-unset}"`}, wantOut: "unset\n"},
+		{name: "pagers off", spec: RunSpec{Command: `echo "$PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT"`}, wantOut: "cat cat 0\n"},
+		{name: "stdin is empty", spec: RunSpec{Command: "cat; read x; echo read=$?"}, wantOut: "read=1\n"},
+		{name: "no tty to prompt on", spec: RunSpec{Command: "echo hi > /dev/tty"}, wantCode: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.spec.Cwd = dir
+			r, err := m.Run(context.Background(), "c", tt.spec)
+			if err != nil {
+				t.Fatalf("Run(%q) = %v", tt.spec.Command, err)
+			}
+			if r.Running || r.ExitCode != tt.wantCode || r.Stdout != tt.wantOut || (tt.wantErrOut != "" && r.Stderr != tt.wantErrOut) {
+				t.Errorf("Run(%q) = %+v, want exit %d stdout %q stderr %q", tt.spec.Command, r, tt.wantCode, tt.wantOut, tt.wantErrOut)
+			}
+		})
+	}
+}
+
+func TestRunOutlivesYieldThenPolled(t *testing.T) {
+	m := newTestManager(t, Config{})
+	ctx := context.Background()
+	r, err := m.Run(ctx, "c", RunSpec{Command: "echo started; sleep 1; echo finished", Cwd: t.TempDir(), Yield: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("Run() = %v", err)
+	}
+	if !r.Running || r.ID == "" {
+		t.Fatalf("Run() = %+v, want a running command with an id", r)
+	}
+	out, err := m.Output(ctx, "c", r.ID, OutputQuery{WaitMS: testWait, WaitFor: "finished"})
+	for i := 0; i < 10 && err == nil && !out.Finished; i++ {
+		out, err = m.Output(ctx, "c", r.ID, OutputQuery{WaitMS: testWait})
+	}
+	if err != nil || !out.Finished || out.Result == nil || out.Result.ExitCode != 0 || out.Result.Stdout != "started\nfinished\n" {
+		t.Fatalf("Output(%s) = %+v (result %+v), %v; want finished with both lines", r.ID, out, out.Result, err)
+	}
+	infos, _ := m.List(ctx, "c")
+	if len(infos) != 1 || infos[0].Kind != "command" || infos[0].State != StateExited {
+		t.Errorf("List() = %+v, want the finished command", infos)
+	}
+}
+
+func TestRunTimeoutKillsTree(t *testing.T) {
+	m := newTestManager(t, Config{})
+	r, err := m.Run(context.Background(), "c", RunSpec{
+		Command: "sleep 1002.25 & sleep 1002.5 & setsid sleep 1002.75 & echo spawned; wait",
+		Cwd:     t.TempDir(), Timeout: time.Second, Yield: 30 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("Run() = %v", err)
+	}
+	if r.Running || !r.TimedOut || r.Stdout != "spawned\n" {
+		t.Errorf("Run() = %+v, want timed out with the output so far", r)
+	}
+	waitNoProcs(t, "1002.")
+	if z := zombieChildren(); len(z) > 0 {
+		t.Errorf("zombies left: %v", z)
+	}
+}
+
+func TestRunTruncatesHeadAndTail(t *testing.T) {
+	m := newTestManager(t, Config{})
+	ctx := context.Background()
+	r, err := m.Run(ctx, "c", RunSpec{Command: "seq 1 100000", Cwd: t.TempDir(), MaxBytes: 1000})
+	if err != nil {
+		t.Fatalf("Run() = %v", err)
+	}
+	if !r.Truncated || !strings.HasPrefix(r.Stdout, "1\n2\n") || !strings.HasSuffix(r.Stdout, "99999\n100000\n") || !strings.Contains(r.Stdout, "bytes omitted") || len(r.Stdout) > 1200 {
+		t.Errorf("Run(seq) stdout = %.60q...%q (%d bytes), want head, marker and tail within budget", r.Stdout, r.Stdout[max(0, len(r.Stdout)-30):], len(r.Stdout))
+	}
+	if r.StdoutBytes != 588895 {
+		t.Errorf("Run(seq) StdoutBytes = %d, want 588895", r.StdoutBytes)
+	}
+	// The full output stays retrievable through get_output on the command's id.
+	zero := int64(0)
+	out, err := m.Output(ctx, "c", r.ID, OutputQuery{Cursor: &zero, MaxBytes: maxMaxBytes})
+	if err != nil || len(out.Text) != 588895 {
+		t.Errorf("Output(%s) = %d bytes, %v; want the full 588895", r.ID, len(out.Text), err)
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	m := newTestManager(t, Config{MaxTimeout: time.Minute})
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		spec RunSpec
+		want error
+	}{
+		{name: "empty", spec: RunSpec{Cwd: dir}, want: ErrInvalid},
+		{name: "timeout too long", spec: RunSpec{Command: "true", Cwd: dir, Timeout: time.Hour}, want: ErrInvalid},
+		{name: "missing cwd", spec: RunSpec{Command: "true", Cwd: dir + "/nope"}, want: ErrBadCwd},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := m.Run(context.Background(), "c", tt.spec); !errors.Is(err, tt.want) {
+				t.Errorf("Run(%+v) = %v, want %v", tt.spec, err, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,338 @@
+package terminal
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"toolhost/store"
+)
+
+func TestPromptMarkerExitCodes(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "sh")
+	tests := []struct {
+		name, cmd string
+		want      int
+		wantOut   string
+	}{
+		{name: "true", cmd: "true", want: 0},
+		{name: "false", cmd: "false", want: 1},
+		{name: "subshell exit", cmd: "(exit 42)", want: 42},
+		{name: "output and status", cmd: "echo hi-there; (exit 3)", want: 3, wantOut: "hi-there"},
+		{name: "missing command", cmd: "no-such-command-xyz", want: 127},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text, out := runIn(t, m, "c", "sh", tt.cmd)
+			if out.ExitCode == nil || *out.ExitCode != tt.want {
+				t.Fatalf("exit code of %q = %v, want %d (output %q)", tt.cmd, out.ExitCode, tt.want, text)
+			}
+			if !strings.Contains(text, tt.wantOut) {
+				t.Errorf("output of %q = %q, want it to contain %q", tt.cmd, text, tt.wantOut)
+			}
+			if strings.Contains(text, "133;") {
+				t.Errorf("output of %q = %q leaks prompt markers", tt.cmd, text)
+			}
+		})
+	}
+	infos, err := m.List(context.Background(), "c")
+	if err != nil || len(infos) != 1 || infos[0].LastCommand != "no-such-command-xyz" || *infos[0].ExitCode != 127 {
+		t.Errorf("List() = %+v, %v, want one session with last command and exit code 127", infos, err)
+	}
+}
+
+func TestWaitForReadinessAndInterrupt(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "dev")
+	ctx := context.Background()
+	// A fake dev server: becomes ready after a moment and then runs until interrupted.
+	out, err := m.Send(ctx, "c", "dev", Input{
+		Text: "sleep 0.3; echo Listening on port 4000; sleep 100",
+		Wait: OutputQuery{WaitMS: testWait, WaitFor: `Listening on port \d+`},
+	})
+	if err != nil {
+		t.Fatalf("Send() = %v", err)
+	}
+	if !out.Matched || out.Match != "Listening on port 4000" || out.Finished || !out.CommandRunning {
+		t.Fatalf("Send(wait_for) = %+v, want a match while the command runs", out)
+	}
+	out, err = m.Send(ctx, "c", "dev", Input{Keys: []string{"ctrl-c"}, Wait: OutputQuery{WaitMS: testWait}})
+	if err != nil {
+		t.Fatalf("Send(ctrl-c) = %v", err)
+	}
+	for i := 0; i < 10 && !out.Finished; i++ {
+		out, _ = m.Output(ctx, "c", "dev", OutputQuery{WaitMS: testWait})
+	}
+	if !out.Finished || out.ExitCode == nil || *out.ExitCode != 130 {
+		t.Fatalf("after ctrl-c: %+v, want finished with exit code 130", out)
+	}
+}
+
+func TestInteractiveProgram(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "repl")
+	ctx := context.Background()
+	var start, prompt, expr, want string
+	switch {
+	case hasProgram("python3"):
+		start, prompt, expr, want = "python3 -i -q", ">>> ", "6*7", "42"
+	case hasProgram("bc"):
+		start, prompt, expr, want = "bc -q", "", "6*7", "42"
+	default:
+		start, prompt, expr, want = "cat", "", "echo-me-42", "echo-me-42\r?\n.*echo-me-42"
+	}
+	if _, err := m.Send(ctx, "c", "repl", Input{Text: start}); err != nil {
+		t.Fatalf("Send(%q) = %v", start, err)
+	}
+	if prompt != "" {
+		waitFor(t, m, "c", "repl", regexp.QuoteMeta(prompt))
+	}
+	if _, err := m.Send(ctx, "c", "repl", Input{Text: expr}); err != nil {
+		t.Fatalf("Send(%q) = %v", expr, err)
+	}
+	waitFor(t, m, "c", "repl", `(?m)^`+want)
+	// ctrl-d ends the program and the shell reports the status again.
+	out, err := m.Send(ctx, "c", "repl", Input{Keys: []string{"ctrl-d"}, Wait: OutputQuery{WaitMS: testWait}})
+	for i := 0; i < 10 && err == nil && !out.Finished; i++ {
+		out, err = m.Output(ctx, "c", "repl", OutputQuery{WaitMS: testWait})
+	}
+	if err != nil || !out.Finished || out.ExitCode == nil || *out.ExitCode != 0 {
+		t.Fatalf("after ctrl-d: %+v, %v; want finished with status 0", out, err)
+	}
+}
+
+func hasProgram(name string) bool {
+	_, err := exec.LookPath(name)
+	return err == nil
+}
+
+func TestScreenRendersCarriageReturns(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "bar")
+	text, _ := runIn(t, m, "c", "bar", `for p in 10 40 70; do printf '\rprogress %3d%%' $p; sleep 0.05; done; printf '\rprogress 100%%\n'; printf 'caf\303'; printf '\251 ok\n'`)
+	if !strings.Contains(text, "progress 100%") {
+		t.Errorf("log = %q, want it to contain the final progress line", text)
+	}
+	screen, err := m.Screen("c", "bar")
+	if err != nil {
+		t.Fatalf("Screen() = %v", err)
+	}
+	lines := strings.Split(screen, "\n")
+	var bar, utf string
+	for _, l := range lines {
+		if strings.HasPrefix(l, "progress") {
+			bar = l
+		}
+		if strings.HasPrefix(l, "caf") {
+			utf = l
+		}
+	}
+	if bar != "progress 100%" {
+		t.Errorf("screen progress line = %q, want %q; screen:\n%s", bar, "progress 100%", screen)
+	}
+	if utf != "café ok" {
+		t.Errorf("screen UTF-8 line = %q, want %q", utf, "café ok")
+	}
+	if !strings.Contains(text, "café ok") {
+		t.Errorf("log = %q, want UTF-8 split across writes reassembled as %q", text, "café ok")
+	}
+}
+
+func TestHistoryOverflowMarker(t *testing.T) {
+	m := newTestManager(t, Config{HistoryBytes: 8 << 10})
+	createSession(t, m, "c", "big")
+	runIn(t, m, "c", "big", "seq 1 20000")
+	zero := int64(0)
+	out, err := m.Output(context.Background(), "c", "big", OutputQuery{Cursor: &zero, MaxBytes: 1 << 20})
+	if err != nil {
+		t.Fatalf("Output() = %v", err)
+	}
+	if out.Dropped == 0 || !strings.HasPrefix(out.Text, "[... ") || !strings.Contains(out.Text, "20000\n") {
+		t.Errorf("Output(cursor 0) dropped %d, text %.80q...; want a dropped marker and the newest lines", out.Dropped, out.Text)
+	}
+	if len(out.Text) > 9<<10 {
+		t.Errorf("Output() returned %d bytes, want at most the 8 KiB history plus a marker", len(out.Text))
+	}
+	page, err := m.History("c", "big", 0, 100)
+	if err != nil || page.Offset != page.Start || page.Start == 0 || !page.HasMore || len(page.Text) > 200 {
+		t.Errorf("History(0, 100) = %+v, %v; want a page from the oldest retained byte", page, err)
+	}
+	// Paging with max_bytes: has_more and next cursor.
+	small, err := m.Output(context.Background(), "c", "big", OutputQuery{Cursor: &page.Start, MaxBytes: 100})
+	if err != nil || !small.HasMore || small.NextCursor != page.Start+100 {
+		t.Errorf("Output(max 100) = has_more %v next %d, %v; want has_more and next %d", small.HasMore, small.NextCursor, err, page.Start+100)
+	}
+}
+
+func TestCancelWaitingCall(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "idle")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := m.Output(ctx, "c", "idle", OutputQuery{WaitMS: 60000, WaitFor: "never-printed"})
+		done <- err
+	}()
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Output() after cancel = %v, want context.Canceled", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Output() did not return after its context was canceled")
+	}
+	// The session is still usable.
+	if _, out := runIn(t, m, "c", "idle", "true"); *out.ExitCode != 0 {
+		t.Errorf("after cancel: exit code %d, want 0", *out.ExitCode)
+	}
+}
+
+func TestConversationsIsolated(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "alice", "main")
+	createSession(t, m, "bob", "main")
+	createSession(t, m, "alice", "only-alice")
+	a, _ := runIn(t, m, "alice", "main", "echo from-alice")
+	b, _ := runIn(t, m, "bob", "main", "echo from-bob")
+	if strings.Contains(a, "from-bob") || strings.Contains(b, "from-alice") || !strings.Contains(a, "from-alice") || !strings.Contains(b, "from-bob") {
+		t.Errorf("outputs leaked between conversations: alice %q, bob %q", a, b)
+	}
+	if _, err := m.Output(context.Background(), "bob", "only-alice", OutputQuery{}); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Output(bob, only-alice) = %v, want ErrNoSession", err)
+	}
+	if err := m.Close(context.Background(), "bob", "only-alice"); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Close(bob, only-alice) = %v, want ErrNoSession", err)
+	}
+	la, _ := m.List(context.Background(), "alice")
+	lb, _ := m.List(context.Background(), "bob")
+	if len(la) != 2 || len(lb) != 1 {
+		t.Errorf("List() = %d alice, %d bob sessions, want 2 and 1", len(la), len(lb))
+	}
+}
+
+func TestCreateReuseRestartAndLimits(t *testing.T) {
+	m := newTestManager(t, Config{MaxSessionsPerConversation: 2, MaxSessions: 3})
+	ctx := context.Background()
+	dir1, dir2 := t.TempDir(), t.TempDir()
+	first, err := m.Create(ctx, "c", SessionSpec{Name: "w", Cwd: dir1})
+	if err != nil {
+		t.Fatalf("Create() = %v", err)
+	}
+	again, err := m.Create(ctx, "c", SessionSpec{Name: "w", Cwd: dir1})
+	if err != nil || !again.Reused || again.PID != first.PID {
+		t.Errorf("Create(same cwd) = %+v, %v; want the same session reused", again, err)
+	}
+	moved, err := m.Create(ctx, "c", SessionSpec{Name: "w", Cwd: dir2})
+	if err != nil || !moved.Restarted || moved.PID == first.PID || moved.Cwd != dir2 {
+		t.Errorf("Create(other cwd) = %+v, %v; want a restarted session in %s", moved, err, dir2)
+	}
+	if _, err := m.Create(ctx, "c", SessionSpec{Cwd: dir1}); err != nil {
+		t.Fatalf("Create(second) = %v", err)
+	}
+	if _, err := m.Create(ctx, "c", SessionSpec{Cwd: dir1}); !errors.Is(err, ErrLimit) {
+		t.Errorf("Create(third in conversation) = %v, want ErrLimit", err)
+	}
+	if _, err := m.Create(ctx, "d", SessionSpec{Cwd: dir1}); err != nil {
+		t.Fatalf("Create(other conversation) = %v", err)
+	}
+	if _, err := m.Create(ctx, "e", SessionSpec{Cwd: dir1}); !errors.Is(err, ErrLimit) {
+		t.Errorf("Create(beyond total) = %v, want ErrLimit", err)
+	}
+	if _, err := m.Create(ctx, "e", SessionSpec{Cwd: dir1 + "/missing"}); !errors.Is(err, ErrBadCwd) {
+		t.Errorf("Create(missing cwd) = %v, want ErrBadCwd", err)
+	}
+	if _, err := m.Create(ctx, "e", SessionSpec{Name: "bad name!", Cwd: dir1}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Create(bad name) = %v, want ErrInvalid", err)
+	}
+}
+
+func TestCloseKillsEveryProcess(t *testing.T) {
+	m := newTestManager(t, Config{CloseGrace: 500 * time.Millisecond})
+	createSession(t, m, "c", "k")
+	// A background job, a job-control process group and a setsid escapee holding the pts.
+	runIn(t, m, "c", "k", "sleep 1001.25 & set -m; sleep 1001.5 & setsid sleep 1001.75 & set +m; true")
+	waitUntil(t, func() bool { return len(procsWithArg("1001.")) == 3 }, "three sleeps running")
+	if err := m.Close(context.Background(), "c", "k"); err != nil {
+		t.Fatalf("Close() = %v", err)
+	}
+	waitNoProcs(t, "1001.")
+	if z := zombieChildren(); len(z) > 0 {
+		t.Errorf("zombies left: %v", z)
+	}
+	if _, err := m.Send(context.Background(), "c", "k", Input{Text: "true"}); !errors.Is(err, ErrNoSession) {
+		t.Errorf("Send() after Close = %v, want ErrNoSession", err)
+	}
+}
+
+func waitUntil(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestRestartShowsEndedSessions(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	st, err := store.Open(ctx, dir, store.Options{NoSync: true})
+	if err != nil {
+		t.Fatalf("store.Open() = %v", err)
+	}
+	defer st.Close()
+	m1, err := NewManager(Config{Store: st})
+	if err != nil {
+		t.Fatalf("NewManager() = %v", err)
+	}
+	if _, err := m1.Create(ctx, "c", SessionSpec{Name: "old", Cwd: t.TempDir()}); err != nil {
+		t.Fatalf("Create() = %v", err)
+	}
+	runIn(t, m1, "c", "old", "echo last-words-before-restart; (exit 5)")
+	if err := m1.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown() = %v", err)
+	}
+	m2 := newTestManager(t, Config{Store: st})
+	infos, err := m2.List(ctx, "c")
+	if err != nil || len(infos) != 1 {
+		t.Fatalf("List() after restart = %+v, %v; want the old session", infos, err)
+	}
+	got := infos[0]
+	if got.ID != "old" || got.State != StateEnded || got.ExitCode == nil || *got.ExitCode != 5 || !strings.Contains(got.LastCommand, "last-words") {
+		t.Errorf("List()[0] = %+v, want ended session old with exit code 5", got)
+	}
+	zero := int64(0)
+	out, err := m2.Output(ctx, "c", "old", OutputQuery{Cursor: &zero})
+	if err != nil || !strings.Contains(out.Text, "last-words-before-restart") || !out.Exited {
+		t.Errorf("Output(ended) = %+v, %v; want the stored tail", out, err)
+	}
+	if _, err := m2.Send(ctx, "c", "old", Input{Text: "true"}); !errors.Is(err, ErrEnded) {
+		t.Errorf("Send(ended) = %v, want ErrEnded", err)
+	}
+	if other, _ := m2.List(ctx, "other"); len(other) != 0 {
+		t.Errorf("List(other) = %+v, want nothing", other)
+	}
+}
+
+func TestResize(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "r")
+	if err := m.Resize("c", "r", 90, 30); err != nil {
+		t.Fatalf("Resize() = %v", err)
+	}
+	text, _ := runIn(t, m, "c", "r", "stty size")
+	if !strings.Contains(text, "30 90") {
+		t.Errorf("stty size after Resize(90, 30) = %q, want 30 90", text)
+	}
+	if err := m.Resize("c", "r", 0, 30); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Resize(0, 30) = %v, want ErrInvalid", err)
+	}
+}
