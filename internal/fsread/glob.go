@@ -1,0 +1,199 @@
+package fsread
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// DefaultMaxResults caps Glob results.
+const DefaultMaxResults = 200
+
+// Sort orders for Glob.
+const (
+	SortByMTime = "mtime" // newest first: what changed recently is what matters most
+	SortByPath  = "path"
+)
+
+// GlobOptions configures Glob.
+type GlobOptions struct {
+	// MaxResults caps the matches returned (default DefaultMaxResults).
+	MaxResults int
+	// SortBy is SortByMTime (default) or SortByPath.
+	SortBy string
+	// IncludeHidden matches dot files and enters dot directories.
+	IncludeHidden bool
+	// IncludeIgnored matches paths excluded by .gitignore rules.
+	IncludeIgnored bool
+	// IncludeDirs returns matching directories as well as files.
+	IncludeDirs bool
+}
+
+// GlobMatch is one matching path.
+type GlobMatch struct {
+	Path    string // slash-separated, relative to the root
+	Type    EntryType
+	Size    int64
+	ModTime time.Time
+}
+
+// GlobResult is what Glob found.
+type GlobResult struct {
+	Matches []GlobMatch
+	// Total counts every match; Omitted = Total - len(Matches).
+	Total     int
+	Truncated bool
+	Omitted   int
+	// Visited counts entries examined; the other counts are entries left
+	// out by the default filters and limits.
+	Visited        int
+	HiddenSkipped  int
+	IgnoredSkipped int
+	DepthLimited   int
+	Errors         int
+	// VisitLimited is true when the walk stopped at DefaultMaxVisit, so
+	// Total is a lower bound.
+	VisitLimited bool
+}
+
+// Glob finds paths under base (relative to root) matching pattern. The
+// pattern uses doublestar syntax ("**" spans directories, "{a,b}"
+// alternatives) and is matched against the path relative to base; a pattern
+// without "/" matches names at any depth, as "**/pattern" would, because that
+// is what people mean by "*.go". The static prefix of the pattern is walked
+// directly, and patterns without "**" do not descend deeper than they can
+// match.
+func Glob(ctx context.Context, root *os.Root, base, pattern string, opts GlobOptions) (GlobResult, error) {
+	var res GlobResult
+	base, err := cleanRel(base)
+	if err != nil {
+		return res, err
+	}
+	pattern = strings.TrimPrefix(strings.ReplaceAll(pattern, "\\", "/"), "./")
+	pattern = strings.TrimPrefix(pattern, "/")
+	if pattern == "" {
+		return res, fmt.Errorf("empty pattern: %w", ErrBadPattern)
+	}
+	if !doublestar.ValidatePattern(pattern) {
+		return res, fmt.Errorf("glob %q: %w", pattern, ErrBadPattern)
+	}
+	if !strings.Contains(pattern, "/") {
+		pattern = "**/" + pattern
+	}
+	if opts.MaxResults <= 0 {
+		opts.MaxResults = DefaultMaxResults
+	}
+	switch opts.SortBy {
+	case "":
+		opts.SortBy = SortByMTime
+	case SortByMTime, SortByPath:
+	default:
+		return res, fmt.Errorf("sort_by %q (want mtime or path): %w", opts.SortBy, ErrInvalidOptions)
+	}
+	prefix, rest := doublestar.SplitPattern(pattern)
+	if prefix == "." {
+		prefix = ""
+	}
+	walkBase := base
+	if prefix != "" {
+		walkBase = joinRel(base, prefix)
+		if _, err := cleanRel(walkBase); err != nil {
+			return res, err
+		}
+	}
+	fi, err := root.Stat(osName(walkBase))
+	if err != nil {
+		if os.IsNotExist(err) && prefix != "" {
+			return res, nil // the static part does not exist: no matches
+		}
+		return res, fmt.Errorf("file_search: %w", err)
+	}
+	if !fi.IsDir() {
+		return res, fmt.Errorf("file_search %s: %w", walkBase, ErrNotDir)
+	}
+	wo := walkOptions{hidden: opts.IncludeHidden, noIgnore: opts.IncludeIgnored}
+	if !strings.Contains(rest, "**") {
+		wo.maxDepth = strings.Count(rest, "/") + 1
+	}
+	strip := len(walkBase)
+	if strip > 0 {
+		strip++
+	}
+	h := &matchHeap{byPath: opts.SortBy == SortByPath}
+	st, err := walk(ctx, root, walkBase, wo, func(d *dirHandle, e dirent, rel string, depth int) error {
+		if e.mode.IsDir() && !opts.IncludeDirs {
+			return nil
+		}
+		ok, _ := doublestar.Match(rest, rel[strip:])
+		if !ok {
+			return nil
+		}
+		res.Total++
+		if h.byPath && h.Len() >= opts.MaxResults {
+			return nil // depth-first order is path order: later ones never win
+		}
+		m := GlobMatch{Path: rel, Type: entryType(e.mode)}
+		if info, err := d.root.Lstat(e.name); err == nil {
+			m.Type, m.Size, m.ModTime = entryType(info.Mode()), info.Size(), info.ModTime()
+		}
+		heap.Push(h, m)
+		if h.Len() > opts.MaxResults {
+			heap.Pop(h)
+		}
+		return nil
+	})
+	res.Visited, res.HiddenSkipped, res.IgnoredSkipped = st.Visited, st.HiddenSkipped, st.IgnoredSkipped
+	res.DepthLimited, res.Errors, res.VisitLimited = st.DepthLimited, st.Errors, st.VisitLimited
+	if err != nil {
+		return res, fmt.Errorf("file_search: %w", err)
+	}
+	res.Matches = h.items
+	sort.Slice(res.Matches, func(i, j int) bool { return h.better(res.Matches[i], res.Matches[j]) })
+	res.Omitted = res.Total - len(res.Matches)
+	res.Truncated = res.Omitted > 0
+	return res, nil
+}
+
+// matchHeap keeps the best MaxResults matches with the worst on top.
+type matchHeap struct {
+	items  []GlobMatch
+	byPath bool
+}
+
+func (h *matchHeap) better(a, b GlobMatch) bool {
+	if !h.byPath && !a.ModTime.Equal(b.ModTime) {
+		return a.ModTime.After(b.ModTime)
+	}
+	return pathLess(a.Path, b.Path)
+}
+
+func (h *matchHeap) Len() int           { return len(h.items) }
+func (h *matchHeap) Less(i, j int) bool { return h.better(h.items[j], h.items[i]) }
+func (h *matchHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *matchHeap) Push(x any)         { h.items = append(h.items, x.(GlobMatch)) }
+func (h *matchHeap) Pop() any {
+	x := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return x
+}
+
+// globMatchName reports whether a name or path matches an include/exclude
+// glob: patterns without "/" match the base name, others the path relative
+// to the search base.
+func globMatchName(pattern, relToBase string) bool {
+	if !strings.Contains(pattern, "/") {
+		ok, _ := doublestar.Match(pattern, path.Base(relToBase))
+		return ok
+	}
+	ok, _ := doublestar.Match(strings.TrimPrefix(pattern, "/"), relToBase)
+	return ok
+}
+
+func doublestarValid(p string) bool { return doublestar.ValidatePattern(p) }

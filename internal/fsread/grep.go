@@ -1,0 +1,609 @@
+package fsread
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"regexp"
+	"regexp/syntax"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Grep defaults.
+const (
+	DefaultMaxMatches        = 200
+	DefaultGrepMaxLineLength = 500
+	// grepBufSize is each worker's read buffer. Most source files fit in
+	// one read; larger files stream through it line-aligned.
+	grepBufSize = 1 << 20
+	// maxContextLines bounds ContextLines so one match cannot pull in a
+	// whole file.
+	maxContextLines = 20
+)
+
+// GrepOptions configures Grep.
+type GrepOptions struct {
+	// Pattern is a Go (RE2) regular expression, or a plain string with
+	// Literal. Matching is line by line.
+	Pattern    string
+	Literal    bool
+	IgnoreCase bool
+	// Include keeps only files matching one of these globs; Exclude drops
+	// files and directories matching any. A glob without "/" matches the
+	// base name, otherwise the path relative to the search base.
+	Include []string
+	Exclude []string
+	// ContextLines adds up to this many lines before and after each match
+	// (at most 20).
+	ContextLines int
+	// MaxMatches caps the matching lines returned (default
+	// DefaultMaxMatches); the rest are counted.
+	MaxMatches int
+	// MaxLineLength cuts long lines around the match (default
+	// DefaultGrepMaxLineLength).
+	MaxLineLength int
+	// IncludeHidden searches dot files and directories.
+	IncludeHidden bool
+	// IncludeIgnored searches paths excluded by .gitignore rules.
+	IncludeIgnored bool
+	// Workers is the number of files searched in parallel (default
+	// GOMAXPROCS).
+	Workers int
+}
+
+// GrepMatch is one matching line.
+type GrepMatch struct {
+	Path string // slash-separated, relative to the root
+	Line int64  // 1-based
+	// Column is the 1-based byte column of the first match in the line.
+	Column int
+	// Text is the line (CR removed, invalid UTF-8 replaced), cut around the
+	// match when longer than MaxLineLength; Cut says so.
+	Text string
+	Cut  bool
+	// Before and After are context lines, nearest last and first.
+	Before, After []string
+}
+
+// GrepResult is what Grep found. Matches are sorted by path then line.
+type GrepResult struct {
+	Matches []GrepMatch
+	// TotalMatches counts every matching line; Omitted those not returned.
+	TotalMatches int
+	Truncated    bool
+	Omitted      int
+	// FilesMatched and FilesSearched count files; the Skipped counts say
+	// what was not searched and why.
+	FilesMatched   int
+	FilesSearched  int
+	BinarySkipped  int
+	HiddenSkipped  int
+	IgnoredSkipped int
+	DepthLimited   int
+	Errors         int
+	// VisitLimited is true when the walk stopped at DefaultMaxVisit.
+	VisitLimited bool
+}
+
+// matcher finds matching lines; it holds the compiled regexp and the
+// literal every match must contain, if any.
+type matcher struct {
+	re      *regexp.Regexp
+	literal []byte // required substring, or nil
+	// onlyLiteral is true when the pattern is exactly the literal, so a
+	// bytes.Index hit is a match without running the regexp.
+	onlyLiteral bool
+}
+
+func newMatcher(o GrepOptions) (*matcher, error) {
+	expr := o.Pattern
+	if o.Literal {
+		expr = regexp.QuoteMeta(expr)
+	}
+	if o.IgnoreCase {
+		expr = "(?i)" + expr
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("pattern %q: %w: %v", o.Pattern, ErrBadPattern, err)
+	}
+	m := &matcher{re: re}
+	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
+		parsed = parsed.Simplify()
+		m.literal = requiredLiteral(parsed)
+		m.onlyLiteral = parsed.Op == syntax.OpLiteral && parsed.Flags&syntax.FoldCase == 0 && m.literal != nil
+	}
+	return m, nil
+}
+
+// requiredLiteral returns the longest byte string every match of re must
+// contain, or nil. Case-folded literals only count when they hold no
+// letters. This is the prefilter: bytes.Index over a whole file is far
+// faster than running the regexp on every line.
+func requiredLiteral(re *syntax.Regexp) []byte {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			for _, r := range re.Rune {
+				if unicode.SimpleFold(r) != r {
+					return nil
+				}
+			}
+		}
+		return []byte(string(re.Rune))
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredLiteral(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredLiteral(re.Sub[0])
+		}
+	case syntax.OpConcat:
+		var best []byte
+		for _, s := range re.Sub {
+			if l := requiredLiteral(s); len(l) > len(best) {
+				best = l
+			}
+		}
+		return best
+	}
+	return nil
+}
+
+// matchLine reports whether line matches and where (byte offset of the
+// first match).
+func (m *matcher) matchLine(line []byte) (int, bool) {
+	if m.onlyLiteral {
+		i := bytes.Index(line, m.literal)
+		return i, i >= 0
+	}
+	loc := m.re.FindIndex(line)
+	if loc == nil {
+		return 0, false
+	}
+	return loc[0], true
+}
+
+// nextCandidate returns the start of the next line at or after from that may
+// match, using the literal prefilter or the regexp over the whole region.
+func (m *matcher) nextCandidate(region []byte, from int) int {
+	if m.literal != nil {
+		i := bytes.Index(region[from:], m.literal)
+		if i < 0 {
+			return -1
+		}
+		return from + i
+	}
+	loc := m.re.FindIndex(region[from:])
+	if loc == nil {
+		return -1
+	}
+	return from + loc[0]
+}
+
+type grepJob struct {
+	d    *dirHandle
+	name string
+	rel  string
+	seq  int
+}
+
+type fileResult struct {
+	seq     int
+	matches []GrepMatch
+	total   int
+	binary  bool
+	err     bool
+}
+
+// Grep searches files under base (relative to root; base may also be a
+// single file) for lines matching opts.Pattern. The walk runs in one
+// goroutine feeding a pool of workers that stream each file through a 1 MB
+// buffer, skip binary files (NUL in the first 8 KB; later NULs stop the
+// file), and use a required literal to jump to candidate lines. Results are
+// deterministic: sorted by path and line, the first MaxMatches kept.
+func Grep(ctx context.Context, root *os.Root, base string, opts GrepOptions) (GrepResult, error) {
+	var res GrepResult
+	base, err := cleanRel(base)
+	if err != nil {
+		return res, err
+	}
+	if opts.Pattern == "" {
+		return res, fmt.Errorf("empty pattern: %w", ErrBadPattern)
+	}
+	m, err := newMatcher(opts)
+	if err != nil {
+		return res, err
+	}
+	if opts.MaxMatches <= 0 {
+		opts.MaxMatches = DefaultMaxMatches
+	}
+	if opts.MaxLineLength <= 0 {
+		opts.MaxLineLength = DefaultGrepMaxLineLength
+	}
+	opts.ContextLines = min(max(opts.ContextLines, 0), maxContextLines)
+	for _, g := range append(append([]string(nil), opts.Include...), opts.Exclude...) {
+		if !doublestarValid(g) {
+			return res, fmt.Errorf("glob %q: %w", g, ErrBadPattern)
+		}
+	}
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	fi, err := root.Stat(osName(base))
+	if err != nil {
+		return res, fmt.Errorf("grep_search: %w", err)
+	}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	jobs := make(chan grepJob, 256)
+	results := make(chan fileResult, 64)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := &fileSearcher{m: m, o: &opts, buf: make([]byte, grepBufSize)}
+			for j := range jobs {
+				var r fileResult
+				if ctx.Err() == nil {
+					r = s.search(ctx, j)
+				}
+				j.d.release()
+				r.seq = j.seq
+				results <- r
+			}
+		}()
+	}
+	go func() { wg.Wait(); close(results) }()
+
+	var (
+		walkErr error
+		st      walkStats
+	)
+	strip := len(base)
+	if strip > 0 {
+		strip++
+	}
+	go func() {
+		defer close(jobs)
+		if !fi.IsDir() {
+			dir, name := path.Split(base)
+			r, err := root.OpenRoot(osName(strings.TrimSuffix(dir, "/")))
+			if err != nil {
+				walkErr = err
+				return
+			}
+			d := &dirHandle{root: r, rel: strings.TrimSuffix(dir, "/")}
+			d.refs.Store(1)
+			jobs <- grepJob{d: d, name: name, rel: base}
+			return
+		}
+		seq := 0
+		wo := walkOptions{hidden: opts.IncludeHidden, noIgnore: opts.IncludeIgnored}
+		if len(opts.Exclude) > 0 {
+			wo.skipDir = func(rel string, _ int) bool { return anyGlob(opts.Exclude, rel[strip:]) }
+		}
+		st, walkErr = walk(ctx, root, base, wo, func(d *dirHandle, e dirent, rel string, _ int) error {
+			if !e.mode.IsRegular() {
+				return nil // directories are walked; symlinks, FIFOs, devices never opened
+			}
+			relBase := rel[strip:]
+			if len(opts.Include) > 0 && !anyGlob(opts.Include, relBase) {
+				return nil
+			}
+			if len(opts.Exclude) > 0 && anyGlob(opts.Exclude, relBase) {
+				return nil
+			}
+			d.retain()
+			select {
+			case jobs <- grepJob{d: d, name: e.name, rel: rel, seq: seq}:
+				seq++
+				return nil
+			case <-ctx.Done():
+				d.release()
+				return ctx.Err()
+			}
+		})
+	}()
+
+	var kept []fileResult
+	stored := 0
+	for r := range results {
+		if r.err {
+			res.Errors++
+			continue
+		}
+		if r.binary {
+			res.BinarySkipped++
+			continue
+		}
+		res.FilesSearched++
+		if r.total == 0 {
+			continue
+		}
+		res.FilesMatched++
+		res.TotalMatches += r.total
+		kept = append(kept, r)
+		stored += len(r.matches)
+		if stored > 2*opts.MaxMatches {
+			kept, stored = trimResults(kept, opts.MaxMatches)
+		}
+	}
+	res.HiddenSkipped, res.IgnoredSkipped, res.DepthLimited = st.HiddenSkipped, st.IgnoredSkipped, st.DepthLimited
+	res.Errors += st.Errors
+	res.VisitLimited = st.VisitLimited
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	if walkErr != nil {
+		return res, fmt.Errorf("grep_search: %w", walkErr)
+	}
+	kept, _ = trimResults(kept, opts.MaxMatches)
+	for _, r := range kept {
+		res.Matches = append(res.Matches, r.matches...)
+	}
+	res.Omitted = res.TotalMatches - len(res.Matches)
+	res.Truncated = res.Omitted > 0
+	return res, nil
+}
+
+// trimResults keeps the first max matches in walk (path) order.
+func trimResults(rs []fileResult, max int) ([]fileResult, int) {
+	sort.Slice(rs, func(i, j int) bool { return rs[i].seq < rs[j].seq })
+	n := 0
+	for i := range rs {
+		if n+len(rs[i].matches) > max {
+			rs[i].matches = rs[i].matches[:max-n]
+		}
+		n += len(rs[i].matches)
+		if n >= max {
+			for j := i + 1; j < len(rs); j++ {
+				rs[j].matches = nil
+			}
+			break
+		}
+	}
+	return rs, n
+}
+
+func anyGlob(globs []string, relToBase string) bool {
+	for _, g := range globs {
+		if globMatchName(g, relToBase) {
+			return true
+		}
+	}
+	return false
+}
+
+// fileSearcher is one worker's state: its buffer is reused for every file.
+type fileSearcher struct {
+	m   *matcher
+	o   *GrepOptions
+	buf []byte
+
+	// per file
+	res        fileResult
+	rel        string
+	line       int64    // number of the first line of the current region
+	tail       []string // last ContextLines lines of the previous region
+	pending    int      // after-context lines still owed to the last match
+	lastLine   int64    // last line reported, to avoid reporting a long line twice
+	inLongLine bool     // the region continues a line started in the previous one
+}
+
+func (s *fileSearcher) search(ctx context.Context, j grepJob) fileResult {
+	s.res = fileResult{}
+	s.rel, s.line, s.tail, s.pending, s.lastLine, s.inLongLine = j.rel, 1, nil, 0, 0, false
+	f, err := j.d.root.OpenFile(j.name, os.O_RDONLY|nonblockFlag, 0)
+	if err != nil {
+		s.res.err = true
+		return s.res
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		s.res.err = err != nil
+		return s.res
+	}
+	carry := 0
+	first := true
+	for {
+		if ctx.Err() != nil {
+			return s.res
+		}
+		n, err := io.ReadFull(f, s.buf[carry:])
+		eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		if err != nil && !eof {
+			s.res.err = true
+			return s.res
+		}
+		data := s.buf[:carry+n]
+		if first {
+			first = false
+			if bytes.IndexByte(data[:min(len(data), binarySniffLen)], 0) >= 0 {
+				s.res.binary = true
+				return s.res
+			}
+		}
+		stopAt := len(data)
+		if z := bytes.IndexByte(data[carry:], 0); z >= 0 {
+			// Binary data after the head: search up to it, then stop,
+			// as ripgrep does.
+			stopAt = carry + z
+			eof = true
+		}
+		region := data[:stopAt]
+		long := false
+		if !eof {
+			nl := bytes.LastIndexByte(region, '\n')
+			if nl >= 0 {
+				region = region[:nl+1]
+			} else {
+				long = true // a line longer than the buffer: search this piece
+			}
+		}
+		s.searchRegion(region)
+		s.inLongLine = long
+		if eof {
+			return s.res
+		}
+		carry = copy(s.buf, data[len(region):])
+	}
+}
+
+// searchRegion finds matches in region, which holds whole lines (except
+// for pieces of a line longer than the buffer).
+func (s *fileSearcher) searchRegion(region []byte) {
+	o := s.o
+	C := o.ContextLines
+	lineNo := s.line
+	counted := 0 // region offset up to which newlines are counted into lineNo
+	// Owed after-context from the previous region.
+	if s.pending > 0 && len(s.res.matches) > 0 {
+		s.fillAfter(region, 0, &s.res.matches[len(s.res.matches)-1])
+	}
+	pos := 0
+	for pos < len(region) {
+		c := s.m.nextCandidate(region, pos)
+		if c < 0 {
+			break
+		}
+		ls := bytes.LastIndexByte(region[:c], '\n') + 1
+		le := bytes.IndexByte(region[c:], '\n')
+		if le < 0 {
+			le = len(region)
+		} else {
+			le += c
+		}
+		line := region[ls:le]
+		// Confirm on the line alone: a regexp run over the region may
+		// have matched across a newline, and the literal is only a hint.
+		col, ok := s.m.matchLine(line)
+		pos = le + 1
+		if !ok {
+			continue
+		}
+		lineNo += int64(bytes.Count(region[counted:ls], []byte{'\n'}))
+		counted = ls
+		if ls == 0 && s.inLongLine && lineNo == s.lastLine {
+			continue
+		}
+		s.res.total++
+		s.lastLine = lineNo
+		if len(s.res.matches) >= o.MaxMatches {
+			continue // count only
+		}
+		gm := GrepMatch{Path: s.rel, Line: lineNo, Column: col + 1}
+		gm.Text, gm.Cut = cutLine(line, col, o.MaxLineLength)
+		if C > 0 {
+			gm.Before = s.before(region, ls, C)
+			s.pending = C
+			s.fillAfter(region, min(le+1, len(region)), &gm)
+		}
+		s.res.matches = append(s.res.matches, gm)
+	}
+	lineNo += int64(bytes.Count(region[counted:], []byte{'\n'}))
+	s.line = lineNo
+	if C > 0 {
+		s.tail = lastLines(region, C, s.tail)
+	}
+}
+
+// before returns up to n lines preceding offset ls, reaching into the
+// previous region's tail when the region starts too soon.
+func (s *fileSearcher) before(region []byte, ls, n int) []string {
+	var out []string
+	end := ls
+	for len(out) < n && end > 0 {
+		st := bytes.LastIndexByte(region[:end-1], '\n') + 1
+		out = append(out, cleanContext(region[st:end-1], s.o.MaxLineLength))
+		end = st
+	}
+	for i := len(s.tail) - 1; len(out) < n && i >= 0 && end == 0; i-- {
+		out = append(out, s.tail[i])
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// fillAfter appends owed after-context lines starting at offset from.
+func (s *fileSearcher) fillAfter(region []byte, from int, gm *GrepMatch) {
+	for s.pending > 0 && from < len(region) {
+		e := bytes.IndexByte(region[from:], '\n')
+		if e < 0 {
+			e = len(region)
+		} else {
+			e += from
+		}
+		gm.After = append(gm.After, cleanContext(region[from:e], s.o.MaxLineLength))
+		s.pending--
+		from = e + 1
+	}
+}
+
+// lastLines returns the last n lines of region (prepending the old tail when
+// the region holds fewer).
+func lastLines(region []byte, n int, old []string) []string {
+	var out []string
+	end := len(region)
+	if end > 0 && region[end-1] == '\n' {
+		end--
+	}
+	for len(out) < n && end > 0 {
+		st := bytes.LastIndexByte(region[:end], '\n') + 1
+		out = append(out, string(region[st:end]))
+		if st == 0 {
+			end = 0
+			break
+		}
+		end = st - 1
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	if len(out) < n {
+		keep := max(len(old)-(n-len(out)), 0)
+		out = append(append([]string(nil), old[keep:]...), out...)
+	}
+	return out
+}
+
+func cleanContext(line []byte, maxLen int) string {
+	t, _ := cutLine(line, 0, maxLen)
+	return t
+}
+
+// cutLine returns line as valid UTF-8 without its CR, cut to maxLen bytes
+// around col when longer.
+func cutLine(line []byte, col, maxLen int) (string, bool) {
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	cut := false
+	if len(line) > maxLen {
+		cut = true
+		start := max(min(col-maxLen/4, len(line)-maxLen), 0)
+		for start > 0 && !utf8.RuneStart(line[start]) {
+			start--
+		}
+		end := min(start+maxLen, len(line))
+		for end < len(line) && end > start && !utf8.RuneStart(line[end]) {
+			end--
+		}
+		line = line[start:end]
+	}
+	if utf8.Valid(line) {
+		return string(line), cut
+	}
+	return strings.ToValidUTF8(string(line), "\uFFFD"), cut
+}

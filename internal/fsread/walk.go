@@ -1,0 +1,223 @@
+package fsread
+
+import (
+	"context"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"sort"
+	"sync/atomic"
+
+	"toolhost/internal/ignore"
+)
+
+// Walk limits shared by list_dir, file_search and grep_search.
+const (
+	// DefaultMaxWalkDepth bounds how deep walks go. A 10,000-deep tree
+	// answers quickly with the depth cut counted in the result.
+	DefaultMaxWalkDepth = 128
+	// DefaultMaxVisit bounds how many directory entries one walk looks at,
+	// so that a walk over a huge tree answers in bounded time.
+	DefaultMaxVisit = 2_000_000
+	// readDirBatch is how many entries are read per getdents round trip.
+	readDirBatch = 4096
+)
+
+// dirent is the part of a directory entry the walks keep: 200,000 of them
+// must stay small.
+type dirent struct {
+	name string
+	mode fs.FileMode // type bits only
+}
+
+// readDirSorted lists a directory through its own root in batches, sorted by
+// name, honouring ctx between batches.
+func readDirSorted(ctx context.Context, dir *os.Root) ([]dirent, error) {
+	f, err := dir.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []dirent
+	for {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		batch, err := f.ReadDir(readDirBatch)
+		for _, e := range batch {
+			out = append(out, dirent{name: e.Name(), mode: e.Type()})
+		}
+		if errors.Is(err, io.EOF) || (err == nil && len(batch) == 0) {
+			break
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
+	return out, nil
+}
+
+// dirHandle is an open directory shared between the walker and the workers
+// that open files in it. Opening a file by name relative to its directory
+// costs one openat instead of one per path component, which matters for
+// grep over tens of thousands of files.
+type dirHandle struct {
+	root *os.Root
+	rel  string
+	refs atomic.Int32
+}
+
+func (d *dirHandle) retain() { d.refs.Add(1) }
+
+func (d *dirHandle) release() {
+	if d.refs.Add(-1) == 0 {
+		d.root.Close()
+	}
+}
+
+// walkStats counts what a walk skipped, for the "left out" figures.
+type walkStats struct {
+	Visited        int // entries looked at
+	HiddenSkipped  int
+	IgnoredSkipped int
+	DepthLimited   int // directories not entered because of the depth limit
+	Errors         int // directories that could not be read (also symlink escapes)
+	VisitLimited   bool
+}
+
+// walkOptions configures walk.
+type walkOptions struct {
+	hidden   bool // include dot files
+	noIgnore bool // do not apply .gitignore rules
+	maxDepth int  // entries deeper than this are not visited; 0 = default
+	// skipDir, when set, prunes a directory before it is entered (used for
+	// exclude globs and glob prefix pruning).
+	skipDir func(rel string, depth int) bool
+}
+
+// walkVisit is called for every entry that survives the hidden and ignore
+// filters, in depth-first order with names sorted inside each directory.
+// The handle is valid during the call; retain it to use it later.
+type walkVisit func(d *dirHandle, e dirent, rel string, depth int) error
+
+// errStopWalk ends a walk early without error.
+var errStopWalk = errors.New("stop walk")
+
+// walk visits the tree under base (relative to root) depth first. It never
+// follows symlinks, never enters a directory ignored by .gitignore (unless
+// noIgnore), and stops at maxDepth and DefaultMaxVisit.
+func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit walkVisit) (walkStats, error) {
+	var st walkStats
+	if o.maxDepth <= 0 || o.maxDepth > DefaultMaxWalkDepth {
+		o.maxDepth = DefaultMaxWalkDepth
+	}
+	top, err := root.OpenRoot(osName(base))
+	if err != nil {
+		return st, err
+	}
+	var m *ignore.Matcher
+	if !o.noIgnore {
+		m = ignore.ForDir(ctx, root, base)
+	}
+	type frame struct {
+		d       *dirHandle
+		entries []dirent
+		next    int
+		m       *ignore.Matcher
+		depth   int // depth of the entries in this directory
+	}
+	open := func(r *os.Root, rel string, depth int, parent *ignore.Matcher) (*frame, error) {
+		d := &dirHandle{root: r, rel: rel}
+		d.refs.Store(1)
+		entries, err := readDirSorted(ctx, r)
+		if err != nil {
+			d.release()
+			return nil, err
+		}
+		fm := parent
+		if !o.noIgnore {
+			for _, e := range entries {
+				if e.name == ".gitignore" {
+					fm = fm.Enter(root, rel)
+					break
+				}
+			}
+		}
+		return &frame{d: d, entries: entries, m: fm, depth: depth}, nil
+	}
+	first, err := open(top, base, 1, m)
+	if err != nil {
+		return st, err
+	}
+	stack := []*frame{first}
+	defer func() {
+		for _, f := range stack {
+			f.d.release()
+		}
+	}()
+	for len(stack) > 0 {
+		if err := ctx.Err(); err != nil {
+			return st, err
+		}
+		f := stack[len(stack)-1]
+		if f.next >= len(f.entries) {
+			f.d.release()
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		e := f.entries[f.next]
+		f.next++
+		st.Visited++
+		if st.Visited > DefaultMaxVisit {
+			st.VisitLimited = true
+			return st, nil
+		}
+		if !o.hidden && isHidden(e.name) {
+			st.HiddenSkipped++
+			continue
+		}
+		rel := joinRel(f.d.rel, e.name)
+		isDir := e.mode.IsDir()
+		if e.name == ".git" && isDir {
+			st.IgnoredSkipped++
+			continue
+		}
+		if !o.noIgnore && f.m.Ignored(rel, isDir) {
+			st.IgnoredSkipped++
+			continue
+		}
+		if isDir && o.skipDir != nil && o.skipDir(rel, f.depth) {
+			continue
+		}
+		if err := visit(f.d, e, rel, f.depth); err != nil {
+			if errors.Is(err, errStopWalk) {
+				return st, nil
+			}
+			return st, err
+		}
+		if !isDir {
+			continue
+		}
+		if f.depth >= o.maxDepth {
+			st.DepthLimited++
+			continue
+		}
+		sub, err := f.d.root.OpenRoot(e.name)
+		if err != nil {
+			st.Errors++
+			continue
+		}
+		nf, err := open(sub, rel, f.depth+1, f.m)
+		if err != nil {
+			if ctx.Err() != nil {
+				return st, ctx.Err()
+			}
+			st.Errors++
+			continue
+		}
+		stack = append(stack, nf)
+	}
+	return st, nil
+}
