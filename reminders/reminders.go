@@ -1,0 +1,438 @@
+// Package reminders builds the <system-reminder> blocks that keep a model aware of its todo list
+// and of recently stored memories.
+//
+// A reminder is a short text block appended to a tool result (by the tool layer) or injected
+// before the user message (by programs that run their own agent loop). It repeats what a model
+// tends to lose over a long task: how far the plan is, what is in progress, what comes next, the
+// progress rules, and which memories were just stored so they are not stored twice.
+//
+// Reminders cost tokens on every delivery, so [Builder.Next] delivers one only when its content
+// changed since the last delivery in the conversation, or after Config.EveryNCalls calls without
+// one, and every block is cut to Config.MaxTokens. The delivery bookkeeping lives in the shared
+// store, so all toolhost processes serving a conversation agree on it.
+package reminders
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"toolhost/internal/todo"
+	"toolhost/store"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultEveryNCalls  = 10
+	DefaultMaxTokens    = 300
+	DefaultNextItems    = 3
+	DefaultMemoryWindow = 5 * time.Minute
+)
+
+// Per-item caps inside a block, so one long title cannot eat the token budget.
+const (
+	titleBytes       = 80
+	shortTitleBytes  = 40
+	noteBytes        = 120
+	maxBlockedShown  = 2
+	maxMemoriesShown = 5
+)
+
+// StateKey is the key, in the conversation's bucket ([todo.BucketPath]), of the delivery
+// bookkeeping of [Builder.Next].
+const StateKey = "reminder"
+
+// Config controls delivery. The zero Config is "off"; start from [DefaultConfig].
+type Config struct {
+	// Enabled turns delivery by [Builder.Next] on. [Builder.For] works either way: it is an
+	// explicit request.
+	Enabled bool
+	// EveryNCalls delivers an unchanged reminder again after this many calls without one.
+	// 0 means DefaultEveryNCalls; negative means only on change.
+	EveryNCalls int
+	// MaxTokens caps a block (estimated with [EstimateTokens]). 0 means DefaultMaxTokens;
+	// negative means no cap. The rules are never cut, so a very small cap can be exceeded.
+	MaxTokens int
+	// NextItems is how many upcoming not-started todos a block names. 0 means DefaultNextItems.
+	NextItems int
+	// MemoryWindow is how far back "recently stored memories" reach. 0 means DefaultMemoryWindow.
+	MemoryWindow time.Duration
+}
+
+// DefaultConfig is delivery on, with the documented defaults.
+func DefaultConfig() Config {
+	return Config{Enabled: true, EveryNCalls: DefaultEveryNCalls, MaxTokens: DefaultMaxTokens,
+		NextItems: DefaultNextItems, MemoryWindow: DefaultMemoryWindow}
+}
+
+func (c Config) withDefaults() Config {
+	if c.EveryNCalls == 0 {
+		c.EveryNCalls = DefaultEveryNCalls
+	}
+	if c.MaxTokens == 0 {
+		c.MaxTokens = DefaultMaxTokens
+	}
+	if c.NextItems <= 0 {
+		c.NextItems = DefaultNextItems
+	}
+	if c.MemoryWindow <= 0 {
+		c.MemoryWindow = DefaultMemoryWindow
+	}
+	return c
+}
+
+// MemoryNote is a memory stored in the conversation, as the memory feature reports it.
+type MemoryNote struct {
+	ID         string
+	Collection string
+	Text       string
+	StoredAt   time.Time
+}
+
+// MemorySource is implemented by the memory feature, so this package does not depend on it. It
+// must not run a store transaction that conflicts with a caller's: [Builder] calls it outside
+// its own transactions.
+type MemorySource interface {
+	// RecentMemories returns the memories stored in conversation conv at or after since.
+	RecentMemories(ctx context.Context, conv string, since time.Time) ([]MemoryNote, error)
+}
+
+// Builder builds and delivers reminders for any conversation. It holds no per-conversation state
+// in memory; everything is in the store.
+type Builder struct {
+	st  *store.Store
+	cfg Config
+	mem MemorySource
+	now func() time.Time
+}
+
+// New returns a Builder reading todo lists from st. mem may be nil (no memory reminders).
+func New(st *store.Store, cfg Config, mem MemorySource) *Builder {
+	return &Builder{st: st, cfg: cfg.withDefaults(), mem: mem, now: time.Now}
+}
+
+// For returns conv's current reminder with the default configuration: the Go API for programs
+// that run their own agent loop and inject the reminder before each user message.
+func For(ctx context.Context, st *store.Store, conv string) (string, error) {
+	return New(st, DefaultConfig(), nil).For(ctx, conv)
+}
+
+// For always builds conv's current reminder, whatever the cadence (for resources, prompts and
+// embedders). An empty list without memories gives the short "plan first" reminder.
+func (b *Builder) For(ctx context.Context, conv string) (string, error) {
+	notes, err := b.notes(ctx, conv)
+	if err != nil {
+		return "", err
+	}
+	l, err := todo.Read(ctx, b.st, conv)
+	if err != nil {
+		return "", err
+	}
+	return Build(l, notes, b.cfg), nil
+}
+
+// state is the per-conversation delivery bookkeeping.
+type state struct {
+	// TodoHash identifies the todo part of the last delivered block.
+	TodoHash string `json:"todo_hash,omitempty"`
+	// NewestMemory is the newest memory note in the last delivered block.
+	NewestMemory time.Time `json:"newest_memory,omitzero"`
+	// CallsSince counts calls without a reminder since the last delivery.
+	CallsSince  int       `json:"calls_since"`
+	DeliveredAt time.Time `json:"delivered_at,omitzero"`
+}
+
+// Next implements the delivery cadence; the tool layer calls it once per tool result and
+// appends block when ok. It delivers when the todo part differs from the last delivered one,
+// when a memory newer than the last delivered one was stored, or after EveryNCalls calls without
+// a reminder. Nothing is delivered when the configuration is off or there is nothing to say (an
+// empty list and no recent memories).
+func (b *Builder) Next(ctx context.Context, conv string) (block string, ok bool, err error) {
+	if !b.cfg.Enabled {
+		return "", false, nil
+	}
+	notes, err := b.notes(ctx, conv)
+	if err != nil {
+		return "", false, err
+	}
+	if len(notes) == 0 {
+		// Most conversations never use todos: answer them from a read-only transaction.
+		var l todo.List
+		err := b.st.View(ctx, func(tx *store.Tx) error {
+			var err error
+			l, err = todo.Load(tx, conv)
+			return err
+		})
+		if err != nil || len(l.Todos) == 0 {
+			return "", false, err
+		}
+	}
+	err = b.st.Update(ctx, func(tx *store.Tx) error {
+		l, err := todo.Load(tx, conv)
+		if err != nil {
+			return err
+		}
+		if len(l.Todos) == 0 && len(notes) == 0 {
+			return nil
+		}
+		var s state
+		if _, err := tx.GetJSON(todo.BucketPath(conv), StateKey, &s); err != nil {
+			return fmt.Errorf("read reminder state: %w", err)
+		}
+		hash, newest := todoHash(l), newestNote(notes)
+		changed := hash != s.TodoHash || newest.After(s.NewestMemory)
+		due := b.cfg.EveryNCalls > 0 && s.CallsSince >= b.cfg.EveryNCalls
+		if changed || due {
+			block, ok = Build(l, notes, b.cfg), true
+			s = state{TodoHash: hash, NewestMemory: newest, DeliveredAt: b.now().UTC()}
+		} else {
+			s.CallsSince++
+		}
+		return tx.PutJSON(todo.BucketPath(conv), StateKey, s)
+	})
+	if err != nil {
+		return "", false, fmt.Errorf("reminder for %s: %w", conv, err)
+	}
+	return block, ok, nil
+}
+
+// MarkDelivered records conv's current state as seen without returning a block. The tool layer
+// calls it after a todo_operations result, which already shows the whole list, so the next tool
+// result does not repeat it.
+func (b *Builder) MarkDelivered(ctx context.Context, conv string) error {
+	if !b.cfg.Enabled {
+		return nil
+	}
+	notes, err := b.notes(ctx, conv)
+	if err != nil {
+		return err
+	}
+	return b.st.Update(ctx, func(tx *store.Tx) error {
+		l, err := todo.Load(tx, conv)
+		if err != nil {
+			return err
+		}
+		s := state{TodoHash: todoHash(l), NewestMemory: newestNote(notes), DeliveredAt: b.now().UTC()}
+		return tx.PutJSON(todo.BucketPath(conv), StateKey, s)
+	})
+}
+
+func (b *Builder) notes(ctx context.Context, conv string) ([]MemoryNote, error) {
+	if conv == "" {
+		return nil, todo.ErrNoConversation
+	}
+	if b.mem == nil {
+		return nil, nil
+	}
+	notes, err := b.mem.RecentMemories(ctx, conv, b.now().Add(-b.cfg.MemoryWindow))
+	if err != nil {
+		return nil, fmt.Errorf("recent memories for reminder: %w", err)
+	}
+	return notes, nil
+}
+
+func newestNote(notes []MemoryNote) time.Time {
+	var t time.Time
+	for _, n := range notes {
+		if n.StoredAt.After(t) {
+			t = n.StoredAt
+		}
+	}
+	return t
+}
+
+// todoHash identifies what the todo part of a reminder says: the uncapped text with the default
+// item count, so changes a reminder would not show (a description edit) do not trigger one.
+func todoHash(l todo.List) string {
+	if len(l.Todos) == 0 {
+		return ""
+	}
+	lines := todoLines(l, shape{next: DefaultNextItems, blocked: maxBlockedShown})
+	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
+	return hex.EncodeToString(sum[:12])
+}
+
+// EstimateTokens estimates the tokens of s for capping: one per 3.5 ASCII bytes (reminder text,
+// with its ids, numbers and punctuation, measures 3.7-3.9 bytes per token in o200k_base and
+// cl100k_base; plain English prose is nearer 4) plus one per non-ASCII rune (which BPE
+// vocabularies rarely merge). It errs on the high side so the cap holds; a test checks it against
+// the real tokenizers for every golden variant.
+func EstimateTokens(s string) int {
+	ascii, other := 0, 0
+	for _, r := range s {
+		if r < utf8.RuneSelf {
+			ascii++
+		} else {
+			other++
+		}
+	}
+	return (2*ascii+6)/7 + other
+}
+
+// shape is how much of each shrinkable part a block shows.
+type shape struct {
+	next, notes, blocked int
+	shortTitles          bool
+}
+
+// Build renders the reminder for list l and memory notes, cut to cfg.MaxTokens: first the upcoming
+// todos go (replaced by "(+N more)"), then memory notes, then blocked items, then titles are
+// shortened; the rules always stay. Pure, for golden tests and for embedders with their own state.
+func Build(l todo.List, notes []MemoryNote, cfg Config) string {
+	cfg = cfg.withDefaults()
+	notes = slices.Clone(notes)
+	slices.SortStableFunc(notes, func(a, b MemoryNote) int { return b.StoredAt.Compare(a.StoredAt) })
+	sh := shape{next: cfg.NextItems, notes: min(len(notes), maxMemoriesShown), blocked: maxBlockedShown}
+	text := render(l, notes, cfg, sh)
+	for cfg.MaxTokens > 0 && EstimateTokens(text) > cfg.MaxTokens {
+		switch {
+		case sh.next > 0:
+			sh.next--
+		case sh.notes > 0:
+			sh.notes--
+		case sh.blocked > 0:
+			sh.blocked--
+		case !sh.shortTitles:
+			sh.shortTitles = true
+		default:
+			return text
+		}
+		text = render(l, notes, cfg, sh)
+	}
+	return text
+}
+
+func render(l todo.List, notes []MemoryNote, cfg Config, sh shape) string {
+	var lines []string
+	if len(l.Todos) > 0 || len(notes) == 0 {
+		lines = todoLines(l, sh)
+	}
+	if len(notes) > 0 {
+		lines = append(lines, fmt.Sprintf("Memories stored in the last %s (already saved; do not store them again):", window(cfg.MemoryWindow)))
+		for _, n := range notes[:sh.notes] {
+			line := "- " + todo.Shorten(strings.Join(strings.Fields(n.Text), " "), noteBytes)
+			if n.Collection != "" {
+				line += " [" + n.Collection + "]"
+			}
+			lines = append(lines, line)
+		}
+		if hidden := len(notes) - sh.notes; hidden > 0 {
+			lines = append(lines, fmt.Sprintf("- (+%d more)", hidden))
+		}
+	}
+	return "<system-reminder>\n" + strings.Join(lines, "\n") + "\n</system-reminder>"
+}
+
+func window(d time.Duration) string {
+	if d%time.Minute == 0 {
+		m := int(d / time.Minute)
+		if m == 1 {
+			return "minute"
+		}
+		return strconv.Itoa(m) + " minutes"
+	}
+	return d.String()
+}
+
+const (
+	emptyLine = "The todo list is empty. For a task with several steps, plan it with todo_operations before starting, then mark each todo in-progress before starting it and completed right after finishing it."
+	rulesLine = "Rules: mark a todo in-progress before starting it and completed right after finishing it, one in-progress at a time; record progress with todo_operations, not in prose."
+)
+
+func todoLines(l todo.List, sh shape) []string {
+	if len(l.Todos) == 0 {
+		return []string{emptyLine}
+	}
+	limit := titleBytes
+	if sh.shortTitles {
+		limit = shortTitleBytes
+	}
+	item := func(t todo.Todo) string {
+		return strconv.Itoa(t.ID) + ". " + todo.Shorten(t.Title, limit)
+	}
+	s := l.Stats()
+	if s.Completed == s.Total {
+		return []string{
+			fmt.Sprintf("Todos: all %d completed. Add new todos with todo_operations before starting further work.", s.Total),
+			rulesLine,
+		}
+	}
+	head := fmt.Sprintf("Todos: %d/%d completed (%d%%)", s.Completed, s.Total, s.PercentDone)
+	if s.Blocked > 0 {
+		head += fmt.Sprintf(", %d blocked", s.Blocked)
+	}
+	lines := []string{head + "."}
+
+	status := map[int]todo.Status{}
+	for _, t := range l.Todos {
+		status[t.ID] = t.Status
+	}
+	if t, ok := l.InProgress(); ok {
+		line := "In progress: " + item(t)
+		if t.Progress > 0 {
+			line += fmt.Sprintf(" (%d%%)", int(t.Progress*100+0.5))
+		}
+		lines = append(lines, line)
+	} else if s.NotStarted > 0 {
+		lines = append(lines, "In progress: none. Mark the next todo in-progress before starting it.")
+	}
+
+	// Upcoming: todos whose dependencies are all completed first, then the rest, each in list order.
+	var ready, waiting []todo.Todo
+	for _, t := range l.Todos {
+		if t.Status != todo.StatusNotStarted {
+			continue
+		}
+		if slices.ContainsFunc(t.Dependencies, func(d int) bool { return status[d] != todo.StatusCompleted }) {
+			waiting = append(waiting, t)
+		} else {
+			ready = append(ready, t)
+		}
+	}
+	if next := append(ready, waiting...); len(next) > 0 {
+		shown := next[:min(sh.next, len(next))]
+		parts := make([]string, len(shown))
+		for i, t := range shown {
+			parts[i] = item(t)
+		}
+		line := "Next: " + strings.Join(parts, "; ")
+		if hidden := len(next) - len(shown); hidden > 0 {
+			if len(shown) == 0 {
+				line = fmt.Sprintf("Next: %d not-started (see todo_operations read)", hidden)
+			} else {
+				line += fmt.Sprintf(" (+%d more)", hidden)
+			}
+		}
+		lines = append(lines, line)
+	}
+
+	var blocked []todo.Todo
+	for _, t := range l.Todos {
+		if t.Status == todo.StatusBlocked {
+			blocked = append(blocked, t)
+		}
+	}
+	if len(blocked) > 0 {
+		shown := blocked[:min(sh.blocked, len(blocked))]
+		parts := make([]string, len(shown))
+		for i, t := range shown {
+			parts[i] = item(t) + " (" + todo.Shorten(t.BlockedReason, limit) + ")"
+		}
+		line := "Blocked: " + strings.Join(parts, "; ")
+		if hidden := len(blocked) - len(shown); hidden > 0 {
+			if len(shown) == 0 {
+				line = fmt.Sprintf("Blocked: %d todos", hidden)
+			} else {
+				line += fmt.Sprintf(" (+%d more)", hidden)
+			}
+		}
+		lines = append(lines, line)
+	}
+	return append(lines, rulesLine)
+}

@@ -1,0 +1,312 @@
+package reminders
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"toolhost/internal/todo"
+	"toolhost/store"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run with -update to create it): %v", err)
+	}
+	if diff := cmp.Diff(string(want), got); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+
+// tenSteps is the ten-step task the done-criterion talks about, part way through.
+func tenSteps(done int, inProgress bool) todo.List {
+	titles := []string{"Read the config loader", "Write a failing test for nested tables", "Fix nested table parsing",
+		"Handle inline arrays", "Add error positions", "Update the parser docs", "Run the full test suite",
+		"Benchmark the parser", "Update the changelog", "Open the pull request"}
+	l := todo.List{Version: uint64(done + 1)}
+	for i, title := range titles {
+		t := todo.Todo{ID: i + 1, Title: title, Status: todo.StatusNotStarted}
+		if i > 0 {
+			t.Dependencies = []int{i}
+		}
+		switch {
+		case i < done:
+			t.Status = todo.StatusCompleted
+		case i == done && inProgress:
+			t.Status, t.Progress = todo.StatusInProgress, 0.4
+		}
+		l.Todos = append(l.Todos, t)
+	}
+	return l
+}
+
+func notes(n int) []MemoryNote {
+	var out []MemoryNote
+	for i := range n {
+		out = append(out, MemoryNote{ID: fmt.Sprint(i), Collection: "project", StoredAt: t0.Add(time.Duration(i) * time.Second),
+			Text: fmt.Sprintf("Fact %d: the build uses go test -race and the parser lives in internal/parse.", i+1)})
+	}
+	return out
+}
+
+type variant struct {
+	name  string
+	list  todo.List
+	notes []MemoryNote
+	cfg   Config
+}
+
+func variants() []variant {
+	blocked := tenSteps(2, false)
+	blocked.Todos[2].Status, blocked.Todos[2].BlockedReason = todo.StatusBlocked, "waiting for the user to grant access to ../vendor"
+	long := todo.List{}
+	for i := range 40 {
+		long.Todos = append(long.Todos, todo.Todo{ID: i + 1, Status: todo.StatusNotStarted,
+			Title: fmt.Sprintf("Migrate handler number %d to the new routing table and update its tests", i+1)})
+	}
+	long.Todos[0].Status = todo.StatusInProgress
+	capped := DefaultConfig()
+	capped.MaxTokens = 120
+	return []variant{
+		{"empty", todo.List{}, nil, DefaultConfig()},
+		{"in_progress", tenSteps(3, true), nil, DefaultConfig()},
+		{"none_in_progress", tenSteps(3, false), nil, DefaultConfig()},
+		{"all_done", tenSteps(10, false), nil, DefaultConfig()},
+		{"blocked", blocked, nil, DefaultConfig()},
+		{"capped", long, nil, capped},
+		{"with_memory", tenSteps(3, true), notes(2), DefaultConfig()},
+		{"memory_only", todo.List{}, notes(7), DefaultConfig()},
+	}
+}
+
+// Every reminder variant is pinned, and sizes.golden records what each costs: bytes, the
+// estimate used for capping, and real o200k_base and cl100k_base token counts.
+func TestGolden(t *testing.T) {
+	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+	o200k, err := tiktoken.GetEncoding("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl100k, err := tiktoken.GetEncoding("cl100k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sizes strings.Builder
+	fmt.Fprintf(&sizes, "%-18s %6s %9s %6s %7s\n", "variant", "bytes", "estimate", "o200k", "cl100k")
+	for _, v := range variants() {
+		got := Build(v.list, v.notes, v.cfg)
+		golden(t, v.name+".golden", got+"\n")
+		est := EstimateTokens(got)
+		o, c := len(o200k.Encode(got, nil, nil)), len(cl100k.Encode(got, nil, nil))
+		fmt.Fprintf(&sizes, "%-18s %6d %9d %6d %7d\n", v.name, len(got), est, o, c)
+		if est < o || est < c {
+			t.Errorf("%s: estimate %d below real count (o200k %d, cl100k %d); the cap would not hold", v.name, est, o, c)
+		}
+	}
+	golden(t, "sizes.golden", sizes.String())
+}
+
+func TestTokenCap(t *testing.T) {
+	long := variants()[5].list
+	for _, max := range []int{60, 100, 150, 200, 300, 1000} {
+		t.Run(fmt.Sprint(max), func(t *testing.T) {
+			cfg := DefaultConfig()
+			cfg.MaxTokens = max
+			got := Build(long, notes(3), cfg)
+			if !strings.Contains(got, rulesLine) {
+				t.Errorf("Build(cap %d) lost the rules:\n%s", max, got)
+			}
+			// The floor is the rules plus one short line per part; above it the cap holds.
+			if est := EstimateTokens(got); est > max && max >= 150 {
+				t.Errorf("Build(cap %d) = %d estimated tokens:\n%s", max, est, got)
+			}
+			if !strings.Contains(got, "more)") && !strings.Contains(got, "not-started (see") {
+				t.Errorf("Build(cap %d) hides items without saying so:\n%s", max, got)
+			}
+		})
+	}
+	uncapped := DefaultConfig()
+	uncapped.MaxTokens = -1
+	if got := Build(long, nil, uncapped); !strings.Contains(got, "(+36 more)") {
+		t.Errorf("Build(no cap) should show the configured 3 next items and count the rest:\n%s", got)
+	}
+}
+
+func TestEstimateTokens(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int
+	}{{"", 0}, {"abc", 1}, {"abcd", 2}, {"abcdefg", 2}, {"héllo", 3}, {"日本語", 3}}
+	for _, tt := range tests {
+		if got := EstimateTokens(tt.in); got != tt.want {
+			t.Errorf("EstimateTokens(%q) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+// staticMemories is a MemorySource over a fixed slice, standing in for the memory feature.
+type staticMemories struct{ notes []MemoryNote }
+
+func (s *staticMemories) RecentMemories(_ context.Context, _ string, since time.Time) ([]MemoryNote, error) {
+	var out []MemoryNote
+	for _, n := range s.notes {
+		if !n.StoredAt.Before(since) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+func openStore(t *testing.T, dir string) *store.Store {
+	t.Helper()
+	st, err := store.Open(t.Context(), dir, store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// step is one call in a cadence script: an optional change, then Next, and whether it delivers.
+type step struct {
+	name string
+	do   func(t *testing.T)
+	want bool
+}
+
+func TestCadence(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	const conv = "c"
+	mem := &staticMemories{}
+	cfg := DefaultConfig()
+	cfg.EveryNCalls = 3
+	// Two builders on two store handles, used alternately: they share the bookkeeping as two
+	// toolhost processes would.
+	b1, b2 := New(openStore(t, dir), cfg, mem), New(openStore(t, dir), cfg, mem)
+	b1.now = func() time.Time { return t0 }
+	b2.now = b1.now
+	st := openStore(t, dir)
+	change := func(fn func() error) func(t *testing.T) {
+		return func(t *testing.T) {
+			if err := fn(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	steps := []step{
+		{"empty list says nothing", nil, false},
+		{"new list", change(func() error { _, err := todo.Write(ctx, st, conv, tenSteps(0, true).Todos); return err }), true},
+		{"unchanged 1", nil, false},
+		{"unchanged 2", nil, false},
+		{"unchanged 3", nil, false},
+		{"after 3 calls without one", nil, true},
+		{"unchanged again", nil, false},
+		{"progress changed", change(func() error {
+			_, err := todo.Update(ctx, st, conv, []todo.Patch{{ID: 1, Progress: new(0.5)}})
+			return err
+		}), true},
+		{"description edit is not shown, so not a change", change(func() error {
+			_, err := todo.Update(ctx, st, conv, []todo.Patch{{ID: 5, Description: new("more detail")}})
+			return err
+		}), false},
+		{"memory stored", change(func() error { mem.notes = notes(1); return nil }), true},
+		{"same memory again", nil, false},
+		{"todo_operations result marks it seen", change(func() error {
+			if _, err := todo.Update(ctx, st, conv, []todo.Patch{{ID: 1, Status: new(todo.StatusCompleted)}}); err != nil {
+				return err
+			}
+			return b1.MarkDelivered(ctx, conv)
+		}), false},
+	}
+	for i, s := range steps {
+		if s.do != nil {
+			s.do(t)
+		}
+		b := []*Builder{b1, b2}[i%2]
+		block, ok, err := b.Next(ctx, conv)
+		if err != nil {
+			t.Fatalf("step %q: Next() error: %v", s.name, err)
+		}
+		if ok != s.want || (block != "") != ok {
+			t.Errorf("step %q: Next() = %v, %q; want delivered %v", s.name, ok, block, s.want)
+		}
+	}
+}
+
+func TestDisabledAndNeverPeriodic(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t, t.TempDir())
+	if _, err := todo.Write(ctx, st, "c", tenSteps(1, true).Todos); err != nil {
+		t.Fatal(err)
+	}
+	off := New(st, Config{}, nil)
+	if block, ok, err := off.Next(ctx, "c"); ok || err != nil || block != "" {
+		t.Errorf("Next() with reminders off = %q, %v, %v; want nothing", block, ok, err)
+	}
+	if block, err := off.For(ctx, "c"); err != nil || !strings.HasPrefix(block, "<system-reminder>") {
+		t.Errorf("For() with reminders off = %q, %v; want the block (an explicit request)", block, err)
+	}
+	cfg := DefaultConfig()
+	cfg.EveryNCalls = -1
+	onChange := New(st, cfg, nil)
+	delivered := 0
+	for range 25 {
+		if _, ok, err := onChange.Next(ctx, "c"); err != nil {
+			t.Fatal(err)
+		} else if ok {
+			delivered++
+		}
+	}
+	if delivered != 1 {
+		t.Errorf("EveryNCalls -1: %d deliveries in 25 unchanged calls, want 1", delivered)
+	}
+}
+
+func TestFor(t *testing.T) {
+	ctx := t.Context()
+	st := openStore(t, t.TempDir())
+	l, err := todo.Write(ctx, st, "c", tenSteps(3, true).Todos)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := For(ctx, st, "c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := Build(l, nil, DefaultConfig()); got != want {
+		t.Errorf("For() = %q, want %q", got, want)
+	}
+	// For does not consume the cadence.
+	b := New(st, DefaultConfig(), nil)
+	if _, ok, _ := b.Next(ctx, "c"); !ok {
+		t.Errorf("Next() after For() did not deliver the first reminder")
+	}
+	if _, err := For(ctx, st, ""); err == nil {
+		t.Errorf("For(empty conversation) succeeded")
+	}
+}
