@@ -131,3 +131,49 @@ func formatLines(ls []int) string {
 	}
 	return "lines " + strings.Join(parts, ", ")
 }
+
+// PatchError is a patch that cannot be parsed or applied. Nothing was
+// written when it is returned.
+type PatchError struct {
+	Path  string
+	Hunk  int // 1-based; 0 when the error is not about one hunk
+	Hunks int // hunks in this file
+	Line  int // 1-based line of the patch text, for parse errors
+	// Err is ErrBadPatch, ErrNotFound, ErrExists, ErrMissing or
+	// ErrInvalidPath.
+	Err     error
+	Reason  string
+	Nearest *Nearest
+}
+
+func (e *PatchError) Error() string {
+	var b strings.Builder
+	b.WriteString("apply_patch: ")
+	switch {
+	case e.Hunk > 0:
+		fmt.Fprintf(&b, "hunk %d of %d in %s does not apply: %s", e.Hunk, e.Hunks, e.Path, e.Reason)
+	case e.Line > 0 && e.Path != "":
+		fmt.Fprintf(&b, "patch line %d (%s): %s", e.Line, e.Path, e.Reason)
+	case e.Line > 0:
+		fmt.Fprintf(&b, "patch line %d: %s", e.Line, e.Reason)
+	case e.Path != "":
+		fmt.Fprintf(&b, "%s: %s", e.Path, e.Reason)
+	default:
+		b.WriteString(e.Reason)
+	}
+	if n := e.Nearest; n != nil && n.Similarity >= minUsefulSimilarity {
+		fmt.Fprintf(&b, "; nearest match is %s (%d%% similar), diff from the hunk's old lines to the file:\n%s",
+			lineSpan(n.StartLine, n.EndLine), int(n.Similarity*100), CapDiff(n.Diff, 40))
+	} else if e.Hunk > 0 {
+		b.WriteString("; no similar lines exist, read the file again\n")
+	}
+	if !errors.Is(e.Err, ErrBadPatch) || e.Hunk > 0 {
+		if !strings.HasSuffix(b.String(), "\n") {
+			b.WriteString("; ")
+		}
+		b.WriteString("nothing was written, fix the patch and send it whole again")
+	}
+	return b.String()
+}
+
+func (e *PatchError) Unwrap() error { return e.Err }
