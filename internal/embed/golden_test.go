@@ -52,6 +52,16 @@ func TestUSELiteTokenizeGolden(t *testing.T) {
 func TestUSELiteEmbedGolden(t *testing.T) {
 	u := NewUSELite()
 	g := readGolden(t)
+	if raceEnabled {
+		// Keep the parallel path under the race detector but only with short inputs.
+		var short = g.Cases[:0]
+		for _, c := range g.Cases {
+			if len(c.IDs) <= 10 {
+				short = append(short, c)
+			}
+		}
+		g.Cases = short
+	}
 	texts := make([]string, len(g.Cases))
 	for i, c := range g.Cases {
 		texts[i] = c.Text
