@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -207,6 +208,9 @@ func (g *Guard) Canonical(path string) (string, error) {
 func (g *Guard) resolveInput(p string, follow bool) (resolved, error) {
 	if err := checkInput(p); err != nil {
 		return resolved{}, toDenial(err, "")
+	}
+	if strings.HasSuffix(p, "/") {
+		follow = true // POSIX: a trailing slash resolves a final symlink
 	}
 	var (
 		res resolved
