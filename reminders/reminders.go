@@ -10,6 +10,12 @@
 // changed since the last delivery in the conversation, or after Config.EveryNCalls calls without
 // one, and every block is cut to Config.MaxTokens. The delivery bookkeeping lives in the shared
 // store, so all toolhost processes serving a conversation agree on it.
+//
+// Wiring for the tool layer: after every successful tool result call [Builder.Next] once and
+// append the block as a separate text block when it says so; after a todo_operations result
+// (which already shows the whole list) call [Builder.MarkDelivered] instead. In the pinned
+// ten-step task (testdata/ten_step_task.golden) that is 1 reminder of 95 tokens over 57 calls,
+// against 15 reminders and 1307 tokens without MarkDelivered.
 package reminders
 
 import (

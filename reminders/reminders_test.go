@@ -310,3 +310,39 @@ func TestFor(t *testing.T) {
 		t.Errorf("For(empty conversation) succeeded")
 	}
 }
+
+// BenchmarkNext is the per-tool-result cost of the cadence with a synced store: one bookkeeping
+// transaction for a conversation that has a todo list.
+func BenchmarkNext(b *testing.B) {
+	ctx := b.Context()
+	st, err := store.Open(ctx, b.TempDir(), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := todo.Write(ctx, st, "c", tenSteps(3, true).Todos); err != nil {
+		b.Fatal(err)
+	}
+	bl := New(st, DefaultConfig(), nil)
+	for b.Loop() {
+		if _, _, err := bl.Next(ctx, "c"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNextNoTodos is the cost for a conversation without todos: a read-only transaction.
+func BenchmarkNextNoTodos(b *testing.B) {
+	ctx := b.Context()
+	st, err := store.Open(ctx, b.TempDir(), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	bl := New(st, DefaultConfig(), nil)
+	for b.Loop() {
+		if _, _, err := bl.Next(ctx, "c"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
