@@ -68,10 +68,10 @@ type fieldDecoder func(raw json.RawMessage) error
 
 // decodeObject decodes a JSON object through a table of field decoders, reporting every unknown
 // or malformed field. It returns the problems found (with Field set) and a possibly decoded id.
-func decodeObject(data []byte, fields map[string]fieldDecoder) []Problem {
+func decodeObject(data []byte, what string, fields map[string]fieldDecoder) []Problem {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
-		return []Problem{{Reason: "must be a JSON object with at least a title, got " + describeJSON(data)}}
+		return []Problem{{Reason: "must be " + what + ", got " + describeJSON(data)}}
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -267,7 +267,7 @@ func decodeBool(dst *bool) fieldDecoder {
 func normalizeStatus(s string) Status {
 	n := strings.ToLower(strings.TrimSpace(s))
 	n = strings.NewReplacer("_", "-", " ", "-").Replace(n)
-	for _, st := range Statuses {
+	for _, st := range Statuses() {
 		if n == string(st) {
 			return st
 		}
@@ -277,7 +277,7 @@ func normalizeStatus(s string) Status {
 
 func normalizePriority(s string) Priority {
 	n := strings.ToLower(strings.TrimSpace(s))
-	for _, p := range Priorities {
+	for _, p := range Priorities() {
 		if n == string(p) {
 			return p
 		}
@@ -318,7 +318,7 @@ func todoDecoders(t *Todo) map[string]fieldDecoder {
 // silently. The error is a [*ValidationError].
 func (t *Todo) UnmarshalJSON(data []byte) error {
 	var out Todo
-	if probs := decodeObject(data, todoDecoders(&out)); len(probs) > 0 {
+	if probs := decodeObject(data, "a JSON object with at least a title", todoDecoders(&out)); len(probs) > 0 {
 		for i := range probs {
 			probs[i].ID = out.ID
 		}
@@ -401,7 +401,7 @@ func patchDecoders(p *Patch) map[string]fieldDecoder {
 // UnmarshalJSON accepts the same spellings as [Todo.UnmarshalJSON].
 func (p *Patch) UnmarshalJSON(data []byte) error {
 	var out Patch
-	if probs := decodeObject(data, patchDecoders(&out)); len(probs) > 0 {
+	if probs := decodeObject(data, "a JSON object with an id and the fields to change", patchDecoders(&out)); len(probs) > 0 {
 		for i := range probs {
 			probs[i].ID = out.ID
 		}

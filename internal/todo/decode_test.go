@@ -83,6 +83,8 @@ func TestDecodePatches(t *testing.T) {
 		{"camel case and clearing", `[{"id":"2","status":"blocked","blockedReason":"r","dependencies":[],"priority":"","canRunParallel":false}]`,
 			[]Patch{{ID: 2, Status: ptr(StatusBlocked), BlockedReason: ptr("r"), Dependencies: ptr([]int{}), Priority: ptr(Priority("")), CanRunParallel: ptr(false)}}, nil},
 		{"progress and title", `[{"todo_id":1,"progress":0.3,"title":"t"}]`, []Patch{{ID: 1, Progress: ptr(0.3), Title: ptr("t")}}, nil},
+		{"not an object", `[2]`, nil,
+			[]Problem{{Index: 1, Reason: "must be a JSON object with an id and the fields to change, got a number"}}},
 		{"unknown field", `[{"id":1,"state":"done"}]`, nil,
 			[]Problem{{ID: 1, Field: "state", Reason: "unknown field; valid fields: id, title, description, status, priority, dependencies, can_run_parallel, parallel_group, progress, blocked_reason"}}},
 	}

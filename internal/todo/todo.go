@@ -30,8 +30,11 @@ const (
 )
 
 // Statuses lists the valid statuses in the order they are reported, so error messages and schemas
-// can name them without repeating the list.
-var Statuses = []Status{StatusNotStarted, StatusInProgress, StatusCompleted, StatusBlocked}
+// (the enum of the status parameter) can name them without repeating the list. It returns a new
+// slice on every call, so callers cannot change the package's idea of what is valid.
+func Statuses() []Status {
+	return []Status{StatusNotStarted, StatusInProgress, StatusCompleted, StatusBlocked}
+}
 
 // Priority is optional; it lets a model order work without inventing its own vocabulary.
 type Priority string
@@ -44,8 +47,10 @@ const (
 	PriorityCritical Priority = "critical"
 )
 
-// Priorities lists the valid non-empty priorities, lowest first.
-var Priorities = []Priority{PriorityLow, PriorityMedium, PriorityHigh, PriorityCritical}
+// Priorities lists the valid non-empty priorities, lowest first, as a new slice.
+func Priorities() []Priority {
+	return []Priority{PriorityLow, PriorityMedium, PriorityHigh, PriorityCritical}
+}
 
 // Size caps. A todo list lives in every reminder and every read, so it is kept small on purpose;
 // the caps are generous for planning and stop a runaway model from filling the store.

@@ -76,16 +76,16 @@ func AsValidationError(err error) (*ValidationError, bool) {
 }
 
 func statusNames() string {
-	names := make([]string, len(Statuses))
-	for i, s := range Statuses {
+	names := make([]string, len(Statuses()))
+	for i, s := range Statuses() {
 		names[i] = string(s)
 	}
 	return strings.Join(names, ", ")
 }
 
 func priorityNames() string {
-	names := make([]string, len(Priorities))
-	for i, p := range Priorities {
+	names := make([]string, len(Priorities()))
+	for i, p := range Priorities() {
 		names[i] = string(p)
 	}
 	return strings.Join(names, ", ")
@@ -107,16 +107,18 @@ func checkTodo(t Todo, index int) []Problem {
 	switch title := strings.TrimSpace(t.Title); {
 	case title == "":
 		add("title", "must not be empty")
+	case strings.ContainsAny(t.Title, "\n\r"):
+		add("title", "must be a single line; put details in description")
 	case len(t.Title) > MaxTitleBytes:
 		add("title", fmt.Sprintf("is %d bytes, at most %d; keep the title short and put details in description", len(t.Title), MaxTitleBytes))
 	}
 	if len(t.Description) > MaxDescriptionBytes {
 		add("description", fmt.Sprintf("is %d bytes, at most %d", len(t.Description), MaxDescriptionBytes))
 	}
-	if !slices.Contains(Statuses, t.Status) {
+	if !slices.Contains(Statuses(), t.Status) {
 		add("status", fmt.Sprintf("%q is not a status; use one of %s", string(t.Status), statusNames()))
 	}
-	if t.Priority != "" && !slices.Contains(Priorities, t.Priority) {
+	if t.Priority != "" && !slices.Contains(Priorities(), t.Priority) {
 		add("priority", fmt.Sprintf("%q is not a priority; use one of %s, or leave it out", string(t.Priority), priorityNames()))
 	}
 	switch {

@@ -34,6 +34,8 @@ func TestValidate(t *testing.T) {
 		}, nil},
 		{"empty title", []Todo{todo(1, "  ", StatusNotStarted)},
 			[]Problem{{ID: 1, Field: "title", Reason: "must not be empty"}}},
+		{"multi-line title", []Todo{todo(1, "a\nb", StatusNotStarted)},
+			[]Problem{{ID: 1, Field: "title", Reason: "must be a single line; put details in description"}}},
 		{"title too long", []Todo{todo(1, long(MaxTitleBytes+1), StatusNotStarted)},
 			[]Problem{{ID: 1, Field: "title", Reason: "is 201 bytes, at most 200; keep the title short and put details in description"}}},
 		{"description too long", []Todo{{ID: 1, Title: "a", Status: StatusNotStarted, Description: long(MaxDescriptionBytes + 1)}},
