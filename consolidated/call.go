@@ -35,6 +35,8 @@ type Result struct {
 	IsError bool
 	// InputRequests asks the client for input (elicitation) before the call can finish.
 	InputRequests mcp.InputRequestMap
+	// RequestState travels with InputRequests and comes back with the answers.
+	RequestState string
 	// NoSpill keeps the text whole (read_tool_result pages are already bounded).
 	NoSpill bool
 }

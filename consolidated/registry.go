@@ -329,7 +329,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		res = &Result{Text: "ok"}
 	}
 	if res.InputRequests != nil {
-		return &mcp.CallToolResult{InputRequests: res.InputRequests}
+		return &mcp.CallToolResult{InputRequests: res.InputRequests, RequestState: res.RequestState}
 	}
 	for _, hook := range r.env.AfterCall {
 		hook(ctx, c, res)

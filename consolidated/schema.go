@@ -126,7 +126,7 @@ func typeSchema(t reflect.Type, desc bool) object {
 // conversationParam is accepted by every conversational tool.
 var conversationParam = param{
 	Name:        "conversation_id",
-	Description: "Conversation scope; default: this connection's.",
+	Description: "Scope of state; default: this connection's.",
 	typ:         reflect.TypeFor[string](),
 }
 
@@ -181,9 +181,6 @@ func (t *Tool) description(enabled []Operation) string {
 	b.WriteString(t.Description)
 	for _, op := range enabled {
 		fmt.Fprintf(&b, "\n- %s: %s", op.Name, op.Summary)
-	}
-	if t.Conversational {
-		b.WriteString("\nState is per conversation_id (default: this connection's).")
 	}
 	return b.String()
 }

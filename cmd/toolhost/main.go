@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/app"
 	"toolhost/internal/config"
@@ -34,6 +35,12 @@ Commands:
   serve                 serve MCP over streamable HTTP at http://ADDR/mcp (loopback, bearer token)
   tools [--json]        print the tools this configuration advertises, in order, with token estimates
   call TOOL 'JSON'      run one tool call in-process and print the result
+  approvals             list pending authorization requests
+  approve ID [--for 10m] [--once]
+                        approve a model's authorization request (creates a time-limited grant)
+  deny ID               deny an authorization request
+  grants                list active grants
+  revoke ID             revoke a grant
   version               print the version
 
 Flags (also accepted after the command; they override the config file):
@@ -80,6 +87,9 @@ type options struct {
 	noAuth, stateless bool
 	// tools
 	json bool
+	// approve
+	approveFor time.Duration
+	once       bool
 }
 
 func (o *options) flags(name string, errOut io.Writer) *flag.FlagSet {
@@ -105,6 +115,9 @@ func (o *options) flags(name string, errOut io.Writer) *flag.FlagSet {
 		fs.BoolVar(&o.stateless, "stateless", o.stateless, "")
 	case "tools":
 		fs.BoolVar(&o.json, "json", o.json, "")
+	case "approve":
+		fs.DurationVar(&o.approveFor, "for", o.approveFor, "")
+		fs.BoolVar(&o.once, "once", o.once, "")
 	}
 	return fs
 }
@@ -164,9 +177,88 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return errors.New("call: arguments are not valid JSON")
 		}
 		return withApp(ctx, o, stderr, func(a *app.App) error { return callTool(ctx, a, rest[0], argJSON, stdout) })
+	case "approvals", "grants":
+		return withApp(ctx, o, stderr, func(a *app.App) error { return listAuthority(ctx, a, cmd, stdout) })
+	case "approve", "deny", "revoke":
+		if len(rest) != 1 {
+			return fmt.Errorf("usage: toolhost %s ID", cmd)
+		}
+		return withApp(ctx, o, stderr, func(a *app.App) error { return decide(ctx, a, cmd, rest[0], o, stdout) })
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", cmd)
+}
+
+func listAuthority(ctx context.Context, a *app.App, what string, stdout io.Writer) error {
+	if what == "approvals" {
+		list, err := a.Guard.Approvals().List(ctx, "", authz.StatusPending)
+		if err != nil {
+			return err
+		}
+		if len(list) == 0 {
+			fmt.Fprintln(stdout, "no pending authorization requests")
+		}
+		for _, ap := range list {
+			fmt.Fprintf(stdout, "%s  %s on %s%s  conversation %s  expires %s\n", ap.ID, ap.Access, ap.Path, recursiveMark(ap.Recursive), ap.Conversation, ap.Expires.Wall.Format(time.TimeOnly))
+			if ap.Reason != "" {
+				fmt.Fprintf(stdout, "    reason: %s\n", ap.Reason)
+			}
+		}
+		return nil
+	}
+	list, err := a.Guard.Grants().List(ctx, "")
+	if err != nil {
+		return err
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(stdout, "no active grants")
+	}
+	for _, g := range list {
+		uses := "unlimited uses"
+		if g.Uses > 0 {
+			uses = fmt.Sprintf("%d use(s) left", g.Uses)
+		}
+		exp := "never expires"
+		if !g.Expires.Wall.IsZero() {
+			exp = "expires " + g.Expires.Wall.Format(time.TimeOnly)
+		}
+		fmt.Fprintf(stdout, "%s  %s on %s%s  %s, %s, by %s\n", g.ID, g.Access, g.Path, recursiveMark(g.Recursive), exp, uses, g.By)
+	}
+	return nil
+}
+
+func recursiveMark(r bool) string {
+	if r {
+		return "/**"
+	}
+	return ""
+}
+
+func decide(ctx context.Context, a *app.App, cmd, id string, o *options, stdout io.Writer) error {
+	by := "cli"
+	if u := os.Getenv("USER"); u != "" {
+		by = "cli:" + u
+	}
+	switch cmd {
+	case "approve":
+		ap, g, err := a.Guard.Approve(ctx, id, o.approveFor, o.once, by)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "approved %s: grant %s for %s on %s%s until %s\n", ap.ID, g.ID, g.Access, g.Path, recursiveMark(g.Recursive), g.Expires.Wall.Format(time.TimeOnly))
+	case "deny":
+		ap, err := a.Guard.Deny(ctx, id, by)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "denied %s (%s on %s)\n", ap.ID, ap.Access, ap.Path)
+	case "revoke":
+		if err := a.Guard.Grants().Revoke(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "revoked %s\n", id)
+	}
+	return nil
 }
 
 // withApp loads the configuration, applies the flags, opens the app and runs f.
@@ -288,6 +380,10 @@ func serve(ctx context.Context, a *app.App, o *options, stdout io.Writer) error 
 		SessionTimeout: a.Config.HTTP.SessionTimeout.Duration,
 		AllowedHosts:   a.Config.HTTP.AllowedHosts,
 		Logger:         a.Logger,
+		Routes: map[string]http.Handler{
+			"/api/approvals":  server.ApprovalsHandler(a.Guard),
+			"/api/approvals/": server.ApprovalsHandler(a.Guard),
+		},
 	}
 	if !loopback {
 		if hopts.NoAuth {

@@ -41,8 +41,17 @@ func TestMain(m *testing.M) {
 
 func command(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
-	state := t.TempDir()
-	cmd := exec.Command(binary, append(args, "--state-dir", state, "--workdir", t.TempDir(), "--config", filepath.Join(state, "none.toml"))...)
+	return commandIn(t, t.TempDir(), t.TempDir(), args...)
+}
+
+// commandIn runs the binary with a given state dir and working directory and an empty config.
+func commandIn(t *testing.T, state, workdir string, args ...string) *exec.Cmd {
+	t.Helper()
+	cfg := filepath.Join(state, "config.toml")
+	if _, err := os.Stat(cfg); err != nil {
+		os.WriteFile(cfg, nil, 0o600)
+	}
+	cmd := exec.Command(binary, append(args, "--state-dir", state, "--workdir", workdir, "--config", cfg)...)
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+state)
 	return cmd
 }
@@ -89,7 +98,7 @@ func TestStdioBinary(t *testing.T) {
 			}
 			defer cs.Close()
 			names := toolNames(t, cs)
-			if got, want := strings.Join(names, ","), "think,read_tool_result"; got != want {
+			if got, want := strings.Join(names, ","), "think,user_collaboration,read_tool_result"; got != want {
 				t.Errorf("tools = %s, want %s", got, want)
 			}
 			callThink(t, cs)
@@ -289,7 +298,7 @@ func TestHTTPBinary(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cs.Close()
-			if got, want := strings.Join(toolNames(t, cs), ","), "think,read_tool_result"; got != want {
+			if got, want := strings.Join(toolNames(t, cs), ","), "think,user_collaboration,read_tool_result"; got != want {
 				t.Errorf("tools = %s, want %s", got, want)
 			}
 			callThink(t, cs)
@@ -334,5 +343,105 @@ func TestCallAndTools(t *testing.T) {
 	}
 	if err := json.Unmarshal(out, &listing); err != nil || len(listing.Tools) == 0 || listing.Tools[0].Name != "think" {
 		t.Errorf("tools --json = %s (%v)", out, err)
+	}
+}
+
+func TestApproveViaCLI(t *testing.T) {
+	state, work := t.TempDir(), t.TempDir()
+	target := filepath.Join(t.TempDir(), "out.txt")
+	out, err := commandIn(t, state, work, "call", "user_collaboration",
+		`{"operation":"request_authorization","path":"`+target+`","access":"file_operations:write","reason":"write output"}`).Output()
+	if err != nil {
+		t.Fatalf("request_authorization: %v %s", err, out)
+	}
+	var res struct {
+		StructuredContent struct {
+			RequestID string `json:"request_id"`
+			Status    string `json:"status"`
+		} `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || res.StructuredContent.Status != "pending" {
+		t.Fatalf("request_authorization = %s (%v)", out, err)
+	}
+	id := res.StructuredContent.RequestID
+	if out, err := commandIn(t, state, work, "approvals").Output(); err != nil || !strings.Contains(string(out), id) {
+		t.Fatalf("approvals = %v %s, want %s listed", err, out, id)
+	}
+	if out, err := commandIn(t, state, work, "approve", id, "--for", "10m").CombinedOutput(); err != nil || !strings.Contains(string(out), "approved "+id) {
+		t.Fatalf("approve = %v %s", err, out)
+	}
+	out, err = commandIn(t, state, work, "call", "user_collaboration", `{"operation":"check_request","request_id":"`+id+`"}`).Output()
+	if err != nil || !strings.Contains(string(out), "Granted file_operations:write on") {
+		t.Fatalf("check_request after approve = %v %s", err, out)
+	}
+	out, err = commandIn(t, state, work, "grants").Output()
+	if err != nil || !strings.Contains(string(out), "file_operations:write on "+target) {
+		t.Fatalf("grants = %v %s", err, out)
+	}
+	grantID := strings.Fields(string(out))[0]
+	if out, err := commandIn(t, state, work, "revoke", grantID).CombinedOutput(); err != nil {
+		t.Fatalf("revoke = %v %s", err, out)
+	}
+	if out, _ := commandIn(t, state, work, "grants").Output(); !strings.Contains(string(out), "no active grants") {
+		t.Fatalf("grants after revoke = %s", out)
+	}
+	if out, err := commandIn(t, state, work, "deny", id).CombinedOutput(); err == nil {
+		t.Fatalf("deny of a decided request succeeded: %s", out)
+	}
+}
+
+func TestApprovalEndpoint(t *testing.T) {
+	state, work := t.TempDir(), t.TempDir()
+	out, err := commandIn(t, state, work, "call", "user_collaboration",
+		`{"operation":"request_authorization","path":"/tmp","access":"file_operations:read","recursive":true}`).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		StructuredContent struct {
+			RequestID string `json:"request_id"`
+		} `json:"structuredContent"`
+	}
+	json.Unmarshal(out, &res)
+	cmd := commandIn(t, state, work, "serve", "--addr", "127.0.0.1:0")
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
+	sc := bufio.NewScanner(stdout)
+	var url string
+	for sc.Scan() {
+		if i := strings.Index(sc.Text(), "serving http://"); i >= 0 {
+			url = strings.Fields(sc.Text()[i+len("serving "):])[0]
+			break
+		}
+	}
+	go io.Copy(io.Discard, stdout)
+	token, _ := os.ReadFile(filepath.Join(state, "token"))
+	base := strings.TrimSuffix(url, "/mcp") + "/api/approvals/"
+	post := func(auth, body string) int {
+		req, _ := http.NewRequest("POST", base+res.StructuredContent.RequestID, strings.NewReader(body))
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := post("", `{"decision":"approve"}`); got != 401 {
+		t.Errorf("approve without token: %d, want 401", got)
+	}
+	if got := post(strings.TrimSpace(string(token)), `{"decision":"maybe"}`); got != 400 {
+		t.Errorf("bad decision: %d, want 400", got)
+	}
+	if got := post(strings.TrimSpace(string(token)), `{"decision":"approve","minutes":2}`); got != 200 {
+		t.Errorf("approve: %d, want 200", got)
+	}
+	if got := post(strings.TrimSpace(string(token)), `{"decision":"deny"}`); got != 409 {
+		t.Errorf("deny after approve: %d, want 409", got)
 	}
 }

@@ -15,9 +15,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/config"
 	"toolhost/internal/server"
+	"toolhost/store"
 )
 
 // Name is the server name clients see.
@@ -36,6 +38,8 @@ type App struct {
 	Logger      *slog.Logger
 	Env         *consolidated.Env
 	Registry    *consolidated.Registry
+	Store       *store.Store
+	Guard       *authz.Guard
 
 	closers []func() error
 }
@@ -92,14 +96,73 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		Spill:               spill,
 		Logger:              logger,
 	}
+	if a.Store, err = store.Open(ctx, a.StateDir, store.Options{}); err != nil {
+		return nil, err
+	}
+	if a.Guard, err = a.openGuard(ctx, profile); err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, a.Guard.Close)
 	tools := []*consolidated.Tool{
 		consolidated.ThinkTool(),
+		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration}),
 		consolidated.ReadToolResultTool(),
 	}
 	a.Registry = consolidated.NewRegistry(a.Env, tools, func(tool, op string, risk consolidated.Risk) bool {
 		return profile.Enabled(tool, op, string(risk))
 	})
 	return a, nil
+}
+
+// openGuard builds the working-directory guard: toolhost's own files are protected, configured
+// grants are standing grants, and the profile decides whether outside reads need a grant.
+func (a *App) openGuard(ctx context.Context, profile config.Profile) (*authz.Guard, error) {
+	cfgFile := a.Config.Path
+	if cfgFile == "" {
+		cfgFile = config.DefaultPath()
+	}
+	outside := profile.OutsideReads
+	if a.Config.Guard.OutsideReads != "" {
+		outside = a.Config.Guard.OutsideReads
+	}
+	var static []authz.GrantSpec
+	for _, g := range a.Config.Grants {
+		p, err := canonicalPath(g.Path)
+		if err != nil {
+			return nil, fmt.Errorf("config grant %s: %w", g.Path, err)
+		}
+		static = append(static, authz.GrantSpec{Access: g.Access, Path: p, Recursive: g.Recursive, By: "config"})
+	}
+	return authz.New(ctx, authz.Config{
+		WorkDir:               a.Workdir,
+		ConfigFile:            cfgFile,
+		StateDir:              a.StateDir,
+		TokenFile:             a.TokenFile(),
+		SecretPaths:           a.Config.Guard.DenyRead,
+		OutsideReadsNeedGrant: outside == "grant",
+		Store:                 a.Store,
+		StaticGrants:          static,
+		Logger:                a.Logger,
+	})
+}
+
+// canonicalPath resolves symlinks of an existing path, or makes a missing one absolute.
+func canonicalPath(p string) (string, error) {
+	if strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		p = filepath.Join(home, p[2:])
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real, nil
+	}
+	return abs, nil
 }
 
 // Server builds the MCP server for this configuration.

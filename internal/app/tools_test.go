@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
@@ -23,9 +24,9 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // reason in the commit message.
 var toolBudget = map[string]int{
 	"think":                     90,
-	"user_collaboration":        230,
-	"todo_operations":           420,
-	"memory_operations":         320,
+	"user_collaboration":        280,
+	"todo_operations":           400,
+	"memory_operations":         300,
 	"file_operations":           850,
 	"terminal_operations":       520,
 	"build_and_version_control": 200,
@@ -38,7 +39,9 @@ const envelopeBudget = 30
 
 func testApp(t *testing.T) *App {
 	t.Helper()
-	a, err := Open(context.Background(), &config.Config{Workdir: t.TempDir(), StateDir: t.TempDir()}, nil)
+	cfg := &config.Config{Workdir: t.TempDir(), StateDir: t.TempDir()}
+	cfg.ApprovalWait.Duration = 200 * time.Millisecond
+	a, err := Open(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

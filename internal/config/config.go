@@ -35,6 +35,9 @@ type Config struct {
 	LogLevel string `toml:"log_level"`
 	// BudgetTokens caps one result; overrides the profile's.
 	BudgetTokens int `toml:"budget_tokens"`
+	// ApprovalWait is how long user_collaboration check_request waits for a pending decision
+	// (default 15s; clients abort calls at 60s).
+	ApprovalWait Duration `toml:"approval_wait"`
 
 	HTTP     HTTP               `toml:"http"`
 	Profiles map[string]Profile `toml:"profiles"`

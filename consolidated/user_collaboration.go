@@ -1,0 +1,280 @@
+package consolidated
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
+)
+
+// CollaborationConfig configures user_collaboration.
+type CollaborationConfig struct {
+	Guard *authz.Guard
+	// MaxWait is how long check_request waits for a pending decision before answering; clients
+	// abort calls at 60 s. Default 15 s.
+	MaxWait time.Duration
+}
+
+type askArgs struct {
+	Question string   `json:"question" jsonschema:"Question."`
+	Options  []string `json:"options,omitempty" jsonschema:"Allowed answers."`
+}
+
+type authorizeArgs struct {
+	Path      string `json:"path" jsonschema:"Path to authorize."`
+	Access    string `json:"access" jsonschema:"tool.operation or tool:class (file_operations:write)."`
+	Recursive bool   `json:"recursive,omitempty" jsonschema:"Whole directory tree."`
+	Once      bool   `json:"once,omitempty" jsonschema:"Single use."`
+	Minutes   int    `json:"minutes,omitempty" jsonschema:"Duration (default 5)."`
+	Reason    string `json:"reason,omitempty" jsonschema:"Why (shown to the user)."`
+}
+
+type checkRequestArgs struct {
+	RequestID string `json:"request_id" jsonschema:"From request_authorization."`
+}
+
+// elicitKey names toolhost's input request in a multi-round-trip call.
+const elicitKey = "toolhost_answer"
+
+// UserCollaborationTool lets the model ask the user a question and request authorization. Answers
+// and grants come only from the human: through MCP elicitation when the client supports it, else
+// through `toolhost approve` or the approval endpoint. Nothing in the arguments grants anything.
+func UserCollaborationTool(cfg CollaborationConfig) *Tool {
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = 15 * time.Second
+	}
+	key := make([]byte, 32)
+	rand.Read(key)
+	u := &collaboration{cfg: cfg, key: key}
+	return &Tool{
+		Name:           "user_collaboration",
+		Description:    "Ask the user a question or for authorization (paths outside the working directory, protected paths).",
+		Conversational: true,
+		Operations: []Operation{
+			Op("ask", "question to the user", RiskState, u.ask).WithTimeout(10 * time.Minute),
+			Op("request_authorization", "ask the user to grant access", RiskState, u.requestAuthorization).WithTimeout(10 * time.Minute),
+			Op("check_request", "status of a request", RiskState, u.checkRequest).WithTimeout(time.Minute),
+		},
+	}
+}
+
+type collaboration struct {
+	cfg CollaborationConfig
+	key []byte
+}
+
+// sign binds an approval id to this server, so that the answer to an elicitation can only
+// approve the request the server itself asked about.
+func (u *collaboration) sign(id string) string {
+	m := hmac.New(sha256.New, u.key)
+	m.Write([]byte(id))
+	return id + "." + hex.EncodeToString(m.Sum(nil))
+}
+
+func (u *collaboration) verify(state string) (string, bool) {
+	id, _, ok := strings.Cut(state, ".")
+	if !ok || !hmac.Equal([]byte(u.sign(id)), []byte(state)) {
+		return "", false
+	}
+	return id, true
+}
+
+// elicitation returns the client's answer to our input request, if this call carries one.
+func elicitation(c *Call) (*mcp.ElicitResult, string) {
+	if c.Request == nil || c.Request.Params == nil {
+		return nil, ""
+	}
+	if r, ok := c.Request.Params.InputResponses[elicitKey].(*mcp.ElicitResult); ok {
+		return r, c.Request.Params.RequestState
+	}
+	return nil, ""
+}
+
+// canElicit reports whether the client declared form elicitation.
+func canElicit(c *Call) bool {
+	if c.Request == nil {
+		return false
+	}
+	caps := c.Request.ClientCapabilities()
+	return caps != nil && caps.Elicitation != nil
+}
+
+func (u *collaboration) ask(ctx context.Context, c *Call, a *askArgs) (*Result, error) {
+	q := strings.TrimSpace(a.Question)
+	if q == "" {
+		return nil, &ToolError{Code: "invalid_value", Param: "question", Message: "question is empty"}
+	}
+	if ans, _ := elicitation(c); ans != nil {
+		switch ans.Action {
+		case "accept":
+			v, _ := ans.Content["answer"].(string)
+			return &Result{Text: "The user answered: " + v, Structured: map[string]any{"action": "accept", "answer": v}}, nil
+		default:
+			return &Result{Text: "The user " + declined(ans.Action) + " the question; continue without an answer or ask in your reply.",
+				Structured: map[string]any{"action": ans.Action}}, nil
+		}
+	}
+	if !canElicit(c) {
+		return nil, &ToolError{Code: "unsupported", Message: "this client cannot show questions (no elicitation support)",
+			Next: "ask the user in your reply and wait for their message"}
+	}
+	answer := map[string]any{"type": "string", "title": "Answer"}
+	if len(a.Options) > 0 {
+		answer["enum"] = a.Options
+	}
+	return &Result{InputRequests: mcp.InputRequestMap{elicitKey: &mcp.ElicitParams{
+		Mode:    "form",
+		Message: q,
+		RequestedSchema: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"answer": answer},
+			"required":   []string{"answer"},
+		},
+	}}}, nil
+}
+
+func declined(action string) string {
+	if action == "cancel" {
+		return "cancelled"
+	}
+	return "declined"
+}
+
+func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *authorizeArgs) (*Result, error) {
+	g := u.cfg.Guard
+	if ans, state := elicitation(c); ans != nil {
+		id, ok := u.verify(state)
+		if !ok {
+			return nil, &ToolError{Code: "invalid_state", Message: "the answer does not belong to a request this server made; request authorization again"}
+		}
+		if ans.Action != "accept" {
+			ap, err := g.Deny(ctx, id, "elicitation")
+			if err != nil && !errors.Is(err, authz.ErrNotPending) {
+				return nil, err
+			}
+			return &Result{Text: fmt.Sprintf("The user %s: no grant for %s on %s. Do not retry the same request unless the user asks you to.", declined(ans.Action), ap.Access, ap.Path),
+				Structured: map[string]any{"request_id": id, "status": "denied"}}, nil
+		}
+		minutes, once := a.Minutes, a.Once
+		if v, ok := ans.Content["minutes"].(float64); ok {
+			minutes = int(v)
+		}
+		if v, ok := ans.Content["once"].(bool); ok {
+			once = v
+		}
+		minutes = max(1, min(orInt(minutes, 5), 24*60))
+		_, grant, err := g.Approve(ctx, id, time.Duration(minutes)*time.Minute, once, "elicitation")
+		if err != nil {
+			return nil, GuardError(err)
+		}
+		return grantedResult(id, grant), nil
+	}
+	ap, err := g.RequestAuthorization(ctx, authz.AuthorizationRequest{
+		Conversation: c.Conversation, Path: a.Path, Access: a.Access, Recursive: a.Recursive,
+		Once: a.Once, Minutes: a.Minutes, Reason: a.Reason,
+	})
+	if err != nil {
+		return nil, GuardError(err)
+	}
+	if canElicit(c) {
+		scope := ap.Path
+		if ap.Recursive {
+			scope += " (and everything inside)"
+		}
+		msg := fmt.Sprintf("Allow %s on %s?", ap.Access, scope)
+		if ap.Reason != "" {
+			msg += "\nReason given: " + ap.Reason
+		}
+		return &Result{RequestState: u.sign(ap.ID), InputRequests: mcp.InputRequestMap{elicitKey: &mcp.ElicitParams{
+			Mode:    "form",
+			Message: msg,
+			RequestedSchema: map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"minutes": map[string]any{"type": "integer", "title": "Minutes", "minimum": 1, "maximum": 1440, "default": orInt(ap.Minutes, 5)},
+					"once":    map[string]any{"type": "boolean", "title": "Only once", "default": ap.Once},
+				},
+			},
+		}}}, nil
+	}
+	return pendingResult(ap), nil
+}
+
+func (u *collaboration) checkRequest(ctx context.Context, c *Call, a *checkRequestArgs) (*Result, error) {
+	g := u.cfg.Guard
+	deadline := time.Now().Add(u.cfg.MaxWait)
+	for {
+		ap, err := g.Approvals().Get(ctx, a.RequestID)
+		if errors.Is(err, authz.ErrNotFound) {
+			return nil, &ToolError{Code: "not_found", Param: "request_id", Message: fmt.Sprintf("no authorization request %q", truncate(a.RequestID, 40))}
+		}
+		if err != nil {
+			return nil, err
+		}
+		if ap.Conversation != c.Conversation && ap.Conversation != "" {
+			return nil, &ToolError{Code: "not_found", Param: "request_id", Message: "that request belongs to another conversation"}
+		}
+		switch ap.Status {
+		case authz.StatusApproved:
+			grant, err := g.Grants().Get(ctx, ap.GrantID)
+			if err != nil {
+				return &Result{Text: fmt.Sprintf("Request %s was approved, but its grant has expired or was used; request authorization again if you still need it.", ap.ID),
+					Structured: map[string]any{"request_id": ap.ID, "status": "expired"}}, nil
+			}
+			return grantedResult(ap.ID, grant), nil
+		case authz.StatusDenied:
+			return &Result{Text: fmt.Sprintf("Request %s was denied by the user. Do not retry it unless the user asks you to.", ap.ID),
+				Structured: map[string]any{"request_id": ap.ID, "status": "denied"}}, nil
+		case authz.StatusExpired:
+			return &Result{Text: fmt.Sprintf("Request %s expired without an answer.", ap.ID),
+				Structured: map[string]any{"request_id": ap.ID, "status": "expired"}}, nil
+		}
+		if !time.Now().Before(deadline) {
+			return pendingResult(ap), nil
+		}
+		select {
+		case <-ctx.Done():
+			return pendingResult(ap), nil
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+func grantedResult(requestID string, g authz.Grant) *Result {
+	uses := "until it expires"
+	if g.Uses > 0 {
+		uses = fmt.Sprintf("%d use(s)", g.Uses)
+	}
+	scope := g.Path
+	if g.Recursive {
+		scope += "/**"
+	}
+	return &Result{
+		Text: fmt.Sprintf("Granted %s on %s until %s (%s). Retry the operation now.", g.Access, scope, g.Expires.Wall.Format(time.TimeOnly), uses),
+		Structured: map[string]any{"request_id": requestID, "status": "approved", "grant_id": g.ID,
+			"access": g.Access, "path": g.Path, "recursive": g.Recursive, "expires": g.Expires.Wall},
+	}
+}
+
+func pendingResult(ap authz.Approval) *Result {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Authorization request %s is pending: %s on %s.\nAsk the user to approve it in a terminal:\n  toolhost approve %s\n(or deny: toolhost deny %s; an HTTP server also takes POST /api/approvals/%s)", ap.ID, ap.Access, ap.Path, ap.ID, ap.ID, ap.ID)
+	fmt.Fprintf(&b, "\nThen call user_collaboration check_request with request_id %q; it waits a few seconds for the decision.", ap.ID)
+	return &Result{Text: b.String(), Structured: map[string]any{"request_id": ap.ID, "status": "pending", "access": ap.Access, "path": ap.Path}}
+}
+
+func orInt(v, d int) int {
+	if v == 0 {
+		return d
+	}
+	return v
+}

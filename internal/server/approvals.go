@@ -1,0 +1,78 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"toolhost/authz"
+)
+
+// ApprovalsHandler serves the approval endpoint behind the bearer token:
+//
+//	GET  /api/approvals             pending requests
+//	POST /api/approvals/ID          {"decision":"approve"|"deny","minutes":10,"once":true}
+//
+// It is how a console (or curl) answers a model's authorization request without a terminal.
+func ApprovalsHandler(g *authz.Guard) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := strings.Trim(strings.TrimPrefix(r.URL.Path, "/api/approvals"), "/")
+		ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
+		defer cancel()
+		switch {
+		case r.Method == http.MethodGet && id == "":
+			list, err := g.Approvals().List(ctx, "", authz.StatusPending)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"approvals": list})
+		case r.Method == http.MethodPost && id != "":
+			var body struct {
+				Decision string `json:"decision"`
+				Minutes  int    `json:"minutes"`
+				Once     bool   `json:"once"`
+			}
+			if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&body); err != nil {
+				http.Error(w, `body must be {"decision":"approve"|"deny","minutes":N,"once":bool}`, http.StatusBadRequest)
+				return
+			}
+			var (
+				ap    authz.Approval
+				grant authz.Grant
+				err   error
+			)
+			switch body.Decision {
+			case "approve":
+				ap, grant, err = g.Approve(ctx, id, time.Duration(max(body.Minutes, 0))*time.Minute, body.Once, "http")
+			case "deny":
+				ap, err = g.Deny(ctx, id, "http")
+			default:
+				http.Error(w, `decision must be "approve" or "deny"`, http.StatusBadRequest)
+				return
+			}
+			switch {
+			case errors.Is(err, authz.ErrNotFound):
+				http.Error(w, "no such approval request", http.StatusNotFound)
+			case errors.Is(err, authz.ErrNotPending):
+				http.Error(w, "approval request is not pending", http.StatusConflict)
+			case err != nil:
+				http.Error(w, err.Error(), http.StatusBadRequest)
+			default:
+				writeJSON(w, http.StatusOK, map[string]any{"approval": ap, "grant": grant})
+			}
+		default:
+			w.Header().Set("Allow", "GET, POST")
+			http.Error(w, "use GET /api/approvals or POST /api/approvals/ID", http.StatusMethodNotAllowed)
+		}
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
