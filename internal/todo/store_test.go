@@ -68,7 +68,17 @@ func worker() int {
 		ack("add", id, l, title)
 		if l, err = Update(ctx, st, conv, []Patch{{ID: id, Status: ptr(StatusInProgress)}}); err == nil {
 			ack("start", id, l, title)
-		} else if _, ok := AsValidationError(err); !ok {
+			// Hold the in-progress slot for one more transaction, so the other worker's start
+			// has a window in which the at-most-one rule must refuse it.
+			if l, err = Update(ctx, st, conv, []Patch{{ID: id, Progress: ptr(0.5)}}); err != nil {
+				fmt.Fprintln(os.Stderr, "progress:", err)
+				return 1
+			}
+			ack("progress", id, l, title)
+		} else if _, ok := AsValidationError(err); ok {
+			fmt.Fprintf(out, "refused %d %d %s\n", id, l.Version, title)
+			out.Flush()
+		} else {
 			fmt.Fprintln(os.Stderr, "start:", err)
 			return 1
 		}
@@ -98,6 +108,9 @@ func parseAcks(t *testing.T, text string) []ackLine {
 		f := strings.Fields(line)
 		if len(f) != 4 {
 			t.Fatalf("bad worker line %q", line)
+		}
+		if f[0] == "refused" {
+			continue // a rejected change: nothing to find in the list
 		}
 		id, _ := strconv.Atoi(f[1])
 		v, _ := strconv.ParseUint(f[2], 10, 64)
@@ -326,8 +339,10 @@ func TestTwoProcesses(t *testing.T) {
 		}
 	}
 	var acks []ackLine
+	refused := 0
 	for _, out := range outs {
 		acks = append(acks, parseAcks(t, out.String())...)
+		refused += strings.Count(out.String(), "refused ")
 	}
 	l, err := Read(t.Context(), st, conv)
 	if err != nil {
@@ -343,15 +358,23 @@ func TestTwoProcesses(t *testing.T) {
 	if err := Validate(l.Todos); err != nil {
 		t.Errorf("final list invalid: %v", err)
 	}
-	t.Logf("%d acknowledged changes, %d concurrent reads", len(acks), reads)
+	t.Logf("%d acknowledged changes, %d starts refused by the one-in-progress rule, %d concurrent reads", len(acks), refused, reads)
 }
 
 // A worker killed with SIGKILL in the middle of a stream of synced changes loses none of the
 // changes it acknowledged, and the database opens and checks cleanly afterwards.
 func TestCrashKeepsAcknowledgedChanges(t *testing.T) {
 	if testing.Short() {
-		t.Skip("spawns a process and waits for synced commits")
+		t.Skip("spawns processes and waits for synced commits")
 	}
+	for _, killAfter := range []int{7, 30, 61} {
+		t.Run(fmt.Sprint(killAfter), func(t *testing.T) { crashAfter(t, killAfter) })
+	}
+}
+
+// crashAfter kills a worker with SIGKILL once it has acknowledged killAfter changes (it is then
+// usually inside its next transaction) and checks the state it leaves.
+func crashAfter(t *testing.T, killAfter int) {
 	dir := t.TempDir()
 	const conv = "crash"
 	if _, err := store.Open(t.Context(), dir, store.Options{}); err != nil {
@@ -367,7 +390,7 @@ func TestCrashKeepsAcknowledgedChanges(t *testing.T) {
 	}
 	var seen strings.Builder
 	r := bufio.NewReader(stdout)
-	for lines := 0; lines < 30; lines++ {
+	for lines := 0; lines < killAfter; lines++ {
 		line, err := r.ReadString('\n')
 		seen.WriteString(line)
 		if err != nil {
