@@ -37,7 +37,7 @@ func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 		fail := func(reason string, want []string) error {
 			pe := &PatchError{Hunk: hi + 1, Hunks: len(hunks), Err: ErrNotFound, Reason: reason}
 			if len(want) > 0 {
-				pe.Nearest = FindNearest(strings.Join(d.lines, "\n"), strings.Join(want, "\n"))
+				pe.Nearest = findNearest(strings.Join(d.lines, "\n"), strings.Join(want, "\n"), fmt.Sprintf("hunk %d", hi+1))
 			}
 			return pe
 		}
@@ -53,8 +53,8 @@ func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 			from = i + 1
 		}
 		hint := -1
-		if h.OldStart > 0 {
-			hint = h.OldStart - 1 + delta
+		if h.Numbered {
+			hint = max(h.OldStart-1+delta, 0)
 			if len(oldSide) == 0 {
 				hint = h.OldStart + delta // a pure insertion goes after line OldStart
 			}

@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"time"
@@ -93,18 +94,69 @@ func UnifiedDiff(oldName, newName string, a, b []byte, context int) string {
 	if string(a) == string(b) {
 		return ""
 	}
-	la, lb := splitKeep(string(a)), splitKeep(string(b))
-	ops := diffLines(la, lb)
-	var sb strings.Builder
-	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", oldName, newName)
-	writeHunks(&sb, ops, la, lb, context)
-	return sb.String()
-}
-
-func writeHunks(sb *strings.Builder, ops []lineOp, la, lb []string, context int) {
 	if context < 0 {
 		context = 0
 	}
+	// Only the differing middle and its context go through the line diff:
+	// a small edit in a large file then costs a memory compare, not a
+	// diff of every line.
+	pre, suf := commonLines(a, b)
+	for range context {
+		if pre == 0 {
+			break
+		}
+		pre = bytes.LastIndexByte(a[:pre-1], '\n') + 1
+	}
+	for range context {
+		if suf == 0 {
+			break
+		}
+		i := bytes.IndexByte(a[len(a)-suf:], '\n')
+		if i < 0 {
+			suf = 0
+			break
+		}
+		suf -= i + 1
+	}
+	off := bytes.Count(a[:pre], []byte("\n"))
+	la := splitKeep(string(a[pre : len(a)-suf]))
+	lb := splitKeep(string(b[pre : len(b)-suf]))
+	ops := diffLines(la, lb)
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "--- %s\n+++ %s\n", oldName, newName)
+	writeHunks(&sb, ops, la, lb, context, off)
+	return sb.String()
+}
+
+// commonLines returns the lengths in bytes of the longest common prefix
+// and suffix of a and b made of whole lines, not overlapping.
+func commonLines(a, b []byte) (pre, suf int) {
+	n := min(len(a), len(b))
+	for pre < n && a[pre] == b[pre] {
+		pre++
+	}
+	pre = bytes.LastIndexByte(a[:pre], '\n') + 1
+	m := min(len(a), len(b)) - pre
+	for suf < m && a[len(a)-1-suf] == b[len(b)-1-suf] {
+		suf++
+	}
+	// The suffix must start at a line start in both texts.
+	for suf > 0 {
+		ia, ib := len(a)-suf, len(b)-suf
+		if (ia == pre || a[ia-1] == '\n') && (ib == pre || b[ib-1] == '\n') {
+			break
+		}
+		i := bytes.IndexByte(a[ia:], '\n')
+		if i < 0 {
+			suf = 0
+			break
+		}
+		suf -= i + 1
+	}
+	return pre, suf
+}
+
+func writeHunks(sb *strings.Builder, ops []lineOp, la, lb []string, context, off int) {
 	i := 0
 	for i < len(ops) {
 		// Find the next change.
@@ -127,13 +179,13 @@ func writeHunks(sb *strings.Builder, ops []lineOp, la, lb []string, context int)
 			}
 		}
 		stop := min(end+context+1, len(ops))
-		writeHunk(sb, ops[start:stop], la, lb)
+		writeHunk(sb, ops[start:stop], la, lb, off)
 		i = stop
 	}
 }
 
-func writeHunk(sb *strings.Builder, ops []lineOp, la, lb []string) {
-	aStart, bStart := ops[0].ai, ops[0].bi
+func writeHunk(sb *strings.Builder, ops []lineOp, la, lb []string, off int) {
+	aStart, bStart := ops[0].ai+off, ops[0].bi+off
 	aN, bN := 0, 0
 	for _, op := range ops {
 		if op.kind != '+' {

@@ -76,7 +76,7 @@ func (e *MatchError) Error() string {
 		fmt.Fprintf(&b, "old_string occurs %d times%s (%s), expected_replacements is %d; correct expected_replacements or old_string",
 			e.Count, in, formatLines(e.Lines), e.Expected)
 	case errors.Is(e.Err, ErrAmbiguous) && e.Tolerant:
-		fmt.Fprintf(&b, "old_string does not match%s exactly, and ignoring %s it matches %d places (%s); copy the exact text with more surrounding lines",
+		fmt.Fprintf(&b, "old_string has no exact match%s, and ignoring %s it matches %d places (%s); copy the exact text with more surrounding lines",
 			in, rungIgnores(e.Rung), e.Count, formatLines(e.Lines))
 	case errors.Is(e.Err, ErrAmbiguous):
 		fmt.Fprintf(&b, "old_string matches %d places%s (%s); include more surrounding lines to make it unique, or set replace_all",
@@ -91,6 +91,9 @@ func (e *MatchError) Error() string {
 		fmt.Fprintf(&b, "; nearest match is %s (%d%% similar), diff from old_string to the file:\n%s",
 			lineSpan(n.StartLine, n.EndLine), int(n.Similarity*100), CapDiff(n.Diff, 40))
 		b.WriteString("copy the exact text from the file into old_string")
+	}
+	if e.Edit > 0 {
+		b.WriteString("; no file was changed")
 	}
 	return b.String()
 }

@@ -12,7 +12,7 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // openRoot returns a root over a fresh temporary directory holding files.
-func openRoot(t *testing.T, files map[string]string) (*os.Root, string) {
+func openRoot(t testing.TB, files map[string]string) (*os.Root, string) {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {
@@ -33,7 +33,7 @@ func openRoot(t *testing.T, files map[string]string) (*os.Root, string) {
 }
 
 // snapshot returns every file under dir (slash paths) with its content.
-func snapshot(t *testing.T, dir string) map[string]string {
+func snapshot(t testing.TB, dir string) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {

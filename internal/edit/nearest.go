@@ -1,7 +1,6 @@
 package edit
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -29,6 +28,11 @@ const maxNearestWork = 4_000_000
 // len(want lines) lines cheaply, then ranks the best few by edit distance
 // (go-diff, with a timeout).
 func FindNearest(s, want string) *Nearest {
+	return findNearest(s, want, "old_string")
+}
+
+// findNearest is FindNearest with the diff's label for want.
+func findNearest(s, want, label string) *Nearest {
 	fileLines := splitLines(s)
 	wantLines := splitLines(want)
 	if len(fileLines) == 0 || len(wantLines) == 0 {
@@ -76,8 +80,8 @@ func FindNearest(s, want string) *Nearest {
 			out = &Nearest{StartLine: c.start + 1, EndLine: c.start + k, Text: text, Similarity: sim}
 		}
 	}
-	header := fmt.Sprintf("file lines %d-%d", out.StartLine, out.EndLine)
-	out.Diff = UnifiedDiff("old_string", header, []byte(strings.Join(wantLines, "\n")+"\n"), []byte(out.Text+"\n"), 2)
+	header := "file " + lineSpan(out.StartLine, out.EndLine)
+	out.Diff = UnifiedDiff(label, header, []byte(strings.Join(wantLines, "\n")+"\n"), []byte(out.Text+"\n"), 2)
 	return out
 }
 

@@ -26,8 +26,11 @@ type FilePatch struct {
 // "@@ -a,b +c,d @@" header and are only a hint: the hunk is placed by its
 // context, as `git apply --recount` does, so wrong numbers are tolerated.
 type Hunk struct {
-	OldStart, OldLines int // 0 when unknown (envelope, or a bare "@@")
+	OldStart, OldLines int
 	NewStart, NewLines int
+	// Numbered says the header carried line numbers (not the envelope,
+	// not a bare "@@").
+	Numbered bool
 	// Anchors are envelope "@@ text" lines: each must be found, in order,
 	// before the hunk's context.
 	Anchors []string
@@ -243,6 +246,8 @@ func parseHunkHeader(l string) Hunk {
 		switch {
 		case strings.HasPrefix(f, "-"):
 			h.OldStart, h.OldLines = parseRange(f[1:])
+			_, err := strconv.Atoi(strings.SplitN(f[1:], ",", 2)[0])
+			h.Numbered = err == nil
 		case strings.HasPrefix(f, "+"):
 			h.NewStart, h.NewLines = parseRange(f[1:])
 		}

@@ -20,7 +20,7 @@ func TestParseUnified(t *testing.T) {
 		{
 			name:  "plain diff -u with timestamps",
 			patch: "--- f.txt\t2024-01-01 00:00:00\n+++ f.txt\t2024-01-02 00:00:00\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n",
-			want: []FilePatch{{Op: OpUpdate, Path: "f.txt", Line: 1, Hunks: []Hunk{{OldStart: 1, OldLines: 2, NewStart: 1, NewLines: 2, Line: 3,
+			want: []FilePatch{{Op: OpUpdate, Path: "f.txt", Line: 1, Hunks: []Hunk{{OldStart: 1, OldLines: 2, NewStart: 1, NewLines: 2, Numbered: true, Line: 3,
 				Lines: []HunkLine{{' ', "a", false}, {'-', "b", false}, {'+', "c", false}}}}}},
 		},
 		{
@@ -29,8 +29,8 @@ func TestParseUnified(t *testing.T) {
 				"diff --git a/old.txt b/old.txt\ndeleted file mode 100644\n--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n" +
 				"diff --git a/x.go b/y.go\nsimilarity index 100%\nrename from x.go\nrename to y.go\n",
 			want: []FilePatch{
-				{Op: OpAdd, Path: "new.txt", Line: 1, Hunks: []Hunk{{OldStart: 0, OldLines: 0, NewStart: 1, NewLines: 1, Line: 6, Lines: []HunkLine{{'+', "hello", true}}}}},
-				{Op: OpDelete, Path: "old.txt", Line: 9, Hunks: []Hunk{{OldStart: 1, OldLines: 1, NewStart: 0, NewLines: 0, Line: 13, Lines: []HunkLine{{'-', "bye", false}}}}},
+				{Op: OpAdd, Path: "new.txt", Line: 1, Hunks: []Hunk{{OldStart: 0, OldLines: 0, NewStart: 1, NewLines: 1, Numbered: true, Line: 6, Lines: []HunkLine{{'+', "hello", true}}}}},
+				{Op: OpDelete, Path: "old.txt", Line: 9, Hunks: []Hunk{{OldStart: 1, OldLines: 1, NewStart: 0, NewLines: 0, Numbered: true, Line: 13, Lines: []HunkLine{{'-', "bye", false}}}}},
 				{Op: OpMove, Path: "x.go", NewPath: "y.go", Line: 15},
 			},
 		},
@@ -43,7 +43,7 @@ func TestParseUnified(t *testing.T) {
 		{
 			name:  "removed line that looks like a header",
 			patch: "--- a/f\n+++ b/f\n@@ -1,2 +1 @@\n--- x\n a\n",
-			want: []FilePatch{{Op: OpUpdate, Path: "f", Line: 1, Hunks: []Hunk{{OldStart: 1, OldLines: 2, NewStart: 1, NewLines: 1, Line: 3,
+			want: []FilePatch{{Op: OpUpdate, Path: "f", Line: 1, Hunks: []Hunk{{OldStart: 1, OldLines: 2, NewStart: 1, NewLines: 1, Numbered: true, Line: 3,
 				Lines: []HunkLine{{'-', "-- x", false}, {' ', "a", false}}}}}},
 		},
 		{name: "no headers", patch: "@@ -1 +1 @@\n-a\n+b\n", wantErr: ErrBadPatch},
@@ -255,7 +255,7 @@ func TestApplyPatch(t *testing.T) {
 // the one nearest the header's line number is used.
 func TestApplyHunksHint(t *testing.T) {
 	content := []byte("x\nsame\nx\nsame\nx\nsame\n")
-	hunks := []Hunk{{OldStart: 4, OldLines: 1, Lines: []HunkLine{{'-', "same", false}, {'+', "new", false}}}}
+	hunks := []Hunk{{OldStart: 4, OldLines: 1, Numbered: true, Lines: []HunkLine{{'-', "same", false}, {'+', "new", false}}}}
 	got, err := ApplyHunks(content, hunks)
 	if err != nil {
 		t.Fatal(err)

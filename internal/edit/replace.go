@@ -181,6 +181,11 @@ func replaceTolerant(s string, r Replacement, lv level, eol string) (ReplaceResu
 	if strings.Trim(nOld, "\n") == "" {
 		return ReplaceResult{}, false, nil
 	}
+	// Search without the offset map first: most tolerant rungs miss, and
+	// the map costs eight bytes per byte of the file.
+	if !strings.Contains(normalize(s, lv, false).s, nOld) {
+		return ReplaceResult{}, false, nil
+	}
 	nf := normalize(s, lv, true)
 	lastLine := old[strings.LastIndexByte(old, '\n')+1:]
 	needEnd := strings.TrimRight(lastLine, " \t") != lastLine || len(old) < len(strings.ReplaceAll(r.OldString, "\r\n", "\n"))
