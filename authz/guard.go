@@ -85,6 +85,7 @@ type Decision struct {
 type Guard struct {
 	workdir          string
 	root             *os.Root
+	rootFD           int // O_PATH descriptor of the working directory for the openat2 fast path
 	protected        []pathRule // all protected rules
 	insideProtected  []pathRule // those that can match inside the working directory
 	secrets          []pathRule
@@ -117,9 +118,15 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("authz: open working directory: %w", err)
 	}
+	rootFD, err := unix.Open(res.path, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		root.Close()
+		return nil, fmt.Errorf("authz: open working directory: %w", err)
+	}
 	g := &Guard{
 		workdir:          res.path,
 		root:             root,
+		rootFD:           rootFD,
 		outsideNeedGrant: cfg.OutsideReadsNeedGrant,
 		clock:            cfg.Clock.withDefaults(),
 		log:              cfg.Logger,
@@ -162,6 +169,7 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	g.grants, err = NewGrants(cfg.Store, g.clock, cfg.GrantTTL, cfg.StaticGrants)
 	if err != nil {
 		root.Close()
+		unix.Close(rootFD)
 		return nil, fmt.Errorf("authz: %w", err)
 	}
 	g.approvals = NewApprovals(cfg.Store, g.grants, g.clock, cfg.ApprovalTTL)
@@ -180,6 +188,7 @@ func (g *Guard) Close() error {
 	if g.audit != nil {
 		g.audit.close()
 	}
+	unix.Close(g.rootFD)
 	return g.root.Close()
 }
 
@@ -218,10 +227,17 @@ func (g *Guard) resolveInput(p string, follow bool) (resolved, error) {
 	)
 	switch {
 	case p == "" || p[0] != '/':
+		if r, ok := g.fastInside(p, follow); ok {
+			return r, nil
+		}
 		res, err = resolve(g.workdir, p, follow)
 	case within(p, g.workdir):
 		// Already spelled from the (symlink-free) working directory: skip re-checking its components.
-		res, err = resolve(g.workdir, p[len(g.workdir):], follow)
+		rel := strings.TrimLeft(p[len(g.workdir):], "/")
+		if r, ok := g.fastInside(rel, follow); ok {
+			return r, nil
+		}
+		res, err = resolve(g.workdir, rel, follow)
 	default:
 		res, err = resolve("", p, follow)
 	}
@@ -229,6 +245,33 @@ func (g *Guard) resolveInput(p string, follow bool) (resolved, error) {
 		return res, toDenial(err, "")
 	}
 	return res, nil
+}
+
+// fastInside resolves rel below the working directory in one kernel lookup when the path exists,
+// stays beneath the working directory and crosses no symlink at all: openat2 with
+// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS fails otherwise, and resolve takes over. Without symlinks the
+// lexical clean of the path is its canonical form, ".." included.
+func (g *Guard) fastInside(rel string, follow bool) (resolved, bool) {
+	if rel == "" {
+		rel = "."
+	}
+	flags := uint64(unix.O_PATH | unix.O_CLOEXEC)
+	if !follow {
+		flags |= unix.O_NOFOLLOW
+	}
+	fd, err := unix.Openat2(g.rootFD, rel, &unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS})
+	if err != nil {
+		return resolved{}, false
+	}
+	var r resolved
+	err = unix.Fstat(fd, &r.st)
+	unix.Close(fd)
+	if err != nil {
+		return resolved{}, false
+	}
+	r.exists = true
+	r.path = filepath.Join(g.workdir, rel)
+	return r, true
 }
 
 func toDenial(err error, access string) error {
