@@ -85,7 +85,7 @@ type Decision struct {
 type Guard struct {
 	workdir          string
 	root             *os.Root
-	rootFD           int // O_PATH descriptor of the working directory for the openat2 fast path
+	rootFD           int        // O_PATH descriptor of the working directory for the openat2 fast path
 	protected        []pathRule // all protected rules
 	insideProtected  []pathRule // those that can match inside the working directory
 	secrets          []pathRule
