@@ -44,7 +44,7 @@ func TestRender(t *testing.T) {
 			{ID: 5, Title: "Benchmark", Status: StatusNotStarted, ParallelGroup: "checks", Dependencies: []int{1}},
 			{ID: 6, Title: "Release", Status: StatusBlocked, BlockedReason: "needs the maintainer's signing key", Priority: PriorityCritical},
 		}}},
-		{"all done", List{Version: 3, Todos: []Todo{
+		{"all_done", List{Version: 3, Todos: []Todo{
 			{ID: 1, Title: "a", Status: StatusCompleted},
 			{ID: 2, Title: "b", Status: StatusCompleted},
 		}}},
