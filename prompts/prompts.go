@@ -223,7 +223,12 @@ func Get(name, userDir string, args map[string]string) (Prompt, string, error) {
 		for j, p := range all {
 			names[j] = p.Name
 		}
-		return Prompt{}, "", fmt.Errorf("%w: %q; available: %s", ErrNotFound, name, strings.Join(names, ", "))
+		err := fmt.Errorf("%w: %q; available: %s", ErrNotFound, name, strings.Join(names, ", "))
+		if listErr != nil {
+			// The prompt may be one of the skipped user files; say why they were skipped.
+			err = fmt.Errorf("%w\n%w", err, listErr)
+		}
+		return Prompt{}, "", err
 	}
 	p := all[i]
 	text, err := p.Render(args)

@@ -141,6 +141,11 @@ func TestUserPrompts(t *testing.T) {
 		t.Errorf("user file replaced the embedded code_review prompt")
 	}
 
+	// Asking for a skipped prompt says why it was skipped.
+	if _, _, err := Get("broken", dir, nil); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `unknown key "color"`) {
+		t.Errorf("Get(broken) error = %v, want ErrNotFound explaining the skipped file", err)
+	}
+
 	// A file added while running is listed at the next call.
 	writeFile(t, dir, "later.md", "Added later.\n")
 	if _, text, err := Get("later", dir, nil); err != nil || text != "Added later.\n" {
