@@ -1,0 +1,66 @@
+// Package memory is the semantic memory behind the memory_operations tool: it stores short texts
+// (memories) with tags and metadata in a scope, finds them again by meaning, deletes them, and
+// imports text and Markdown documents as chunks.
+//
+// # Scopes
+//
+// Every memory lives in one scope. The default scope is the storing conversation's own
+// ("conversation:ID"); a named topic ("topic:NAME") is shared: every conversation that names the
+// topic sees its memories. Searches look in the conversation scope unless told otherwise; see
+// [SearchRequest.Scopes].
+//
+// # Storage (bbolt is the source of truth)
+//
+// Everything lives under [store.BucketMemories], in nested buckets:
+//
+//	items   SeqKey(id) → JSON record: content, tags, metadata, scope, conversation, created,
+//	        content sha256, embedder ID and dimension, document name and chunk index
+//	vecs    SeqKey(id) → the vector, dim little-endian float32 (kept apart from items so that
+//	        scans of metadata, e.g. delete by tag, do not read 2 KB of vector per memory)
+//	hash    scopeKey "\x00" hex(sha256(trimmed content)) → SeqKey(id), for exact duplicates
+//	scopes  / scopeKey: SeqKey(id) → {tags, bytes}, for per-scope counts, sizes and tag deletes
+//	docs    scopeKey "\x00" document name → {sha256 of the file, chunk ids, imported, conversation}
+//	recent  / conversation: 16 hex digits of created unix nanos + SeqKey(id) → Note, for reminders
+//	log     SeqKey(seq) → {op: put|delete, id}: the change log other processes replay
+//	head    (plain key) SeqKey of the last log sequence, so a fresh index knows where to start
+//
+// Memory IDs come from the items bucket's sequence and are never reused. Every write (store,
+// delete, import, re-embed) appends to the log in the same transaction.
+//
+// # The index (in memory, lazy, catching up)
+//
+// The vector index is built from bbolt on the first operation that needs it (search, store,
+// import, re-embed), never in [New]: a server with 100,000 memories that is never asked about
+// memory starts as fast as an empty one. Before each such operation the index replays the log
+// entries after the last sequence it has seen — one small read transaction that reads only the
+// log's tail — so memories written by other toolhost processes sharing the state directory become
+// searchable without a restart. Two index implementations exist (see [IndexKind]): chromem-go
+// collections (one per scope, no file persistence, an embedding function always set, the result
+// count clamped to the collection size) and a brute-force cosine scan over a contiguous []float32
+// slab per scope. Both hold only IDs, tags and vectors; content is read from bbolt for the hits.
+//
+// # Embedder spaces
+//
+// Each record names the embedder (ID and dimension) that produced its vector. Vectors of
+// different embedders are never compared: if the configured embedder differs from any stored
+// vector's, Store, Search and Import fail with an [*EmbedderChangedError] (errors.Is
+// [ErrEmbedderChanged]) that names both embedders and the fix, until [Service.Reembed] has
+// re-embedded the stale memories (with progress). Delete, Collections and Recent keep working.
+// Re-embedding is explicit rather than automatic because it may take minutes (USE-Lite on two
+// cores) or cost money (remote embedders), and the user should decide when.
+//
+// # Duplicates
+//
+// Storing content whose trimmed text already exists in the same scope returns the existing ID
+// (exact duplicate). Storing content whose vector has cosine ≥ [Config.NearDuplicate] (0.95 by
+// default) with a memory of the same scope returns that memory's ID (near duplicate). Nothing is
+// written in either case, and [StoreResult.Duplicate] says which.
+//
+// # Documents
+//
+// [Service.Import] takes a document's name and bytes (the caller reads the file through the
+// working-directory guard), splits it into chunks that fit the embedder's token window, prefixes
+// each chunk with its Markdown heading path ("# Guide > ## Install: ..."), and stores the chunks
+// with the document name and chunk index. Importing the same bytes again is a no-op; changed bytes
+// replace the old chunks in one transaction.
+package memory

@@ -1,0 +1,363 @@
+package memory
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+	"runtime"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/philippgille/chromem-go"
+)
+
+// scored is one index hit.
+type scored struct {
+	id  uint64
+	sim float32
+}
+
+// index is the in-memory vector index: IDs, scopes, tags and unit vectors of one embedder space.
+// It is not safe for concurrent use; Service.mu guards it.
+type index interface {
+	add(ctx context.Context, id uint64, scope string, tags []string, vec []float32) error
+	remove(ctx context.Context, id uint64) error
+	// search returns up to n hits with the highest cosine among memories in one of scopes that
+	// carry every tag in tags, best first.
+	search(ctx context.Context, q []float32, scopes, tags []string, n int) ([]scored, error)
+	size() int
+	// scopeNames lists the scopes that hold at least one memory.
+	scopeNames() []string
+}
+
+func newIndex(kind IndexKind, embedQuery chromem.EmbeddingFunc) index {
+	if kind == IndexChromem {
+		return &chromemIndex{db: chromem.NewDB(), embed: embedQuery, scopeOf: map[uint64]string{}}
+	}
+	return &slabIndex{scopes: map[string]*slab{}, where: map[uint64]slabLoc{}}
+}
+
+// hasTags reports whether have (sorted) contains every tag of want.
+func hasTags(have, want []string) bool {
+	for _, t := range want {
+		if _, ok := slices.BinarySearch(have, t); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// topN keeps the n best hits in a min-heap.
+type topN struct {
+	n int
+	h minHeap
+}
+
+func (t *topN) push(s scored) {
+	if len(t.h) < t.n {
+		heap.Push(&t.h, s)
+	} else if s.sim > t.h[0].sim || (s.sim == t.h[0].sim && s.id < t.h[0].id) {
+		t.h[0] = s
+		heap.Fix(&t.h, 0)
+	}
+}
+
+// sorted returns the hits best first (ties: lower ID first, so results are deterministic).
+func (t *topN) sorted() []scored {
+	out := slices.Clone(t.h)
+	slices.SortFunc(out, func(a, b scored) int {
+		switch {
+		case a.sim > b.sim:
+			return -1
+		case a.sim < b.sim:
+			return 1
+		case a.id < b.id:
+			return -1
+		case a.id > b.id:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+type minHeap []scored
+
+func (h minHeap) Len() int { return len(h) }
+func (h minHeap) Less(i, j int) bool {
+	if h[i].sim != h[j].sim {
+		return h[i].sim < h[j].sim
+	}
+	return h[i].id > h[j].id
+}
+func (h minHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)   { *h = append(*h, x.(scored)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// dot is the dot product of equal-length vectors, unrolled so the compiler keeps four
+// independent accumulators.
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
+}
+
+// slabIndex keeps each scope's vectors back to back in one []float32.
+type slabIndex struct {
+	scopes map[string]*slab
+	where  map[uint64]slabLoc
+	dim    int
+}
+
+type slab struct {
+	ids  []uint64
+	tags [][]string
+	vecs []float32
+}
+
+type slabLoc struct {
+	scope string
+	pos   int
+}
+
+// parallelMin is the scope size from which a scan is split over the cores.
+const parallelMin = 8192
+
+func (x *slabIndex) add(_ context.Context, id uint64, scope string, tags []string, vec []float32) error {
+	if x.dim == 0 {
+		x.dim = len(vec)
+	}
+	if len(vec) != x.dim {
+		return fmt.Errorf("index memory %d: dimension %d, want %d", id, len(vec), x.dim)
+	}
+	if _, ok := x.where[id]; ok {
+		_ = x.remove(context.Background(), id)
+	}
+	s := x.scopes[scope]
+	if s == nil {
+		s = &slab{}
+		x.scopes[scope] = s
+	}
+	x.where[id] = slabLoc{scope: scope, pos: len(s.ids)}
+	s.ids = append(s.ids, id)
+	s.tags = append(s.tags, tags)
+	s.vecs = append(s.vecs, vec...)
+	return nil
+}
+
+func (x *slabIndex) remove(_ context.Context, id uint64) error {
+	loc, ok := x.where[id]
+	if !ok {
+		return nil
+	}
+	delete(x.where, id)
+	s := x.scopes[loc.scope]
+	last := len(s.ids) - 1
+	if loc.pos != last {
+		moved := s.ids[last]
+		s.ids[loc.pos] = moved
+		s.tags[loc.pos] = s.tags[last]
+		copy(s.vecs[loc.pos*x.dim:(loc.pos+1)*x.dim], s.vecs[last*x.dim:])
+		x.where[moved] = slabLoc{scope: loc.scope, pos: loc.pos}
+	}
+	s.ids = s.ids[:last]
+	s.tags = s.tags[:last]
+	s.vecs = s.vecs[:last*x.dim]
+	if last == 0 {
+		delete(x.scopes, loc.scope)
+	}
+	return nil
+}
+
+func (x *slabIndex) size() int { return len(x.where) }
+
+func (x *slabIndex) scopeNames() []string {
+	out := make([]string, 0, len(x.scopes))
+	for sc := range x.scopes {
+		out = append(out, sc)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (x *slabIndex) search(ctx context.Context, q []float32, scopes, tags []string, n int) ([]scored, error) {
+	if n <= 0 || x.dim == 0 {
+		return nil, nil
+	}
+	if len(q) != x.dim {
+		return nil, fmt.Errorf("query dimension %d, index dimension %d", len(q), x.dim)
+	}
+	if scopes == nil {
+		for sc := range x.scopes {
+			scopes = append(scopes, sc)
+		}
+	}
+	top := &topN{n: n}
+	for _, sc := range scopes {
+		s := x.scopes[sc]
+		if s == nil {
+			continue
+		}
+		if err := x.scan(ctx, s, q, tags, top); err != nil {
+			return nil, err
+		}
+	}
+	return top.sorted(), nil
+}
+
+// scan pushes s's matching vectors into top, splitting large slabs over the cores.
+func (x *slabIndex) scan(ctx context.Context, s *slab, q []float32, tags []string, top *topN) error {
+	dim := x.dim
+	part := func(lo, hi int, t *topN) {
+		for i := lo; i < hi; i++ {
+			if len(tags) > 0 && !hasTags(s.tags[i], tags) {
+				continue
+			}
+			t.push(scored{id: s.ids[i], sim: dot(q, s.vecs[i*dim:(i+1)*dim])})
+		}
+	}
+	n := len(s.ids)
+	workers := runtime.GOMAXPROCS(0)
+	if n < parallelMin || workers == 1 {
+		part(0, n, top)
+		return ctx.Err()
+	}
+	tops := make([]*topN, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		tops[w] = &topN{n: top.n}
+		lo, hi := w*n/workers, (w+1)*n/workers
+		wg.Go(func() { part(lo, hi, tops[w]) })
+	}
+	wg.Wait()
+	for _, t := range tops {
+		for _, h := range t.h {
+			top.push(h)
+		}
+	}
+	return ctx.Err()
+}
+
+// chromemIndex keeps one chromem-go collection per scope. Tags become metadata keys "t:TAG" with
+// the value "1", so chromem's exact-match where filter expresses "has every tag".
+type chromemIndex struct {
+	db      *chromem.DB
+	embed   chromem.EmbeddingFunc
+	scopeOf map[uint64]string
+}
+
+func (x *chromemIndex) collection(scope string) (*chromem.Collection, error) {
+	// The embedding function is only used if chromem is ever asked to embed text (it never is:
+	// vectors are precomputed); nil would silently mean a network call to OpenAI.
+	return x.db.GetOrCreateCollection(scope, nil, x.embed)
+}
+
+func (x *chromemIndex) add(ctx context.Context, id uint64, scope string, tags []string, vec []float32) error {
+	if _, ok := x.scopeOf[id]; ok {
+		if err := x.remove(ctx, id); err != nil {
+			return err
+		}
+	}
+	c, err := x.collection(scope)
+	if err != nil {
+		return fmt.Errorf("index memory %d: %w", id, err)
+	}
+	meta := make(map[string]string, len(tags))
+	for _, t := range tags {
+		meta["t:"+t] = "1"
+	}
+	doc := chromem.Document{ID: strconv.FormatUint(id, 10), Metadata: meta, Embedding: vec}
+	if err := c.AddDocument(ctx, doc); err != nil {
+		return fmt.Errorf("index memory %d: %w", id, err)
+	}
+	x.scopeOf[id] = scope
+	return nil
+}
+
+func (x *chromemIndex) remove(ctx context.Context, id uint64) error {
+	scope, ok := x.scopeOf[id]
+	if !ok {
+		return nil
+	}
+	delete(x.scopeOf, id)
+	c := x.db.GetCollection(scope, x.embed)
+	if c == nil {
+		return nil
+	}
+	if err := c.Delete(ctx, nil, nil, strconv.FormatUint(id, 10)); err != nil {
+		return fmt.Errorf("unindex memory %d: %w", id, err)
+	}
+	return nil
+}
+
+func (x *chromemIndex) size() int { return len(x.scopeOf) }
+
+func (x *chromemIndex) scopeNames() []string {
+	var out []string
+	for sc, c := range x.db.ListCollections() {
+		if c.Count() > 0 {
+			out = append(out, sc)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (x *chromemIndex) search(ctx context.Context, q []float32, scopes, tags []string, n int) ([]scored, error) {
+	if n <= 0 {
+		return nil, nil
+	}
+	if scopes == nil {
+		for sc := range x.db.ListCollections() {
+			scopes = append(scopes, sc)
+		}
+	}
+	var where map[string]string
+	if len(tags) > 0 {
+		where = make(map[string]string, len(tags))
+		for _, t := range tags {
+			where["t:"+t] = "1"
+		}
+	}
+	top := &topN{n: n}
+	for _, sc := range scopes {
+		c := x.db.GetCollection(sc, x.embed)
+		if c == nil {
+			continue
+		}
+		// chromem refuses nResults above the collection size, even when a filter would leave
+		// fewer documents; clamp.
+		k := min(n, c.Count())
+		if k == 0 {
+			continue
+		}
+		res, err := c.QueryEmbedding(ctx, q, k, where, nil)
+		if err != nil {
+			return nil, fmt.Errorf("query scope %s: %w", sc, err)
+		}
+		for _, r := range res {
+			id, err := strconv.ParseUint(r.ID, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("query scope %s: bad document id %q", sc, r.ID)
+			}
+			top.push(scored{id: id, sim: r.Similarity})
+		}
+	}
+	return top.sorted(), nil
+}

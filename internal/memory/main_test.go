@@ -1,0 +1,103 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"testing"
+
+	"toolhost/internal/embed"
+	"toolhost/store"
+)
+
+// Environment of the child process spawned by TestSecondProcess.
+const (
+	childDirEnv   = "TOOLHOST_MEMORY_TEST_CHILD_DIR"
+	childCountEnv = "TOOLHOST_MEMORY_TEST_CHILD_COUNT"
+)
+
+// TestMain doubles as a second toolhost process: with childDirEnv set, the test binary stores
+// memories into that state directory and exits, as another editor window's server would.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv(childDirEnv); dir != "" {
+		if err := runChild(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func runChild(dir string) error {
+	ctx := context.Background()
+	n, err := strconv.Atoi(os.Getenv(childCountEnv))
+	if err != nil {
+		return err
+	}
+	st, err := store.Open(ctx, dir, store.Options{NoSync: true})
+	if err != nil {
+		return err
+	}
+	svc := New(st, Config{Embedder: embed.NewLexical(embed.DefaultLexicalDim)})
+	for i := range n {
+		_, err := svc.Store(ctx, StoreRequest{
+			Conversation: "child",
+			Scope:        "topic:shared",
+			Content:      fmt.Sprintf("child process fact number %d about zebra%d migrations", i, i),
+			Tags:         []string{"child"},
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func newTestStore(t testing.TB) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), t.TempDir(), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// newLexical returns a Service with the fast lexical embedder on a fresh store.
+func newLexical(t testing.TB, cfg Config) (*Service, *store.Store) {
+	t.Helper()
+	st := newTestStore(t)
+	if cfg.Embedder == nil {
+		cfg.Embedder = embed.NewLexical(embed.DefaultLexicalDim)
+	}
+	return New(st, cfg), st
+}
+
+func mustStore(t testing.TB, s *Service, req StoreRequest) StoreResult {
+	t.Helper()
+	res, err := s.Store(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Store(%q) error: %v", req.Content, err)
+	}
+	return res
+}
+
+func mustSearch(t testing.TB, s *Service, req SearchRequest) []Hit {
+	t.Helper()
+	hits, err := s.Search(context.Background(), req)
+	if err != nil {
+		t.Fatalf("Search(%q) error: %v", req.Query, err)
+	}
+	return hits
+}
+
+func hitIDs(hits []Hit) []uint64 {
+	ids := make([]uint64, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return ids
+}
+
+func f32(x float32) *float32 { return &x }

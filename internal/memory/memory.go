@@ -1,0 +1,177 @@
+package memory
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"toolhost/internal/embed"
+	"toolhost/store"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultNearDuplicate   = 0.95
+	DefaultMaxContentBytes = 16 << 10
+	DefaultMaxDocumentSize = 4 << 20
+	DefaultSearchLimit     = 5
+	MaxSearchLimit         = 100
+	// DefaultSnippetChars is how much of each hit's content Search returns unless told otherwise.
+	DefaultSnippetChars = 600
+)
+
+// IndexKind selects the in-memory vector index.
+type IndexKind string
+
+// Index implementations. Both give the same results (tested); they differ in speed and memory.
+const (
+	// IndexSlab scans one contiguous []float32 per scope with an unrolled dot product, split
+	// over the available cores for large scopes. It is the default: faster than chromem-go at
+	// every size measured and without per-document maps (see the package benchmarks).
+	IndexSlab IndexKind = "slab"
+	// IndexChromem keeps one chromem-go collection per scope (no file persistence).
+	IndexChromem IndexKind = "chromem"
+)
+
+// Config tunes a Service. The zero value uses the built-in USE-Lite embedder.
+type Config struct {
+	// Embedder produces the vectors; nil means embed.New("") (USE-Lite, offline, loaded lazily).
+	Embedder embed.Embedder
+	// NearDuplicate is the cosine at or above which a new memory counts as a near duplicate of
+	// an existing one in the same scope. Zero means DefaultNearDuplicate; above 1 disables.
+	NearDuplicate float32
+	// Threshold is the default minimum similarity of search hits. Zero means a value suited to
+	// the embedder (DefaultThreshold).
+	Threshold float32
+	// MaxContentBytes caps one memory's content. Zero means DefaultMaxContentBytes.
+	MaxContentBytes int
+	// MaxDocumentBytes caps an imported document. Zero means DefaultMaxDocumentSize.
+	MaxDocumentBytes int
+	// Index selects the in-memory index; empty means IndexSlab.
+	Index IndexKind
+	// Hybrid blends a lexical score into the ranking of keyword-heavy queries (identifiers,
+	// error codes, paths). Nil means on; see hybrid.go for the measured effect.
+	Hybrid *bool
+	// Now is the clock; nil means time.Now. Tests inject one.
+	Now func() time.Time
+}
+
+// DefaultThreshold is the search threshold used for an embedder when Config.Threshold is zero.
+// USE-Lite puts unrelated sentences around 0.0–0.25 and paraphrases above 0.35; the lexical
+// embedder puts texts without shared words near 0; remote models vary, so they get a low floor.
+func DefaultThreshold(embedderID string) float32 {
+	switch {
+	case embedderID == embed.USELiteID:
+		return 0.25
+	case strings.HasPrefix(embedderID, "lexical"):
+		return 0.08
+	default:
+		return 0.2
+	}
+}
+
+// Errors the model can act on. Each is wrapped with details; match with errors.Is.
+var (
+	// ErrEmptyContent reports a memory or query that is empty after trimming white space.
+	ErrEmptyContent = errors.New("memory: content is empty")
+	// ErrTooLarge reports content or a document over the configured size cap.
+	ErrTooLarge = errors.New("memory: content too large")
+	// ErrNotFound reports a delete by ID of a memory that does not exist (or is in a scope the
+	// conversation cannot see).
+	ErrNotFound = errors.New("memory: no such memory")
+	// ErrBadRequest reports arguments that do not fit together (e.g. delete with neither ID nor
+	// tag, an invalid scope name).
+	ErrBadRequest = errors.New("memory: invalid request")
+	// ErrEmbedderChanged reports that stored vectors come from another embedder than the
+	// configured one; the concrete error is an *EmbedderChangedError.
+	ErrEmbedderChanged = errors.New("memory: embedder changed")
+)
+
+// EmbedderChangedError says which embedders disagree and how to fix it. It matches
+// ErrEmbedderChanged with errors.Is.
+type EmbedderChangedError struct {
+	// Stored is the embedder ID of (one group of) stale vectors.
+	Stored string
+	// Configured is the ID of the embedder the service uses now.
+	Configured string
+	// Stale is the number of memories that need re-embedding.
+	Stale int
+}
+
+func (e *EmbedderChangedError) Error() string {
+	return fmt.Sprintf("memory: %d stored memories were embedded with %q but the configured embedder is %q; "+
+		"vector spaces are never mixed, so re-embed them (toolhost memory reembed, or Service.Reembed) "+
+		"or configure the embedder %q again", e.Stale, e.Stored, e.Configured, e.Stored)
+}
+
+// Is makes errors.Is(err, ErrEmbedderChanged) true.
+func (e *EmbedderChangedError) Is(target error) bool { return target == ErrEmbedderChanged }
+
+// Service is the memory engine. It is safe for concurrent use; several Services (in one or many
+// processes) may share a store.
+type Service struct {
+	st        *store.Store
+	emb       embed.Embedder
+	near      float32
+	threshold float32
+	maxBytes  int
+	maxDoc    int
+	hybrid    bool
+	kind      IndexKind
+	now       func() time.Time
+
+	// mu guards the index state below. Embedding never happens under it.
+	mu      sync.Mutex
+	built   bool
+	lastSeq uint64
+	idx     index
+	stale   map[uint64]string // ID → embedder ID of vectors from another space
+}
+
+// New returns a Service on st. It does no I/O and loads no model: the index is built on the first
+// operation that needs it.
+func New(st *store.Store, cfg Config) *Service {
+	e := cfg.Embedder
+	if e == nil {
+		var err error
+		if e, err = embed.New(""); err != nil {
+			// embed.New("") has no failure path; keep a usable fallback rather than panicking.
+			e = embed.NewUSELite()
+		}
+	}
+	s := &Service{
+		st:        st,
+		emb:       e,
+		near:      cfg.NearDuplicate,
+		threshold: cfg.Threshold,
+		maxBytes:  cfg.MaxContentBytes,
+		maxDoc:    cfg.MaxDocumentBytes,
+		hybrid:    cfg.Hybrid == nil || *cfg.Hybrid,
+		kind:      cfg.Index,
+		now:       cfg.Now,
+	}
+	if s.near == 0 {
+		s.near = DefaultNearDuplicate
+	}
+	if s.threshold == 0 {
+		s.threshold = DefaultThreshold(e.ID())
+	}
+	if s.maxBytes <= 0 {
+		s.maxBytes = DefaultMaxContentBytes
+	}
+	if s.maxDoc <= 0 {
+		s.maxDoc = DefaultMaxDocumentSize
+	}
+	if s.kind == "" {
+		s.kind = IndexSlab
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	return s
+}
+
+// Embedder returns the configured embedder, for diagnostics and the tool description.
+func (s *Service) Embedder() embed.Embedder { return s.emb }

@@ -1,0 +1,680 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"toolhost/store"
+)
+
+// StoreRequest is one store_memory call.
+type StoreRequest struct {
+	// Conversation is the calling conversation's ID; it owns the conversation scope.
+	Conversation string
+	// Content is the text to remember (trimmed; at most Config.MaxContentBytes).
+	Content string
+	// Tags label the memory for filtering and deletion; they are lower-cased.
+	Tags []string
+	// Metadata is free-form string data kept with the memory and returned with hits.
+	Metadata map[string]string
+	// Scope is "" or "conversation" (the default), or "topic:NAME" / "NAME" for a shared topic.
+	Scope string
+}
+
+// Duplicate says why Store did not write a new memory.
+type Duplicate string
+
+// Duplicate kinds.
+const (
+	NotDuplicate   Duplicate = ""
+	ExactDuplicate Duplicate = "exact"
+	NearDuplicate  Duplicate = "near"
+)
+
+// StoreResult reports the stored (or already existing) memory.
+type StoreResult struct {
+	// ID is the new memory's ID, or the existing one's for a duplicate.
+	ID uint64
+	// Scope is the scope key, "conversation:ID" or "topic:NAME".
+	Scope string
+	// Duplicate is set when nothing was stored because the content already exists.
+	Duplicate Duplicate
+	// Similarity is the cosine to the existing memory for a near duplicate (1 for exact).
+	Similarity float32
+	// Existing is the existing memory's content (truncated) for a duplicate, so the model can
+	// see what it matched.
+	Existing string
+}
+
+// Store embeds and stores one memory, or returns the existing one for an exact or near duplicate
+// in the same scope.
+func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, error) {
+	content := strings.TrimSpace(req.Content)
+	if content == "" {
+		return StoreResult{}, fmt.Errorf("%w: give the text to remember in content", ErrEmptyContent)
+	}
+	if len(content) > s.maxBytes {
+		return StoreResult{}, fmt.Errorf("%w: %d bytes, the limit is %d; store a summary or split it (or use import_document for files)",
+			ErrTooLarge, len(content), s.maxBytes)
+	}
+	scope, err := resolveScope(req.Conversation, req.Scope)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	tags := normalizeTags(req.Tags)
+	vec, err := s.embedOne(ctx, content)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readyLocked(ctx); err != nil {
+		return StoreResult{}, err
+	}
+	near := scored{}
+	if s.near <= 1 {
+		hits, err := s.idx.search(ctx, vec, []string{scope}, nil, 1)
+		if err != nil {
+			return StoreResult{}, fmt.Errorf("store memory: %w", err)
+		}
+		if len(hits) == 1 && hits[0].sim >= s.near {
+			near = hits[0]
+		}
+	}
+	res := StoreResult{Scope: scope}
+	rec := record{
+		Scope: scope, Conversation: req.Conversation, Content: content, Tags: tags,
+		Metadata: req.Metadata, Created: s.now().UTC(), Hash: contentHash(content),
+		Embedder: s.emb.ID(), Dim: len(vec),
+	}
+	err = s.st.Update(ctx, func(tx *store.Tx) error {
+		res = StoreResult{Scope: scope}
+		if raw, ok := tx.Get(hashPath, hashKey(scope, rec.Hash)); ok {
+			if id, ok := store.ParseSeqKey(string(raw)); ok {
+				var old record
+				if found, err := tx.GetJSON(itemsPath, store.SeqKey(id), &old); err == nil && found {
+					res.ID, res.Duplicate, res.Similarity = id, ExactDuplicate, 1
+					res.Existing, _ = truncate(old.Content, DefaultSnippetChars)
+					return nil
+				}
+			}
+		}
+		if near.id != 0 {
+			var old record
+			if found, err := tx.GetJSON(itemsPath, store.SeqKey(near.id), &old); err == nil && found {
+				res.ID, res.Duplicate, res.Similarity = near.id, NearDuplicate, near.sim
+				res.Existing, _ = truncate(old.Content, DefaultSnippetChars)
+				return nil
+			}
+		}
+		id, err := putRecord(tx, rec, vec)
+		res.ID = id
+		return err
+	})
+	if err != nil {
+		return StoreResult{}, fmt.Errorf("store memory: %w", err)
+	}
+	if res.Duplicate == NotDuplicate {
+		// Cheap: reads only the log entries written since the last sync, ours included.
+		if err := s.syncLocked(ctx); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+// putRecord writes a new memory with every secondary entry and a log entry; it returns the ID.
+func putRecord(tx *store.Tx, rec record, vec []float32) (uint64, error) {
+	id, err := tx.NextSequence(itemsPath)
+	if err != nil {
+		return 0, err
+	}
+	rec.ID = id
+	key := store.SeqKey(id)
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return 0, fmt.Errorf("encode memory: %w", err)
+	}
+	vb := encodeVec(vec)
+	if err := tx.Put(itemsPath, key, raw); err != nil {
+		return 0, err
+	}
+	if err := tx.Put(vecsPath, key, vb); err != nil {
+		return 0, err
+	}
+	if _, taken := tx.Get(hashPath, hashKey(rec.Scope, rec.Hash)); !taken {
+		if err := tx.Put(hashPath, hashKey(rec.Scope, rec.Hash), []byte(key)); err != nil {
+			return 0, err
+		}
+	}
+	se := scopeEntry{Tags: rec.Tags, Bytes: len(raw) + len(vb), Embedder: rec.Embedder}
+	if err := tx.PutJSON(append(slices.Clone(scopesPath), rec.Scope), key, se); err != nil {
+		return 0, err
+	}
+	if rec.Conversation != "" && rec.Document == "" {
+		n := Note{Kind: NoteMemory, ID: id, Scope: rec.Scope, Text: summary(rec.Content), Time: rec.Created, Tags: rec.Tags}
+		if err := tx.PutJSON(append(slices.Clone(recentPath), rec.Conversation), recentKey(rec.Created, id), n); err != nil {
+			return 0, err
+		}
+	}
+	return id, appendLog(tx, "put", id)
+}
+
+// deleteRecord removes memory id with its secondary entries and logs it. Document bookkeeping is
+// the caller's.
+func deleteRecord(tx *store.Tx, rec *record) error {
+	key := store.SeqKey(rec.ID)
+	if err := tx.Delete(itemsPath, key); err != nil {
+		return err
+	}
+	if err := tx.Delete(vecsPath, key); err != nil {
+		return err
+	}
+	if raw, ok := tx.Get(hashPath, hashKey(rec.Scope, rec.Hash)); ok && string(raw) == key {
+		if err := tx.Delete(hashPath, hashKey(rec.Scope, rec.Hash)); err != nil {
+			return err
+		}
+	}
+	if err := tx.Delete(append(slices.Clone(scopesPath), rec.Scope), key); err != nil {
+		return err
+	}
+	if rec.Conversation != "" {
+		if err := tx.Delete(append(slices.Clone(recentPath), rec.Conversation), recentKey(rec.Created, rec.ID)); err != nil {
+			return err
+		}
+	}
+	return appendLog(tx, "delete", rec.ID)
+}
+
+// summary is the one-line form of a memory used in reminders.
+func summary(content string) string {
+	line := strings.Join(strings.Fields(content), " ")
+	s, _ := truncate(line, 120)
+	return s
+}
+
+// SearchRequest is one search_memory call.
+type SearchRequest struct {
+	// Conversation is the calling conversation's ID.
+	Conversation string
+	// Query is the text to find by meaning.
+	Query string
+	// Limit is the maximum number of hits; 0 means DefaultSearchLimit, capped at MaxSearchLimit.
+	Limit int
+	// Threshold is the minimum similarity; nil means the service default for the embedder.
+	Threshold *float32
+	// Tags keeps only memories carrying every one of these tags.
+	Tags []string
+	// Scopes to search: "conversation" (the default when empty), "topic:NAME" or "NAME", or
+	// "all" for the conversation's own memories plus every topic.
+	Scopes []string
+	// SnippetChars caps each hit's content; 0 means DefaultSnippetChars, negative means whole.
+	SnippetChars int
+}
+
+// Hit is one search result.
+type Hit struct {
+	ID uint64
+	// Score ranks the hits: the cosine similarity, plus the lexical bonus for keyword queries.
+	Score float32
+	// Similarity is the cosine between the query and the memory.
+	Similarity float32
+	Content    string
+	// Truncated reports that Content was cut to SnippetChars.
+	Truncated bool
+	Tags      []string
+	Metadata  map[string]string
+	Scope     string
+	Created   time.Time
+	// Document and Chunk name the source of an imported chunk.
+	Document string
+	Chunk    int
+}
+
+// Search finds the memories closest in meaning to the query within the requested scopes.
+func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) {
+	query := strings.TrimSpace(req.Query)
+	if query == "" {
+		return nil, fmt.Errorf("%w: give a query to search for", ErrEmptyContent)
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = DefaultSearchLimit
+	}
+	limit = min(limit, MaxSearchLimit)
+	threshold := s.threshold
+	if req.Threshold != nil {
+		threshold = *req.Threshold
+	}
+	tags := normalizeTags(req.Tags)
+	q, err := s.embedOne(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	hybrid := s.hybrid && keywordHeavy(query)
+	want := limit
+	if hybrid {
+		want = max(4*limit, 20)
+	}
+
+	s.mu.Lock()
+	err = s.readyLocked(ctx)
+	var cands []scored
+	if err == nil {
+		var scopes []string
+		if scopes, err = s.searchScopesLocked(req.Conversation, req.Scopes); err == nil {
+			cands, err = s.idx.search(ctx, q, scopes, tags, want)
+		}
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return nil, fmt.Errorf("search memory: %w", err)
+	}
+
+	recs := make([]*record, len(cands))
+	err = s.st.View(ctx, func(tx *store.Tx) error {
+		for i, c := range cands {
+			var r record
+			found, err := tx.GetJSON(itemsPath, store.SeqKey(c.id), &r)
+			if err != nil {
+				return err
+			}
+			if found {
+				recs[i] = &r
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search memory: %w", err)
+	}
+	var lex []float64
+	if hybrid {
+		lex = lexicalScores(query, recs)
+	}
+	snip := req.SnippetChars
+	if snip == 0 {
+		snip = DefaultSnippetChars
+	}
+	hits := make([]Hit, 0, len(cands))
+	for i, c := range cands {
+		r := recs[i]
+		if r == nil {
+			continue // deleted since the index saw it
+		}
+		score := c.sim
+		keep := c.sim >= threshold
+		if hybrid {
+			score += float32(hybridWeight * lex[i])
+			keep = keep || lex[i] >= hybridKeep
+		}
+		if !keep {
+			continue
+		}
+		h := Hit{ID: c.id, Score: score, Similarity: c.sim, Tags: r.Tags, Metadata: r.Metadata,
+			Scope: r.Scope, Created: r.Created, Document: r.Document, Chunk: r.Chunk}
+		h.Content, h.Truncated = truncate(r.Content, snip)
+		hits = append(hits, h)
+	}
+	slices.SortStableFunc(hits, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return 0
+	})
+	if len(hits) > limit {
+		hits = hits[:limit]
+	}
+	return hits, nil
+}
+
+// searchScopesLocked resolves a search's scopes to scope keys (nil never means "every scope":
+// other conversations' memories stay private).
+func (s *Service) searchScopesLocked(conversation string, scopes []string) ([]string, error) {
+	if len(scopes) == 0 {
+		scopes = []string{"conversation"}
+	}
+	var out []string
+	for _, sc := range scopes {
+		if strings.TrimSpace(sc) == "all" {
+			if conversation != "" {
+				out = append(out, conversationPrefix+conversation)
+			}
+			for _, name := range s.idx.scopeNames() {
+				if strings.HasPrefix(name, topicPrefix) {
+					out = append(out, name)
+				}
+			}
+			continue
+		}
+		key, err := resolveScope(conversation, sc)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, key)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+// DeleteRequest is one delete_memory call: by ID, or every memory with Tag in Scope.
+type DeleteRequest struct {
+	Conversation string
+	// ID deletes one memory (in the conversation's scope or a topic).
+	ID uint64
+	// Tag deletes every memory carrying it in Scope.
+	Tag string
+	// Scope for a delete by tag: "" or "conversation", or a topic.
+	Scope string
+}
+
+// Delete removes memories and returns how many. Deleting imported chunks also updates the
+// document's record (a document whose chunks are all gone is forgotten, so it can be imported
+// again).
+func (s *Service) Delete(ctx context.Context, req DeleteRequest) (int, error) {
+	tag := strings.ToLower(strings.TrimSpace(req.Tag))
+	if (req.ID == 0) == (tag == "") {
+		return 0, fmt.Errorf("%w: give either id or tag (with an optional scope)", ErrBadRequest)
+	}
+	n := 0
+	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		n = 0
+		var recs []*record
+		if req.ID != 0 {
+			var r record
+			found, err := tx.GetJSON(itemsPath, store.SeqKey(req.ID), &r)
+			if err != nil {
+				return err
+			}
+			if !found || !visible(req.Conversation, r.Scope) {
+				return fmt.Errorf("%w: id %d; search_memory shows the ids you can delete", ErrNotFound, req.ID)
+			}
+			recs = append(recs, &r)
+		} else {
+			scope, err := resolveScope(req.Conversation, req.Scope)
+			if err != nil {
+				return err
+			}
+			var ids []uint64
+			err = tx.ForEach(append(slices.Clone(scopesPath), scope), func(k string, v []byte) error {
+				var se scopeEntry
+				if err := json.Unmarshal(v, &se); err != nil {
+					return err
+				}
+				if slices.Contains(se.Tags, tag) {
+					id, _ := store.ParseSeqKey(k)
+					ids = append(ids, id)
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			for _, id := range ids {
+				var r record
+				if found, err := tx.GetJSON(itemsPath, store.SeqKey(id), &r); err != nil {
+					return err
+				} else if found {
+					recs = append(recs, &r)
+				}
+			}
+		}
+		docs := map[string][]uint64{}
+		for _, r := range recs {
+			if err := deleteRecord(tx, r); err != nil {
+				return err
+			}
+			if r.Document != "" {
+				docs[docKey(r.Scope, r.Document)] = append(docs[docKey(r.Scope, r.Document)], r.ID)
+			}
+			n++
+		}
+		for key, gone := range docs {
+			var d docEntry
+			found, err := tx.GetJSON(docsPath, key, &d)
+			if err != nil || !found {
+				continue
+			}
+			d.IDs = slices.DeleteFunc(d.IDs, func(id uint64) bool { return slices.Contains(gone, id) })
+			if len(d.IDs) == 0 {
+				err = tx.Delete(docsPath, key)
+			} else {
+				err = tx.PutJSON(docsPath, key, d)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrBadRequest) {
+			return 0, err
+		}
+		return 0, fmt.Errorf("delete memory: %w", err)
+	}
+	return n, nil
+}
+
+// visible reports whether conversation may see scope: its own, or any topic.
+func visible(conversation, scope string) bool {
+	return strings.HasPrefix(scope, topicPrefix) || scope == conversationPrefix+conversation
+}
+
+// Collection describes one scope for list_collections.
+type Collection struct {
+	// Scope is "conversation:ID" or "topic:NAME".
+	Scope string
+	// Count is the number of memories, Documents the number of imported documents.
+	Count     int
+	Documents int
+	// Bytes is the stored size of the scope's records and vectors.
+	Bytes int64
+	// Embedder and Dim describe the configured embedder; Stale counts memories embedded by
+	// another one (see ErrEmbedderChanged).
+	Embedder string
+	Dim      int
+	Stale    int
+}
+
+// Collections lists the conversation's own scope and every topic with their counts and sizes. It
+// reads only the small per-scope entries, not the vectors, and does not build the index.
+func (s *Service) Collections(ctx context.Context, conversation string) ([]Collection, error) {
+	var out []Collection
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		out = out[:0]
+		names, err := tx.Buckets(scopesPath)
+		if err != nil {
+			return err
+		}
+		docCount := map[string]int{}
+		err = tx.ForEach(docsPath, func(k string, _ []byte) error {
+			scope, _, _ := strings.Cut(k, "\x00")
+			docCount[scope]++
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, name := range names {
+			if !visible(conversation, name) {
+				continue
+			}
+			c := Collection{Scope: name, Embedder: s.emb.ID(), Dim: s.emb.Dim(), Documents: docCount[name]}
+			err := tx.ForEach(append(slices.Clone(scopesPath), name), func(_ string, v []byte) error {
+				var se scopeEntry
+				if err := json.Unmarshal(v, &se); err != nil {
+					return err
+				}
+				c.Count++
+				c.Bytes += int64(se.Bytes)
+				if se.Embedder != c.Embedder {
+					c.Stale++
+				}
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+			if c.Count > 0 {
+				out = append(out, c)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list memory collections: %w", err)
+	}
+	return out, nil
+}
+
+// NoteKind says what a Note is about.
+type NoteKind string
+
+// Note kinds.
+const (
+	NoteMemory   NoteKind = "memory"
+	NoteDocument NoteKind = "document"
+)
+
+// Note is one recent memory or imported document, for the reminder that keeps the model from
+// storing or importing it twice.
+type Note struct {
+	Kind  NoteKind  `json:"kind"`
+	ID    uint64    `json:"id,omitempty"`
+	Scope string    `json:"scope"`
+	Text  string    `json:"text"` // the memory's first 120 characters, or the document name
+	Tags  []string  `json:"tags,omitempty"`
+	Time  time.Time `json:"time"`
+	// Chunks is the number of chunks of an imported document.
+	Chunks int `json:"chunks,omitempty"`
+}
+
+// Recent returns the memories stored and documents imported by conversation at or after since,
+// oldest first. It reads only that conversation's recent entries.
+func (s *Service) Recent(ctx context.Context, conversation string, since time.Time) ([]Note, error) {
+	var out []Note
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		out = out[:0]
+		from := fmt.Sprintf("%016x", uint64(max(since.UnixNano(), 0)))
+		return tx.Seek(append(slices.Clone(recentPath), conversation), from, func(_ string, v []byte) (bool, error) {
+			var n Note
+			if err := json.Unmarshal(v, &n); err != nil {
+				return false, err
+			}
+			out = append(out, n)
+			return true, nil
+		})
+	})
+	if err != nil {
+		return nil, fmt.Errorf("recent memories: %w", err)
+	}
+	return out, nil
+}
+
+// Reembed re-embeds every memory whose vector comes from another embedder than the configured
+// one, in batches, calling progress (if not nil) after each batch with the count done and the
+// total. It is safe to interrupt (cancel ctx) and call again: finished batches are committed.
+func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) error {
+	s.mu.Lock()
+	err := s.syncLocked(ctx)
+	ids := make([]uint64, 0, len(s.stale))
+	for id := range s.stale {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("re-embed memories: %w", err)
+	}
+	slices.Sort(ids)
+	const batch = 32
+	for done := 0; done < len(ids); {
+		part := ids[done:min(done+batch, len(ids))]
+		recs := make([]*record, 0, len(part))
+		err := s.st.View(ctx, func(tx *store.Tx) error {
+			recs = recs[:0]
+			for _, id := range part {
+				var r record
+				found, err := tx.GetJSON(itemsPath, store.SeqKey(id), &r)
+				if err != nil {
+					return err
+				}
+				if found {
+					recs = append(recs, &r)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("re-embed memories: %w", err)
+		}
+		texts := make([]string, len(recs))
+		for i, r := range recs {
+			texts[i] = embedText(r)
+		}
+		var vecs [][]float32
+		if len(texts) > 0 {
+			if vecs, err = s.embedAll(ctx, texts); err != nil {
+				return fmt.Errorf("re-embed memories: %w", err)
+			}
+		}
+		err = s.st.Update(ctx, func(tx *store.Tx) error {
+			for i, old := range recs {
+				var r record
+				found, err := tx.GetJSON(itemsPath, store.SeqKey(old.ID), &r)
+				if err != nil {
+					return err
+				}
+				if !found || s.space(&r) {
+					continue // deleted or re-embedded by someone else meanwhile
+				}
+				r.Embedder, r.Dim = s.emb.ID(), len(vecs[i])
+				raw, err := json.Marshal(r)
+				if err != nil {
+					return err
+				}
+				vb := encodeVec(vecs[i])
+				key := store.SeqKey(r.ID)
+				if err := tx.Put(itemsPath, key, raw); err != nil {
+					return err
+				}
+				if err := tx.Put(vecsPath, key, vb); err != nil {
+					return err
+				}
+				se := scopeEntry{Tags: r.Tags, Bytes: len(raw) + len(vb), Embedder: r.Embedder}
+				if err := tx.PutJSON(append(slices.Clone(scopesPath), r.Scope), key, se); err != nil {
+					return err
+				}
+				if err := appendLog(tx, "put", r.ID); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("re-embed memories: %w", err)
+		}
+		done += len(part)
+		if progress != nil {
+			progress(done, len(ids))
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.syncLocked(ctx); err != nil {
+		return fmt.Errorf("re-embed memories: %w", err)
+	}
+	return nil
+}
+
+// embedText is the text whose vector represents r: a chunk's content already carries its
+// heading path.
+func embedText(r *record) string { return r.Content }

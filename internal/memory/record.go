@@ -1,0 +1,154 @@
+package memory
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"toolhost/store"
+)
+
+// Bucket paths under store.BucketMemories (see doc.go).
+var (
+	itemsPath  = store.Path{store.BucketMemories, "items"}
+	vecsPath   = store.Path{store.BucketMemories, "vecs"}
+	hashPath   = store.Path{store.BucketMemories, "hash"}
+	scopesPath = store.Path{store.BucketMemories, "scopes"}
+	docsPath   = store.Path{store.BucketMemories, "docs"}
+	recentPath = store.Path{store.BucketMemories, "recent"}
+	logPath    = store.Path{store.BucketMemories, "log"}
+	rootPath   = store.Path{store.BucketMemories}
+)
+
+const headKey = "head"
+
+// Scope prefixes. A scope key is prefix + name; the same strings are shown to callers.
+const (
+	conversationPrefix = "conversation:"
+	topicPrefix        = "topic:"
+	maxTopicLen        = 100
+)
+
+// record is one memory as stored in items.
+type record struct {
+	ID           uint64            `json:"id"`
+	Scope        string            `json:"scope"`
+	Conversation string            `json:"conversation,omitempty"`
+	Content      string            `json:"content"`
+	Tags         []string          `json:"tags,omitempty"`
+	Metadata     map[string]string `json:"metadata,omitempty"`
+	Created      time.Time         `json:"created"`
+	Hash         string            `json:"hash"`
+	Embedder     string            `json:"embedder"`
+	Dim          int               `json:"dim"`
+	Document     string            `json:"document,omitempty"`
+	Chunk        int               `json:"chunk,omitempty"`
+}
+
+// scopeEntry is the value of scopes/<scope>/<id>.
+type scopeEntry struct {
+	Tags     []string `json:"tags,omitempty"`
+	Bytes    int      `json:"bytes"`
+	Embedder string   `json:"embedder"`
+}
+
+// logEntry is one change in the log.
+type logEntry struct {
+	Op string `json:"op"` // "put" or "delete"
+	ID uint64 `json:"id"`
+}
+
+// docEntry is the value of docs/<scope>\x00<name>.
+type docEntry struct {
+	Name         string    `json:"name"`
+	Scope        string    `json:"scope"`
+	Hash         string    `json:"hash"`
+	IDs          []uint64  `json:"ids"`
+	Bytes        int       `json:"bytes"`
+	Imported     time.Time `json:"imported"`
+	Conversation string    `json:"conversation,omitempty"`
+}
+
+// resolveScope turns a caller's scope ("" or "conversation" for the conversation's own, "topic:NAME"
+// or a bare NAME for a topic, or a full "conversation:ID" naming the caller's own) into a scope key.
+func resolveScope(conversation, scope string) (string, error) {
+	scope = strings.TrimSpace(scope)
+	switch {
+	case scope == "" || scope == "conversation":
+		if conversation == "" {
+			return "", fmt.Errorf("%w: no conversation id for the conversation scope; pass conversation_id or a topic", ErrBadRequest)
+		}
+		return conversationPrefix + conversation, nil
+	case strings.HasPrefix(scope, conversationPrefix):
+		if scope != conversationPrefix+conversation {
+			return "", fmt.Errorf("%w: scope %q belongs to another conversation; use a topic to share memories", ErrBadRequest, scope)
+		}
+		return scope, nil
+	}
+	name := strings.TrimSpace(strings.TrimPrefix(scope, topicPrefix))
+	if name == "" || len(name) > maxTopicLen || strings.ContainsFunc(name, unicode.IsControl) {
+		return "", fmt.Errorf("%w: topic name %q must be 1-%d printable characters", ErrBadRequest, name, maxTopicLen)
+	}
+	return topicPrefix + name, nil
+}
+
+// normalizeTags trims, lower-cases, de-duplicates and sorts tags, so filters match regardless of
+// how the model spelled the case.
+func normalizeTags(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t != "" {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func contentHash(content string) string {
+	h := sha256.Sum256([]byte(content))
+	return hex.EncodeToString(h[:])
+}
+
+func hashKey(scope, hash string) string { return scope + "\x00" + hash }
+
+func docKey(scope, name string) string { return scope + "\x00" + name }
+
+func recentKey(created time.Time, id uint64) string {
+	return fmt.Sprintf("%016x", uint64(created.UnixNano())) + store.SeqKey(id)
+}
+
+func encodeVec(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+func decodeVec(b []byte) []float32 {
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v
+}
+
+// truncate cuts s to at most n runes, marking the cut.
+func truncate(s string, n int) (string, bool) {
+	if n <= 0 || len(s) <= n {
+		return s, false
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s, false
+	}
+	return string(r[:n]) + "…", true
+}
