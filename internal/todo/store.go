@@ -9,8 +9,9 @@ import (
 	"toolhost/store"
 )
 
-// StoreKey is the key of a conversation's list in bucket [BucketPath] (conv): one JSON document,
-// so one transaction reads and replaces the whole list and a reader never sees half a change.
+// StoreKey is the key of a conversation's list in the conversation's bucket (see [BucketPath]):
+// one JSON document, so one transaction reads and replaces the whole list and a reader never sees
+// half a change.
 const StoreKey = "todos"
 
 // ErrNoConversation is returned when the conversation id is empty: todo lists are per
