@@ -3,6 +3,7 @@ package authz
 import (
 	"context"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 )
@@ -36,6 +37,14 @@ type AuditRecord struct {
 	GrantID      string    `json:"grant_id,omitempty"`
 	RequestID    string    `json:"request_id,omitempty"`
 	By           string    `json:"by,omitempty"`
+	PID          int       `json:"pid"` // several toolhost processes share one audit log
+}
+
+// AuditBatchSink is an AuditSink that can append several records in one write. The auditor uses
+// it when available, so a burst of decisions costs one file append instead of one per record.
+type AuditBatchSink interface {
+	AuditSink
+	AppendAuditBatch(ctx context.Context, vs []any) error
 }
 
 // auditQueueLen bounds the records waiting to be written. A full queue makes decisions wait
@@ -49,29 +58,56 @@ type auditor struct {
 	ch   chan AuditRecord
 	done chan struct{}
 	log  *slog.Logger
+	pid  int
 
 	mu     sync.RWMutex // held shared while sending, so close never closes ch under a sender
 	closed bool
 }
 
 func newAuditor(sink AuditSink, log *slog.Logger) *auditor {
-	a := &auditor{sink: sink, ch: make(chan AuditRecord, auditQueueLen), done: make(chan struct{}), log: log}
+	a := &auditor{sink: sink, ch: make(chan AuditRecord, auditQueueLen), done: make(chan struct{}), log: log, pid: os.Getpid()}
 	go a.run()
 	return a
 }
 
 func (a *auditor) run() {
 	defer close(a.done)
+	batcher, _ := a.sink.(AuditBatchSink)
+	// Background context: a record must be written even if the request that caused it ended.
+	ctx := context.Background()
+	var batch []any
 	for rec := range a.ch {
-		// Background context: the record must be written even if the request that caused it ended.
-		if err := a.sink.AppendAudit(context.Background(), rec); err != nil {
-			a.log.Warn("audit write failed", "err", err, "event", rec.Event, "path", rec.Path)
+		if batcher == nil {
+			if err := a.sink.AppendAudit(ctx, rec); err != nil {
+				a.log.Warn("audit write failed", "err", err, "event", rec.Event, "path", rec.Path)
+			}
+			continue
+		}
+		batch = append(batch[:0], rec)
+	drain:
+		for len(batch) < maxAuditBatch {
+			select {
+			case r, ok := <-a.ch:
+				if !ok {
+					break drain
+				}
+				batch = append(batch, r)
+			default:
+				break drain
+			}
+		}
+		if err := batcher.AppendAuditBatch(ctx, batch); err != nil {
+			a.log.Warn("audit write failed", "err", err, "records", len(batch))
 		}
 	}
 }
 
+// maxAuditBatch bounds one batched append.
+const maxAuditBatch = 256
+
 // add queues rec; it waits only when the queue is full.
 func (a *auditor) add(ctx context.Context, rec AuditRecord) {
+	rec.PID = a.pid
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	if a.closed {

@@ -93,15 +93,15 @@ func NewGrants(st *store.Store, clock Clock, ttl time.Duration, static []GrantSp
 	}
 	g := &Grants{st: st, clock: clock.withDefaults(), ttl: ttl}
 	for i, s := range static {
+		if s.By == "" {
+			s.By = "config"
+		}
 		gr, err := g.build(s)
 		if err != nil {
 			return nil, fmt.Errorf("configured grant %d: %w", i, err)
 		}
 		gr.ID = fmt.Sprintf("config-%d", i)
 		gr.Uses, gr.Once, gr.static = 0, false, true
-		if gr.By == "" {
-			gr.By = "config"
-		}
 		g.static = append(g.static, gr)
 	}
 	return g, nil
@@ -123,6 +123,9 @@ func (g *Grants) build(s GrantSpec) (Grant, error) {
 	}
 	if !filepath.IsAbs(s.Path) || filepath.Clean(s.Path) != s.Path || checkInput(s.Path) != nil {
 		return Grant{}, fmt.Errorf("%w: path must be a clean absolute path", ErrInvalidGrant)
+	}
+	if s.By == "" {
+		return Grant{}, fmt.Errorf("%w: who granted it is required", ErrInvalidGrant)
 	}
 	if len(s.Conversation) > 256 {
 		return Grant{}, fmt.Errorf("%w: conversation id too long", ErrInvalidGrant)

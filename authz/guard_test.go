@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -532,4 +533,40 @@ func TestAuditToStore(t *testing.T) {
 	if !strings.Contains(string(b), `"outcome":"allowed_inside"`) || !strings.Contains(string(b), f.wd+"/x") {
 		t.Errorf("audit.jsonl = %s, want the decision", b)
 	}
+}
+
+// batchAudit is an AuditBatchSink that records the batch sizes.
+type batchAudit struct {
+	memAudit
+	batches []int
+}
+
+func (b *batchAudit) AppendAuditBatch(ctx context.Context, vs []any) error {
+	b.mu.Lock()
+	b.batches = append(b.batches, len(vs))
+	b.mu.Unlock()
+	for _, v := range vs {
+		b.AppendAudit(ctx, v)
+	}
+	return nil
+}
+
+func TestAuditBatchSink(t *testing.T) {
+	sink := &batchAudit{}
+	f := newFixture(t, func(c *Config) { c.Audit = sink })
+	const n = 1000
+	for i := range n {
+		f.g.Check(context.Background(), req(ClassRead, "read_file", "f"+strconv.Itoa(i)))
+	}
+	f.g.audit.close()
+	recs := sink.records()
+	if len(recs) != n {
+		t.Fatalf("%d audit records, want %d", len(recs), n)
+	}
+	for i, r := range recs {
+		if want := f.wd + "/f" + strconv.Itoa(i); r.Path != want || r.PID != os.Getpid() {
+			t.Fatalf("record %d = %s pid %d, want %s pid %d (in order)", i, r.Path, r.PID, want, os.Getpid())
+		}
+	}
+	t.Logf("%d records in %d batches", n, len(sink.batches))
 }
