@@ -112,6 +112,9 @@ func newMatcher(o GrepOptions) (*matcher, error) {
 	if o.IgnoreCase {
 		expr = "(?i)" + expr
 	}
+	// (?m): the regexp also runs over whole buffers of lines, where ^ and $
+	// must mean line boundaries.
+	expr = "(?m)" + expr
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return nil, fmt.Errorf("pattern %q: %w: %v", o.Pattern, ErrBadPattern, err)
@@ -400,11 +403,12 @@ type fileSearcher struct {
 	pending    int      // after-context lines still owed to the last match
 	lastLine   int64    // last line reported, to avoid reporting a long line twice
 	inLongLine bool     // the region continues a line started in the previous one
+	longOff    int      // bytes of that line in previous regions
 }
 
 func (s *fileSearcher) search(ctx context.Context, j grepJob) fileResult {
 	s.res = fileResult{}
-	s.rel, s.line, s.tail, s.pending, s.lastLine, s.inLongLine = j.rel, 1, nil, 0, 0, false
+	s.rel, s.line, s.tail, s.pending, s.lastLine, s.inLongLine, s.longOff = j.rel, 1, nil, 0, 0, false, 0
 	f, err := j.d.root.OpenFile(j.name, os.O_RDONLY|nonblockFlag, 0)
 	if err != nil {
 		s.res.err = true
@@ -453,6 +457,14 @@ func (s *fileSearcher) search(ctx context.Context, j grepJob) fileResult {
 			}
 		}
 		s.searchRegion(region)
+		switch {
+		case long && s.inLongLine:
+			s.longOff += len(region)
+		case long:
+			s.longOff = len(region) - (bytes.LastIndexByte(region, '\n') + 1)
+		default:
+			s.longOff = 0
+		}
 		s.inLongLine = long
 		if eof {
 			return s.res
@@ -495,7 +507,8 @@ func (s *fileSearcher) searchRegion(region []byte) {
 		}
 		lineNo += int64(bytes.Count(region[counted:ls], []byte{'\n'}))
 		counted = ls
-		if ls == 0 && s.inLongLine && lineNo == s.lastLine {
+		continued := ls == 0 && s.inLongLine
+		if continued && lineNo == s.lastLine {
 			continue
 		}
 		s.res.total++
@@ -505,6 +518,11 @@ func (s *fileSearcher) searchRegion(region []byte) {
 		}
 		gm := GrepMatch{Path: s.rel, Line: lineNo, Column: col + 1}
 		gm.Text, gm.Cut = cutLine(line, col, o.MaxLineLength)
+		if continued {
+			// Only the tail of a line longer than the buffer is here.
+			gm.Column += s.longOff
+			gm.Cut = true
+		}
 		if C > 0 {
 			gm.Before = s.before(region, ls, C)
 			s.pending = C
