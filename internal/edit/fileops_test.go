@@ -322,6 +322,9 @@ func TestRenameDeleteMkdir(t *testing.T) {
 	if err := os.Symlink("keep", filepath.Join(dir, "ln")); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Symlink("../../keep", filepath.Join(dir, "d", "sub", "keeplink")); err != nil {
+		t.Fatal(err)
+	}
 	steps := []struct {
 		name    string
 		do      func() (*Result, error)

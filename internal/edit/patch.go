@@ -132,11 +132,19 @@ func ParseUnified(text string) (*Patch, error) {
 			if cur == nil || !inGitHeader || len(cur.Hunks) > 0 {
 				newFile(i + 1)
 			}
+			isGit := inGitHeader
 			inGitHeader = false
 			oldName := headerPath(strings.TrimPrefix(l, "--- "))
 			newName := headerPath(strings.TrimPrefix(lines[i+1], "+++ "))
 			i++
 			stripAB(&oldName, &newName)
+			if !isGit && oldName != newName && oldName != "/dev/null" && newName != "/dev/null" {
+				// Outside git, differing names (file.orig vs file, or
+				// one-sided a/ b/ prefixes) name one file, the new one;
+				// only git's rename headers move files.
+				newName = strings.TrimPrefix(newName, "b/")
+				oldName = newName
+			}
 			switch {
 			case oldName == "/dev/null":
 				cur.Op, cur.Path, cur.NewPath = OpAdd, newName, ""

@@ -46,6 +46,12 @@ func TestParseUnified(t *testing.T) {
 			want: []FilePatch{{Op: OpUpdate, Path: "f", Line: 1, Hunks: []Hunk{{OldStart: 1, OldLines: 2, NewStart: 1, NewLines: 1, Numbered: true, Line: 3,
 				Lines: []HunkLine{{'-', "-- x", false}, {' ', "a", false}}}}}},
 		},
+		{
+			name:  "plain diff with differing names updates the new name",
+			patch: "--- f.txt.orig\n+++ f.txt\n@@ -1 +1 @@\n-a\n+b\n",
+			want: []FilePatch{{Op: OpUpdate, Path: "f.txt", Line: 1, Hunks: []Hunk{{OldStart: 1, OldLines: 1, NewStart: 1, NewLines: 1, Numbered: true, Line: 3,
+				Lines: []HunkLine{{'-', "a", false}, {'+', "b", false}}}}}},
+		},
 		{name: "no headers", patch: "@@ -1 +1 @@\n-a\n+b\n", wantErr: ErrBadPatch},
 		{name: "empty", patch: "", wantErr: ErrBadPatch},
 		{name: "binary", patch: "diff --git a/x b/x\nBinary files a/x and b/x differ\n", wantErr: ErrBadPatch},
