@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +22,7 @@ var benchSentences = []string{
 
 // BenchmarkEmbedSingle measures sentences per second on one core.
 func BenchmarkEmbedSingle(b *testing.B) {
+	needBuiltin(b)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	u := NewUSELite()
 	ctx := context.Background()
@@ -40,6 +42,7 @@ func BenchmarkEmbedSingle(b *testing.B) {
 
 // BenchmarkEmbedParallel measures sentences per second for batches spread over all cores.
 func BenchmarkEmbedParallel(b *testing.B) {
+	needBuiltin(b)
 	u := NewUSELite()
 	ctx := context.Background()
 	batch := make([]string, 32)
@@ -63,6 +66,7 @@ func BenchmarkEmbedParallel(b *testing.B) {
 
 // BenchmarkEmbedLength shows how the cost grows with input length.
 func BenchmarkEmbedLength(b *testing.B) {
+	needBuiltin(b)
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	u := NewUSELite()
 	ctx := context.Background()
@@ -86,6 +90,7 @@ func BenchmarkEmbedLength(b *testing.B) {
 
 // BenchmarkLoad measures decoding the embedded weights (float16 to float32, transposes).
 func BenchmarkLoad(b *testing.B) {
+	needBuiltin(b)
 	for b.Loop() {
 		if _, err := loadUSEModel(useWeightsBlob); err != nil {
 			b.Fatal(err)
@@ -95,6 +100,7 @@ func BenchmarkLoad(b *testing.B) {
 
 // BenchmarkLoadVocab measures building the tokenizer from the embedded vocabulary.
 func BenchmarkLoadVocab(b *testing.B) {
+	needBuiltin(b)
 	for b.Loop() {
 		if _, err := newSentencePiece(useVocabJSON); err != nil {
 			b.Fatal(err)
@@ -114,4 +120,17 @@ func BenchmarkLexical(b *testing.B) {
 		n++
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "sentences/s")
+}
+
+// BenchmarkTokenize measures the SentencePiece tokenizer on a 10 kB document, as CountTokens
+// runs it when the memory layer chunks documents.
+func BenchmarkTokenize(b *testing.B) {
+	needBuiltin(b)
+	u := NewUSELite()
+	doc := strings.Repeat("The deployment to eu-west-1 failed because the migration timed out. ", 150)
+	u.Tokenize("warm up")
+	b.SetBytes(int64(len(doc)))
+	for b.Loop() {
+		u.Tokenize(doc)
+	}
 }

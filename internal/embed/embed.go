@@ -52,7 +52,9 @@ const DefaultCacheSize = 4096
 // New builds an embedder from a one-line specification, wrapped in a vector cache of
 // DefaultCacheSize entries. Syntax:
 //
-//	""  or "builtin"            the built-in USE-Lite model (512-d, offline)
+//	""  or "builtin"            the built-in USE-Lite model (512-d, offline); in a build with
+//	                            -tags nouselite, "" means "lexical" and "builtin" fails with
+//	                            ErrNoBuiltin
 //	"lexical" or "lexical:DIM"  hashed n-grams, DIM defaults to 512
 //	"ollama:MODEL[@URL]"        Ollama, URL defaults to http://localhost:11434
 //	"openai:MODEL[@URL]"        OpenAI-compatible /v1/embeddings, URL defaults to
@@ -75,6 +77,12 @@ func newUncached(spec string) (Embedder, error) {
 	case "", "builtin", "use-lite":
 		if hasRest {
 			return nil, fmt.Errorf("%w: %q takes no argument", ErrBadSpec, kind)
+		}
+		if !BuiltinAvailable() {
+			if kind == "" {
+				return NewLexical(DefaultLexicalDim), nil
+			}
+			return nil, ErrNoBuiltin
 		}
 		return NewUSELite(), nil
 	case "lexical":
@@ -196,4 +204,20 @@ func fallbackVector(dim int) []float32 {
 		v[i] = c
 	}
 	return v
+}
+
+// Func adapts e to the one-text function shape of chromem-go's EmbeddingFunc, so an index can
+// be given this package's embedders directly (chromem-go's default, used when none is given, is
+// a network call to OpenAI).
+func Func(e Embedder) func(ctx context.Context, text string) ([]float32, error) {
+	return func(ctx context.Context, text string) ([]float32, error) {
+		v, err := e.Embed(ctx, []string{text})
+		if err != nil {
+			return nil, err
+		}
+		if len(v) != 1 {
+			return nil, fmt.Errorf("embed: %s returned %d vectors for one text", e.ID(), len(v))
+		}
+		return v[0], nil
+	}
 }

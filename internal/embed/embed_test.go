@@ -19,6 +19,7 @@ func norm2(v []float32) float64 {
 
 // TestUSELiteSanityPairs reproduces the similarities quoted in USE-LITE.md.
 func TestUSELiteSanityPairs(t *testing.T) {
+	needBuiltin(t)
 	const anchor = "How do I reset my password?"
 	tests := []struct {
 		name, other string
@@ -49,6 +50,9 @@ func TestUnitAndNonZero(t *testing.T) {
 	}
 	for _, e := range []Embedder{NewUSELite(), NewLexical(64), NewLexical(512)} {
 		t.Run(e.ID(), func(t *testing.T) {
+			if e.ID() == USELiteID {
+				needBuiltin(t)
+			}
 			got, err := e.Embed(context.Background(), inputs)
 			if err != nil {
 				t.Fatal(err)
@@ -107,6 +111,7 @@ func TestLexicalSimilarity(t *testing.T) {
 
 // TestUSELiteLazy checks that construction and token counting do not decode the weights.
 func TestUSELiteLazy(t *testing.T) {
+	needBuiltin(t)
 	u := NewUSELite()
 	if u.model != nil || u.tok != nil {
 		t.Fatal("NewUSELite loaded something")
@@ -140,6 +145,9 @@ func TestCountTokens(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.e.ID() == USELiteID {
+				needBuiltin(t)
+			}
 			if got := tt.e.CountTokens(tt.text); got != tt.want {
 				t.Errorf("CountTokens(%q) = %d, want %d", tt.text, got, tt.want)
 			}
@@ -244,6 +252,9 @@ func TestNew(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.spec, func(t *testing.T) {
+			if tt.id == USELiteID {
+				needBuiltin(t)
+			}
 			e, err := New(tt.spec)
 			if tt.wantErr {
 				if !errors.Is(err, ErrBadSpec) {
@@ -282,5 +293,37 @@ func TestEmbedCancelled(t *testing.T) {
 		if _, err := e.Embed(ctx, []string{"a", "b"}); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: Embed(cancelled) error = %v, want context.Canceled", e.ID(), err)
 		}
+	}
+}
+
+func TestMinimalBuild(t *testing.T) {
+	if BuiltinAvailable() {
+		t.Skip("only meaningful with -tags nouselite")
+	}
+	e, err := New("")
+	if err != nil {
+		t.Fatalf("New(\"\"): %v", err)
+	}
+	if got, want := e.ID(), "lexical-v1/512"; got != want {
+		t.Errorf("New(\"\").ID() = %q, want %q", got, want)
+	}
+	if _, err := New("builtin"); !errors.Is(err, ErrNoBuiltin) {
+		t.Errorf("New(\"builtin\") error = %v, want ErrNoBuiltin", err)
+	}
+	if _, err := NewUSELite().Embed(context.Background(), []string{"x"}); !errors.Is(err, ErrNoBuiltin) {
+		t.Errorf("USELite.Embed error = %v, want ErrNoBuiltin", err)
+	}
+}
+
+func TestFunc(t *testing.T) {
+	l := NewLexical(64)
+	f := Func(l)
+	got, err := f(context.Background(), "hello world")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := l.Embed(context.Background(), []string{"hello world"})
+	if c := Cosine(got, want[0]); c < 0.999999 {
+		t.Errorf("Func(lexical)(%q) differs from Embed: cosine %f", "hello world", c)
 	}
 }

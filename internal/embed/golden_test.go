@@ -37,6 +37,7 @@ func readGolden(t testing.TB) goldenFile {
 
 // TestUSELiteTokenizeGolden pins the tokenizer to the ids the TF.js implementation produced.
 func TestUSELiteTokenizeGolden(t *testing.T) {
+	needBuiltin(t)
 	u := NewUSELite()
 	for _, c := range readGolden(t).Cases {
 		t.Run(c.Text, func(t *testing.T) {
@@ -50,6 +51,7 @@ func TestUSELiteTokenizeGolden(t *testing.T) {
 
 // TestUSELiteEmbedGolden checks the whole forward pass against the TF.js vectors.
 func TestUSELiteEmbedGolden(t *testing.T) {
+	needBuiltin(t)
 	u := NewUSELite()
 	g := readGolden(t)
 	if raceEnabled {

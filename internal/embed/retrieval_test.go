@@ -89,6 +89,7 @@ func evaluateRetrieval(t testing.TB, e Embedder, s retrievalSet) (paraphrase, ke
 // TestRetrievalQuality checks that the built-in model earns its 14 MB: on paraphrased queries it
 // must beat lexical matching. Figures are logged (go test -v -run RetrievalQuality).
 func TestRetrievalQuality(t *testing.T) {
+	needBuiltin(t)
 	if raceEnabled || testing.Short() {
 		t.Skip("108 forward passes: too slow under -race or -short; runs in the plain test run")
 	}
@@ -112,6 +113,7 @@ func TestRetrievalQuality(t *testing.T) {
 
 // BenchmarkRetrieval reports the retrieval figures as metrics, one sub-benchmark per embedder.
 func BenchmarkRetrieval(b *testing.B) {
+	needBuiltin(b)
 	s := readRetrievalSet(b)
 	for _, e := range []Embedder{NewUSELite(), NewLexical(DefaultLexicalDim)} {
 		b.Run(e.ID(), func(b *testing.B) {

