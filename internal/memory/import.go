@@ -279,15 +279,13 @@ func chunkDocument(text string, maxTokens int, count func(string) int) []string 
 	}
 	var out []string
 	for _, sec := range splitSections(text) {
+		// Keep at least three quarters of the window for the text itself: drop the outermost
+		// headings first, since the nearest one says most about the text.
 		prefix := ""
-		if len(sec.path) > 0 {
-			prefix = strings.Join(sec.path, " > ") + ": "
-		}
-		// Keep at least three quarters of the window for the text itself.
-		if count(prefix) > maxTokens/4 {
-			prefix = sec.path[len(sec.path)-1] + ": "
-			if count(prefix) > maxTokens/4 {
-				prefix = ""
+		for path := sec.path; len(path) > 0; path = path[1:] {
+			if p := strings.Join(path, " > ") + ": "; count(p) <= maxTokens/4 {
+				prefix = p
+				break
 			}
 		}
 		budget := maxTokens - count(prefix) - 2
