@@ -43,7 +43,7 @@ type Config struct {
 	// GrantTTL and ApprovalTTL default to DefaultGrantTTL and DefaultApprovalTTL.
 	GrantTTL, ApprovalTTL time.Duration
 	// StaticGrants are grants from configuration: in memory, never expire, never consumed.
-	// Their paths must be canonical absolute paths.
+	// Paths are absolute or start with "~/"; they are canonicalised when the guard is built.
 	StaticGrants []GrantSpec
 	// Logger receives warnings (failed audit writes); nil means slog.Default().
 	Logger *slog.Logger
@@ -166,7 +166,17 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 			g.insideSecrets = append(g.insideSecrets, r)
 		}
 	}
-	g.grants, err = NewGrants(cfg.Store, g.clock, cfg.GrantTTL, cfg.StaticGrants)
+	static := make([]GrantSpec, len(cfg.StaticGrants))
+	for i, s := range cfg.StaticGrants {
+		// Configuration may spell paths through symlinks or with ~/; decisions see canonical paths.
+		if r, ok := makeRule(s.Path, home); ok && !r.glob {
+			if res, err := resolve("", r.path, true); err == nil {
+				s.Path = res.path
+			}
+		}
+		static[i] = s
+	}
+	g.grants, err = NewGrants(cfg.Store, g.clock, cfg.GrantTTL, static)
 	if err != nil {
 		root.Close()
 		unix.Close(rootFD)
