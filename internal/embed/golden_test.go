@@ -77,4 +77,12 @@ func TestUSELiteEmbedGolden(t *testing.T) {
 			t.Errorf("cosine(Embed(%q), golden) = %.7f, want >= 0.99999", c.Text, cos)
 		}
 	}
+	// One text at a time takes the sequential path; it must agree with the parallel one.
+	one, err := u.Embed(context.Background(), texts[:1])
+	if err != nil {
+		t.Fatalf("Embed: %v", err)
+	}
+	if diff := cmp.Diff(got[0], one[0]); diff != "" {
+		t.Errorf("Embed(%q) alone differs from the batched result (-batch +alone):\n%s", texts[0], diff)
+	}
 }
