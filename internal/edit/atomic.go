@@ -15,6 +15,9 @@ import (
 // DefaultFileMode is the permission of files created by the engine.
 const DefaultFileMode fs.FileMode = 0o644
 
+// MaxEditSize is the largest file the engines read, edit or fingerprint.
+const MaxEditSize = 32 << 20
+
 // maxSymlinkHops bounds symlink resolution, like the kernel's ELOOP limit.
 const maxSymlinkHops = 40
 

@@ -37,6 +37,9 @@ var (
 	ErrBadPatch = errors.New("malformed patch")
 	// ErrNoop reports an edit whose result equals the original content.
 	ErrNoop = errors.New("edit changes nothing")
+	// ErrTooLarge reports a file above MaxEditSize; the engines hold whole
+	// files in memory (several times over on tolerant rungs).
+	ErrTooLarge = errors.New("file too large to edit")
 	// ErrSymlinkLoop reports a symlink chain too long to resolve.
 	ErrSymlinkLoop = errors.New("too many levels of symbolic links")
 )

@@ -92,6 +92,7 @@ func (e *StaleError) Unwrap() error { return ErrStale }
 
 // readRegular reads a regular file through root, refusing directories,
 // devices, FIFOs and sockets (which could block or be huge).
+// Files larger than MaxEditSize are refused with ErrTooLarge.
 func readRegular(root *os.Root, rel string) ([]byte, fs.FileInfo, error) {
 	rel, err := cleanRel(rel)
 	if err != nil {
@@ -111,6 +112,9 @@ func readRegular(root *os.Root, rel string) ([]byte, fs.FileInfo, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, nil, fmt.Errorf("%s: %w", rel, ErrNotRegular)
 	}
+	if fi.Size() > MaxEditSize {
+		return nil, nil, fmt.Errorf("%s: %w (%d bytes, limit %d)", rel, ErrTooLarge, fi.Size(), MaxEditSize)
+	}
 	data := make([]byte, 0, fi.Size()+1)
 	for {
 		if len(data) == cap(data) {
@@ -118,6 +122,9 @@ func readRegular(root *os.Root, rel string) ([]byte, fs.FileInfo, error) {
 		}
 		n, err := f.Read(data[len(data):cap(data)])
 		data = data[:len(data)+n]
+		if len(data) > MaxEditSize {
+			return nil, nil, fmt.Errorf("%s: %w (limit %d bytes)", rel, ErrTooLarge, MaxEditSize)
+		}
 		if errors.Is(err, io.EOF) {
 			break
 		}
