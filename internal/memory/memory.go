@@ -59,12 +59,15 @@ type Config struct {
 }
 
 // DefaultThreshold is the search threshold used for an embedder when Config.Threshold is zero.
-// USE-Lite puts unrelated sentences around 0.0–0.25 and paraphrases above 0.35; the lexical
-// embedder puts texts without shared words near 0; remote models vary, so they get a low floor.
+// Measured on testdata/retrieval.json (paraphrase query against every fact): USE-Lite gives the
+// right fact a cosine of 0.16 at worst, 0.28 at the 10th percentile and 0.43 at the median, and
+// unrelated facts 0.18 at the median and 0.36 at the 90th percentile, so 0.2 drops most noise and
+// keeps nearly every true match (ranking does the rest). The lexical embedder scores unrelated
+// texts below 0.08 nine times out of ten. Remote models vary; they get a low floor.
 func DefaultThreshold(embedderID string) float32 {
 	switch {
 	case embedderID == embed.USELiteID:
-		return 0.25
+		return 0.2
 	case strings.HasPrefix(embedderID, "lexical"):
 		return 0.08
 	default:
