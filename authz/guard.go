@@ -65,7 +65,7 @@ type Request struct {
 	Tool, Operation string // e.g. "file_operations", "create_file"
 	Class           Class
 	// Path as the model gave it: absolute, or relative to the working directory ("" = the working
-	// directory).
+	// directory); a leading "~/" means the home directory.
 	Path string
 	// Delete and Rename refine write checks: the final symlink is not followed (the link itself is
 	// removed or moved), the working directory itself is refused, and everything inside .git and
@@ -84,6 +84,7 @@ type Decision struct {
 // Safe for concurrent use.
 type Guard struct {
 	workdir          string
+	home             string
 	root             *os.Root
 	rootFD           int        // O_PATH descriptor of the working directory for the openat2 fast path
 	protected        []pathRule // all protected rules
@@ -138,6 +139,7 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
+	g.home = home
 	prot := append([]string{cfg.ConfigFile, cfg.StateDir, cfg.TokenFile}, cfg.Protected...)
 	if cfg.Store != nil {
 		prot = append(prot, cfg.Store.Dir())
@@ -231,6 +233,10 @@ func (g *Guard) resolveInput(p string, follow bool) (resolved, error) {
 	if strings.HasSuffix(p, "/") {
 		follow = true // POSIX: a trailing slash resolves a final symlink
 	}
+	if (p == "~" || strings.HasPrefix(p, "~/")) && g.home != "" {
+		// Models write ~/ meaning the home directory, as a shell would.
+		p = g.home + p[1:]
+	}
 	var (
 		res resolved
 		err error
@@ -249,6 +255,10 @@ func (g *Guard) resolveInput(p string, follow bool) (resolved, error) {
 		}
 		res, err = resolve(g.workdir, rel, follow)
 	default:
+		if r, ok := fastLookup(unix.AT_FDCWD, p, 0, follow); ok {
+			r.path = filepath.Clean(p)
+			return r, nil
+		}
 		res, err = resolve("", p, follow)
 	}
 	if err != nil {
@@ -257,19 +267,16 @@ func (g *Guard) resolveInput(p string, follow bool) (resolved, error) {
 	return res, nil
 }
 
-// fastInside resolves rel below the working directory in one kernel lookup when the path exists,
-// stays beneath the working directory and crosses no symlink at all: openat2 with
-// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS fails otherwise, and resolve takes over. Without symlinks the
-// lexical clean of the path is its canonical form, ".." included.
-func (g *Guard) fastInside(rel string, follow bool) (resolved, bool) {
-	if rel == "" {
-		rel = "."
-	}
+// fastLookup opens path (relative to dirfd) with O_PATH in one kernel lookup that refuses every
+// symlink (resolve adds RESOLVE_BENEATH for lookups below the working directory) and returns its
+// stat. ok is false when the path does not exist, crosses a symlink or escapes: the component walk
+// then decides. Without symlinks the lexical clean of a path is its canonical form, ".." included.
+func fastLookup(dirfd int, path string, resolveFlags uint64, follow bool) (resolved, bool) {
 	flags := uint64(unix.O_PATH | unix.O_CLOEXEC)
 	if !follow {
 		flags |= unix.O_NOFOLLOW
 	}
-	fd, err := unix.Openat2(g.rootFD, rel, &unix.OpenHow{Flags: flags, Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS})
+	fd, err := unix.Openat2(dirfd, path, &unix.OpenHow{Flags: flags, Resolve: resolveFlags | unix.RESOLVE_NO_SYMLINKS})
 	if err != nil {
 		return resolved{}, false
 	}
@@ -280,8 +287,19 @@ func (g *Guard) fastInside(rel string, follow bool) (resolved, bool) {
 		return resolved{}, false
 	}
 	r.exists = true
-	r.path = filepath.Join(g.workdir, rel)
 	return r, true
+}
+
+// fastInside is fastLookup below the working directory.
+func (g *Guard) fastInside(rel string, follow bool) (resolved, bool) {
+	if rel == "" {
+		rel = "."
+	}
+	r, ok := fastLookup(g.rootFD, rel, unix.RESOLVE_BENEATH, follow)
+	if ok {
+		r.path = filepath.Join(g.workdir, rel)
+	}
+	return r, ok
 }
 
 func toDenial(err error, access string) error {

@@ -85,6 +85,10 @@ func TestCheckTable(t *testing.T) {
 		{"aws credentials", req(ClassRead, "read_file", f.home+"/.aws/credentials"), outcome{CodeSecretPath, f.home + "/.aws/credentials"}},
 		{"gcloud missing dir", req(ClassRead, "read_file", f.home+"/.config/gcloud/x.json"), outcome{CodeSecretPath, f.home + "/.config/gcloud/x.json"}},
 		{"secret sibling prefix", req(ClassRead, "read_file", f.home+"/.sshx/notes"), outcome{byRead, f.home + "/.sshx/notes"}},
+		{"tilde is home", req(ClassRead, "read_file", "~/.ssh/id_ed25519"), outcome{CodeSecretPath, f.home + "/.ssh/id_ed25519"}},
+		{"tilde write", req(ClassWrite, "create_file", "~/notes.txt"), outcome{CodeOutsideWorkdir, f.home + "/notes.txt"}},
+		{"tilde inside a name", req(ClassWrite, "create_file", "a~/b"), outcome{inside, wd + "/a~/b"}},
+		{"outside with dotdot, no symlinks", req(ClassRead, "read_file", out+"/dir/../secret.txt"), outcome{byRead, out + "/secret.txt"}},
 		{"home listing", req(ClassRead, "list_dir", f.home), outcome{byRead, f.home}},
 		{"proc environ", req(ClassRead, "read_file", "/proc/self/environ"), outcome{CodeSecretPath, ""}}, // canonical checked below
 		{"git HEAD write", req(ClassWrite, "create_file", ".git/HEAD"), outcome{inside, wd + "/.git/HEAD"}},
