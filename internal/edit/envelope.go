@@ -46,7 +46,9 @@ func ParseEnvelope(text string) (*Patch, error) {
 	for i < len(lines) {
 		l := strings.TrimRight(lines[i], " \t")
 		switch {
-		case l == envEnd:
+		case l == envEnd || strings.HasPrefix(l, "```"):
+			// A closing Markdown fence ends a patch whose End Patch
+			// line was forgotten.
 			return finishEnvelope(p)
 		case strings.TrimSpace(l) == "":
 			i++
@@ -54,7 +56,7 @@ func ParseEnvelope(text string) (*Patch, error) {
 			f := FilePatch{Op: OpAdd, Path: envPath(l, envAdd), Line: i + 1}
 			h := Hunk{Line: i + 2}
 			i++
-			for i < len(lines) && !strings.HasPrefix(lines[i], "*** ") {
+			for i < len(lines) && !strings.HasPrefix(lines[i], "*** ") && !strings.HasPrefix(lines[i], "```") {
 				al := lines[i]
 				if !strings.HasPrefix(al, "+") {
 					if strings.TrimSpace(al) == "" && !moreAdd(lines, i+1) {
@@ -137,7 +139,7 @@ func readEnvelopeHunks(lines []string, i int, f *FilePatch) (int, error) {
 				return 0, &PatchError{Line: i + 1, Path: f.Path, Err: ErrBadPatch, Reason: "*** End of File before any change"}
 			}
 			h.EOF = true
-		case strings.HasPrefix(l, "*** "):
+		case strings.HasPrefix(l, "*** ") || strings.HasPrefix(l, "```"):
 			return i, nil
 		case l == "":
 			// An empty context line that lost its leading space, unless

@@ -140,10 +140,6 @@ type ReplaceFileResult struct {
 func ReplaceInFile(ctx context.Context, root *os.Root, rel string, r Replacement, opt Options) (*ReplaceFileResult, error) {
 	res, err := MultiReplace(ctx, root, []FileReplacement{{Path: rel, Replacement: r}}, opt)
 	if err != nil {
-		var me *MatchError
-		if errors.As(err, &me) {
-			me.Edit = 0
-		}
 		return nil, err
 	}
 	out := &ReplaceFileResult{Result: res.Result}
@@ -191,18 +187,25 @@ func MultiReplace(ctx context.Context, root *os.Root, edits []FileReplacement, o
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		// Name the edit only when there are several to tell apart.
+		wrap := func(err error) error {
+			if len(edits) == 1 {
+				return err
+			}
+			return fmt.Errorf("edit %d: %w", i+1, err)
+		}
 		rel, err := cleanRel(e.Path)
 		if err != nil {
-			return nil, fmt.Errorf("edit %d: %w", i+1, err)
+			return nil, wrap(err)
 		}
 		f, ok := files[rel]
 		if !ok {
 			data, exists, err := ld.load(rel)
 			if err != nil {
-				return nil, fmt.Errorf("edit %d: %w", i+1, err)
+				return nil, wrap(err)
 			}
 			if !exists {
-				return nil, fmt.Errorf("edit %d: %s %w; use create_file to make it", i+1, rel, ErrMissing)
+				return nil, wrap(fmt.Errorf("%s %w; use create_file to make it", rel, ErrMissing))
 			}
 			f = &file{old: data, cur: data}
 			files[rel] = f
@@ -218,10 +221,7 @@ func MultiReplace(ctx context.Context, root *os.Root, edits []FileReplacement, o
 				}
 				return nil, me
 			}
-			if len(edits) > 1 {
-				return nil, fmt.Errorf("edit %d (%s): %w", i+1, rel, err)
-			}
-			return nil, err
+			return nil, wrap(fmt.Errorf("%s: %w", rel, err))
 		}
 		f.cur = r.Content
 		out.Edits = append(out.Edits, EditOutcome{Path: rel, Rung: r.Rung, Count: r.Count, Lines: r.Lines})

@@ -98,6 +98,11 @@ func TestParseEnvelope(t *testing.T) {
 			patch: "*** Begin Patch\n*** Update File: f\n-a\n+b\n",
 			want:  []FilePatch{{Op: OpUpdate, Path: "f", Line: 2, Hunks: []Hunk{{Line: 3, Lines: []HunkLine{{'-', "a", false}, {'+', "b", false}}}}}},
 		},
+		{
+			name:  "inside a Markdown fence without End Patch",
+			patch: "```\n*** Begin Patch\n*** Update File: f\n-a\n+b\n```\n",
+			want:  []FilePatch{{Op: OpUpdate, Path: "f", Line: 3, Hunks: []Hunk{{Line: 4, Lines: []HunkLine{{'-', "a", false}, {'+', "b", false}}}}}},
+		},
 		{name: "no begin", patch: "*** Update File: f\n-a\n", wantErr: ErrBadPatch},
 		{name: "add line without plus", patch: "*** Begin Patch\n*** Add File: f\nx\n*** End Patch\n", wantErr: ErrBadPatch},
 		{name: "bad change line", patch: "*** Begin Patch\n*** Update File: f\n@@\n-a\nb\n*** End Patch\n", wantErr: ErrBadPatch},
