@@ -115,7 +115,9 @@ func typeSchema(t reflect.Type, desc bool) object {
 				req = append(req, p.Name)
 			}
 		}
-		o = append(o, field{"properties", props})
+		if len(props) > 0 {
+			o = append(o, field{"properties", props})
+		}
 		if len(req) > 0 {
 			o = append(o, field{"required", req})
 		}

@@ -22,6 +22,9 @@ import (
 
 var binary string
 
+// wantTools is what the default configuration advertises, in the fixed order.
+const wantTools = "think,user_collaboration,todo_operations,read_tool_result"
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "toolhost-bin")
 	if err != nil {
@@ -98,7 +101,7 @@ func TestStdioBinary(t *testing.T) {
 			}
 			defer cs.Close()
 			names := toolNames(t, cs)
-			if got, want := strings.Join(names, ","), "think,user_collaboration,read_tool_result"; got != want {
+			if got, want := strings.Join(names, ","), wantTools; got != want {
 				t.Errorf("tools = %s, want %s", got, want)
 			}
 			callThink(t, cs)
@@ -298,7 +301,7 @@ func TestHTTPBinary(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer cs.Close()
-			if got, want := strings.Join(toolNames(t, cs), ","), "think,user_collaboration,read_tool_result"; got != want {
+			if got, want := strings.Join(toolNames(t, cs), ","), wantTools; got != want {
 				t.Errorf("tools = %s, want %s", got, want)
 			}
 			callThink(t, cs)

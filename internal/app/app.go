@@ -19,6 +19,7 @@ import (
 	"toolhost/consolidated"
 	"toolhost/internal/config"
 	"toolhost/internal/server"
+	"toolhost/reminders"
 	"toolhost/store"
 )
 
@@ -40,6 +41,8 @@ type App struct {
 	Registry    *consolidated.Registry
 	Store       *store.Store
 	Guard       *authz.Guard
+	Reminders   *reminders.Builder
+	PromptsDir  string
 
 	closers []func() error
 }
@@ -103,9 +106,26 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Guard.Close)
+	rcfg := reminders.DefaultConfig()
+	rcfg.Enabled = !cfg.Reminders.Off
+	rcfg.EveryNCalls = cfg.Reminders.EveryNCalls
+	rcfg.MaxTokens = cfg.Reminders.MaxTokens
+	a.Reminders = reminders.New(a.Store, rcfg, nil)
+	if rcfg.Enabled {
+		a.Env.AfterCall = append(a.Env.AfterCall, consolidated.ReminderHook(a.Reminders))
+	}
+	a.PromptsDir = cfg.PromptsDir
+	if a.PromptsDir == "" {
+		base := cfg.Path
+		if base == "" {
+			base = config.DefaultPath()
+		}
+		a.PromptsDir = filepath.Join(filepath.Dir(base), "prompts")
+	}
 	tools := []*consolidated.Tool{
 		consolidated.ThinkTool(),
 		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration}),
+		consolidated.TodoTool(a.Store, a.Reminders),
 		consolidated.ReadToolResultTool(),
 	}
 	a.Registry = consolidated.NewRegistry(a.Env, tools, func(tool, op string, risk consolidated.Risk) bool {
@@ -173,6 +193,10 @@ func (a *App) Server() *mcp.Server {
 		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with read_tool_result.",
 		Registry:     a.Registry,
 		Logger:       a.Logger,
+		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Env.DefaultConversation, a.Logger)},
+		Setup: []func(*mcp.Server){
+			func(s *mcp.Server) { consolidated.AddTodoResources(s, a.Store) },
+		},
 	})
 }
 

@@ -39,7 +39,11 @@ type Config struct {
 	// (default 15s; clients abort calls at 60s).
 	ApprovalWait Duration `toml:"approval_wait"`
 
-	HTTP     HTTP               `toml:"http"`
+	// PromptsDir holds the user's Markdown prompts; default: prompts/ beside the config file.
+	PromptsDir string `toml:"prompts_dir"`
+
+	HTTP      HTTP               `toml:"http"`
+	Reminders Reminders          `toml:"reminders"`
 	Profiles map[string]Profile `toml:"profiles"`
 	Guard    Guard              `toml:"guard"`
 	Grants   []Grant            `toml:"grants"`
@@ -57,6 +61,16 @@ type HTTP struct {
 	Stateless      bool     `toml:"stateless"`
 	AllowedHosts   []string `toml:"allowed_hosts"`
 	SessionTimeout Duration `toml:"session_timeout"`
+}
+
+// Reminders configures the <system-reminder> blocks appended to tool results.
+type Reminders struct {
+	// Off turns delivery off (the resource, the prompt and the Go API still work).
+	Off bool `toml:"off"`
+	// EveryNCalls repeats an unchanged reminder after this many calls without one (default 10).
+	EveryNCalls int `toml:"every_n_calls"`
+	// MaxTokens caps one block (default 300).
+	MaxTokens int `toml:"max_tokens"`
 }
 
 // Profile says which tools and operations are enabled.

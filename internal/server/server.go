@@ -24,8 +24,10 @@ type Options struct {
 	Instructions  string
 	Registry      *consolidated.Registry
 	Logger        *slog.Logger
-	// Setup runs after the tools are registered, to add prompts and resources.
+	// Setup runs after the tools are registered, to add resources.
 	Setup []func(*mcp.Server)
+	// Middleware runs inside toolhost's own (after recovery and ordering), e.g. to serve prompts.
+	Middleware []mcp.Middleware
 }
 
 // New builds the MCP server with toolhost's middleware.
@@ -38,14 +40,17 @@ func New(o Options) *mcp.Server {
 		Instructions: o.Instructions,
 		Logger:       logger,
 		// No logging capability: toolhost logs to stderr or a file, never to the client.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: false}},
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:   &mcp.ToolCapabilities{ListChanged: false},
+			Prompts: &mcp.PromptCapabilities{ListChanged: false},
+		},
 		PageSize:     1000,
 	})
 	o.Registry.Register(s)
 	for _, f := range o.Setup {
 		f(s)
 	}
-	s.AddReceivingMiddleware(recoverMiddleware(logger), orderMiddleware(), resolveMiddleware(o.Registry))
+	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), orderMiddleware(), resolveMiddleware(o.Registry)}, o.Middleware...)...)
 	return s
 }
 

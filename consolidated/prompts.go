@@ -1,0 +1,107 @@
+package consolidated
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/todo"
+	"toolhost/prompts"
+	"toolhost/reminders"
+	"toolhost/store"
+)
+
+// reminderPrompt is the MCP prompt that returns a conversation's current todo reminder, for
+// clients that inject it themselves.
+const reminderPrompt = "todo_reminder"
+
+// PromptsMiddleware serves prompts/list and prompts/get from the prompts package on every call, so
+// that Markdown prompts the user drops into userDir appear without a restart. It also serves the
+// todo reminder as a prompt.
+func PromptsMiddleware(userDir string, st *store.Store, defaultConv string, logger *slog.Logger) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case "prompts/list":
+				list, err := prompts.List(userDir)
+				if err != nil {
+					logger.Warn("user prompts skipped", "dir", userDir, "err", err)
+				}
+				res := &mcp.ListPromptsResult{Prompts: []*mcp.Prompt{}}
+				for _, p := range list {
+					mp := &mcp.Prompt{Name: p.Name, Description: p.Description}
+					for _, a := range p.Arguments {
+						mp.Arguments = append(mp.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+					}
+					res.Prompts = append(res.Prompts, mp)
+				}
+				res.Prompts = append(res.Prompts, &mcp.Prompt{Name: reminderPrompt, Description: "The current todo reminder for a conversation.",
+					Arguments: []*mcp.PromptArgument{{Name: "conversation_id", Description: "Default: this connection's."}}})
+				return res, nil
+			case "prompts/get":
+				gr, ok := req.(*mcp.GetPromptRequest)
+				if !ok || gr.Params == nil {
+					return next(ctx, method, req)
+				}
+				if gr.Params.Name == reminderPrompt {
+					conv := gr.Params.Arguments["conversation_id"]
+					if conv == "" {
+						conv = defaultConv
+					}
+					text, err := reminders.For(ctx, st, conv)
+					if err != nil {
+						return nil, err
+					}
+					if text == "" {
+						text = "No todos in this conversation."
+					}
+					return promptResult("Todo reminder", text), nil
+				}
+				p, text, err := prompts.Get(gr.Params.Name, userDir, gr.Params.Arguments)
+				if err != nil {
+					code := int64(jsonrpc.CodeInvalidParams)
+					if !errors.Is(err, prompts.ErrNotFound) && !errors.Is(err, prompts.ErrMissingArgument) && !errors.Is(err, prompts.ErrUnknownArgument) {
+						code = jsonrpc.CodeInternalError
+					}
+					return nil, &jsonrpc.Error{Code: code, Message: err.Error()}
+				}
+				return promptResult(p.Description, text), nil
+			}
+			return next(ctx, method, req)
+		}
+	}
+}
+
+func promptResult(desc, text string) *mcp.GetPromptResult {
+	return &mcp.GetPromptResult{Description: desc, Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}
+}
+
+// AddTodoResources serves each conversation's todo list and reminder as the resource
+// toolhost://conversations/{id}/todos.
+func AddTodoResources(s *mcp.Server, st *store.Store) {
+	s.AddResourceTemplate(&mcp.ResourceTemplate{
+		Name:        "todos",
+		URITemplate: reminders.ResourceTemplate,
+		Description: "A conversation's todo list with progress.",
+		MIMEType:    "text/plain",
+	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		conv, ok := reminders.ConversationFromURI(req.Params.URI)
+		if !ok {
+			return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		}
+		l, err := todo.Read(ctx, st, conv)
+		if err != nil {
+			return nil, fmt.Errorf("read todos: %w", err)
+		}
+		text := todo.Render(l)
+		if block, err := reminders.For(ctx, st, conv); err == nil && strings.TrimSpace(block) != "" {
+			text += "\n\n" + block
+		}
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}}, nil
+	})
+}

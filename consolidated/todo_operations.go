@@ -1,0 +1,146 @@
+package consolidated
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"toolhost/internal/todo"
+	"toolhost/reminders"
+	"toolhost/store"
+)
+
+// todoItem is a todo as the schema shows it: terse descriptions to keep tools/list small. Decoding
+// goes through todo.Todo's lenient decoder (camelCase, aliases, string ids).
+type todoItem struct {
+	ID            int     `json:"id,omitempty" jsonschema:"add: optional."`
+	Title         string  `json:"title"`
+	Description   string  `json:"description,omitempty"`
+	Status        string  `json:"status,omitempty" enum:"not-started,in-progress,completed,blocked"`
+	Priority      string  `json:"priority,omitempty" enum:"low,medium,high,critical"`
+	Dependencies  []int   `json:"dependencies,omitempty" jsonschema:"Ids it waits for."`
+	Progress      float64 `json:"progress,omitempty" jsonschema:"0.0-1.0"`
+	BlockedReason string  `json:"blocked_reason,omitempty" jsonschema:"Required when blocked."`
+	Parallel      bool    `json:"can_run_parallel,omitempty"`
+	Group         string  `json:"parallel_group,omitempty"`
+
+	decoded todo.Todo
+}
+
+func (i *todoItem) UnmarshalJSON(b []byte) error { return i.decoded.UnmarshalJSON(b) }
+
+// patchItem is one partial update; its fields are those of todoItem.
+type patchItem struct {
+	decoded todo.Patch
+}
+
+func (p *patchItem) UnmarshalJSON(b []byte) error { return p.decoded.UnmarshalJSON(b) }
+
+type todoNoArgs struct{}
+
+type todoWriteArgs struct {
+	Todos []todoItem `json:"todos" alias:"todoList,todo_list,newTodos,new_todos" jsonschema:"write: the whole list; add: todos to append."`
+}
+
+type todoUpdateArgs struct {
+	Updates []patchItem `json:"updates" alias:"todoUpdates,todo_updates" jsonschema:"Each: id plus the fields to change."`
+}
+
+// TodoTool is todo_operations: the conversation's plan, persistent and shared by every toolhost
+// process on the same state directory.
+func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
+	t := &todoTool{st: st, rem: rem}
+	return &Tool{
+		Name:           "todo_operations",
+		Description:    "Plan multi-step work. Mark a todo in-progress before starting it and completed right after; one in-progress at a time.",
+		Conversational: true,
+		Operations: []Operation{
+			Op("read", "the list with progress", RiskRead, t.read),
+			Op("write", "replace the list (completed todos must stay)", RiskState, t.write),
+			Op("update", "change todos by id", RiskState, t.update),
+			Op("add", "append todos", RiskState, t.add),
+		},
+	}
+}
+
+type todoTool struct {
+	st  *store.Store
+	rem *reminders.Builder
+}
+
+func (t *todoTool) read(ctx context.Context, c *Call, _ *todoNoArgs) (*Result, error) {
+	l, err := todo.Read(ctx, t.st, c.Conversation)
+	return t.result(ctx, c, l, err)
+}
+
+func (t *todoTool) write(ctx context.Context, c *Call, a *todoWriteArgs) (*Result, error) {
+	l, err := todo.Write(ctx, t.st, c.Conversation, items(a.Todos))
+	return t.result(ctx, c, l, err)
+}
+
+func (t *todoTool) add(ctx context.Context, c *Call, a *todoWriteArgs) (*Result, error) {
+	if len(a.Todos) == 0 {
+		return nil, &ToolError{Code: "invalid_value", Param: "todos", Message: "add needs at least one todo"}
+	}
+	l, err := todo.Add(ctx, t.st, c.Conversation, items(a.Todos))
+	return t.result(ctx, c, l, err)
+}
+
+func (t *todoTool) update(ctx context.Context, c *Call, a *todoUpdateArgs) (*Result, error) {
+	if len(a.Updates) == 0 {
+		return nil, &ToolError{Code: "invalid_value", Param: "updates", Message: "update needs at least one {id, ...} entry"}
+	}
+	patches := make([]todo.Patch, len(a.Updates))
+	for i, p := range a.Updates {
+		patches[i] = p.decoded
+	}
+	l, err := todo.Update(ctx, t.st, c.Conversation, patches)
+	return t.result(ctx, c, l, err)
+}
+
+func items(in []todoItem) []todo.Todo {
+	out := make([]todo.Todo, len(in))
+	for i, it := range in {
+		out[i] = it.decoded
+	}
+	return out
+}
+
+// result renders the list; the model has just seen the whole state, so the reminder bookkeeping
+// records it as delivered instead of repeating it on the next result.
+func (t *todoTool) result(ctx context.Context, c *Call, l todo.List, err error) (*Result, error) {
+	if err != nil {
+		if ve, ok := todo.AsValidationError(err); ok {
+			return nil, &ToolError{Code: "invalid_todos", Message: ve.Error(), Next: "fix the named todos and call again; nothing was changed"}
+		}
+		return nil, err
+	}
+	if t.rem != nil {
+		if err := t.rem.MarkDelivered(ctx, c.Conversation); err != nil {
+			c.Logger.Warn("reminder bookkeeping", "err", err)
+		}
+	}
+	return &Result{Text: todo.Render(l), Structured: l.Snapshot()}, nil
+}
+
+// ReminderHook appends a todo reminder to results when the reminders package says one is due:
+// only when the plan changed since the last one this conversation saw, or after N quiet calls.
+func ReminderHook(rem *reminders.Builder) func(ctx context.Context, c *Call, r *Result) {
+	return func(ctx context.Context, c *Call, r *Result) {
+		if c.Tool == "todo_operations" || r.IsError {
+			return
+		}
+		block, ok, err := rem.Next(ctx, c.Conversation)
+		if err != nil {
+			if !errors.Is(err, context.Canceled) {
+				c.Logger.Warn("reminder", "err", err)
+			}
+			return
+		}
+		if ok && block != "" {
+			r.Extra = append(r.Extra, block)
+		}
+	}
+}
+
+var _ json.Unmarshaler = (*todoItem)(nil)
