@@ -44,9 +44,9 @@ type Config struct {
 
 	HTTP      HTTP               `toml:"http"`
 	Reminders Reminders          `toml:"reminders"`
-	Profiles map[string]Profile `toml:"profiles"`
-	Guard    Guard              `toml:"guard"`
-	Grants   []Grant            `toml:"grants"`
+	Profiles  map[string]Profile `toml:"profiles"`
+	Guard     Guard              `toml:"guard"`
+	Grants    []Grant            `toml:"grants"`
 
 	// Path is the file this configuration was read from, if any.
 	Path string `toml:"-"`

@@ -44,7 +44,7 @@ func New(o Options) *mcp.Server {
 			Tools:   &mcp.ToolCapabilities{ListChanged: false},
 			Prompts: &mcp.PromptCapabilities{ListChanged: false},
 		},
-		PageSize:     1000,
+		PageSize: 1000,
 	})
 	o.Registry.Register(s)
 	for _, f := range o.Setup {
