@@ -363,8 +363,13 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 	inside := within(c, g.workdir)
 	deny := func(code, msg string) (Decision, *Grant, error) {
 		d := &Denial{Code: code, Canonical: c, Access: access, Message: msg}
-		if d.Grantable() {
+		switch {
+		case d.Grantable():
 			d.NextStep = requestAuthorizationCall(c, access)
+		case code == CodeNotRegular:
+			d.NextStep = "use a regular file; FIFOs, devices and sockets are never opened"
+		case code == CodeIsWorkdir:
+			d.NextStep = "delete or rename the entries inside it instead"
 		}
 		return Decision{Canonical: c}, nil, d
 	}
@@ -382,7 +387,11 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 	var anchor, code, msg string
 	if a, ok := g.protectedAnchor(c, inside, write, delRename); ok {
 		anchor, code = a, CodeProtectedPath
-		msg = fmt.Sprintf("%s is protected (toolhost's own files or repository config/hooks); only a grant naming it allows this", shorten(a))
+		what := "toolhost's own configuration or state"
+		if strings.Contains(a, "/.git") {
+			what = "repository internals (.git config and hooks)"
+		}
+		msg = fmt.Sprintf("%s is protected: %s; only a grant naming it allows this", shorten(a), what)
 	} else if a, ok := g.secretAnchor(c, inside); ok {
 		anchor, code = a, CodeSecretPath
 		msg = fmt.Sprintf("%s holds credentials; only a grant naming it allows this", shorten(a))
@@ -399,7 +408,8 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 		case r.Class == ClassRead:
 			code, msg = CodeNeedsGrant, fmt.Sprintf("%s is outside the working directory %s; reads there need the user's grant", shorten(c), shorten(g.workdir))
 		default:
-			code, msg = CodeOutsideWorkdir, fmt.Sprintf("%s is outside the working directory %s; %s there needs the user's grant", shorten(c), shorten(g.workdir), r.Class)
+			verb := map[Class]string{ClassWrite: "writing", ClassExecute: "running commands", ClassNetwork: "network access"}[r.Class]
+			code, msg = CodeOutsideWorkdir, fmt.Sprintf("%s is outside the working directory %s; %s there needs the user's grant", shorten(c), shorten(g.workdir), verb)
 		}
 	}
 	gr, ok, err := g.grants.use(ctx, r, c, anchor)
