@@ -169,6 +169,9 @@ func commitOne(root *os.Root, c Change) ([]undo, error) {
 		if err != nil {
 			return nil, err
 		}
+		if bytes.Equal(c.Old, c.New) {
+			return nil, nil // leave the file and its mtime alone
+		}
 		if _, err := writeAtomic(root, c.Path, c.New, mode); err != nil {
 			return nil, err
 		}
