@@ -132,6 +132,7 @@ func TestApplyPatch(t *testing.T) {
 		"b.txt":    "alpha\nbeta\ngamma\n",
 		"crlf.txt": "x\r\ny\r\nz\r\n",
 		"nonl.txt": "p\nq",
+		"bom.txt":  "\uFEFFone\r\ntwo  \r\nthree\r\n",
 		"py.py":    "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 1\n",
 	}
 	tests := []struct {
@@ -223,6 +224,21 @@ func TestApplyPatch(t *testing.T) {
 			name:    "envelope move onto existing",
 			patch:   "*** Begin Patch\n*** Update File: b.txt\n*** Move to: a.txt\n-alpha\n+A\n*** End Patch\n",
 			wantErr: ErrExists,
+		},
+		{
+			name:  "envelope on BOM CRLF file with trailing whitespace",
+			patch: "*** Begin Patch\n*** Update File: bom.txt\n@@\n one\n-two\n+2\n three\n*** End Patch\n",
+			want:  map[string]string{"bom.txt": "\uFEFFone\r\n2\r\nthree\r\n"},
+		},
+		{
+			name:  "envelope append keeps missing final newline",
+			patch: "*** Begin Patch\n*** Update File: nonl.txt\n@@\n q\n+r\n*** End of File\n*** End Patch\n",
+			want:  map[string]string{"nonl.txt": "p\nq\nr"},
+		},
+		{
+			name:  "unified hunks out of order",
+			patch: "--- a/a.txt\n+++ b/a.txt\n@@ -9 +9 @@\n-9\n+nine\n@@ -2 +2 @@\n-2\n+two\n",
+			want:  map[string]string{"a.txt": "1\ntwo\n3\n4\n5\n6\n7\n8\nnine\n10\n"},
 		},
 		{
 			name:   "dry run writes nothing",
