@@ -21,7 +21,9 @@ type Options struct {
 	MaxDiffLines int
 	// Expect holds, by path, the fingerprint of each file as the model last
 	// read it. A listed file whose content differs is refused with a
-	// *StaleError before anything is written.
+	// *StaleError before anything is written. Keys are cleaned
+	// slash-separated paths relative to the root (path.Clean form), the
+	// same form the operations report in Result.Files.
 	Expect map[string]Fingerprint
 }
 
