@@ -245,3 +245,17 @@ func TestCancelledContext(t *testing.T) {
 }
 
 func errorsIsBusy(err error) bool { return errors.Is(err, ErrBusy) }
+
+// TestNestedUpdateIsBusy pins the documented failure of nesting: a clear ErrBusy, not a hang.
+func TestNestedUpdateIsBusy(t *testing.T) {
+	s := newStore(t, Options{NoSync: true, LockTimeout: shortLock})
+	mustUpdate(t, s, func(*Tx) error {
+		if err := s.Update(context.Background(), func(*Tx) error { return nil }); !errors.Is(err, ErrBusy) {
+			t.Errorf("Update inside Update = %v, want ErrBusy", err)
+		}
+		if err := s.View(context.Background(), func(*Tx) error { return nil }); !errors.Is(err, ErrBusy) {
+			t.Errorf("View inside Update = %v, want ErrBusy", err)
+		}
+		return nil
+	})
+}

@@ -34,11 +34,12 @@ const (
 	DefaultAuditMaxBytes = 10 << 20
 )
 
-// Lock retry tuning. bbolt's own flock loop sleeps 50 ms between attempts and gives up after one
-// failed attempt once its timeout is no longer than that, so passing flockTimeout makes each
-// bbolt.Open a single non-blocking try and leaves the waiting (shorter, jittered, ctx-aware) to us.
+// Lock retry tuning. bbolt's own flock loop sleeps 50 ms between attempts and gives up after the
+// first failed attempt once its timeout is no longer than those 50 ms (zero would block forever).
+// A 1 ns timeout therefore makes each bbolt.Open a single non-blocking try, even with a coarse
+// clock, and leaves the waiting (shorter, jittered, ctx-aware) to openDB.
 const (
-	flockTimeout = 50 * time.Millisecond
+	flockTimeout = time.Nanosecond
 	minBackoff   = 200 * time.Microsecond
 	maxBackoff   = 10 * time.Millisecond
 )
@@ -158,13 +159,16 @@ func (s *Store) Close() error {
 
 // Update runs fn in one read-write transaction and commits it (with fsync unless Options.NoSync)
 // before returning, so a nil error means the change is durable. If fn returns an error the
-// transaction is rolled back and that error is returned unchanged. fn must not retain the Tx.
+// transaction is rolled back and that error is returned unchanged. fn must not retain the Tx, and
+// must not call Update or View itself: the outer transaction holds the lock the inner one waits for,
+// so the inner call fails with ErrBusy after LockTimeout.
 func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	return s.run(ctx, true, fn)
 }
 
 // View runs fn in one read-only transaction under a shared lock, so concurrent Views (in any
-// process) do not wait for each other. fn's error is returned unchanged.
+// process) do not wait for each other; they wait only for a writer to finish. fn's error is returned
+// unchanged. As with Update, fn must not call Update on this Store.
 func (s *Store) View(ctx context.Context, fn func(tx *Tx) error) error {
 	return s.run(ctx, false, fn)
 }
