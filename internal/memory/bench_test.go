@@ -1,0 +1,197 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"toolhost/internal/embed"
+	"toolhost/store"
+)
+
+// Benchmarks. Bulk data is embedded with the lexical embedder (512-d, the same dimension as
+// USE-Lite, so index costs are representative): generating 100,000 USE-Lite vectors would take
+// many minutes. Latencies are reported as p50/p99 metrics over the b.N operations.
+//
+//	go test -run '^$' -bench . -benchtime 200x ./internal/memory
+
+var benchSizes = []int{1000, 10000, 100000}
+
+// reportPercentiles adds p50 and p99 metrics in milliseconds.
+func reportPercentiles(b *testing.B, d []time.Duration) {
+	if len(d) == 0 {
+		return
+	}
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2])/1e6, "p50-ms")
+	b.ReportMetric(float64(d[len(d)*99/100])/1e6, "p99-ms")
+}
+
+// filledStore returns a store in dir holding n memories in the conversation scope of "c".
+func filledStore(b *testing.B, dir string, n int) *store.Store {
+	b.Helper()
+	st, err := store.Open(context.Background(), dir, store.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	fillStore(b, st, embed.NewLexical(embed.DefaultLexicalDim), n, "conversation:c")
+	return st
+}
+
+// BenchmarkSearch measures search_memory (query embedding, log catch-up, index scan, reading the
+// hits' records) at 1,000 / 10,000 / 100,000 memories for both index kinds.
+func BenchmarkSearch(b *testing.B) {
+	ctx := context.Background()
+	lex := embed.NewLexical(embed.DefaultLexicalDim)
+	for _, n := range benchSizes {
+		st := filledStore(b, b.TempDir(), n)
+		for _, kind := range indexKinds {
+			b.Run(fmt.Sprintf("n=%d/%s", n, kind), func(b *testing.B) {
+				s := New(st, Config{Embedder: lex, Index: kind})
+				mustSearch(b, s, SearchRequest{Conversation: "c", Query: "warm up"}) // builds the index
+				var d []time.Duration
+				i := 0
+				for b.Loop() {
+					q := fmt.Sprintf("which record mentions the %s fruit market %d", fruits[i%len(fruits)], i)
+					t0 := time.Now()
+					if _, err := s.Search(ctx, SearchRequest{Conversation: "c", Query: q, Limit: 5}); err != nil {
+						b.Fatal(err)
+					}
+					d = append(d, time.Since(t0))
+					i++
+				}
+				reportPercentiles(b, d)
+			})
+		}
+	}
+}
+
+// BenchmarkIndexBuild measures the first use of memory after a start: reading every memory from
+// bbolt and filling the index.
+func BenchmarkIndexBuild(b *testing.B) {
+	lex := embed.NewLexical(embed.DefaultLexicalDim)
+	for _, n := range benchSizes {
+		st := filledStore(b, b.TempDir(), n)
+		for _, kind := range indexKinds {
+			b.Run(fmt.Sprintf("n=%d/%s", n, kind), func(b *testing.B) {
+				for b.Loop() {
+					s := New(st, Config{Embedder: lex, Index: kind})
+					s.mu.Lock()
+					err := s.syncLocked(context.Background())
+					s.mu.Unlock()
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkStore measures store_memory into a scope of 10,000 memories: embedding, the
+// near-duplicate search, one bbolt write transaction with fsync off (NoSync) and with it on, and
+// the index catch-up.
+func BenchmarkStore(b *testing.B) {
+	ctx := context.Background()
+	embedders := []embed.Embedder{embed.NewLexical(embed.DefaultLexicalDim)}
+	if !testing.Short() {
+		embedders = append(embedders, embed.NewUSELite())
+	}
+	for _, e := range embedders {
+		for _, sync := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/fsync=%v", strings.ReplaceAll(e.ID(), "/", "-"), sync), func(b *testing.B) {
+				dir := b.TempDir()
+				st, err := store.Open(ctx, dir, store.Options{NoSync: !sync})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if e.ID() != embed.USELiteID {
+					fillStore(b, st, e, 10000, "conversation:c")
+				}
+				s := New(st, Config{Embedder: e})
+				mustStore(b, s, StoreRequest{Conversation: "c", Content: "warm up the model and the index"})
+				var d []time.Duration
+				i := 0
+				for b.Loop() {
+					c := fmt.Sprintf("benchmark memory %d: the %s deploy of service-%d finished in %d seconds", i, fruits[i%7], i, i%97)
+					t0 := time.Now()
+					if _, err := s.Store(ctx, StoreRequest{Conversation: "c", Content: c}); err != nil {
+						b.Fatal(err)
+					}
+					d = append(d, time.Since(t0))
+					i++
+				}
+				reportPercentiles(b, d)
+			})
+		}
+	}
+}
+
+// rssBytes reads the resident set size from /proc (Linux); 0 elsewhere.
+func rssBytes() float64 {
+	raw, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// BenchmarkMemory100k reports the Go heap held by a built index of 100,000 memories (and the
+// process RSS, which includes the benchmark's own data) for both index kinds.
+func BenchmarkMemory100k(b *testing.B) {
+	const n = 100000
+	lex := embed.NewLexical(embed.DefaultLexicalDim)
+	st := filledStore(b, b.TempDir(), n)
+	for _, kind := range indexKinds {
+		b.Run(string(kind), func(b *testing.B) {
+			var before, after runtime.MemStats
+			var keep *Service
+			for b.Loop() {
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				keep = New(st, Config{Embedder: lex, Index: kind})
+				mustSearch(b, keep, SearchRequest{Conversation: "c", Query: "build"})
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+			}
+			b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "index-heap-MiB")
+			b.ReportMetric(rssBytes()/(1<<20), "RSS-MiB")
+			runtime.KeepAlive(keep)
+		})
+	}
+}
+
+// BenchmarkStartup measures what a server pays at start for memory when memory is not used:
+// constructing the Service and serving a first non-memory call (a store read of another bucket),
+// with an empty store and with 100,000 memories. The figures must stay close.
+func BenchmarkStartup(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{0, 100000} {
+		b.Run(fmt.Sprintf("memories=%d", n), func(b *testing.B) {
+			st := filledStore(b, b.TempDir(), n)
+			for b.Loop() {
+				s := New(st, Config{}) // the default built-in embedder: must not load the model
+				err := st.View(ctx, func(tx *store.Tx) error {
+					_, _ = tx.Get(store.Path{store.BucketConversations}, "c")
+					return nil
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				runtime.KeepAlive(s)
+			}
+		})
+	}
+}
