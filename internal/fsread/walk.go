@@ -3,7 +3,6 @@ package fsread
 import (
 	"context"
 	"errors"
-	"io"
 	"io/fs"
 	"os"
 	"sort"
@@ -39,21 +38,9 @@ func readDirSorted(ctx context.Context, dir *os.Root) ([]dirent, error) {
 		return nil, err
 	}
 	defer f.Close()
-	var out []dirent
-	for {
-		if err := ctx.Err(); err != nil {
-			return out, err
-		}
-		batch, err := f.ReadDir(readDirBatch)
-		for _, e := range batch {
-			out = append(out, dirent{name: e.Name(), mode: e.Type()})
-		}
-		if errors.Is(err, io.EOF) || (err == nil && len(batch) == 0) {
-			break
-		}
-		if err != nil {
-			return out, err
-		}
+	out, err := readDirents(ctx, dir, f)
+	if err != nil {
+		return out, err
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out, nil
