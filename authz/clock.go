@@ -1,12 +1,6 @@
 package authz
 
-import (
-	"os"
-	"strings"
-	"time"
-
-	"golang.org/x/sys/unix"
-)
+import "time"
 
 // Clock is the time source of grants and approvals. Expiries are recorded against both clocks and
 // a grant is expired as soon as either says so: a wall clock set back cannot extend a grant, and a
@@ -14,26 +8,9 @@ import (
 type Clock struct {
 	// Now is the wall clock. Default time.Now.
 	Now func() time.Time
-	// Boot returns the time since boot (CLOCK_BOOTTIME, which keeps counting during suspend and is
-	// never set) and the boot id it belongs to. Default SystemBootClock.
+	// Boot returns the time since boot (on Linux CLOCK_BOOTTIME, which keeps counting during suspend
+	// and is never set) and the boot id it belongs to. Default SystemBootClock.
 	Boot func() (since time.Duration, bootID string)
-}
-
-// SystemBootClock reads CLOCK_BOOTTIME and /proc/sys/kernel/random/boot_id.
-func SystemBootClock() (time.Duration, string) {
-	var ts unix.Timespec
-	if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
-		_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
-	}
-	return time.Duration(ts.Nano()), bootID()
-}
-
-func bootID() string {
-	b, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	if err != nil {
-		return "unknown"
-	}
-	return strings.TrimSpace(string(b))
 }
 
 func (c Clock) withDefaults() Clock {
@@ -42,13 +19,7 @@ func (c Clock) withDefaults() Clock {
 	}
 	if c.Boot == nil {
 		id := bootID() // constant for the life of the process
-		c.Boot = func() (time.Duration, string) {
-			var ts unix.Timespec
-			if err := unix.ClockGettime(unix.CLOCK_BOOTTIME, &ts); err != nil {
-				_ = unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts)
-			}
-			return time.Duration(ts.Nano()), id
-		}
+		c.Boot = func() (time.Duration, string) { return bootTime(), id }
 	}
 	return c
 }

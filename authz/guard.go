@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -119,7 +118,7 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("authz: open working directory: %w", err)
 	}
-	rootFD, err := unix.Open(res.path, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	rootFD, err := openDirFD(res.path)
 	if err != nil {
 		root.Close()
 		return nil, fmt.Errorf("authz: open working directory: %w", err)
@@ -181,7 +180,9 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	g.grants, err = NewGrants(cfg.Store, g.clock, cfg.GrantTTL, static)
 	if err != nil {
 		root.Close()
-		unix.Close(rootFD)
+		if rootFD >= 0 {
+			unix.Close(rootFD)
+		}
 		return nil, fmt.Errorf("authz: %w", err)
 	}
 	g.approvals = NewApprovals(cfg.Store, g.grants, g.clock, cfg.ApprovalTTL)
@@ -200,7 +201,9 @@ func (g *Guard) Close() error {
 	if g.audit != nil {
 		g.audit.close()
 	}
-	unix.Close(g.rootFD)
+	if g.rootFD >= 0 {
+		unix.Close(g.rootFD)
+	}
 	return g.root.Close()
 }
 
@@ -255,7 +258,7 @@ func (g *Guard) resolveInput(p string, follow bool) (resolved, error) {
 		}
 		res, err = resolve(g.workdir, rel, follow)
 	default:
-		if r, ok := fastLookup(unix.AT_FDCWD, p, 0, follow); ok {
+		if r, ok := fastLookup(unix.AT_FDCWD, p, false, follow); ok {
 			r.path = filepath.Clean(p)
 			return r, nil
 		}
@@ -267,35 +270,12 @@ func (g *Guard) resolveInput(p string, follow bool) (resolved, error) {
 	return res, nil
 }
 
-// fastLookup opens path (relative to dirfd) with O_PATH in one kernel lookup that refuses every
-// symlink (resolve adds RESOLVE_BENEATH for lookups below the working directory) and returns its
-// stat. ok is false when the path does not exist, crosses a symlink or escapes: the component walk
-// then decides. Without symlinks the lexical clean of a path is its canonical form, ".." included.
-func fastLookup(dirfd int, path string, resolveFlags uint64, follow bool) (resolved, bool) {
-	flags := uint64(unix.O_PATH | unix.O_CLOEXEC)
-	if !follow {
-		flags |= unix.O_NOFOLLOW
-	}
-	fd, err := unix.Openat2(dirfd, path, &unix.OpenHow{Flags: flags, Resolve: resolveFlags | unix.RESOLVE_NO_SYMLINKS})
-	if err != nil {
-		return resolved{}, false
-	}
-	var r resolved
-	err = unix.Fstat(fd, &r.st)
-	unix.Close(fd)
-	if err != nil {
-		return resolved{}, false
-	}
-	r.exists = true
-	return r, true
-}
-
 // fastInside is fastLookup below the working directory.
 func (g *Guard) fastInside(rel string, follow bool) (resolved, bool) {
 	if rel == "" {
 		rel = "."
 	}
-	r, ok := fastLookup(g.rootFD, rel, unix.RESOLVE_BENEATH, follow)
+	r, ok := fastLookup(g.rootFD, rel, true, follow)
 	if ok {
 		r.path = filepath.Join(g.workdir, rel)
 	}
@@ -380,7 +360,7 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 	if res.exists && !delRename {
 		switch ft {
 		case unix.S_IFIFO, unix.S_IFCHR, unix.S_IFBLK, unix.S_IFSOCK:
-			return deny(CodeNotRegular, fmt.Sprintf("%s is a %s; only regular files and directories can be used", shorten(c), typeName(ft)))
+			return deny(CodeNotRegular, fmt.Sprintf("%s is a %s; only regular files and directories can be used", shorten(c), typeName(uint32(ft))))
 		}
 	}
 
@@ -509,7 +489,7 @@ func (t *Target) OpenRead() (*os.File, error) {
 	if ft != unix.S_IFREG && ft != unix.S_IFDIR {
 		f.Close()
 		return nil, &Denial{Code: CodeNotRegular, Canonical: t.Canonical,
-			Message: fmt.Sprintf("%s is a %s; only regular files and directories can be used", shorten(t.Canonical), typeName(ft))}
+			Message: fmt.Sprintf("%s is a %s; only regular files and directories can be used", shorten(t.Canonical), typeName(uint32(ft)))}
 	}
 	return f, nil
 }
@@ -545,29 +525,4 @@ func (g *Guard) Open(ctx context.Context, r Request) (*Target, error) {
 		}
 		scope = parentDir(scope)
 	}
-}
-
-// openRootAt opens an os.Root at the canonical directory dir, refusing any symlink on the way
-// (dir is symlink-free when checked; a symlink there now means it was swapped in since).
-func openRootAt(dir string) (*os.Root, error) {
-	fd, err := unix.Openat2(unix.AT_FDCWD, dir, &unix.OpenHow{
-		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
-		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-	})
-	switch {
-	case errors.Is(err, unix.ENOSYS), errors.Is(err, unix.EPERM):
-		return os.OpenRoot(dir) // kernel without openat2 (or seccomp): best effort
-	case errors.Is(err, unix.ENOENT):
-		return nil, fmt.Errorf("%s: %w", dir, os.ErrNotExist)
-	case errors.Is(err, unix.ELOOP):
-		return nil, fmt.Errorf("%s: a symbolic link appeared in the path after the check", dir)
-	case err != nil:
-		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
-	}
-	defer unix.Close(fd)
-	root, err := os.OpenRoot("/proc/self/fd/" + strconv.Itoa(fd))
-	if errors.Is(err, os.ErrNotExist) {
-		return os.OpenRoot(dir) // no /proc
-	}
-	return root, err
 }
