@@ -14,6 +14,10 @@ import (
 // DefaultApprovalTTL is how long an approval request waits for the user.
 const DefaultApprovalTTL = 10 * time.Minute
 
+// MaxPendingApprovals bounds the pending requests of one conversation, so a model cannot flood the
+// user (or the store) with requests.
+const MaxPendingApprovals = 20
+
 // approvalRetention is how long decided or expired requests stay readable (for check_request)
 // before pruning deletes them.
 const approvalRetention = 24 * time.Hour
@@ -109,7 +113,19 @@ func (a *Approvals) Create(ctx context.Context, s ApprovalSpec) (Approval, error
 		Created:      a.clock.Now().UTC(),
 		Expires:      a.clock.after(a.ttl),
 	}
-	err := a.st.Update(ctx, func(tx *store.Tx) error { return tx.PutJSON(approvalsBucket, ap.ID, &ap) })
+	err := a.st.Update(ctx, func(tx *store.Tx) error {
+		if _, err := a.prune(tx); err != nil {
+			return err
+		}
+		n, err := a.pending(tx, ap.Conversation)
+		if err != nil {
+			return err
+		}
+		if n >= MaxPendingApprovals {
+			return fmt.Errorf("%d requests of this conversation are pending: %w", n, ErrTooManyPending)
+		}
+		return tx.PutJSON(approvalsBucket, ap.ID, &ap)
+	})
 	if err != nil {
 		return Approval{}, fmt.Errorf("create approval request: %w", err)
 	}
@@ -247,48 +263,69 @@ func (a *Approvals) Deny(ctx context.Context, id, by string) (Approval, error) {
 }
 
 // Prune marks pending requests past their expiry as expired and deletes requests older than a day.
+// Create prunes as it goes; this is for a periodic sweep or the CLI.
 func (a *Approvals) Prune(ctx context.Context) (int, error) {
 	if a.st == nil {
 		return 0, nil
 	}
-	now := a.clock.Now()
 	var n int
 	err := a.st.Update(ctx, func(tx *store.Tx) error {
-		var dead []string
-		var expired []Approval
-		err := tx.ForEach(approvalsBucket, func(key string, val []byte) error {
-			var ap Approval
-			if json.Unmarshal(val, &ap) != nil {
-				dead = append(dead, key)
-				return nil
-			}
-			cur := a.current(ap)
-			switch {
-			case now.Sub(ap.Created) > approvalRetention || ap.Created.After(now.Add(approvalRetention)):
-				dead = append(dead, key)
-			case cur.Status != ap.Status:
-				expired = append(expired, cur)
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, k := range dead {
-			if err := tx.Delete(approvalsBucket, k); err != nil {
-				return err
-			}
-		}
-		for i := range expired {
-			if err := tx.PutJSON(approvalsBucket, expired[i].ID, &expired[i]); err != nil {
-				return err
-			}
-		}
-		n = len(dead)
-		return nil
+		var err error
+		n, err = a.prune(tx)
+		return err
 	})
 	if err != nil {
 		return 0, fmt.Errorf("prune approval requests: %w", err)
 	}
 	return n, nil
+}
+
+func (a *Approvals) prune(tx *store.Tx) (int, error) {
+	now := a.clock.Now()
+	var (
+		dead    []string
+		expired []Approval
+	)
+	err := tx.ForEach(approvalsBucket, func(key string, val []byte) error {
+		var ap Approval
+		if json.Unmarshal(val, &ap) != nil {
+			dead = append(dead, key)
+			return nil
+		}
+		cur := a.current(ap)
+		switch {
+		case now.Sub(ap.Created) > approvalRetention || ap.Created.After(now.Add(approvalRetention)):
+			dead = append(dead, key)
+		case cur.Status != ap.Status:
+			expired = append(expired, cur)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, err
+	}
+	for _, k := range dead {
+		if err := tx.Delete(approvalsBucket, k); err != nil {
+			return 0, err
+		}
+	}
+	for i := range expired {
+		if err := tx.PutJSON(approvalsBucket, expired[i].ID, &expired[i]); err != nil {
+			return 0, err
+		}
+	}
+	return len(dead), nil
+}
+
+// pending counts the pending requests of a conversation.
+func (a *Approvals) pending(tx *store.Tx, conversation string) (int, error) {
+	n := 0
+	err := tx.ForEach(approvalsBucket, func(_ string, val []byte) error {
+		var ap Approval
+		if json.Unmarshal(val, &ap) == nil && ap.Conversation == conversation && a.current(ap).Status == StatusPending {
+			n++
+		}
+		return nil
+	})
+	return n, err
 }

@@ -17,6 +17,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrNotPending: the approval request was already decided or has expired.
 	ErrNotPending = errors.New("approval request is not pending")
+	// ErrTooManyPending: the conversation already has MaxPendingApprovals pending requests; the
+	// model should wait for the user (check_request) instead of asking again.
+	ErrTooManyPending = errors.New("too many pending approval requests")
 	// ErrNoStore: grants and approvals need a store and the guard was built without one.
 	ErrNoStore = errors.New("no state store configured")
 	// ErrClosed: the guard was closed.

@@ -172,7 +172,12 @@ func (g *Grants) Create(ctx context.Context, s GrantSpec) (Grant, error) {
 	if g.st == nil {
 		return Grant{}, ErrNoStore
 	}
-	err = g.st.Update(ctx, func(tx *store.Tx) error { return tx.PutJSON(grantsBucket, gr.ID, &gr) })
+	err = g.st.Update(ctx, func(tx *store.Tx) error {
+		if _, err := g.prune(tx); err != nil {
+			return err
+		}
+		return tx.PutJSON(grantsBucket, gr.ID, &gr)
+	})
 	if err != nil {
 		return Grant{}, fmt.Errorf("create grant: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -385,5 +386,25 @@ func TestApproveOnce(t *testing.T) {
 	w := req(ClassWrite, "create_file", f.out+"/o")
 	if a, b := f.kind(t, w), f.kind(t, w); a != string(AllowedByGrant) || b != CodeOutsideWorkdir {
 		t.Errorf("two uses of a once-approved grant = %s, %s; want allowed then outside_workdir", a, b)
+	}
+}
+
+func TestPendingApprovalsBounded(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	for i := range MaxPendingApprovals {
+		if _, err := f.g.RequestAuthorization(ctx, AuthorizationRequest{Conversation: "spam", Path: f.out, Access: "*:read", Reason: strconv.Itoa(i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.g.RequestAuthorization(ctx, AuthorizationRequest{Conversation: "spam", Path: f.out, Access: "*:read"}); !errors.Is(err, ErrTooManyPending) {
+		t.Errorf("request %d error = %v, want ErrTooManyPending", MaxPendingApprovals+1, err)
+	}
+	if _, err := f.g.RequestAuthorization(ctx, AuthorizationRequest{Conversation: "other", Path: f.out, Access: "*:read"}); err != nil {
+		t.Errorf("another conversation's request error = %v, want nil", err)
+	}
+	f.clock.advance(DefaultApprovalTTL)
+	if _, err := f.g.RequestAuthorization(ctx, AuthorizationRequest{Conversation: "spam", Path: f.out, Access: "*:read"}); err != nil {
+		t.Errorf("request after the others expired error = %v, want nil", err)
 	}
 }
