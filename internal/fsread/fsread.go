@@ -36,6 +36,10 @@ var (
 	// ErrPastEnd is returned by Read when the first requested line is after
 	// the last line of the file; the result still carries TotalLines.
 	ErrPastEnd = errors.New("start line is past the end of the file")
+	// ErrScanLimit is returned by Read when reaching the requested line
+	// would mean scanning more than DefaultScanLimit bytes in one call (a
+	// multi-GB file without newlines); byte-range reads still work.
+	ErrScanLimit = errors.New("scan limit reached")
 	// ErrBadPattern is returned for a glob or regular expression that does
 	// not compile.
 	ErrBadPattern = errors.New("bad pattern")

@@ -246,6 +246,9 @@ func Grep(ctx context.Context, root *os.Root, base string, opts GrepOptions) (Gr
 	if err != nil {
 		return res, fmt.Errorf("grep_search: %w", err)
 	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return res, fmt.Errorf("grep_search %s: %w", base, ErrNotRegular)
+	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

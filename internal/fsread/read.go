@@ -153,6 +153,12 @@ type Reader struct {
 	max     int
 	lru     *list.List // of *lineIndex, most recent first
 	entries map[indexKey]*list.Element
+
+	// countBudget and scanLimit are DefaultCountBudget and
+	// DefaultScanLimit; tests lower them to reach the huge-file paths
+	// with small files.
+	countBudget int64
+	scanLimit   int64
 }
 
 // NewReader returns a Reader caching up to entries line indexes (0 means
@@ -161,7 +167,8 @@ func NewReader(entries int) *Reader {
 	if entries <= 0 {
 		entries = DefaultIndexEntries
 	}
-	return &Reader{max: entries, lru: list.New(), entries: make(map[indexKey]*list.Element)}
+	return &Reader{max: entries, lru: list.New(), entries: make(map[indexKey]*list.Element),
+		countBudget: DefaultCountBudget, scanLimit: DefaultScanLimit}
 }
 
 // indexKey identifies a file independent of its name; version fields are
@@ -339,7 +346,8 @@ func (r *Reader) Read(ctx context.Context, root *os.Root, rel string, opts ReadO
 		}
 		return res, nil
 	}
-	s := &scanner{ctx: ctx, f: f, size: fi.Size(), ix: ix, buf: make([]byte, chunkSize)}
+	s := &scanner{ctx: ctx, f: f, size: fi.Size(), ix: ix, buf: make([]byte, chunkSize),
+		countBudget: r.countBudget, scanLimit: r.scanLimit}
 	return s.readLines(res, opts)
 }
 
@@ -387,6 +395,8 @@ type scanner struct {
 	size int64
 	ix   *lineIndex
 	buf  []byte
+
+	countBudget, scanLimit int64
 }
 
 // skipTo advances from the best checkpoint to the start of line target and
@@ -404,8 +414,8 @@ func (s *scanner) skipTo(target int64) (off int64, ok bool, err error) {
 		if err := s.ctx.Err(); err != nil {
 			return 0, false, err
 		}
-		if scanned > DefaultScanLimit {
-			return 0, false, fmt.Errorf("line %d is more than %d bytes into the file; read it by byte range", target, int64(DefaultScanLimit))
+		if scanned > s.scanLimit {
+			return 0, false, fmt.Errorf("line %d is more than %d bytes past the nearest known line: %w", target, s.scanLimit, ErrScanLimit)
 		}
 		n, err := s.f.ReadAt(s.buf, pos)
 		if n == 0 && err != nil {
@@ -470,7 +480,7 @@ func (s *scanner) countRest() {
 		return
 	}
 	line, pos := s.ix.furthest.line, s.ix.furthest.off
-	if s.size-pos > DefaultCountBudget {
+	if s.size-pos > s.countBudget {
 		return
 	}
 	for pos < s.size {
@@ -512,8 +522,8 @@ func (s *scanner) tailStart(n int64) (int64, error) {
 		if err := s.ctx.Err(); err != nil {
 			return 0, err
 		}
-		if end-pos > DefaultScanLimit {
-			return pos, nil
+		if end-pos > s.scanLimit {
+			return 0, fmt.Errorf("no line start in the last %d bytes: %w", s.scanLimit, ErrScanLimit)
 		}
 		start := max(pos-int64(len(s.buf)), 0)
 		chunk := s.buf[:pos-start]

@@ -298,3 +298,51 @@ func TestReadSparseHuge(t *testing.T) {
 		t.Errorf("Read(sparse, hex tail) = %q, want %q", got.Text, "0a7461696c20320a")
 	}
 }
+
+// TestReadHugeFilePaths lowers the Reader's budgets so that small files
+// take the paths meant for multi-GB ones: a tail read without a total line
+// count, and the scan limit.
+func TestReadHugeFilePaths(t *testing.T) {
+	root, _ := openTestRoot(t, map[string]string{
+		"log.txt":  numberedLines(1000),
+		"nonl.bin": strings.Repeat("z", 600<<10), // longer than one scan chunk
+	})
+	ctx := context.Background()
+	tests := []struct {
+		name      string
+		file      string
+		opts      ReadOptions
+		wantText  string
+		wantTotal int64
+		wantErr   error
+	}{
+		{"tail unknown total", "log.txt", ReadOptions{Offset: -2}, "line 999\nline 1000", -1, nil},
+		{"tail with limit", "log.txt", ReadOptions{Offset: -3, Limit: 1}, "line 998", -1, nil},
+		{"tail line numbers omitted", "log.txt", ReadOptions{Offset: -1, LineNumbers: true}, "line 1000", -1, nil},
+		{"forward read still numbered", "log.txt", ReadOptions{StartLine: 500, EndLine: 500}, "line 500", -1, nil},
+		{"scan limit forward", "nonl.bin", ReadOptions{StartLine: 2}, "", -1, ErrScanLimit},
+		{"scan limit tail", "nonl.bin", ReadOptions{Offset: -1}, "", -1, ErrScanLimit},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := NewReader(0)
+			r.countBudget, r.scanLimit = 100, 1000
+			got, err := r.Read(ctx, root, tt.file, tt.opts)
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("Read(%s, %+v) error = %v, want %v", tt.file, tt.opts, err, tt.wantErr)
+			}
+			if err != nil {
+				return
+			}
+			if got.Text != tt.wantText || got.TotalLines != tt.wantTotal {
+				t.Errorf("Read(%s, %+v) = %q total %d, want %q total %d", tt.file, tt.opts, got.Text, got.TotalLines, tt.wantText, tt.wantTotal)
+			}
+			if tt.opts.Offset < 0 && (got.FirstLine != 0 || got.Note == "") {
+				t.Errorf("Read(%s, %+v) tail FirstLine %d note %q, want 0 and a note", tt.file, tt.opts, got.FirstLine, got.Note)
+			}
+			if tt.opts.StartLine > 0 && (got.EstimatedTotalLines < 900 || got.EstimatedTotalLines > 1100) {
+				t.Errorf("Read(%s) EstimatedTotalLines = %d, want about 1000", tt.file, got.EstimatedTotalLines)
+			}
+		})
+	}
+}

@@ -261,6 +261,8 @@ func TestGrepErrors(t *testing.T) {
 		{"empty", "", GrepOptions{}, ErrBadPattern},
 		{"bad glob", "", GrepOptions{Pattern: "x", Include: []string{"["}}, ErrBadPattern},
 		{"missing base", "nope", GrepOptions{Pattern: "x"}, os.ErrNotExist},
+		{"fifo base", "fifo", GrepOptions{Pattern: "x"}, ErrNotRegular},
+		{"escape", "../x", GrepOptions{Pattern: "x"}, ErrInvalidOptions},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
