@@ -1,12 +1,21 @@
 package embed
 
-// apply computes y = x·W + b for n rows of x (each d.in wide) into y (n × d.out).
+// apply computes y = x·W + b for n rows of x (each d.in wide) into y (n × d.out), with AVX2/FMA
+// assembly where the CPU has it (see matmul_amd64.go) and plain Go otherwise.
 //
-// The kernel works on four rows at a time: each transposed weight row is loaded once and
+// The Go kernel works on four rows at a time: each transposed weight row is loaded once and
 // multiplied into four independent accumulators, which both quarters the weight traffic and
 // breaks the add dependency chain that limits a single dot product. Leftover rows use a dot
 // product unrolled by four.
 func (d *dense) apply(x []float32, n int, y []float32) {
+	if n > 0 && d.applyFast(x, n, y) {
+		return
+	}
+	d.applyGo(x, n, y)
+}
+
+// applyGo is the portable kernel, used where no vector kernel applies.
+func (d *dense) applyGo(x []float32, n int, y []float32) {
 	in, out := d.in, d.out
 	wT, b := d.wT[:in*out], d.b[:out]
 	r := 0

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package embed
+
+func processCPUSeconds() float64 { return 0 }

@@ -1,0 +1,43 @@
+package embed
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestDenseKernelsAgree compares the vector kernel (if this CPU and build have one) with the
+// portable Go loops on every row count the blocking distinguishes.
+func TestDenseKernelsAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, shape := range [][2]int{{256, 768}, {512, 1536}, {1536, 512}, {48, 8}} {
+		in, out := shape[0], shape[1]
+		d := &dense{in: in, out: out, wT: make([]float32, in*out), b: make([]float32, out)}
+		for i := range d.wT {
+			d.wT[i] = rng.Float32()*2 - 1
+		}
+		for i := range d.b {
+			d.b[i] = rng.Float32()
+		}
+		for _, n := range []int{1, 2, 3, 4, 5, 8, 9} {
+			t.Run(fmt.Sprintf("%dx%d/n=%d", in, out, n), func(t *testing.T) {
+				x := make([]float32, n*in)
+				for i := range x {
+					x[i] = rng.Float32()*2 - 1
+				}
+				fast := make([]float32, n*out)
+				if !d.applyFast(x, n, fast) {
+					t.Skip("no vector kernel for this CPU, build or shape")
+				}
+				slow := make([]float32, n*out)
+				d.applyGo(x, n, slow)
+				for i := range fast {
+					if diff := math.Abs(float64(fast[i] - slow[i])); diff > 1e-3*(1+math.Abs(float64(slow[i]))) {
+						t.Fatalf("element %d: vector kernel %g, Go kernel %g", i, fast[i], slow[i])
+					}
+				}
+			})
+		}
+	}
+}
