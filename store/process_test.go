@@ -116,6 +116,27 @@ func runChild(mode string) error {
 				return err
 			}
 		}
+	case "spinner":
+		// Commits small synced writes back to back until stdin closes, as a competing process.
+		s, err := Open(ctx, dir, Options{})
+		if err != nil {
+			return err
+		}
+		stop := make(chan struct{})
+		go func() { _, _ = io.Copy(io.Discard, stdin); close(stop) }()
+		fmt.Println("spinning")
+		for i := uint64(0); ; i++ {
+			select {
+			case <-stop:
+				return nil
+			default:
+			}
+			if err := s.Update(ctx, func(tx *Tx) error {
+				return tx.PutJSON(Path{"spinner"}, SeqKey(i%1000), i)
+			}); err != nil {
+				return err
+			}
+		}
 	case "holder":
 		// Holds the write lock with a raw bbolt handle until stdin closes.
 		db, err := bbolt.Open(os.Getenv(childDir), fileMode, &bbolt.Options{Timeout: 10 * time.Second})
@@ -131,7 +152,7 @@ func runChild(mode string) error {
 }
 
 // child starts this test binary in the given mode.
-func child(t *testing.T, mode string, env ...string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout *bufio.Scanner) {
+func child(t testing.TB, mode string, env ...string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout *bufio.Scanner) {
 	t.Helper()
 	cmd = exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), append([]string{childMode + "=" + mode}, env...)...)
@@ -156,7 +177,7 @@ func child(t *testing.T, mode string, env ...string) (cmd *exec.Cmd, stdin io.Wr
 	return cmd, stdin, bufio.NewScanner(out)
 }
 
-func expectLine(t *testing.T, sc *bufio.Scanner, want string) {
+func expectLine(t testing.TB, sc *bufio.Scanner, want string) {
 	t.Helper()
 	if !sc.Scan() || sc.Text() != want {
 		t.Fatalf("child said %q (err %v), want %q", sc.Text(), sc.Err(), want)
@@ -350,4 +371,32 @@ func TestErrBusyAcrossProcesses(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("Update after the other process released the lock = %v, want nil", err)
 	}
+}
+
+// BenchmarkUpdateSyncContended is BenchmarkUpdateSync while another process commits synced writes
+// to the same file back to back: the latency a tool call sees when two editor windows are busy.
+func BenchmarkUpdateSyncContended(b *testing.B) {
+	s := newStore(b, Options{})
+	cmd, stdin, out := child(b, "spinner", childDir+"="+s.Dir())
+	expectLine(b, out, "spinning")
+	ctx := context.Background()
+	lat := make([]time.Duration, 0, b.N)
+	i := uint64(0)
+	for b.Loop() {
+		i++
+		start := time.Now()
+		err := s.Update(ctx, func(tx *Tx) error {
+			return tx.PutJSON(Path{"bench"}, SeqKey(i%1000), i)
+		})
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		b.Fatalf("spinner: %v\n%s", err, cmd.Stderr)
+	}
+	reportLatency(b, lat)
 }

@@ -41,7 +41,7 @@ const (
 const (
 	flockTimeout = time.Nanosecond
 	minBackoff   = 200 * time.Microsecond
-	maxBackoff   = 10 * time.Millisecond
+	maxBackoff   = 4 * time.Millisecond
 )
 
 // ErrBusy reports that another process (or another handle in this one) held the database lock for the
