@@ -139,7 +139,11 @@ func canonicalRules(r pathRule) []pathRule {
 // writes the .git entry itself (replacing it could point the repository at other hooks). Deletes
 // and renames anywhere inside .git are protected too: a rename into .git/modules/x could plant a
 // hooks directory. It returns the anchor a grant must name.
-func gitAnchor(p string, write, delRename bool) (string, bool) {
+func gitAnchor(orig string, write, delRename bool) (string, bool) {
+	// Match names case-insensitively: on a case-insensitive file system (macOS) .GIT/Hooks is the
+	// repository's hooks directory; on Linux protecting it too costs nothing. Offsets into p are
+	// offsets into orig (ASCII folding keeps the length), and anchors are cut from orig.
+	p := asciiLower(orig)
 	i := strings.Index(p, "/.git")
 	for i >= 0 && !(i+5 == len(p) || p[i+5] == '/') {
 		j := strings.Index(p[i+5:], "/.git")
@@ -154,7 +158,7 @@ func gitAnchor(p string, write, delRename bool) (string, bool) {
 	gitDir := p[:i+5]
 	if p == gitDir {
 		if write {
-			return p, true
+			return orig, true
 		}
 		return "", false
 	}
@@ -166,18 +170,34 @@ func gitAnchor(p string, write, delRename bool) (string, bool) {
 			comp, next = rest[:k], rest[k+1:]
 		}
 		if comp == "hooks" || comp == "config" || comp == "config.worktree" {
-			return p[:off+len(comp)], true
+			return orig[:off+len(comp)], true
 		}
 		off += len(comp) + 1
 		rest = next
 	}
 	if write && delRename {
-		return p, true
+		return orig, true
 	}
 	return "", false
 }
 
 // isEnvFile reports whether the last component of p names a dotenv file.
 func isEnvFile(p string) bool {
-	return strings.HasPrefix(p[strings.LastIndexByte(p, '/')+1:], ".env")
+	return strings.HasPrefix(asciiLower(p[strings.LastIndexByte(p, '/')+1:]), ".env")
+}
+
+// asciiLower folds ASCII letters only, so byte offsets stay valid.
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			b := []byte(s)
+			for j := i; j < len(b); j++ {
+				if b[j] >= 'A' && b[j] <= 'Z' {
+					b[j] += 'a' - 'A'
+				}
+			}
+			return string(b)
+		}
+	}
+	return s
 }
