@@ -311,8 +311,7 @@ func (r *Reader) Read(ctx context.Context, root *os.Root, rel string, opts ReadO
 	defer f.Close()
 
 	res := ReadResult{Path: rel, Size: fi.Size(), ModTime: fi.ModTime(), TotalLines: -1, Encoding: opts.Encoding}
-	dev, ino, _, _ := fileIdentity(fi)
-	res.Fingerprint = fmt.Sprintf("%x-%x-%x-%x", fi.Size(), fi.ModTime().UnixNano(), dev, ino)
+	res.Fingerprint = Fingerprint(fi)
 
 	ix := r.index(rel, fi)
 	ix.mu.Lock()
@@ -349,6 +348,14 @@ func (r *Reader) Read(ctx context.Context, root *os.Root, rel string, opts ReadO
 	s := &scanner{ctx: ctx, f: f, size: fi.Size(), ix: ix, buf: make([]byte, chunkSize),
 		countBudget: r.countBudget, scanLimit: r.scanLimit}
 	return s.readLines(res, opts)
+}
+
+// Fingerprint is the cheap version identity Read reports: size, mtime,
+// device and inode. The edit layer compares it with a fresh Stat before
+// writing to refuse edits based on a stale read without rereading the file.
+func Fingerprint(fi os.FileInfo) string {
+	dev, ino, _, _ := fileIdentity(fi)
+	return fmt.Sprintf("%x-%x-%x-%x", fi.Size(), fi.ModTime().UnixNano(), dev, ino)
 }
 
 // readBytes serves base64/hex reads of a byte range.

@@ -200,7 +200,8 @@ func TestReadIndexInvalidation(t *testing.T) {
 	root, dir := openTestRoot(t, map[string]string{"f.txt": numberedLines(5)})
 	r := NewReader(0)
 	ctx := context.Background()
-	if _, err := r.Read(ctx, root, "f.txt", ReadOptions{}); err != nil {
+	before, err := r.Read(ctx, root, "f.txt", ReadOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("new 1\nnew 2\nnew 3\n"), 0o644); err != nil {
@@ -212,6 +213,16 @@ func TestReadIndexInvalidation(t *testing.T) {
 	}
 	if got.Text != "new 2" || got.TotalLines != 3 {
 		t.Errorf("Read after rewrite = %q total %d, want %q total 3", got.Text, got.TotalLines, "new 2")
+	}
+	if got.Fingerprint == before.Fingerprint || got.SHA256 == before.SHA256 || len(got.SHA256) != 64 {
+		t.Errorf("Read after rewrite fingerprint %q sha %q, before %q %q; want both changed", got.Fingerprint, got.SHA256, before.Fingerprint, before.SHA256)
+	}
+	fi, err := root.Stat("f.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp := Fingerprint(fi); fp != got.Fingerprint {
+		t.Errorf("Fingerprint(stat) = %q, want %q as reported by Read", fp, got.Fingerprint)
 	}
 }
 
@@ -296,6 +307,17 @@ func TestReadSparseHuge(t *testing.T) {
 	}
 	if got.Text != "0a7461696c20320a" {
 		t.Errorf("Read(sparse, hex tail) = %q, want %q", got.Text, "0a7461696c20320a")
+	}
+	gr, err := Grep(ctx, root, "", GrepOptions{Pattern: "tail"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gr.TotalMatches != 0 || gr.BinarySkipped != 1 {
+		t.Errorf("Grep(sparse) = %d matches, %d binary skipped; want 0, 1", gr.TotalMatches, gr.BinarySkipped)
+	}
+	lr, err := ListDir(ctx, root, "", ListOptions{})
+	if err != nil || len(lr.Entries) != 1 || lr.Entries[0].Size != 10<<30 {
+		t.Errorf("ListDir(sparse) = %+v, %v; want one 10 GB entry", lr.Entries, err)
 	}
 }
 
