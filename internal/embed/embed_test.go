@@ -44,7 +44,7 @@ func TestUSELiteSanityPairs(t *testing.T) {
 
 // TestUnitAndNonZero checks every local embedder on inputs with little or nothing to embed.
 func TestUnitAndNonZero(t *testing.T) {
-	inputs := []string{"", " ", "\t\n", "...", "日本語", "🎉", "x"}
+	inputs := []string{"", " ", "\t\n", "...", "日本語", "🎉", "x", "\xff\xfe invalid UTF-8", "nul\x00byte"}
 	if !raceEnabled {
 		inputs = append(inputs, strings.Repeat("long text ", 200))
 	}

@@ -45,3 +45,24 @@ func TestEmbedTokensCutsLongText(t *testing.T) {
 		})
 	}
 }
+
+// FuzzTokenize checks that any input tokenizes without panicking into ids of the vocabulary,
+// and that Embed's cut of long texts keeps the first window of tokens.
+func FuzzTokenize(f *testing.F) {
+	for _, s := range []string{"", " ", "hello world", "naïve café", "日本語", "🎉🚀", "a\x00b", "\xff", "  double  "} {
+		f.Add(s)
+	}
+	u := NewUSELite()
+	f.Fuzz(func(t *testing.T, s string) {
+		needBuiltin(t)
+		ids := u.Tokenize(s)
+		for _, id := range ids {
+			if id < 0 || id >= useVocab {
+				t.Fatalf("Tokenize(%q) produced id %d outside the vocabulary", s, id)
+			}
+		}
+		if s != "" && len(ids) == 0 && strings.TrimSpace(s) != "" {
+			t.Fatalf("Tokenize(%q) = no tokens", s)
+		}
+	})
+}
