@@ -116,6 +116,9 @@ func Glob(ctx context.Context, root *os.Root, base, pattern string, opts GlobOpt
 		return res, fmt.Errorf("file_search: %w", err)
 	}
 	if !fi.IsDir() {
+		if prefix != "" {
+			return res, nil // the static part names a file: nothing below it
+		}
 		return res, fmt.Errorf("file_search %s: %w", walkBase, ErrNotDir)
 	}
 	wo := walkOptions{hidden: opts.IncludeHidden, noIgnore: opts.IncludeIgnored}

@@ -53,6 +53,9 @@ const (
 	// maxCheckpoints bounds one index; beyond it every other checkpoint is
 	// dropped, doubling the spacing, so a 1 TB file still costs < 1 MB.
 	maxCheckpoints = 1 << 16
+	// tailCountFactor scales the count budget for negative offsets: reading
+	// the end of a log is common and worth counting a few hundred MB once.
+	tailCountFactor = 16
 	// DefaultIndexEntries is the LRU size of a Reader's line-index cache.
 	DefaultIndexEntries = 64
 )
@@ -481,13 +484,13 @@ func (s *scanner) lastByte() byte {
 }
 
 // countRest continues counting from the furthest known line start to EOF so
-// the total becomes known, but only when the rest is small.
-func (s *scanner) countRest() {
+// the total becomes known, but only when at most budget bytes remain.
+func (s *scanner) countRest(budget int64) {
 	if s.ix.complete {
 		return
 	}
 	line, pos := s.ix.furthest.line, s.ix.furthest.off
-	if s.size-pos > s.countBudget {
+	if s.size-pos > budget {
 		return
 	}
 	for pos < s.size {
@@ -563,7 +566,10 @@ func (s *scanner) readLines(res ReadResult, o ReadOptions) (ReadResult, error) {
 	if o.Offset < 0 {
 		n := -o.Offset
 		if !s.ix.complete {
-			s.countRest()
+			// Counting gives the tail real line numbers and makes later
+			// tail reads O(1); past the budget a backward scan answers
+			// without numbers.
+			s.countRest(s.countBudget * tailCountFactor)
 		}
 		if s.ix.complete {
 			start = max(s.ix.total-n+1, 1)
@@ -733,7 +739,7 @@ func (s *scanner) readLines(res ReadResult, o ReadOptions) (ReadResult, error) {
 		if atEOF && !stopped {
 			s.finish(line - 1)
 		} else {
-			s.countRest()
+			s.countRest(s.countBudget)
 		}
 		if s.ix.complete {
 			res.TotalLines = s.ix.total

@@ -348,7 +348,7 @@ func TestReadHugeFilePaths(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := NewReader(0)
-			r.countBudget, r.scanLimit = 100, 1000
+			r.countBudget, r.scanLimit = 100, 1000 // tail counting budget: 1600 bytes
 			got, err := r.Read(ctx, root, tt.file, tt.opts)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("Read(%s, %+v) error = %v, want %v", tt.file, tt.opts, err, tt.wantErr)

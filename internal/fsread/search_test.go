@@ -58,6 +58,8 @@ func TestGlob(t *testing.T) {
 		{"capped by path", "", "*.go", GlobOptions{MaxResults: 2, SortBy: SortByPath},
 			[]string{"a.go", "src/main.go"}, 3},
 		{"missing prefix", "", "nope/*.go", GlobOptions{}, nil, 0},
+		{"prefix is a file", "", "a.go/*", GlobOptions{}, nil, 0},
+		{"no meta", "", "src/main.go", GlobOptions{}, []string{"src/main.go"}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
