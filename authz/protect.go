@@ -138,66 +138,46 @@ func canonicalRules(r pathRule) []pathRule {
 // repository (including the config and hooks of submodules and worktrees under .git/), and for
 // writes the .git entry itself (replacing it could point the repository at other hooks). Deletes
 // and renames anywhere inside .git are protected too: a rename into .git/modules/x could plant a
-// hooks directory. It returns the anchor a grant must name.
-func gitAnchor(orig string, write, delRename bool) (string, bool) {
-	// Match names case-insensitively: on a case-insensitive file system (macOS) .GIT/Hooks is the
-	// repository's hooks directory; on Linux protecting it too costs nothing. Offsets into p are
-	// offsets into orig (ASCII folding keeps the length), and anchors are cut from orig.
-	p := asciiLower(orig)
-	i := strings.Index(p, "/.git")
-	for i >= 0 && !(i+5 == len(p) || p[i+5] == '/') {
-		j := strings.Index(p[i+5:], "/.git")
-		if j < 0 {
-			return "", false
+// hooks directory. It returns the anchor a grant must name. Names match ignoring ASCII case: on a
+// case-insensitive file system (macOS) .GIT/Hooks is the hooks directory; on Linux protecting it
+// too costs nothing.
+func gitAnchor(p string, write, delRename bool) (string, bool) {
+	// Find the first component named .git.
+	end := -1
+	for i := 0; i+5 <= len(p); i++ {
+		if p[i] == '/' && strings.EqualFold(p[i+1:i+5], ".git") && (i+5 == len(p) || p[i+5] == '/') {
+			end = i + 5
+			break
 		}
-		i += 5 + j
 	}
-	if i < 0 {
+	if end < 0 {
 		return "", false
 	}
-	gitDir := p[:i+5]
-	if p == gitDir {
+	if end == len(p) {
 		if write {
-			return orig, true
+			return p, true
 		}
 		return "", false
 	}
-	rest := p[len(gitDir)+1:]
-	off := len(gitDir) + 1
-	for rest != "" {
-		comp, next := rest, ""
-		if k := strings.IndexByte(rest, '/'); k >= 0 {
-			comp, next = rest[:k], rest[k+1:]
+	for off := end + 1; off <= len(p); {
+		k := strings.IndexByte(p[off:], '/')
+		if k < 0 {
+			k = len(p) - off
 		}
-		if comp == "hooks" || comp == "config" || comp == "config.worktree" {
-			return orig[:off+len(comp)], true
+		comp := p[off : off+k]
+		if strings.EqualFold(comp, "hooks") || strings.EqualFold(comp, "config") || strings.EqualFold(comp, "config.worktree") {
+			return p[:off+k], true
 		}
-		off += len(comp) + 1
-		rest = next
+		off += k + 1
 	}
 	if write && delRename {
-		return orig, true
+		return p, true
 	}
 	return "", false
 }
 
 // isEnvFile reports whether the last component of p names a dotenv file.
 func isEnvFile(p string) bool {
-	return strings.HasPrefix(asciiLower(p[strings.LastIndexByte(p, '/')+1:]), ".env")
-}
-
-// asciiLower folds ASCII letters only, so byte offsets stay valid.
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if b[j] >= 'A' && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
-		}
-	}
-	return s
+	base := p[strings.LastIndexByte(p, '/')+1:]
+	return len(base) >= 4 && strings.EqualFold(base[:4], ".env")
 }
