@@ -195,7 +195,7 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 		stream: newStream(m.cfg.HistoryBytes), m: m, conv: conv, id: id, cwd: spec.Cwd,
 		shell: m.shell, bash: m.bash, started: now, state: StateStarting,
 		cols: spec.Cols, rows: spec.Rows, vt: vt10x.New(vt10x.WithSize(spec.Cols, spec.Rows)),
-		ready: make(chan struct{}), sentDone: -1, readerDone: make(chan struct{}), waitDone: make(chan struct{}),
+		ready: make(chan struct{}), sentDone: -1, cAtSend: -1, readerDone: make(chan struct{}), waitDone: make(chan struct{}),
 		updCh: make(chan struct{}, 1), stopUpd: make(chan struct{}), extra: spec.Env,
 	}
 	s.view = newLogView(s.log, s.onMarker)

@@ -102,6 +102,9 @@ type session struct {
 	echoLines   int   // newlines still expected from the echo; 0 when skipped
 	echoEnd     int64 // offset after the echo once found
 	echoStart   int64
+	cCount      int   // command-start markers seen
+	cAtSend     int   // cCount when the last line was sent at the shell prompt; -1 otherwise
+	firstCOff   int64 // offset of the first command-start marker after that send
 	echoAt      time.Time
 	lastExit    *int
 	cmdRunning  bool
@@ -288,6 +291,10 @@ func (s *session) onMarker(mk marker) {
 	case 'C':
 		s.cmdRunning = true
 		s.cmdStartOff = mk.off
+		s.cCount++
+		if s.cAtSend >= 0 && s.cCount == s.cAtSend+1 {
+			s.firstCOff = mk.off
+		}
 	case 'D':
 		if s.prompts == 0 {
 			return // PROMPT_COMMAND before the very first prompt
@@ -303,6 +310,7 @@ func (s *session) onMarker(mk marker) {
 }
 
 func (s *session) send(ctx context.Context, in Input) error {
+	atPrompt := false
 	var b strings.Builder
 	b.WriteString(in.Text)
 	enter := in.PressEnter == nil || *in.PressEnter
@@ -326,6 +334,12 @@ func (s *session) send(ctx context.Context, in Input) error {
 		s.sentDone = s.done
 		s.echoFrom, s.echoLines = s.log.end(), strings.Count(in.Text, "\n")+1
 		s.echoStart, s.echoAt = s.echoFrom, time.Now()
+		s.cAtSend = -1
+		if s.bash && !s.cmdRunning {
+			// At the shell prompt: the command's own output starts at its start marker.
+			s.cAtSend = s.cCount
+		}
+		atPrompt = s.bash && !s.cmdRunning
 		if t := strings.TrimSpace(in.Text); t != "" {
 			s.lastCommand = truncateRunes(t, 200)
 		}
@@ -337,6 +351,9 @@ func (s *session) send(ctx context.Context, in Input) error {
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	if atPrompt {
+		s.awaitLineEditor(ctx)
+	}
 	limit := min(5*time.Second, s.m.cfg.MaxWait)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < limit {
 		limit = time.Until(dl)
@@ -354,6 +371,15 @@ func (s *session) send(ctx context.Context, in Input) error {
 // echoEndLocked is the offset after the echo of the last sent line (the log end while the
 // echo has not fully arrived).
 func (s *session) echoEndLocked() int64 {
+	if s.cAtSend >= 0 {
+		if s.cCount > s.cAtSend {
+			return s.firstCOff
+		}
+		if time.Since(s.echoAt) < 2*time.Second {
+			return s.log.end()
+		}
+		s.cAtSend = -1 // no start marker: fall back to skipping the echoed lines
+	}
 	if s.echoLines == 0 {
 		return s.echoEnd
 	}
@@ -374,6 +400,29 @@ func (s *session) echoEndLocked() int64 {
 		return s.echoEnd
 	}
 	return s.log.end()
+}
+
+// awaitLineEditor waits briefly until readline has switched the terminal out of canonical
+// echo mode. Input typed before that is echoed twice (by the kernel and by readline's
+// redisplay), which clutters the log.
+func (s *session) awaitLineEditor(ctx context.Context) {
+	rc, err := s.f.SyscallConn()
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(300 * time.Millisecond)
+	for {
+		var echo bool
+		_ = rc.Control(func(fd uintptr) {
+			if t, err := unix.IoctlGetTermios(int(fd), unix.TCGETS); err == nil {
+				echo = t.Lflag&unix.ECHO != 0
+			}
+		})
+		if !echo || time.Now().After(deadline) || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func truncateRunes(s string, n int) string {

@@ -95,7 +95,9 @@ func TestInteractiveProgram(t *testing.T) {
 	if _, err := m.Send(ctx, "c", "repl", Input{Text: expr}); err != nil {
 		t.Fatalf("Send(%q) = %v", expr, err)
 	}
-	waitFor(t, m, "c", "repl", `(?m)^`+want)
+	// Wait for the next prompt too: keys typed while a program computes are cooked by the
+	// line discipline and may be lost, exactly as on a real terminal.
+	waitFor(t, m, "c", "repl", `(?m)^`+want+`\r?\n`+regexp.QuoteMeta(prompt))
 	// ctrl-d ends the program and the shell reports the status again.
 	out, err := m.Send(ctx, "c", "repl", Input{Keys: []string{"ctrl-d"}, Wait: OutputQuery{WaitMS: testWait}})
 	for i := 0; i < 10 && err == nil && !out.Finished; i++ {
