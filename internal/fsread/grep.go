@@ -426,18 +426,25 @@ func (s *fileSearcher) search(ctx context.Context, j grepJob) fileResult {
 		return s.res
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
 		s.res.err = err != nil
 		return s.res
 	}
+	// Read exactly the size seen at open: a small file costs one read and
+	// no extra call to discover EOF, and a growing file is searched as a
+	// snapshot.
+	remaining := st.Size()
 	carry := 0
 	first := true
-	for {
+	for remaining > 0 {
 		if ctx.Err() != nil {
 			return s.res
 		}
-		n, err := io.ReadFull(f, s.buf[carry:])
-		eof := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+		want := int(min(int64(len(s.buf)-carry), remaining))
+		n, err := io.ReadFull(f, s.buf[carry:carry+want])
+		remaining -= int64(n)
+		eof := remaining <= 0 || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 		if err != nil && !eof {
 			s.res.err = true
 			return s.res
@@ -482,6 +489,7 @@ func (s *fileSearcher) search(ctx context.Context, j grepJob) fileResult {
 		}
 		carry = copy(s.buf, data[len(region):])
 	}
+	return s.res // empty file
 }
 
 // searchRegion finds matches in region, which holds whole lines (except

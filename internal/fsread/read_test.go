@@ -368,3 +368,39 @@ func TestReadHugeFilePaths(t *testing.T) {
 		})
 	}
 }
+
+// TestReaderConcurrentAndBounded reads several files from many goroutines
+// through one small Reader: results stay right and the index cache stays
+// within its bound.
+func TestReaderConcurrentAndBounded(t *testing.T) {
+	files := map[string]string{}
+	for i := range 5 {
+		files[fmt.Sprintf("f%d.txt", i)] = numberedLines(3000 + i)
+	}
+	root, _ := openTestRoot(t, files)
+	r := NewReader(2)
+	ctx := context.Background()
+	errc := make(chan error, 40)
+	for g := range 40 {
+		go func() {
+			name := fmt.Sprintf("f%d.txt", g%5)
+			line := int64(1 + g*71%3000)
+			got, err := r.Read(ctx, root, name, ReadOptions{StartLine: line, EndLine: line})
+			if err == nil && got.Text != fmt.Sprintf("line %d", line) {
+				err = fmt.Errorf("Read(%s, %d) = %q", name, line, got.Text)
+			}
+			errc <- err
+		}()
+	}
+	for range 40 {
+		if err := <-errc; err != nil {
+			t.Error(err)
+		}
+	}
+	r.mu.Lock()
+	n, m := r.lru.Len(), len(r.entries)
+	r.mu.Unlock()
+	if n > 2 || m > 2 {
+		t.Errorf("Reader cache holds %d/%d indexes, want at most 2", n, m)
+	}
+}
