@@ -52,19 +52,67 @@ type useModel struct {
 	l2Eps     float32
 }
 
+// rawTensor is one tensor of the blob, still encoded.
 type rawTensor struct {
 	shape []int
-	data  []float32
+	dtype byte // 1 = float32, 2 = float16
+	raw   []byte
 }
 
-// parseBlob decodes the converter's format (see internal/embed/convert).
+// at decodes element i.
+func (t rawTensor) at(half []float32, i int) float32 {
+	if t.dtype == 2 {
+		return half[binary.LittleEndian.Uint16(t.raw[2*i:])]
+	}
+	return math.Float32frombits(binary.LittleEndian.Uint32(t.raw[4*i:]))
+}
+
+// decode returns the tensor as float32 in its stored (row-major) order.
+func (t rawTensor) decode(half []float32) []float32 {
+	n := len(t.raw) / 2
+	if t.dtype == 1 {
+		n = len(t.raw) / 4
+	}
+	out := make([]float32, n)
+	if t.dtype == 2 {
+		src := t.raw[:2*n]
+		for i := range out {
+			out[i] = half[uint16(src[2*i])|uint16(src[2*i+1])<<8]
+		}
+		return out
+	}
+	for i := range out {
+		out[i] = t.at(half, i)
+	}
+	return out
+}
+
+// decodeTransposed returns a rows×cols tensor as float32 laid out cols×rows. It walks the
+// matrix in square tiles so that both the reads and the scattered writes stay in cache; a plain
+// row-by-row transpose of these matrices is several times slower.
+func (t rawTensor) decodeTransposed(half []float32, rows, cols int) []float32 {
+	const tile = 32
+	out := make([]float32, rows*cols)
+	for r0 := 0; r0 < rows; r0 += tile {
+		for c0 := 0; c0 < cols; c0 += tile {
+			for r := r0; r < min(r0+tile, rows); r++ {
+				for c := c0; c < min(c0+tile, cols); c++ {
+					out[c*rows+r] = t.at(half, r*cols+c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// parseBlob splits the converter's format (see internal/embed/convert) into tensors, checking
+// that every tensor lies within the blob.
 func parseBlob(b []byte) (map[string]rawTensor, error) {
 	if len(b) < 12 || string(b[:8]) != "USELITE1" {
 		return nil, fmt.Errorf("%w: bad magic", ErrBadWeights)
 	}
 	count := int(binary.LittleEndian.Uint32(b[8:]))
 	off := 12
-	half := halfTable()
 	out := make(map[string]rawTensor, count)
 	need := func(n int) error {
 		if off+n > len(b) {
@@ -95,29 +143,20 @@ func parseBlob(b []byte) (map[string]rawTensor, error) {
 			n *= shape[i]
 			off += 4
 		}
-		data := make([]float32, n)
+		size := 0
 		switch dtype {
 		case 1:
-			if err := need(4 * n); err != nil {
-				return nil, err
-			}
-			for i := range data {
-				data[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[off+4*i:]))
-			}
-			off += 4 * n
+			size = 4 * n
 		case 2:
-			if err := need(2 * n); err != nil {
-				return nil, err
-			}
-			src := b[off : off+2*n]
-			for i := range data {
-				data[i] = half[uint16(src[2*i])|uint16(src[2*i+1])<<8]
-			}
-			off += 2 * n
+			size = 2 * n
 		default:
 			return nil, fmt.Errorf("%w: tensor %s has unknown dtype %d", ErrBadWeights, name, dtype)
 		}
-		out[name] = rawTensor{shape, data}
+		if err := need(size); err != nil {
+			return nil, err
+		}
+		out[name] = rawTensor{shape, dtype, b[off : off+size]}
+		off += size
 	}
 	return out, nil
 }
@@ -154,22 +193,29 @@ func loadUSEModel(blob []byte) (*useModel, error) {
 	if err != nil {
 		return nil, err
 	}
+	half := halfTable()
 	var firstErr error
-	get := func(name string, shape ...int) []float32 {
+	lookup := func(name string, shape ...int) (rawTensor, bool) {
 		t, ok := ts[name]
 		if !ok {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("%w: tensor %s missing", ErrBadWeights, name)
 			}
-			return nil
+			return t, false
 		}
 		if fmt.Sprint(t.shape) != fmt.Sprint(shape) {
 			if firstErr == nil {
 				firstErr = fmt.Errorf("%w: tensor %s has shape %v, want %v", ErrBadWeights, name, t.shape, shape)
 			}
-			return nil
+			return t, false
 		}
-		return t.data
+		return t, true
+	}
+	get := func(name string, shape ...int) []float32 {
+		if t, ok := lookup(name, shape...); ok {
+			return t.decode(half)
+		}
+		return nil
 	}
 	scalar := func(name string) float32 {
 		if v := get(name); len(v) == 1 {
@@ -178,10 +224,9 @@ func loadUSEModel(blob []byte) (*useModel, error) {
 		return 0
 	}
 	mkDense := func(prefix string, in, out int) dense {
-		w := get(prefix+".w", in, out)
 		d := dense{in: in, out: out, b: get(prefix+".b", out)}
-		if w != nil {
-			d.wT = transpose(w, in, out)
+		if w, ok := lookup(prefix+".w", in, out); ok {
+			d.wT = w.decodeTransposed(half, in, out)
 		}
 		return d
 	}
@@ -218,18 +263,6 @@ func loadUSEModel(blob []byte) (*useModel, error) {
 		return nil, firstErr
 	}
 	return m, nil
-}
-
-// transpose turns a row-major rows×cols matrix into cols×rows.
-func transpose(w []float32, rows, cols int) []float32 {
-	t := make([]float32, len(w))
-	for r := range rows {
-		row := w[r*cols : (r+1)*cols]
-		for c, v := range row {
-			t[c*rows+r] = v
-		}
-	}
-	return t
 }
 
 // useWork is one goroutine's scratch space for a forward pass of up to useMaxTokens tokens.
