@@ -4,9 +4,9 @@ package embed
 
 import "golang.org/x/sys/cpu"
 
-// hasAVX2FMA selects the vector kernels. It is fixed at start-up from CPUID; build with
+// hasAVX2FMA selects the vector kernels from the CPUID bits x/sys/cpu reads at start-up; build with
 // -tags purego to use the portable Go loops everywhere.
-var hasAVX2FMA = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+func hasAVX2FMA() bool { return cpu.X86.HasAVX2 && cpu.X86.HasFMA }
 
 //go:noescape
 func dot4AVX(w, x0, x1, x2, x3 *float32, n int, out *[4]float32)
@@ -18,7 +18,7 @@ func dot1AVX(a, b *float32, n int) float32
 // or the layer's width does not suit them.
 func (d *dense) applyFast(x []float32, n int, y []float32) bool {
 	in, out := d.in, d.out
-	if !hasAVX2FMA || in%32 != 0 || in == 0 {
+	if !hasAVX2FMA() || in%32 != 0 || in == 0 {
 		return false
 	}
 	wT, b := d.wT[:in*out], d.b[:out]

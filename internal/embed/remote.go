@@ -74,13 +74,13 @@ type RemoteConfig struct {
 // fallbackVector (every component 1/√Dim). If the dimension is not known yet, the first call
 // learns it by embedding the probe text ".".
 type Remote struct {
-	kind    string // "ollama" or "openai"
-	cfg     RemoteConfig
-	base    string
-	client  *http.Client
-	dim     atomic.Int64
-	legacy  atomic.Bool // Ollama without /api/embed: use /api/embeddings one text at a time
-	idCache string
+	kind   string // "ollama" or "openai"
+	cfg    RemoteConfig
+	base   string
+	client *http.Client
+	dim    atomic.Int64
+	legacy atomic.Bool // Ollama without /api/embed: use /api/embeddings one text at a time
+	id     string
 }
 
 // NewOllama returns an embedder using Ollama's /api/embed endpoint (falling back to the older
@@ -118,16 +118,16 @@ func newRemote(kind, defaultURL string, cfg RemoteConfig) *Remote {
 		if u, err := url.Parse(r.base); err == nil && u.Host != "" {
 			host = u.Host
 		}
-		r.idCache = "openai:" + cfg.Model + "@" + host
+		r.id = "openai:" + cfg.Model + "@" + host
 	} else {
-		r.idCache = "ollama:" + cfg.Model
+		r.id = "ollama:" + cfg.Model
 	}
 	r.dim.Store(int64(cfg.Dim))
 	return r
 }
 
 // ID implements Embedder.
-func (r *Remote) ID() string { return r.idCache }
+func (r *Remote) ID() string { return r.id }
 
 // Dim implements Embedder: the configured dimension, else the one learned from the first
 // response, else 0.

@@ -27,7 +27,9 @@ func BuiltinAvailable() bool { return len(useWeightsBlob) > 0 }
 //
 // Nothing is decoded until the first call that needs it: the tokenizer on the first
 // CountTokens, Tokenize or Embed, the weights (about 28 MB of float32) on the first Embed. A
-// USELite is safe for concurrent use; Embed spreads a batch over GOMAXPROCS goroutines.
+// USELite is safe for concurrent use; Embed spreads a batch over GOMAXPROCS goroutines. Each
+// USELite holds its own copy of the weights once loaded, so a process should create one and
+// share it.
 //
 // The empty string (after NFKC normalisation) has no tokens; it gets the model's own output for
 // an empty sequence, normalise(tanh(b_pool)), which is deterministic and non-zero. Text made of
