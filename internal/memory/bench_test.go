@@ -175,23 +175,33 @@ func BenchmarkMemory100k(b *testing.B) {
 
 // BenchmarkStartup measures what a server pays at start for memory when memory is not used:
 // constructing the Service and serving a first non-memory call (a store read of another bucket),
-// with an empty store and with 100,000 memories. The figures must stay close.
+// with an empty store and with 100,000 memories. The figures must stay close. The "store-only"
+// variants leave out New, to show which part of the difference is bbolt opening a larger file.
 func BenchmarkStartup(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{0, 100000} {
-		b.Run(fmt.Sprintf("memories=%d", n), func(b *testing.B) {
-			st := filledStore(b, b.TempDir(), n)
-			for b.Loop() {
-				s := New(st, Config{}) // the default built-in embedder: must not load the model
-				err := st.View(ctx, func(tx *store.Tx) error {
-					_, _ = tx.Get(store.Path{store.BucketConversations}, "c")
-					return nil
-				})
-				if err != nil {
-					b.Fatal(err)
-				}
-				runtime.KeepAlive(s)
+		st := filledStore(b, b.TempDir(), n)
+		for _, withService := range []bool{true, false} {
+			name := fmt.Sprintf("memories=%d/service", n)
+			if !withService {
+				name = fmt.Sprintf("memories=%d/store-only", n)
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				for b.Loop() {
+					var s *Service
+					if withService {
+						s = New(st, Config{}) // the default built-in embedder: must not load the model
+					}
+					err := st.View(ctx, func(tx *store.Tx) error {
+						_, _ = tx.Get(store.Path{store.BucketConversations}, "c")
+						return nil
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
+					runtime.KeepAlive(s)
+				}
+			})
+		}
 	}
 }

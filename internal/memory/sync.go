@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 
 	"toolhost/store"
@@ -86,57 +87,74 @@ func (s *Service) applyLocked(ctx context.Context, id uint64, rec *record, vec [
 	return s.idx.add(ctx, id, rec.Scope, rec.Tags, vec)
 }
 
-// buildLocked reads every memory once and fills a fresh index.
+// buildBatch is how many memories one read transaction of the index build reads, so that a
+// build of 100,000 memories never keeps other processes' writers waiting for long.
+const buildBatch = 4096
+
+// buildLocked reads every memory once and fills a fresh index. It reads the small per-scope
+// entries (tags, embedder) and the vectors, never the records with their content, in several
+// short read transactions. Memories written or deleted between those transactions are after the
+// head read first, so the log replay that follows the build sets them right (replaying a change
+// is idempotent).
 func (s *Service) buildLocked(ctx context.Context) error {
 	idx := newIndex(s.kind, s.embedQuery)
 	stale := map[uint64]string{}
 	var head uint64
-	type item struct {
-		id    uint64
-		scope string
-		tags  []string
-		vec   []float32
-	}
-	var items []item
+	var scopes []string
 	err := s.st.View(ctx, func(tx *store.Tx) error {
-		items, head = items[:0], 0
-		clear(stale)
 		if v, ok := tx.Get(rootPath, headKey); ok {
 			head, _ = store.ParseSeqKey(string(v))
 		}
-		n := 0
-		return tx.ForEach(itemsPath, func(k string, v []byte) error {
-			if n++; n%1024 == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-			}
-			var r record
-			if err := json.Unmarshal(v, &r); err != nil {
-				return fmt.Errorf("decode memory %x: %w", k, err)
-			}
-			if !s.space(&r) {
-				stale[r.ID] = r.Embedder
-				return nil
-			}
-			raw, ok := tx.Get(vecsPath, k)
-			if !ok {
-				return fmt.Errorf("memory %d has no vector", r.ID)
-			}
-			items = append(items, item{id: r.ID, scope: r.Scope, tags: r.Tags, vec: decodeVec(raw)})
-			return nil
-		})
+		var err error
+		scopes, err = tx.Buckets(scopesPath)
+		return err
 	})
 	if err != nil {
 		return fmt.Errorf("build memory index: %w", err)
 	}
-	for _, it := range items {
-		if err := idx.add(ctx, it.id, it.scope, it.tags, it.vec); err != nil {
-			return fmt.Errorf("build memory index: %w", err)
+	for _, scope := range scopes {
+		path := append(slices.Clone(scopesPath), scope)
+		from := ""
+		for done := false; !done; {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("build memory index: %w", err)
+			}
+			err := s.st.View(ctx, func(tx *store.Tx) error {
+				n := 0
+				done = true
+				return tx.Seek(path, from, func(k string, v []byte) (bool, error) {
+					if n == buildBatch {
+						from, done = k, false
+						return false, nil
+					}
+					n++
+					id, ok := store.ParseSeqKey(k)
+					if !ok {
+						return true, nil
+					}
+					var se scopeEntry
+					if err := json.Unmarshal(v, &se); err != nil {
+						return false, fmt.Errorf("decode memory %d: %w", id, err)
+					}
+					raw, ok := tx.Get(vecsPath, k)
+					if !ok {
+						return true, nil // deleted by a writer between our transactions' view of it
+					}
+					if se.Embedder != s.emb.ID() || (s.emb.Dim() != 0 && len(raw) != 4*s.emb.Dim()) {
+						stale[id] = se.Embedder
+						return true, nil
+					}
+					return true, idx.add(ctx, id, scope, se.Tags, decodeVec(raw))
+				})
+			})
+			if err != nil {
+				return fmt.Errorf("build memory index: %w", err)
+			}
 		}
 	}
 	s.idx, s.stale, s.lastSeq, s.built = idx, stale, head, true
-	return nil
+	// Replay what changed while the build ran.
+	return s.syncLocked(ctx)
 }
 
 // staleErrLocked returns an *EmbedderChangedError if any stored vector is from another space.
