@@ -77,6 +77,7 @@ type Remote struct {
 	kind   string // "ollama" or "openai"
 	cfg    RemoteConfig
 	base   string
+	shown  string // base with any password in it masked, for error messages
 	client *http.Client
 	dim    atomic.Int64
 	legacy atomic.Bool // Ollama without /api/embed: use /api/embeddings one text at a time
@@ -114,6 +115,12 @@ func newRemote(kind, defaultURL string, cfg RemoteConfig) *Remote {
 	}
 	if kind == "openai" {
 		r.base = strings.TrimSuffix(r.base, "/v1")
+	}
+	r.shown = r.base
+	if u, err := url.Parse(r.base); err == nil {
+		r.shown = u.Redacted()
+	}
+	if kind == "openai" {
 		host := r.base
 		if u, err := url.Parse(r.base); err == nil && u.Host != "" {
 			host = u.Host
@@ -278,8 +285,8 @@ func (r *Remote) post(ctx context.Context, path string, req, v any) (int, []byte
 	}
 	ctx, cancel := context.WithTimeout(ctx, r.cfg.Timeout)
 	defer cancel()
-	endpoint := r.base + path
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(payload))
+	endpoint := r.shown + path
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, r.base+path, bytes.NewReader(payload))
 	if err != nil {
 		return 0, nil, fmt.Errorf("embed via %s: %w", r.ID(), err)
 	}
@@ -307,6 +314,7 @@ func (r *Remote) post(ctx context.Context, path string, req, v any) (int, []byte
 	if err := dec.Decode(v); err != nil {
 		return resp.StatusCode, nil, fmt.Errorf("%w: POST %s: %w", ErrRemoteResponse, endpoint, err)
 	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10)) // let the connection be reused
 	return resp.StatusCode, nil, nil
 }
 

@@ -335,6 +335,25 @@ func TestRemoteErrors(t *testing.T) {
 	}
 }
 
+func TestRemoteErrorHidesURLPassword(t *testing.T) {
+	srv := openAIServer(t, &recorder{}, func(w http.ResponseWriter, r *http.Request, input []string) bool {
+		http.Error(w, "nope", http.StatusForbidden)
+		return true
+	})
+	base := strings.Replace(srv.URL, "http://", "http://user:hunter2@", 1)
+	o := NewOpenAI(RemoteConfig{BaseURL: base, Model: "m"})
+	_, err := o.Embed(context.Background(), []string{"a"})
+	if !errors.Is(err, ErrRemoteStatus) {
+		t.Fatalf("Embed error = %v, want ErrRemoteStatus", err)
+	}
+	if strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("error %q shows the password from the base URL", err)
+	}
+	if !strings.Contains(err.Error(), "403") {
+		t.Errorf("error %q does not name the status", err)
+	}
+}
+
 func TestRemoteCancelled(t *testing.T) {
 	srv := openAIServer(t, &recorder{}, nil)
 	o := NewOpenAI(RemoteConfig{BaseURL: srv.URL, Model: "m"})
