@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -446,5 +447,67 @@ func TestApprovalEndpoint(t *testing.T) {
 	}
 	if got := post(strings.TrimSpace(string(token)), `{"decision":"deny"}`); got != 409 {
 		t.Errorf("deny after approve: %d, want 409", got)
+	}
+}
+
+// TestTwoServersShareState runs two real toolhost processes on one state directory at once, each
+// writing 200 records (todos) through MCP: no call may fail and nothing may be lost.
+func TestTwoServersShareState(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns two servers and makes 400 synced writes")
+	}
+	state, work := t.TempDir(), t.TempDir()
+	errs := make(chan error, 2)
+	for _, conv := range []string{"a", "b"} {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+				Connect(ctx, &mcp.CommandTransport{Command: commandIn(t, state, work, "stdio", "--conversation", conv)}, nil)
+			if err != nil {
+				errs <- err
+				return
+			}
+			defer cs.Close()
+			for i := 0; i < 200; i++ {
+				res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "todo_operations", Arguments: map[string]any{
+					"operation": "add", "todos": []map[string]any{{"title": fmt.Sprintf("%s-%d", conv, i)}}}})
+				if err != nil {
+					errs <- err
+					return
+				}
+				if res.IsError {
+					errs <- fmt.Errorf("%s add %d: %s", conv, i, res.Content[0].(*mcp.TextContent).Text)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for i := 0; i < 2; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, conv := range []string{"a", "b"} {
+		out, err := commandIn(t, state, work, "call", "todo_operations", `{"operation":"read","conversation_id":"`+conv+`"}`).Output()
+		if err != nil {
+			t.Fatalf("read %s: %v", conv, err)
+		}
+		var res struct {
+			StructuredContent struct {
+				Todos []struct {
+					ID    int    `json:"id"`
+					Title string `json:"title"`
+				} `json:"todos"`
+			} `json:"structuredContent"`
+		}
+		if err := json.Unmarshal(out, &res); err != nil {
+			t.Fatal(err)
+		}
+		todos := res.StructuredContent.Todos
+		if len(todos) != 200 || todos[0].Title != conv+"-0" || todos[199].Title != conv+"-199" || todos[199].ID != 200 {
+			t.Errorf("conversation %s has %d todos (first %+v), want 200 in order", conv, len(todos), todos[:min(1, len(todos))])
+		}
 	}
 }
