@@ -2,8 +2,8 @@
 //
 // Three families of embedders share one interface:
 //
-//   - USELite, the default: Google's Universal Sentence Encoder Lite ported to pure Go, with its
-//     weights compiled into the binary (go:embed) and loaded lazily on the first Embed, so a
+//   - USELite, the default: Google's Universal Sentence Encoder Lite ported to Go (no cgo), with
+//     its weights compiled into the binary (go:embed) and loaded lazily on the first Embed, so a
 //     server that never touches memory pays nothing at start and nothing is fetched at run time.
 //   - Lexical: hashed word and character n-grams, no data files, for minimal builds and as a
 //     baseline.
@@ -17,6 +17,10 @@
 //
 // Embedders also expose their token window (MaxTokens) and a token counter (CountTokens) so the
 // memory layer can chunk documents that would otherwise be truncated.
+//
+// Build tags: -tags nouselite leaves the 14 MB of weights out (New("") then means the lexical
+// embedder); -tags purego replaces the AVX2/FMA matrix kernels used on amd64 with the portable Go
+// loops, which are about six times slower and give the same vectors to within float rounding.
 package embed
 
 import (
