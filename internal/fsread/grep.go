@@ -420,21 +420,19 @@ type fileSearcher struct {
 func (s *fileSearcher) search(ctx context.Context, j grepJob) fileResult {
 	s.res = fileResult{}
 	s.rel, s.line, s.tail, s.pending, s.lastLine, s.inLongLine, s.longOff = j.rel, 1, nil, 0, 0, false, 0
-	f, err := j.d.root.OpenFile(j.name, os.O_RDONLY|nonblockFlag, 0)
+	f, size, regular, err := openEntry(j.d, j.name)
 	if err != nil {
 		s.res.err = true
 		return s.res
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil || !st.Mode().IsRegular() {
-		s.res.err = err != nil
+	if !regular {
 		return s.res
 	}
 	// Read exactly the size seen at open: a small file costs one read and
 	// no extra call to discover EOF, and a growing file is searched as a
 	// snapshot.
-	remaining := st.Size()
+	remaining := size
 	carry := 0
 	first := true
 	for remaining > 0 {

@@ -3,6 +3,7 @@ package fsread
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"sort"
@@ -38,6 +39,10 @@ func readDirSorted(ctx context.Context, dir *os.Root) ([]dirent, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readDirSortedFile(ctx, dir, f)
+}
+
+func readDirSortedFile(ctx context.Context, dir *os.Root, f *os.File) ([]dirent, error) {
 	out, err := readDirents(ctx, dir, f)
 	if err != nil {
 		return out, err
@@ -52,6 +57,9 @@ func readDirSorted(ctx context.Context, dir *os.Root) ([]dirent, error) {
 // grep over tens of thousands of files.
 type dirHandle struct {
 	root *os.Root
+	// dir is the open directory itself; on Linux workers open entries
+	// with openat on its descriptor (see openEntry).
+	dir  *os.File
 	rel  string
 	refs atomic.Int32
 }
@@ -60,6 +68,9 @@ func (d *dirHandle) retain() { d.refs.Add(1) }
 
 func (d *dirHandle) release() {
 	if d.refs.Add(-1) == 0 {
+		if d.dir != nil {
+			d.dir.Close()
+		}
 		d.root.Close()
 	}
 }
@@ -118,7 +129,13 @@ func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit 
 	open := func(r *os.Root, rel string, depth int, parent *ignore.Matcher) (*frame, error) {
 		d := &dirHandle{root: r, rel: rel}
 		d.refs.Store(1)
-		entries, err := readDirSorted(ctx, r)
+		df, err := r.Open(".")
+		if err != nil {
+			d.release()
+			return nil, err
+		}
+		d.dir = df
+		entries, err := readDirSortedFile(ctx, r, df)
 		if err != nil {
 			d.release()
 			return nil, err
@@ -207,4 +224,19 @@ func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit 
 		stack = append(stack, nf)
 	}
 	return st, nil
+}
+
+// openEntryRoot opens name in d through the os.Root, refusing to block on a
+// FIFO; it reports the size and whether the entry is a regular file.
+func openEntryRoot(d *dirHandle, name string) (io.ReadCloser, int64, bool, error) {
+	f, err := d.root.OpenFile(name, os.O_RDONLY|nonblockFlag, 0)
+	if err != nil {
+		return nil, 0, false, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, false, err
+	}
+	return f, st.Size(), st.Mode().IsRegular(), nil
 }

@@ -17,6 +17,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"sort"
 	"strconv"
@@ -39,6 +40,7 @@ func main() {
 	rounds := flag.Int("rounds", 5, "timed rounds per measurement (median reported)")
 	keep := flag.Bool("keep", false, "keep the generated corpus")
 	dir := flag.String("dir", "", "use this corpus dir (created if empty)")
+	cpuProfile := flag.String("cpuprofile", "", "write a CPU profile of the grep rounds to this file")
 	flag.Parse()
 	log.SetFlags(0)
 	ctx := context.Background()
@@ -72,7 +74,20 @@ func main() {
 	}
 	defer root.Close()
 
-	benchGrep(ctx, root, tmp, *rounds)
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			log.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			log.Fatal(err)
+		}
+		benchGrep(ctx, root, tmp, *rounds)
+		pprof.StopCPUProfile()
+		f.Close()
+	} else {
+		benchGrep(ctx, root, tmp, *rounds)
+	}
 	benchRead(ctx, root, tmp, *rounds)
 
 	var ru syscall.Rusage
