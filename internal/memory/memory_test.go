@@ -19,6 +19,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"toolhost/internal/embed"
+	"toolhost/internal/todo"
+	"toolhost/reminders"
 	"toolhost/store"
 )
 
@@ -700,5 +702,35 @@ func TestConcurrentUse(t *testing.T) {
 	hits := mustSearch(t, s, SearchRequest{Conversation: "c", Query: "goroutine item quokka", Scopes: []string{"t"}, Limit: 100, Threshold: f32(-1)})
 	if len(hits) != 40 {
 		t.Errorf("after concurrent stores, Search = %d hits, want 40", len(hits))
+	}
+}
+
+// TestRemindersSource checks the notes the reminder channel gets, and that a reminder built
+// from them lists the memory and the imported document.
+func TestRemindersSource(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)
+	s, _ := newLexical(t, Config{Now: func() time.Time { return now }})
+	m := mustStore(t, s, StoreRequest{Conversation: "c", Content: "The user prefers short commit messages."})
+	d, err := s.Import(ctx, ImportRequest{Conversation: "c", Scope: "topic:docs", Name: "README.md", Content: []byte("# Readme\n\nhello")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.RecentMemories(ctx, "c", now.Add(-time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []reminders.MemoryNote{
+		{ID: fmt.Sprint(m.ID), Collection: "conversation:c", Text: "The user prefers short commit messages.", StoredAt: now},
+		{ID: fmt.Sprint(d.IDs[0]), Collection: "topic:docs", Text: "document README.md imported (1 chunks)", StoredAt: now},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("RecentMemories (-want +got):\n%s", diff)
+	}
+	text := reminders.Build(todo.List{}, got, reminders.DefaultConfig())
+	for _, s := range []string{"short commit messages", "README.md"} {
+		if !strings.Contains(text, s) {
+			t.Errorf("reminder does not mention %q:\n%s", s, text)
+		}
 	}
 }
