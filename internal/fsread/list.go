@@ -128,7 +128,9 @@ func ListDir(ctx context.Context, root *os.Root, rel string, opts ListOptions) (
 			continue
 		}
 		dm := p.m
-		if !opts.IncludeIgnored {
+		// The listed directory's own .gitignore is already in ForDir's
+		// matcher; deeper ones are added here.
+		if !opts.IncludeIgnored && p.depth > 1 {
 			for _, e := range entries {
 				if e.name == ".gitignore" {
 					dm = dm.Enter(root, p.rel)

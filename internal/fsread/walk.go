@@ -141,7 +141,8 @@ func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit 
 			return nil, err
 		}
 		fm := parent
-		if !o.noIgnore {
+		// The base's own .gitignore is already in the ForDir matcher.
+		if !o.noIgnore && depth > 1 {
 			for _, e := range entries {
 				if e.name == ".gitignore" {
 					fm = fm.Enter(root, rel)
