@@ -54,6 +54,20 @@ type logView struct {
 	dirty   bool // line changed at a position already flushed
 	lastDE  time.Time
 	scratch []byte
+	pend    []byte // output not yet written to out; written once per write call
+}
+
+// emit queues cleaned text; flushPend writes it to the ring.
+func (v *logView) emit(b []byte) { v.pend = append(v.pend, b...) }
+
+func (v *logView) flushPend() {
+	if len(v.pend) > 0 {
+		v.out.write(v.pend)
+		v.pend = v.pend[:0]
+	}
+	if cap(v.pend) > 256<<10 {
+		v.pend = nil
+	}
 }
 
 func newLogView(out *ring, onMarker func(marker)) *logView {
@@ -72,11 +86,25 @@ func (v *logView) write(p []byte, now time.Time) {
 			}
 			switch {
 			case b >= 0x20 && b < 0x7f:
-				// Fast path for runs of printable ASCII.
 				j := i
 				for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
-					v.put(rune(p[j]))
 					j++
+				}
+				// Fast path: a whole printable line on a fresh line goes straight out.
+				if len(v.line) == 0 && v.col == 0 && j-i < maxLineRunes {
+					k := j
+					if k < len(p) && p[k] == '\r' {
+						k++
+					}
+					if k < len(p) && p[k] == '\n' {
+						v.pend = append(v.pend, p[i:j]...)
+						v.pend = append(v.pend, '\n')
+						i = k
+						continue
+					}
+				}
+				for _, c := range p[i:j] {
+					v.put(rune(c))
 				}
 				i = j - 1
 			case b >= 0x80:
@@ -152,6 +180,7 @@ func (v *logView) write(p []byte, now time.Time) {
 		}
 	}
 	v.flush(now)
+	v.flushPend()
 }
 
 func (v *logView) utfByte(b byte) {
@@ -283,6 +312,7 @@ func (v *logView) osc() {
 	}
 	// A marker is positioned after the text that precedes it, including the open line.
 	v.flushPartial()
+	v.flushPend()
 	m.off = v.out.end()
 	v.onMrk(m)
 }
@@ -297,7 +327,7 @@ func (v *logView) commit() {
 		b = appendRunes(b, v.line[v.flushed:])
 	}
 	b = append(b, '\n')
-	v.out.write(b)
+	v.emit(b)
 	v.scratch = b[:0]
 	v.line = v.line[:0]
 	v.col, v.flushed, v.dirty = 0, 0, false
@@ -312,7 +342,7 @@ func (v *logView) flushPartial() {
 		return
 	}
 	b := appendRunes(v.scratch[:0], v.line[v.flushed:])
-	v.out.write(b)
+	v.emit(b)
 	v.scratch = b[:0]
 	v.flushed = len(v.line)
 }
@@ -328,7 +358,7 @@ func (v *logView) flush(now time.Time) {
 	v.lastDE = now
 	b := append(v.scratch[:0], '\n')
 	b = appendRunes(b, v.line)
-	v.out.write(b)
+	v.emit(b)
 	v.scratch = b[:0]
 	v.flushed = len(v.line)
 	v.dirty = false

@@ -170,6 +170,7 @@ func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.D
 	var out Output
 	reason := "immediate"
 	var timer *time.Timer
+	var lastWake time.Time
 	defer func() {
 		if timer != nil {
 			timer.Stop()
@@ -236,6 +237,12 @@ func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.D
 		}
 		select {
 		case <-ch:
+			// Output is streaming: coalesce wakeups so a waiter does not re-evaluate
+			// its conditions for every few kilobytes the reader ingests.
+			if time.Since(lastWake) < 2*time.Millisecond {
+				time.Sleep(2 * time.Millisecond)
+			}
+			lastWake = time.Now()
 		case <-timer.C:
 		case <-ctx.Done():
 			return Output{Reason: "canceled", Waited: time.Since(began)}, ctx.Err()

@@ -1,0 +1,186 @@
+package terminal
+
+import (
+	"context"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func p50(ds []time.Duration) float64 {
+	if len(ds) == 0 {
+		return 0
+	}
+	sort.Slice(ds, func(a, b int) bool { return ds[a] < ds[b] })
+	return float64(ds[len(ds)/2].Microseconds()) / 1000
+}
+
+// BenchmarkRoundTrip measures send_input of `echo x` until get_output has seen x.
+func BenchmarkRoundTrip(b *testing.B) {
+	m, err := NewManager(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	ctx := context.Background()
+	if _, err := m.Create(ctx, "b", SessionSpec{Name: "rt", Cwd: b.TempDir()}); err != nil {
+		b.Fatal(err)
+	}
+	var ds []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		out, err := m.Send(ctx, "b", "rt", Input{Text: "echo x", Wait: OutputQuery{WaitMS: 10000, WaitFor: `(?m)^x\r?$`}})
+		if err != nil || !out.Matched {
+			b.Fatalf("Send() = %+v, %v", out, err)
+		}
+		ds = append(ds, time.Since(start))
+		// Let the prompt come back before the next round.
+		for !out.Finished {
+			out, _ = m.Output(ctx, "b", "rt", OutputQuery{WaitMS: 10000})
+		}
+	}
+	b.ReportMetric(p50(ds), "p50-ms")
+}
+
+// BenchmarkSeqThroughput measures how fast the session reader drains `seq 1000000`.
+func BenchmarkSeqThroughput(b *testing.B) {
+	m, err := NewManager(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	ctx := context.Background()
+	if _, err := m.Create(ctx, "b", SessionSpec{Name: "seq", Cwd: b.TempDir()}); err != nil {
+		b.Fatal(err)
+	}
+	const seqBytes = 7888896 // bytes of `seq 1000000` through a PTY (ONLCR adds \r)
+	b.SetBytes(seqBytes)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, err := m.Send(ctx, "b", "seq", Input{Text: "seq 1000000", Wait: OutputQuery{WaitMS: 60000, MaxBytes: 1}})
+		for err == nil && !out.Finished {
+			out, err = m.Output(ctx, "b", "seq", OutputQuery{WaitMS: 60000, MaxBytes: 1})
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunTrue measures run_command of `true` end to end, in process.
+func BenchmarkRunTrue(b *testing.B) {
+	m, err := NewManager(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	dir := b.TempDir()
+	var ds []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		start := time.Now()
+		r, err := m.Run(context.Background(), "b", RunSpec{Command: "true", Cwd: dir})
+		if err != nil || r.Running || r.ExitCode != 0 {
+			b.Fatalf("Run(true) = %+v, %v", r, err)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	b.ReportMetric(p50(ds), "p50-ms")
+}
+
+func rssKB() int {
+	b, _ := os.ReadFile("/proc/self/status")
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
+			return n
+		}
+	}
+	return 0
+}
+
+// BenchmarkYesRSS runs `yes` in 10 sessions for 10 s and reports the peak RSS of this
+// process and the latency of a get_output round trip in an eleventh session meanwhile.
+func BenchmarkYesRSS(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		m, err := NewManager(Config{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := context.Background()
+		dir := b.TempDir()
+		before := rssKB()
+		for s := 0; s < 10; s++ {
+			id := "yes" + strconv.Itoa(s)
+			if _, err := m.Create(ctx, "b", SessionSpec{Name: id, Cwd: dir}); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := m.Send(ctx, "b", id, Input{Text: "yes"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := m.Create(ctx, "b", SessionSpec{Name: "probe", Cwd: dir}); err != nil {
+			b.Fatal(err)
+		}
+		peak := 0
+		var rts []time.Duration
+		end := time.Now().Add(10 * time.Second)
+		for time.Now().Before(end) {
+			start := time.Now()
+			out, err := m.Send(ctx, "b", "probe", Input{Text: "echo x", Wait: OutputQuery{WaitMS: 10000}})
+			if err != nil || !out.Finished {
+				b.Fatalf("probe Send() = %+v, %v", out, err)
+			}
+			rts = append(rts, time.Since(start))
+			for s := 0; s < 10; s++ {
+				if _, err := m.Output(ctx, "b", "yes"+strconv.Itoa(s), OutputQuery{MaxBytes: 4096}); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := m.Screen("b", "yes"+strconv.Itoa(s)); err != nil {
+					b.Fatal(err)
+				}
+			}
+			peak = max(peak, rssKB())
+			time.Sleep(100 * time.Millisecond)
+		}
+		var total int64
+		for s := 0; s < 10; s++ {
+			p, _ := m.History("b", "yes"+strconv.Itoa(s), 0, 1)
+			total += p.End
+		}
+		m.Shutdown(ctx)
+		b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
+		b.ReportMetric(float64(before)/1024, "start-rss-MB")
+		b.ReportMetric(p50(rts), "probe-p50-ms")
+		b.ReportMetric(float64(total)/10/(1<<20), "MB-per-session")
+	}
+}
+
+// BenchmarkIngest measures the session reader's own processing (log cleaning, ring, screen
+// queue, waking waiters) on the bytes `seq 1000000` produces in a PTY, without the kernel.
+func BenchmarkIngest(b *testing.B) {
+	var sb strings.Builder
+	for i := 1; i <= 1000000; i++ {
+		sb.WriteString(strconv.Itoa(i))
+		sb.WriteString("\r\n")
+	}
+	data := []byte(sb.String())
+	m, err := NewManager(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	b.SetBytes(int64(len(data)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		s := &session{stream: newStream(2 << 20), m: m, id: "x", updCh: make(chan struct{}, 1), cols: 120, rows: 40}
+		s.view = newLogView(s.log, s.onMarker)
+		for off := 0; off < len(data); off += 4095 {
+			s.ingest(data[off:min(off+4095, len(data))])
+		}
+	}
+}
