@@ -56,6 +56,8 @@ const (
 	// tailCountFactor scales the count budget for negative offsets: reading
 	// the end of a log is common and worth counting a few hundred MB once.
 	tailCountFactor = 16
+	// maxReadBytes is the ceiling for MaxBytes.
+	maxReadBytes = 16 << 20
 	// DefaultIndexEntries is the LRU size of a Reader's line-index cache.
 	DefaultIndexEntries = 64
 )
@@ -273,6 +275,10 @@ func (o *ReadOptions) defaults() error {
 	if o.MaxLineLength <= 0 {
 		o.MaxLineLength = DefaultMaxLineLength
 	}
+	// Hard ceilings: a caller passing huge caps must not make one answer
+	// hold the whole of a multi-GB file in memory.
+	o.MaxBytes = min(o.MaxBytes, maxReadBytes)
+	o.MaxLineLength = min(o.MaxLineLength, o.MaxBytes)
 	switch o.Encoding {
 	case "", "utf8", "text", "UTF-8":
 		o.Encoding = EncodingUTF8
