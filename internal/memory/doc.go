@@ -23,6 +23,8 @@
 //	recent  / conversation: 16 hex digits of created unix nanos + SeqKey(id) → Note, for reminders
 //	log     SeqKey(seq) → {op: put|delete, id}: the change log other processes replay
 //	head    (plain key) SeqKey of the last log sequence, so a fresh index knows where to start
+//	tail    (plain key) SeqKey of the oldest log entry kept; the log keeps Config.LogKeep entries
+//	        and an index that fell further behind rebuilds instead of replaying
 //
 // Memory IDs come from the items bucket's sequence and are never reused. Every write (store,
 // delete, import, re-embed) appends to the log in the same transaction.

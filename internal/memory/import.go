@@ -116,7 +116,7 @@ func (s *Service) Import(ctx context.Context, req ImportRequest) (ImportResult, 
 			if ok, err := tx.GetJSON(itemsPath, store.SeqKey(id), &r); err != nil {
 				return err
 			} else if ok {
-				if err := deleteRecord(tx, &r); err != nil {
+				if err := deleteRecord(tx, &r, s.logKeep); err != nil {
 					return err
 				}
 				res.Replaced++
@@ -128,7 +128,7 @@ func (s *Service) Import(ctx context.Context, req ImportRequest) (ImportResult, 
 				Created: now, Hash: contentHash(c), Embedder: s.emb.ID(), Dim: len(vecs[i]),
 				Document: name, Chunk: i,
 			}
-			id, err := putRecord(tx, rec, vecs[i])
+			id, err := putRecord(tx, rec, vecs[i], s.logKeep)
 			if err != nil {
 				return err
 			}

@@ -20,6 +20,8 @@ const (
 	MaxSearchLimit         = 100
 	// DefaultSnippetChars is how much of each hit's content Search returns unless told otherwise.
 	DefaultSnippetChars = 600
+	// DefaultLogKeep is how many change-log entries are kept for other processes to replay.
+	DefaultLogKeep = 20000
 )
 
 // IndexKind selects the in-memory vector index.
@@ -54,6 +56,9 @@ type Config struct {
 	// Hybrid blends a lexical score into the ranking of keyword-heavy queries (identifiers,
 	// error codes, paths). Nil means on; see hybrid.go for the measured effect.
 	Hybrid *bool
+	// LogKeep is how many change-log entries are kept for other processes' indexes to replay;
+	// a process further behind rebuilds its index. Zero means DefaultLogKeep.
+	LogKeep int
 	// Now is the clock; nil means time.Now. Tests inject one.
 	Now func() time.Time
 }
@@ -123,6 +128,7 @@ type Service struct {
 	maxDoc    int
 	hybrid    bool
 	kind      IndexKind
+	logKeep   int
 	now       func() time.Time
 
 	// mu guards the index state below. Embedding never happens under it.
@@ -169,6 +175,9 @@ func New(st *store.Store, cfg Config) *Service {
 	}
 	if s.kind == "" {
 		s.kind = IndexSlab
+	}
+	if s.logKeep = cfg.LogKeep; s.logKeep <= 0 {
+		s.logKeep = DefaultLogKeep
 	}
 	if s.now == nil {
 		s.now = time.Now

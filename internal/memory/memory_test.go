@@ -555,7 +555,7 @@ func fillStore(t testing.TB, st *store.Store, e embed.Embedder, n int, scope str
 				conv := strings.TrimPrefix(scope, conversationPrefix)
 				rec := record{Scope: scope, Conversation: conv, Content: text, Created: time.Unix(int64(start+i), 0).UTC(),
 					Hash: contentHash(text), Embedder: e.ID(), Dim: len(vecs[i])}
-				if _, err := putRecord(tx, rec, vecs[i]); err != nil {
+				if _, err := putRecord(tx, rec, vecs[i], DefaultLogKeep); err != nil {
 					return err
 				}
 			}
@@ -732,5 +732,34 @@ func TestRemindersSource(t *testing.T) {
 		if !strings.Contains(text, s) {
 			t.Errorf("reminder does not mention %q:\n%s", s, text)
 		}
+	}
+}
+
+// TestLogPruning lets another service write more changes than the log keeps: the first service's
+// index, too far behind to replay, rebuilds and still sees every change.
+func TestLogPruning(t *testing.T) {
+	ctx := context.Background()
+	st := newTestStore(t)
+	lex := embed.NewLexical(embed.DefaultLexicalDim)
+	a := New(st, Config{Embedder: lex, LogKeep: 10})
+	b := New(st, Config{Embedder: lex, LogKeep: 10})
+	first := mustStore(t, a, StoreRequest{Conversation: "c", Content: "first memory about capybaras"})
+	mustSearch(t, a, SearchRequest{Conversation: "c", Query: "capybaras"})
+	if _, err := b.Delete(ctx, DeleteRequest{Conversation: "c", ID: first.ID}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		mustStore(t, b, StoreRequest{Conversation: "c", Content: fmt.Sprintf("memory %d about capybaras and tapir%d", i, i)})
+	}
+	var logLen int
+	err := st.View(ctx, func(tx *store.Tx) error {
+		return tx.ForEach(logPath, func(string, []byte) error { logLen++; return nil })
+	})
+	if err != nil || logLen > 10+pruneBatch {
+		t.Errorf("log holds %d entries (%v), want about 10", logLen, err)
+	}
+	hits := mustSearch(t, a, SearchRequest{Conversation: "c", Query: "capybaras", Limit: 100, Threshold: f32(-1)})
+	if len(hits) != 30 || slices.Contains(hitIDs(hits), first.ID) {
+		t.Errorf("after pruning, Search = %d hits (deleted %d present: %v), want 30 without it", len(hits), first.ID, slices.Contains(hitIDs(hits), first.ID))
 	}
 }

@@ -112,7 +112,7 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 				return nil
 			}
 		}
-		id, err := putRecord(tx, rec, vec)
+		id, err := putRecord(tx, rec, vec, s.logKeep)
 		res.ID = id
 		return err
 	})
@@ -129,7 +129,7 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 }
 
 // putRecord writes a new memory with every secondary entry and a log entry; it returns the ID.
-func putRecord(tx *store.Tx, rec record, vec []float32) (uint64, error) {
+func putRecord(tx *store.Tx, rec record, vec []float32, keep int) (uint64, error) {
 	id, err := tx.NextSequence(itemsPath)
 	if err != nil {
 		return 0, err
@@ -162,12 +162,12 @@ func putRecord(tx *store.Tx, rec record, vec []float32) (uint64, error) {
 			return 0, err
 		}
 	}
-	return id, appendLog(tx, "put", id)
+	return id, appendLog(tx, "put", id, keep)
 }
 
 // deleteRecord removes memory id with its secondary entries and logs it. Document bookkeeping is
 // the caller's.
-func deleteRecord(tx *store.Tx, rec *record) error {
+func deleteRecord(tx *store.Tx, rec *record, keep int) error {
 	key := store.SeqKey(rec.ID)
 	if err := tx.Delete(itemsPath, key); err != nil {
 		return err
@@ -188,7 +188,7 @@ func deleteRecord(tx *store.Tx, rec *record) error {
 			return err
 		}
 	}
-	return appendLog(tx, "delete", rec.ID)
+	return appendLog(tx, "delete", rec.ID, keep)
 }
 
 // summary is the one-line form of a memory used in reminders.
@@ -429,7 +429,7 @@ func (s *Service) Delete(ctx context.Context, req DeleteRequest) (int, error) {
 		}
 		docs := map[string][]uint64{}
 		for _, r := range recs {
-			if err := deleteRecord(tx, r); err != nil {
+			if err := deleteRecord(tx, r, s.logKeep); err != nil {
 				return err
 			}
 			if r.Document != "" {
@@ -653,7 +653,7 @@ func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) e
 				if err := tx.PutJSON(append(slices.Clone(scopesPath), r.Scope), key, se); err != nil {
 					return err
 				}
-				if err := appendLog(tx, "put", r.ID); err != nil {
+				if err := appendLog(tx, "put", r.ID, s.logKeep); err != nil {
 					return err
 				}
 			}

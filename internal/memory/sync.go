@@ -34,8 +34,15 @@ func (s *Service) syncLocked(ctx context.Context) error {
 		vec []float32
 	}
 	var changes []change
+	pruned := false
 	err := s.st.View(ctx, func(tx *store.Tx) error {
 		changes = changes[:0]
+		if v, ok := tx.Get(rootPath, tailKey); ok {
+			if tail, ok := store.ParseSeqKey(string(v)); ok && s.lastSeq+1 < tail {
+				pruned = true
+				return nil
+			}
+		}
 		return tx.Seek(logPath, store.SeqKey(s.lastSeq+1), func(k string, v []byte) (bool, error) {
 			seq, ok := store.ParseSeqKey(k)
 			if !ok {
@@ -61,6 +68,9 @@ func (s *Service) syncLocked(ctx context.Context) error {
 	})
 	if err != nil {
 		return fmt.Errorf("catch up memory index: %w", err)
+	}
+	if pruned {
+		return s.buildLocked(ctx)
 	}
 	for _, c := range changes {
 		if err := s.applyLocked(ctx, c.e.ID, c.rec, c.vec); err != nil {
@@ -237,8 +247,17 @@ func loadRecord(tx *store.Tx, id uint64) (*record, []float32, bool, error) {
 	return &r, decodeVec(raw), true, nil
 }
 
-// appendLog records a change for other processes and advances the head key.
-func appendLog(tx *store.Tx, op string, id uint64) error {
+// Log pruning: the log keeps the last Config.LogKeep entries. A process whose index is further
+// behind (it slept through more changes than that) finds its next sequence below the tail and rebuilds
+// its index from scratch instead of replaying.
+const (
+	tailKey    = "tail"
+	pruneBatch = 64 // entries deleted per append at most, so every write stays small
+)
+
+// appendLog records a change for other processes, advances the head key and prunes the oldest
+// entries beyond keep.
+func appendLog(tx *store.Tx, op string, id uint64, keep int) error {
 	seq, err := tx.NextSequence(logPath)
 	if err != nil {
 		return err
@@ -246,5 +265,33 @@ func appendLog(tx *store.Tx, op string, id uint64) error {
 	if err := tx.PutJSON(logPath, store.SeqKey(seq), logEntry{Op: op, ID: id}); err != nil {
 		return err
 	}
-	return tx.Put(rootPath, headKey, []byte(store.SeqKey(seq)))
+	if err := tx.Put(rootPath, headKey, []byte(store.SeqKey(seq))); err != nil {
+		return err
+	}
+	if keep <= 0 || seq <= uint64(keep) {
+		return nil
+	}
+	limit := seq - uint64(keep)
+	var old []string
+	err = tx.Seek(logPath, "", func(k string, _ []byte) (bool, error) {
+		n, ok := store.ParseSeqKey(k)
+		if !ok || n > limit || len(old) == pruneBatch {
+			return false, nil
+		}
+		old = append(old, k)
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range old {
+		if err := tx.Delete(logPath, k); err != nil {
+			return err
+		}
+	}
+	if len(old) > 0 {
+		last, _ := store.ParseSeqKey(old[len(old)-1])
+		return tx.Put(rootPath, tailKey, []byte(store.SeqKey(last+1)))
+	}
+	return nil
 }
