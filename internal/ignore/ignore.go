@@ -142,15 +142,21 @@ func convertClass(s string) string {
 // Match reports whether the pattern matches rel, a slash-separated path
 // relative to the directory holding the pattern's file.
 func (p Pattern) Match(rel string, isDir bool) bool {
+	return p.match(path.Base(rel), func() []string { return strings.Split(rel, "/") }, isDir)
+}
+
+// match takes the base name and a lazy splitter so that Matcher.Ignored
+// splits a path once for all patterns of a level, and only when an anchored
+// pattern needs it.
+func (p Pattern) match(base string, parts func() []string, isDir bool) bool {
 	if p.dirOnly && !isDir {
 		return false
 	}
 	if !p.anchored {
 		// A pattern without a slash matches the name at any level.
-		return segMatch(p.segs[0], path.Base(rel))
+		return segMatch(p.segs[0], base)
 	}
-	parts := strings.Split(rel, "/")
-	return matchSegs(p.segs, parts, p.trailingDoubleStar)
+	return matchSegs(p.segs, parts(), p.trailingDoubleStar)
 }
 
 // matchSegs matches pattern segments against path segments, with "**"
@@ -283,19 +289,27 @@ func (m *Matcher) Ignored(rel string, isDir bool) bool {
 	if rel == "" {
 		return false
 	}
-	if path.Base(rel) == ".git" {
+	base := path.Base(rel)
+	if base == ".git" {
 		return true
 	}
 	for cur := m; cur != nil; cur = cur.parent {
 		sub := rel
 		if cur.dir != "" {
-			if !strings.HasPrefix(rel, cur.dir+"/") {
+			if len(rel) <= len(cur.dir) || rel[len(cur.dir)] != '/' || !strings.HasPrefix(rel, cur.dir) {
 				continue
 			}
 			sub = rel[len(cur.dir)+1:]
 		}
+		var parts []string
+		split := func() []string {
+			if parts == nil {
+				parts = strings.Split(sub, "/")
+			}
+			return parts
+		}
 		for i := len(cur.patterns) - 1; i >= 0; i-- {
-			if cur.patterns[i].Match(sub, isDir) {
+			if cur.patterns[i].match(base, split, isDir) {
 				return !cur.patterns[i].negate
 			}
 		}
