@@ -65,7 +65,8 @@ const DefaultCacheSize = 4096
 //	                            https://api.openai.com; the key is read from $OPENAI_API_KEY
 //
 // Remote specs accept comma-separated options after the URL: "key_env=NAME" (the environment
-// variable holding the API key), "dim=N" (the known dimension), "timeout=30s", "batch=N". Example:
+// variable holding the API key), "dim=N" (the known dimension), "max_tokens=N" (the model's
+// window, for chunking), "timeout=30s", "batch=N". Example:
 // "openai:text-embedding-3-small@http://127.0.0.1:8080,key_env=LOCAL_KEY,dim=1536".
 func New(spec string) (Embedder, error) {
 	e, err := newUncached(strings.TrimSpace(spec))
@@ -144,6 +145,12 @@ func parseRemote(rest string) (RemoteConfig, error) {
 				return cfg, fmt.Errorf("%w: dim %q must be a positive integer", ErrBadSpec, v)
 			}
 			cfg.Dim = n
+		case "max_tokens":
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return cfg, fmt.Errorf("%w: max_tokens %q must be a positive integer", ErrBadSpec, v)
+			}
+			cfg.MaxTokens = n
 		case "batch":
 			n, err := strconv.Atoi(v)
 			if err != nil || n <= 0 {
@@ -157,7 +164,7 @@ func parseRemote(rest string) (RemoteConfig, error) {
 			}
 			cfg.Timeout = d
 		default:
-			return cfg, fmt.Errorf("%w: unknown option %q (want key_env, dim, batch or timeout)", ErrBadSpec, k)
+			return cfg, fmt.Errorf("%w: unknown option %q (want key_env, dim, max_tokens, batch or timeout)", ErrBadSpec, k)
 		}
 	}
 	return cfg, nil

@@ -240,6 +240,12 @@ func TestNew(t *testing.T) {
 				t.Errorf("config = %+v, want key_env LOCAL_KEY, batch 8, timeout 5s", r.cfg)
 			}
 		}},
+		{spec: "ollama:bge-m3@http://h:1,max_tokens=8192", id: "ollama:bge-m3", check: func(t *testing.T, r *Remote) {
+			if r.MaxTokens() != 8192 {
+				t.Errorf("MaxTokens() = %d, want 8192", r.MaxTokens())
+			}
+		}},
+		{spec: "ollama:m,max_tokens=0", wantErr: true},
 		{spec: "builtin:x", wantErr: true},
 		{spec: "lexical:abc", wantErr: true},
 		{spec: "lexical:4", wantErr: true},
