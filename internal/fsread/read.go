@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"os"
@@ -203,6 +204,8 @@ type lineIndex struct {
 	complete bool
 	total    int64
 	sha256   string
+	// sample fingerprints the bytes before size, to recognise appends.
+	sample uint64
 }
 
 func (ix *lineIndex) best(line int64) checkpoint {
@@ -236,33 +239,79 @@ func (ix *lineIndex) note(line, off int64) {
 	}
 }
 
-func (r *Reader) index(rel string, fi os.FileInfo) *lineIndex {
+// index returns the line index for this version of the file. When the file
+// has only grown since it was indexed (same inode, and the 4 KB before the
+// old end are unchanged, as with an appended log), the old checkpoints are
+// kept: line starts before the old end have not moved.
+func (r *Reader) index(rel string, f *os.File, fi os.FileInfo) *lineIndex {
 	dev, ino, ctime, ok := fileIdentity(fi)
 	key := indexKey{dev: dev, ino: ino}
 	if !ok {
 		key.path = rel
 	}
 	size, mtime := fi.Size(), fi.ModTime().UnixNano()
+	same := func(ix *lineIndex) bool {
+		return ix.size == size && ix.mtimeNs == mtime && ix.ctimeNs == ctime
+	}
+	r.mu.Lock()
+	var old *lineIndex
+	if el, ok := r.entries[key]; ok {
+		old = el.Value.(*lineIndex)
+		if same(old) {
+			r.lru.MoveToFront(el)
+			r.mu.Unlock()
+			return old
+		}
+	}
+	r.mu.Unlock()
+
+	ix := &lineIndex{key: key, size: size, mtimeNs: mtime, ctimeNs: ctime,
+		cps: []checkpoint{{1, 0}}, furthest: checkpoint{1, 0}, sample: sampleSum(f, size)}
+	if old != nil && size > old.size && old.sample != 0 && sampleSum(f, old.size) == old.sample {
+		old.mu.Lock()
+		ix.cps = append([]checkpoint(nil), old.cps...)
+		ix.furthest = old.furthest
+		old.mu.Unlock()
+	}
+
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if el, ok := r.entries[key]; ok {
-		ix := el.Value.(*lineIndex)
-		if ix.size == size && ix.mtimeNs == mtime && ix.ctimeNs == ctime {
-			r.lru.MoveToFront(el)
-			return ix
+		if cur := el.Value.(*lineIndex); same(cur) {
+			r.lru.MoveToFront(el) // another Read built it meanwhile
+			return cur
 		}
 		r.lru.Remove(el)
 		delete(r.entries, key)
 	}
-	ix := &lineIndex{key: key, size: size, mtimeNs: mtime, ctimeNs: ctime,
-		cps: []checkpoint{{1, 0}}, furthest: checkpoint{1, 0}}
 	r.entries[key] = r.lru.PushFront(ix)
 	for r.lru.Len() > r.max {
-		old := r.lru.Back()
-		r.lru.Remove(old)
-		delete(r.entries, old.Value.(*lineIndex).key)
+		oldest := r.lru.Back()
+		r.lru.Remove(oldest)
+		delete(r.entries, oldest.Value.(*lineIndex).key)
 	}
 	return ix
+}
+
+// sampleLen is how much of the bytes before an old end of file is compared
+// to decide that a file was appended to rather than rewritten.
+const sampleLen = 4 << 10
+
+// sampleSum hashes the sampleLen bytes before end (and end itself); 0 means
+// no sample.
+func sampleSum(f *os.File, end int64) uint64 {
+	if end <= 0 {
+		return 0
+	}
+	start := max(end-sampleLen, 0)
+	buf := make([]byte, end-start)
+	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write(buf)
+	fmt.Fprintf(h, "@%d", end)
+	return h.Sum64()
 }
 
 func (o *ReadOptions) defaults() error {
@@ -322,7 +371,7 @@ func (r *Reader) Read(ctx context.Context, root *os.Root, rel string, opts ReadO
 	res := ReadResult{Path: rel, Size: fi.Size(), ModTime: fi.ModTime(), TotalLines: -1, Encoding: opts.Encoding}
 	res.Fingerprint = Fingerprint(fi)
 
-	ix := r.index(rel, fi)
+	ix := r.index(rel, f, fi)
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 

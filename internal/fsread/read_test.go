@@ -404,3 +404,44 @@ func TestReaderConcurrentAndBounded(t *testing.T) {
 		t.Errorf("Reader cache holds %d/%d indexes, want at most 2", n, m)
 	}
 }
+
+// TestReadAppendKeepsIndex: appending to a log keeps the checkpoints of the
+// old part; rewriting the file does not.
+func TestReadAppendKeepsIndex(t *testing.T) {
+	const n = 100_000 // ~1.2 MB: several checkpoints
+	root, dir := openTestRoot(t, map[string]string{"app.log": numberedLines(n)})
+	p := filepath.Join(dir, "app.log")
+	r := NewReader(0)
+	ctx := context.Background()
+	if got, err := r.Read(ctx, root, "app.log", ReadOptions{Offset: -1}); err != nil || got.TotalLines != n {
+		t.Fatalf("Read(tail) = total %d, %v", got.TotalLines, err)
+	}
+	cpsBefore := len(r.lru.Front().Value.(*lineIndex).cps)
+	f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "line %d\nline %d\n", n+1, n+2)
+	f.Close()
+	got, err := r.Read(ctx, root, "app.log", ReadOptions{StartLine: n + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Text != fmt.Sprintf("line %d\nline %d", n+1, n+2) || got.TotalLines != n+2 {
+		t.Errorf("Read after append = %q total %d, want lines %d-%d total %d", got.Text, got.TotalLines, n+1, n+2, n+2)
+	}
+	if cps := len(r.lru.Front().Value.(*lineIndex).cps); cps < cpsBefore {
+		t.Errorf("index after append has %d checkpoints, want the old %d kept", cps, cpsBefore)
+	}
+	// Rewrite in place, longer, with different content: no reuse.
+	if err := os.WriteFile(p, []byte(strings.Repeat("ab\n", n+10)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err = r.Read(ctx, root, "app.log", ReadOptions{StartLine: n + 1, EndLine: n + 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Text != "ab" {
+		t.Errorf("Read after rewrite = %q, want %q", got.Text, "ab")
+	}
+}
