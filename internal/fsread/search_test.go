@@ -167,6 +167,11 @@ func TestGrepCounts(t *testing.T) {
 	}
 	// bin.dat is binary; .hidden, x.log, build/, gen.go and .git are
 	// filtered; the fifo and symlinks are never opened.
+	// Exactly the four regular text files are opened: not the FIFO, not
+	// the symlinks (link, src/loop), not anything behind them.
+	if got.FilesSearched != 4 || got.Errors != 0 {
+		t.Errorf("Grep FilesSearched = %d, Errors = %d; want 4, 0", got.FilesSearched, got.Errors)
+	}
 	if got.BinarySkipped != 1 || got.HiddenSkipped == 0 || got.IgnoredSkipped < 3 || got.FilesMatched != 2 {
 		t.Errorf("Grep counts = binary %d hidden %d ignored %d matched files %d; want 1, >0, >=3, 2",
 			got.BinarySkipped, got.HiddenSkipped, got.IgnoredSkipped, got.FilesMatched)
