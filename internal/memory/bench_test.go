@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strconv"
@@ -203,5 +204,31 @@ func BenchmarkStartup(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkRSS100k starts a separate process (this test binary) as a server on a state
+// directory with 100,000 memories and reports its resident set size before any memory operation
+// and after the first search has built the index.
+func BenchmarkRSS100k(b *testing.B) {
+	dir := b.TempDir()
+	filledStore(b, dir, 100000)
+	for _, kind := range indexKinds {
+		b.Run(string(kind), func(b *testing.B) {
+			var before, after float64
+			for b.Loop() {
+				cmd := exec.Command(os.Args[0], "-test.run=^$")
+				cmd.Env = append(os.Environ(), rssDirEnv+"="+dir, rssIndexEnv+"="+string(kind))
+				out, err := cmd.Output()
+				if err != nil {
+					b.Fatalf("server process: %v", err)
+				}
+				if _, err := fmt.Sscanf(strings.TrimSpace(string(out)), "rss_before=%g rss_after=%g", &before, &after); err != nil {
+					b.Fatalf("server process output %q: %v", out, err)
+				}
+			}
+			b.ReportMetric(before/(1<<20), "RSS-before-MiB")
+			b.ReportMetric(after/(1<<20), "RSS-after-search-MiB")
+		})
 	}
 }

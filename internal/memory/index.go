@@ -3,7 +3,9 @@ package memory
 import (
 	"container/heap"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -118,17 +120,23 @@ func dot(a, b []float32) float32 {
 	return s0 + s1 + s2 + s3
 }
 
-// slabIndex keeps each scope's vectors back to back in one []float32.
+// slabIndex keeps each scope's vectors back to back in blocks of blockVecs vectors: contiguous
+// enough for a fast scan, and growing a scope never copies (or leaves behind as garbage) more
+// than one block, which keeps the resident size of a 100,000-memory build near the vectors'
+// own size.
 type slabIndex struct {
 	scopes map[string]*slab
 	where  map[uint64]slabLoc
 	dim    int
 }
 
+// blockVecs is the number of vectors per slab block (2 MiB at 512 dimensions).
+const blockVecs = 1024
+
 type slab struct {
-	ids  []uint64
-	tags [][]string
-	vecs []float32
+	ids    []uint64
+	tags   [][]string
+	blocks [][]float32 // all full (blockVecs vectors) except the last
 }
 
 type slabLoc struct {
@@ -136,15 +144,41 @@ type slabLoc struct {
 	pos   int
 }
 
+// vec returns the i-th vector of s.
+func (s *slab) vec(i, dim int) []float32 {
+	off := (i % blockVecs) * dim
+	return s.blocks[i/blockVecs][off : off+dim : off+dim]
+}
+
+// grow appends room for one vector and returns it.
+func (s *slab) grow(dim int) []float32 {
+	n := len(s.blocks)
+	if n == 0 || len(s.blocks[n-1]) == blockVecs*dim {
+		s.blocks = append(s.blocks, make([]float32, 0, dim)) // the first vector of a new block
+		n++
+	}
+	b := s.blocks[n-1]
+	if len(b)+dim > cap(b) {
+		// Double small blocks (a scope with three memories should not cost 2 MiB), up to a
+		// full block.
+		nb := make([]float32, len(b), min(max(2*cap(b), len(b)+dim), blockVecs*dim))
+		copy(nb, b)
+		b = nb
+	}
+	b = b[:len(b)+dim]
+	s.blocks[n-1] = b
+	return b[len(b)-dim:]
+}
+
 // parallelMin is the scope size from which a scan is split over the cores.
 const parallelMin = 8192
 
-func (x *slabIndex) add(_ context.Context, id uint64, scope string, tags []string, vec []float32) error {
+func (x *slabIndex) slot(id uint64, scope string, tags []string, dim int) ([]float32, error) {
 	if x.dim == 0 {
-		x.dim = len(vec)
+		x.dim = dim
 	}
-	if len(vec) != x.dim {
-		return fmt.Errorf("index memory %d: dimension %d, want %d", id, len(vec), x.dim)
+	if dim != x.dim {
+		return nil, fmt.Errorf("index memory %d: dimension %d, want %d", id, dim, x.dim)
 	}
 	if _, ok := x.where[id]; ok {
 		_ = x.remove(context.Background(), id)
@@ -157,7 +191,28 @@ func (x *slabIndex) add(_ context.Context, id uint64, scope string, tags []strin
 	x.where[id] = slabLoc{scope: scope, pos: len(s.ids)}
 	s.ids = append(s.ids, id)
 	s.tags = append(s.tags, tags)
-	s.vecs = append(s.vecs, vec...)
+	return s.grow(x.dim), nil
+}
+
+func (x *slabIndex) add(_ context.Context, id uint64, scope string, tags []string, vec []float32) error {
+	dst, err := x.slot(id, scope, tags, len(vec))
+	if err != nil {
+		return err
+	}
+	copy(dst, vec)
+	return nil
+}
+
+// addEncoded adds a vector straight from its stored little-endian bytes, without an intermediate
+// slice: the index build of 100,000 memories would otherwise churn 200 MB of garbage.
+func (x *slabIndex) addEncoded(id uint64, scope string, tags []string, raw []byte) error {
+	dst, err := x.slot(id, scope, tags, len(raw)/4)
+	if err != nil {
+		return err
+	}
+	for i := range dst {
+		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+	}
 	return nil
 }
 
@@ -173,12 +228,18 @@ func (x *slabIndex) remove(_ context.Context, id uint64) error {
 		moved := s.ids[last]
 		s.ids[loc.pos] = moved
 		s.tags[loc.pos] = s.tags[last]
-		copy(s.vecs[loc.pos*x.dim:(loc.pos+1)*x.dim], s.vecs[last*x.dim:])
+		copy(s.vec(loc.pos, x.dim), s.vec(last, x.dim))
 		x.where[moved] = slabLoc{scope: loc.scope, pos: loc.pos}
 	}
 	s.ids = s.ids[:last]
+	s.tags[last] = nil
 	s.tags = s.tags[:last]
-	s.vecs = s.vecs[:last*x.dim]
+	lb := len(s.blocks) - 1
+	s.blocks[lb] = s.blocks[lb][:len(s.blocks[lb])-x.dim]
+	if len(s.blocks[lb]) == 0 {
+		s.blocks[lb] = nil
+		s.blocks = s.blocks[:lb]
+	}
 	if last == 0 {
 		delete(x.scopes, loc.scope)
 	}
@@ -204,9 +265,7 @@ func (x *slabIndex) search(ctx context.Context, q []float32, scopes, tags []stri
 		return nil, fmt.Errorf("query dimension %d, index dimension %d", len(q), x.dim)
 	}
 	if scopes == nil {
-		for sc := range x.scopes {
-			scopes = append(scopes, sc)
-		}
+		scopes = x.scopeNames()
 	}
 	top := &topN{n: n}
 	for _, sc := range scopes {
@@ -221,29 +280,34 @@ func (x *slabIndex) search(ctx context.Context, q []float32, scopes, tags []stri
 	return top.sorted(), nil
 }
 
-// scan pushes s's matching vectors into top, splitting large slabs over the cores.
+// scan pushes s's matching vectors into top, splitting large slabs over the cores by blocks.
 func (x *slabIndex) scan(ctx context.Context, s *slab, q []float32, tags []string, top *topN) error {
 	dim := x.dim
-	part := func(lo, hi int, t *topN) {
-		for i := lo; i < hi; i++ {
-			if len(tags) > 0 && !hasTags(s.tags[i], tags) {
-				continue
+	blocks := func(lo, hi int, t *topN) {
+		for b := lo; b < hi; b++ {
+			blk := s.blocks[b]
+			base := b * blockVecs
+			for j := 0; j*dim < len(blk); j++ {
+				i := base + j
+				if len(tags) > 0 && !hasTags(s.tags[i], tags) {
+					continue
+				}
+				t.push(scored{id: s.ids[i], sim: dot(q, blk[j*dim:(j+1)*dim])})
 			}
-			t.push(scored{id: s.ids[i], sim: dot(q, s.vecs[i*dim:(i+1)*dim])})
 		}
 	}
-	n := len(s.ids)
-	workers := runtime.GOMAXPROCS(0)
-	if n < parallelMin || workers == 1 {
-		part(0, n, top)
+	nb := len(s.blocks)
+	workers := min(runtime.GOMAXPROCS(0), nb)
+	if len(s.ids) < parallelMin || workers <= 1 {
+		blocks(0, nb, top)
 		return ctx.Err()
 	}
 	tops := make([]*topN, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
 		tops[w] = &topN{n: top.n}
-		lo, hi := w*n/workers, (w+1)*n/workers
-		wg.Go(func() { part(lo, hi, tops[w]) })
+		lo, hi := w*nb/workers, (w+1)*nb/workers
+		wg.Go(func() { blocks(lo, hi, tops[w]) })
 	}
 	wg.Wait()
 	for _, t := range tops {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
 	"testing"
 
@@ -15,11 +16,22 @@ import (
 const (
 	childDirEnv   = "TOOLHOST_MEMORY_TEST_CHILD_DIR"
 	childCountEnv = "TOOLHOST_MEMORY_TEST_CHILD_COUNT"
+	// rssDirEnv makes the test binary a server that opens the state directory, reports its RSS,
+	// runs one search (building the index) and reports its RSS again (BenchmarkRSS).
+	rssDirEnv   = "TOOLHOST_MEMORY_TEST_RSS_DIR"
+	rssIndexEnv = "TOOLHOST_MEMORY_TEST_RSS_INDEX"
 )
 
 // TestMain doubles as a second toolhost process: with childDirEnv set, the test binary stores
 // memories into that state directory and exits, as another editor window's server would.
 func TestMain(m *testing.M) {
+	if dir := os.Getenv(rssDirEnv); dir != "" {
+		if err := runRSSChild(dir, IndexKind(os.Getenv(rssIndexEnv))); err != nil {
+			fmt.Fprintln(os.Stderr, "rss child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if dir := os.Getenv(childDirEnv); dir != "" {
 		if err := runChild(dir); err != nil {
 			fmt.Fprintln(os.Stderr, "child:", err)
@@ -52,6 +64,22 @@ func runChild(dir string) error {
 			return err
 		}
 	}
+	return nil
+}
+
+func runRSSChild(dir string, kind IndexKind) error {
+	ctx := context.Background()
+	st, err := store.Open(ctx, dir, store.Options{NoSync: true})
+	if err != nil {
+		return err
+	}
+	svc := New(st, Config{Embedder: embed.NewLexical(embed.DefaultLexicalDim), Index: kind})
+	before := rssBytes()
+	if _, err := svc.Search(ctx, SearchRequest{Conversation: "c", Query: "fig market"}); err != nil {
+		return err
+	}
+	runtime.GC()
+	fmt.Printf("rss_before=%.0f rss_after=%.0f\n", before, rssBytes())
 	return nil
 }
 

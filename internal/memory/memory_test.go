@@ -763,3 +763,23 @@ func TestLogPruning(t *testing.T) {
 		t.Errorf("after pruning, Search = %d hits (deleted %d present: %v), want 30 without it", len(hits), first.ID, slices.Contains(hitIDs(hits), first.ID))
 	}
 }
+
+// TestSharedTopicByMeaning is the "done" scenario with the built-in model, offline: a
+// memory stored in one conversation under a topic is found by meaning from another conversation
+// that names the topic, and not from one that does not.
+func TestSharedTopicByMeaning(t *testing.T) {
+	if raceEnabled || testing.Short() {
+		t.Skip("USE-Lite forward passes: too slow under -race or -short")
+	}
+	s := New(newTestStore(t), Config{}) // the default: built-in USE-Lite
+	want := mustStore(t, s, StoreRequest{Conversation: "monday", Scope: "topic:ops", Content: "The staging database is read-only every Friday afternoon."})
+	mustStore(t, s, StoreRequest{Conversation: "monday", Scope: "topic:ops", Content: "Deployments to eu-west-1 must be approved by the platform team."})
+	mustStore(t, s, StoreRequest{Conversation: "monday", Scope: "topic:ops", Content: "The office coffee machine is broken until next week."})
+	hits := mustSearch(t, s, SearchRequest{Conversation: "tuesday", Query: "When can't I write to the pre-production DB?", Scopes: []string{"ops"}})
+	if len(hits) == 0 || hits[0].ID != want.ID {
+		t.Errorf("Search from another conversation = %+v, want memory %d first", hits, want.ID)
+	}
+	if hits := mustSearch(t, s, SearchRequest{Conversation: "tuesday", Query: "When can't I write to the pre-production DB?"}); len(hits) != 0 {
+		t.Errorf("Search without naming the topic = %+v, want nothing", hits)
+	}
+}

@@ -154,6 +154,11 @@ func (s *Service) buildLocked(ctx context.Context) error {
 						stale[id] = se.Embedder
 						return true, nil
 					}
+					if ea, ok := idx.(interface {
+						addEncoded(uint64, string, []string, []byte) error
+					}); ok {
+						return true, ea.addEncoded(id, scope, se.Tags, raw)
+					}
 					return true, idx.add(ctx, id, scope, se.Tags, decodeVec(raw))
 				})
 			})
