@@ -107,7 +107,7 @@ func rssKB() int {
 // process and the latency of a get_output round trip in an eleventh session meanwhile.
 func BenchmarkYesRSS(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		m, err := NewManager(Config{})
+		m, err := NewManager(Config{MaxSessionsPerConversation: 16})
 		if err != nil {
 			b.Fatal(err)
 		}

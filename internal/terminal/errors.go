@@ -9,7 +9,7 @@ var (
 	ErrNoSession = errors.New("no such terminal session; call list_sessions to see the ids of this conversation")
 	// ErrLimit means a configured maximum (sessions per conversation, sessions in total,
 	// running commands) is reached.
-	ErrLimit = errors.New("terminal limit reached; close a session with close_session first")
+	ErrLimit = errors.New("terminal limit reached")
 	// ErrInvalid means an argument is out of range or malformed.
 	ErrInvalid = errors.New("invalid terminal argument")
 	// ErrEnded means the session exists only as a record of a finished session (its shell

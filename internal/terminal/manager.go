@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -174,11 +175,11 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 	if perConv >= m.cfg.MaxSessionsPerConversation {
 		m.mu.Unlock()
 		sort.Strings(open)
-		return Info{}, fmt.Errorf("%w: this conversation has %d of %d sessions open (%v)", ErrLimit, perConv, m.cfg.MaxSessionsPerConversation, open)
+		return Info{}, fmt.Errorf("%w: this conversation has %d of %d sessions open (%s); close one with close_session or reuse it", ErrLimit, perConv, m.cfg.MaxSessionsPerConversation, strings.Join(open, ", "))
 	}
 	if total >= m.cfg.MaxSessions {
 		m.mu.Unlock()
-		return Info{}, fmt.Errorf("%w: %d of %d sessions are open across all conversations", ErrLimit, total, m.cfg.MaxSessions)
+		return Info{}, fmt.Errorf("%w: %d of %d sessions are open across all conversations; close one with close_session", ErrLimit, total, m.cfg.MaxSessions)
 	}
 	id := spec.Name
 	if id == "" {

@@ -295,6 +295,7 @@ func TestRestartShowsEndedSessions(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewManager() = %v", err)
 	}
+	t.Cleanup(func() { m1.Shutdown(context.Background()) })
 	if _, err := m1.Create(ctx, "c", SessionSpec{Name: "old", Cwd: t.TempDir()}); err != nil {
 		t.Fatalf("Create() = %v", err)
 	}

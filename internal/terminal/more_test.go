@@ -1,0 +1,128 @@
+package terminal
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestProgressAndUpdateHooks(t *testing.T) {
+	var mu sync.Mutex
+	updates := map[string]int{}
+	m := newTestManager(t, Config{OnUpdate: func(conv, id string) {
+		mu.Lock()
+		updates[conv+"/"+id]++
+		mu.Unlock()
+	}})
+	createSession(t, m, "c", "p")
+	var chunks []string
+	var cmu sync.Mutex
+	out, err := m.Send(context.Background(), "c", "p", Input{
+		Text: "for i in 1 2 3; do echo tick-$i; sleep 0.2; done; echo all-done",
+		Wait: OutputQuery{WaitMS: testWait, WaitFor: "all-done", Progress: func(c string) {
+			cmu.Lock()
+			chunks = append(chunks, c)
+			cmu.Unlock()
+		}},
+	})
+	if err != nil || !out.Matched {
+		t.Fatalf("Send() = %+v, %v", out, err)
+	}
+	cmu.Lock()
+	streamed := strings.Join(chunks, "")
+	cmu.Unlock()
+	if !strings.Contains(streamed, "tick-1") || len(chunks) < 2 {
+		t.Errorf("progress chunks = %q, want tick-1 streamed in several chunks while waiting", chunks)
+	}
+	waitUntil(t, func() bool { mu.Lock(); defer mu.Unlock(); return updates["c/p"] > 0 }, "an OnUpdate call")
+}
+
+func TestIdleTimeoutClosesSession(t *testing.T) {
+	m := newTestManager(t, Config{IdleTimeout: 300 * time.Millisecond, CloseGrace: 200 * time.Millisecond})
+	createSession(t, m, "c", "idle")
+	waitUntil(t, func() bool {
+		s, _ := m.lookup("c", "idle")
+		return s == nil
+	}, "the idle session to be closed")
+}
+
+func TestShutdownKillsEscapees(t *testing.T) {
+	m, err := NewManager(Config{CloseGrace: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Shutdown(context.Background()) })
+	createSession(t, m, "c", "a")
+	runIn(t, m, "c", "a", "setsid sleep 1004.5 & sleep 1004.25 &")
+	r, err := m.Run(context.Background(), "c", RunSpec{Command: "setsid sleep 1004.75 & sleep 1004.125", Cwd: t.TempDir(), Yield: 50 * time.Millisecond})
+	if err != nil || !r.Running {
+		t.Fatalf("Run() = %+v, %v; want still running", r, err)
+	}
+	waitUntil(t, func() bool { return len(procsWithArg("1004.")) >= 4 }, "four sleeps")
+	if err := m.Shutdown(context.Background()); err != nil {
+		t.Fatalf("Shutdown() = %v", err)
+	}
+	waitNoProcs(t, "1004.")
+	if _, err := m.Create(context.Background(), "c", SessionSpec{Cwd: t.TempDir()}); !errors.Is(err, ErrShutdown) {
+		t.Errorf("Create() after Shutdown = %v, want ErrShutdown", err)
+	}
+}
+
+func TestFloodsStayBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("floods for a few seconds")
+	}
+	m := newTestManager(t, Config{HistoryBytes: 256 << 10})
+	ctx := context.Background()
+	r, err := m.Run(ctx, "c", RunSpec{Command: "cat /dev/urandom | base64", Cwd: t.TempDir(), Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatalf("Run() = %v", err)
+	}
+	if !r.TimedOut || r.StdoutBytes < 1<<20 || len(r.Stdout) > defaultMaxBytes+200 {
+		t.Errorf("Run(urandom) timed out %v, produced %d, returned %d bytes; want a timeout, a flood and a bounded answer", r.TimedOut, r.StdoutBytes, len(r.Stdout))
+	}
+	zero := int64(0)
+	out, err := m.Output(ctx, "c", r.ID, OutputQuery{Cursor: &zero, MaxBytes: maxMaxBytes})
+	if err != nil || out.Dropped == 0 || len(out.Text) > 257<<10 {
+		t.Errorf("Output(flood) dropped %d, %d bytes, %v; want the ring bound", out.Dropped, len(out.Text), err)
+	}
+
+	createSession(t, m, "c", "yes")
+	if _, err := m.Send(ctx, "c", "yes", Input{Text: "yes"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 5; i++ {
+		out, err := m.Output(ctx, "c", "yes", OutputQuery{WaitMS: 200})
+		if err != nil || len(out.Text) > defaultMaxBytes+100 {
+			t.Fatalf("Output(yes) = %d bytes, %v; want at most the default budget", len(out.Text), err)
+		}
+	}
+	out, err = m.Send(ctx, "c", "yes", Input{Keys: []string{"ctrl-c"}, Wait: OutputQuery{WaitMS: testWait}})
+	for i := 0; i < 10 && err == nil && !out.Finished; i++ {
+		out, err = m.Output(ctx, "c", "yes", OutputQuery{WaitMS: testWait})
+	}
+	if err != nil || !out.Finished {
+		t.Errorf("ctrl-c did not stop yes: %+v, %v", out.Reason, err)
+	}
+	page, _ := m.History("c", "yes", 0, 1)
+	if page.End-page.Start > 256<<10 {
+		t.Errorf("History retains %d bytes, want at most %d", page.End-page.Start, 256<<10)
+	}
+}
+
+func TestRunCanceledKeepsCommand(t *testing.T) {
+	m := newTestManager(t, Config{})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	r, err := m.Run(ctx, "c", RunSpec{Command: "sleep 0.5; echo survived", Cwd: t.TempDir()})
+	if !errors.Is(err, context.DeadlineExceeded) || !r.Running || r.ID == "" {
+		t.Fatalf("Run(canceled) = %+v, %v; want the running command's id and the context error", r, err)
+	}
+	out, err := m.Output(context.Background(), "c", r.ID, OutputQuery{WaitMS: testWait, WaitFor: "survived"})
+	if err != nil || !out.Matched {
+		t.Errorf("Output(%s) = %+v, %v; want the command to have kept running", r.ID, out, err)
+	}
+}
