@@ -65,4 +65,20 @@
 // each chunk with its Markdown heading path ("# Guide > ## Install: ..."), and stores the chunks
 // with the document name and chunk index. Importing the same bytes again is a no-op; changed bytes
 // replace the old chunks in one transaction.
+//
+// # Measured (2-core AMD EPYC, shared; go test -run '^$' -bench . ./internal/memory)
+//
+// Bulk data uses the lexical embedder at 512 dimensions (USE-Lite's size); search p50 / p99:
+//
+//	memories   slab            chromem-go
+//	1,000      0.43 / 1.1 ms   1.2 / 2.7 ms
+//	10,000     1.9 / 5.8 ms    4.7 / 9.3 ms
+//	100,000    10.6 / 21 ms    67 / 190 ms
+//
+// chromem-go filters every document through a channel and a map on each query, which is what
+// costs it at 100,000; its exact-match where filter does express "has every tag". The slab index
+// is the default. At 100,000 memories the first memory operation builds the index in 0.7–1.5 s
+// and the server's RSS goes from 10 MiB to about 300 MiB (the vectors are 195 MiB); a server that
+// never touches memory stays at 10 MiB and its first non-memory call takes 0.07 ms against
+// 0.02 ms with an empty store, the difference being bbolt opening a larger file (New does no I/O).
 package memory
