@@ -14,7 +14,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -99,9 +98,45 @@ type GrepResult struct {
 type matcher struct {
 	re      *regexp.Regexp
 	literal []byte // required substring, or nil
+	// fold is true when literal is lower-case ASCII that must be matched
+	// case-insensitively (an (?i) pattern). The search then looks for the
+	// literal's rarest byte in either case (index rare) and compares
+	// around it, instead of running the regexp over everything.
+	fold     bool
+	rare     int
+	rareLo   byte
+	rareUp   byte
+	foldKS   bool // literal holds k or s, which also fold to non-ASCII runes
 	// onlyLiteral is true when the pattern is exactly the literal, so a
 	// bytes.Index hit is a match without running the regexp.
 	onlyLiteral bool
+}
+
+// Non-ASCII runes in the case-fold orbits of ASCII letters: KELVIN SIGN
+// (k, K) and LATIN SMALL LETTER LONG S (s, S). A region holding either
+// cannot use the ASCII fold prefilter.
+var (
+	kelvinSign = []byte("\u212A")
+	longS      = []byte("\u017F")
+)
+
+// byteRarity ranks how rare a byte is in text and code; the fold search
+// looks for the literal's rarest byte.
+func byteRarity(b byte) int {
+	const freq = "etaoinsrhldcumfpgwybvkxjqz" // most to least frequent
+	switch {
+	case b >= 'a' && b <= 'z':
+		return strings.IndexByte(freq, b) + 1
+	case b >= 'A' && b <= 'Z':
+		return strings.IndexByte(freq, b+('a'-'A')) + 1
+	case b == ' ' || b == '\t':
+		return 0
+	case b == '_' || b == '.' || b == '(' || b == ')':
+		return 8
+	case b >= '0' && b <= '9':
+		return 14
+	}
+	return 18
 }
 
 func newMatcher(o GrepOptions) (*matcher, error) {
@@ -122,27 +157,54 @@ func newMatcher(o GrepOptions) (*matcher, error) {
 	m := &matcher{re: re}
 	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil {
 		parsed = parsed.Simplify()
-		m.literal = requiredLiteral(parsed)
+		m.literal, m.fold = requiredLiteral(parsed)
 		m.onlyLiteral = parsed.Op == syntax.OpLiteral && parsed.Flags&syntax.FoldCase == 0 && m.literal != nil
+	}
+	if m.fold {
+		for i, b := range m.literal {
+			if byteRarity(b) > byteRarity(m.literal[m.rare]) {
+				m.rare = i
+			}
+			if b == 'k' || b == 's' {
+				m.foldKS = true
+			}
+		}
+		m.rareLo = m.literal[m.rare]
+		m.rareUp = m.rareLo
+		if m.rareLo >= 'a' && m.rareLo <= 'z' {
+			m.rareUp = m.rareLo - ('a' - 'A')
+		}
 	}
 	return m, nil
 }
 
 // requiredLiteral returns the longest byte string every match of re must
-// contain, or nil. Case-folded literals only count when they hold no
-// letters. This is the prefilter: bytes.Index over a whole file is far
-// faster than running the regexp on every line.
-func requiredLiteral(re *syntax.Regexp) []byte {
+// contain, or nil. A case-folded literal counts when it is ASCII; it is then
+// returned lower-cased with fold set (fold stays false when it holds no
+// letters). This is the prefilter: a substring search over a whole file is
+// far faster than running the regexp on every line.
+func requiredLiteral(re *syntax.Regexp) (lit []byte, fold bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
-		if re.Flags&syntax.FoldCase != 0 {
-			for _, r := range re.Rune {
-				if unicode.SimpleFold(r) != r {
-					return nil
-				}
+		if re.Flags&syntax.FoldCase == 0 {
+			return []byte(string(re.Rune)), false
+		}
+		out := make([]byte, 0, len(re.Rune))
+		for _, r := range re.Rune {
+			switch {
+			case r >= utf8.RuneSelf:
+				return nil, false
+			case r >= 'A' && r <= 'Z':
+				out = append(out, byte(r+('a'-'A')))
+				fold = true
+			case r >= 'a' && r <= 'z':
+				out = append(out, byte(r))
+				fold = true
+			default:
+				out = append(out, byte(r))
 			}
 		}
-		return []byte(string(re.Rune))
+		return out, fold
 	case syntax.OpCapture, syntax.OpPlus:
 		return requiredLiteral(re.Sub[0])
 	case syntax.OpRepeat:
@@ -150,15 +212,15 @@ func requiredLiteral(re *syntax.Regexp) []byte {
 			return requiredLiteral(re.Sub[0])
 		}
 	case syntax.OpConcat:
-		var best []byte
-		for _, s := range re.Sub {
-			if l := requiredLiteral(s); len(l) > len(best) {
-				best = l
+		for _, sub := range re.Sub {
+			l, f := requiredLiteral(sub)
+			if len(l) > len(lit) || (len(l) == len(lit) && fold && !f) {
+				lit, fold = l, f
 			}
 		}
-		return best
+		return lit, fold
 	}
-	return nil
+	return nil, false
 }
 
 // matchLine reports whether line matches and where (byte offset of the
@@ -175,10 +237,15 @@ func (m *matcher) matchLine(line []byte) (int, bool) {
 	return loc[0], true
 }
 
-// nextCandidate returns the start of the next line at or after from that may
-// match, using the literal prefilter or the regexp over the whole region.
-func (m *matcher) nextCandidate(region []byte, from int) int {
-	if m.literal != nil {
+// nextCandidate returns a position at or after from in the next line that
+// may match, using the literal prefilter or the regexp over the whole region.
+// useFold selects the case-insensitive literal search; the fileSearcher
+// caches where the rare byte occurs next in lo and up.
+func (m *matcher) nextCandidate(region []byte, from int, useFold bool, lo, up *int) int {
+	if useFold {
+		return m.nextFold(region, from, lo, up)
+	}
+	if m.literal != nil && !m.fold {
 		i := bytes.Index(region[from:], m.literal)
 		if i < 0 {
 			return -1
@@ -190,6 +257,66 @@ func (m *matcher) nextCandidate(region []byte, from int) int {
 		return -1
 	}
 	return from + loc[0]
+}
+
+// nextFold finds the next case-insensitive occurrence of the literal: the
+// next rare byte (either case) whose surroundings equal the literal, ignoring
+// ASCII case. lo and up cache the next positions of the two cases (-2
+// unknown, -1 none), so each byte of the region is scanned at most twice.
+func (m *matcher) nextFold(region []byte, from int, lo, up *int) int {
+	n := len(m.literal)
+	for {
+		at := from + m.rare
+		if at >= len(region) {
+			return -1
+		}
+		q := nextByte(region, at, m.rareLo, lo)
+		if m.rareUp != m.rareLo {
+			if q2 := nextByte(region, at, m.rareUp, up); q2 >= 0 && (q < 0 || q2 < q) {
+				q = q2
+			}
+		}
+		if q < 0 {
+			return -1
+		}
+		start := q - m.rare
+		if start+n <= len(region) && asciiFoldEqual(region[start:start+n], m.literal) {
+			return start
+		}
+		from = start + 1
+	}
+}
+
+// nextByte returns the first index >= at of b in region, reusing *cache
+// when it is still ahead of at.
+func nextByte(region []byte, at int, b byte, cache *int) int {
+	if *cache == -1 {
+		return -1
+	}
+	if *cache >= at {
+		return *cache
+	}
+	i := bytes.IndexByte(region[at:], b)
+	if i < 0 {
+		*cache = -1
+	} else {
+		*cache = at + i
+	}
+	return *cache
+}
+
+// asciiFoldEqual reports whether s equals the lower-case ASCII lit when
+// upper-case ASCII letters in s are lowered.
+func asciiFoldEqual(s, lit []byte) bool {
+	for i, c := range s {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lit[i] {
+			return false
+		}
+	}
+	return true
 }
 
 type grepJob struct {
@@ -501,9 +628,13 @@ func (s *fileSearcher) searchRegion(region []byte) {
 	if s.pending > 0 && len(s.res.matches) > 0 {
 		s.fillAfter(region, 0, &s.res.matches[len(s.res.matches)-1])
 	}
+	// The ASCII fold prefilter is exact unless the region holds a
+	// non-ASCII rune that folds to k or s.
+	useFold := s.m.fold && !(s.m.foldKS && (bytes.Contains(region, kelvinSign) || bytes.Contains(region, longS)))
+	lo, up := -2, -2
 	pos := 0
 	for pos < len(region) {
-		c := s.m.nextCandidate(region, pos)
+		c := s.m.nextCandidate(region, pos, useFold, &lo, &up)
 		if c < 0 {
 			break
 		}

@@ -288,8 +288,10 @@ func TestRequiredLiteral(t *testing.T) {
 		{`func \w+Context\(`, "Context("},
 		{`abc`, "abc"},
 		{`a|b`, ""},
-		{`(?i)abc`, ""},
+		{`(?i)abc`, "abc"},
+		{`(?i)AbC`, "abc"},
 		{`(?i)12345`, "12345"},
+		{`(?i)straße`, ""},
 		{`x*yz+`, "y"},
 		{`(foo)+bar`, "foo"},
 	}
@@ -324,5 +326,39 @@ func TestGrepSymlinkEscape(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"in.txt:1:1:needle"}, grepLines(got)); diff != "" {
 		t.Errorf("Grep with escaping symlinks (-want +got):\n%s", diff)
+	}
+}
+
+// TestGrepIgnoreCasePrefilter checks the ASCII case-fold prefilter against
+// the regexp, including the runes outside ASCII that fold to k and s.
+func TestGrepIgnoreCasePrefilter(t *testing.T) {
+	root, _ := openTestRoot(t, map[string]string{
+		"a.txt":      "Context\ncontext\nCONTEXT\ncOnTeXt(\nconte xt\nxxx\n",
+		"kelvin.txt": "plain\n\u212Aelvin here\n",
+		"longs.txt":  "\u017Ftatus\nSTATUS\n",
+		"rare.txt":   strings.Repeat("x", 5000) + "Context" + strings.Repeat("X", 5000) + "\n",
+	})
+	tests := []struct {
+		pattern string
+		want    []string
+	}{
+		{"context", []string{"a.txt:1", "a.txt:2", "a.txt:3", "a.txt:4", "rare.txt:1"}},
+		{"context\\(", []string{"a.txt:4"}},
+		{"kelvin", []string{"kelvin.txt:2"}},
+		{"status", []string{"longs.txt:1", "longs.txt:2"}},
+		{"xxx", []string{"a.txt:6", "rare.txt:1"}},
+	}
+	for _, tt := range tests {
+		got, err := Grep(context.Background(), root, "", GrepOptions{Pattern: tt.pattern, IgnoreCase: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		for _, m := range got.Matches {
+			lines = append(lines, fmt.Sprintf("%s:%d", m.Path, m.Line))
+		}
+		if diff := cmp.Diff(tt.want, lines); diff != "" {
+			t.Errorf("Grep(%q, ignore case) mismatch (-want +got):\n%s", tt.pattern, diff)
+		}
 	}
 }
