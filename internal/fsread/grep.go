@@ -102,11 +102,11 @@ type matcher struct {
 	// case-insensitively (an (?i) pattern). The search then looks for the
 	// literal's rarest byte in either case (index rare) and compares
 	// around it, instead of running the regexp over everything.
-	fold     bool
-	rare     int
-	rareLo   byte
-	rareUp   byte
-	foldKS   bool // literal holds k or s, which also fold to non-ASCII runes
+	fold   bool
+	rare   int
+	rareLo byte
+	rareUp byte
+	foldKS bool // literal holds k or s, which also fold to non-ASCII runes
 	// onlyLiteral is true when the pattern is exactly the literal, so a
 	// bytes.Index hit is a match without running the regexp.
 	onlyLiteral bool
