@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 
@@ -228,7 +229,7 @@ func (s *Service) embedAll(ctx context.Context, texts []string) ([][]float32, er
 		for _, x := range v {
 			n += float64(x) * float64(x)
 		}
-		if len(v) == 0 || n == 0 || n != n {
+		if len(v) == 0 || n == 0 || math.IsNaN(n) || math.IsInf(n, 0) {
 			return nil, fmt.Errorf("embed with %s: text %d gave a zero or invalid vector", s.emb.ID(), i)
 		}
 		if d := s.emb.Dim(); d != 0 && len(v) != d {
