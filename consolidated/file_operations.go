@@ -1,0 +1,545 @@
+package consolidated
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"strings"
+	"time"
+
+	"toolhost/authz"
+	"toolhost/internal/fsread"
+)
+
+// The argument structs of file_operations. They share one flat schema, so a parameter keeps one
+// type everywhere and carries its description where it is first declared (read_file's path,
+// file_search's pattern, ...). Descriptions stay terse: this is the largest tool in tools/list.
+
+type fileReadArgs struct {
+	Path        string `json:"path" alias:"file_path,filename,file,dir,directory,base,base_path,target_file" jsonschema:"Relative to the working directory, or absolute."`
+	StartLine   int64  `json:"start_line,omitempty"`
+	EndLine     int64  `json:"end_line,omitempty" jsonschema:"Inclusive."`
+	Offset      int64  `json:"offset,omitempty" jsonschema:"First line, negative from the end (bytes for base64/hex)."`
+	Limit       int64  `json:"limit,omitempty" jsonschema:"Lines (bytes for base64/hex)."`
+	LineNumbers bool   `json:"line_numbers,omitempty"`
+	Encoding    string `json:"encoding,omitempty" enum:"utf-8,base64,hex"`
+}
+
+type fileListArgs struct {
+	Path           string `json:"path,omitempty"`
+	Recursive      bool   `json:"recursive,omitempty"`
+	MaxDepth       int    `json:"max_depth,omitempty"`
+	IncludeHidden  bool   `json:"include_hidden,omitempty"`
+	IncludeIgnored bool   `json:"include_ignored,omitempty" jsonschema:"Also gitignored paths."`
+	MaxResults     int    `json:"max_results,omitempty"`
+}
+
+type fileSearchArgs struct {
+	Pattern        string `json:"pattern" alias:"glob,query,regex" jsonschema:"file_search: glob (** spans dirs); grep_search: regex."`
+	Path           string `json:"path,omitempty"`
+	MaxResults     int    `json:"max_results,omitempty"`
+	Sort           string `json:"sort,omitempty" alias:"sort_by" enum:"mtime,path"`
+	IncludeHidden  bool   `json:"include_hidden,omitempty"`
+	IncludeIgnored bool   `json:"include_ignored,omitempty"`
+}
+
+type fileGrepArgs struct {
+	Pattern         string   `json:"pattern"`
+	Path            string   `json:"path,omitempty"`
+	Literal         bool     `json:"literal,omitempty" alias:"fixed_strings"`
+	CaseInsensitive bool     `json:"case_insensitive,omitempty" alias:"ignore_case"`
+	Include         []string `json:"include,omitempty" alias:"includes,include_pattern,glob_include" jsonschema:"File globs."`
+	Exclude         []string `json:"exclude,omitempty" alias:"excludes,exclude_pattern"`
+	ContextLines    int      `json:"context_lines,omitempty" alias:"context"`
+	MaxResults      int      `json:"max_results,omitempty"`
+	IncludeHidden   bool     `json:"include_hidden,omitempty"`
+	IncludeIgnored  bool     `json:"include_ignored,omitempty"`
+}
+
+type fileCreateArgs struct {
+	Path    string `json:"path"`
+	Content string `json:"content" alias:"contents,text,file_text,code"`
+	Mode    string `json:"mode,omitempty" enum:"overwrite,append,create_if_missing"`
+}
+
+type fileReplaceArgs struct {
+	Path                 string `json:"path"`
+	OldString            string `json:"old_string" alias:"old_str,old_text"`
+	NewString            string `json:"new_string" alias:"new_str,new_text,replace,replacement"`
+	ReplaceAll           bool   `json:"replace_all,omitempty"`
+	ExpectedReplacements int    `json:"expected_replacements,omitempty"`
+}
+
+// fileEdit is one edit of multi_replace_string. Its decoder accepts the spellings models use
+// (camelCase, old_str, file_path) because nested objects do not go through the seam's aliasing.
+type fileEdit struct {
+	Path       string `json:"path,omitempty" jsonschema:"Default: the path parameter."`
+	OldString  string `json:"old_string"`
+	NewString  string `json:"new_string"`
+	ReplaceAll bool   `json:"replace_all,omitempty"`
+
+	unknown []string // keys that are no field; the handler names them
+}
+
+type fileMultiReplaceArgs struct {
+	Edits []fileEdit `json:"edits" alias:"replacements,changes"`
+	Path  string     `json:"path,omitempty"`
+}
+
+type fileInsertArgs struct {
+	Path      string `json:"path"`
+	Content   string `json:"content"`
+	Line      int64  `json:"line,omitempty" alias:"insert_line,line_number" jsonschema:"insert_edit: content goes before this line; or use after, before, or start_line+end_line to replace."`
+	After     string `json:"after,omitempty" alias:"after_pattern,insert_after" jsonschema:"Text of the line to insert after."`
+	Before    string `json:"before,omitempty" alias:"before_pattern,insert_before"`
+	StartLine int64  `json:"start_line,omitempty"`
+	EndLine   int64  `json:"end_line,omitempty"`
+}
+
+type fileRenameArgs struct {
+	Path      string `json:"path" alias:"source,src,from,old_path"`
+	NewPath   string `json:"new_path" alias:"destination,dest,to,target,new_name,target_path"`
+	Overwrite bool   `json:"overwrite,omitempty"`
+}
+
+type fileDeleteArgs struct {
+	Path      string `json:"path"`
+	Recursive bool   `json:"recursive,omitempty"`
+}
+
+type fileDirArgs struct {
+	Path string `json:"path"`
+}
+
+type filePatchArgs struct {
+	Patch  string `json:"patch" alias:"diff,input,patch_text"`
+	DryRun bool   `json:"dry_run,omitempty"`
+}
+
+// FileConfig configures file_operations.
+type FileConfig struct {
+	// Guard decides every path and opens the os.Root handles the engines work through.
+	Guard *authz.Guard
+	// Reader keeps the line-index cache of read_file; nil means a new fsread.Reader.
+	Reader *fsread.Reader
+	// MaxRemembered bounds the stale-write memory (conversation, file) entries; 0 means
+	// DefaultMaxRemembered.
+	MaxRemembered int
+}
+
+// DefaultMaxRemembered bounds how many (conversation, file) fingerprints file_operations keeps
+// for stale-write checks. The oldest are forgotten first; a forgotten file is edited unchecked,
+// exactly like a file the model never read.
+const DefaultMaxRemembered = 4096
+
+// searchTimeout bounds walks over big trees; clients give up on calls at about 60 s anyway.
+const searchTimeout = 60 * time.Second
+
+// FileTool is file_operations: reading, searching and editing files through the working-directory
+// guard, with the read and edit engines of internal/fsread and internal/edit. It remembers what
+// each conversation last read of each file, so an edit based on a stale read is refused.
+func FileTool(cfg FileConfig) *Tool {
+	if cfg.Reader == nil {
+		cfg.Reader = fsread.NewReader(0)
+	}
+	if cfg.MaxRemembered <= 0 {
+		cfg.MaxRemembered = DefaultMaxRemembered
+	}
+	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered)}
+	return &Tool{
+		Name:           "file_operations",
+		Description:    "Read, search and edit files. Outside the working directory, writes need a grant (user_collaboration). Edits fail if the file changed since you read it; each write returns its diff.",
+		Conversational: true,
+		Operations: []Operation{
+			Op("read_file", "lines or bytes of a file", RiskRead, f.readFile),
+			Op("list_dir", "directory entries", RiskRead, f.listDir).WithTimeout(searchTimeout),
+			Op("file_search", "find files by glob", RiskRead, f.fileSearch).WithTimeout(searchTimeout),
+			Op("grep_search", "search file contents", RiskRead, f.grepSearch).WithTimeout(searchTimeout),
+			Op("create_file", "write a whole file", RiskWrite, f.createFile),
+			Op("replace_string", "replace unique text in a file", RiskWrite, f.replaceString),
+			Op("multi_replace_string", "several replacements, all or none", RiskWrite, f.multiReplace),
+			Op("insert_edit", "insert or replace lines", RiskWrite, f.insertEdit),
+			Op("rename_file", "move a file or directory", RiskWrite, f.renameFile),
+			Op("delete_file", "delete (directories: recursive)", RiskWrite, f.deleteFile),
+			Op("create_directory", "make a directory and parents", RiskWrite, f.createDirectory),
+			Op("apply_patch", "unified diff or *** Begin Patch; all or none", RiskWrite, f.applyPatch),
+		},
+	}
+}
+
+type fileTool struct {
+	guard  *authz.Guard
+	reader *fsread.Reader
+	seen   *readMemo
+}
+
+func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Result, error) {
+	t, err := f.open(ctx, c, authz.ClassRead, a.Path, "path", false, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	// Stop reading at the result budget, so a long file ends in "continue with start_line"
+	// rather than being cut in the middle and spilled.
+	budget := budgetBytes(c.Env.BudgetTokens)
+	room := budget - min(512, budget/4)
+	opts := fsread.ReadOptions{
+		StartLine:   a.StartLine,
+		EndLine:     a.EndLine,
+		LineNumbers: a.LineNumbers,
+		Encoding:    fsread.Encoding(a.Encoding),
+		MaxBytes:    min(fsread.DefaultMaxBytes, room),
+	}
+	switch opts.Encoding {
+	case fsread.EncodingBase64, fsread.EncodingHex:
+		if a.StartLine != 0 || a.EndLine != 0 {
+			return nil, &ToolError{Code: "invalid_value", Param: "start_line", Message: "base64 and hex read byte ranges; use offset and limit (in bytes)"}
+		}
+		// The encoded text must fit the budget: hex doubles the bytes, base64 adds a third.
+		most := int64(room / 2)
+		if opts.Encoding == fsread.EncodingBase64 {
+			most = int64(room * 3 / 4)
+		}
+		opts.ByteOffset, opts.ByteLimit = a.Offset, min(orInt64(a.Limit, fsread.DefaultByteLimit), most)
+	default:
+		opts.Offset, opts.Limit = a.Offset, a.Limit
+	}
+	r, err := f.reader.Read(ctx, t.Root, t.Rel, opts)
+	if err != nil {
+		return nil, f.readError(t, a.Path, r, err)
+	}
+	name := f.display(t, t.Rel)
+	if r.SHA256 != "" {
+		f.seen.put(c.Conversation, t.Canonical, fingerprintOfRead(r))
+	} else {
+		f.seen.forget(c.Conversation, t.Canonical)
+	}
+	return &Result{Text: readHeader(name, r) + "\n" + r.Text, Structured: readSummary(name, r)}, nil
+}
+
+// readHeader is the one line in front of the content: what part of the file this is and how to
+// get the rest.
+func readHeader(name string, r fsread.ReadResult) string {
+	var b strings.Builder
+	b.WriteString(name)
+	switch {
+	case r.Encoding == fsread.EncodingBase64 || r.Encoding == fsread.EncodingHex:
+		fmt.Fprintf(&b, ": bytes %d-%d of %d, %s", r.ByteOffset, r.ByteOffset+r.ByteCount, r.Size, r.Encoding)
+		if end := r.ByteOffset + r.ByteCount; end < r.Size {
+			fmt.Fprintf(&b, "; more: offset %d", end)
+		}
+	case r.Binary:
+		fmt.Fprintf(&b, ": binary, %d bytes", r.Size)
+		if r.BinarySummary != "" {
+			b.WriteString("; " + r.BinarySummary)
+		}
+	case r.FirstLine == 0 && r.TotalLines == 0:
+		b.WriteString(": empty file")
+	default:
+		total := fmt.Sprint(r.TotalLines)
+		if r.TotalLines < 0 {
+			total = fmt.Sprintf("~%d (estimated)", r.EstimatedTotalLines)
+		}
+		if r.FirstLine > 0 {
+			fmt.Fprintf(&b, ": lines %d-%d of %s", r.FirstLine, r.LastLine, total)
+		} else {
+			fmt.Fprintf(&b, ": %s lines", total)
+		}
+		if r.Truncated && r.NextLine > 0 {
+			fmt.Fprintf(&b, "; truncated, continue with start_line %d", r.NextLine)
+		} else if !r.EOF && r.LastLine > 0 {
+			fmt.Fprintf(&b, "; more from line %d", r.LastLine+1)
+		}
+		if r.LinesCut > 0 {
+			fmt.Fprintf(&b, "; %d long line(s) cut", r.LinesCut)
+		}
+		if r.CRLF {
+			b.WriteString("; CRLF")
+		}
+		if r.InvalidUTF8 {
+			b.WriteString("; invalid UTF-8 replaced")
+		}
+	}
+	if r.Note != "" {
+		b.WriteString("; " + strings.TrimSuffix(r.Note, "."))
+	}
+	return b.String()
+}
+
+func readSummary(name string, r fsread.ReadResult) map[string]any {
+	m := map[string]any{"path": name, "size": r.Size}
+	if r.Encoding == fsread.EncodingBase64 || r.Encoding == fsread.EncodingHex {
+		m["byte_offset"], m["byte_count"] = r.ByteOffset, r.ByteCount
+		return m
+	}
+	m["first_line"], m["last_line"], m["total_lines"] = r.FirstLine, r.LastLine, r.TotalLines
+	if r.Truncated {
+		m["truncated"], m["next_line"] = true, r.NextLine
+	}
+	if r.Binary {
+		m["binary"] = true
+	}
+	return m
+}
+
+func (f *fileTool) listDir(ctx context.Context, c *Call, a *fileListArgs) (*Result, error) {
+	t, err := f.open(ctx, c, authz.ClassRead, a.Path, "path", false, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	r, err := fsread.ListDir(ctx, t.Root, t.Rel, fsread.ListOptions{
+		Recursive: a.Recursive || a.MaxDepth > 1, MaxDepth: a.MaxDepth,
+		IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored, MaxEntries: a.MaxResults,
+	})
+	if err != nil {
+		return nil, f.searchError(t, a.Path, err)
+	}
+	name := f.display(t, t.Rel)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d entries", dirName(name), len(r.Entries))
+	if r.Truncated {
+		more := fmt.Sprint(r.Omitted)
+		if r.OmittedIsLowerBound {
+			more += "+"
+		}
+		fmt.Fprintf(&b, ", %s more not shown (max_results)", more)
+	}
+	b.WriteString(skipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
+	prefix := ""
+	if rel := path.Clean(t.Rel); rel != "." {
+		prefix = rel + "/"
+	}
+	for _, e := range r.Entries {
+		b.WriteString("\n" + strings.TrimPrefix(e.Path, prefix))
+		switch e.Type {
+		case fsread.TypeDir:
+			b.WriteString("/")
+		case fsread.TypeSymlink:
+			b.WriteString("@")
+		case fsread.TypeFile:
+			fmt.Fprintf(&b, " %s", humanSize(e.Size))
+		default:
+			b.WriteString(" (special)")
+		}
+	}
+	return &Result{Text: b.String()}, nil
+}
+
+func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (*Result, error) {
+	t, err := f.open(ctx, c, authz.ClassRead, a.Path, "path", false, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	r, err := fsread.Glob(ctx, t.Root, t.Rel, a.Pattern, fsread.GlobOptions{
+		MaxResults: a.MaxResults, SortBy: a.Sort, IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored,
+	})
+	if err != nil {
+		return nil, f.searchError(t, a.Path, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d match(es) for %s", r.Total, a.Pattern)
+	if rel := path.Clean(t.Rel); rel != "." || t.Root != f.guard.Root() {
+		fmt.Fprintf(&b, " under %s", f.display(t, t.Rel))
+	}
+	if r.Truncated {
+		fmt.Fprintf(&b, ", first %d shown", len(r.Matches))
+		if r.VisitLimited {
+			b.WriteString(" (walk limit reached, total is a lower bound)")
+		}
+	}
+	if len(r.Matches) > 1 {
+		if a.Sort == fsread.SortByPath {
+			b.WriteString(", by path")
+		} else {
+			b.WriteString(", newest first")
+		}
+	}
+	b.WriteString(skipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
+	for _, m := range r.Matches {
+		b.WriteString("\n" + f.display(t, m.Path))
+		if m.Type == fsread.TypeDir {
+			b.WriteString("/")
+		}
+	}
+	return &Result{Text: b.String()}, nil
+}
+
+func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*Result, error) {
+	t, err := f.open(ctx, c, authz.ClassRead, a.Path, "path", false, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	r, err := fsread.Grep(ctx, t.Root, t.Rel, fsread.GrepOptions{
+		Pattern: a.Pattern, Literal: a.Literal, IgnoreCase: a.CaseInsensitive,
+		Include: splitGlobs(a.Include), Exclude: splitGlobs(a.Exclude),
+		ContextLines: a.ContextLines, MaxMatches: a.MaxResults,
+		IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored,
+	})
+	if err != nil {
+		return nil, f.searchError(t, a.Path, err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d matching line(s) in %d file(s) (%d searched)", r.TotalMatches, r.FilesMatched, r.FilesSearched)
+	if r.Truncated {
+		fmt.Fprintf(&b, ", first %d shown; narrow the pattern or path", len(r.Matches))
+	}
+	if r.VisitLimited {
+		b.WriteString(", walk limit reached")
+	}
+	if r.BinarySkipped > 0 {
+		fmt.Fprintf(&b, ", %d binary skipped", r.BinarySkipped)
+	}
+	b.WriteString(skipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
+	cur, last := "", int64(0)
+	for _, m := range r.Matches {
+		if m.Path != cur {
+			cur, last = m.Path, 0
+			b.WriteString("\n" + f.display(t, m.Path))
+		}
+		first := m.Line - int64(len(m.Before))
+		if last > 0 && first > last+1 {
+			b.WriteString("\n--")
+		}
+		for i, l := range m.Before {
+			if n := first + int64(i); n > last {
+				fmt.Fprintf(&b, "\n%d-%s", n, l)
+			}
+		}
+		if m.Line > last {
+			fmt.Fprintf(&b, "\n%d:%s", m.Line, m.Text)
+		}
+		last = max(last, m.Line)
+		for i, l := range m.After {
+			// A later match inside this context is printed as a match, not as context.
+			n := m.Line + 1 + int64(i)
+			if n > last && !matchAt(r.Matches, m.Path, n) {
+				fmt.Fprintf(&b, "\n%d-%s", n, l)
+				last = n
+			} else if n > last {
+				break
+			}
+		}
+	}
+	return &Result{Text: b.String()}, nil
+}
+
+// matchAt reports whether path has a match at line n (the matches are sorted).
+func matchAt(ms []fsread.GrepMatch, p string, n int64) bool {
+	for _, m := range ms {
+		if m.Path == p && m.Line == n {
+			return true
+		}
+	}
+	return false
+}
+
+// splitGlobs accepts "*.go,*.md" as two globs, as models often send them, but keeps braces
+// ("*.{go,md}") whole.
+func splitGlobs(in []string) []string {
+	var out []string
+	for _, g := range in {
+		if strings.Contains(g, ",") && !strings.Contains(g, "{") {
+			for _, p := range strings.Split(g, ",") {
+				if p = strings.TrimSpace(p); p != "" {
+					out = append(out, p)
+				}
+			}
+			continue
+		}
+		if g = strings.TrimSpace(g); g != "" {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func skipped(hidden, ignored, depth, errs int) string {
+	var parts []string
+	if hidden > 0 {
+		parts = append(parts, fmt.Sprintf("%d hidden", hidden))
+	}
+	if ignored > 0 {
+		parts = append(parts, fmt.Sprintf("%d gitignored", ignored))
+	}
+	if depth > 0 {
+		parts = append(parts, fmt.Sprintf("%d dirs below max_depth", depth))
+	}
+	if errs > 0 {
+		parts = append(parts, fmt.Sprintf("%d unreadable", errs))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "; skipped " + strings.Join(parts, ", ")
+}
+
+func dirName(name string) string {
+	if name == "." || strings.HasSuffix(name, "/") {
+		return name
+	}
+	return name + "/"
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n < 1000:
+		return fmt.Sprintf("%dB", n)
+	case n < 1000*1000:
+		return fmt.Sprintf("%.1fK", float64(n)/1024)
+	case n < 1000*1000*1000:
+		return fmt.Sprintf("%.1fM", float64(n)/(1<<20))
+	}
+	return fmt.Sprintf("%.1fG", float64(n)/(1<<30))
+}
+
+func orInt64(v, d int64) int64 {
+	if v == 0 {
+		return d
+	}
+	return v
+}
+
+// UnmarshalJSON accepts the key spellings models send for an edit: camelCase, old_str/new_str,
+// file_path. Unknown keys are kept aside so the handler can name them (an error here would reach
+// the model only as a generic type error).
+func (e *fileEdit) UnmarshalJSON(b []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	aliases := map[string]string{
+		"path": "path", "file_path": "path", "file": "path", "filename": "path",
+		"old_string": "old_string", "old_str": "old_string", "old_text": "old_string",
+		"new_string": "new_string", "new_str": "new_string", "new_text": "new_string", "replace": "new_string", "replacement": "new_string",
+		"replace_all": "replace_all",
+	}
+	for k, v := range m {
+		name, ok := aliases[k]
+		if !ok {
+			name, ok = aliases[snakeCase(k)]
+		}
+		if !ok {
+			e.unknown = append(e.unknown, k)
+			continue
+		}
+		var err error
+		switch name {
+		case "path":
+			err = json.Unmarshal(v, &e.Path)
+		case "old_string":
+			err = json.Unmarshal(v, &e.OldString)
+		case "new_string":
+			err = json.Unmarshal(v, &e.NewString)
+		case "replace_all":
+			err = json.Unmarshal(coerce(boolType, v), &e.ReplaceAll)
+		}
+		if err != nil {
+			return fmt.Errorf("edit field %s: %w", name, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,300 @@
+package consolidated
+
+import (
+	"strings"
+	"testing"
+)
+
+var fileTree = map[string]string{
+	"main.go":            "package main\n\nfunc main() {\n\tprintln(\"hello\")\n}\n",
+	"notes.txt":          "one\ntwo\nthree\nfour\nfive\n",
+	"crlf.txt":           "alpha\r\nbeta\r\n",
+	"pkg/util.go":        "package pkg\n\n// Add adds.\nfunc Add(a, b int) int { return a + b }\n",
+	"pkg/deep/x.go":      "package deep\n\nvar X = 1 // TODO: rename\n",
+	"pkg/deep/y.md":      "# Y\nTODO later\n",
+	".hidden/secret.txt": "TODO hidden\n",
+	".gitignore":         "build/\n",
+	"build/out.txt":      "TODO ignored\n",
+	"bin.dat":            "\x00\x01\x02binary",
+	"empty.txt":          "",
+}
+
+type fileCase struct {
+	name    string
+	op      string
+	args    map[string]any
+	wantErr bool
+	// want are substrings of the text the model sees; absent must not occur.
+	want   []string
+	absent []string
+	// check inspects the working directory afterwards.
+	check func(t *testing.T, h *fileHarness)
+}
+
+func runFileCases(t *testing.T, cases []fileCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newFileHarness(t, 0)
+			h.write(fileTree)
+			args := map[string]any{}
+			for k, v := range tc.args {
+				// "ABS:rel" stands for the absolute path of rel in this test's working directory.
+				if s, ok := v.(string); ok && strings.HasPrefix(s, "ABS:") {
+					v = h.wd + "/" + strings.TrimPrefix(s, "ABS:")
+				}
+				args[k] = v
+			}
+			got, isErr := h.op(tc.op, args)
+			if isErr != tc.wantErr {
+				t.Fatalf("file_operations %s %v: isError = %v, want %v\n%s", tc.op, tc.args, isErr, tc.wantErr, got)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("file_operations %s %v = %q, want it to contain %q", tc.op, tc.args, got, w)
+				}
+			}
+			for _, a := range tc.absent {
+				if strings.Contains(got, a) {
+					t.Errorf("file_operations %s %v = %q, want no %q", tc.op, tc.args, got, a)
+				}
+			}
+			if tc.check != nil {
+				tc.check(t, h)
+			}
+		})
+	}
+}
+
+func wantFile(p, content string) func(t *testing.T, h *fileHarness) {
+	return func(t *testing.T, h *fileHarness) {
+		t.Helper()
+		if got := h.read(p); got != content {
+			t.Errorf("%s = %q, want %q", p, got, content)
+		}
+	}
+}
+
+func wantGone(p string) func(t *testing.T, h *fileHarness) {
+	return func(t *testing.T, h *fileHarness) {
+		t.Helper()
+		if h.exists(p) {
+			t.Errorf("%s still exists", p)
+		}
+	}
+}
+
+func TestFileReadOperations(t *testing.T) {
+	runFileCases(t, []fileCase{
+		{name: "read whole file", op: "read_file", args: map[string]any{"path": "notes.txt"},
+			want: []string{"notes.txt: lines 1-5 of 5\none\ntwo\nthree\nfour\nfive"}},
+		{name: "read range with numbers", op: "read_file", args: map[string]any{"path": "notes.txt", "start_line": 2, "end_line": 3, "line_numbers": true},
+			want: []string{"notes.txt: lines 2-3 of 5; more from line 4\n", "2\ttwo\n3\tthree"}, absent: []string{"four"}},
+		{name: "read negative offset", op: "read_file", args: map[string]any{"path": "notes.txt", "offset": -2},
+			want: []string{"lines 4-5 of 5\nfour\nfive"}},
+		{name: "read offset limit", op: "read_file", args: map[string]any{"path": "notes.txt", "offset": 3, "limit": 1},
+			want: []string{"lines 3-3 of 5", "three"}, absent: []string{"four"}},
+		{name: "read alias file_path", op: "read_file", args: map[string]any{"file_path": "pkg/util.go"},
+			want: []string{"pkg/util.go: lines 1-4 of 4"}},
+		{name: "read camelCase alias", op: "read_file", args: map[string]any{"filePath": "pkg/util.go", "startLine": 3},
+			want: []string{"lines 3-4 of 4\n// Add adds."}},
+		{name: "read absolute path inside", op: "read_file", args: map[string]any{"path": "ABS:notes.txt"},
+			want: []string{"notes.txt: lines 1-5"}},
+		{name: "read crlf", op: "read_file", args: map[string]any{"path": "crlf.txt"}, want: []string{"; CRLF\nalpha\nbeta"}},
+		{name: "read empty", op: "read_file", args: map[string]any{"path": "empty.txt"}, want: []string{"empty.txt: empty file"}},
+		{name: "read binary", op: "read_file", args: map[string]any{"path": "bin.dat"}, want: []string{"bin.dat: binary"}},
+		{name: "read hex", op: "read_file", args: map[string]any{"path": "bin.dat", "encoding": "hex", "limit": 3},
+			want: []string{"bytes 0-3 of 9, hex; more: offset 3\n000102"}},
+		{name: "read base64", op: "read_file", args: map[string]any{"path": "bin.dat", "encoding": "base64", "offset": -6},
+			want: []string{"bytes 3-9 of 9, base64\nYmluYXJ5"}},
+		{name: "read missing", op: "read_file", args: map[string]any{"path": "nope.txt"}, wantErr: true,
+			want: []string{"error not_found: nope.txt does not exist", "next: find it with file_search"}},
+		{name: "read directory", op: "read_file", args: map[string]any{"path": "pkg"}, wantErr: true,
+			want: []string{"error is_directory", "use list_dir"}},
+		{name: "read past end", op: "read_file", args: map[string]any{"path": "notes.txt", "start_line": 40}, wantErr: true,
+			want: []string{"error past_end: notes.txt has 5 lines"}},
+		{name: "read both ranges", op: "read_file", args: map[string]any{"path": "notes.txt", "start_line": 1, "offset": 2}, wantErr: true,
+			want: []string{"error invalid_value", "not both"}},
+		{name: "read bad encoding", op: "read_file", args: map[string]any{"path": "notes.txt", "encoding": "latin1"}, wantErr: true,
+			want: []string{"error invalid_value", "utf-8, base64, hex"}},
+		{name: "read missing path", op: "read_file", args: nil, wantErr: true,
+			want: []string{"error missing_parameter: read_file requires path"}},
+		{name: "read protected", op: "read_file", args: map[string]any{"path": ".git/config"}, wantErr: true,
+			want: []string{"error protected_path", "user_collaboration"}},
+
+		{name: "list root", op: "list_dir", args: nil,
+			want: []string{".: 6 entries; skipped 2 hidden, 1 gitignored\nbin.dat 9B\ncrlf.txt 13B\nempty.txt 0B\nmain.go 48B\nnotes.txt 24B\npkg/"},
+			absent: []string{".hidden", "util.go", "build"}},
+		{name: "list recursive", op: "list_dir", args: map[string]any{"path": "pkg", "recursive": true},
+			want: []string{"pkg/: 4 entries\ndeep/\ndeep/x.go 40B\ndeep/y.md 15B\nutil.go 66B"}},
+		{name: "list max_depth", op: "list_dir", args: map[string]any{"path": "pkg", "max_depth": 1},
+			want: []string{"pkg/: 2 entries"}, absent: []string{"x.go"}},
+		{name: "list hidden and ignored", op: "list_dir", args: map[string]any{"include_hidden": true, "include_ignored": true},
+			want: []string{"\n.hidden/", "\n.gitignore"}},
+		{name: "list capped", op: "list_dir", args: map[string]any{"max_results": 2},
+			want: []string{"2 entries, 4 more not shown (max_results)"}},
+		{name: "list a file", op: "list_dir", args: map[string]any{"path": "main.go"}, wantErr: true,
+			want: []string{"error not_directory"}},
+		{name: "list missing", op: "list_dir", args: map[string]any{"path": "nowhere"}, wantErr: true,
+			want: []string{"error not_found: nowhere does not exist"}},
+
+		{name: "glob go files", op: "file_search", args: map[string]any{"pattern": "*.go", "sort": "path"},
+			want: []string{"3 match(es) for *.go, by path; skipped 2 hidden, 1 gitignored\nmain.go\npkg/deep/x.go\npkg/util.go"}},
+		{name: "glob under base", op: "file_search", args: map[string]any{"pattern": "**/*.md", "path": "pkg"},
+			want: []string{"1 match(es) for **/*.md under pkg\npkg/deep/y.md"}},
+		{name: "glob capped", op: "file_search", args: map[string]any{"pattern": "**/*", "max_results": 1},
+			want: []string{", first 1 shown"}},
+		{name: "glob bad pattern", op: "file_search", args: map[string]any{"pattern": "[a-"}, wantErr: true,
+			want: []string{"error invalid_pattern"}},
+		{name: "glob bad sort", op: "file_search", args: map[string]any{"pattern": "*", "sort": "size"}, wantErr: true,
+			want: []string{"error invalid_value", "mtime, path"}},
+
+		{name: "grep regex", op: "grep_search", args: map[string]any{"pattern": "TODO\\b"},
+			want: []string{"2 matching line(s) in 2 file(s)", "\npkg/deep/x.go\n3:var X = 1 // TODO: rename", "\npkg/deep/y.md\n2:TODO later"},
+			absent: []string{".hidden/secret.txt", "build/out.txt"}},
+		{name: "grep literal case-insensitive include", op: "grep_search", args: map[string]any{"pattern": "todo:", "literal": true, "case_insensitive": true, "include": "*.go"},
+			want: []string{"1 matching line(s) in 1 file(s)", "3:var X"}},
+		{name: "grep exclude and context", op: "grep_search", args: map[string]any{"pattern": "println", "exclude": []string{"pkg"}, "context_lines": 1},
+			want: []string{"main.go\n3-func main() {\n4:\tprintln(\"hello\")\n5-}"}},
+		{name: "grep hidden and ignored", op: "grep_search", args: map[string]any{"pattern": "TODO", "include_hidden": true, "include_ignored": true},
+			want: []string{"4 matching line(s)", ".hidden/secret.txt", "build/out.txt"}},
+		{name: "grep capped", op: "grep_search", args: map[string]any{"pattern": "e", "max_results": 1},
+			want: []string{"first 1 shown"}},
+		{name: "grep query alias", op: "grep_search", args: map[string]any{"query": "Add adds"},
+			want: []string{"pkg/util.go\n3:// Add adds."}},
+		{name: "grep bad regex", op: "grep_search", args: map[string]any{"pattern": "(unclosed"}, wantErr: true,
+			want: []string{"error invalid_pattern"}},
+		{name: "grep absolute base", op: "grep_search", args: map[string]any{"pattern": "Add", "path": "ABS:pkg"},
+			want: []string{"pkg/util.go\n3:// Add adds."}},
+	})
+}
+
+func TestFileWriteOperations(t *testing.T) {
+	runFileCases(t, []fileCase{
+		{name: "create new", op: "create_file", args: map[string]any{"path": "new/dir/a.txt", "content": "x\ny\n"},
+			want: []string{"created new/dir/a.txt (2 lines, 4 bytes)"}, absent: []string{"+++"}, check: wantFile("new/dir/a.txt", "x\ny\n")},
+		{name: "create overwrite shows diff", op: "create_file", args: map[string]any{"path": "notes.txt", "content": "one\n"},
+			want: []string{"overwrote notes.txt", "-two"}, check: wantFile("notes.txt", "one\n")},
+		{name: "create append", op: "create_file", args: map[string]any{"path": "notes.txt", "content": "six\n", "mode": "append"},
+			want: []string{"appended 1 lines to notes.txt", "+six"}, check: wantFile("notes.txt", "one\ntwo\nthree\nfour\nfive\nsix\n")},
+		{name: "create if missing refuses", op: "create_file", args: map[string]any{"path": "notes.txt", "content": "z", "mode": "create_if_missing"}, wantErr: true,
+			want: []string{"error exists"}, check: wantFile("notes.txt", fileTree["notes.txt"])},
+		{name: "create empty content", op: "create_file", args: map[string]any{"path": "blank.txt", "content": ""},
+			want: []string{"created blank.txt (0 lines, 0 bytes)"}, check: wantFile("blank.txt", "")},
+		{name: "create protected git config", op: "create_file", args: map[string]any{"path": ".git/config", "content": "[core]\n"}, wantErr: true,
+			want: []string{"error protected_path", "user_collaboration"}, check: wantGone(".git/config")},
+
+		{name: "replace", op: "replace_string", args: map[string]any{"path": "main.go", "old_string": "println(\"hello\")", "new_string": "println(\"bye\")"},
+			want: []string{"main.go: 1 replacement at line 4", "-\tprintln(\"hello\")", "+\tprintln(\"bye\")"},
+			check: wantFile("main.go", "package main\n\nfunc main() {\n\tprintln(\"bye\")\n}\n")},
+		{name: "replace camelCase", op: "replace_string", args: map[string]any{"filePath": "notes.txt", "oldString": "two", "newString": "2"},
+			want: []string{"1 replacement at line 2"}},
+		{name: "replace tolerant", op: "replace_string", args: map[string]any{"path": "main.go", "old_string": "    println(\"hello\")", "new_string": "    println(\"tab\")"},
+			want: []string{"(matched ignoring indentation)"}, check: wantFile("main.go", "package main\n\nfunc main() {\n\tprintln(\"tab\")\n}\n")},
+		{name: "replace all", op: "replace_string", args: map[string]any{"path": "notes.txt", "old_string": "o", "new_string": "0", "replace_all": true},
+			want: []string{"3 replacements at lines 1, 2, 4"}},
+		{name: "replace ambiguous", op: "replace_string", args: map[string]any{"path": "notes.txt", "old_string": "o", "new_string": "0"}, wantErr: true,
+			want: []string{"error ambiguous", "parameter: old_string"}, check: wantFile("notes.txt", fileTree["notes.txt"])},
+		{name: "replace not found", op: "replace_string", args: map[string]any{"path": "notes.txt", "old_string": "thre\nfuor", "new_string": "x"}, wantErr: true,
+			want: []string{"error not_found", "nearest match"}},
+		{name: "replace count mismatch", op: "replace_string", args: map[string]any{"path": "notes.txt", "old_string": "o", "new_string": "0", "expected_replacements": 2}, wantErr: true,
+			want: []string{"error count_mismatch", "parameter: expected_replacements"}},
+		{name: "replace empty old", op: "replace_string", args: map[string]any{"path": "notes.txt", "old_string": "", "new_string": "x"}, wantErr: true,
+			want: []string{"error invalid_value", "old_string is empty"}},
+		{name: "replace missing file", op: "replace_string", args: map[string]any{"path": "gone.txt", "old_string": "a", "new_string": "b"}, wantErr: true,
+			want: []string{"error not_found", "create_file"}},
+
+		{name: "multi replace", op: "multi_replace_string", args: map[string]any{"edits": []any{
+			map[string]any{"path": "notes.txt", "old_string": "one", "new_string": "1"},
+			map[string]any{"filePath": "pkg/util.go", "oldString": "a + b", "newString": "b + a"},
+			map[string]any{"path": "notes.txt", "old_str": "five", "new_str": "5"},
+		}}, want: []string{"3 edits in 2 file(s)\n1. notes.txt: 1 replacement at line 1\n2. pkg/util.go: 1 replacement at line 4\n3. notes.txt: 1 replacement at line 5"},
+			check: wantFile("notes.txt", "1\ntwo\nthree\nfour\n5\n")},
+		{name: "multi replace default path", op: "multi_replace_string", args: map[string]any{"path": "notes.txt", "edits": []any{
+			map[string]any{"old_string": "one", "new_string": "1"}, map[string]any{"old_string": "two", "new_string": "2"},
+		}}, check: wantFile("notes.txt", "1\n2\nthree\nfour\nfive\n")},
+		{name: "multi replace all or nothing", op: "multi_replace_string", args: map[string]any{"edits": []any{
+			map[string]any{"path": "notes.txt", "old_string": "one", "new_string": "1"},
+			map[string]any{"path": "pkg/util.go", "old_string": "no such text", "new_string": "x"},
+		}}, wantErr: true, want: []string{"error not_found", "edit 2", "no file was changed"}, check: wantFile("notes.txt", fileTree["notes.txt"])},
+		{name: "multi replace unknown field", op: "multi_replace_string", args: map[string]any{"edits": []any{
+			map[string]any{"path": "notes.txt", "old_string": "one", "new_string": "1", "count": 2},
+		}}, wantErr: true, want: []string{"error unexpected_parameter", "count"}},
+		{name: "multi replace no path", op: "multi_replace_string", args: map[string]any{"edits": []any{
+			map[string]any{"old_string": "one", "new_string": "1"},
+		}}, wantErr: true, want: []string{"error missing_parameter", "edits[0].path"}},
+
+		{name: "insert before line", op: "insert_edit", args: map[string]any{"path": "notes.txt", "line": 2, "content": "one and a half"},
+			want: []string{"notes.txt: inserted before line 2", "+one and a half"}, check: wantFile("notes.txt", "one\none and a half\ntwo\nthree\nfour\nfive\n")},
+		{name: "insert after pattern", op: "insert_edit", args: map[string]any{"path": "notes.txt", "after": "thr", "content": "3.5\n"},
+			check: wantFile("notes.txt", "one\ntwo\nthree\n3.5\nfour\nfive\n")},
+		{name: "insert before pattern", op: "insert_edit", args: map[string]any{"path": "notes.txt", "before": "one", "content": "zero"},
+			check: wantFile("notes.txt", "zero\none\ntwo\nthree\nfour\nfive\n")},
+		{name: "insert replace range", op: "insert_edit", args: map[string]any{"path": "notes.txt", "start_line": 2, "end_line": 4, "content": "middle"},
+			want: []string{"replaced lines 2-4"}, check: wantFile("notes.txt", "one\nmiddle\nfive\n")},
+		{name: "insert delete range", op: "insert_edit", args: map[string]any{"path": "notes.txt", "start_line": 5, "content": ""},
+			want: []string{"deleted lines 5-5"}, check: wantFile("notes.txt", "one\ntwo\nthree\nfour\n")},
+		{name: "insert no placement", op: "insert_edit", args: map[string]any{"path": "notes.txt", "content": "x"}, wantErr: true,
+			want: []string{"error invalid_value"}},
+		{name: "insert pattern missing", op: "insert_edit", args: map[string]any{"path": "notes.txt", "after": "zzz", "content": "x"}, wantErr: true},
+
+		{name: "rename", op: "rename_file", args: map[string]any{"path": "notes.txt", "new_path": "docs/notes.md"},
+			want: []string{"renamed notes.txt -> docs/notes.md"}, check: wantFile("docs/notes.md", fileTree["notes.txt"])},
+		{name: "rename alias destination", op: "rename_file", args: map[string]any{"source": "pkg", "destination": "lib"},
+			check: wantFile("lib/util.go", fileTree["pkg/util.go"])},
+		{name: "rename onto existing", op: "rename_file", args: map[string]any{"path": "notes.txt", "new_path": "main.go"}, wantErr: true,
+			want: []string{"error exists"}},
+		{name: "rename overwrite", op: "rename_file", args: map[string]any{"path": "notes.txt", "new_path": "main.go", "overwrite": true},
+			check: wantFile("main.go", fileTree["notes.txt"])},
+		{name: "rename missing", op: "rename_file", args: map[string]any{"path": "nope", "new_path": "x"}, wantErr: true,
+			want: []string{"error not_found"}},
+
+		{name: "delete file", op: "delete_file", args: map[string]any{"path": "notes.txt"},
+			want: []string{"deleted file notes.txt"}, check: wantGone("notes.txt")},
+		{name: "delete dir needs recursive", op: "delete_file", args: map[string]any{"path": "pkg"}, wantErr: true,
+			want: []string{"error invalid_value", "set recursive"}},
+		{name: "delete dir recursive", op: "delete_file", args: map[string]any{"path": "pkg", "recursive": true},
+			want: []string{"deleted directory pkg/"}, check: wantGone("pkg")},
+		{name: "delete working directory", op: "delete_file", args: map[string]any{"path": ".", "recursive": true}, wantErr: true,
+			want: []string{"error is_workdir"}},
+		{name: "delete missing", op: "delete_file", args: map[string]any{"path": "nope"}, wantErr: true, want: []string{"error not_found"}},
+
+		{name: "mkdir", op: "create_directory", args: map[string]any{"path": "a/b/c"}, want: []string{"created a/b/c/"}},
+		{name: "mkdir existing", op: "create_directory", args: map[string]any{"path": "pkg"}, want: []string{"pkg/ already exists"}},
+
+		{name: "patch unified", op: "apply_patch", args: map[string]any{"patch": "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"},
+			want: []string{"applied patch: update notes.txt\n--- a/notes.txt"}, check: wantFile("notes.txt", "one\nTWO\nthree\nfour\nfive\n")},
+		{name: "patch envelope add move delete", op: "apply_patch", args: map[string]any{"patch": "*** Begin Patch\n*** Add File: added.txt\n+hi\n*** Update File: notes.txt\n*** Move to: moved.txt\n@@\n-one\n+ONE\n*** Delete File: crlf.txt\n*** End Patch\n"},
+			want: []string{"applied patch:", "add added.txt", "move notes.txt -> moved.txt", "delete crlf.txt"},
+			check: func(t *testing.T, h *fileHarness) {
+				wantFile("added.txt", "hi\n")(t, h)
+				wantFile("moved.txt", "ONE\ntwo\nthree\nfour\nfive\n")(t, h)
+				wantGone("notes.txt")(t, h)
+				wantGone("crlf.txt")(t, h)
+			}},
+		{name: "patch dry run", op: "apply_patch", args: map[string]any{"patch": "--- a/notes.txt\n+++ b/notes.txt\n@@\n-one\n+1\n", "dry_run": true},
+			want: []string{"dry run, nothing written", "+1"}, check: wantFile("notes.txt", fileTree["notes.txt"])},
+		{name: "patch alias diff", op: "apply_patch", args: map[string]any{"diff": "--- a/notes.txt\n+++ b/notes.txt\n@@\n-one\n+1\n"},
+			check: wantFile("notes.txt", "1\ntwo\nthree\nfour\nfive\n")},
+		{name: "patch garbage", op: "apply_patch", args: map[string]any{"patch": "please change line 2"}, wantErr: true,
+			want: []string{"error bad_patch", "parameter: patch"}},
+		{name: "patch hunk does not apply", op: "apply_patch", args: map[string]any{"patch": "--- a/notes.txt\n+++ b/notes.txt\n@@\n-seven\n+7\n"}, wantErr: true,
+			want: []string{"error not_found", "nothing was written"}},
+		{name: "patch protected", op: "apply_patch", args: map[string]any{"patch": "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+echo hi\n*** End Patch\n"}, wantErr: true,
+			want: []string{"error protected_path", "user_collaboration"}, check: wantGone(".git/hooks/pre-commit")},
+
+		{name: "unknown operation", op: "write_file", args: map[string]any{"path": "x"}, wantErr: true,
+			want: []string{"error unknown_operation", "did you mean"}},
+		{name: "parameter of another operation", op: "read_file", args: map[string]any{"path": "notes.txt", "old_string": "x"}, wantErr: true,
+			want: []string{"error unexpected_parameter", "read_file does not take old_string"}},
+	})
+}
+
+func TestFileUnknownEnum(t *testing.T) {
+	h := newFileHarness(t, 0)
+	h.write(fileTree)
+	got, isErr := h.op("create_file", map[string]any{"path": "x", "content": "y", "mode": "replace"})
+	if !isErr || !strings.Contains(got, "mode must be one of overwrite, append, create_if_missing") {
+		t.Errorf("create_file mode=replace = %q (isError %v), want the enum named", got, isErr)
+	}
+}

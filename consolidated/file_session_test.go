@@ -1,0 +1,315 @@
+package consolidated
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"toolhost/authz"
+)
+
+var updateFileGolden = flag.Bool("update-file", false, "rewrite the file_operations golden files")
+
+// golden compares got with testdata/file_operations/name, rewriting it with -update-file.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	p := filepath.Join("testdata", "file_operations", name)
+	if *updateFileGolden {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("%v (run go test ./consolidated -run %s -update-file)", err, t.Name())
+	}
+	if string(want) != got {
+		t.Errorf("%s drifted; review and rerun with -update-file\n--- want\n%s\n--- got\n%s", p, want, got)
+	}
+}
+
+// TestFileEditSession is a realistic edit session; the texts the model sees are pinned.
+func TestFileEditSession(t *testing.T) {
+	h := newFileHarness(t, 0)
+	h.write(map[string]string{
+		"server/handler.go": "package server\n\nimport \"net/http\"\n\n// Hello greets.\nfunc Hello(w http.ResponseWriter, r *http.Request) {\n\tw.Write([]byte(\"hello\"))\n}\n\nfunc Bye(w http.ResponseWriter, r *http.Request) {\n\tw.Write([]byte(\"bye\"))\n}\n",
+		"server/routes.go":  "package server\n\nimport \"net/http\"\n\nfunc Routes(mux *http.ServeMux) {\n\tmux.HandleFunc(\"/hello\", Hello)\n\tmux.HandleFunc(\"/bye\", Bye)\n}\n",
+		"README.md":         "# demo\n\nSay hello.\n",
+	})
+	var transcript strings.Builder
+	step := func(op string, args map[string]any) {
+		t.Helper()
+		text := h.mustOp(op, args)
+		b, _ := json.Marshal(args)
+		fmt.Fprintf(&transcript, "=== %s %s\n%s\n", op, b, text)
+	}
+	step("read_file", map[string]any{"path": "server/handler.go", "line_numbers": true})
+	step("grep_search", map[string]any{"pattern": "HandleFunc|func ", "include": []string{"*.go"}, "context_lines": 1})
+	step("replace_string", map[string]any{"path": "server/handler.go", "old_string": "\tw.Write([]byte(\"hello\"))", "new_string": "\tw.Write([]byte(\"hello, \" + r.URL.Query().Get(\"name\")))"})
+	step("apply_patch", map[string]any{"patch": "--- a/server/routes.go\n+++ b/server/routes.go\n@@ -5,4 +5,5 @@\n func Routes(mux *http.ServeMux) {\n \tmux.HandleFunc(\"/hello\", Hello)\n \tmux.HandleFunc(\"/bye\", Bye)\n+\tmux.HandleFunc(\"/healthz\", Health)\n }\n--- a/server/handler.go\n+++ b/server/handler.go\n@@ -12,1 +12,5 @@\n }\n+\n+func Health(w http.ResponseWriter, r *http.Request) {\n+\tw.WriteHeader(http.StatusNoContent)\n+}\n"})
+	step("read_file", map[string]any{"path": "server/handler.go", "start_line": 5})
+	step("read_file", map[string]any{"path": "server/routes.go", "offset": -3})
+	golden(t, "session.txt", transcript.String())
+
+	// A failed edit shows the model where its copy differs.
+	text, isErr := h.op("replace_string", map[string]any{"path": "server/routes.go", "old_string": "\tmux.HandleFunc(\"/helo\", Hello)\n", "new_string": "x"})
+	if !isErr {
+		t.Fatalf("replace_string with a typo succeeded: %s", text)
+	}
+	golden(t, "not_found.txt", text+"\n")
+}
+
+// TestFileOutsideWorkdir: reads outside are allowed, writes need a grant that only a human
+// creates; the refusal names the user_collaboration call that asks for it.
+func TestFileOutsideWorkdir(t *testing.T) {
+	h := newFileHarness(t, 0)
+	h.write(map[string]string{"in.txt": "inside\n"})
+	outside, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "a.txt"), []byte("outside a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "b.txt"), []byte("outside b\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(outside, "new.txt")
+
+	got := h.mustOp("read_file", map[string]any{"path": filepath.Join(outside, "a.txt")})
+	if !strings.HasPrefix(got, filepath.Join(outside, "a.txt")+": lines 1-1 of 1\noutside a") {
+		t.Errorf("read_file outside = %q, want the absolute path in the header", got)
+	}
+	got = h.mustOp("file_search", map[string]any{"pattern": "*.txt", "path": outside, "sort": "path"})
+	if !strings.Contains(got, "\n"+filepath.Join(outside, "a.txt")+"\n"+filepath.Join(outside, "b.txt")) {
+		t.Errorf("file_search outside = %q, want absolute paths", got)
+	}
+
+	got, isErr := h.op("create_file", map[string]any{"path": target, "content": "hi\n"})
+	if !isErr || !strings.Contains(got, "error outside_workdir") || !strings.Contains(got, "user_collaboration") ||
+		!strings.Contains(got, "request_authorization") {
+		t.Fatalf("create_file outside = %q (isError %v), want outside_workdir naming user_collaboration request_authorization", got, isErr)
+	}
+	if _, err := os.Stat(target); err == nil {
+		t.Fatal("the refused write created the file")
+	}
+
+	// The user approves (elicitation, CLI): a grant on the directory.
+	if _, err := h.guard.CreateGrant(context.Background(), authz.GrantSpec{Conversation: testConversation, Access: "file_operations:write",
+		Path: outside, Recursive: true, By: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	got = h.mustOp("create_file", map[string]any{"path": target, "content": "hi\n"})
+	if want := "created " + target; !strings.HasPrefix(got, want) {
+		t.Errorf("create_file after grant = %q, want prefix %q", got, want)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "hi\n" {
+		t.Errorf("%s = %q, want %q", target, b, "hi\n")
+	}
+	// Another conversation has no grant.
+	got, _, _ = h.call("file_operations", map[string]any{"operation": "create_file", "path": target, "content": "x", "conversation_id": "other"})
+	if !strings.Contains(got, "error outside_workdir") {
+		t.Errorf("create_file from another conversation = %q, want outside_workdir", got)
+	}
+
+	// Several files under the one granted root: one engine call, all or nothing.
+	got = h.mustOp("multi_replace_string", map[string]any{"edits": []any{
+		map[string]any{"path": filepath.Join(outside, "a.txt"), "old_string": "outside a", "new_string": "A"},
+		map[string]any{"path": filepath.Join(outside, "b.txt"), "old_string": "outside b", "new_string": "B"},
+	}})
+	if !strings.Contains(got, "2 edits in 2 file(s)\n1. "+filepath.Join(outside, "a.txt")) {
+		t.Errorf("multi_replace_string outside = %q", got)
+	}
+
+	// A patch spanning the working directory and the granted directory is refused before
+	// anything is written.
+	patch := fmt.Sprintf("*** Begin Patch\n*** Update File: in.txt\n@@\n-inside\n+INSIDE\n*** Update File: %s\n@@\n-A\n+AA\n*** End Patch\n", filepath.Join(outside, "a.txt"))
+	got, isErr = h.op("apply_patch", map[string]any{"patch": patch})
+	if !isErr || !strings.Contains(got, "error multiple_roots") {
+		t.Errorf("apply_patch across roots = %q, want multiple_roots", got)
+	}
+	if got := h.read("in.txt"); got != "inside\n" {
+		t.Errorf("in.txt = %q after a refused patch", got)
+	}
+	// The same patch for the outside file alone applies.
+	patch = fmt.Sprintf("*** Begin Patch\n*** Update File: %s\n@@\n-A\n+AA\n*** End Patch\n", filepath.Join(outside, "a.txt"))
+	h.mustOp("apply_patch", map[string]any{"patch": patch})
+	if b, _ := os.ReadFile(filepath.Join(outside, "a.txt")); string(b) != "AA\n" {
+		t.Errorf("a.txt = %q, want %q", b, "AA\n")
+	}
+}
+
+// TestFileStaleWrite: an edit of a file that changed since the model read it is refused; after a
+// new read, or for a conversation that never read it, the edit goes through.
+func TestFileStaleWrite(t *testing.T) {
+	h := newFileHarness(t, 0)
+	h.write(map[string]string{"a.txt": "one\ntwo\n", "b.txt": "x\n"})
+	replace := map[string]any{"path": "a.txt", "old_string": "two", "new_string": "2"}
+
+	h.mustOp("read_file", map[string]any{"path": "a.txt"})
+	h.write(map[string]string{"a.txt": "one\ntwo\nthree\n"}) // behind the model's back
+	got, isErr := h.op("replace_string", replace)
+	if !isErr || !strings.Contains(got, "error stale") || !strings.Contains(got, "a.txt changed since you last read it") {
+		t.Fatalf("replace_string after an outside change = %q, want stale", got)
+	}
+	if got := h.read("a.txt"); got != "one\ntwo\nthree\n" {
+		t.Errorf("a.txt = %q after a refused stale edit", got)
+	}
+	// Stale checks apply to every write kind, including apply_patch and multi_replace_string.
+	for _, c := range []struct {
+		op   string
+		args map[string]any
+	}{
+		{"insert_edit", map[string]any{"path": "a.txt", "line": 1, "content": "zero"}},
+		{"create_file", map[string]any{"path": "a.txt", "content": "new"}},
+		{"multi_replace_string", map[string]any{"edits": []any{map[string]any{"path": "a.txt", "old_string": "one", "new_string": "1"}}}},
+		{"apply_patch", map[string]any{"patch": "--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+1\n"}},
+	} {
+		if got, _ := h.op(c.op, c.args); !strings.Contains(got, "error stale") {
+			t.Errorf("%s after an outside change = %q, want stale", c.op, got)
+		}
+	}
+	// Another conversation never read the file: its edit is allowed.
+	got, isErr, _ = h.call("file_operations", map[string]any{"operation": "replace_string", "path": "a.txt", "old_string": "three", "new_string": "3", "conversation_id": "other"})
+	if isErr {
+		t.Fatalf("replace_string from a conversation that never read the file: %s", got)
+	}
+	// That write changed the file behind this conversation's back too.
+	if got, _ := h.op("replace_string", replace); !strings.Contains(got, "error stale") {
+		t.Errorf("replace_string after another conversation's edit = %q, want stale", got)
+	}
+	// Reading again refreshes the picture; the model's own successive edits then pass.
+	h.mustOp("read_file", map[string]any{"path": "a.txt", "start_line": 2, "end_line": 2})
+	h.mustOp("replace_string", replace)
+	h.mustOp("replace_string", map[string]any{"path": "a.txt", "old_string": "one", "new_string": "1"})
+	h.mustOp("insert_edit", map[string]any{"path": "a.txt", "line": 1, "content": "0"})
+	if got := h.read("a.txt"); got != "0\n1\n2\n3\n" {
+		t.Errorf("a.txt = %q, want %q", got, "0\n1\n2\n3\n")
+	}
+	// A file never read is edited without a check.
+	h.write(map[string]string{"b.txt": "y\n"})
+	h.mustOp("replace_string", map[string]any{"path": "b.txt", "old_string": "y", "new_string": "z"})
+	// After a delete, recreating the file is not stale.
+	h.mustOp("read_file", map[string]any{"path": "b.txt"})
+	h.mustOp("delete_file", map[string]any{"path": "b.txt"})
+	h.mustOp("create_file", map[string]any{"path": "b.txt", "content": "again\n"})
+	// A file deleted behind the model's back is reported as such.
+	h.mustOp("read_file", map[string]any{"path": "b.txt"})
+	os.Remove(filepath.Join(h.wd, "b.txt"))
+	if got, _ := h.op("create_file", map[string]any{"path": "b.txt", "content": "x"}); !strings.Contains(got, "deleted since you last read it") {
+		t.Errorf("create_file after an outside delete = %q, want the stale deletion named", got)
+	}
+}
+
+// TestFileApplyPatchAllOrNothing: a patch whose second file does not apply writes nothing.
+func TestFileApplyPatchAllOrNothing(t *testing.T) {
+	h := newFileHarness(t, 0)
+	h.write(map[string]string{"a.txt": "a1\na2\n", "b.txt": "b1\nb2\n"})
+	patch := "--- a/a.txt\n+++ b/a.txt\n@@\n-a1\n+A1\n--- a/b.txt\n+++ b/b.txt\n@@\n-b9\n+B9\n--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1 @@\n+c\n"
+	got, isErr := h.op("apply_patch", map[string]any{"patch": patch})
+	if !isErr || !strings.Contains(got, "error not_found") || !strings.Contains(got, "b.txt") {
+		t.Fatalf("apply_patch with a failing hunk = %q, want not_found naming b.txt", got)
+	}
+	if a := h.read("a.txt"); a != "a1\na2\n" {
+		t.Errorf("a.txt = %q, want it untouched", a)
+	}
+	if h.exists("c.txt") {
+		t.Error("c.txt was created by a failed patch")
+	}
+	// Fixed, the same patch applies whole.
+	h.mustOp("apply_patch", map[string]any{"patch": strings.Replace(patch, "-b9\n+B9", "-b2\n+B2", 1)})
+	if a, b, c := h.read("a.txt"), h.read("b.txt"), h.read("c.txt"); a != "A1\na2\n" || b != "b1\nB2\n" || c != "c\n" {
+		t.Errorf("after apply_patch: a=%q b=%q c=%q", a, b, c)
+	}
+}
+
+// TestFileResultOverBudget: a listing larger than the budget is cut, and the whole text can be
+// paged with read_tool_result; read_file instead stops at the budget and says where to go on.
+func TestFileResultOverBudget(t *testing.T) {
+	h := newFileHarness(t, 300) // 900 bytes
+	files := map[string]string{}
+	var big strings.Builder
+	for i := range 120 {
+		files[fmt.Sprintf("dir/file-%03d.txt", i)] = "x\n"
+		fmt.Fprintf(&big, "line %04d of a long file\n", i+1)
+	}
+	files["big.txt"] = big.String()
+	h.write(files)
+
+	got := h.mustOp("list_dir", map[string]any{"path": "dir"})
+	if len(got) > 900 {
+		t.Errorf("list_dir result is %d bytes, over the 900-byte budget", len(got))
+	}
+	i := strings.Index(got, `read_tool_result {"id":"`)
+	if i < 0 {
+		t.Fatalf("list_dir over budget = %q, want a read_tool_result marker", got)
+	}
+	id := got[i+len(`read_tool_result {"id":"`):]
+	id = id[:strings.IndexByte(id, '"')]
+	var all strings.Builder
+	for off := 0; ; {
+		page, isErr, _ := h.call("read_tool_result", map[string]any{"id": id, "offset": off})
+		if isErr {
+			t.Fatalf("read_tool_result: %s", page)
+		}
+		head, body, _ := strings.Cut(page, "\n")
+		all.WriteString(body)
+		if strings.HasSuffix(head, "; end]") {
+			break
+		}
+		if _, err := fmt.Sscanf(head[strings.Index(head, "next offset "):], "next offset %d]", &off); err != nil {
+			t.Fatalf("page header %q: %v", head, err)
+		}
+	}
+	for _, want := range []string{"dir/: 120 entries", "\nfile-000.txt 2B", "\nfile-119.txt 2B"} {
+		if !strings.Contains(all.String(), want) {
+			t.Errorf("paged result lacks %q", want)
+		}
+	}
+
+	got = h.mustOp("read_file", map[string]any{"path": "big.txt"})
+	if strings.Contains(got, "read_tool_result") || len(got) > 900 {
+		t.Errorf("read_file over budget was spilled or too long (%d bytes): %q", len(got), got)
+	}
+	if !strings.Contains(got, "truncated, continue with start_line ") {
+		t.Errorf("read_file over budget = %q, want the line to continue from", got)
+	}
+}
+
+// TestFileToolTokenBudget measures file_operations as tools/list serves it, like
+// internal/app's TestToolListTokenBudget, and pins its schema.
+func TestFileToolTokenBudget(t *testing.T) {
+	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+	enc, err := tiktoken.GetEncoding("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := NewRegistry(&Env{}, []*Tool{FileTool(FileConfig{})}, nil)
+	tools := reg.Tools()
+	if len(tools) != 1 {
+		t.Fatalf("registry advertises %d tools, want 1", len(tools))
+	}
+	b, err := json.Marshal(tools[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(enc.Encode(string(b), nil, nil))
+	t.Logf("file_operations: %d o200k tokens, %d bytes", n, len(b))
+	if n > 850 {
+		t.Errorf("file_operations costs %d o200k tokens, over its budget of 850", n)
+	}
+	pretty, _ := json.MarshalIndent(tools[0], "", "  ")
+	golden(t, "tool.json", string(pretty)+"\n")
+}

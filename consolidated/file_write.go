@@ -1,0 +1,336 @@
+package consolidated
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"strings"
+
+	"toolhost/authz"
+	"toolhost/internal/edit"
+)
+
+func (f *fileTool) createFile(ctx context.Context, c *Call, a *fileCreateArgs) (*Result, error) {
+	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	name := f.display(t, t.Rel)
+	res, err := edit.CreateFile(ctx, t.Root, t.Rel, []byte(a.Content), edit.WriteMode(a.Mode), edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
+	if err != nil {
+		return nil, f.editError(name, "path", err)
+	}
+	f.remember(c, t, res.Files)
+	lines := strings.Count(a.Content, "\n")
+	if a.Content != "" && !strings.HasSuffix(a.Content, "\n") {
+		lines++
+	}
+	switch {
+	case len(res.Files) == 1 && res.Files[0].Op == edit.OpAdd:
+		// The model has the content it just sent; echoing it as a diff would only cost tokens.
+		return f.writeResult(t, fmt.Sprintf("created %s (%d lines, %d bytes)", name, lines, len(a.Content)), &edit.Result{Files: res.Files}), nil
+	case res.Diff == "":
+		return f.writeResult(t, name+" unchanged: it already has this content", res), nil
+	case a.Mode == string(edit.ModeAppend):
+		return f.writeResult(t, fmt.Sprintf("appended %d lines to %s", lines, name), res), nil
+	}
+	return f.writeResult(t, fmt.Sprintf("overwrote %s (%d lines, %d bytes)", name, lines, len(a.Content)), res), nil
+}
+
+func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArgs) (*Result, error) {
+	if a.OldString == "" {
+		return nil, &ToolError{Code: "invalid_value", Param: "old_string", Message: "old_string is empty",
+			Next: "copy the exact text to replace from read_file; to write a new file use create_file, to add lines use insert_edit"}
+	}
+	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	name := f.display(t, t.Rel)
+	res, err := edit.ReplaceInFile(ctx, t.Root, t.Rel, edit.Replacement{
+		OldString: a.OldString, NewString: a.NewString, ReplaceAll: a.ReplaceAll, ExpectedReplacements: a.ExpectedReplacements,
+	}, edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
+	if err != nil {
+		return nil, f.editError(name, "old_string", err)
+	}
+	f.remember(c, t, res.Files)
+	r := f.writeResult(t, name+": "+outcome(res.Count, res.Lines, res.Rung), &res.Result)
+	return r, nil
+}
+
+// outcome says how many replacements were made where, and how tolerant the match had to be.
+func outcome(count int, lines []int, rung edit.Rung) string {
+	s := fmt.Sprintf("%d replacement", count)
+	if count != 1 {
+		s += "s"
+	}
+	if len(lines) > 0 {
+		s += " at " + lineList(lines)
+	}
+	if rung != "" && rung != edit.RungExact {
+		s += " (matched ignoring " + strings.ReplaceAll(string(rung), "_", " ") + ")"
+	}
+	return s
+}
+
+func lineList(ls []int) string {
+	var parts []string
+	for i, l := range ls {
+		if i == 10 {
+			parts = append(parts, fmt.Sprintf("+%d more", len(ls)-10))
+			break
+		}
+		parts = append(parts, fmt.Sprint(l))
+	}
+	if len(ls) == 1 {
+		return "line " + parts[0]
+	}
+	return "lines " + strings.Join(parts, ", ")
+}
+
+func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplaceArgs) (*Result, error) {
+	if len(a.Edits) == 0 {
+		return nil, &ToolError{Code: "invalid_value", Param: "edits", Message: "edits is empty", Next: "send edits: [{path, old_string, new_string}]"}
+	}
+	set := &fileSet{}
+	defer set.close()
+	byPath := map[string]*authz.Target{}
+	edits := make([]edit.FileReplacement, len(a.Edits))
+	for i, e := range a.Edits {
+		param := fmt.Sprintf("edits[%d]", i)
+		if len(e.unknown) > 0 {
+			return nil, &ToolError{Code: "unexpected_parameter", Param: param + "." + strings.Join(e.unknown, ", "),
+				Message: fmt.Sprintf("edit %d has unknown field(s) %s", i+1, strings.Join(e.unknown, ", ")),
+				Next:    "each edit takes path, old_string, new_string, replace_all"}
+		}
+		p := e.Path
+		if p == "" {
+			p = a.Path
+		}
+		if p == "" {
+			return nil, &ToolError{Code: "missing_parameter", Param: param + ".path", Message: fmt.Sprintf("edit %d has no path and no path parameter is given", i+1)}
+		}
+		if e.OldString == "" {
+			return nil, &ToolError{Code: "invalid_value", Param: param + ".old_string", Message: fmt.Sprintf("edit %d: old_string is empty", i+1)}
+		}
+		t, ok := byPath[p]
+		if !ok {
+			var err error
+			if t, err = f.open(ctx, c, authz.ClassWrite, p, param+".path", false, false); err != nil {
+				return nil, err
+			}
+			byPath[p] = t
+			if err := set.add(t, param+".path"); err != nil {
+				return nil, err
+			}
+		}
+		edits[i] = edit.FileReplacement{Path: t.Rel, Replacement: edit.Replacement{OldString: e.OldString, NewString: e.NewString, ReplaceAll: e.ReplaceAll}}
+	}
+	first := set.targets[0]
+	var rels []string
+	for _, t := range set.targets {
+		rels = append(rels, t.Rel)
+	}
+	res, err := edit.MultiReplace(ctx, set.root, edits, edit.Options{Expect: f.expect(c.Conversation, first, rels...)})
+	if err != nil {
+		return nil, f.editError("", "edits", err)
+	}
+	f.remember(c, first, res.Files)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d edits in %d file(s)", len(res.Edits), len(res.Files))
+	for i, e := range res.Edits {
+		fmt.Fprintf(&b, "\n%d. %s: %s", i+1, f.display(first, e.Path), outcome(e.Count, e.Lines, e.Rung))
+	}
+	return f.writeResult(first, b.String(), &res.Result), nil
+}
+
+func (f *fileTool) insertEdit(ctx context.Context, c *Call, a *fileInsertArgs) (*Result, error) {
+	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	name := f.display(t, t.Rel)
+	le := edit.LineEdit{Text: a.Content, Line: int(a.Line), AfterPattern: a.After, BeforePattern: a.Before,
+		StartLine: int(a.StartLine), EndLine: int(a.EndLine)}
+	if le.EndLine != 0 && le.StartLine == 0 {
+		le.StartLine = le.EndLine
+	}
+	if le.StartLine != 0 && le.EndLine == 0 {
+		le.EndLine = le.StartLine
+	}
+	res, err := edit.InsertEdit(ctx, t.Root, t.Rel, le, edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
+	if err != nil {
+		return nil, f.editError(name, "line", err)
+	}
+	f.remember(c, t, res.Files)
+	what := "inserted"
+	switch {
+	case le.StartLine > 0 && a.Content == "":
+		what = fmt.Sprintf("deleted lines %d-%d", le.StartLine, le.EndLine)
+	case le.StartLine > 0:
+		what = fmt.Sprintf("replaced lines %d-%d", le.StartLine, le.EndLine)
+	case le.Line > 0:
+		what = fmt.Sprintf("inserted before line %d", le.Line)
+	case le.AfterPattern != "":
+		what = "inserted after the matching line"
+	case le.BeforePattern != "":
+		what = "inserted before the matching line"
+	}
+	return f.writeResult(t, name+": "+what, res), nil
+}
+
+func (f *fileTool) renameFile(ctx context.Context, c *Call, a *fileRenameArgs) (*Result, error) {
+	src, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, true)
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	dst, err := f.open(ctx, c, authz.ClassWrite, a.NewPath, "new_path", false, true)
+	if err != nil {
+		return nil, err
+	}
+	defer dst.Close()
+	if rootDir(src) != rootDir(dst) {
+		return nil, &ToolError{Code: "multiple_roots", Param: "new_path",
+			Message: fmt.Sprintf("%s and %s are under different roots, so they cannot be renamed into each other", f.display(src, src.Rel), f.display(dst, dst.Rel)),
+			Next:    "create the file at the destination (create_file), then delete the source"}
+	}
+	res, err := edit.RenameFile(ctx, src.Root, src.Rel, dst.Rel, a.Overwrite)
+	if err != nil {
+		return nil, f.editError(f.display(src, src.Rel), "path", err)
+	}
+	f.remember(c, src, res.Files)
+	return &Result{Text: fmt.Sprintf("renamed %s -> %s", f.display(src, src.Rel), f.display(dst, dst.Rel)), Structured: f.summary(src, res)}, nil
+}
+
+func (f *fileTool) deleteFile(ctx context.Context, c *Call, a *fileDeleteArgs) (*Result, error) {
+	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", true, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	name := f.display(t, t.Rel)
+	res, err := edit.DeleteFile(ctx, t.Root, t.Rel, a.Recursive)
+	if err != nil {
+		return nil, f.editError(name, "path", err)
+	}
+	f.remember(c, t, res.Files)
+	return &Result{Text: strings.TrimSpace(strings.Replace(res.Diff, path.Clean(t.Rel), name, 1)), Structured: f.summary(t, res)}, nil
+}
+
+func (f *fileTool) createDirectory(ctx context.Context, c *Call, a *fileDirArgs) (*Result, error) {
+	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Close()
+	name := f.display(t, t.Rel)
+	res, err := edit.CreateDirectory(ctx, t.Root, t.Rel)
+	if err != nil {
+		return nil, f.editError(name, "path", err)
+	}
+	if len(res.Files) == 0 {
+		return Text("%s already exists", dirName(name)), nil
+	}
+	return &Result{Text: "created " + dirName(name), Structured: f.summary(t, res)}, nil
+}
+
+func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*Result, error) {
+	p, err := edit.ParsePatch(a.Patch)
+	if err != nil {
+		return nil, f.editError("", "patch", err)
+	}
+	if len(p.Files) == 0 {
+		return nil, &ToolError{Code: "bad_patch", Param: "patch", Message: "the patch names no file",
+			Next: "send a unified diff (--- a/x, +++ b/x, @@ hunks) or a *** Begin Patch envelope"}
+	}
+	// Every file the patch touches is checked before anything is planned or written, and the
+	// engine gets the guard's root and relative paths, so check and use cannot diverge.
+	set := &fileSet{}
+	defer set.close()
+	for i := range p.Files {
+		fp := &p.Files[i]
+		t, err := f.open(ctx, c, authz.ClassWrite, fp.Path, "patch", fp.Op == edit.OpDelete, fp.Op == edit.OpMove)
+		if err != nil {
+			return nil, err
+		}
+		if err := set.add(t, "patch"); err != nil {
+			return nil, err
+		}
+		fp.Path = t.Rel
+		if fp.Op == edit.OpMove {
+			d, err := f.open(ctx, c, authz.ClassWrite, fp.NewPath, "patch", false, true)
+			if err != nil {
+				return nil, err
+			}
+			if err := set.add(d, "patch"); err != nil {
+				return nil, err
+			}
+			fp.NewPath = d.Rel
+		}
+	}
+	first := set.targets[0]
+	var rels []string
+	for _, fp := range p.Files {
+		rels = append(rels, fp.Path)
+		if fp.NewPath != "" {
+			rels = append(rels, fp.NewPath)
+		}
+	}
+	plan, err := edit.PlanPatch(ctx, set.root, p, edit.Options{DryRun: a.DryRun, Expect: f.expect(c.Conversation, first, rels...)})
+	if err != nil {
+		return nil, f.editError("", "patch", err)
+	}
+	res := &edit.Result{Files: plan.Summary(), Diff: edit.CapDiff(plan.Diff(edit.DefaultContext), edit.DefaultMaxDiffLines), DryRun: a.DryRun}
+	head := "applied patch"
+	if a.DryRun {
+		head = "dry run, nothing written; the patch applies"
+	} else {
+		if err := plan.Commit(ctx, set.root); err != nil {
+			return nil, f.editError("", "patch", err)
+		}
+		f.remember(c, first, res.Files)
+	}
+	var parts []string
+	for _, s := range res.Files {
+		d := string(s.Op) + " " + f.display(first, s.Path)
+		if s.NewPath != "" {
+			d += " -> " + f.display(first, s.NewPath)
+		}
+		parts = append(parts, d)
+	}
+	return f.writeResult(first, head+": "+strings.Join(parts, ", "), res), nil
+}
+
+// writeResult is the answer to every write: a header line, then the engine's capped diff.
+func (f *fileTool) writeResult(t *authz.Target, head string, res *edit.Result) *Result {
+	text := head
+	if res.Diff != "" {
+		text += "\n" + strings.TrimRight(res.Diff, "\n")
+	}
+	return &Result{Text: text, Structured: f.summary(t, res)}
+}
+
+// summary is the small structured form of a write: the files touched, with paths as the model
+// would pass them back.
+func (f *fileTool) summary(t *authz.Target, res *edit.Result) map[string]any {
+	files := make([]map[string]any, 0, len(res.Files))
+	for _, s := range res.Files {
+		m := map[string]any{"op": s.Op, "path": f.display(t, s.Path)}
+		if s.NewPath != "" {
+			m["new_path"] = f.display(t, s.NewPath)
+		}
+		if s.Op != edit.OpDelete && !strings.HasSuffix(s.Path, "/") {
+			m["bytes"] = s.Bytes
+		}
+		files = append(files, m)
+	}
+	out := map[string]any{"files": files}
+	if res.DryRun {
+		out["dry_run"] = true
+	}
+	return out
+}
