@@ -123,7 +123,7 @@ func TestFileReadOperations(t *testing.T) {
 			want: []string{"error protected_path", "user_collaboration"}},
 
 		{name: "list root", op: "list_dir", args: nil,
-			want: []string{".: 6 entries; skipped 2 hidden, 1 gitignored\nbin.dat 9B\ncrlf.txt 13B\nempty.txt 0B\nmain.go 48B\nnotes.txt 24B\npkg/"},
+			want:   []string{".: 6 entries; skipped 2 hidden, 1 gitignored\nbin.dat 9B\ncrlf.txt 13B\nempty.txt 0B\nmain.go 48B\nnotes.txt 24B\npkg/"},
 			absent: []string{".hidden", "util.go", "build"}},
 		{name: "list recursive", op: "list_dir", args: map[string]any{"path": "pkg", "recursive": true},
 			want: []string{"pkg/: 4 entries\ndeep/\ndeep/x.go 40B\ndeep/y.md 15B\nutil.go 66B"}},
@@ -150,7 +150,7 @@ func TestFileReadOperations(t *testing.T) {
 			want: []string{"error invalid_value", "mtime, path"}},
 
 		{name: "grep regex", op: "grep_search", args: map[string]any{"pattern": "TODO\\b"},
-			want: []string{"2 matching line(s) in 2 file(s)", "\npkg/deep/x.go\n3:var X = 1 // TODO: rename", "\npkg/deep/y.md\n2:TODO later"},
+			want:   []string{"2 matching line(s) in 2 file(s)", "\npkg/deep/x.go\n3:var X = 1 // TODO: rename", "\npkg/deep/y.md\n2:TODO later"},
 			absent: []string{".hidden/secret.txt", "build/out.txt"}},
 		{name: "grep literal case-insensitive include", op: "grep_search", args: map[string]any{"pattern": "todo:", "literal": true, "case_insensitive": true, "include": "*.go"},
 			want: []string{"1 matching line(s) in 1 file(s)", "3:var X"}},
@@ -185,7 +185,7 @@ func TestFileWriteOperations(t *testing.T) {
 			want: []string{"error protected_path", "user_collaboration"}, check: wantGone(".git/config")},
 
 		{name: "replace", op: "replace_string", args: map[string]any{"path": "main.go", "old_string": "println(\"hello\")", "new_string": "println(\"bye\")"},
-			want: []string{"main.go: 1 replacement at line 4", "-\tprintln(\"hello\")", "+\tprintln(\"bye\")"},
+			want:  []string{"main.go: 1 replacement at line 4", "-\tprintln(\"hello\")", "+\tprintln(\"bye\")"},
 			check: wantFile("main.go", "package main\n\nfunc main() {\n\tprintln(\"bye\")\n}\n")},
 		{name: "replace camelCase", op: "replace_string", args: map[string]any{"filePath": "notes.txt", "oldString": "two", "newString": "2"},
 			want: []string{"1 replacement at line 2"}},
