@@ -35,16 +35,16 @@ type ImportRequest struct {
 
 // ImportResult reports what Import did.
 type ImportResult struct {
-	Name  string
-	Scope string
+	Name  string `json:"name"`
+	Scope string `json:"scope"`
 	// Unchanged reports that the same bytes were imported before: nothing was written.
-	Unchanged bool
+	Unchanged bool `json:"unchanged,omitempty"`
 	// Replaced is the number of chunks of an earlier version that were deleted.
-	Replaced int
+	Replaced int `json:"replaced,omitempty"`
 	// Chunks is the number of chunks now stored for the document; IDs are their memory IDs in
 	// chunk order.
-	Chunks int
-	IDs    []uint64
+	Chunks int      `json:"chunks"`
+	IDs    []uint64 `json:"ids"`
 }
 
 // Import chunks a text or Markdown document and stores the chunks in a scope. Importing
@@ -158,11 +158,11 @@ func (s *Service) Import(ctx context.Context, req ImportRequest) (ImportResult, 
 
 // DocumentInfo describes one imported document.
 type DocumentInfo struct {
-	Name     string
-	Scope    string
-	Chunks   int
-	Bytes    int
-	Imported time.Time
+	Name     string    `json:"name"`
+	Scope    string    `json:"scope"`
+	Chunks   int       `json:"chunks"`
+	Bytes    int       `json:"bytes"`
+	Imported time.Time `json:"imported"`
 }
 
 // Documents lists the documents imported into the conversation's scope and every topic, so the

@@ -39,16 +39,16 @@ const (
 // StoreResult reports the stored (or already existing) memory.
 type StoreResult struct {
 	// ID is the new memory's ID, or the existing one's for a duplicate.
-	ID uint64
+	ID uint64 `json:"id"`
 	// Scope is the scope key, "conversation:ID" or "topic:NAME".
-	Scope string
+	Scope string `json:"scope"`
 	// Duplicate is set when nothing was stored because the content already exists.
-	Duplicate Duplicate
+	Duplicate Duplicate `json:"duplicate,omitempty"`
 	// Similarity is the cosine to the existing memory for a near duplicate (1 for exact).
-	Similarity float32
+	Similarity float32 `json:"similarity,omitempty"`
 	// Existing is the existing memory's content (truncated) for a duplicate, so the model can
 	// see what it matched.
-	Existing string
+	Existing string `json:"existing,omitempty"`
 }
 
 // Store embeds and stores one memory, or returns the existing one for an exact or near duplicate
@@ -219,21 +219,21 @@ type SearchRequest struct {
 
 // Hit is one search result.
 type Hit struct {
-	ID uint64
+	ID uint64 `json:"id"`
 	// Score ranks the hits: the cosine similarity, plus the lexical bonus for keyword queries.
-	Score float32
+	Score float32 `json:"score"`
 	// Similarity is the cosine between the query and the memory.
-	Similarity float32
-	Content    string
+	Similarity float32 `json:"similarity"`
+	Content    string  `json:"content"`
 	// Truncated reports that Content was cut to SnippetChars.
-	Truncated bool
-	Tags      []string
-	Metadata  map[string]string
-	Scope     string
-	Created   time.Time
+	Truncated bool              `json:"truncated,omitempty"`
+	Tags      []string          `json:"tags,omitempty"`
+	Metadata  map[string]string `json:"metadata,omitempty"`
+	Scope     string            `json:"scope"`
+	Created   time.Time         `json:"created"`
 	// Document and Chunk name the source of an imported chunk.
-	Document string
-	Chunk    int
+	Document string `json:"document,omitempty"`
+	Chunk    int    `json:"chunk,omitempty"`
 }
 
 // Search finds the memories closest in meaning to the query within the requested scopes.
@@ -472,17 +472,17 @@ func visible(conversation, scope string) bool {
 // Collection describes one scope for list_collections.
 type Collection struct {
 	// Scope is "conversation:ID" or "topic:NAME".
-	Scope string
+	Scope string `json:"scope"`
 	// Count is the number of memories, Documents the number of imported documents.
-	Count     int
-	Documents int
+	Count     int `json:"count"`
+	Documents int `json:"documents,omitempty"`
 	// Bytes is the stored size of the scope's records and vectors.
-	Bytes int64
+	Bytes int64 `json:"bytes"`
 	// Embedder and Dim describe the configured embedder; Stale counts memories embedded by
 	// another one (see ErrEmbedderChanged).
-	Embedder string
-	Dim      int
-	Stale    int
+	Embedder string `json:"embedder"`
+	Dim      int    `json:"dim"`
+	Stale    int    `json:"stale,omitempty"`
 }
 
 // Collections lists the conversation's own scope and every topic with their counts and sizes. It
