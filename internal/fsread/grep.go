@@ -110,7 +110,15 @@ type matcher struct {
 	// onlyLiteral is true when the pattern is exactly the literal, so a
 	// bytes.Index hit is a match without running the regexp.
 	onlyLiteral bool
+	// alts, when there is no single literal, are literals of which every
+	// match holds at least one ("TODO|FIXME"); candidates are the nearest
+	// occurrence of any.
+	alts [][]byte
 }
+
+// maxAlternatives bounds the literal set of the alternation prefilter; past
+// it, one regexp pass is cheaper than many substring searches.
+const maxAlternatives = 8
 
 // Non-ASCII runes in the case-fold orbits of ASCII letters: KELVIN SIGN
 // (k, K) and LATIN SMALL LETTER LONG S (s, S). A region holding either
@@ -159,6 +167,14 @@ func newMatcher(o GrepOptions) (*matcher, error) {
 		parsed = parsed.Simplify()
 		m.literal, m.fold = requiredLiteral(parsed)
 		m.onlyLiteral = parsed.Op == syntax.OpLiteral && parsed.Flags&syntax.FoldCase == 0 && m.literal != nil
+	}
+	if parsed, err := syntax.Parse(expr, syntax.Perl); err == nil && !m.fold {
+		// An alternation set can be a better filter than a short single
+		// literal: "(TODO|FIXME):" rather than ":".
+		alts := requiredAlternatives(parsed.Simplify())
+		if len(alts) > 1 && (m.literal == nil || betterAlternatives(alts, [][]byte{m.literal})) {
+			m.alts, m.literal, m.onlyLiteral = alts, nil, false
+		}
 	}
 	if m.fold {
 		for i, b := range m.literal {
@@ -223,6 +239,68 @@ func requiredLiteral(re *syntax.Regexp) (lit []byte, fold bool) {
 	return nil, false
 }
 
+// requiredAlternatives returns case-sensitive literals of which every match
+// of re contains at least one, or nil. It covers alternations, which have
+// no single required literal.
+func requiredAlternatives(re *syntax.Regexp) [][]byte {
+	switch re.Op {
+	case syntax.OpLiteral:
+		if re.Flags&syntax.FoldCase != 0 {
+			return nil
+		}
+		return [][]byte{[]byte(string(re.Rune))}
+	case syntax.OpCapture, syntax.OpPlus:
+		return requiredAlternatives(re.Sub[0])
+	case syntax.OpRepeat:
+		if re.Min >= 1 {
+			return requiredAlternatives(re.Sub[0])
+		}
+	case syntax.OpAlternate:
+		var out [][]byte
+		for _, sub := range re.Sub {
+			a := requiredAlternatives(sub)
+			if a == nil || len(out)+len(a) > maxAlternatives {
+				return nil
+			}
+			out = append(out, a...)
+		}
+		return out
+	case syntax.OpConcat:
+		var best [][]byte
+		for _, sub := range re.Sub {
+			if a := requiredAlternatives(sub); a != nil && betterAlternatives(a, best) {
+				best = a
+			}
+		}
+		return best
+	}
+	return nil
+}
+
+// betterAlternatives compares literal sets by shortest length per literal
+// (longer literals are rarer, each literal costs a search), then prefers
+// fewer literals.
+func betterAlternatives(a, b [][]byte) bool {
+	if b == nil {
+		return true
+	}
+	sa, sb := minLen(a)*len(b), minLen(b)*len(a)
+	if sa != sb {
+		return sa > sb
+	}
+	return len(a) < len(b)
+}
+
+func minLen(ls [][]byte) int {
+	n := -1
+	for _, l := range ls {
+		if n < 0 || len(l) < n {
+			n = len(l)
+		}
+	}
+	return n
+}
+
 // matchLine reports whether line matches and where (byte offset of the
 // first match).
 func (m *matcher) matchLine(line []byte) (int, bool) {
@@ -241,9 +319,31 @@ func (m *matcher) matchLine(line []byte) (int, bool) {
 // may match, using the literal prefilter or the regexp over the whole region.
 // useFold selects the case-insensitive literal search; the fileSearcher
 // caches where the rare byte occurs next in lo and up.
-func (m *matcher) nextCandidate(region []byte, from int, useFold bool, lo, up *int) int {
+func (m *matcher) nextCandidate(region []byte, from int, useFold bool, lo, up *int, altNext []int) int {
 	if useFold {
 		return m.nextFold(region, from, lo, up)
+	}
+	if m.alts != nil {
+		// Nearest occurrence of any alternative; altNext caches each
+		// one's next position (-2 unknown, -1 none).
+		best := -1
+		for i, lit := range m.alts {
+			if altNext[i] == -1 {
+				continue
+			}
+			if altNext[i] < from {
+				j := bytes.Index(region[from:], lit)
+				if j < 0 {
+					altNext[i] = -1
+					continue
+				}
+				altNext[i] = from + j
+			}
+			if best < 0 || altNext[i] < best {
+				best = altNext[i]
+			}
+		}
+		return best
 	}
 	if m.literal != nil && !m.fold {
 		i := bytes.Index(region[from:], m.literal)
@@ -542,6 +642,7 @@ type fileSearcher struct {
 	lastLine   int64    // last line reported, to avoid reporting a long line twice
 	inLongLine bool     // the region continues a line started in the previous one
 	longOff    int      // bytes of that line in previous regions
+	altNext    []int    // per-alternative cache for the alternation prefilter
 }
 
 func (s *fileSearcher) search(ctx context.Context, j grepJob) fileResult {
@@ -632,9 +733,13 @@ func (s *fileSearcher) searchRegion(region []byte) {
 	// non-ASCII rune that folds to k or s.
 	useFold := s.m.fold && !(s.m.foldKS && (bytes.Contains(region, kelvinSign) || bytes.Contains(region, longS)))
 	lo, up := -2, -2
+	s.altNext = s.altNext[:0]
+	for range s.m.alts {
+		s.altNext = append(s.altNext, -2)
+	}
 	pos := 0
 	for pos < len(region) {
-		c := s.m.nextCandidate(region, pos, useFold, &lo, &up)
+		c := s.m.nextCandidate(region, pos, useFold, &lo, &up, s.altNext)
 		if c < 0 {
 			break
 		}

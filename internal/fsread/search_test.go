@@ -362,3 +362,44 @@ func TestGrepIgnoreCasePrefilter(t *testing.T) {
 		}
 	}
 }
+
+func TestRequiredAlternatives(t *testing.T) {
+	tests := []struct {
+		pattern string
+		want    []string
+	}{
+		{`TODO|FIXME`, []string{"TODO", "FIXME"}},
+		{`(?:TODO|FIXME):\s`, []string{"TODO", "FIXME"}},
+		{`x(ab|cd)+y`, nil}, // single literals x and y are found first
+		{`a|b`, nil},
+		{`(?i)TODO|FIXME`, nil},
+		{`TODO|\w+`, nil},
+	}
+	for _, tt := range tests {
+		m, err := newMatcher(GrepOptions{Pattern: tt.pattern})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, a := range m.alts {
+			got = append(got, string(a))
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("alternatives(%q) mismatch (-want +got):\n%s", tt.pattern, diff)
+		}
+	}
+}
+
+func TestGrepAlternation(t *testing.T) {
+	root, _ := openTestRoot(t, map[string]string{
+		"a.txt": "TODO one\nnothing\nFIXME two\nTODO and FIXME\nfixme lower\n",
+	})
+	got, err := Grep(context.Background(), root, "", GrepOptions{Pattern: `TODO|FIXME`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a.txt:1:1:TODO one", "a.txt:3:1:FIXME two", "a.txt:4:1:TODO and FIXME"}
+	if diff := cmp.Diff(want, grepLines(got)); diff != "" {
+		t.Errorf("Grep(TODO|FIXME) mismatch (-want +got):\n%s", diff)
+	}
+}
