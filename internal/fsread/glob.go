@@ -28,7 +28,8 @@ type GlobOptions struct {
 	MaxResults int
 	// SortBy is SortByMTime (default) or SortByPath.
 	SortBy string
-	// IncludeHidden matches dot files and enters dot directories.
+	// IncludeHidden matches dot files and enters dot directories. It is
+	// implied when the pattern itself spells out a dot name (".env").
 	IncludeHidden bool
 	// IncludeIgnored matches paths excluded by .gitignore rules.
 	IncludeIgnored bool
@@ -121,7 +122,9 @@ func Glob(ctx context.Context, root *os.Root, base, pattern string, opts GlobOpt
 		}
 		return res, fmt.Errorf("file_search %s: %w", walkBase, ErrNotDir)
 	}
-	wo := walkOptions{hidden: opts.IncludeHidden, noIgnore: opts.IncludeIgnored}
+	// A pattern that spells out a dot name ("**/.env", ".github/**") asks
+	// for hidden files; hiding them anyway would only confuse.
+	wo := walkOptions{hidden: opts.IncludeHidden || namesDotFile(rest), noIgnore: opts.IncludeIgnored}
 	if !strings.Contains(rest, "**") {
 		wo.maxDepth = strings.Count(rest, "/") + 1
 	}
@@ -200,3 +203,13 @@ func globMatchName(pattern, relToBase string) bool {
 }
 
 func doublestarValid(p string) bool { return doublestar.ValidatePattern(p) }
+
+// namesDotFile reports whether a pattern segment starts with a literal dot.
+func namesDotFile(pattern string) bool {
+	for _, seg := range strings.Split(pattern, "/") {
+		if strings.HasPrefix(seg, ".") && seg != "." && seg != ".." {
+			return true
+		}
+	}
+	return false
+}
