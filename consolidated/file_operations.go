@@ -90,9 +90,9 @@ type fileMultiReplaceArgs struct {
 type fileInsertArgs struct {
 	Path      string `json:"path"`
 	Content   string `json:"content"`
-	Line      int64  `json:"line,omitempty" alias:"insert_line,line_number" jsonschema:"insert_edit: content goes before this line; or use after, before, or start_line+end_line to replace."`
-	After     string `json:"after,omitempty" alias:"after_pattern,insert_after" jsonschema:"Text of the line to insert after."`
-	Before    string `json:"before,omitempty" alias:"before_pattern,insert_before"`
+	Line      int64  `json:"line,omitempty" alias:"insert_line,line_number" jsonschema:"insert_edit: content goes before this line; or use after_pattern, before_pattern, or start_line+end_line to replace."`
+	After     string `json:"after_pattern,omitempty" alias:"after,insert_after" jsonschema:"Text in the line to insert after."`
+	Before    string `json:"before_pattern,omitempty" alias:"before,insert_before"`
 	StartLine int64  `json:"start_line,omitempty"`
 	EndLine   int64  `json:"end_line,omitempty"`
 }
@@ -207,7 +207,7 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 	}
 	r, err := f.reader.Read(ctx, t.Root, t.Rel, opts)
 	if err != nil {
-		return nil, f.readError(t, a.Path, r, err)
+		return nil, f.suggest(ctx, f.readError(t, a.Path, r, err), a.Path)
 	}
 	name := f.display(t, t.Rel)
 	if r.SHA256 != "" {

@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
+	"time"
 
 	"toolhost/authz"
 	"toolhost/internal/edit"
@@ -261,6 +263,8 @@ func (f *fileTool) fsError(name, given string, err error) error {
 		return &ToolError{Code: "not_found", Param: "path", Message: name + " does not exist", Next: "find it with file_search or list_dir"}
 	case errors.Is(err, fs.ErrPermission):
 		return &ToolError{Code: "permission_denied", Param: "path", Message: "the operating system denied access to " + name}
+	case errors.Is(err, syscall.ENOTDIR):
+		return &ToolError{Code: "not_directory", Param: "path", Message: "a parent of " + name + " is a file, not a directory"}
 	case errors.Is(err, fsread.ErrNotRegular), errors.Is(err, edit.ErrNotRegular):
 		return &ToolError{Code: "not_regular", Param: "path", Message: name + " is not a regular file"}
 	}
@@ -306,7 +310,7 @@ func (f *fileTool) editError(name, param string, err error) error {
 	case errors.Is(err, edit.ErrExists):
 		return &ToolError{Code: "exists", Param: param, Message: msg}
 	case errors.Is(err, edit.ErrMissing):
-		return &ToolError{Code: "not_found", Param: param, Message: msg, Next: "find it with file_search or list_dir"}
+		return &ToolError{Code: "not_found", Param: "path", Message: msg, Next: "find it with file_search or list_dir"}
 	case errors.Is(err, edit.ErrInvalidPath):
 		return &ToolError{Code: "invalid_path", Param: param, Message: msg}
 	case errors.Is(err, edit.ErrInvalidArgument):
@@ -317,8 +321,55 @@ func (f *fileTool) editError(name, param string, err error) error {
 		return &ToolError{Code: "too_large", Param: param, Message: msg, Next: "edit it with terminal tools (sed, a script)"}
 	case errors.Is(err, edit.ErrSymlinkLoop):
 		return &ToolError{Code: "symlink_loop", Param: param, Message: msg}
+	case errors.Is(err, edit.ErrNotFound):
+		return &ToolError{Code: "not_found", Param: param, Message: msg}
+	case errors.Is(err, edit.ErrAmbiguous):
+		return &ToolError{Code: "ambiguous", Param: param, Message: msg}
 	case errors.Is(err, edit.ErrBadPatch):
 		return &ToolError{Code: "bad_patch", Param: "patch", Message: msg}
 	}
 	return f.fsError(name, name, err)
+}
+
+// suggest adds the nearest existing paths to a not_found error about a path the model gave
+// (inside the working directory), so it can retry without a search: files with the same name
+// elsewhere, else the most similar name in the same directory. Both lookups are bounded.
+func (f *fileTool) suggest(ctx context.Context, err error, given string) error {
+	var te *ToolError
+	if !errors.As(err, &te) || te.Code != "not_found" || te.Param != "path" || given == "" {
+		return err
+	}
+	canon, cerr := f.guard.Canonical(given)
+	if cerr != nil {
+		return err
+	}
+	rel, rerr := filepath.Rel(f.guard.WorkDir(), canon)
+	if rerr != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return err
+	}
+	rel = filepath.ToSlash(rel)
+	dir, base := path.Split(rel)
+	ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	var names []string
+	if !strings.ContainsAny(base, "*?[]{}\\") {
+		r, _ := fsread.Glob(ctx, f.guard.Root(), ".", "**/"+base, fsread.GlobOptions{MaxResults: 3, SortBy: fsread.SortByPath, IncludeHidden: true})
+		for _, m := range r.Matches {
+			names = append(names, m.Path)
+		}
+	}
+	if len(names) == 0 {
+		r, _ := fsread.ListDir(ctx, f.guard.Root(), path.Clean(dir), fsread.ListOptions{IncludeHidden: true, IncludeIgnored: true})
+		var cands []string
+		for _, e := range r.Entries {
+			cands = append(cands, path.Base(e.Path))
+		}
+		if n := nearest(base, cands); n != "" {
+			names = append(names, path.Join(dir, n))
+		}
+	}
+	if len(names) > 0 {
+		te.Next = "did you mean " + strings.Join(names, ", ") + "?"
+	}
+	return te
 }
