@@ -24,6 +24,8 @@ const (
 	// grepBufSize is each worker's read buffer. Most source files fit in
 	// one read; larger files stream through it line-aligned.
 	grepBufSize = 1 << 20
+	// maxWorkers bounds GrepOptions.Workers.
+	maxWorkers = 32
 	// maxContextLines bounds ContextLines so one match cannot pull in a
 	// whole file.
 	maxContextLines = 20
@@ -477,6 +479,7 @@ func Grep(ctx context.Context, root *os.Root, base string, opts GrepOptions) (Gr
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	workers = min(workers, maxWorkers) // each holds a 1 MB buffer
 	fi, err := root.Stat(osName(base))
 	if err != nil {
 		return res, fmt.Errorf("grep_search: %w", err)
