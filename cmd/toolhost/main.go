@@ -41,6 +41,7 @@ Commands:
   deny ID               deny an authorization request
   grants                list active grants
   revoke ID             revoke a grant
+  memory reembed        re-embed stored memories after changing [memory] embedder
   version               print the version
 
 Flags (also accepted after the command; they override the config file):
@@ -177,6 +178,23 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return errors.New("call: arguments are not valid JSON")
 		}
 		return withApp(ctx, o, stderr, func(a *app.App) error { return callTool(ctx, a, rest[0], argJSON, stdout) })
+	case "memory":
+		if len(rest) != 1 || rest[0] != "reembed" {
+			return errors.New("usage: toolhost memory reembed")
+		}
+		return withApp(ctx, o, stderr, func(a *app.App) error {
+			last := time.Time{}
+			err := a.Memory.Reembed(ctx, func(done, total int) {
+				if time.Since(last) > time.Second || done == total {
+					fmt.Fprintf(stdout, "re-embedded %d/%d with %s\n", done, total, a.Memory.Embedder().ID())
+					last = time.Now()
+				}
+			})
+			if err == nil {
+				fmt.Fprintln(stdout, "memories are all embedded with", a.Memory.Embedder().ID())
+			}
+			return err
+		})
 	case "approvals", "grants":
 		return withApp(ctx, o, stderr, func(a *app.App) error { return listAuthority(ctx, a, cmd, stdout) })
 	case "approve", "deny", "revoke":

@@ -18,6 +18,8 @@ import (
 	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/config"
+	"toolhost/internal/embed"
+	"toolhost/internal/memory"
 	"toolhost/internal/server"
 	"toolhost/reminders"
 	"toolhost/store"
@@ -42,6 +44,7 @@ type App struct {
 	Store       *store.Store
 	Guard       *authz.Guard
 	Reminders   *reminders.Builder
+	Memory      *memory.Service
 	PromptsDir  string
 
 	closers []func() error
@@ -110,7 +113,12 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	rcfg.Enabled = !cfg.Reminders.Off
 	rcfg.EveryNCalls = cfg.Reminders.EveryNCalls
 	rcfg.MaxTokens = cfg.Reminders.MaxTokens
-	a.Reminders = reminders.New(a.Store, rcfg, nil)
+	embedder, err := embed.New(cfg.Memory.Embedder)
+	if err != nil {
+		return nil, fmt.Errorf("memory.embedder: %w", err)
+	}
+	a.Memory = memory.New(a.Store, memory.Config{Embedder: embedder})
+	a.Reminders = reminders.New(a.Store, rcfg, a.Memory)
 	if rcfg.Enabled {
 		a.Env.AfterCall = append(a.Env.AfterCall, consolidated.ReminderHook(a.Reminders))
 	}
@@ -126,6 +134,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		consolidated.ThinkTool(),
 		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration}),
 		consolidated.TodoTool(a.Store, a.Reminders),
+		consolidated.MemoryTool(a.Memory, a.Guard),
 		consolidated.ReadToolResultTool(),
 	}
 	a.Registry = consolidated.NewRegistry(a.Env, tools, func(tool, op string, risk consolidated.Risk) bool {

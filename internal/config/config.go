@@ -44,6 +44,7 @@ type Config struct {
 
 	HTTP      HTTP               `toml:"http"`
 	Reminders Reminders          `toml:"reminders"`
+	Memory    Memory             `toml:"memory"`
 	Profiles  map[string]Profile `toml:"profiles"`
 	Guard     Guard              `toml:"guard"`
 	Grants    []Grant            `toml:"grants"`
@@ -71,6 +72,13 @@ type Reminders struct {
 	EveryNCalls int `toml:"every_n_calls"`
 	// MaxTokens caps one block (default 300).
 	MaxTokens int `toml:"max_tokens"`
+}
+
+// Memory configures memory_operations.
+type Memory struct {
+	// Embedder is "builtin" (default: USE-Lite, offline), "lexical", "ollama:MODEL[@URL]" or
+	// "openai:MODEL[@URL]" (key from $OPENAI_API_KEY, or key_env=NAME after a comma).
+	Embedder string `toml:"embedder"`
 }
 
 // Profile says which tools and operations are enabled.
