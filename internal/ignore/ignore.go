@@ -197,8 +197,14 @@ func Parse(r io.Reader) ([]Pattern, error) {
 	var out []Pattern
 	sc := bufio.NewScanner(io.LimitReader(r, maxIgnoreFileSize))
 	sc.Buffer(make([]byte, 0, 4096), maxIgnoreFileSize)
+	first := true
 	for sc.Scan() {
-		if p, ok := ParseLine(sc.Text()); ok {
+		line := sc.Text()
+		if first {
+			line = strings.TrimPrefix(line, "\uFEFF") // git skips a UTF-8 BOM
+			first = false
+		}
+		if p, ok := ParseLine(line); ok {
 			out = append(out, p)
 		}
 	}

@@ -228,3 +228,17 @@ func parentDir(p string) string {
 	}
 	return p[:i]
 }
+
+func TestParseSkipsBOMAndComments(t *testing.T) {
+	ps, err := Parse(strings.NewReader("\uFEFF*.tmp\n# c\n\n!keep.tmp\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range ps {
+		got = append(got, p.String())
+	}
+	if strings.Join(got, "|") != "*.tmp|!keep.tmp" {
+		t.Errorf("Parse(BOM file) = %q, want [*.tmp !keep.tmp]", got)
+	}
+}
