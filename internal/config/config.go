@@ -45,6 +45,7 @@ type Config struct {
 	HTTP      HTTP               `toml:"http"`
 	Reminders Reminders          `toml:"reminders"`
 	Memory    Memory             `toml:"memory"`
+	Terminal  Terminal           `toml:"terminal"`
 	Profiles  map[string]Profile `toml:"profiles"`
 	Guard     Guard              `toml:"guard"`
 	Grants    []Grant            `toml:"grants"`
@@ -79,6 +80,20 @@ type Memory struct {
 	// Embedder is "builtin" (default: USE-Lite, offline), "lexical", "ollama:MODEL[@URL]" or
 	// "openai:MODEL[@URL]" (key from $OPENAI_API_KEY, or key_env=NAME after a comma).
 	Embedder string `toml:"embedder"`
+}
+
+// Terminal configures terminal_operations. Zero values mean the engine's defaults.
+type Terminal struct {
+	// Shell for sessions; default $SHELL when it is bash, else bash, else sh.
+	Shell                      string   `toml:"shell"`
+	MaxSessionsPerConversation int      `toml:"max_sessions_per_conversation"`
+	MaxSessions                int      `toml:"max_sessions"`
+	IdleTimeout                Duration `toml:"idle_timeout"`
+	// Yield is how long a call waits before handing back a still-running command (default 15s).
+	Yield          Duration `toml:"yield"`
+	DefaultTimeout Duration `toml:"default_timeout"`
+	MaxTimeout     Duration `toml:"max_timeout"`
+	HistoryBytes   int      `toml:"history_bytes"`
 }
 
 // Profile says which tools and operations are enabled.
