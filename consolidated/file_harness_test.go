@@ -17,7 +17,7 @@ import (
 // fileHarness serves file_operations (and read_tool_result) over the go-sdk in-memory transport
 // with a real guard and store, and calls it as a client would.
 type fileHarness struct {
-	t     *testing.T
+	t     testing.TB
 	wd    string
 	guard *authz.Guard
 	env   *Env
@@ -26,7 +26,7 @@ type fileHarness struct {
 
 const testConversation = "conv-test"
 
-func newFileHarness(t *testing.T, budgetTokens int) *fileHarness {
+func newFileHarness(t testing.TB, budgetTokens int) *fileHarness {
 	t.Helper()
 	ctx := context.Background()
 	wd, err := filepath.EvalSymlinks(t.TempDir())
