@@ -145,7 +145,9 @@ func ListDir(ctx context.Context, root *os.Root, rel string, opts ListOptions) (
 			}
 			erel := joinRel(p.rel, e.name)
 			isDir := e.mode.IsDir()
-			if !opts.IncludeIgnored && dm.Ignored(erel, isDir) {
+			// .git is always left out, like in every walk; listing it
+			// by name still works.
+			if (e.name == ".git" && isDir) || (!opts.IncludeIgnored && dm.Ignored(erel, isDir)) {
 				res.IgnoredSkipped++
 				continue
 			}
