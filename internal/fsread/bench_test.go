@@ -202,3 +202,39 @@ func ExampleGrep() {
 	}
 	// Output: a.go:2: func RunContext() {}
 }
+
+func ExampleReader_Read() {
+	dir, _ := os.MkdirTemp("", "example-")
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "app.log"), []byte("one\ntwo\nthree\nfour\n"), 0o644)
+	root, _ := os.OpenRoot(dir)
+	defer root.Close()
+	r := NewReader(0) // one per server: it caches line indexes
+	res, _ := r.Read(context.Background(), root, "app.log", ReadOptions{Offset: -2, LineNumbers: true})
+	fmt.Println(res.Text)
+	fmt.Println(res.FirstLine, res.LastLine, res.TotalLines, res.EOF)
+	// Output:
+	// 3	three
+	// 4	four
+	// 3 4 4 true
+}
+
+func ExampleListDir() {
+	dir, _ := os.MkdirTemp("", "example-")
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*.tmp\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.go"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "scratch.tmp"), nil, 0o644)
+	os.Mkdir(filepath.Join(dir, "sub"), 0o755)
+	root, _ := os.OpenRoot(dir)
+	defer root.Close()
+	res, _ := ListDir(context.Background(), root, "", ListOptions{})
+	for _, e := range res.Entries {
+		fmt.Println(e.Path, e.Type)
+	}
+	fmt.Println("hidden", res.HiddenSkipped, "ignored", res.IgnoredSkipped)
+	// Output:
+	// a.go file
+	// sub dir
+	// hidden 1 ignored 1
+}

@@ -397,7 +397,11 @@ func (r *Reader) Read(ctx context.Context, root *os.Root, rel string, opts ReadO
 		return readBytes(f, res, opts)
 	}
 	if res.Binary {
-		res.BinarySummary = fmt.Sprintf("binary file, %d bytes, %s; read it with encoding base64 or hex", fi.Size(), res.MIMEType)
+		kind := "binary file"
+		if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+			kind = "UTF-16 text (byte order mark), shown as binary"
+		}
+		res.BinarySummary = fmt.Sprintf("%s, %d bytes, %s; read it with encoding base64 or hex", kind, fi.Size(), res.MIMEType)
 		if ix.complete {
 			res.TotalLines = ix.total
 		}
