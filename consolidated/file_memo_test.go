@@ -75,3 +75,37 @@ func TestFileSymlinkOut(t *testing.T) {
 		t.Errorf("the outside file was changed to %q", b)
 	}
 }
+
+// TestFileOutsideDisplay: paths outside the working directory are shown absolute, also when
+// the guard roots them at "/".
+func TestFileOutsideDisplay(t *testing.T) {
+	h := newFileHarness(t, 0)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f.txt"), []byte("hit\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	top := "/" + strings.Split(strings.TrimPrefix(dir, "/"), "/")[0] // e.g. /tmp, rooted at "/"
+	tests := []struct {
+		name string
+		op   string
+		args map[string]any
+		want string
+	}{
+		{"list top-level dir", "list_dir", map[string]any{"path": top, "max_results": 1}, top + "/: 1 entries"},
+		{"list nested dir", "list_dir", map[string]any{"path": dir}, dir + "/: 1 entries\nf.txt 4B"},
+		{"glob", "file_search", map[string]any{"pattern": "*.txt", "path": dir}, " under " + dir + "\n" + dir + "/f.txt"},
+		{"grep", "grep_search", map[string]any{"pattern": "hit", "path": dir}, "\n" + dir + "/f.txt\n1:hit"},
+		{"read", "read_file", map[string]any{"path": dir + "/f.txt"}, dir + "/f.txt: lines 1-1 of 1\nhit"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := h.mustOp(tc.op, tc.args)
+			if !strings.Contains(got, tc.want) {
+				t.Errorf("%s %v = %q, want it to contain %q", tc.op, tc.args, got, tc.want)
+			}
+		})
+	}
+}

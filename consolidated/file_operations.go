@@ -17,7 +17,7 @@ import (
 // file_search's pattern, ...). Descriptions stay terse: this is the largest tool in tools/list.
 
 type fileReadArgs struct {
-	Path        string `json:"path" alias:"file_path,filename,file,dir,directory,base,base_path,target_file" jsonschema:"Relative to the working directory, or absolute."`
+	Path        string `json:"path" alias:"file_path,filename,file,dir,directory,base,base_path,target_file" jsonschema:"Relative to the working directory, or absolute. Searches: base dir."`
 	StartLine   int64  `json:"start_line,omitempty"`
 	EndLine     int64  `json:"end_line,omitempty" jsonschema:"Inclusive."`
 	Offset      int64  `json:"offset,omitempty" jsonschema:"First line, negative from the end (bytes for base64/hex)."`
@@ -65,7 +65,7 @@ type fileCreateArgs struct {
 
 type fileReplaceArgs struct {
 	Path                 string `json:"path"`
-	OldString            string `json:"old_string" alias:"old_str,old_text"`
+	OldString            string `json:"old_string" alias:"old_str,old_text" jsonschema:"Exact text; unique unless replace_all."`
 	NewString            string `json:"new_string" alias:"new_str,new_text,replace,replacement"`
 	ReplaceAll           bool   `json:"replace_all,omitempty"`
 	ExpectedReplacements int    `json:"expected_replacements,omitempty"`
@@ -215,7 +215,11 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 	} else {
 		f.seen.forget(c.Conversation, t.Canonical)
 	}
-	return &Result{Text: readHeader(name, r) + "\n" + r.Text, Structured: readSummary(name, r)}, nil
+	text := readHeader(name, r)
+	if r.Text != "" || r.FirstLine > 0 {
+		text += "\n" + r.Text
+	}
+	return &Result{Text: text, Structured: readSummary(name, r)}, nil
 }
 
 // readHeader is the one line in front of the content: what part of the file this is and how to
@@ -229,11 +233,10 @@ func readHeader(name string, r fsread.ReadResult) string {
 		if end := r.ByteOffset + r.ByteCount; end < r.Size {
 			fmt.Fprintf(&b, "; more: offset %d", end)
 		}
+	case r.Binary && r.BinarySummary != "":
+		b.WriteString(": " + r.BinarySummary)
 	case r.Binary:
-		fmt.Fprintf(&b, ": binary, %d bytes", r.Size)
-		if r.BinarySummary != "" {
-			b.WriteString("; " + r.BinarySummary)
-		}
+		fmt.Fprintf(&b, ": binary, %d bytes; read it with encoding base64 or hex", r.Size)
 	case r.FirstLine == 0 && r.TotalLines == 0:
 		b.WriteString(": empty file")
 	default:

@@ -102,7 +102,7 @@ func TestFileReadOperations(t *testing.T) {
 			want: []string{"notes.txt: lines 1-5"}},
 		{name: "read crlf", op: "read_file", args: map[string]any{"path": "crlf.txt"}, want: []string{"; CRLF\nalpha\nbeta"}},
 		{name: "read empty", op: "read_file", args: map[string]any{"path": "empty.txt"}, want: []string{"empty.txt: empty file"}},
-		{name: "read binary", op: "read_file", args: map[string]any{"path": "bin.dat"}, want: []string{"bin.dat: binary"}},
+		{name: "read binary", op: "read_file", args: map[string]any{"path": "bin.dat"}, want: []string{"bin.dat: binary file, 9 bytes", "encoding base64 or hex"}, absent: []string{"binary, 9"}},
 		{name: "read hex", op: "read_file", args: map[string]any{"path": "bin.dat", "encoding": "hex", "limit": 3},
 			want: []string{"bytes 0-3 of 9, hex; more: offset 3\n000102"}},
 		{name: "read base64", op: "read_file", args: map[string]any{"path": "bin.dat", "encoding": "base64", "offset": -6},

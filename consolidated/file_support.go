@@ -46,7 +46,11 @@ func rootDir(t *authz.Target) string {
 	if rel == "." {
 		return t.Canonical
 	}
-	return strings.TrimSuffix(t.Canonical, string(filepath.Separator)+filepath.FromSlash(rel))
+	dir := strings.TrimSuffix(t.Canonical, string(filepath.Separator)+filepath.FromSlash(rel))
+	if dir == "" {
+		return string(filepath.Separator) // a root at /, for /etc and the like
+	}
+	return dir
 }
 
 // display is how a path under t's root is shown to the model: relative to the working directory
