@@ -207,7 +207,7 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 	}
 	r, err := f.reader.Read(ctx, t.Root, t.Rel, opts)
 	if err != nil {
-		return nil, f.suggest(ctx, f.readError(t, a.Path, r, err), a.Path)
+		return nil, f.suggest(ctx, c, f.readError(t, a.Path, r, err), a.Path)
 	}
 	name := f.display(t, t.Rel)
 	if r.SHA256 != "" {

@@ -111,6 +111,8 @@ func TestFileReadOperations(t *testing.T) {
 			want: []string{"error not_found: zzzzzzzzzzzzzzzz.bin does not exist", "next: find it with file_search"}},
 		{name: "read missing suggests similar name", op: "read_file", args: map[string]any{"path": "pkg/utl.go"}, wantErr: true,
 			want: []string{"error not_found: pkg/utl.go does not exist", "next: did you mean pkg/util.go?"}},
+		{name: "read missing never suggests dot paths", op: "read_file", args: map[string]any{"path": "secret.txt"}, wantErr: true,
+			want: []string{"error not_found"}, absent: []string{".hidden"}},
 		{name: "read missing suggests same name elsewhere", op: "read_file", args: map[string]any{"path": "util.go"}, wantErr: true,
 			want: []string{"next: did you mean pkg/util.go?"}},
 		{name: "read directory", op: "read_file", args: map[string]any{"path": "pkg"}, wantErr: true,

@@ -337,8 +337,9 @@ func (f *fileTool) editError(name, param string, err error) error {
 
 // suggest adds the nearest existing paths to a not_found error about a path the model gave
 // (inside the working directory), so it can retry without a search: files with the same name
-// elsewhere, else the most similar name in the same directory. Both lookups are bounded.
-func (f *fileTool) suggest(ctx context.Context, err error, given string) error {
+// elsewhere, else the most similar name in the same directory. Both lookups are bounded, skip dot
+// files (where secrets live) and list the directory through the guard like any read.
+func (f *fileTool) suggest(ctx context.Context, c *Call, err error, given string) error {
 	var te *ToolError
 	if !errors.As(err, &te) || te.Code != "not_found" || te.Param != "path" || given == "" {
 		return err
@@ -356,20 +357,23 @@ func (f *fileTool) suggest(ctx context.Context, err error, given string) error {
 	ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 	defer cancel()
 	var names []string
-	if !strings.ContainsAny(base, "*?[]{}\\") {
-		r, _ := fsread.Glob(ctx, f.guard.Root(), ".", "**/"+base, fsread.GlobOptions{MaxResults: 3, SortBy: fsread.SortByPath, IncludeHidden: true})
+	if !strings.ContainsAny(base, "*?[]{}\\") && !strings.HasPrefix(base, ".") {
+		r, _ := fsread.Glob(ctx, f.guard.Root(), ".", "**/"+base, fsread.GlobOptions{MaxResults: 3, SortBy: fsread.SortByPath})
 		for _, m := range r.Matches {
 			names = append(names, m.Path)
 		}
 	}
 	if len(names) == 0 {
-		r, _ := fsread.ListDir(ctx, f.guard.Root(), path.Clean(dir), fsread.ListOptions{IncludeHidden: true, IncludeIgnored: true})
-		var cands []string
-		for _, e := range r.Entries {
-			cands = append(cands, path.Base(e.Path))
-		}
-		if n := nearest(base, cands); n != "" {
-			names = append(names, path.Join(dir, n))
+		if t, oerr := f.open(ctx, c, authz.ClassRead, filepath.Join(f.guard.WorkDir(), filepath.FromSlash(dir)), "path", false, false); oerr == nil {
+			r, _ := fsread.ListDir(ctx, t.Root, t.Rel, fsread.ListOptions{IncludeHidden: strings.HasPrefix(base, ".")})
+			t.Close()
+			var cands []string
+			for _, e := range r.Entries {
+				cands = append(cands, path.Base(e.Path))
+			}
+			if n := nearest(base, cands); n != "" {
+				names = append(names, path.Join(dir, n))
+			}
 		}
 	}
 	if len(names) > 0 {

@@ -53,7 +53,7 @@ func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArg
 		OldString: a.OldString, NewString: a.NewString, ReplaceAll: a.ReplaceAll, ExpectedReplacements: a.ExpectedReplacements,
 	}, edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
 	if err != nil {
-		return nil, f.suggest(ctx, f.editError(name, "old_string", err), a.Path)
+		return nil, f.suggest(ctx, c, f.editError(name, "old_string", err), a.Path)
 	}
 	f.remember(c, t, res.Files)
 	r := f.writeResult(t, name+": "+outcome(res.Count, res.Lines, res.Rung), &res.Result)
@@ -172,7 +172,7 @@ func (f *fileTool) insertEdit(ctx context.Context, c *Call, a *fileInsertArgs) (
 		case le.StartLine > 0:
 			param = "start_line"
 		}
-		return nil, f.suggest(ctx, f.editError(name, param, err), a.Path)
+		return nil, f.suggest(ctx, c, f.editError(name, param, err), a.Path)
 	}
 	f.remember(c, t, res.Files)
 	what := "inserted"
@@ -209,7 +209,7 @@ func (f *fileTool) renameFile(ctx context.Context, c *Call, a *fileRenameArgs) (
 	}
 	res, err := edit.RenameFile(ctx, src.Root, src.Rel, dst.Rel, a.Overwrite)
 	if err != nil {
-		return nil, f.suggest(ctx, f.editError(f.display(src, src.Rel), "path", err), a.Path)
+		return nil, f.suggest(ctx, c, f.editError(f.display(src, src.Rel), "path", err), a.Path)
 	}
 	f.remember(c, src, res.Files)
 	return &Result{Text: fmt.Sprintf("renamed %s -> %s", f.display(src, src.Rel), f.display(dst, dst.Rel)), Structured: f.summary(src, res)}, nil
@@ -224,7 +224,7 @@ func (f *fileTool) deleteFile(ctx context.Context, c *Call, a *fileDeleteArgs) (
 	name := f.display(t, t.Rel)
 	res, err := edit.DeleteFile(ctx, t.Root, t.Rel, a.Recursive)
 	if err != nil {
-		return nil, f.suggest(ctx, f.editError(name, "path", err), a.Path)
+		return nil, f.suggest(ctx, c, f.editError(name, "path", err), a.Path)
 	}
 	f.remember(c, t, res.Files)
 	return &Result{Text: strings.TrimSpace(strings.Replace(res.Diff, path.Clean(t.Rel), name, 1)), Structured: f.summary(t, res)}, nil
