@@ -375,7 +375,7 @@ func (s *session) echoEndLocked() int64 {
 		if s.cCount > s.cAtSend {
 			return s.firstCOff
 		}
-		if time.Since(s.echoAt) < 2*time.Second {
+		if time.Since(s.echoAt) < 10*time.Second {
 			return s.log.end()
 		}
 		s.cAtSend = -1 // no start marker: fall back to skipping the echoed lines
@@ -394,7 +394,7 @@ func (s *session) echoEndLocked() int64 {
 		}
 	}
 	s.echoFrom = from + int64(len(data))
-	if time.Since(s.echoAt) > 2*time.Second {
+	if time.Since(s.echoAt) > 3*time.Second {
 		// No echo (a program turned it off): match everything sent since.
 		s.echoLines, s.echoEnd = 0, s.echoStart
 		return s.echoEnd
