@@ -109,3 +109,25 @@ func TestFileOutsideDisplay(t *testing.T) {
 		})
 	}
 }
+
+// TestFileReadOnlyProfile: a profile that keeps only reads advertises a read-only tool whose
+// schema has no write parameters.
+func TestFileReadOnlyProfile(t *testing.T) {
+	readOnly := func(tool, op string, risk Risk) bool { return risk == RiskRead }
+	reg := NewRegistry(&Env{}, []*Tool{FileTool(FileConfig{})}, readOnly)
+	tl := reg.Tools()[0]
+	if !tl.Annotations.ReadOnlyHint {
+		t.Error("read-only profile: readOnlyHint = false, want true")
+	}
+	schema := string(mustJSON(tl.InputSchema))
+	for _, absent := range []string{"old_string", "patch", "create_file", "new_path"} {
+		if strings.Contains(schema, absent) || strings.Contains(tl.Description, absent) {
+			t.Errorf("read-only profile advertises %s", absent)
+		}
+	}
+	for _, want := range []string{"read_file", "grep_search", "pattern", "encoding"} {
+		if !strings.Contains(schema, want) {
+			t.Errorf("read-only profile schema lacks %s", want)
+		}
+	}
+}
