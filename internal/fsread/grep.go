@@ -130,23 +130,26 @@ var (
 	longS      = []byte("\u017F")
 )
 
-// byteRarity ranks how rare a byte is in text and code; the fold search
-// looks for the literal's rarest byte.
+// byteRarity ranks how rare a byte is in text and code (higher is rarer);
+// the literal searches look for a literal's rarest byte. Letters follow
+// English frequency; digits and the punctuation that fills source code and
+// logs rank as common, other symbols as rare.
 func byteRarity(b byte) int {
 	const freq = "etaoinsrhldcumfpgwybvkxjqz" // most to least frequent
 	switch {
 	case b >= 'a' && b <= 'z':
-		return strings.IndexByte(freq, b) + 1
+		return strings.IndexByte(freq, b) + 4
 	case b >= 'A' && b <= 'Z':
-		return strings.IndexByte(freq, b+('a'-'A')) + 1
-	case b == ' ' || b == '\t':
-		return 0
-	case b == '_' || b == '.' || b == '(' || b == ')':
-		return 8
+		// Capitals are rarer than any lower-case letter in code and prose.
+		return strings.IndexByte(freq, b+('a'-'A')) + 18
 	case b >= '0' && b <= '9':
+		return 12
+	case strings.IndexByte(" \t\n,.()_=\";:{}/*-'", b) >= 0:
+		return 2
+	case b >= 0x80:
 		return 14
 	}
-	return 18
+	return 40
 }
 
 func newMatcher(o GrepOptions) (*matcher, error) {
@@ -176,6 +179,13 @@ func newMatcher(o GrepOptions) (*matcher, error) {
 		alts := requiredAlternatives(parsed.Simplify())
 		if len(alts) > 1 && (m.literal == nil || betterAlternatives(alts, [][]byte{m.literal})) {
 			m.alts, m.literal, m.onlyLiteral = alts, nil, false
+		}
+	}
+	if m.literal != nil && !m.fold {
+		for i, b := range m.literal {
+			if byteRarity(b) > byteRarity(m.literal[m.rare]) {
+				m.rare = i
+			}
 		}
 	}
 	if m.fold {
@@ -348,7 +358,7 @@ func (m *matcher) nextCandidate(region []byte, from int, useFold bool, lo, up *i
 		return best
 	}
 	if m.literal != nil && !m.fold {
-		i := bytes.Index(region[from:], m.literal)
+		i := m.indexLiteral(region[from:])
 		if i < 0 {
 			return -1
 		}
@@ -386,6 +396,33 @@ func (m *matcher) nextFold(region []byte, from int, lo, up *int) int {
 			return start
 		}
 		from = start + 1
+	}
+}
+
+// indexLiteral finds the case-sensitive literal in s. bytes.Index keys on
+// the literal's first byte, which is often common ("s" of "seq=..."), and
+// then falls back to a byte-by-byte compare; looking for the literal's
+// rarest byte with IndexByte (vectorised) and comparing around each hit is
+// several times faster on large files. Literals of one byte need neither.
+func (m *matcher) indexLiteral(s []byte) int {
+	n := len(m.literal)
+	if n < 2 {
+		return bytes.Index(s, m.literal)
+	}
+	b := m.literal[m.rare]
+	for i := 0; ; {
+		if i+n > len(s) {
+			return -1
+		}
+		j := bytes.IndexByte(s[i+m.rare:len(s)-n+m.rare+1], b)
+		if j < 0 {
+			return -1
+		}
+		start := i + j
+		if bytes.Equal(s[start:start+n], m.literal) {
+			return start
+		}
+		i = start + 1
 	}
 }
 

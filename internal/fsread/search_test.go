@@ -406,3 +406,20 @@ func TestGrepAlternation(t *testing.T) {
 		t.Errorf("Grep(TODO|FIXME) mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestIndexLiteral compares the rare-byte search with bytes.Index.
+func TestIndexLiteral(t *testing.T) {
+	hay := []string{"", "a", "seq=1 seq=12 seq=123", "xxxxContext(", "Context", "ontext(Context(", strings.Repeat("ab", 100) + "abc"}
+	needles := []string{"ab", "abc", "Context(", "seq=12", "q=123", "zz", "(", "xC"}
+	for _, h := range hay {
+		for _, n := range needles {
+			m, err := newMatcher(GrepOptions{Pattern: n, Literal: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := m.indexLiteral([]byte(h)), strings.Index(h, n); got != want {
+				t.Errorf("indexLiteral(%q, %q) = %d, want %d", h, n, got, want)
+			}
+		}
+	}
+}
