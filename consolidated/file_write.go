@@ -302,6 +302,16 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 			return nil, f.editError("", "patch", err)
 		}
 		f.remember(c, first, res.Files)
+		// The plan holds the exact bytes written: remember those rather than rereading, so a
+		// change made right after the commit is still caught.
+		for _, ch := range plan.Changes {
+			switch ch.Op {
+			case edit.OpAdd, edit.OpUpdate:
+				f.seen.put(c.Conversation, canonical(first, ch.Path), edit.FingerprintOf(ch.New, nil))
+			case edit.OpMove:
+				f.seen.put(c.Conversation, canonical(first, ch.NewPath), edit.FingerprintOf(ch.New, nil))
+			}
+		}
 	}
 	var parts []string
 	for _, s := range res.Files {
