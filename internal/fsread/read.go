@@ -153,7 +153,7 @@ type ReadResult struct {
 // Reader reads files and keeps a bounded LRU of line indexes so that
 // repeated range reads of a large unchanged file seek straight to a nearby
 // checkpoint instead of rescanning from the start. A Reader is safe for
-// concurrent use; the zero value is not, use NewReader.
+// concurrent use; the zero value is ready to use with the defaults.
 type Reader struct {
 	mu      sync.Mutex
 	max     int
@@ -254,6 +254,7 @@ func (r *Reader) index(rel string, f *os.File, fi os.FileInfo) *lineIndex {
 		return ix.size == size && ix.mtimeNs == mtime && ix.ctimeNs == ctime
 	}
 	r.mu.Lock()
+	r.initLocked()
 	var old *lineIndex
 	if el, ok := r.entries[key]; ok {
 		old = el.Value.(*lineIndex)
@@ -291,6 +292,20 @@ func (r *Reader) index(rel string, f *os.File, fi os.FileInfo) *lineIndex {
 		delete(r.entries, oldest.Value.(*lineIndex).key)
 	}
 	return ix
+}
+
+// initLocked gives a zero Reader its defaults.
+func (r *Reader) initLocked() {
+	if r.entries != nil {
+		return
+	}
+	r.max, r.lru, r.entries = DefaultIndexEntries, list.New(), make(map[indexKey]*list.Element)
+	if r.countBudget == 0 {
+		r.countBudget = DefaultCountBudget
+	}
+	if r.scanLimit == 0 {
+		r.scanLimit = DefaultScanLimit
+	}
 }
 
 // sampleLen is how much of the bytes before an old end of file is compared
@@ -407,8 +422,11 @@ func (r *Reader) Read(ctx context.Context, root *os.Root, rel string, opts ReadO
 		}
 		return res, nil
 	}
+	r.mu.Lock()
+	budget, limit := r.countBudget, r.scanLimit
+	r.mu.Unlock()
 	s := &scanner{ctx: ctx, f: f, size: fi.Size(), ix: ix, buf: make([]byte, chunkSize),
-		countBudget: r.countBudget, scanLimit: r.scanLimit}
+		countBudget: budget, scanLimit: limit}
 	return s.readLines(res, opts)
 }
 

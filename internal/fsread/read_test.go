@@ -445,3 +445,12 @@ func TestReadAppendKeepsIndex(t *testing.T) {
 		t.Errorf("Read after rewrite = %q, want %q", got.Text, "ab")
 	}
 }
+
+func TestZeroReader(t *testing.T) {
+	root, _ := openTestRoot(t, map[string]string{"f.txt": "a\nb\n"})
+	var r Reader
+	got, err := r.Read(context.Background(), root, "f.txt", ReadOptions{StartLine: 2})
+	if err != nil || got.Text != "b" || got.TotalLines != 2 {
+		t.Errorf("zero Reader Read = %q total %d, %v; want %q total 2", got.Text, got.TotalLines, err, "b")
+	}
+}
