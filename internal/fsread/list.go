@@ -44,6 +44,8 @@ type DirEntry struct {
 	ModTime time.Time
 	// Depth is 1 for entries directly in the listed directory.
 	Depth int
+	// LinkTarget is what a symlink points to, as stored (never followed).
+	LinkTarget string
 }
 
 // ListResult is what ListDir found.
@@ -170,6 +172,11 @@ func ListDir(ctx context.Context, root *os.Root, rel string, opts ListOptions) (
 				de.Size, de.ModTime = info.Size(), info.ModTime()
 			} else {
 				res.Errors++
+			}
+			if de.Type == TypeSymlink {
+				if target, err := dir.Readlink(e.name); err == nil {
+					de.LinkTarget = target
+				}
 			}
 			res.Entries = append(res.Entries, de)
 		}

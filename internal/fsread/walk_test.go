@@ -55,7 +55,11 @@ func treeFixture(t *testing.T) (*os.Root, string) {
 func listPaths(r ListResult) []string {
 	var out []string
 	for _, e := range r.Entries {
-		out = append(out, e.Path+":"+string(e.Type))
+		s := e.Path + ":" + string(e.Type)
+		if e.LinkTarget != "" {
+			s += "->" + e.LinkTarget
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -71,27 +75,27 @@ func TestListDir(t *testing.T) {
 		wantOmitted int
 	}{
 		{"default", "", ListOptions{},
-			[]string{"a.go:file", "b.txt:file", "fifo:other", "link:symlink", "src:dir"}, false, 0},
+			[]string{"a.go:file", "b.txt:file", "fifo:other", "link:symlink->src", "src:dir"}, false, 0},
 		{"hidden", "", ListOptions{IncludeHidden: true},
-			[]string{".gitignore:file", ".hidden:file", "a.go:file", "b.txt:file", "fifo:other", "link:symlink", "src:dir"}, false, 0},
+			[]string{".gitignore:file", ".hidden:file", "a.go:file", "b.txt:file", "fifo:other", "link:symlink->src", "src:dir"}, false, 0},
 		{"hidden and ignored never .git", "", ListOptions{IncludeIgnored: true, IncludeHidden: true},
-			[]string{".gitignore:file", ".hidden:file", "a.go:file", "b.txt:file", "build:dir", "fifo:other", "link:symlink", "src:dir", "x.log:file"}, false, 0},
+			[]string{".gitignore:file", ".hidden:file", "a.go:file", "b.txt:file", "build:dir", "fifo:other", "link:symlink->src", "src:dir", "x.log:file"}, false, 0},
 		{"inside .git by name", ".git", ListOptions{},
 			[]string{".git/config:file"}, false, 0},
 		{"ignored", "", ListOptions{IncludeIgnored: true},
-			[]string{"a.go:file", "b.txt:file", "build:dir", "fifo:other", "link:symlink", "src:dir", "x.log:file"}, false, 0},
+			[]string{"a.go:file", "b.txt:file", "build:dir", "fifo:other", "link:symlink->src", "src:dir", "x.log:file"}, false, 0},
 		{"recursive", "", ListOptions{Recursive: true},
-			[]string{"a.go:file", "b.txt:file", "fifo:other", "link:symlink", "src:dir", "src/bin.dat:file", "src/loop:symlink", "src/main.go:file", "src/util:dir", "src/util/u.go:file"}, false, 0},
+			[]string{"a.go:file", "b.txt:file", "fifo:other", "link:symlink->src", "src:dir", "src/bin.dat:file", "src/loop:symlink->.", "src/main.go:file", "src/util:dir", "src/util/u.go:file"}, false, 0},
 		{"recursive depth 1", "", ListOptions{Recursive: true, MaxDepth: 1},
-			[]string{"a.go:file", "b.txt:file", "fifo:other", "link:symlink", "src:dir"}, false, 0},
+			[]string{"a.go:file", "b.txt:file", "fifo:other", "link:symlink->src", "src:dir"}, false, 0},
 		{"subdir", "src/util", ListOptions{},
 			[]string{"src/util/u.go:file"}, false, 0},
 		{"subdir inherits root ignore", "src", ListOptions{IncludeHidden: true},
-			[]string{"src/bin.dat:file", "src/loop:symlink", "src/main.go:file", "src/util:dir"}, false, 0},
+			[]string{"src/bin.dat:file", "src/loop:symlink->.", "src/main.go:file", "src/util:dir"}, false, 0},
 		{"capped", "", ListOptions{MaxEntries: 2},
 			[]string{"a.go:file", "b.txt:file"}, true, 3},
 		{"capped breadth first", "", ListOptions{Recursive: true, MaxEntries: 6},
-			[]string{"a.go:file", "b.txt:file", "fifo:other", "link:symlink", "src:dir", "src/bin.dat:file"}, true, 4},
+			[]string{"a.go:file", "b.txt:file", "fifo:other", "link:symlink->src", "src:dir", "src/bin.dat:file"}, true, 4},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
