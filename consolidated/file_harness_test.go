@@ -2,7 +2,6 @@ package consolidated
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -129,9 +128,4 @@ func (h *fileHarness) read(p string) string {
 func (h *fileHarness) exists(p string) bool {
 	_, err := os.Lstat(filepath.Join(h.wd, filepath.FromSlash(p)))
 	return err == nil
-}
-
-func mustJSONString(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }

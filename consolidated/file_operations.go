@@ -32,7 +32,7 @@ type fileListArgs struct {
 	MaxDepth       int    `json:"max_depth,omitempty"`
 	IncludeHidden  bool   `json:"include_hidden,omitempty"`
 	IncludeIgnored bool   `json:"include_ignored,omitempty" jsonschema:"Also gitignored paths."`
-	MaxResults     int    `json:"max_results,omitempty"`
+	MaxResults     int    `json:"max_results,omitempty" alias:"max_entries"`
 }
 
 type fileSearchArgs struct {
@@ -52,7 +52,7 @@ type fileGrepArgs struct {
 	Include         []string `json:"include,omitempty" alias:"includes,include_pattern,glob_include" jsonschema:"File globs."`
 	Exclude         []string `json:"exclude,omitempty" alias:"excludes,exclude_pattern"`
 	ContextLines    int      `json:"context_lines,omitempty" alias:"context"`
-	MaxResults      int      `json:"max_results,omitempty"`
+	MaxResults      int      `json:"max_results,omitempty" alias:"max_matches,head_limit"`
 	IncludeHidden   bool     `json:"include_hidden,omitempty"`
 	IncludeIgnored  bool     `json:"include_ignored,omitempty"`
 }

@@ -170,7 +170,7 @@ func TestFileReadOperations(t *testing.T) {
 			want: []string{"main.go\n3-func main() {\n4:\tprintln(\"hello\")\n5-}"}},
 		{name: "grep hidden and ignored", op: "grep_search", args: map[string]any{"pattern": "TODO", "include_hidden": true, "include_ignored": true},
 			want: []string{"4 matching line(s)", ".hidden/secret.txt", "build/out.txt"}},
-		{name: "grep capped", op: "grep_search", args: map[string]any{"pattern": "e", "max_results": 1},
+		{name: "grep capped", op: "grep_search", args: map[string]any{"pattern": "e", "max_matches": 1},
 			want: []string{"first 1 shown"}},
 		{name: "grep query alias", op: "grep_search", args: map[string]any{"query": "Add adds"},
 			want: []string{"pkg/util.go\n3:// Add adds."}},

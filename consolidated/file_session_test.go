@@ -18,8 +18,8 @@ import (
 
 var updateFileGolden = flag.Bool("update-file", false, "rewrite the file_operations golden files")
 
-// golden compares got with testdata/file_operations/name, rewriting it with -update-file.
-func golden(t *testing.T, name, got string) {
+// fileGolden compares got with testdata/file_operations/name, rewriting it with -update-file.
+func fileGolden(t *testing.T, name, got string) {
 	t.Helper()
 	p := filepath.Join("testdata", "file_operations", name)
 	if *updateFileGolden {
@@ -61,14 +61,14 @@ func TestFileEditSession(t *testing.T) {
 	step("apply_patch", map[string]any{"patch": "--- a/server/routes.go\n+++ b/server/routes.go\n@@ -5,4 +5,5 @@\n func Routes(mux *http.ServeMux) {\n \tmux.HandleFunc(\"/hello\", Hello)\n \tmux.HandleFunc(\"/bye\", Bye)\n+\tmux.HandleFunc(\"/healthz\", Health)\n }\n--- a/server/handler.go\n+++ b/server/handler.go\n@@ -12,1 +12,5 @@\n }\n+\n+func Health(w http.ResponseWriter, r *http.Request) {\n+\tw.WriteHeader(http.StatusNoContent)\n+}\n"})
 	step("read_file", map[string]any{"path": "server/handler.go", "start_line": 5})
 	step("read_file", map[string]any{"path": "server/routes.go", "offset": -3})
-	golden(t, "session.txt", transcript.String())
+	fileGolden(t, "session.txt", transcript.String())
 
 	// A failed edit shows the model where its copy differs.
 	text, isErr := h.op("replace_string", map[string]any{"path": "server/routes.go", "old_string": "\tmux.HandleFunc(\"/helo\", Hello)\n", "new_string": "x"})
 	if !isErr {
 		t.Fatalf("replace_string with a typo succeeded: %s", text)
 	}
-	golden(t, "not_found.txt", text+"\n")
+	fileGolden(t, "not_found.txt", text+"\n")
 }
 
 // TestFileOutsideWorkdir: reads outside are allowed, writes need a grant that only a human
@@ -311,5 +311,5 @@ func TestFileToolTokenBudget(t *testing.T) {
 		t.Errorf("file_operations costs %d o200k tokens, over its budget of 850", n)
 	}
 	pretty, _ := json.MarshalIndent(tools[0], "", "  ")
-	golden(t, "tool.json", string(pretty)+"\n")
+	fileGolden(t, "tool.json", string(pretty)+"\n")
 }
