@@ -133,8 +133,8 @@ type FileConfig struct {
 // exactly like a file the model never read.
 const DefaultMaxRemembered = 4096
 
-// searchTimeout bounds walks over big trees; clients give up on calls at about 60 s anyway.
-const searchTimeout = 60 * time.Second
+// fileSearchTimeout bounds walks over big trees; clients give up on calls at about 60 s anyway.
+const fileSearchTimeout = 60 * time.Second
 
 // FileTool is file_operations: reading, searching and editing files through the working-directory
 // guard, with the read and edit engines of internal/fsread and internal/edit. It remembers what
@@ -153,9 +153,9 @@ func FileTool(cfg FileConfig) *Tool {
 		Conversational: true,
 		Operations: []Operation{
 			Op("read_file", "lines or bytes of a file", RiskRead, f.readFile),
-			Op("list_dir", "directory entries", RiskRead, f.listDir).WithTimeout(searchTimeout),
-			Op("file_search", "find files by glob", RiskRead, f.fileSearch).WithTimeout(searchTimeout),
-			Op("grep_search", "search file contents", RiskRead, f.grepSearch).WithTimeout(searchTimeout),
+			Op("list_dir", "directory entries", RiskRead, f.listDir).WithTimeout(fileSearchTimeout),
+			Op("file_search", "find files by glob", RiskRead, f.fileSearch).WithTimeout(fileSearchTimeout),
+			Op("grep_search", "search file contents", RiskRead, f.grepSearch).WithTimeout(fileSearchTimeout),
 			Op("create_file", "write a whole file", RiskWrite, f.createFile),
 			Op("replace_string", "replace unique text in a file", RiskWrite, f.replaceString),
 			Op("multi_replace_string", "several replacements, all or none", RiskWrite, f.multiReplace),
@@ -201,7 +201,7 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 		if opts.Encoding == fsread.EncodingBase64 {
 			most = int64(room * 3 / 4)
 		}
-		opts.ByteOffset, opts.ByteLimit = a.Offset, min(orInt64(a.Limit, fsread.DefaultByteLimit), most)
+		opts.ByteOffset, opts.ByteLimit = a.Offset, min(fileOrInt64(a.Limit, fsread.DefaultByteLimit), most)
 	default:
 		opts.Offset, opts.Limit = a.Offset, a.Limit
 	}
@@ -215,16 +215,16 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 	} else {
 		f.seen.forget(c.Conversation, t.Canonical)
 	}
-	text := readHeader(name, r)
+	text := fileReadHeader(name, r)
 	if r.Text != "" || r.FirstLine > 0 {
 		text += "\n" + r.Text
 	}
-	return &Result{Text: text, Structured: readSummary(name, r)}, nil
+	return &Result{Text: text, Structured: fileReadSummary(name, r)}, nil
 }
 
-// readHeader is the one line in front of the content: what part of the file this is and how to
+// fileReadHeader is the one line in front of the content: what part of the file this is and how to
 // get the rest.
-func readHeader(name string, r fsread.ReadResult) string {
+func fileReadHeader(name string, r fsread.ReadResult) string {
 	var b strings.Builder
 	b.WriteString(name)
 	switch {
@@ -270,7 +270,7 @@ func readHeader(name string, r fsread.ReadResult) string {
 	return b.String()
 }
 
-func readSummary(name string, r fsread.ReadResult) map[string]any {
+func fileReadSummary(name string, r fsread.ReadResult) map[string]any {
 	m := map[string]any{"path": name, "size": r.Size}
 	if r.Encoding == fsread.EncodingBase64 || r.Encoding == fsread.EncodingHex {
 		m["byte_offset"], m["byte_count"] = r.ByteOffset, r.ByteCount
@@ -301,7 +301,7 @@ func (f *fileTool) listDir(ctx context.Context, c *Call, a *fileListArgs) (*Resu
 	}
 	name := f.display(t, t.Rel)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: %d entries", dirName(name), len(r.Entries))
+	fmt.Fprintf(&b, "%s: %d entries", fileDirName(name), len(r.Entries))
 	if r.Truncated {
 		more := fmt.Sprint(r.Omitted)
 		if r.OmittedIsLowerBound {
@@ -309,7 +309,7 @@ func (f *fileTool) listDir(ctx context.Context, c *Call, a *fileListArgs) (*Resu
 		}
 		fmt.Fprintf(&b, ", %s more not shown (max_results)", more)
 	}
-	b.WriteString(skipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
+	b.WriteString(fileSkipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
 	prefix := ""
 	if rel := path.Clean(t.Rel); rel != "." {
 		prefix = rel + "/"
@@ -322,7 +322,7 @@ func (f *fileTool) listDir(ctx context.Context, c *Call, a *fileListArgs) (*Resu
 		case fsread.TypeSymlink:
 			b.WriteString("@")
 		case fsread.TypeFile:
-			fmt.Fprintf(&b, " %s", humanSize(e.Size))
+			fmt.Fprintf(&b, " %s", fileSize(e.Size))
 		default:
 			b.WriteString(" (special)")
 		}
@@ -360,7 +360,7 @@ func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (
 			b.WriteString(", newest first")
 		}
 	}
-	b.WriteString(skipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
+	b.WriteString(fileSkipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
 	for _, m := range r.Matches {
 		b.WriteString("\n" + f.display(t, m.Path))
 		if m.Type == fsread.TypeDir {
@@ -378,7 +378,7 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 	defer t.Close()
 	r, err := fsread.Grep(ctx, t.Root, t.Rel, fsread.GrepOptions{
 		Pattern: a.Pattern, Literal: a.Literal, IgnoreCase: a.CaseInsensitive,
-		Include: splitGlobs(a.Include), Exclude: splitGlobs(a.Exclude),
+		Include: fileGlobs(a.Include), Exclude: fileGlobs(a.Exclude),
 		ContextLines: a.ContextLines, MaxMatches: a.MaxResults,
 		IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored,
 	})
@@ -396,7 +396,7 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 	if r.BinarySkipped > 0 {
 		fmt.Fprintf(&b, ", %d binary skipped", r.BinarySkipped)
 	}
-	b.WriteString(skipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
+	b.WriteString(fileSkipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
 	cur, last := "", int64(0)
 	for _, m := range r.Matches {
 		if m.Path != cur {
@@ -419,7 +419,7 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 		for i, l := range m.After {
 			// A later match inside this context is printed as a match, not as context.
 			n := m.Line + 1 + int64(i)
-			if n > last && !matchAt(r.Matches, m.Path, n) {
+			if n > last && !grepMatchAt(r.Matches, m.Path, n) {
 				fmt.Fprintf(&b, "\n%d-%s", n, l)
 				last = n
 			} else if n > last {
@@ -430,8 +430,8 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 	return &Result{Text: b.String()}, nil
 }
 
-// matchAt reports whether path has a match at line n (the matches are sorted).
-func matchAt(ms []fsread.GrepMatch, p string, n int64) bool {
+// grepMatchAt reports whether path has a match at line n (the matches are sorted).
+func grepMatchAt(ms []fsread.GrepMatch, p string, n int64) bool {
 	for _, m := range ms {
 		if m.Path == p && m.Line == n {
 			return true
@@ -440,9 +440,9 @@ func matchAt(ms []fsread.GrepMatch, p string, n int64) bool {
 	return false
 }
 
-// splitGlobs accepts "*.go,*.md" as two globs, as models often send them, but keeps braces
+// fileGlobs accepts "*.go,*.md" as two globs, as models often send them, but keeps braces
 // ("*.{go,md}") whole.
-func splitGlobs(in []string) []string {
+func fileGlobs(in []string) []string {
 	var out []string
 	for _, g := range in {
 		if strings.Contains(g, ",") && !strings.Contains(g, "{") {
@@ -460,7 +460,7 @@ func splitGlobs(in []string) []string {
 	return out
 }
 
-func skipped(hidden, ignored, depth, errs int) string {
+func fileSkipped(hidden, ignored, depth, errs int) string {
 	var parts []string
 	if hidden > 0 {
 		parts = append(parts, fmt.Sprintf("%d hidden", hidden))
@@ -480,14 +480,14 @@ func skipped(hidden, ignored, depth, errs int) string {
 	return "; skipped " + strings.Join(parts, ", ")
 }
 
-func dirName(name string) string {
+func fileDirName(name string) string {
 	if name == "." || strings.HasSuffix(name, "/") {
 		return name
 	}
 	return name + "/"
 }
 
-func humanSize(n int64) string {
+func fileSize(n int64) string {
 	switch {
 	case n < 1000:
 		return fmt.Sprintf("%dB", n)
@@ -499,7 +499,7 @@ func humanSize(n int64) string {
 	return fmt.Sprintf("%.1fG", float64(n)/(1<<30))
 }
 
-func orInt64(v, d int64) int64 {
+func fileOrInt64(v, d int64) int64 {
 	if v == 0 {
 		return d
 	}
@@ -538,7 +538,7 @@ func (e *fileEdit) UnmarshalJSON(b []byte) error {
 		case "new_string":
 			err = json.Unmarshal(v, &e.NewString)
 		case "replace_all":
-			err = json.Unmarshal(coerce(boolType, v), &e.ReplaceAll)
+			err = json.Unmarshal(coerce(fileBoolType, v), &e.ReplaceAll)
 		}
 		if err != nil {
 			return fmt.Errorf("edit field %s: %w", name, err)

@@ -66,7 +66,7 @@ func runFileCases(t *testing.T, cases []fileCase) {
 	}
 }
 
-func wantFile(p, content string) func(t *testing.T, h *fileHarness) {
+func wantFileContent(p, content string) func(t *testing.T, h *fileHarness) {
 	return func(t *testing.T, h *fileHarness) {
 		t.Helper()
 		if got := h.read(p); got != content {
@@ -75,7 +75,7 @@ func wantFile(p, content string) func(t *testing.T, h *fileHarness) {
 	}
 }
 
-func wantGone(p string) func(t *testing.T, h *fileHarness) {
+func wantFileGone(p string) func(t *testing.T, h *fileHarness) {
 	return func(t *testing.T, h *fileHarness) {
 		t.Helper()
 		if h.exists(p) {
@@ -184,29 +184,29 @@ func TestFileReadOperations(t *testing.T) {
 func TestFileWriteOperations(t *testing.T) {
 	runFileCases(t, []fileCase{
 		{name: "create new", op: "create_file", args: map[string]any{"path": "new/dir/a.txt", "content": "x\ny\n"},
-			want: []string{"created new/dir/a.txt (2 lines, 4 bytes)"}, absent: []string{"+++"}, check: wantFile("new/dir/a.txt", "x\ny\n")},
+			want: []string{"created new/dir/a.txt (2 lines, 4 bytes)"}, absent: []string{"+++"}, check: wantFileContent("new/dir/a.txt", "x\ny\n")},
 		{name: "create overwrite shows diff", op: "create_file", args: map[string]any{"path": "notes.txt", "content": "one\n"},
-			want: []string{"overwrote notes.txt", "-two"}, check: wantFile("notes.txt", "one\n")},
+			want: []string{"overwrote notes.txt", "-two"}, check: wantFileContent("notes.txt", "one\n")},
 		{name: "create append", op: "create_file", args: map[string]any{"path": "notes.txt", "content": "six\n", "mode": "append"},
-			want: []string{"appended 1 lines to notes.txt", "+six"}, check: wantFile("notes.txt", "one\ntwo\nthree\nfour\nfive\nsix\n")},
+			want: []string{"appended 1 lines to notes.txt", "+six"}, check: wantFileContent("notes.txt", "one\ntwo\nthree\nfour\nfive\nsix\n")},
 		{name: "create if missing refuses", op: "create_file", args: map[string]any{"path": "notes.txt", "content": "z", "mode": "create_if_missing"}, wantErr: true,
-			want: []string{"error exists"}, check: wantFile("notes.txt", fileTree["notes.txt"])},
+			want: []string{"error exists"}, check: wantFileContent("notes.txt", fileTree["notes.txt"])},
 		{name: "create empty content", op: "create_file", args: map[string]any{"path": "blank.txt", "content": ""},
-			want: []string{"created blank.txt (0 lines, 0 bytes)"}, check: wantFile("blank.txt", "")},
+			want: []string{"created blank.txt (0 lines, 0 bytes)"}, check: wantFileContent("blank.txt", "")},
 		{name: "create protected git config", op: "create_file", args: map[string]any{"path": ".git/config", "content": "[core]\n"}, wantErr: true,
-			want: []string{"error protected_path", "user_collaboration"}, check: wantGone(".git/config")},
+			want: []string{"error protected_path", "user_collaboration"}, check: wantFileGone(".git/config")},
 
 		{name: "replace", op: "replace_string", args: map[string]any{"path": "main.go", "old_string": "println(\"hello\")", "new_string": "println(\"bye\")"},
 			want:  []string{"main.go: 1 replacement at line 4", "-\tprintln(\"hello\")", "+\tprintln(\"bye\")"},
-			check: wantFile("main.go", "package main\n\nfunc main() {\n\tprintln(\"bye\")\n}\n")},
+			check: wantFileContent("main.go", "package main\n\nfunc main() {\n\tprintln(\"bye\")\n}\n")},
 		{name: "replace camelCase", op: "replace_string", args: map[string]any{"filePath": "notes.txt", "oldString": "two", "newString": "2"},
 			want: []string{"1 replacement at line 2"}},
 		{name: "replace tolerant", op: "replace_string", args: map[string]any{"path": "main.go", "old_string": "    println(\"hello\")", "new_string": "    println(\"tab\")"},
-			want: []string{"(matched ignoring indentation)"}, check: wantFile("main.go", "package main\n\nfunc main() {\n\tprintln(\"tab\")\n}\n")},
+			want: []string{"(matched ignoring indentation)"}, check: wantFileContent("main.go", "package main\n\nfunc main() {\n\tprintln(\"tab\")\n}\n")},
 		{name: "replace all", op: "replace_string", args: map[string]any{"path": "notes.txt", "old_string": "o", "new_string": "0", "replace_all": true},
 			want: []string{"3 replacements at lines 1, 2, 4"}},
 		{name: "replace ambiguous", op: "replace_string", args: map[string]any{"path": "notes.txt", "old_string": "o", "new_string": "0"}, wantErr: true,
-			want: []string{"error ambiguous", "parameter: old_string"}, check: wantFile("notes.txt", fileTree["notes.txt"])},
+			want: []string{"error ambiguous", "parameter: old_string"}, check: wantFileContent("notes.txt", fileTree["notes.txt"])},
 		{name: "replace not found", op: "replace_string", args: map[string]any{"path": "notes.txt", "old_string": "thre\nfuor", "new_string": "x"}, wantErr: true,
 			want: []string{"error not_found", "nearest match"}},
 		{name: "replace count mismatch", op: "replace_string", args: map[string]any{"path": "notes.txt", "old_string": "o", "new_string": "0", "expected_replacements": 2}, wantErr: true,
@@ -221,14 +221,14 @@ func TestFileWriteOperations(t *testing.T) {
 			map[string]any{"filePath": "pkg/util.go", "oldString": "a + b", "newString": "b + a"},
 			map[string]any{"path": "notes.txt", "old_str": "five", "new_str": "5"},
 		}}, want: []string{"3 edits in 2 file(s)\n1. notes.txt: 1 replacement at line 1\n2. pkg/util.go: 1 replacement at line 4\n3. notes.txt: 1 replacement at line 5"},
-			check: wantFile("notes.txt", "1\ntwo\nthree\nfour\n5\n")},
+			check: wantFileContent("notes.txt", "1\ntwo\nthree\nfour\n5\n")},
 		{name: "multi replace default path", op: "multi_replace_string", args: map[string]any{"path": "notes.txt", "edits": []any{
 			map[string]any{"old_string": "one", "new_string": "1"}, map[string]any{"old_string": "two", "new_string": "2"},
-		}}, check: wantFile("notes.txt", "1\n2\nthree\nfour\nfive\n")},
+		}}, check: wantFileContent("notes.txt", "1\n2\nthree\nfour\nfive\n")},
 		{name: "multi replace all or nothing", op: "multi_replace_string", args: map[string]any{"edits": []any{
 			map[string]any{"path": "notes.txt", "old_string": "one", "new_string": "1"},
 			map[string]any{"path": "pkg/util.go", "old_string": "no such text", "new_string": "x"},
-		}}, wantErr: true, want: []string{"error not_found", "edit 2", "no file was changed"}, check: wantFile("notes.txt", fileTree["notes.txt"])},
+		}}, wantErr: true, want: []string{"error not_found", "edit 2", "no file was changed"}, check: wantFileContent("notes.txt", fileTree["notes.txt"])},
 		{name: "multi replace unknown field", op: "multi_replace_string", args: map[string]any{"edits": []any{
 			map[string]any{"path": "notes.txt", "old_string": "one", "new_string": "1", "count": 2},
 		}}, wantErr: true, want: []string{"error unexpected_parameter", "count"}},
@@ -237,15 +237,15 @@ func TestFileWriteOperations(t *testing.T) {
 		}}, wantErr: true, want: []string{"error missing_parameter", "edits[0].path"}},
 
 		{name: "insert before line", op: "insert_edit", args: map[string]any{"path": "notes.txt", "line": 2, "content": "one and a half"},
-			want: []string{"notes.txt: inserted before line 2", "+one and a half"}, check: wantFile("notes.txt", "one\none and a half\ntwo\nthree\nfour\nfive\n")},
+			want: []string{"notes.txt: inserted before line 2", "+one and a half"}, check: wantFileContent("notes.txt", "one\none and a half\ntwo\nthree\nfour\nfive\n")},
 		{name: "insert after pattern", op: "insert_edit", args: map[string]any{"path": "notes.txt", "after_pattern": "thr", "content": "3.5\n"},
-			check: wantFile("notes.txt", "one\ntwo\nthree\n3.5\nfour\nfive\n")},
+			check: wantFileContent("notes.txt", "one\ntwo\nthree\n3.5\nfour\nfive\n")},
 		{name: "insert before pattern", op: "insert_edit", args: map[string]any{"path": "notes.txt", "before": "one", "content": "zero"},
-			check: wantFile("notes.txt", "zero\none\ntwo\nthree\nfour\nfive\n")},
+			check: wantFileContent("notes.txt", "zero\none\ntwo\nthree\nfour\nfive\n")},
 		{name: "insert replace range", op: "insert_edit", args: map[string]any{"path": "notes.txt", "start_line": 2, "end_line": 4, "content": "middle"},
-			want: []string{"replaced lines 2-4"}, check: wantFile("notes.txt", "one\nmiddle\nfive\n")},
+			want: []string{"replaced lines 2-4"}, check: wantFileContent("notes.txt", "one\nmiddle\nfive\n")},
 		{name: "insert delete range", op: "insert_edit", args: map[string]any{"path": "notes.txt", "start_line": 5, "content": ""},
-			want: []string{"deleted lines 5-5"}, check: wantFile("notes.txt", "one\ntwo\nthree\nfour\n")},
+			want: []string{"deleted lines 5-5"}, check: wantFileContent("notes.txt", "one\ntwo\nthree\nfour\n")},
 		{name: "insert no placement", op: "insert_edit", args: map[string]any{"path": "notes.txt", "content": "x"}, wantErr: true,
 			want: []string{"error invalid_value"}},
 		{name: "insert pattern missing", op: "insert_edit", args: map[string]any{"path": "notes.txt", "after": "zzz", "content": "x"}, wantErr: true,
@@ -256,22 +256,22 @@ func TestFileWriteOperations(t *testing.T) {
 			want: []string{"error not_directory"}},
 
 		{name: "rename", op: "rename_file", args: map[string]any{"path": "notes.txt", "new_path": "docs/notes.md"},
-			want: []string{"renamed notes.txt -> docs/notes.md"}, check: wantFile("docs/notes.md", fileTree["notes.txt"])},
+			want: []string{"renamed notes.txt -> docs/notes.md"}, check: wantFileContent("docs/notes.md", fileTree["notes.txt"])},
 		{name: "rename alias destination", op: "rename_file", args: map[string]any{"source": "pkg", "destination": "lib"},
-			check: wantFile("lib/util.go", fileTree["pkg/util.go"])},
+			check: wantFileContent("lib/util.go", fileTree["pkg/util.go"])},
 		{name: "rename onto existing", op: "rename_file", args: map[string]any{"path": "notes.txt", "new_path": "main.go"}, wantErr: true,
 			want: []string{"error exists"}},
 		{name: "rename overwrite", op: "rename_file", args: map[string]any{"path": "notes.txt", "new_path": "main.go", "overwrite": true},
-			check: wantFile("main.go", fileTree["notes.txt"])},
+			check: wantFileContent("main.go", fileTree["notes.txt"])},
 		{name: "rename missing", op: "rename_file", args: map[string]any{"path": "nope", "new_path": "x"}, wantErr: true,
 			want: []string{"error not_found"}},
 
 		{name: "delete file", op: "delete_file", args: map[string]any{"path": "notes.txt"},
-			want: []string{"deleted file notes.txt"}, check: wantGone("notes.txt")},
+			want: []string{"deleted file notes.txt"}, check: wantFileGone("notes.txt")},
 		{name: "delete dir needs recursive", op: "delete_file", args: map[string]any{"path": "pkg"}, wantErr: true,
 			want: []string{"error invalid_value", "set recursive"}},
 		{name: "delete dir recursive", op: "delete_file", args: map[string]any{"path": "pkg", "recursive": true},
-			want: []string{"deleted directory pkg/"}, check: wantGone("pkg")},
+			want: []string{"deleted directory pkg/"}, check: wantFileGone("pkg")},
 		{name: "delete working directory", op: "delete_file", args: map[string]any{"path": ".", "recursive": true}, wantErr: true,
 			want: []string{"error is_workdir"}},
 		{name: "delete missing", op: "delete_file", args: map[string]any{"path": "nope"}, wantErr: true, want: []string{"error not_found"}},
@@ -280,25 +280,25 @@ func TestFileWriteOperations(t *testing.T) {
 		{name: "mkdir existing", op: "create_directory", args: map[string]any{"path": "pkg"}, want: []string{"pkg/ already exists"}},
 
 		{name: "patch unified", op: "apply_patch", args: map[string]any{"patch": "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"},
-			want: []string{"applied patch: update notes.txt\n--- a/notes.txt"}, check: wantFile("notes.txt", "one\nTWO\nthree\nfour\nfive\n")},
+			want: []string{"applied patch: update notes.txt\n--- a/notes.txt"}, check: wantFileContent("notes.txt", "one\nTWO\nthree\nfour\nfive\n")},
 		{name: "patch envelope add move delete", op: "apply_patch", args: map[string]any{"patch": "*** Begin Patch\n*** Add File: added.txt\n+hi\n*** Update File: notes.txt\n*** Move to: moved.txt\n@@\n-one\n+ONE\n*** Delete File: crlf.txt\n*** End Patch\n"},
 			want: []string{"applied patch:", "add added.txt", "move notes.txt -> moved.txt", "delete crlf.txt"},
 			check: func(t *testing.T, h *fileHarness) {
-				wantFile("added.txt", "hi\n")(t, h)
-				wantFile("moved.txt", "ONE\ntwo\nthree\nfour\nfive\n")(t, h)
-				wantGone("notes.txt")(t, h)
-				wantGone("crlf.txt")(t, h)
+				wantFileContent("added.txt", "hi\n")(t, h)
+				wantFileContent("moved.txt", "ONE\ntwo\nthree\nfour\nfive\n")(t, h)
+				wantFileGone("notes.txt")(t, h)
+				wantFileGone("crlf.txt")(t, h)
 			}},
 		{name: "patch dry run", op: "apply_patch", args: map[string]any{"patch": "--- a/notes.txt\n+++ b/notes.txt\n@@\n-one\n+1\n", "dry_run": true},
-			want: []string{"dry run, nothing written", "+1"}, check: wantFile("notes.txt", fileTree["notes.txt"])},
+			want: []string{"dry run, nothing written", "+1"}, check: wantFileContent("notes.txt", fileTree["notes.txt"])},
 		{name: "patch alias diff", op: "apply_patch", args: map[string]any{"diff": "--- a/notes.txt\n+++ b/notes.txt\n@@\n-one\n+1\n"},
-			check: wantFile("notes.txt", "1\ntwo\nthree\nfour\nfive\n")},
+			check: wantFileContent("notes.txt", "1\ntwo\nthree\nfour\nfive\n")},
 		{name: "patch garbage", op: "apply_patch", args: map[string]any{"patch": "please change line 2"}, wantErr: true,
 			want: []string{"error bad_patch", "parameter: patch"}},
 		{name: "patch hunk does not apply", op: "apply_patch", args: map[string]any{"patch": "--- a/notes.txt\n+++ b/notes.txt\n@@\n-seven\n+7\n"}, wantErr: true,
 			want: []string{"error not_found", "nothing was written"}},
 		{name: "patch protected", op: "apply_patch", args: map[string]any{"patch": "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+echo hi\n*** End Patch\n"}, wantErr: true,
-			want: []string{"error protected_path", "user_collaboration"}, check: wantGone(".git/hooks/pre-commit")},
+			want: []string{"error protected_path", "user_collaboration"}, check: wantFileGone(".git/hooks/pre-commit")},
 
 		{name: "unknown operation", op: "write_file", args: map[string]any{"path": "x"}, wantErr: true,
 			want: []string{"error unknown_operation", "did you mean"}},

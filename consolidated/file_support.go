@@ -20,7 +20,7 @@ import (
 	"toolhost/internal/fsread"
 )
 
-var boolType = reflect.TypeFor[bool]()
+var fileBoolType = reflect.TypeFor[bool]()
 
 // open asks the guard for one path of this call. Refusals become the model-fixable error that
 // carries the user_collaboration call; param names the argument the path came from.
@@ -40,8 +40,8 @@ func (f *fileTool) open(ctx context.Context, c *Call, class authz.Class, p, para
 	return t, nil
 }
 
-// rootDir is the directory a target's Root handle is opened at.
-func rootDir(t *authz.Target) string {
+// targetRootDir is the directory a target's Root handle is opened at.
+func targetRootDir(t *authz.Target) string {
 	rel := path.Clean(t.Rel)
 	if rel == "." {
 		return t.Canonical
@@ -59,12 +59,12 @@ func (f *fileTool) display(t *authz.Target, rel string) string {
 	if t.Root == f.guard.Root() {
 		return path.Clean(rel)
 	}
-	return filepath.Join(rootDir(t), filepath.FromSlash(rel))
+	return filepath.Join(targetRootDir(t), filepath.FromSlash(rel))
 }
 
-// canonical is the canonical path of rel under t's root: the key of the stale-write memory.
-func canonical(t *authz.Target, rel string) string {
-	return filepath.Join(rootDir(t), filepath.FromSlash(rel))
+// fileCanonical is the canonical path of rel under t's root: the key of the stale-write memory.
+func fileCanonical(t *authz.Target, rel string) string {
+	return filepath.Join(targetRootDir(t), filepath.FromSlash(rel))
 }
 
 // fileSet is the targets of a multi-file edit, which the engines run on one root. Files under
@@ -78,10 +78,10 @@ type fileSet struct {
 
 func (s *fileSet) add(t *authz.Target, param string) error {
 	if s.root == nil {
-		s.root, s.dir = t.Root, rootDir(t)
+		s.root, s.dir = t.Root, targetRootDir(t)
 	}
 	s.targets = append(s.targets, t)
-	if d := rootDir(t); d != s.dir {
+	if d := targetRootDir(t); d != s.dir {
 		return &ToolError{Code: "multiple_roots", Param: param,
 			Message: fmt.Sprintf("the files are under different roots (%s and %s), which cannot be written all or nothing", s.dir, d),
 			Next:    "split the change into one call per directory tree"}
@@ -176,7 +176,7 @@ func fingerprintOfRead(r fsread.ReadResult) edit.Fingerprint {
 func (f *fileTool) expect(conv string, t *authz.Target, rels ...string) map[string]edit.Fingerprint {
 	var m map[string]edit.Fingerprint
 	for _, rel := range rels {
-		if fp, ok := f.seen.get(conv, canonical(t, rel)); ok {
+		if fp, ok := f.seen.get(conv, fileCanonical(t, rel)); ok {
 			if m == nil {
 				m = map[string]edit.Fingerprint{}
 			}
@@ -192,9 +192,9 @@ func (f *fileTool) remember(c *Call, t *authz.Target, files []edit.FileSummary) 
 	for _, s := range files {
 		switch s.Op {
 		case edit.OpDelete:
-			f.seen.forgetUnder(c.Conversation, canonical(t, s.Path))
+			f.seen.forgetUnder(c.Conversation, fileCanonical(t, s.Path))
 		case edit.OpMove:
-			f.seen.forgetUnder(c.Conversation, canonical(t, s.Path))
+			f.seen.forgetUnder(c.Conversation, fileCanonical(t, s.Path))
 			f.rememberFile(c, t, s.NewPath)
 		default:
 			if !strings.HasSuffix(s.Path, "/") {
@@ -205,7 +205,7 @@ func (f *fileTool) remember(c *Call, t *authz.Target, files []edit.FileSummary) 
 }
 
 func (f *fileTool) rememberFile(c *Call, t *authz.Target, rel string) {
-	key := canonical(t, rel)
+	key := fileCanonical(t, rel)
 	fp, err := edit.FingerprintFile(t.Root, rel)
 	if err != nil {
 		// A directory (moved), a huge file: nothing to compare against later.

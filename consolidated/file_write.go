@@ -56,18 +56,18 @@ func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArg
 		return nil, f.suggest(ctx, c, f.editError(name, "old_string", err), a.Path)
 	}
 	f.remember(c, t, res.Files)
-	r := f.writeResult(t, name+": "+outcome(res.Count, res.Lines, res.Rung), &res.Result)
+	r := f.writeResult(t, name+": "+replaceOutcome(res.Count, res.Lines, res.Rung), &res.Result)
 	return r, nil
 }
 
-// outcome says how many replacements were made where, and how tolerant the match had to be.
-func outcome(count int, lines []int, rung edit.Rung) string {
+// replaceOutcome says how many replacements were made where, and how tolerant the match had to be.
+func replaceOutcome(count int, lines []int, rung edit.Rung) string {
 	s := fmt.Sprintf("%d replacement", count)
 	if count != 1 {
 		s += "s"
 	}
 	if len(lines) > 0 {
-		s += " at " + lineList(lines)
+		s += " at " + fileLineList(lines)
 	}
 	if rung != "" && rung != edit.RungExact {
 		s += " (matched ignoring " + strings.ReplaceAll(string(rung), "_", " ") + ")"
@@ -75,7 +75,7 @@ func outcome(count int, lines []int, rung edit.Rung) string {
 	return s
 }
 
-func lineList(ls []int) string {
+func fileLineList(ls []int) string {
 	var parts []string
 	for i, l := range ls {
 		if i == 10 {
@@ -141,7 +141,7 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d edits in %d file(s)", len(res.Edits), len(res.Files))
 	for i, e := range res.Edits {
-		fmt.Fprintf(&b, "\n%d. %s: %s", i+1, f.display(first, e.Path), outcome(e.Count, e.Lines, e.Rung))
+		fmt.Fprintf(&b, "\n%d. %s: %s", i+1, f.display(first, e.Path), replaceOutcome(e.Count, e.Lines, e.Rung))
 	}
 	return f.writeResult(first, b.String(), &res.Result), nil
 }
@@ -202,7 +202,7 @@ func (f *fileTool) renameFile(ctx context.Context, c *Call, a *fileRenameArgs) (
 		return nil, err
 	}
 	defer dst.Close()
-	if rootDir(src) != rootDir(dst) {
+	if targetRootDir(src) != targetRootDir(dst) {
 		return nil, &ToolError{Code: "multiple_roots", Param: "new_path",
 			Message: fmt.Sprintf("%s and %s are under different roots, so they cannot be renamed into each other", f.display(src, src.Rel), f.display(dst, dst.Rel)),
 			Next:    "create the file at the destination (create_file), then delete the source"}
@@ -242,9 +242,9 @@ func (f *fileTool) createDirectory(ctx context.Context, c *Call, a *fileDirArgs)
 		return nil, f.editError(name, "path", err)
 	}
 	if len(res.Files) == 0 {
-		return Text("%s already exists", dirName(name)), nil
+		return Text("%s already exists", fileDirName(name)), nil
 	}
-	return &Result{Text: "created " + dirName(name), Structured: f.summary(t, res)}, nil
+	return &Result{Text: "created " + fileDirName(name), Structured: f.summary(t, res)}, nil
 }
 
 func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*Result, error) {
@@ -307,9 +307,9 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 		for _, ch := range plan.Changes {
 			switch ch.Op {
 			case edit.OpAdd, edit.OpUpdate:
-				f.seen.put(c.Conversation, canonical(first, ch.Path), edit.FingerprintOf(ch.New, nil))
+				f.seen.put(c.Conversation, fileCanonical(first, ch.Path), edit.FingerprintOf(ch.New, nil))
 			case edit.OpMove:
-				f.seen.put(c.Conversation, canonical(first, ch.NewPath), edit.FingerprintOf(ch.New, nil))
+				f.seen.put(c.Conversation, fileCanonical(first, ch.NewPath), edit.FingerprintOf(ch.New, nil))
 			}
 		}
 	}
