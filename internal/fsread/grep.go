@@ -40,7 +40,9 @@ type GrepOptions struct {
 	IgnoreCase bool
 	// Include keeps only files matching one of these globs; Exclude drops
 	// files and directories matching any. A glob without "/" matches the
-	// base name, otherwise the path relative to the search base.
+	// base name, otherwise the path relative to the search base. Unlike
+	// rg's -g, Include never brings back a file excluded by .gitignore
+	// (use IncludeIgnored for that).
 	Include []string
 	Exclude []string
 	// ContextLines adds up to this many lines before and after each match
