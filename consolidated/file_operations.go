@@ -196,12 +196,8 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 		if a.StartLine != 0 || a.EndLine != 0 {
 			return nil, &ToolError{Code: "invalid_value", Param: "start_line", Message: "base64 and hex read byte ranges; use offset and limit (in bytes)"}
 		}
-		// The encoded text must fit the budget: hex doubles the bytes, base64 adds a third.
-		most := int64(room / 2)
-		if opts.Encoding == fsread.EncodingBase64 {
-			most = int64(room * 3 / 4)
-		}
-		opts.ByteOffset, opts.ByteLimit = a.Offset, min(fileOrInt64(a.Limit, fsread.DefaultByteLimit), most)
+		// The engine keeps the encoded text within MaxBytes, hence within the budget.
+		opts.ByteOffset, opts.ByteLimit = a.Offset, a.Limit
 	default:
 		opts.Offset, opts.Limit = a.Offset, a.Limit
 	}
@@ -497,13 +493,6 @@ func fileSize(n int64) string {
 		return fmt.Sprintf("%.1fM", float64(n)/(1<<20))
 	}
 	return fmt.Sprintf("%.1fG", float64(n)/(1<<30))
-}
-
-func fileOrInt64(v, d int64) int64 {
-	if v == 0 {
-		return d
-	}
-	return v
 }
 
 // UnmarshalJSON accepts the key spellings models send for an edit: camelCase, old_str/new_str,
