@@ -1,0 +1,548 @@
+package consolidated
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
+	"toolhost/internal/terminal"
+)
+
+// The argument structs. A parameter keeps one type across operations; its description is
+// taken from the first operation that declares it (table order), so later structs leave it out.
+
+type runCommandArgs struct {
+	Command        string            `json:"command" alias:"cmd"`
+	Cwd            string            `json:"cwd,omitempty" alias:"working_directory,workdir,dir,directory" jsonschema:"Default: working dir."`
+	Env            map[string]string `json:"env,omitempty"`
+	TimeoutSeconds int               `json:"timeout_seconds,omitempty" alias:"timeout" jsonschema:"Kills the tree; default 120."`
+	YieldSeconds   int               `json:"yield_seconds,omitempty" alias:"yield" jsonschema:"Then return an id to poll; default 15."`
+	MaxBytes       int               `json:"max_bytes,omitempty" alias:"max_output,limit"`
+}
+
+type createSessionArgs struct {
+	SessionID string            `json:"session_id,omitempty" alias:"id,session,name,session_name" jsonschema:"create_session: optional name."`
+	Cwd       string            `json:"cwd,omitempty" alias:"working_directory,workdir,dir,directory"`
+	Env       map[string]string `json:"env,omitempty"`
+	Cols      int               `json:"cols,omitempty" alias:"columns,width"`
+	Rows      int               `json:"rows,omitempty" alias:"height,lines"`
+}
+
+type sendInputArgs struct {
+	SessionID  string   `json:"session_id" alias:"id,session,name,session_name"`
+	Text       string   `json:"text,omitempty" alias:"input,data,keystrokes"`
+	PressEnter *bool    `json:"press_enter,omitempty" alias:"enter" jsonschema:"Default true."`
+	Keys       []string `json:"keys,omitempty" alias:"key" jsonschema:"Sent after text: ctrl-c, ctrl-d, tab, esc, up, down, enter..."`
+	WaitMS     int      `json:"wait_ms,omitempty" alias:"wait,timeout_ms" jsonschema:"Wait up to this for output to settle."`
+	WaitFor    string   `json:"wait_for,omitempty" alias:"pattern,until" jsonschema:"Regex that ends the wait."`
+	MaxBytes   int      `json:"max_bytes,omitempty" alias:"max_output,limit"`
+}
+
+type getOutputArgs struct {
+	SessionID string `json:"session_id" alias:"id,session,name,session_name"`
+	Cursor    int64  `json:"cursor,omitempty" alias:"since,from" jsonschema:"Default: after your last read."`
+	WaitMS    int    `json:"wait_ms,omitempty" alias:"wait,timeout_ms"`
+	WaitFor   string `json:"wait_for,omitempty" alias:"pattern,until"`
+	MaxBytes  int    `json:"max_bytes,omitempty" alias:"max_output,limit"`
+}
+
+type sessionIDArgs struct {
+	SessionID string `json:"session_id" alias:"id,session,name,session_name"`
+}
+
+type getHistoryArgs struct {
+	SessionID string `json:"session_id" alias:"id,session,name,session_name"`
+	Offset    int64  `json:"offset,omitempty" jsonschema:"Negative: from the end."`
+	MaxBytes  int    `json:"max_bytes,omitempty" alias:"max_output,limit"`
+}
+
+type resizeArgs struct {
+	SessionID string `json:"session_id" alias:"id,session,name,session_name"`
+	Cols      int    `json:"cols" alias:"columns,width"`
+	Rows      int    `json:"rows" alias:"height,lines"`
+}
+
+type listSessionsArgs struct{}
+
+// TerminalConfig is what terminal_operations needs from the wiring.
+type TerminalConfig struct {
+	Manager *terminal.Manager
+	Guard   *authz.Guard
+	// MaxWait is the engine's cap on one wait (terminal.Config.MaxWait; 0 means its default of
+	// 60 s). Waiting operations get a seam deadline above it, so the seam never cuts a wait the
+	// engine would end by itself.
+	MaxWait time.Duration
+	// CloseGrace is the engine's SIGTERM-to-SIGKILL wait (0 means its default of 2 s).
+	CloseGrace time.Duration
+}
+
+// terminalToolName is the tool's name, also the Tool field of guard requests.
+const terminalToolName = "terminal_operations"
+
+// TerminalTool is terminal_operations: one-shot commands and named PTY sessions scoped to the
+// conversation, on the terminal engine. Every wait is bounded (run_command hands back an id to
+// poll); the guard decides where a command or session starts, not what it touches.
+func TerminalTool(cfg TerminalConfig) *Tool {
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = 60 * time.Second
+	}
+	if cfg.CloseGrace <= 0 {
+		cfg.CloseGrace = 2 * time.Second
+	}
+	t := &terminalTool{mgr: cfg.Manager, guard: cfg.Guard}
+	// A wait ends by itself within MaxWait; the margin covers starting the process and, for
+	// create_session, the first prompt (at most 10 s) after closing a session being replaced.
+	waiting := cfg.MaxWait + 30*time.Second
+	closing := 4*cfg.CloseGrace + 30*time.Second
+	return &Tool{
+		Name:           terminalToolName,
+		Description:    "Shell commands and PTY sessions. They run with the user's authority; the guard checks only where they start.",
+		Conversational: true,
+		Operations: []Operation{
+			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting),
+			Op("create_session", "start or reuse PTY shell", RiskExecute, t.create).WithTimeout(closing + 10*time.Second),
+			Op("send_input", "type text or keys", RiskExecute, t.send).WithTimeout(waiting),
+			Op("get_output", "new output, optionally waiting", RiskRead, t.output).WithTimeout(waiting),
+			Op("get_screen", "rendered visible screen", RiskRead, t.screen),
+			Op("get_history", "page retained output", RiskRead, t.history),
+			Op("resize_session", "set PTY size", RiskExecute, t.resize),
+			Op("list_sessions", "sessions and commands", RiskRead, t.list),
+			Op("close_session", "end it and its processes", RiskExecute, t.close).WithTimeout(closing),
+		},
+	}
+}
+
+type terminalTool struct {
+	mgr   *terminal.Manager
+	guard *authz.Guard
+}
+
+// startDir checks a starting directory with the guard and returns its canonical path.
+func (t *terminalTool) startDir(ctx context.Context, c *Call, cwd string) (string, error) {
+	d, err := t.guard.Check(ctx, authz.Request{
+		Conversation: c.Conversation, Tool: terminalToolName, Operation: c.Operation,
+		Class: authz.ClassExecute, Path: cwd,
+	})
+	if err != nil {
+		err = GuardError(err)
+		var te *ToolError
+		if errors.As(err, &te) && te.Param == "path" {
+			te.Param = "cwd"
+		}
+		return "", err
+	}
+	return d.Canonical, nil
+}
+
+// runStructured is run_command's structured content: the handles and flags, never the output.
+type runStructured struct {
+	ID         string `json:"id"`
+	Running    bool   `json:"running,omitempty"`
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	TimedOut   bool   `json:"timed_out,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	Cursor     *int64 `json:"cursor,omitempty"`
+	Truncated  bool   `json:"truncated,omitempty"`
+}
+
+func (t *terminalTool) run(ctx context.Context, c *Call, a *runCommandArgs) (*Result, error) {
+	if strings.TrimSpace(a.Command) == "" {
+		return nil, &ToolError{Code: "invalid_value", Param: "command", Message: "command is empty"}
+	}
+	if a.TimeoutSeconds < 0 || a.YieldSeconds < 0 {
+		return nil, &ToolError{Code: "invalid_value", Param: "timeout_seconds", Message: "timeout_seconds and yield_seconds must be positive"}
+	}
+	cwd, err := t.startDir(ctx, c, a.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	r, err := t.mgr.Run(ctx, c.Conversation, terminal.RunSpec{
+		Command: a.Command, Cwd: cwd, Env: a.Env,
+		Timeout:  time.Duration(a.TimeoutSeconds) * time.Second,
+		Yield:    time.Duration(a.YieldSeconds) * time.Second,
+		MaxBytes: a.MaxBytes,
+	})
+	if err != nil {
+		return nil, terminalError(err, "command")
+	}
+	return renderRun(r), nil
+}
+
+// renderRun is the text the model sees for a one-shot command, finished or handed back.
+func renderRun(r terminal.RunResult) *Result {
+	var b strings.Builder
+	st := runStructured{ID: r.ID, Running: r.Running, TimedOut: r.TimedOut, DurationMS: r.Duration.Milliseconds(), Truncated: r.Truncated}
+	switch {
+	case r.Running:
+		cursor := r.StdoutBytes + r.StderrBytes
+		st.Cursor = &cursor
+		fmt.Fprintf(&b, "still running after %s: poll with get_output session_id=%s cursor=%d (stop: close_session)\n", roundDur(r.Duration), r.ID, cursor)
+	case r.TimedOut:
+		code := r.ExitCode
+		st.ExitCode = &code
+		fmt.Fprintf(&b, "timed out after %s; the process tree was killed (exit %d)\n", roundDur(r.Duration), r.ExitCode)
+	default:
+		code := r.ExitCode
+		st.ExitCode = &code
+		fmt.Fprintf(&b, "exit %d in %s\n", r.ExitCode, roundDur(r.Duration))
+	}
+	if r.Stdout == "" && r.Stderr == "" {
+		b.WriteString("(no output)\n")
+	}
+	writeStream(&b, "stdout", r.Stdout, r.StdoutBytes)
+	writeStream(&b, "stderr", r.Stderr, r.StderrBytes)
+	if r.Truncated {
+		fmt.Fprintf(&b, "(full output: get_output session_id=%s cursor=0)\n", r.ID)
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Structured: st}
+}
+
+func writeStream(b *strings.Builder, name, text string, total int64) {
+	if text == "" {
+		return
+	}
+	if int64(len(text)) < total {
+		fmt.Fprintf(b, "--- %s (%d bytes) ---\n", name, total)
+	} else {
+		fmt.Fprintf(b, "--- %s ---\n", name)
+	}
+	b.WriteString(text)
+	if !strings.HasSuffix(text, "\n") {
+		b.WriteByte('\n')
+	}
+}
+
+// roundDur prints durations the way a person reads them: 3ms, 1.2s, 2m5s.
+func roundDur(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+// sessionStructured is create_session's structured content.
+type sessionStructured struct {
+	ID        string `json:"id"`
+	PID       int    `json:"pid"`
+	Cwd       string `json:"cwd"`
+	Reused    bool   `json:"reused,omitempty"`
+	Restarted bool   `json:"restarted,omitempty"`
+}
+
+func (t *terminalTool) create(ctx context.Context, c *Call, a *createSessionArgs) (*Result, error) {
+	cwd, err := t.startDir(ctx, c, a.Cwd)
+	if err != nil {
+		return nil, err
+	}
+	inf, err := t.mgr.Create(ctx, c.Conversation, terminal.SessionSpec{Name: a.SessionID, Cwd: cwd, Env: a.Env, Cols: a.Cols, Rows: a.Rows})
+	if err != nil {
+		return nil, terminalError(err, "session_id")
+	}
+	verb := "started"
+	switch {
+	case inf.Reused:
+		verb = "reused (already running there)"
+	case inf.Restarted:
+		verb = "restarted"
+	}
+	codes := "exit codes reported"
+	if !inf.ExitCodes {
+		codes = "exit codes unknown (not bash)"
+	}
+	text := fmt.Sprintf("session %s %s: pid %d, %s, %dx%d, %s; %s.\nnext: send_input session_id=%s", inf.ID, verb, inf.PID, inf.Cwd, inf.Cols, inf.Rows, inf.Shell, codes, inf.ID)
+	return &Result{Text: text, Structured: sessionStructured{ID: inf.ID, PID: inf.PID, Cwd: inf.Cwd, Reused: inf.Reused, Restarted: inf.Restarted}}, nil
+}
+
+func (t *terminalTool) send(ctx context.Context, c *Call, a *sendInputArgs) (*Result, error) {
+	if a.Text == "" && len(a.Keys) == 0 {
+		return nil, &ToolError{Code: "missing_parameter", Param: "text, keys", Message: "send_input needs text or keys",
+			Next: "keys: " + terminal.KeyNames()}
+	}
+	q, stop := t.query(ctx, c, nil, a.WaitMS, a.WaitFor, a.MaxBytes)
+	defer stop()
+	out, err := t.mgr.Send(ctx, c.Conversation, a.SessionID, terminal.Input{Text: a.Text, PressEnter: a.PressEnter, Keys: a.Keys, Wait: q})
+	if err != nil {
+		return nil, terminalError(err, "session_id")
+	}
+	return renderOutput(out), nil
+}
+
+func (t *terminalTool) output(ctx context.Context, c *Call, a *getOutputArgs) (*Result, error) {
+	var cursor *int64
+	if a.Cursor > 0 {
+		// 0 is what clients that fill every property send; it means "my own cursor".
+		cursor = &a.Cursor
+	}
+	q, stop := t.query(ctx, c, cursor, a.WaitMS, a.WaitFor, a.MaxBytes)
+	defer stop()
+	out, err := t.mgr.Output(ctx, c.Conversation, a.SessionID, q)
+	if err != nil {
+		return nil, terminalError(err, "session_id")
+	}
+	return renderOutput(out), nil
+}
+
+// query builds the engine's output query, with a progress callback when the client asked for
+// progress. stop flushes nothing; it only ends the throttle's bookkeeping.
+func (t *terminalTool) query(ctx context.Context, c *Call, cursor *int64, waitMS int, waitFor string, maxBytes int) (terminal.OutputQuery, func()) {
+	q := terminal.OutputQuery{Cursor: cursor, WaitMS: max(waitMS, 0), WaitFor: waitFor, MaxBytes: maxBytes}
+	if waitMS <= 0 {
+		return q, func() {}
+	}
+	p := newProgress(ctx, c)
+	if p == nil {
+		return q, func() {}
+	}
+	q.Progress = p.chunk
+	return q, p.stop
+}
+
+// outputStructured is the structured content of get_output and send_input.
+type outputStructured struct {
+	ID         string `json:"id"`
+	Cursor     int64  `json:"cursor"`
+	NextCursor int64  `json:"next_cursor"`
+	HasMore    bool   `json:"has_more,omitempty"`
+	Running    bool   `json:"running,omitempty"`
+	Finished   bool   `json:"finished,omitempty"`
+	Exited     bool   `json:"exited,omitempty"`
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	Matched    bool   `json:"matched,omitempty"`
+}
+
+// renderOutput puts a one-line status above the new output.
+func renderOutput(o terminal.Output) *Result {
+	var parts []string
+	switch {
+	case o.Result != nil && o.Result.TimedOut:
+		parts = append(parts, fmt.Sprintf("command timed out after %s; tree killed", roundDur(o.Result.Duration)))
+	case o.Result != nil:
+		parts = append(parts, fmt.Sprintf("command finished in %s", roundDur(o.Result.Duration)))
+	case o.Exited:
+		parts = append(parts, "ended")
+	case o.Finished:
+		parts = append(parts, "command finished")
+	case o.CommandRunning:
+		parts = append(parts, "command running")
+	}
+	if o.ExitCode != nil && (o.Finished || o.Exited) {
+		parts = append(parts, fmt.Sprintf("exit %d", *o.ExitCode))
+	}
+	switch {
+	case o.Matched:
+		parts = append(parts, fmt.Sprintf("wait_for matched %q", truncateRunes(o.Match, 80)))
+	case o.Reason == "timeout":
+		parts = append(parts, fmt.Sprintf("waited %s", roundDur(o.Waited)))
+	}
+	parts = append(parts, fmt.Sprintf("next cursor %d", o.NextCursor))
+	if o.HasMore {
+		parts = append(parts, "more output waiting: call get_output again")
+	}
+	text := o.Text
+	if text == "" {
+		text = "(no new output)"
+	}
+	st := outputStructured{ID: o.ID, Cursor: o.Cursor, NextCursor: o.NextCursor, HasMore: o.HasMore, Running: o.CommandRunning,
+		Finished: o.Finished, Exited: o.Exited, ExitCode: o.ExitCode, Matched: o.Matched}
+	return &Result{Text: o.ID + ": " + strings.Join(parts, "; ") + "\n" + text, Structured: st}
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+func (t *terminalTool) screen(ctx context.Context, c *Call, a *sessionIDArgs) (*Result, error) {
+	s, err := t.mgr.Screen(c.Conversation, a.SessionID)
+	if err != nil {
+		return nil, terminalError(err, "session_id")
+	}
+	return &Result{Text: s}, nil
+}
+
+func (t *terminalTool) history(ctx context.Context, c *Call, a *getHistoryArgs) (*Result, error) {
+	p, err := t.mgr.History(c.Conversation, a.SessionID, a.Offset, int64(a.MaxBytes))
+	if err != nil {
+		return nil, terminalError(err, "session_id")
+	}
+	end := p.Offset + int64(len(p.Text))
+	head := fmt.Sprintf("%s history bytes %d-%d (retained %d-%d)", a.SessionID, p.Offset, end, p.Start, p.End)
+	if p.Start > 0 {
+		head += fmt.Sprintf("; %d older bytes dropped", p.Start)
+	}
+	if p.HasMore {
+		head += fmt.Sprintf("; more: offset=%d", end)
+	}
+	return &Result{Text: head + "\n" + p.Text, Structured: map[string]any{"offset": p.Offset, "next_offset": end, "start": p.Start, "end": p.End, "has_more": p.HasMore}}, nil
+}
+
+func (t *terminalTool) resize(ctx context.Context, c *Call, a *resizeArgs) (*Result, error) {
+	if err := t.mgr.Resize(c.Conversation, a.SessionID, a.Cols, a.Rows); err != nil {
+		return nil, terminalError(err, "cols")
+	}
+	return Text("resized %s to %dx%d", a.SessionID, a.Cols, a.Rows), nil
+}
+
+// sessionEntry is one row of list_sessions' structured content.
+type sessionEntry struct {
+	ID          string `json:"id"`
+	Kind        string `json:"kind"`
+	State       string `json:"state"`
+	PID         int    `json:"pid,omitempty"`
+	Cwd         string `json:"cwd"`
+	IdleSeconds int64  `json:"idle_s"`
+	LastCommand string `json:"last_command,omitempty"`
+	ExitCode    *int   `json:"exit_code,omitempty"`
+}
+
+func (t *terminalTool) list(ctx context.Context, c *Call, _ *listSessionsArgs) (*Result, error) {
+	infos, err := t.mgr.List(ctx, c.Conversation)
+	if err != nil && len(infos) == 0 {
+		return nil, err
+	}
+	if len(infos) == 0 {
+		return Text("no sessions or commands; run_command or create_session starts one"), nil
+	}
+	var b strings.Builder
+	entries := make([]sessionEntry, 0, len(infos))
+	for _, in := range infos {
+		fmt.Fprintf(&b, "%s %s %s", in.ID, in.Kind, in.State)
+		if in.PID > 0 && (in.State == terminal.StateRunning || in.State == terminal.StateStarting) {
+			fmt.Fprintf(&b, " pid %d", in.PID)
+		}
+		fmt.Fprintf(&b, " idle %s cwd %s", in.Idle, in.Cwd)
+		if in.LastCommand != "" {
+			fmt.Fprintf(&b, " last: %s", in.LastCommand)
+		}
+		if in.ExitCode != nil {
+			fmt.Fprintf(&b, " (exit %d)", *in.ExitCode)
+		}
+		b.WriteByte('\n')
+		entries = append(entries, sessionEntry{ID: in.ID, Kind: in.Kind, State: in.State, PID: in.PID, Cwd: in.Cwd,
+			IdleSeconds: int64(in.Idle / time.Second), LastCommand: in.LastCommand, ExitCode: in.ExitCode})
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Structured: map[string]any{"sessions": entries}}, nil
+}
+
+func (t *terminalTool) close(ctx context.Context, c *Call, a *sessionIDArgs) (*Result, error) {
+	if err := t.mgr.Close(ctx, c.Conversation, a.SessionID); err != nil {
+		return nil, terminalError(err, "session_id")
+	}
+	return Text("closed %s; its processes are gone (history stays readable with get_history)", a.SessionID), nil
+}
+
+// terminalError turns the engine's typed errors into model-fixable ones; their texts are
+// written for a model. Anything else stays internal.
+func terminalError(err error, param string) error {
+	switch {
+	case errors.Is(err, terminal.ErrNoSession):
+		return &ToolError{Code: "no_session", Param: "session_id", Message: err.Error(), Next: "list_sessions shows this conversation's ids"}
+	case errors.Is(err, terminal.ErrLimit):
+		return &ToolError{Code: "limit", Message: err.Error(), Next: "list_sessions, then close_session one you no longer need"}
+	case errors.Is(err, terminal.ErrEnded):
+		return &ToolError{Code: "session_ended", Param: "session_id", Message: err.Error(), Next: "get_history still reads it; create_session starts a new one"}
+	case errors.Is(err, terminal.ErrBadCwd):
+		return &ToolError{Code: "not_found", Param: "cwd", Message: err.Error(), Next: "use an existing directory"}
+	case errors.Is(err, terminal.ErrInvalid):
+		return &ToolError{Code: "invalid_value", Param: invalidParam(err, param), Message: err.Error()}
+	case errors.Is(err, terminal.ErrShutdown):
+		return &ToolError{Code: "unavailable", Message: "toolhost is shutting down", Next: "call again after it restarts"}
+	}
+	return err
+}
+
+// invalidParam names the parameter an ErrInvalid is about, from the engine's text.
+func invalidParam(err error, fallback string) string {
+	msg := err.Error()
+	for _, p := range []string{"wait_for", "timeout", "key", "size", "session name", "command"} {
+		if strings.Contains(msg, p) {
+			switch p {
+			case "timeout":
+				return "timeout_seconds"
+			case "key":
+				return "keys"
+			case "size":
+				return "cols, rows"
+			case "session name":
+				return "session_id"
+			}
+			return p
+		}
+	}
+	return fallback
+}
+
+// progressEvery and progressBytes bound progress notifications: at most four a second, each
+// carrying at most the last 2 KiB of new output.
+const (
+	progressEvery = 250 * time.Millisecond
+	progressBytes = 2 << 10
+)
+
+// progress streams output chunks to a client that sent a progress token while a call waits.
+type progress struct {
+	ctx   context.Context
+	ss    *mcp.ServerSession
+	token any
+
+	mu   sync.Mutex
+	n    int
+	last time.Time
+	done bool
+}
+
+func newProgress(ctx context.Context, c *Call) *progress {
+	if c.Request == nil || c.Request.Session == nil || c.Request.Params == nil {
+		return nil
+	}
+	tok := c.Request.Params.GetProgressToken()
+	if tok == nil {
+		return nil
+	}
+	return &progress{ctx: ctx, ss: c.Request.Session, token: tok}
+}
+
+// chunk is the engine's progress callback. Chunks arriving inside the throttle window are
+// dropped: the call's answer carries all output anyway, and notifications are a live view.
+func (p *progress) chunk(s string) {
+	p.mu.Lock()
+	if p.done || time.Since(p.last) < progressEvery {
+		p.mu.Unlock()
+		return
+	}
+	p.last = time.Now()
+	p.n++
+	n := p.n
+	p.mu.Unlock()
+	if len(s) > progressBytes {
+		s = s[len(s)-progressBytes:]
+		for i := 0; i < 4 && i < len(s); i++ {
+			if s[i]&0xC0 != 0x80 {
+				s = s[i:]
+				break
+			}
+		}
+	}
+	ctx, cancel := context.WithTimeout(p.ctx, time.Second)
+	defer cancel()
+	_ = p.ss.NotifyProgress(ctx, &mcp.ProgressNotificationParams{ProgressToken: p.token, Progress: float64(n), Message: s})
+}
+
+func (p *progress) stop() {
+	p.mu.Lock()
+	p.done = true
+	p.mu.Unlock()
+}

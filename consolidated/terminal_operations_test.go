@@ -1,0 +1,356 @@
+package consolidated
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/pkoukk/tiktoken-go"
+	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
+	"toolhost/authz"
+	"toolhost/internal/terminal"
+)
+
+// terminalTokenBudget is terminal_operations' share of the tools/list budget (see
+// internal/app/tools_test.go), in o200k tokens of its minified JSON.
+const terminalTokenBudget = 520
+
+func TestTerminalToolTokenBudget(t *testing.T) {
+	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
+	enc, err := tiktoken.GetEncoding("o200k_base")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := NewRegistry(&Env{}, []*Tool{TerminalTool(TerminalConfig{})}, nil)
+	tools := reg.Tools()
+	if len(tools) != 1 {
+		t.Fatalf("Tools() = %d tools, want 1", len(tools))
+	}
+	b, err := json.Marshal(tools[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(enc.Encode(string(b), nil, nil))
+	t.Logf("terminal_operations: %d o200k tokens, %d bytes", n, len(b))
+	if n > terminalTokenBudget {
+		t.Errorf("terminal_operations costs %d o200k tokens, over its budget of %d", n, terminalTokenBudget)
+	}
+	pretty, _ := json.MarshalIndent(tools[0], "", "  ")
+	golden(t, "tool.json", string(pretty)+"\n")
+}
+
+func TestRunCommand(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	text, st := h.mustOp("run_command", map[string]any{"command": "echo out; echo err >&2; exit 3"})
+	for _, want := range []string{"exit 3 in ", "--- stdout ---\nout\n", "--- stderr ---\nerr"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("run_command text = %q, want it to contain %q", text, want)
+		}
+	}
+	if st["exit_code"] != float64(3) || st["id"] == "" {
+		t.Errorf("structured = %v, want exit_code 3 and an id", st)
+	}
+	golden(t, "run_command.txt", h.normalize(text)+"\n")
+
+	// camelCase and aliases are accepted; cwd relative to the working directory.
+	if err := os.Mkdir(filepath.Join(h.wd, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text, _ = h.mustOp("run_command", map[string]any{"cmd": "pwd; echo $FOO; echo ${TOOLHOST_SECRET:-scrubbed}", "workdir": "sub", "env": map[string]string{"FOO": "bar", "TOOLHOST_SECRET": "x"}})
+	if want := filepath.Join(h.wd, "sub") + "\nbar\nscrubbed"; !strings.Contains(text, want) {
+		t.Errorf("run_command in sub = %q, want it to contain %q", text, want)
+	}
+}
+
+func TestRunCommandYieldThenPoll(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	text, st := h.mustOp("run_command", map[string]any{"command": "echo started; sleep 1.5; echo finished", "yield_seconds": 1})
+	if !strings.HasPrefix(text, "still running after") || !strings.Contains(text, "get_output session_id=") {
+		t.Fatalf("run_command text = %q, want a still-running handle", text)
+	}
+	id, _ := st["id"].(string)
+	cursor, ok := st["cursor"].(float64)
+	if id == "" || !ok || st["running"] != true {
+		t.Fatalf("structured = %v, want id, cursor and running", st)
+	}
+	golden(t, "run_command_running.txt", h.normalize(text)+"\n")
+	var out string
+	eventually(t, 30*time.Second, "the command to finish", func() bool {
+		text, st := h.mustOp("get_output", map[string]any{"session_id": id, "cursor": cursor, "wait_ms": 5000})
+		_, body, _ := strings.Cut(text, "\n")
+		out += body
+		if st["finished"] == true {
+			if !strings.Contains(text, "command finished in") || !strings.Contains(text, "exit 0") {
+				t.Errorf("final get_output = %q, want finished with exit 0", text)
+			}
+			return true
+		}
+		cursor = st["next_cursor"].(float64)
+		return false
+	})
+	if !strings.Contains(out, "finished") || strings.Contains(out, "started") {
+		t.Errorf("output after the cursor = %q, want only what came after the yield", out)
+	}
+}
+
+func TestRunCommandTimeoutKillsTree(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	// Three sleepers: two in the command's process group, one escaped with setsid.
+	text, st := h.mustOp("run_command", map[string]any{
+		"command":         "sleep 987651 & sleep 987652 & setsid sleep 987653 & wait",
+		"timeout_seconds": 1, "yield_seconds": 20,
+	})
+	if !strings.Contains(text, "timed out after") || st["timed_out"] != true {
+		t.Fatalf("run_command text = %q (structured %v), want a timeout", text, st)
+	}
+	golden(t, "run_command_timeout.txt", h.normalize(text)+"\n")
+	for _, arg := range []string{"987651", "987652", "987653"} {
+		eventually(t, 10*time.Second, "sleep "+arg+" to be gone", func() bool { return len(procsWithArgs(t, "sleep", arg)) == 0 })
+	}
+}
+
+func TestTerminalCwdOutsideNeedsGrant(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	outside, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, op := range []string{"run_command", "create_session"} {
+		args := map[string]any{"cwd": outside}
+		if op == "run_command" {
+			args["command"] = "pwd"
+		}
+		text, isErr, _ := h.op(op, args)
+		if !isErr || !strings.Contains(text, "user_collaboration") || !strings.Contains(text, "parameter: cwd") {
+			t.Fatalf("%s outside = %q (isError %v), want an error naming user_collaboration and cwd", op, text, isErr)
+		}
+		if op == "run_command" {
+			golden(t, "cwd_outside.txt", strings.ReplaceAll(h.normalize(text), outside, "$OUTSIDE")+"\n")
+		}
+	}
+	if _, err := h.guard.CreateGrant(context.Background(), authz.GrantSpec{
+		Conversation: testConversation, Access: "terminal_operations:execute", Path: outside, Recursive: true, By: "test",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := h.mustOp("run_command", map[string]any{"command": "pwd", "cwd": outside})
+	if !strings.Contains(text, "---\n"+outside) {
+		t.Errorf("run_command with a grant = %q, want it to print %s", text, outside)
+	}
+}
+
+func TestSessionLifecycle(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	text, st := h.mustOp("create_session", map[string]any{"session_id": "dev"})
+	if st["id"] != "dev" || !strings.Contains(text, "session dev started") {
+		t.Fatalf("create_session = %q (%v), want session dev started", text, st)
+	}
+	golden(t, "create_session.txt", h.normalize(text)+"\n")
+	text, _ = h.mustOp("create_session", map[string]any{"session_id": "dev"})
+	if !strings.Contains(text, "reused") {
+		t.Errorf("create_session again = %q, want reused", text)
+	}
+
+	// send_input waits until the command finishes (bash prompt markers carry $?).
+	text, st = h.mustOp("send_input", map[string]any{"session_id": "dev", "text": "echo hi; false", "wait_ms": 10000})
+	if !strings.Contains(text, "hi\n") || st["finished"] != true || st["exit_code"] != float64(1) {
+		t.Errorf("send_input echo hi; false = %q (%v), want hi, finished, exit 1", text, st)
+	}
+	golden(t, "send_input.txt", statusLine(h.normalize(text)))
+
+	// get_output with wait_for: readiness of a slow starter in one call.
+	h.mustOp("send_input", map[string]any{"session_id": "dev", "text": "sleep 0.5; echo Listening on 8080; sleep 30"})
+	text, st = h.mustOp("get_output", map[string]any{"session_id": "dev", "wait_for": "Listening on \\d+", "wait_ms": 15000})
+	if st["matched"] != true || !strings.Contains(text, "Listening on 8080") || st["running"] != true {
+		t.Errorf("get_output wait_for = %q (%v), want matched while running", text, st)
+	}
+	golden(t, "get_output_match.txt", statusLine(h.normalize(text)))
+
+	// ctrl-c interrupts the sleep; the exit status is 130.
+	text, st = h.mustOp("send_input", map[string]any{"session_id": "dev", "keys": []string{"ctrl-c"}, "wait_ms": 10000})
+	if st["finished"] != true || st["exit_code"] != float64(130) {
+		t.Errorf("send_input ctrl-c = %q (%v), want finished with exit 130", text, st)
+	}
+
+	text, _ = h.mustOp("list_sessions", nil)
+	if !strings.Contains(text, "dev session running") || !strings.Contains(text, "last: sleep 0.5") {
+		t.Errorf("list_sessions = %q, want dev running with its last command", text)
+	}
+	golden(t, "list_sessions.txt", h.normalize(text)+"\n")
+
+	text, _ = h.mustOp("close_session", map[string]any{"session_id": "dev"})
+	if !strings.Contains(text, "closed dev") {
+		t.Errorf("close_session = %q", text)
+	}
+	text, isErr, _ := h.op("send_input", map[string]any{"session_id": "dev", "text": "echo again"})
+	if !isErr || !strings.Contains(text, "session_ended") {
+		t.Errorf("send_input after close = %q (isError %v), want session_ended", text, isErr)
+	}
+	text, _ = h.mustOp("get_history", map[string]any{"session_id": "dev"})
+	if !strings.Contains(text, "Listening on 8080") {
+		t.Errorf("get_history after close = %q, want the old output", text)
+	}
+	text, isErr, _ = h.op("get_output", map[string]any{"session_id": "nope"})
+	if !isErr || !strings.Contains(text, "no_session") || !strings.Contains(text, "list_sessions") {
+		t.Errorf("get_output of an unknown id = %q, want no_session naming list_sessions", text)
+	}
+	golden(t, "no_session.txt", text+"\n")
+}
+
+func TestSessionScreenProgressBar(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	h.mustOp("create_session", map[string]any{"session_id": "bar", "cols": 60, "rows": 10})
+	h.mustOp("send_input", map[string]any{"session_id": "bar", "text": `printf 'P:10%%\rP:50%%\rP:100%%\n'`, "wait_ms": 10000})
+	var screen string
+	eventually(t, 10*time.Second, "the progress bar on screen", func() bool {
+		screen, _ = h.mustOp("get_screen", map[string]any{"session_id": "bar"})
+		return regexp.MustCompile(`(?m)^P:100%\s*$`).MatchString(screen)
+	})
+	if regexp.MustCompile(`(?m)^P:(10|50)%`).MatchString(screen) {
+		t.Errorf("get_screen = %q, want the overwritten states gone", screen)
+	}
+	// get_output resolves the \r the same way for the log view.
+	text, _ := h.mustOp("get_history", map[string]any{"session_id": "bar"})
+	if !regexp.MustCompile(`(?m)^P:100%$`).MatchString(text) {
+		t.Errorf("get_history = %q, want the line resolved to P:100%%", text)
+	}
+	h.mustOp("resize_session", map[string]any{"session_id": "bar", "cols": 80, "rows": 20})
+	text, _ = h.mustOp("send_input", map[string]any{"session_id": "bar", "text": "stty size", "wait_ms": 10000})
+	if !strings.Contains(text, "20 80") {
+		t.Errorf("stty size after resize = %q, want 20 80", text)
+	}
+}
+
+func TestTerminalConversationsIsolated(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	h.mustOp("create_session", map[string]any{"session_id": "a1", "conversation_id": "conv-a"})
+	h.mustOp("send_input", map[string]any{"session_id": "a1", "conversation_id": "conv-a", "text": "echo only-a", "wait_ms": 10000})
+	text, _ := h.mustOp("list_sessions", map[string]any{"conversation_id": "conv-b"})
+	if strings.Contains(text, "a1") {
+		t.Errorf("list_sessions of conv-b = %q, want no a1", text)
+	}
+	text, isErr, _ := h.op("get_output", map[string]any{"session_id": "a1", "conversation_id": "conv-b"})
+	if !isErr || !strings.Contains(text, "no_session") {
+		t.Errorf("get_output of a1 from conv-b = %q, want no_session", text)
+	}
+	// The same name in another conversation is another session.
+	h.mustOp("create_session", map[string]any{"session_id": "a1", "conversation_id": "conv-b"})
+	text, _ = h.mustOp("get_history", map[string]any{"session_id": "a1", "conversation_id": "conv-b"})
+	if strings.Contains(text, "only-a") {
+		t.Errorf("conv-b's a1 history = %q, want nothing of conv-a", text)
+	}
+}
+
+func TestTerminalProgressNotifications(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	h.mustOp("create_session", map[string]any{"session_id": "p"})
+	p := &mcp.CallToolParams{Name: "terminal_operations", Arguments: map[string]any{
+		"operation": "send_input", "session_id": "p", "wait_ms": 15000, "wait_for": "tick6",
+		"text": "for i in 1 2 3 4 5 6; do echo tick$i; sleep 0.2; done",
+	}}
+	p.SetProgressToken("tok-1")
+	text, isErr, _ := h.callParams(p)
+	if isErr || !strings.Contains(text, "tick6") {
+		t.Fatalf("send_input = %q (isError %v)", text, isErr)
+	}
+	eventually(t, 5*time.Second, "a progress notification with output", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return strings.Contains(strings.Join(h.progress, ""), "tick")
+	})
+}
+
+func TestTerminalResources(t *testing.T) {
+	for _, proto := range []string{"", "2025-06-18"} {
+		t.Run("protocol="+proto, func(t *testing.T) {
+			h := newTermHarness(t, termOptions{protocol: proto})
+			h.mustOp("create_session", map[string]any{"session_id": "r"})
+			screenURI := TerminalURI(testConversation, "r", "screen")
+			ctx := context.Background()
+			if err := h.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: screenURI}); err != nil {
+				t.Fatalf("Subscribe(%s): %v", screenURI, err)
+			}
+			h.mustOp("send_input", map[string]any{"session_id": "r", "text": "echo resource-check", "wait_ms": 10000})
+			eventually(t, 10*time.Second, "a resource-updated notification", func() bool {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				for _, u := range h.updated {
+					if u == screenURI {
+						return true
+					}
+				}
+				return false
+			})
+			for _, kind := range []string{"screen", "history"} {
+				res, err := h.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: TerminalURI(testConversation, "r", kind)})
+				if err != nil {
+					t.Fatalf("ReadResource(%s): %v", kind, err)
+				}
+				if len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, "resource-check") {
+					t.Errorf("ReadResource(%s) = %+v, want the session's output", kind, res.Contents)
+				}
+			}
+			if _, err := h.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: TerminalURI("other", "r", "screen")}); err == nil {
+				t.Errorf("ReadResource of another conversation's id succeeded, want not found")
+			}
+		})
+	}
+}
+
+func TestTerminalRestartShowsEnded(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	h.mustOp("create_session", map[string]any{"session_id": "old"})
+	h.mustOp("send_input", map[string]any{"session_id": "old", "text": "echo before-restart", "wait_ms": 10000})
+	h.shutdown()
+	h2 := newTermHarness(t, termOptions{st: h.st})
+	text, _ := h2.mustOp("list_sessions", nil)
+	if !strings.Contains(text, "old session "+terminal.StateEnded) {
+		t.Errorf("list_sessions after restart = %q, want old ended", text)
+	}
+	text, _ = h2.mustOp("get_output", map[string]any{"session_id": "old", "cursor": 1})
+	if !strings.Contains(text, "before-restart") {
+		t.Errorf("get_output after restart = %q, want the stored tail", text)
+	}
+}
+
+func TestTerminalArgumentErrors(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	h.mustOp("create_session", map[string]any{"session_id": "e"})
+	cases := []struct {
+		name string
+		op   string
+		args map[string]any
+		want string
+	}{
+		{"empty command", "run_command", map[string]any{"command": " "}, "parameter: command"},
+		{"timeout above max", "run_command", map[string]any{"command": "true", "timeout_seconds": 100000}, "parameter: timeout_seconds"},
+		{"unknown key", "send_input", map[string]any{"session_id": "e", "keys": []string{"hyper-x"}}, "parameter: keys"},
+		{"nothing to send", "send_input", map[string]any{"session_id": "e"}, "missing_parameter"},
+		{"bad regex", "get_output", map[string]any{"session_id": "e", "wait_for": "(", "wait_ms": 10}, "parameter: wait_for"},
+		{"bad size", "resize_session", map[string]any{"session_id": "e", "cols": 1, "rows": 1}, "parameter: cols, rows"},
+		{"bad name", "create_session", map[string]any{"session_id": "a b"}, "parameter: session_id"},
+		{"wrong param", "get_screen", map[string]any{"session_id": "e", "command": "ls"}, "unexpected_parameter"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			text, isErr, _ := h.op(tc.op, tc.args)
+			if !isErr || !strings.Contains(text, tc.want) {
+				t.Errorf("%s(%v) = %q (isError %v), want an error containing %q", tc.op, tc.args, text, isErr, tc.want)
+			}
+		})
+	}
+}
+
+// statusLine keeps the first line of a session answer: the output below it depends on how the
+// PTY's echo and prompt interleave with the wait, which is timing.
+func statusLine(text string) string {
+	line, _, _ := strings.Cut(text, "\n")
+	return line + "\n"
+}
