@@ -126,3 +126,20 @@ func TestRunCanceledKeepsCommand(t *testing.T) {
 		t.Errorf("Output(%s) = %+v, %v; want the command to have kept running", r.ID, out, err)
 	}
 }
+
+func TestPlainShFallback(t *testing.T) {
+	m := newTestManager(t, Config{Shell: "sh"})
+	inf := createSession(t, m, "c", "plain")
+	if inf.ExitCodes {
+		t.Errorf("Create(sh) ExitCodes = true, want false (no prompt markers)")
+	}
+	ctx := context.Background()
+	out, err := m.Send(ctx, "c", "plain", Input{Text: "echo plain-$((6*7))", Wait: OutputQuery{WaitMS: testWait, WaitFor: "plain-42"}})
+	if err != nil || !out.Matched || out.ExitCode != nil {
+		t.Errorf("Send(sh) = %+v, %v; want a match and no exit code", out, err)
+	}
+	out, err = m.Send(ctx, "c", "plain", Input{Text: "echo settled", Wait: OutputQuery{WaitMS: testWait}})
+	if err != nil || out.Reason != "settled" {
+		t.Errorf("Send(sh, no wait_for) reason = %q, %v; want settled", out.Reason, err)
+	}
+}

@@ -221,6 +221,10 @@ func (s *session) ingest(p []byte) {
 	s.lastOut = now
 	s.broadcastLocked()
 	s.mu.Unlock()
+	if !s.bash {
+		// Without prompt markers the first output (the prompt) is the best sign of life.
+		s.readyOnce.Do(func() { close(s.ready) })
+	}
 	s.poke()
 }
 
