@@ -24,7 +24,7 @@ import (
 var binary string
 
 // wantTools is what the default configuration advertises, in the fixed order.
-const wantTools = "think,user_collaboration,todo_operations,memory_operations,read_tool_result"
+const wantTools = "think,user_collaboration,todo_operations,memory_operations,file_operations,read_tool_result"
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "toolhost-bin")
@@ -326,13 +326,13 @@ func TestServeRefusesNonLoopbackWithoutToken(t *testing.T) {
 }
 
 func TestCallAndTools(t *testing.T) {
-	cmd := command(t, "call", "file_operations.nope", "{}")
-	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
-	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), `no tool "file_operations.nope"`) {
+	if out, err := command(t, "call", "no_such_tool.x", "{}").CombinedOutput(); err == nil || !strings.Contains(string(out), `no tool "no_such_tool.x"`) {
 		t.Errorf("call of an unknown tool = %v, %s", err, out)
 	}
-	cmd = command(t, "call", "think", `{"thoughts":"hello"}`)
-	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
+	if out, err := command(t, "call", "file_operations.nope", "{}").Output(); err == nil || !strings.Contains(string(out), `has no operation \"nope\"`) {
+		t.Errorf("call of an unknown operation = %v, %s", err, out)
+	}
+	cmd := command(t, "call", "think", `{"thoughts":"hello"}`)
 	if out, err := cmd.Output(); err != nil || !strings.Contains(string(out), "Thought recorded") {
 		t.Errorf("call think = %v, %s", err, out)
 	}
@@ -368,6 +368,10 @@ func TestApproveViaCLI(t *testing.T) {
 		t.Fatalf("request_authorization = %s (%v)", out, err)
 	}
 	id := res.StructuredContent.RequestID
+	create := `{"operation":"create_file","path":"` + target + `","content":"hello\n"}`
+	if out, err := commandIn(t, state, work, "call", "file_operations", create).Output(); err == nil || !strings.Contains(string(out), "outside_workdir") {
+		t.Fatalf("create_file outside before approval = %v %s, want outside_workdir", err, out)
+	}
 	if out, err := commandIn(t, state, work, "approvals").Output(); err != nil || !strings.Contains(string(out), id) {
 		t.Fatalf("approvals = %v %s, want %s listed", err, out, id)
 	}
@@ -377,6 +381,12 @@ func TestApproveViaCLI(t *testing.T) {
 	out, err = commandIn(t, state, work, "call", "user_collaboration", `{"operation":"check_request","request_id":"`+id+`"}`).Output()
 	if err != nil || !strings.Contains(string(out), "Granted file_operations:write on") {
 		t.Fatalf("check_request after approve = %v %s", err, out)
+	}
+	if out, err := commandIn(t, state, work, "call", "file_operations", create).Output(); err != nil {
+		t.Fatalf("create_file outside after approval = %v %s", err, out)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "hello\n" {
+		t.Fatalf("file written after approval = %q, %v", b, err)
 	}
 	out, err = commandIn(t, state, work, "grants").Output()
 	if err != nil || !strings.Contains(string(out), "file_operations:write on "+target) {

@@ -135,6 +135,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration}),
 		consolidated.TodoTool(a.Store, a.Reminders),
 		consolidated.MemoryTool(a.Memory, a.Guard),
+		a.fileTool(),
 		consolidated.ReadToolResultTool(),
 	}
 	a.Registry = consolidated.NewRegistry(a.Env, tools, func(tool, op string, risk consolidated.Risk) bool {

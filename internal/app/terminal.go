@@ -55,7 +55,7 @@ func (a *App) terminalTool() (*consolidated.Tool, error) {
 		defer cancel()
 		return mgr.Shutdown(ctx)
 	})
-	return consolidated.TerminalTool(consolidated.TerminalConfig{Manager: mgr, Guard: a.Guard}), nil
+	return consolidated.TerminalTool(consolidated.TerminalConfig{Manager: mgr, Guard: a.Guard, DefaultYield: tc.Yield.Duration}), nil
 }
 
 // terminalSetup serves the sessions' screens and histories as resources of s and sends
