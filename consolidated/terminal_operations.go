@@ -80,6 +80,9 @@ type TerminalConfig struct {
 	MaxWait time.Duration
 	// CloseGrace is the engine's SIGTERM-to-SIGKILL wait (0 means its default of 2 s).
 	CloseGrace time.Duration
+	// DefaultYield is the engine's run_command yield (terminal.Config.DefaultYield; 0 means
+	// its default of 15 s); calls that stream progress wait for it themselves.
+	DefaultYield time.Duration
 }
 
 // terminalToolName is the tool's name, also the Tool field of guard requests.
@@ -95,7 +98,10 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 	if cfg.CloseGrace <= 0 {
 		cfg.CloseGrace = 2 * time.Second
 	}
-	t := &terminalTool{mgr: cfg.Manager, guard: cfg.Guard}
+	if cfg.DefaultYield <= 0 {
+		cfg.DefaultYield = 15 * time.Second
+	}
+	t := &terminalTool{mgr: cfg.Manager, guard: cfg.Guard, yield: cfg.DefaultYield, maxWait: cfg.MaxWait}
 	// A wait ends by itself within MaxWait; the margin covers starting the process and, for
 	// create_session, the first prompt (at most 10 s) after closing a session being replaced.
 	waiting := cfg.MaxWait + 30*time.Second
@@ -119,8 +125,10 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 }
 
 type terminalTool struct {
-	mgr   *terminal.Manager
-	guard *authz.Guard
+	mgr     *terminal.Manager
+	guard   *authz.Guard
+	yield   time.Duration
+	maxWait time.Duration
 }
 
 // startDir checks a starting directory with the guard and returns its canonical path.
@@ -162,22 +170,102 @@ func (t *terminalTool) run(ctx context.Context, c *Call, a *runCommandArgs) (*Re
 	if err != nil {
 		return nil, err
 	}
-	r, err := t.mgr.Run(ctx, c.Conversation, terminal.RunSpec{
+	spec := terminal.RunSpec{
 		Command: a.Command, Cwd: cwd, Env: a.Env,
 		Timeout:  time.Duration(a.TimeoutSeconds) * time.Second,
 		Yield:    time.Duration(a.YieldSeconds) * time.Second,
 		MaxBytes: a.MaxBytes,
-	})
+	}
+	if p := newProgress(ctx, c); p != nil {
+		defer p.stop()
+		return t.runStreaming(ctx, c, spec, p)
+	}
+	r, err := t.mgr.Run(ctx, c.Conversation, spec)
 	if err != nil {
 		return nil, terminalError(err, "command")
 	}
+	if r.Running {
+		// Move the conversation's own cursor past what this answer shows, so a get_output
+		// without a cursor continues here; output that arrived meanwhile is shown too.
+		cursor := r.StdoutBytes + r.StderrBytes
+		out, err := t.mgr.Output(ctx, c.Conversation, r.ID, terminal.OutputQuery{Cursor: &cursor, MaxBytes: max(a.MaxBytes, 16<<10)})
+		if err == nil {
+			res := renderRun(r)
+			if out.Text != "" {
+				res.Text += "\n--- then (stdout+stderr) ---\n" + out.Text
+				res.Text = strings.Replace(res.Text, fmt.Sprintf("cursor=%d", cursor), fmt.Sprintf("cursor=%d", out.NextCursor), 1)
+				res.Structured.(*runStructured).Cursor = &out.NextCursor
+			}
+			return res, nil
+		}
+	}
 	return renderRun(r), nil
+}
+
+// runStreaming runs a command for a client that asked for progress: a short first wait, then
+// waits on its output (which streams as progress notifications) until it finishes or the
+// yield time is up. A command still running then is handed back like run_command does,
+// with its output so far as one log (stdout and stderr interleaved).
+func (t *terminalTool) runStreaming(ctx context.Context, c *Call, spec terminal.RunSpec, p *progress) (*Result, error) {
+	yield := spec.Yield
+	if yield <= 0 {
+		yield = t.yield
+	}
+	yield = min(yield, t.maxWait)
+	began := time.Now()
+	spec.Yield = min(yield, 100*time.Millisecond)
+	r, err := t.mgr.Run(ctx, c.Conversation, spec)
+	if err != nil {
+		return nil, terminalError(err, "command")
+	}
+	if !r.Running {
+		return renderRun(r), nil
+	}
+	p.chunk(r.Stdout + r.Stderr)
+	cursor := r.StdoutBytes + r.StderrBytes
+	for {
+		left := yield - time.Since(began)
+		if left <= 0 {
+			break
+		}
+		out, err := t.mgr.Output(ctx, c.Conversation, r.ID, terminal.OutputQuery{
+			Cursor: &cursor, WaitMS: int(left / time.Millisecond), MaxBytes: 1 << 20, Progress: p.chunk,
+		})
+		if err != nil {
+			return nil, terminalError(err, "command")
+		}
+		if out.Result != nil {
+			return renderRun(*out.Result), nil
+		}
+		cursor = out.NextCursor
+	}
+	zero := int64(0)
+	out, err := t.mgr.Output(ctx, c.Conversation, r.ID, terminal.OutputQuery{Cursor: &zero, MaxBytes: max(spec.MaxBytes, 16<<10)})
+	if err != nil {
+		return nil, terminalError(err, "command")
+	}
+	if out.Result != nil {
+		return renderRun(*out.Result), nil
+	}
+	if out.HasMore {
+		// Keep the tail instead: the newest output is what a running command is judged by.
+		from := max(out.NextCursor, cursor-int64(max(spec.MaxBytes, 16<<10)))
+		if o2, err := t.mgr.Output(ctx, c.Conversation, r.ID, terminal.OutputQuery{Cursor: &from, MaxBytes: 1 << 20}); err == nil {
+			out.Text += "\n[... output skipped; get_output pages it ...]\n" + o2.Text
+			out.NextCursor = o2.NextCursor
+		}
+	}
+	d := time.Since(began)
+	st := &runStructured{ID: r.ID, Running: true, DurationMS: d.Milliseconds(), Cursor: &out.NextCursor}
+	text := fmt.Sprintf("still running after %s: poll with get_output session_id=%s cursor=%d (stop: close_session)\n--- output so far (stdout+stderr) ---\n%s",
+		roundDur(d), r.ID, out.NextCursor, out.Text)
+	return &Result{Text: strings.TrimRight(text, "\n"), Structured: st}, nil
 }
 
 // renderRun is the text the model sees for a one-shot command, finished or handed back.
 func renderRun(r terminal.RunResult) *Result {
 	var b strings.Builder
-	st := runStructured{ID: r.ID, Running: r.Running, TimedOut: r.TimedOut, DurationMS: r.Duration.Milliseconds(), Truncated: r.Truncated}
+	st := &runStructured{ID: r.ID, Running: r.Running, TimedOut: r.TimedOut, DurationMS: r.Duration.Milliseconds(), Truncated: r.Truncated}
 	switch {
 	case r.Running:
 		cursor := r.StdoutBytes + r.StderrBytes

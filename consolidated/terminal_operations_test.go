@@ -71,32 +71,48 @@ func TestRunCommand(t *testing.T) {
 
 func TestRunCommandYieldThenPoll(t *testing.T) {
 	h := newTermHarness(t, termOptions{})
-	text, st := h.mustOp("run_command", map[string]any{"command": "echo started; sleep 1.5; echo finished", "yield_seconds": 1})
-	if !strings.HasPrefix(text, "still running after") || !strings.Contains(text, "get_output session_id=") {
-		t.Fatalf("run_command text = %q, want a still-running handle", text)
-	}
-	id, _ := st["id"].(string)
-	cursor, ok := st["cursor"].(float64)
-	if id == "" || !ok || st["running"] != true {
-		t.Fatalf("structured = %v, want id, cursor and running", st)
-	}
-	golden(t, "run_command_running.txt", h.normalize(text)+"\n")
-	var out string
-	eventually(t, 30*time.Second, "the command to finish", func() bool {
-		text, st := h.mustOp("get_output", map[string]any{"session_id": id, "cursor": cursor, "wait_ms": 5000})
-		_, body, _ := strings.Cut(text, "\n")
-		out += body
-		if st["finished"] == true {
-			if !strings.Contains(text, "command finished in") || !strings.Contains(text, "exit 0") {
-				t.Errorf("final get_output = %q, want finished with exit 0", text)
-			}
-			return true
+	for _, explicit := range []bool{true, false} {
+		name := "own cursor"
+		if explicit {
+			name = "explicit cursor"
 		}
-		cursor = st["next_cursor"].(float64)
-		return false
-	})
-	if !strings.Contains(out, "finished") || strings.Contains(out, "started") {
-		t.Errorf("output after the cursor = %q, want only what came after the yield", out)
+		t.Run(name, func(t *testing.T) {
+			text, st := h.mustOp("run_command", map[string]any{"command": "echo started; sleep 1.5; echo finished", "yield_seconds": 1})
+			if !strings.HasPrefix(text, "still running after") || !strings.Contains(text, "get_output session_id=") {
+				t.Fatalf("run_command text = %q, want a still-running handle", text)
+			}
+			id, _ := st["id"].(string)
+			cursor, ok := st["cursor"].(float64)
+			if id == "" || !ok || st["running"] != true {
+				t.Fatalf("structured = %v, want id, cursor and running", st)
+			}
+			if explicit {
+				golden(t, "run_command_running.txt", h.normalize(text)+"\n")
+			}
+			var out string
+			eventually(t, 30*time.Second, "the command to finish", func() bool {
+				args := map[string]any{"session_id": id, "wait_ms": 5000}
+				if explicit {
+					args["cursor"] = cursor
+				}
+				text, st := h.mustOp("get_output", args)
+				_, body, _ := strings.Cut(text, "\n")
+				if body != "(no new output)" {
+					out += body
+				}
+				if st["finished"] == true {
+					if !strings.Contains(text, "command finished in") || !strings.Contains(text, "exit 0") {
+						t.Errorf("final get_output = %q, want finished with exit 0", text)
+					}
+					return true
+				}
+				cursor = st["next_cursor"].(float64)
+				return false
+			})
+			if !strings.Contains(out, "finished") || strings.Contains(out, "started") {
+				t.Errorf("output after the yield = %q, want only what came after it", out)
+			}
+		})
 	}
 }
 
@@ -265,6 +281,72 @@ func TestTerminalProgressNotifications(t *testing.T) {
 		defer h.mu.Unlock()
 		return strings.Contains(strings.Join(h.progress, ""), "tick")
 	})
+
+	// run_command streams too, and still answers with separated streams when it finishes.
+	p = &mcp.CallToolParams{Name: "terminal_operations", Arguments: map[string]any{
+		"operation": "run_command", "yield_seconds": 20,
+		"command": "for i in 1 2 3 4 5 6; do echo run$i; sleep 0.2; done; echo oops >&2",
+	}}
+	p.SetProgressToken("tok-2")
+	text, isErr, st := h.callParams(p)
+	if isErr || !strings.Contains(text, "exit 0 in") || !strings.Contains(text, "--- stdout ---\nrun1\n") || !strings.Contains(text, "--- stderr ---\noops") {
+		t.Fatalf("run_command with progress = %q (isError %v)", text, isErr)
+	}
+	if st["exit_code"] != float64(0) {
+		t.Errorf("structured = %v, want exit_code 0", st)
+	}
+	eventually(t, 5*time.Second, "progress notifications of run_command", func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		return strings.Contains(strings.Join(h.progress, ""), "run")
+	})
+
+	// A command outliving the yield is handed back with its output so far.
+	p = &mcp.CallToolParams{Name: "terminal_operations", Arguments: map[string]any{
+		"operation": "run_command", "yield_seconds": 1, "command": "echo early; sleep 2; echo late",
+	}}
+	p.SetProgressToken("tok-3")
+	text, _, st = h.callParams(p)
+	if !strings.HasPrefix(text, "still running after") || !strings.Contains(text, "early") || st["running"] != true {
+		t.Fatalf("run_command with progress past the yield = %q (%v)", text, st)
+	}
+	out := h.waitOutput(st["id"].(string), regexp.MustCompile(`late`), "")
+	if strings.Contains(out, "early") {
+		t.Errorf("get_output after the handed-back run_command = %q, want only new output", out)
+	}
+}
+
+func TestTerminalCancelWaitingCall(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	h.mustOp("create_session", map[string]any{"session_id": "c"})
+	h.mustOp("send_input", map[string]any{"session_id": "c", "text": "sleep 60"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := h.cs.CallTool(ctx, &mcp.CallToolParams{Name: "terminal_operations", Arguments: map[string]any{
+			"operation": "get_output", "session_id": "c", "wait_ms": 15000, "wait_for": "never-printed",
+		}})
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond) // let the call start waiting; correctness does not depend on it
+	began := time.Now()
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Errorf("cancelled CallTool returned no error")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("cancelled CallTool did not return")
+	}
+	// The server is still responsive and the session still usable.
+	text, st := h.mustOp("send_input", map[string]any{"session_id": "c", "keys": []string{"ctrl-c"}, "wait_ms": 10000})
+	if st["finished"] != true {
+		t.Errorf("send_input ctrl-c after a cancelled wait = %q (%v), want finished", text, st)
+	}
+	if d := time.Since(began); d > 10*time.Second {
+		t.Errorf("recovering from a cancelled wait took %s", d)
+	}
 }
 
 func TestTerminalResources(t *testing.T) {
