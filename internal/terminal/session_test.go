@@ -50,9 +50,10 @@ func TestWaitForReadinessAndInterrupt(t *testing.T) {
 	m := newTestManager(t, Config{})
 	createSession(t, m, "c", "dev")
 	ctx := context.Background()
-	// A fake dev server: becomes ready after a moment and then runs until interrupted.
+	// A fake dev server: becomes ready after a moment and then runs until interrupted. One
+	// process throughout, so ctrl-c cannot fall between two foreground jobs of the shell.
 	out, err := m.Send(ctx, "c", "dev", Input{
-		Text: "sleep 0.3; echo Listening on port 4000; sleep 100",
+		Text: "sh -c 'sleep 0.3; echo Listening on port $((2000*2)); exec sleep 100'",
 		Wait: OutputQuery{WaitMS: testWait, WaitFor: `Listening on port \d+`},
 	})
 	if err != nil {
