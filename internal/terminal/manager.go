@@ -308,7 +308,7 @@ func (m *Manager) Screen(conv, id string) (string, error) {
 type HistoryPage struct {
 	Text string
 	// Offset is where Text starts (the oldest retained offset when the request was older);
-	// Start and End bound what is retained; Dropped counts bytes lost before Start.
+	// Start and End bound what is retained: the Start oldest bytes were dropped.
 	Offset, Start, End int64
 	HasMore            bool
 }

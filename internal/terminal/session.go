@@ -177,16 +177,26 @@ func (s *session) start() error {
 		_ = cmd.Wait()
 		return fmt.Errorf("prepare pty: %w", err)
 	}
+	s.mu.Lock()
 	s.f = os.NewFile(uintptr(nfd), "/dev/ptmx")
 	s.cmd = cmd
 	s.pid = cmd.Process.Pid
 	s.sel.sid = s.pid
-	s.mu.Lock()
-	s.state = StateRunning
 	s.mu.Unlock()
 	go s.readLoop()
 	go s.waitLoop()
 	go s.notifyLoop()
+	s.mu.Lock()
+	closed := s.state != StateStarting
+	if !closed {
+		s.state = StateRunning
+	}
+	s.mu.Unlock()
+	if closed {
+		// Closed (shutdown) while the shell was being spawned.
+		s.terminate(context.Background(), 0)
+		return ErrShutdown
+	}
 	return nil
 }
 
@@ -523,6 +533,12 @@ func renderScreen(vt vt10x.Terminal) string {
 }
 
 func (s *session) resize(cols, rows int) error {
+	s.mu.Lock()
+	st := s.state
+	s.mu.Unlock()
+	if st != StateRunning {
+		return fmt.Errorf("session %q is %s: %w", s.id, st, ErrEnded)
+	}
 	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
 	rc, err := s.f.SyscallConn()
 	if err != nil {
@@ -555,8 +571,9 @@ func (s *session) terminate(ctx context.Context, grace time.Duration) {
 		s.ended = time.Now()
 	}
 	s.broadcastLocked()
+	started := s.f != nil
 	s.mu.Unlock()
-	if s.f == nil {
+	if !started {
 		return
 	}
 	if left := s.sel.killAll(ctx, grace); len(left) > 0 {
