@@ -286,7 +286,7 @@ func renderRun(r terminal.RunResult) *Result {
 	writeStream(&b, "stdout", r.Stdout, r.StdoutBytes)
 	writeStream(&b, "stderr", r.Stderr, r.StderrBytes)
 	if r.Truncated {
-		fmt.Fprintf(&b, "(full output: get_output session_id=%s cursor=0)\n", r.ID)
+		fmt.Fprintf(&b, "(full output, both streams: get_history session_id=%s)\n", r.ID)
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Structured: st}
 }

@@ -59,6 +59,26 @@ func TestRunCommand(t *testing.T) {
 	}
 	golden(t, "run_command.txt", h.normalize(text)+"\n")
 
+	// Output beyond the budget keeps head and tail; the whole of it stays readable.
+	text, st = h.mustOp("run_command", map[string]any{"command": "seq 100000", "max_bytes": 2000})
+	if !strings.Contains(text, "\n1\n2\n") || !strings.Contains(text, "100000") || !strings.Contains(text, "bytes omitted") || st["truncated"] != true {
+		t.Errorf("run_command seq 100000 = %q (%v), want head, tail and a marker", text, st)
+	}
+	if len(text) > 4000 {
+		t.Errorf("run_command seq 100000 answered %d bytes, want about max_bytes", len(text))
+	}
+	if !strings.Contains(text, "get_history session_id=") {
+		t.Errorf("run_command seq 100000 = %q, want the get_history hint", text)
+	}
+	hist, _ := h.mustOp("get_history", map[string]any{"session_id": st["id"], "offset": 288000, "max_bytes": 4000})
+	if !strings.Contains(hist, "\n50000\n") || !strings.Contains(hist, "more: offset=292000") {
+		t.Errorf("get_history of the middle = %q, want line 50000 and the next offset", hist)
+	}
+	hist, _ = h.mustOp("get_history", map[string]any{"session_id": st["id"], "offset": -7})
+	if !strings.HasSuffix(hist, "\n100000\n") {
+		t.Errorf("get_history of the end = %q, want the last line", hist)
+	}
+
 	// camelCase and aliases are accepted; cwd relative to the working directory.
 	if err := os.Mkdir(filepath.Join(h.wd, "sub"), 0o755); err != nil {
 		t.Fatal(err)
