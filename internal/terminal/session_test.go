@@ -87,18 +87,21 @@ func TestInteractiveProgram(t *testing.T) {
 	default:
 		start, prompt, expr, want = "cat", "", "echo-me-42", "echo-me-42\r?\n.*echo-me-42"
 	}
-	if _, err := m.Send(ctx, "c", "repl", Input{Text: start}); err != nil {
-		t.Fatalf("Send(%q) = %v", start, err)
-	}
+	// Each Send waits itself: a Send answers with the output so far, which advances the
+	// conversation's cursor past it.
 	if prompt != "" {
-		waitFor(t, m, "c", "repl", regexp.QuoteMeta(prompt))
-	}
-	if _, err := m.Send(ctx, "c", "repl", Input{Text: expr}); err != nil {
-		t.Fatalf("Send(%q) = %v", expr, err)
+		if out, err := m.Send(ctx, "c", "repl", Input{Text: start, Wait: OutputQuery{WaitMS: testWait, WaitFor: regexp.QuoteMeta(prompt)}}); err != nil || !out.Matched {
+			t.Fatalf("Send(%q) = %+v, %v; want the prompt %q", start, out, err, prompt)
+		}
+	} else if _, err := m.Send(ctx, "c", "repl", Input{Text: start}); err != nil {
+		t.Fatalf("Send(%q) = %v", start, err)
 	}
 	// Wait for the next prompt too: keys typed while a program computes are cooked by the
 	// line discipline and may be lost, exactly as on a real terminal.
-	waitFor(t, m, "c", "repl", `(?m)^`+want+`\r?\n`+regexp.QuoteMeta(prompt))
+	re := `(?m)^` + want + `\r?\n` + regexp.QuoteMeta(prompt)
+	if out, err := m.Send(ctx, "c", "repl", Input{Text: expr, Wait: OutputQuery{WaitMS: testWait, WaitFor: re}}); err != nil || !out.Matched {
+		t.Fatalf("Send(%q) = %+v, %v; want a match for %q", expr, out, err, re)
+	}
 	// ctrl-d ends the program and the shell reports the status again.
 	out, err := m.Send(ctx, "c", "repl", Input{Keys: []string{"ctrl-d"}, Wait: OutputQuery{WaitMS: testWait}})
 	for i := 0; i < 10 && err == nil && !out.Finished; i++ {
