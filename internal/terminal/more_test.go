@@ -143,3 +143,36 @@ func TestPlainShFallback(t *testing.T) {
 		t.Errorf("Send(sh, no wait_for) reason = %q, %v; want settled", out.Reason, err)
 	}
 }
+
+// TestTypeAheadReachesNewProgram sends a line to a program immediately after starting it:
+// the send must wait until the shell has handed the terminal over.
+func TestTypeAheadReachesNewProgram(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "ta")
+	ctx := context.Background()
+	tests := []struct{ name, program string }{
+		{name: "cat", program: "cat"},
+		{name: "bc", program: "bc -q"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !hasProgram(strings.Fields(tt.program)[0]) {
+				t.Skipf("%s not installed", tt.program)
+			}
+			if _, err := m.Send(ctx, "c", "ta", Input{Text: tt.program}); err != nil {
+				t.Fatal(err)
+			}
+			out, err := m.Send(ctx, "c", "ta", Input{Text: "42", Wait: OutputQuery{WaitMS: testWait, WaitFor: `(?m)^42\r?\n`}})
+			if err != nil || !out.Matched {
+				t.Fatalf("Send(42) to %s = %q (%s), %v; want the program's own 42", tt.program, out.Text, out.Reason, err)
+			}
+			out, err = m.Send(ctx, "c", "ta", Input{Keys: []string{"ctrl-d"}, Wait: OutputQuery{WaitMS: testWait}})
+			for i := 0; i < 10 && err == nil && !out.Finished; i++ {
+				out, err = m.Output(ctx, "c", "ta", OutputQuery{WaitMS: testWait})
+			}
+			if err != nil || !out.Finished {
+				t.Fatalf("ctrl-d to %s: %+v, %v", tt.program, out, err)
+			}
+		})
+	}
+}

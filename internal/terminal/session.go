@@ -338,6 +338,7 @@ func (s *session) send(ctx context.Context, in Input) error {
 		}
 		b.WriteString(kb)
 	}
+	s.awaitStart(ctx)
 	s.mu.Lock()
 	if s.state != StateRunning {
 		st := s.state
@@ -414,6 +415,33 @@ func (s *session) echoEndLocked() int64 {
 		return s.echoEnd
 	}
 	return s.log.end()
+}
+
+// awaitStart waits (briefly) until a line typed at the shell prompt has started or finished.
+// Until then readline owns the terminal, and text meant for the new program (cat, a REPL)
+// would be read by the shell or lost in the switch between raw and cooked mode.
+func (s *session) awaitStart(ctx context.Context) {
+	deadline := time.Now().Add(2 * time.Second)
+	for {
+		s.mu.Lock()
+		pending := s.bash && s.state == StateRunning && s.cAtSend >= 0 && s.cCount == s.cAtSend && !s.finishedLocked()
+		ch := s.notify
+		s.mu.Unlock()
+		d := time.Until(deadline)
+		if !pending || d <= 0 {
+			return
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-ch:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+		if ctx.Err() != nil {
+			return
+		}
+	}
 }
 
 // awaitLineEditor waits briefly until readline has switched the terminal out of canonical
