@@ -358,9 +358,21 @@ func (t *terminalTool) send(ctx context.Context, c *Call, a *sendInputArgs) (*Re
 	}
 	q, stop := t.query(ctx, c, nil, a.WaitMS, a.WaitFor, a.MaxBytes)
 	defer stop()
+	var unread terminal.Output
+	if q.WaitMS > 0 {
+		// The engine counts output nobody has read yet (a prompt printed long ago) as output
+		// that has settled, and would end the wait at once. Read it first; it leads the answer.
+		var err error
+		if unread, err = t.mgr.Output(ctx, c.Conversation, a.SessionID, terminal.OutputQuery{MaxBytes: q.MaxBytes}); err != nil {
+			return nil, terminalError(err, "session_id")
+		}
+	}
 	out, err := t.mgr.Send(ctx, c.Conversation, a.SessionID, terminal.Input{Text: a.Text, PressEnter: a.PressEnter, Keys: a.Keys, Wait: q})
 	if err != nil {
 		return nil, terminalError(err, "session_id")
+	}
+	if unread.Text != "" {
+		out.Text, out.Cursor = unread.Text+out.Text, unread.Cursor
 	}
 	return renderOutput(out), nil
 }

@@ -456,3 +456,47 @@ func statusLine(text string) string {
 	line, _, _ := strings.Cut(text, "\n")
 	return line + "\n"
 }
+
+// TestTerminalDevServerScenario is the issue's "done when": start a dev server and wait for
+// it to be ready, run tests in another session, watch both, interrupt one, close everything,
+// and leave no process behind (background jobs and setsid escapees included).
+func TestTerminalDevServerScenario(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	h.mustOp("create_session", map[string]any{"session_id": "dev"})
+	h.mustOp("create_session", map[string]any{"session_id": "tests"})
+	h.mustOp("send_input", map[string]any{"session_id": "dev",
+		"text": "setsid sleep 987661 & sleep 987662 & sleep 0.3; echo Listening on 4000; while :; do sleep 0.2; echo GET /; done"})
+	text, st := h.mustOp("get_output", map[string]any{"session_id": "dev", "wait_for": "Listening on \\d+", "wait_ms": 15000})
+	if st["matched"] != true {
+		t.Fatalf("dev server never became ready: %q", text)
+	}
+	// The tests session's first prompt has been unread for longer than the settle time by now;
+	// the wait must still be for the command's output, not end on that old prompt.
+	text, st = h.mustOp("send_input", map[string]any{"session_id": "tests", "text": "echo running tests; echo FAIL: TestX; (exit 3)", "wait_ms": 15000})
+	if st["finished"] != true || st["exit_code"] != float64(3) || !strings.Contains(text, "FAIL: TestX") {
+		t.Errorf("tests session = %q (%v), want finished with exit 3", text, st)
+	}
+	h.waitOutput("dev", regexp.MustCompile(`GET /`), "")
+
+	// An interactive program: cat echoes a line back; ctrl-d ends it.
+	h.mustOp("send_input", map[string]any{"session_id": "tests", "text": "cat"})
+	h.mustOp("send_input", map[string]any{"session_id": "tests", "text": "hello-cat"})
+	h.waitOutput("tests", regexp.MustCompile(`hello-cat\r?\n(.|\n)*hello-cat`), "")
+	if _, st = h.mustOp("send_input", map[string]any{"session_id": "tests", "keys": []string{"ctrl-d"}, "wait_ms": 10000}); st["finished"] != true {
+		t.Errorf("ctrl-d did not end cat: %v", st)
+	}
+
+	text, st = h.mustOp("send_input", map[string]any{"session_id": "dev", "keys": []string{"ctrl-c"}, "wait_ms": 10000})
+	if st["finished"] != true {
+		t.Errorf("ctrl-c did not stop the dev server: %q (%v)", text, st)
+	}
+	h.mustOp("close_session", map[string]any{"session_id": "dev"})
+	h.mustOp("close_session", map[string]any{"session_id": "tests"})
+	for _, arg := range []string{"987661", "987662"} {
+		eventually(t, 10*time.Second, "sleep "+arg+" to be gone", func() bool { return len(procsWithArgs(t, "sleep", arg)) == 0 })
+	}
+	text, _ = h.mustOp("list_sessions", nil)
+	if strings.Contains(text, "running") {
+		t.Errorf("list_sessions after closing everything = %q, want nothing running", text)
+	}
+}
