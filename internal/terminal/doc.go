@@ -19,6 +19,16 @@
 // toolhost itself (its token and config-only variables, any variable whose name starts with
 // TOOLHOST_, and Config.ScrubEnv) are removed from the environment of every child.
 //
+// Wiring (for the terminal_operations tool): run_command → Manager.Run, create_session →
+// Create, send_input → Send (Input.Wait carries wait_ms/wait_for/max_bytes), get_output →
+// Output, get_screen → Screen, get_history → History, resize_session → Resize,
+// list_sessions → List, close_session → Close; call Shutdown when the server stops.
+// OutputQuery.Progress is the hook for progress notifications while a call waits, and
+// Config.OnUpdate the hook for resource-updated notifications of
+// toolhost://terminals/{id}/screen (Screen) and .../history (History). A run_command that
+// outlives its yield is a job whose ID works with get_output, get_history and
+// close_session. Errors wrap the sentinels in errors.go; their texts are meant for the model.
+//
 // Sessions are torn down completely: close_session signals every process of the PTY's
 // session, every holder of the PTY slave (setsid escapees) and every process that inherited
 // the session's marker variable, first with SIGHUP/SIGTERM and after a grace period with
