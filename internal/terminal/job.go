@@ -213,6 +213,12 @@ func (j *job) kill(ctx context.Context, grace time.Duration) {
 	case <-j.done:
 	case <-time.After(5 * time.Second):
 	}
+	j.closePipes()
+}
+
+// closePipes stops draining output; a leftover background process that still writes then
+// gets SIGPIPE. Used when the command is closed or forgotten.
+func (j *job) closePipes() {
 	j.closeOnce.Do(func() {
 		for _, p := range j.pipes {
 			_ = p.Close()

@@ -91,6 +91,7 @@ func (m *Manager) idleLoop() {
 			j.mu.Lock()
 			if !j.running && time.Since(j.lastUse) > m.cfg.IdleTimeout {
 				delete(m.jobs, k)
+				go j.closePipes()
 			}
 			j.mu.Unlock()
 		}
@@ -517,6 +518,7 @@ func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult
 		sort.Slice(finished, func(a, b int) bool { return finished[a].started.Before(finished[b].started) })
 		for _, j := range finished[:len(finished)-m.cfg.MaxJobs+1] {
 			delete(m.jobs, key{conv, j.id})
+			go j.closePipes()
 		}
 	}
 	m.seq++
