@@ -45,6 +45,7 @@ type App struct {
 	Guard       *authz.Guard
 	Reminders   *reminders.Builder
 	Memory      *memory.Service
+	terminal    *terminalWiring
 	PromptsDir  string
 
 	closers []func() error
@@ -138,6 +139,11 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		a.fileTool(),
 		consolidated.ReadToolResultTool(),
 	}
+	tt, err := a.terminalTool()
+	if err != nil {
+		return nil, err
+	}
+	tools = append(tools, tt)
 	a.Registry = consolidated.NewRegistry(a.Env, tools, func(tool, op string, risk consolidated.Risk) bool {
 		return profile.Enabled(tool, op, string(risk))
 	})
@@ -197,6 +203,7 @@ func canonicalPath(p string) (string, error) {
 
 // Server builds the MCP server for this configuration.
 func (a *App) Server() *mcp.Server {
+	sub, unsub := a.terminalSubscriptions()
 	return server.New(server.Options{
 		Name:         Name,
 		Version:      Version,
@@ -206,7 +213,10 @@ func (a *App) Server() *mcp.Server {
 		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Env.DefaultConversation, a.Logger)},
 		Setup: []func(*mcp.Server){
 			func(s *mcp.Server) { consolidated.AddTodoResources(s, a.Store) },
+			a.terminalSetup,
 		},
+		Subscribe:   sub,
+		Unsubscribe: unsub,
 	})
 }
 

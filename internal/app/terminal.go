@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,12 +14,8 @@ import (
 // terminalShutdownWait bounds closing every session when the app closes.
 const terminalShutdownWait = 15 * time.Second
 
-// terminalWirings links an App to its terminal resources between terminalTool (which runs in
-// Open, before the server exists) and terminalSetup (which runs when the server is built).
-// TODO(lead): replace with a field of App (`terminal *consolidated.TerminalResources`); this
-// file may not edit app.go.
-var terminalWirings sync.Map // *App -> *terminalWiring
-
+// terminalWiring links terminalTool (which runs in Open, before the server exists) and
+// terminalSetup (which runs when the server is built).
 type terminalWiring struct {
 	res *consolidated.TerminalResources
 	mgr *terminal.Manager
@@ -48,9 +43,8 @@ func (a *App) terminalTool() (*consolidated.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	terminalWirings.Store(a, &terminalWiring{res: res, mgr: mgr})
+	a.terminal = &terminalWiring{res: res, mgr: mgr}
 	a.closers = append(a.closers, func() error {
-		terminalWirings.Delete(a)
 		ctx, cancel := context.WithTimeout(context.Background(), terminalShutdownWait)
 		defer cancel()
 		return mgr.Shutdown(ctx)
@@ -62,24 +56,19 @@ func (a *App) terminalTool() (*consolidated.Tool, error) {
 // resource-updated notifications to s's subscribers. It does nothing when terminalTool was not
 // called (terminal_operations disabled).
 func (a *App) terminalSetup(s *mcp.Server) {
-	v, ok := terminalWirings.Load(a)
-	if !ok {
-		return
+	if a.terminal != nil {
+		a.terminal.res.Serve(s, a.terminal.mgr)
 	}
-	w := v.(*terminalWiring)
-	w.res.Serve(s, w.mgr)
 }
 
 // terminalSubscriptions returns the handlers for mcp.ServerOptions.SubscribeHandler and
 // UnsubscribeHandler; without them the SDK refuses resources/subscribe. Both accept every URI.
 func (a *App) terminalSubscriptions() (func(context.Context, *mcp.SubscribeRequest) error, func(context.Context, *mcp.UnsubscribeRequest) error) {
-	v, ok := terminalWirings.Load(a)
-	if !ok {
+	if a.terminal == nil {
 		return func(context.Context, *mcp.SubscribeRequest) error { return nil },
 			func(context.Context, *mcp.UnsubscribeRequest) error { return nil }
 	}
-	w := v.(*terminalWiring)
-	return w.res.Subscribe, w.res.Unsubscribe
+	return a.terminal.res.Subscribe, a.terminal.res.Unsubscribe
 }
 
 // scrubEnv names the variables kept out of terminals: the HTTP token and every TOOLHOST_*

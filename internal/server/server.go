@@ -28,6 +28,10 @@ type Options struct {
 	Setup []func(*mcp.Server)
 	// Middleware runs inside toolhost's own (after recovery and ordering), e.g. to serve prompts.
 	Middleware []mcp.Middleware
+	// Subscribe and Unsubscribe handle resources/subscribe; the SDK refuses subscriptions
+	// without them. Set both or neither.
+	Subscribe   func(context.Context, *mcp.SubscribeRequest) error
+	Unsubscribe func(context.Context, *mcp.UnsubscribeRequest) error
 }
 
 // New builds the MCP server with toolhost's middleware.
