@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"context"
+	"github.com/hinshun/vt10x"
 	"os"
 	"sort"
 	"strconv"
@@ -177,10 +178,27 @@ func BenchmarkIngest(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s := &session{stream: newStream(2 << 20), m: m, id: "x", updCh: make(chan struct{}, 1), cols: 120, rows: 40}
+		s := &session{stream: newStream(2 << 20), m: m, id: "x", updCh: make(chan struct{}, 1), cols: 120, rows: 40, bash: true, ready: make(chan struct{})}
 		s.view = newLogView(s.log, s.onMarker)
 		for off := 0; off < len(data); off += 4095 {
 			s.ingest(data[off:min(off+4095, len(data))])
 		}
+	}
+}
+
+// BenchmarkScreenFeed measures the emulator catching up with a full screen queue (256 KiB of
+// scrolling lines), the worst case a get_screen call pays.
+func BenchmarkScreenFeed(b *testing.B) {
+	line := []byte("0123456789 the quick brown fox jumps over the lazy dog\r\n")
+	var data []byte
+	for len(data) < vtPendingCap {
+		data = append(data, line...)
+	}
+	b.SetBytes(int64(len(data)))
+	for i := 0; i < b.N; i++ {
+		s := &session{cols: 120, rows: 40, vt: vt10x.New(vt10x.WithSize(120, 40))}
+		s.vtPend = append(s.vtPend[:0], data...)
+		s.feedVTLocked()
+		_ = renderScreen(s.vt)
 	}
 }

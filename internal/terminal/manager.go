@@ -261,10 +261,11 @@ func (m *Manager) Send(ctx context.Context, conv, id string, in Input) (Output, 
 		}
 		return Output{}, noSession(conv, id)
 	}
-	if err := s.send(ctx, in); err != nil {
+	doneBefore, err := s.send(ctx, in)
+	if err != nil {
 		return Output{}, err
 	}
-	return s.output(ctx, in.Wait)
+	return s.output(ctx, in.Wait, doneBefore)
 }
 
 // Output returns new output of a session or command, waiting per q. For a session that
@@ -273,7 +274,7 @@ func (m *Manager) Output(ctx context.Context, conv, id string, q OutputQuery) (O
 	s, j := m.lookup(conv, id)
 	switch {
 	case s != nil:
-		return s.output(ctx, q)
+		return s.output(ctx, q, -1)
 	case j != nil:
 		return j.output(ctx, q)
 	}

@@ -176,3 +176,19 @@ func TestTypeAheadReachesNewProgram(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitForBackgroundReadiness: a server started with & completes its command at once;
+// a later wait for its readiness must still wait for the pattern.
+func TestWaitForBackgroundReadiness(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "bg")
+	runIn(t, m, "c", "bg", "sh -c 'sleep 0.5; echo bg-$((20+1))-ready; exec sleep 1006.5' &")
+	out, err := m.Output(context.Background(), "c", "bg", OutputQuery{WaitMS: testWait, WaitFor: "bg-21-ready"})
+	if err != nil || !out.Matched || out.Reason != "match" {
+		t.Fatalf("Output(wait_for) = %+v, %v; want a match, not an early return", out, err)
+	}
+	if err := m.Close(context.Background(), "c", "bg"); err != nil {
+		t.Fatal(err)
+	}
+	waitNoProcs(t, "1006.5")
+}

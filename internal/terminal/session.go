@@ -323,7 +323,7 @@ func (s *session) onMarker(mk marker) {
 	}
 }
 
-func (s *session) send(ctx context.Context, in Input) error {
+func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error) {
 	atPrompt := false
 	var b strings.Builder
 	b.WriteString(in.Text)
@@ -334,7 +334,7 @@ func (s *session) send(ctx context.Context, in Input) error {
 	for _, k := range in.Keys {
 		kb, err := keyBytes(k)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		b.WriteString(kb)
 	}
@@ -343,8 +343,9 @@ func (s *session) send(ctx context.Context, in Input) error {
 	if s.state != StateRunning {
 		st := s.state
 		s.mu.Unlock()
-		return fmt.Errorf("session %q is %s: %w", s.id, st, ErrEnded)
+		return 0, fmt.Errorf("session %q is %s: %w", s.id, st, ErrEnded)
 	}
+	doneBefore = s.done
 	if enter && in.Text != "" {
 		s.sentDone = s.done
 		s.echoFrom, s.echoLines = s.log.end(), strings.Count(in.Text, "\n")+1
@@ -362,7 +363,7 @@ func (s *session) send(ctx context.Context, in Input) error {
 	s.lastUse = time.Now()
 	s.mu.Unlock()
 	if b.Len() == 0 {
-		return nil
+		return doneBefore, nil
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
@@ -376,11 +377,11 @@ func (s *session) send(ctx context.Context, in Input) error {
 	_ = s.f.SetWriteDeadline(time.Now().Add(limit))
 	if _, err := s.f.Write([]byte(b.String())); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return fmt.Errorf("%w: session %q does not read its input (input buffer full); try keys [\"ctrl-c\"] or get_screen", ErrInvalid, s.id)
+			return doneBefore, fmt.Errorf("%w: session %q does not read its input (input buffer full); try keys [\"ctrl-c\"] or get_screen", ErrInvalid, s.id)
 		}
-		return fmt.Errorf("write to session %q: %w", s.id, err)
+		return doneBefore, fmt.Errorf("write to session %q: %w", s.id, err)
 	}
-	return nil
+	return doneBefore, nil
 }
 
 // echoEndLocked is the offset after the echo of the last sent line (the log end while the
@@ -479,10 +480,19 @@ func truncateRunes(s string, n int) string {
 func (s *session) finishedLocked() bool { return s.sentDone >= 0 && s.done > s.sentDone }
 
 // output waits per q; completion of the command sent last ends the wait.
-func (s *session) output(ctx context.Context, q OutputQuery) (Output, error) {
+//
+// A command finishing ends the wait only if it finishes after since (a count of completed
+// commands; -1 means now): a get_output that waits for a background server's readiness
+// must not return at once just because the command that started it has completed.
+func (s *session) output(ctx context.Context, q OutputQuery, since int) (Output, error) {
 	cfg := s.m.cfg
+	if since < 0 {
+		s.mu.Lock()
+		since = s.done
+		s.mu.Unlock()
+	}
 	out, err := s.stream.wait(ctx, q, cfg.MaxWait, cfg.Settle, func() waitState {
-		ws := waitState{exited: s.state != StateRunning, finished: s.finishedLocked(), matchFrom: s.echoEndLocked()}
+		ws := waitState{exited: s.state != StateRunning, finished: s.done > since && s.finishedLocked(), matchFrom: s.echoEndLocked()}
 		if s.bash && s.cmdRunning {
 			ws.baseline = s.cmdStartOff
 		}
