@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -149,7 +150,7 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 			delete(m.sessions, key{conv, spec.Name})
 			m.mu.Unlock()
 			old.terminate(ctx, m.cfg.CloseGrace)
-			m.persist.saveNow(ctx, old)
+			m.persistLater(old)
 			restarted = true
 			m.mu.Lock()
 			if m.closed {
@@ -223,7 +224,7 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 	case <-ctx.Done():
 	}
 	t.Stop()
-	m.persist.saveNow(ctx, s)
+	m.persistLater(s)
 	inf := s.info()
 	inf.Restarted = restarted
 	return inf, nil
@@ -416,7 +417,7 @@ func (m *Manager) Close(ctx context.Context, conv, id string) error {
 	switch {
 	case s != nil:
 		s.terminate(ctx, m.cfg.CloseGrace)
-		m.persist.saveNow(ctx, s)
+		m.persistLater(s)
 		return nil
 	case j != nil:
 		j.kill(ctx, m.cfg.CloseGrace)
@@ -459,8 +460,17 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 		go func() { defer wg.Done(); j.kill(ctx, m.cfg.CloseGrace) }()
 	}
 	wg.Wait()
-	err := m.persist.saveAll(ctx, ss)
 	m.bg.Wait()
+	// Sessions closed earlier and not yet written, plus every session closed now.
+	m.persist.mu.Lock()
+	for s := range m.persist.dirty {
+		if !slices.Contains(ss, s) {
+			ss = append(ss, s)
+		}
+	}
+	clear(m.persist.dirty)
+	m.persist.mu.Unlock()
+	err := m.persist.saveAll(ctx, ss)
 	os.RemoveAll(m.rcDir)
 	return err
 }

@@ -55,6 +55,10 @@ func ownerAlive(instance string) bool {
 	return syscall.Kill(pid, 0) == nil
 }
 
+// storeReadTimeout bounds store reads on the path of a tool call (the store retries a busy
+// lock for up to its LockTimeout otherwise).
+const storeReadTimeout = 3 * time.Second
+
 func terminalsPath(conv string) store.Path {
 	return store.Path{store.BucketConversations, conv, "terminals"}
 }
@@ -143,28 +147,14 @@ func (p *persister) saveAll(ctx context.Context, ss []*session) error {
 	})
 }
 
-// saveNow writes s at once (create and close), logging failures: a store problem must not
-// fail a terminal operation.
-func (p *persister) saveNow(ctx context.Context, s *session) {
-	if p.st == nil {
-		return
-	}
-	p.mu.Lock()
-	delete(p.dirty, s)
-	p.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
-	defer cancel()
-	if err := p.saveAll(ctx, []*session{s}); err != nil {
-		slog.Warn("terminal: persisting session record failed", "session", s.id, "err", err)
-	}
-}
-
 func (p *persister) load(ctx context.Context, conv, id string) (record, bool) {
 	if p.st == nil {
 		return record{}, false
 	}
 	var r record
 	var ok bool
+	ctx, cancel := context.WithTimeout(ctx, storeReadTimeout)
+	defer cancel()
 	err := p.st.View(ctx, func(tx *store.Tx) error {
 		var err error
 		ok, err = tx.GetJSON(terminalsPath(conv), id, &r)
@@ -182,6 +172,8 @@ func (p *persister) list(ctx context.Context, conv string) ([]record, error) {
 		return nil, nil
 	}
 	var out []record
+	ctx, cancel := context.WithTimeout(ctx, storeReadTimeout)
+	defer cancel()
 	err := p.st.View(ctx, func(tx *store.Tx) error {
 		return tx.ForEach(terminalsPath(conv), func(_ string, val []byte) error {
 			var r record

@@ -304,15 +304,23 @@ func TestRestartShowsEndedSessions(t *testing.T) {
 		t.Fatalf("Create() = %v", err)
 	}
 	runIn(t, m1, "c", "old", "echo last-words-before-restart; (exit 5)")
+	// A session closed before the shutdown is recorded too.
+	createSession(t, m1, "c", "closed-early")
+	if err := m1.Close(ctx, "c", "closed-early"); err != nil {
+		t.Fatalf("Close() = %v", err)
+	}
 	if err := m1.Shutdown(ctx); err != nil {
 		t.Fatalf("Shutdown() = %v", err)
 	}
 	m2 := newTestManager(t, Config{Store: st})
 	infos, err := m2.List(ctx, "c")
-	if err != nil || len(infos) != 1 {
-		t.Fatalf("List() after restart = %+v, %v; want the old session", infos, err)
+	if err != nil || len(infos) != 2 {
+		t.Fatalf("List() after restart = %+v, %v; want the two old sessions", infos, err)
 	}
 	got := infos[0]
+	if infos[1].ID != "closed-early" || infos[1].State != StateEnded {
+		t.Errorf("List()[1] = %+v, want ended session closed-early", infos[1])
+	}
 	if got.ID != "old" || got.State != StateEnded || got.ExitCode == nil || *got.ExitCode != 5 || !strings.Contains(got.LastCommand, "last-words") {
 		t.Errorf("List()[0] = %+v, want ended session old with exit code 5", got)
 	}
