@@ -192,3 +192,21 @@ func TestWaitForBackgroundReadiness(t *testing.T) {
 	}
 	waitNoProcs(t, "1006.5")
 }
+
+// TestSettleIgnoresEcho: typing into a program that then computes silently must not count
+// the echo of the typed line as output that settled.
+func TestSettleIgnoresEcho(t *testing.T) {
+	if !hasProgram("python3") {
+		t.Skip("python3 not installed")
+	}
+	m := newTestManager(t, Config{Settle: 100 * time.Millisecond})
+	createSession(t, m, "c", "py")
+	ctx := context.Background()
+	if out, err := m.Send(ctx, "c", "py", Input{Text: "python3 -i -q", Wait: OutputQuery{WaitMS: testWait, WaitFor: ">>> "}}); err != nil || !out.Matched {
+		t.Fatalf("start python: %+v, %v", out, err)
+	}
+	out, err := m.Send(ctx, "c", "py", Input{Text: "import time; time.sleep(0.6); print('woke')", Wait: OutputQuery{WaitMS: testWait}})
+	if err != nil || out.Reason != "settled" || !strings.Contains(out.Text, "woke") {
+		t.Errorf("Send() = %q (%s), %v; want it to settle only after the program printed", out.Text, out.Reason, err)
+	}
+}

@@ -200,7 +200,7 @@ func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.D
 		if waitFor == 0 {
 			break
 		}
-		if re == nil && s.log.end() > max(from, st.baseline) && now.Sub(s.lastOut) >= settle {
+		if re == nil && s.log.end() > max(from, st.baseline, st.matchFrom) && now.Sub(s.lastOut) >= settle {
 			reason = "settled"
 			break
 		}
@@ -216,7 +216,7 @@ func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.D
 			progressFrom = s.log.end()
 		}
 		wake := deadline
-		if re == nil && s.log.end() > max(from, st.baseline) {
+		if re == nil && s.log.end() > max(from, st.baseline, st.matchFrom) {
 			if t := s.lastOut.Add(settle); t.Before(wake) {
 				wake = t
 			}
