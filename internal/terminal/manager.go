@@ -38,7 +38,10 @@ type Manager struct {
 
 type key struct{ conv, id string }
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var (
+	idPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	jobIDPattern = regexp.MustCompile(`^cmd[0-9]+$`)
+)
 
 // NewManager prepares the shell rc file and starts the idle reaper and the persister.
 func NewManager(cfg Config) (*Manager, error) {
@@ -107,6 +110,9 @@ func (m *Manager) idleLoop() {
 func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (Info, error) {
 	if spec.Name != "" && !idPattern.MatchString(spec.Name) {
 		return Info{}, fmt.Errorf("%w: session name %q must be 1-64 letters, digits, '.', '_' or '-'", ErrInvalid, spec.Name)
+	}
+	if jobIDPattern.MatchString(spec.Name) {
+		return Info{}, fmt.Errorf("%w: session name %q is reserved for run_command ids; pick another", ErrInvalid, spec.Name)
 	}
 	if spec.Cols == 0 {
 		spec.Cols = defaultCols

@@ -253,8 +253,10 @@ func TestCreateReuseRestartAndLimits(t *testing.T) {
 	if _, err := m.Create(ctx, "e", SessionSpec{Cwd: dir1 + "/missing"}); !errors.Is(err, ErrBadCwd) {
 		t.Errorf("Create(missing cwd) = %v, want ErrBadCwd", err)
 	}
-	if _, err := m.Create(ctx, "e", SessionSpec{Name: "bad name!", Cwd: dir1}); !errors.Is(err, ErrInvalid) {
-		t.Errorf("Create(bad name) = %v, want ErrInvalid", err)
+	for _, name := range []string{"bad name!", "cmd12", strings.Repeat("x", 65)} {
+		if _, err := m.Create(ctx, "e", SessionSpec{Name: name, Cwd: dir1}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Create(name %q) = %v, want ErrInvalid", name, err)
+		}
 	}
 }
 
