@@ -28,6 +28,9 @@ type RunSpec struct {
 	// MaxBytes is the budget per stream in the result (default 16 KiB, at most 128 KiB);
 	// beyond it head and tail are kept around a marker.
 	MaxBytes int
+	// Progress, when set, receives output (stdout and stderr interleaved) while Run waits,
+	// for progress notifications.
+	Progress func(chunk string)
 }
 
 // RunResult is the outcome of run_command, or its state so far when Running.

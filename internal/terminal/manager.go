@@ -550,14 +550,37 @@ func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult
 	m.mu.Unlock()
 	t := time.NewTimer(yield)
 	defer t.Stop()
-	select {
-	case <-j.done:
-	case <-t.C:
-	case <-ctx.Done():
-		j.mu.Lock()
-		r := j.resultLocked(budget)
-		j.mu.Unlock()
-		return r, ctx.Err()
+	var sent int64
+wait:
+	for {
+		var notify chan struct{}
+		if spec.Progress != nil {
+			j.mu.Lock()
+			notify = j.notify
+			var chunk []byte
+			if end := j.log.end(); end > sent {
+				lo := max(sent, end-progressChunk, j.log.start())
+				chunk, _ = j.log.read(lo, progressChunk)
+				sent = end
+			}
+			j.mu.Unlock()
+			if len(chunk) > 0 {
+				spec.Progress(string(chunk))
+			}
+		}
+		select {
+		case <-j.done:
+			break wait
+		case <-t.C:
+			break wait
+		case <-notify: // nil without Progress: never ready
+			time.Sleep(20 * time.Millisecond) // coalesce chunks of a chatty command
+		case <-ctx.Done():
+			j.mu.Lock()
+			r := j.resultLocked(budget)
+			j.mu.Unlock()
+			return r, ctx.Err()
+		}
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -123,5 +124,28 @@ func TestRunErrors(t *testing.T) {
 				t.Errorf("Run(%+v) = %v, want %v", tt.spec, err, tt.want)
 			}
 		})
+	}
+}
+
+func TestRunStreamsProgress(t *testing.T) {
+	m := newTestManager(t, Config{})
+	var mu sync.Mutex
+	var chunks []string
+	r, err := m.Run(context.Background(), "c", RunSpec{
+		Command: "echo one; sleep 0.3; echo two >&2; sleep 0.3; echo three",
+		Cwd:     t.TempDir(),
+		Progress: func(c string) {
+			mu.Lock()
+			chunks = append(chunks, c)
+			mu.Unlock()
+		},
+	})
+	if err != nil || r.Stdout != "one\nthree\n" || r.Stderr != "two\n" {
+		t.Fatalf("Run() = %+v, %v", r, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if got := strings.Join(chunks, ""); len(chunks) < 2 || !strings.Contains(got, "one") || !strings.Contains(got, "two") {
+		t.Errorf("progress chunks = %q, want one and two streamed in several chunks", chunks)
 	}
 }
