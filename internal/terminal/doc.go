@@ -23,9 +23,8 @@
 // Create, send_input → Send (Input.Wait carries wait_ms/wait_for/max_bytes), get_output →
 // Output, get_screen → Screen, get_history → History, resize_session → Resize,
 // list_sessions → List, close_session → Close; call Shutdown when the server stops.
-// OutputQuery.Progress and RunSpec.Progress are the hooks for progress notifications while a
-// call waits, and
-// Config.OnUpdate the hook for resource-updated notifications of
+// OutputQuery.Progress and RunSpec.Progress are the hooks for progress notifications while
+// a call waits, and Config.OnUpdate the hook for resource-updated notifications of
 // toolhost://terminals/{id}/screen (Screen) and .../history (History). A run_command that
 // outlives its yield is a job whose ID works with get_output, get_history and
 // close_session. Errors wrap the sentinels in errors.go; their texts are meant for the model.
