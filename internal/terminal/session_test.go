@@ -3,11 +3,14 @@ package terminal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"toolhost/store"
 )
@@ -347,7 +350,15 @@ func TestResize(t *testing.T) {
 	}
 	text, _ := runIn(t, m, "c", "r", "stty size")
 	if !strings.Contains(text, "30 90") {
-		t.Errorf("stty size after Resize(90, 30) = %q, want 30 90", text)
+		s, _ := m.lookup("c", "r")
+		var kernel string
+		if rc, err := s.f.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) {
+				ws, err := unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ)
+				kernel = fmt.Sprintf("%+v %v", ws, err)
+			})
+		}
+		t.Errorf("stty size after Resize(90, 30) = %q, want 30 90 (kernel now says %s)", text, kernel)
 	}
 	if err := m.Resize("c", "r", 0, 30); !errors.Is(err, ErrInvalid) {
 		t.Errorf("Resize(0, 30) = %v, want ErrInvalid", err)
