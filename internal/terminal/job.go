@@ -36,20 +36,22 @@ type RunSpec struct {
 // RunResult is the outcome of run_command, or its state so far when Running.
 type RunResult struct {
 	// ID names the command for get_output (full retained output, waiting) and close_session.
-	ID      string
-	Running bool
+	ID      string `json:"id"`
+	Running bool   `json:"running"`
 	// ExitCode is the exit status (128+signal when killed by a signal, -1 while running).
-	ExitCode int
-	TimedOut bool
+	ExitCode int  `json:"exit_code"`
+	TimedOut bool `json:"timed_out,omitempty"`
 	// Stdout and Stderr are the captured streams within the budget.
-	Stdout, Stderr string
+	Stdout string `json:"stdout"`
+	Stderr string `json:"stderr"`
 	// StdoutBytes and StderrBytes are the full sizes produced.
-	StdoutBytes, StderrBytes int64
+	StdoutBytes int64 `json:"stdout_bytes"`
+	StderrBytes int64 `json:"stderr_bytes"`
 	// Truncated says a stream was cut to the budget; the retained log is readable with
 	// get_output on ID.
-	Truncated bool
-	Duration  time.Duration
-	Cwd       string
+	Truncated  bool   `json:"truncated,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	Cwd        string `json:"cwd"`
 }
 
 // capture keeps the head and tail of one output stream.
@@ -237,10 +239,10 @@ func (j *job) resultLocked(budget int) RunResult {
 	r.Stderr, t2 = j.stderr.render(budget, j.id)
 	r.Truncated = t1 || t2
 	if j.running {
-		r.Duration = time.Since(j.started)
+		r.DurationMS = time.Since(j.started).Milliseconds()
 		r.ExitCode = -1
 	} else {
-		r.Duration = j.ended.Sub(j.started)
+		r.DurationMS = j.ended.Sub(j.started).Milliseconds()
 	}
 	return r
 }
@@ -269,7 +271,7 @@ func (j *job) info() Info {
 	defer j.mu.Unlock()
 	inf := Info{ID: j.id, Conversation: j.conv, Kind: "command", Cwd: j.cwd, Shell: "/bin/sh",
 		PID: j.pid, State: StateRunning, Started: j.started, Ended: j.ended,
-		Idle: time.Since(j.lastUse).Round(time.Second), LastCommand: truncateRunes(j.command, 200)}
+		IdleSeconds: int64(time.Since(j.lastUse).Seconds()), LastCommand: truncateRunes(j.command, 200)}
 	if !j.running {
 		inf.State = StateExited
 		c := j.exit

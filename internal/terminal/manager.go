@@ -315,11 +315,13 @@ func (m *Manager) Screen(conv, id string) (string, error) {
 
 // HistoryPage is a page of a session's retained history.
 type HistoryPage struct {
-	Text string
+	Text string `json:"text"`
 	// Offset is where Text starts (the oldest retained offset when the request was older);
 	// Start and End bound what is retained: the Start oldest bytes were dropped.
-	Offset, Start, End int64
-	HasMore            bool
+	Offset  int64 `json:"offset"`
+	Start   int64 `json:"start"`
+	End     int64 `json:"end"`
+	HasMore bool  `json:"has_more"`
 }
 
 // History pages the retained log from offset (negative: counted back from the end).

@@ -28,31 +28,33 @@ type OutputQuery struct {
 
 // Output is a bounded slice of a session's or command's log plus what is known about its state.
 type Output struct {
-	ID string
+	ID string `json:"id"`
 	// Text is the cleaned log from Cursor (ANSI removed, \r and backspace resolved).
-	Text string
+	Text string `json:"text"`
 	// Cursor is where Text starts; NextCursor is where the next call continues.
-	Cursor, NextCursor int64
+	Cursor     int64 `json:"cursor"`
+	NextCursor int64 `json:"next_cursor"`
 	// HasMore says output beyond MaxBytes is waiting; call again with NextCursor.
-	HasMore bool
+	HasMore bool `json:"has_more"`
 	// Dropped counts bytes between the requested cursor and the oldest retained byte.
-	Dropped int64
+	Dropped int64 `json:"dropped,omitempty"`
 	// Matched is true when WaitFor matched; Match is the matched text.
-	Matched bool
-	Match   string
+	Matched bool   `json:"matched,omitempty"`
+	Match   string `json:"match,omitempty"`
 	// Reason says why the call returned: "immediate", "match", "finished", "settled",
 	// "timeout", "exited".
-	Reason string
+	Reason string `json:"reason"`
 	// CommandRunning is true while a foreground command runs in a session whose shell
 	// reports prompts (bash); Finished is true when the command last sent has completed.
-	CommandRunning, Finished bool
+	CommandRunning bool `json:"command_running"`
+	Finished       bool `json:"finished"`
 	// ExitCode is the exit status of the last completed command, when knowable.
-	ExitCode *int
+	ExitCode *int `json:"exit_code,omitempty"`
 	// Exited is true when the shell (or the one-shot command) is gone.
-	Exited bool
+	Exited bool `json:"exited,omitempty"`
 	// Result is the complete result of a one-shot command once it has finished.
-	Result *RunResult
-	Waited time.Duration
+	Result   *RunResult `json:"result,omitempty"`
+	WaitedMS int64      `json:"waited_ms"`
 }
 
 const (
@@ -245,7 +247,7 @@ func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.D
 			lastWake = time.Now()
 		case <-timer.C:
 		case <-ctx.Done():
-			return Output{Reason: "canceled", Waited: time.Since(began)}, ctx.Err()
+			return Output{Reason: "canceled", WaitedMS: time.Since(began).Milliseconds()}, ctx.Err()
 		}
 		if !timer.Stop() {
 			select {
@@ -263,6 +265,6 @@ func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.D
 	}
 	s.lastUse = time.Now()
 	s.mu.Unlock()
-	out.Waited = time.Since(began)
+	out.WaitedMS = time.Since(began).Milliseconds()
 	return out, nil
 }

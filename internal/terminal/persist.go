@@ -41,7 +41,7 @@ func (r record) info(instance string) Info {
 		inf.State = StateRunning + " (another toolhost process)"
 	}
 	if !r.Ended.IsZero() {
-		inf.Idle = time.Since(r.Ended).Round(time.Second)
+		inf.IdleSeconds = int64(time.Since(r.Ended).Seconds())
 	}
 	return inf
 }

@@ -41,23 +41,28 @@ type SessionSpec struct {
 
 // Info describes a session or one-shot command for list_sessions and create_session.
 type Info struct {
-	ID, Conversation string
-	Kind             string // "session" or "command"
-	Cwd, Shell       string
-	PID              int
-	State            string
-	Started, Ended   time.Time
-	Idle             time.Duration
-	LastCommand      string
+	ID           string    `json:"id"`
+	Conversation string    `json:"conversation"`
+	Kind         string    `json:"kind"` // "session" or "command"
+	Cwd          string    `json:"cwd"`
+	Shell        string    `json:"shell"`
+	PID          int       `json:"pid"`
+	State        string    `json:"state"`
+	Started      time.Time `json:"started"`
+	Ended        time.Time `json:"ended,omitzero"`
+	IdleSeconds  int64     `json:"idle_seconds"`
+	LastCommand  string    `json:"last_command,omitempty"`
 	// ExitCode is the last completed command's status in a session (when knowable) or a
 	// one-shot command's status.
-	ExitCode *int
+	ExitCode *int `json:"exit_code,omitempty"`
 	// ExitCodes says whether the shell reports exit statuses (bash with prompt markers).
-	ExitCodes  bool
-	Cols, Rows int
+	ExitCodes bool `json:"exit_codes"`
+	Cols      int  `json:"cols,omitempty"`
+	Rows      int  `json:"rows,omitempty"`
 	// Reused: create_session found the session with the same cwd and kept it. Restarted: it
 	// existed with another cwd (or had exited) and was replaced.
-	Reused, Restarted bool
+	Reused    bool `json:"reused,omitempty"`
+	Restarted bool `json:"restarted,omitempty"`
 }
 
 // Input is what send_input types into a session.
@@ -636,7 +641,7 @@ func (s *session) info() Info {
 	inf := Info{
 		ID: s.id, Conversation: s.conv, Kind: "session", Cwd: s.cwd, Shell: s.shell,
 		PID: s.pid, State: s.state, Started: s.started, Ended: s.ended,
-		Idle: time.Since(s.lastUse).Round(time.Second), LastCommand: s.lastCommand,
+		IdleSeconds: int64(time.Since(s.lastUse).Seconds()), LastCommand: s.lastCommand,
 		ExitCodes: s.bash, Cols: s.cols, Rows: s.rows,
 	}
 	if s.lastExit != nil {
