@@ -210,3 +210,31 @@ func TestSettleIgnoresEcho(t *testing.T) {
 		t.Errorf("Send() = %q (%s), %v; want it to settle only after the program printed", out.Text, out.Reason, err)
 	}
 }
+
+func TestScreenFullScreenProgram(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "fs")
+	ctx := context.Background()
+	// Enter the alternate screen, draw at fixed positions, wait; leave it on exit.
+	prog := `sh -c 'printf "\033[?1049h\033[2J\033[H"; printf "\033[5;10HCENTERED-$((6*7))"; printf "\033[1;1HTOP"; exec sleep 100'`
+	if out, err := m.Send(ctx, "c", "fs", Input{Text: prog, Wait: OutputQuery{WaitMS: testWait, WaitFor: "CENTERED-42"}}); err != nil || !out.Matched {
+		t.Fatalf("Send() = %+v, %v", out, err)
+	}
+	screen, err := m.Screen("c", "fs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(screen, "\n")
+	if len(lines) < 5 || lines[0] != "TOP" || lines[4] != strings.Repeat(" ", 9)+"CENTERED-42" {
+		t.Errorf("Screen() = %q, want TOP on row 1 and CENTERED-42 at row 5 column 10", screen)
+	}
+	out, err := m.Send(ctx, "c", "fs", Input{Keys: []string{"ctrl-c"}, Wait: OutputQuery{WaitMS: testWait}})
+	for i := 0; i < 10 && err == nil && !out.Finished; i++ {
+		out, err = m.Output(ctx, "c", "fs", OutputQuery{WaitMS: testWait})
+	}
+	runIn(t, m, "c", "fs", `printf '\033[?1049l'`)
+	screen, _ = m.Screen("c", "fs")
+	if strings.Contains(screen, "CENTERED-42") || !strings.Contains(screen, "exec sleep 100") {
+		t.Errorf("Screen() after leaving the alternate screen = %q, want the shell's main screen back", screen)
+	}
+}
