@@ -3,7 +3,6 @@ package terminal
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -182,9 +181,7 @@ func (j *job) readPipe(f *os.File, c *capture, wg *sync.WaitGroup) {
 			j.mu.Unlock()
 		}
 		if err != nil {
-			if err != io.EOF {
-				_ = err // closed by us after the command ended
-			}
+			// io.EOF when every writer closed the pipe; os.ErrClosed after closePipes.
 			return
 		}
 	}
