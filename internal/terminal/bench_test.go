@@ -2,8 +2,10 @@ package terminal
 
 import (
 	"context"
+	"github.com/creack/pty"
 	"github.com/hinshun/vt10x"
 	"os"
+	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -200,5 +202,27 @@ func BenchmarkScreenFeed(b *testing.B) {
 		s.vtPend = append(s.vtPend[:0], data...)
 		s.feedVTLocked()
 		_ = renderScreen(s.vt)
+	}
+}
+
+// BenchmarkRawPTYSeq is the baseline for BenchmarkSeqThroughput: `seq 1000000` drained from a
+// bare PTY with no processing at all. seq is line-buffered on a terminal (one write per
+// line), so this measures the kernel's PTY path, the ceiling for any session reader.
+func BenchmarkRawPTYSeq(b *testing.B) {
+	b.SetBytes(7888896)
+	buf := make([]byte, 64<<10)
+	for i := 0; i < b.N; i++ {
+		cmd := exec.Command("seq", "1000000")
+		f, err := pty.Start(cmd)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for {
+			if _, err := f.Read(buf); err != nil {
+				break
+			}
+		}
+		f.Close()
+		_ = cmd.Wait()
 	}
 }
