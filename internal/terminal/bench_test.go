@@ -2,8 +2,6 @@ package terminal
 
 import (
 	"context"
-	"github.com/creack/pty"
-	"github.com/hinshun/vt10x"
 	"os"
 	"os/exec"
 	"sort"
@@ -11,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/creack/pty"
+	"github.com/hinshun/vt10x"
 )
 
 func p50(ds []time.Duration) float64 {
