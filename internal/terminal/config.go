@@ -53,6 +53,7 @@ const (
 	vtPendingCap             = 256 << 10
 	updateEvery              = 250 * time.Millisecond
 	markerEnv                = "TOOLHOST_TERMINAL_ID"
+	maxInputBytes            = 64 << 10 // text typed by one send_input
 )
 
 func (c Config) withDefaults() Config {

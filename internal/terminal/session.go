@@ -330,6 +330,9 @@ func (s *session) onMarker(mk marker) {
 
 func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error) {
 	atPrompt := false
+	if len(in.Text) > maxInputBytes {
+		return 0, fmt.Errorf("%w: text is %d bytes, at most %d can be typed at once; write it to a file and run that instead", ErrInvalid, len(in.Text), maxInputBytes)
+	}
 	var b strings.Builder
 	b.WriteString(in.Text)
 	enter := in.PressEnter == nil || *in.PressEnter

@@ -207,8 +207,22 @@ func TestConversationsIsolated(t *testing.T) {
 	createSession(t, m, "alice", "main")
 	createSession(t, m, "bob", "main")
 	createSession(t, m, "alice", "only-alice")
-	a, _ := runIn(t, m, "alice", "main", "echo from-alice")
-	b, _ := runIn(t, m, "bob", "main", "echo from-bob")
+	// Both conversations work at the same time.
+	var a, b string
+	var errA, errB error
+	done := make(chan struct{})
+	run := func(conv string, text *string, err *error) {
+		out, e := m.Send(context.Background(), conv, "main", Input{Text: "for i in 1 2 3; do echo from-" + conv + "; sleep 0.05; done", Wait: OutputQuery{WaitMS: testWait, WaitFor: "(?s)from-" + conv + ".*from-" + conv + ".*from-" + conv}})
+		*text, *err = out.Text, e
+		done <- struct{}{}
+	}
+	go run("alice", &a, &errA)
+	go run("bob", &b, &errB)
+	<-done
+	<-done
+	if errA != nil || errB != nil {
+		t.Fatalf("Send() = %v, %v", errA, errB)
+	}
 	if strings.Contains(a, "from-bob") || strings.Contains(b, "from-alice") || !strings.Contains(a, "from-alice") || !strings.Contains(b, "from-bob") {
 		t.Errorf("outputs leaked between conversations: alice %q, bob %q", a, b)
 	}
