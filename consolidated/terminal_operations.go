@@ -265,20 +265,20 @@ func (t *terminalTool) runStreaming(ctx context.Context, c *Call, spec terminal.
 // renderRun is the text the model sees for a one-shot command, finished or handed back.
 func renderRun(r terminal.RunResult) *Result {
 	var b strings.Builder
-	st := &runStructured{ID: r.ID, Running: r.Running, TimedOut: r.TimedOut, DurationMS: r.Duration.Milliseconds(), Truncated: r.Truncated}
+	st := &runStructured{ID: r.ID, Running: r.Running, TimedOut: r.TimedOut, DurationMS: r.DurationMS, Truncated: r.Truncated}
 	switch {
 	case r.Running:
 		cursor := r.StdoutBytes + r.StderrBytes
 		st.Cursor = &cursor
-		fmt.Fprintf(&b, "still running after %s: poll with get_output session_id=%s cursor=%d (stop: close_session)\n", roundDur(r.Duration), r.ID, cursor)
+		fmt.Fprintf(&b, "still running after %s: poll with get_output session_id=%s cursor=%d (stop: close_session)\n", roundDur(ms(r.DurationMS)), r.ID, cursor)
 	case r.TimedOut:
 		code := r.ExitCode
 		st.ExitCode = &code
-		fmt.Fprintf(&b, "timed out after %s; the process tree was killed (exit %d)\n", roundDur(r.Duration), r.ExitCode)
+		fmt.Fprintf(&b, "timed out after %s; the process tree was killed (exit %d)\n", roundDur(ms(r.DurationMS)), r.ExitCode)
 	default:
 		code := r.ExitCode
 		st.ExitCode = &code
-		fmt.Fprintf(&b, "exit %d in %s\n", r.ExitCode, roundDur(r.Duration))
+		fmt.Fprintf(&b, "exit %d in %s\n", r.ExitCode, roundDur(ms(r.DurationMS)))
 	}
 	if r.Stdout == "" && r.Stderr == "" {
 		b.WriteString("(no output)\n")
@@ -307,6 +307,9 @@ func writeStream(b *strings.Builder, name, text string, total int64) {
 }
 
 // roundDur prints durations the way a person reads them: 3ms, 1.2s, 2m5s.
+// ms converts the engine's millisecond counts.
+func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
+
 func roundDur(d time.Duration) string {
 	switch {
 	case d < time.Second:
@@ -425,9 +428,9 @@ func renderOutput(o terminal.Output) *Result {
 	var parts []string
 	switch {
 	case o.Result != nil && o.Result.TimedOut:
-		parts = append(parts, fmt.Sprintf("command timed out after %s; tree killed", roundDur(o.Result.Duration)))
+		parts = append(parts, fmt.Sprintf("command timed out after %s; tree killed", roundDur(ms(o.Result.DurationMS))))
 	case o.Result != nil:
-		parts = append(parts, fmt.Sprintf("command finished in %s", roundDur(o.Result.Duration)))
+		parts = append(parts, fmt.Sprintf("command finished in %s", roundDur(ms(o.Result.DurationMS))))
 	case o.Exited:
 		parts = append(parts, "ended")
 	case o.Finished:
@@ -442,7 +445,7 @@ func renderOutput(o terminal.Output) *Result {
 	case o.Matched:
 		parts = append(parts, fmt.Sprintf("wait_for matched %q", truncateRunes(o.Match, 80)))
 	case o.Reason == "timeout":
-		parts = append(parts, fmt.Sprintf("waited %s", roundDur(o.Waited)))
+		parts = append(parts, fmt.Sprintf("waited %s", roundDur(ms(o.WaitedMS))))
 	}
 	parts = append(parts, fmt.Sprintf("next cursor %d", o.NextCursor))
 	if o.HasMore {
@@ -523,7 +526,7 @@ func (t *terminalTool) list(ctx context.Context, c *Call, _ *listSessionsArgs) (
 		if in.PID > 0 && (in.State == terminal.StateRunning || in.State == terminal.StateStarting) {
 			fmt.Fprintf(&b, " pid %d", in.PID)
 		}
-		fmt.Fprintf(&b, " idle %s cwd %s", in.Idle, in.Cwd)
+		fmt.Fprintf(&b, " idle %s cwd %s", time.Duration(in.IdleSeconds)*time.Second, in.Cwd)
 		if in.LastCommand != "" {
 			fmt.Fprintf(&b, " last: %s", in.LastCommand)
 		}
@@ -532,7 +535,7 @@ func (t *terminalTool) list(ctx context.Context, c *Call, _ *listSessionsArgs) (
 		}
 		b.WriteByte('\n')
 		entries = append(entries, sessionEntry{ID: in.ID, Kind: in.Kind, State: in.State, PID: in.PID, Cwd: in.Cwd,
-			IdleSeconds: int64(in.Idle / time.Second), LastCommand: in.LastCommand, ExitCode: in.ExitCode})
+			IdleSeconds: in.IdleSeconds, LastCommand: in.LastCommand, ExitCode: in.ExitCode})
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Structured: map[string]any{"sessions": entries}}, nil
 }
