@@ -70,10 +70,31 @@ type persister struct {
 	st    *store.Store
 	mu    sync.Mutex
 	dirty map[*session]bool
+	// saving holds the sessions of the write in flight: until it commits they are in neither
+	// dirty nor the store, and load must still find them (a session closed a moment ago).
+	saving map[*session]bool
 }
 
 func newPersister(m *Manager) *persister {
-	return &persister{m: m, st: m.cfg.Store, dirty: map[*session]bool{}}
+	return &persister{m: m, st: m.cfg.Store, dirty: map[*session]bool{}, saving: map[*session]bool{}}
+}
+
+// pending returns the record of a session that is waiting to be written, if any.
+func (p *persister) pending(conv, id string) (record, bool) {
+	p.mu.Lock()
+	var found *session
+	for _, set := range []map[*session]bool{p.dirty, p.saving} {
+		for s := range set {
+			if s.conv == conv && s.id == id {
+				found = s
+			}
+		}
+	}
+	p.mu.Unlock()
+	if found == nil {
+		return record{}, false
+	}
+	return found.record(), true
 }
 
 // persistLater marks s for the next background write; safe to call with s.mu held.
@@ -104,6 +125,7 @@ func (p *persister) loop() {
 		var ss []*session
 		for s := range p.dirty {
 			ss = append(ss, s)
+			p.saving[s] = true
 		}
 		clear(p.dirty)
 		p.mu.Unlock()
@@ -113,6 +135,9 @@ func (p *persister) loop() {
 				slog.Warn("terminal: persisting session records failed", "err", err)
 			}
 			cancel()
+			p.mu.Lock()
+			clear(p.saving)
+			p.mu.Unlock()
 		}
 	}
 }
@@ -151,6 +176,9 @@ func (p *persister) load(ctx context.Context, conv, id string) (record, bool) {
 	if p.st == nil {
 		return record{}, false
 	}
+	if r, ok := p.pending(conv, id); ok {
+		return r, true
+	}
 	var r record
 	var ok bool
 	ctx, cancel := context.WithTimeout(ctx, storeReadTimeout)
@@ -184,6 +212,29 @@ func (p *persister) list(ctx context.Context, conv string) ([]record, error) {
 			return nil
 		})
 	})
+	// Sessions waiting to be written are newer than what the store holds.
+	p.mu.Lock()
+	var waiting []*session
+	for _, set := range []map[*session]bool{p.dirty, p.saving} {
+		for s := range set {
+			if s.conv == conv {
+				waiting = append(waiting, s)
+			}
+		}
+	}
+	p.mu.Unlock()
+	for _, s := range waiting {
+		r := s.record()
+		replaced := false
+		for i := range out {
+			if out[i].ID == r.ID {
+				out[i], replaced = r, true
+			}
+		}
+		if !replaced {
+			out = append(out, r)
+		}
+	}
 	return out, err
 }
 
