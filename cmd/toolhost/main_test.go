@@ -521,3 +521,62 @@ func TestTwoServersShareState(t *testing.T) {
 		}
 	}
 }
+
+// TestKilledServerLosesNoAcknowledgedTodo streams todo updates to a real `toolhost stdio`, kills it
+// with SIGKILL mid-stream, and reopens the state: every update the server acknowledged is there.
+func TestKilledServerLosesNoAcknowledgedTodo(t *testing.T) {
+	state, work := t.TempDir(), t.TempDir()
+	cmd := commandIn(t, state, work, "stdio", "--conversation", "crash")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var todos []map[string]any
+	for i := 1; i <= 40; i++ {
+		todos = append(todos, map[string]any{"id": i, "title": fmt.Sprintf("step %d", i), "status": "not-started"})
+	}
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "todo_operations", Arguments: map[string]any{"operation": "write", "todos": todos}}); err != nil || res.IsError {
+		t.Fatalf("write: %v %v", err, res)
+	}
+	acked := 0
+	killed := make(chan struct{})
+	for i := 1; i <= 40; i++ {
+		if i == 15 {
+			// Kill while the next update is in flight.
+			go func() { time.Sleep(time.Millisecond); cmd.Process.Kill(); close(killed) }()
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "todo_operations", Arguments: map[string]any{
+			"operation": "update", "updates": []map[string]any{{"id": i, "status": "completed"}}}})
+		if err != nil || res.IsError {
+			break
+		}
+		acked = i
+	}
+	<-killed
+	if acked < 14 {
+		t.Fatalf("only %d updates acknowledged before the kill", acked)
+	}
+	out, err := commandIn(t, state, work, "call", "todo_operations", `{"operation":"read","conversation_id":"crash"}`).Output()
+	if err != nil {
+		t.Fatalf("reopening the state after SIGKILL: %v %s", err, out)
+	}
+	var res struct {
+		StructuredContent struct {
+			Todos []struct {
+				ID     int    `json:"id"`
+				Status string `json:"status"`
+			} `json:"todos"`
+		} `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil {
+		t.Fatal(err)
+	}
+	for _, td := range res.StructuredContent.Todos {
+		if td.ID <= acked && td.Status != "completed" {
+			t.Errorf("acknowledged update of todo %d lost after SIGKILL (status %s)", td.ID, td.Status)
+		}
+	}
+	t.Logf("%d updates acknowledged before SIGKILL; all present after reopening", acked)
+}
