@@ -118,7 +118,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	if err != nil {
 		return nil, fmt.Errorf("memory.embedder: %w", err)
 	}
-	a.Memory = memory.New(a.Store, memory.Config{Embedder: embedder})
+	a.Memory = memory.New(a.Store, memory.Config{Embedder: embedder, Index: memory.IndexKind(cfg.Memory.Index)})
 	a.Reminders = reminders.New(a.Store, rcfg, a.Memory)
 	if rcfg.Enabled {
 		a.Env.AfterCall = append(a.Env.AfterCall, consolidated.ReminderHook(a.Reminders))

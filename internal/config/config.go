@@ -80,6 +80,9 @@ type Memory struct {
 	// Embedder is "builtin" (default: USE-Lite, offline), "lexical", "ollama:MODEL[@URL]" or
 	// "openai:MODEL[@URL]" (key from $OPENAI_API_KEY, or key_env=NAME after a comma).
 	Embedder string `toml:"embedder"`
+	// Index is "slab" (default: a brute-force scan over contiguous vectors, measured about 6x
+	// faster than chromem-go at 100,000 memories) or "chromem" (chromem-go collections).
+	Index string `toml:"index"`
 }
 
 // Terminal configures terminal_operations. Zero values mean the engine's defaults.
@@ -198,6 +201,9 @@ func (c *Config) validate() error {
 				return fmt.Errorf("config: profile %s: outside_reads must be allow or grant", name)
 			}
 		}
+	}
+	if v := c.Memory.Index; v != "" && v != "slab" && v != "chromem" {
+		return fmt.Errorf("config: memory.index must be slab or chromem")
 	}
 	if v := c.Guard.OutsideReads; v != "" && v != "allow" && v != "grant" {
 		return fmt.Errorf("config: guard.outside_reads must be allow or grant")
