@@ -1,10 +1,13 @@
 package terminal
 
 import (
+	"log/slog"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 	"toolhost/store"
 )
@@ -116,6 +119,34 @@ func resolveShell(configured string) (path string, bash bool) {
 		return p, false
 	}
 	return "/bin/sh", false
+}
+
+// defaultSignalPrefix returns a command prefix that restores default signal dispositions
+// in a child, needed when toolhost itself runs with signals ignored (started in the
+// background by a non-interactive shell, nohup, some launchers). Ignored dispositions are
+// inherited across exec, and bash passes them on to every program it runs, so ctrl-c would
+// never interrupt anything. Go offers no hook to reset them between fork and exec; GNU env
+// does it with --default-signal. nil when nothing is ignored or env cannot help.
+func defaultSignalPrefix() []string {
+	ignored := false
+	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGTERM,
+		syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE} {
+		if signal.Ignored(sig) {
+			ignored = true
+		}
+	}
+	if !ignored {
+		return nil
+	}
+	p, err := exec.LookPath("env")
+	if err == nil {
+		err = exec.Command(p, "--default-signal", "true").Run()
+	}
+	if err != nil {
+		slog.Warn("terminal: toolhost runs with ignored signals and env --default-signal is unavailable; ctrl-c may not interrupt programs in sessions", "err", err)
+		return nil
+	}
+	return []string{p, "--default-signal"}
 }
 
 // childEnv builds a child's environment: the server's own minus secrets, then the settings

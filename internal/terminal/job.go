@@ -126,7 +126,7 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration)
 		outW.Close()
 		return nil, fmt.Errorf("run command: %w", err)
 	}
-	cmd := exec.Command("/bin/sh", "-c", spec.Command)
+	cmd := m.command("/bin/sh", "-c", spec.Command)
 	cmd.Dir = spec.Cwd
 	cmd.Env = childEnv(m.cfg.ScrubEnv, "dumb", spec.Env, j.sel.marker)
 	cmd.Stdout, cmd.Stderr = outW, errW

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"sort"
@@ -19,11 +20,13 @@ import (
 
 // Manager owns every session and one-shot command of a toolhost process.
 type Manager struct {
-	cfg      Config
-	shell    string
-	bash     bool
-	rcDir    string
-	instance string
+	cfg   Config
+	shell string
+	bash  bool
+	// sigPrefix restores default signal dispositions in children (see defaultSignalPrefix).
+	sigPrefix []string
+	rcDir     string
+	instance  string
 
 	mu       sync.Mutex
 	sessions map[key]*session
@@ -48,6 +51,7 @@ func NewManager(cfg Config) (*Manager, error) {
 	cfg = cfg.withDefaults()
 	m := &Manager{cfg: cfg, sessions: map[key]*session{}, jobs: map[key]*job{}, stop: make(chan struct{})}
 	m.shell, m.bash = resolveShell(cfg.Shell)
+	m.sigPrefix = defaultSignalPrefix()
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	m.instance = strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
@@ -65,6 +69,15 @@ func NewManager(cfg Config) (*Manager, error) {
 	go m.idleLoop()
 	go m.persist.loop()
 	return m, nil
+}
+
+// command builds an exec.Cmd for name and args behind the signal-reset prefix.
+func (m *Manager) command(name string, args ...string) *exec.Cmd {
+	if len(m.sigPrefix) == 0 {
+		return exec.Command(name, args...)
+	}
+	all := append(append(append([]string{}, m.sigPrefix[1:]...), name), args...)
+	return exec.Command(m.sigPrefix[0], all...)
 }
 
 func (m *Manager) sessionEnv(s *session) []string {

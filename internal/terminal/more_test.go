@@ -3,8 +3,10 @@ package terminal
 import (
 	"context"
 	"errors"
+	"os/signal"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -236,5 +238,26 @@ func TestScreenFullScreenProgram(t *testing.T) {
 	screen, _ = m.Screen("c", "fs")
 	if strings.Contains(screen, "CENTERED-42") || !strings.Contains(screen, "exec sleep 100") {
 		t.Errorf("Screen() after leaving the alternate screen = %q, want the shell's main screen back", screen)
+	}
+}
+
+// TestCtrlCWhenServerIgnoresSIGINT: a server started in the background by a non-interactive
+// shell runs with SIGINT ignored; its sessions must still be interruptible.
+func TestCtrlCWhenServerIgnoresSIGINT(t *testing.T) {
+	signal.Ignore(syscall.SIGINT, syscall.SIGQUIT)
+	t.Cleanup(func() { signal.Reset(syscall.SIGINT, syscall.SIGQUIT) })
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "int")
+	ctx := context.Background()
+	out, err := m.Send(ctx, "c", "int", Input{Text: "sh -c 'echo up-$((1+1)); exec sleep 1007.5'", Wait: OutputQuery{WaitMS: testWait, WaitFor: "up-2"}})
+	if err != nil || !out.Matched {
+		t.Fatalf("Send() = %+v, %v", out, err)
+	}
+	out, err = m.Send(ctx, "c", "int", Input{Keys: []string{"ctrl-c"}, Wait: OutputQuery{WaitMS: testWait}})
+	for i := 0; i < 10 && err == nil && !out.Finished; i++ {
+		out, err = m.Output(ctx, "c", "int", OutputQuery{WaitMS: 2000})
+	}
+	if err != nil || !out.Finished || out.ExitCode == nil || *out.ExitCode != 130 {
+		t.Fatalf("ctrl-c with SIGINT ignored in the server: %+v, %v; want exit status 130", out.Reason, err)
 	}
 }

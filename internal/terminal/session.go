@@ -158,7 +158,7 @@ func (s *session) start() error {
 	} else {
 		args = []string{"-i"}
 	}
-	cmd := exec.Command(s.shell, args...)
+	cmd := s.m.command(s.shell, args...)
 	cmd.Dir = s.cwd
 	cmd.Env = s.m.sessionEnv(s)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
