@@ -479,9 +479,23 @@ func TestTerminalDevServerScenario(t *testing.T) {
 	h.waitOutput("dev", regexp.MustCompile(`GET /`), "")
 
 	// An interactive program: cat echoes a line back; ctrl-d ends it.
-	h.mustOp("send_input", map[string]any{"session_id": "tests", "text": "cat"})
-	h.mustOp("send_input", map[string]any{"session_id": "tests", "text": "hello-cat"})
-	h.waitOutput("tests", regexp.MustCompile(`hello-cat\r?\n(.|\n)*hello-cat`), "")
+	// send_input answers with output nobody has read yet, so the echo may arrive in its answer
+	// rather than in a later get_output: collect both.
+	echoed := regexp.MustCompile(`hello-cat\r?\n(.|\n)*hello-cat`)
+	var seen strings.Builder
+	for _, in := range []string{"cat", "hello-cat"} {
+		text, _ := h.mustOp("send_input", map[string]any{"session_id": "tests", "text": in})
+		_, body, _ := strings.Cut(text, "\n")
+		seen.WriteString(body)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !echoed.MatchString(seen.String()); {
+		if time.Now().After(deadline) {
+			t.Fatalf("cat never echoed hello-cat; got:\n%s", seen.String())
+		}
+		text, _ := h.mustOp("get_output", map[string]any{"session_id": "tests", "wait_ms": 2000, "wait_for": echoed.String()})
+		_, body, _ := strings.Cut(text, "\n")
+		seen.WriteString(body)
+	}
 	if _, st = h.mustOp("send_input", map[string]any{"session_id": "tests", "keys": []string{"ctrl-d"}, "wait_ms": 10000}); st["finished"] != true {
 		t.Errorf("ctrl-d did not end cat: %v", st)
 	}
