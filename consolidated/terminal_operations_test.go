@@ -202,7 +202,9 @@ func TestSessionLifecycle(t *testing.T) {
 	golden(t, "send_input.txt", statusLine(h.normalize(text)))
 
 	// get_output with wait_for: readiness of a slow starter in one call.
-	h.mustOp("send_input", map[string]any{"session_id": "dev", "text": "sleep 0.5; echo Listening on 8080; sleep 30"})
+	// One foreground job (sh execs sleep), so the ctrl-c below cannot fall between two jobs of
+	// a command list, where a real terminal loses it too.
+	h.mustOp("send_input", map[string]any{"session_id": "dev", "text": "sh -c 'sleep 0.5; echo Listening on 8080; exec sleep 30'"})
 	text, st = h.mustOp("get_output", map[string]any{"session_id": "dev", "wait_for": "Listening on \\d+", "wait_ms": 15000})
 	if st["matched"] != true || !strings.Contains(text, "Listening on 8080") || st["running"] != true {
 		t.Errorf("get_output wait_for = %q (%v), want matched while running", text, st)
@@ -221,7 +223,7 @@ func TestSessionLifecycle(t *testing.T) {
 	}
 
 	text, _ = h.mustOp("list_sessions", nil)
-	if !strings.Contains(text, "dev session running") || !strings.Contains(text, "last: sleep 0.5") {
+	if !strings.Contains(text, "dev session running") || !strings.Contains(text, "last: sh -c 'sleep 0.5") {
 		t.Errorf("list_sessions = %q, want dev running with its last command", text)
 	}
 	golden(t, "list_sessions.txt", h.normalize(text)+"\n")

@@ -217,8 +217,9 @@ func TestScreenFullScreenProgram(t *testing.T) {
 	m := newTestManager(t, Config{})
 	createSession(t, m, "c", "fs")
 	ctx := context.Background()
-	// Enter the alternate screen, draw at fixed positions, wait; leave it on exit.
-	prog := `sh -c 'printf "\033[?1049h\033[2J\033[H"; printf "\033[5;10HCENTERED-$((6*7))"; printf "\033[1;1HTOP"; exec sleep 100'`
+	// Enter the alternate screen, draw at fixed positions, wait; leave it on exit. CENTERED is
+	// drawn last because the test waits for it before reading the screen.
+	prog := `sh -c 'printf "\033[?1049h\033[2J\033[H"; printf "\033[1;1HTOP"; printf "\033[5;10HCENTERED-$((6*7))"; exec sleep 100'`
 	if out, err := m.Send(ctx, "c", "fs", Input{Text: prog, Wait: OutputQuery{WaitMS: testWait, WaitFor: "CENTERED-42"}}); err != nil || !out.Matched {
 		t.Fatalf("Send() = %+v, %v", out, err)
 	}
