@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"sync"
 	"time"
 
 	"toolhost/store"
@@ -218,6 +219,40 @@ func (g *Grants) find(tx *store.Tx, r *Request, canonical, anchor string) (best 
 	return best, found, stale, err
 }
 
+// useBatchKey marks a context in which limited grants are consumed at most once.
+type useBatchKey struct{}
+
+// useBatch remembers the limited grants consumed under one context.
+type useBatch struct {
+	mu   sync.Mutex
+	used []Grant
+}
+
+// WithUseBatch returns a context in which each limited grant (one-time, or a few uses) is consumed
+// at most once, however many paths are checked under it. The MCP layer wraps each tool call in
+// one, so a call that touches several paths under a one-time grant — a rename, a patch of two
+// files — uses the grant once, as the user meant when granting "once".
+func WithUseBatch(ctx context.Context) context.Context {
+	return context.WithValue(ctx, useBatchKey{}, &useBatch{})
+}
+
+func (b *useBatch) match(g *Grants, r *Request, canonical, anchor string) (Grant, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for i := range b.used {
+		if !g.clock.passed(b.used[i].Expires) && b.used[i].matches(r, canonical, anchor) {
+			return b.used[i], true
+		}
+	}
+	return Grant{}, false
+}
+
+func (b *useBatch) add(gr Grant) {
+	b.mu.Lock()
+	b.used = append(b.used, gr)
+	b.mu.Unlock()
+}
+
 // use finds a grant covering r on canonical (naming anchor, when anchor is not empty) and consumes
 // one use of it. A read-only transaction answers the common cases; consumption and pruning happen in
 // one read-write transaction that re-checks everything, so a one-time grant used by many goroutines
@@ -231,9 +266,15 @@ func (g *Grants) use(ctx context.Context, r *Request, canonical, anchor string) 
 	if g.st == nil {
 		return Grant{}, false, nil
 	}
+	batch, _ := ctx.Value(useBatchKey{}).(*useBatch)
+	if batch != nil {
+		if gr, ok := batch.match(g, r, canonical, anchor); ok {
+			return gr, true, nil
+		}
+	}
 	var (
-		best         Grant
-		found, stale bool
+		best                   Grant
+		found, stale, consumed bool
 	)
 	err := g.st.View(ctx, func(tx *store.Tx) error {
 		var err error
@@ -251,10 +292,12 @@ func (g *Grants) use(ctx context.Context, r *Request, canonical, anchor string) 
 			return err
 		}
 		var err error
+		consumed = false
 		best, found, _, err = g.find(tx, r, canonical, anchor)
 		if err != nil || !found || best.Uses == 0 {
 			return err
 		}
+		consumed = true
 		best.Uses--
 		if best.Uses == 0 {
 			// Used up: remove it. The returned copy keeps Uses 0 but found=true for this one use.
@@ -264,6 +307,9 @@ func (g *Grants) use(ctx context.Context, r *Request, canonical, anchor string) 
 	})
 	if err != nil {
 		return Grant{}, false, fmt.Errorf("use grant: %w", err)
+	}
+	if consumed && batch != nil {
+		batch.add(best)
 	}
 	return best, found, nil
 }

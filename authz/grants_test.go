@@ -142,6 +142,25 @@ func TestMultiUseGrant(t *testing.T) {
 	}
 }
 
+// TestOneTimeGrantOncePerCall: under WithUseBatch (one tool call) a one-time directory grant
+// covers every path the call touches; the next call finds it used up.
+func TestOneTimeGrantOncePerCall(t *testing.T) {
+	f := newFixture(t, nil)
+	f.grant(t, GrantSpec{Access: "file_operations:write", Path: f.out + "/dir", Recursive: true, Once: true})
+	call := WithUseBatch(context.Background())
+	for _, p := range []string{"/dir/a.txt", "/dir/b.txt", "/dir/a.txt"} {
+		if _, err := f.g.Check(call, req(ClassWrite, "rename_file", f.out+p)); err != nil {
+			t.Errorf("Check(%s) within one call = %v, want allowed by the one-time grant", p, err)
+		}
+	}
+	if _, err := f.g.Check(call, req(ClassWrite, "rename_file", f.out+"/other.txt")); err == nil {
+		t.Error("the batch allowed a path outside the grant")
+	}
+	if _, err := f.g.Check(WithUseBatch(context.Background()), req(ClassWrite, "rename_file", f.out+"/dir/a.txt")); err == nil {
+		t.Error("a second call used a one-time grant again")
+	}
+}
+
 func TestGrantScope(t *testing.T) {
 	f := newFixture(t, nil)
 	f.grant(t, GrantSpec{Access: "file_operations:write", Path: f.out + "/dir", Recursive: true})

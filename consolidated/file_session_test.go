@@ -313,3 +313,28 @@ func TestFileToolTokenBudget(t *testing.T) {
 	pretty, _ := json.MarshalIndent(tools[0], "", "  ")
 	fileGolden(t, "tool.json", string(pretty)+"\n")
 }
+
+// TestFileOneTimeGrantCoversOneCall: a rename checks two paths, yet a one-time grant on their
+// directory is one use for the whole call; the next call needs a new grant.
+func TestFileOneTimeGrantCoversOneCall(t *testing.T) {
+	h := newFileHarness(t, 0)
+	outside, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(outside, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.guard.CreateGrant(context.Background(), authz.GrantSpec{Conversation: testConversation, Access: "file_operations:write",
+		Path: outside, Recursive: true, Once: true, By: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	h.mustOp("rename_file", map[string]any{"path": filepath.Join(outside, "a.txt"), "new_path": filepath.Join(outside, "b.txt")})
+	if _, err := os.Stat(filepath.Join(outside, "b.txt")); err != nil {
+		t.Fatalf("rename under a one-time grant did not happen: %v", err)
+	}
+	got, isErr := h.op("delete_file", map[string]any{"path": filepath.Join(outside, "b.txt")})
+	if !isErr || !strings.Contains(got, "outside_workdir") {
+		t.Errorf("a second call under a used one-time grant = %q (isError %v), want outside_workdir", got, isErr)
+	}
+}

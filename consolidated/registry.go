@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
 )
 
 // Env carries what handlers share: configuration and the engines they call. It is built once by
@@ -285,8 +287,11 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 
 // invoke runs the handler in its own goroutine so that a handler that ignores its context cannot
 // hold the call past its deadline, and so that a panic becomes an error result.
+//
+// A call is one use of a limited grant, however many paths it checks (a rename, a patch of two
+// files), as the user meant when granting "once".
 func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) (*Result, error) {
-	ctx, cancel := context.WithTimeout(ctx, op.timeout())
+	ctx, cancel := context.WithTimeout(authz.WithUseBatch(ctx), op.timeout())
 	defer cancel()
 	type outcome struct {
 		res *Result
