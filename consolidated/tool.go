@@ -111,15 +111,6 @@ func (t *Tool) operation(name string) (Operation, bool) {
 	return Operation{}, false
 }
 
-// opNames lists the operation names in table order.
-func (t *Tool) opNames() []string {
-	names := make([]string, len(t.Operations))
-	for i, op := range t.Operations {
-		names[i] = op.Name
-	}
-	return names
-}
-
 // validate panics on a table that would produce an ambiguous surface: duplicate operations, or one
 // parameter name declared with two different types.
 func (t *Tool) validate() {
