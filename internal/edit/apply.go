@@ -85,9 +85,12 @@ func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 			}
 			matchedFile = d.lines[at : at+len(oldSide)]
 		}
-		// Build the replacement, keeping the file's text for context lines.
+		// Build the replacement, keeping the file's text for context lines
+		// and giving added lines the file's indentation where the hunk's
+		// old lines were placed ignoring it.
+		added := reindentAdded(oldSide, matchedFile, h.Lines)
 		repl := make([]string, 0, len(newSide))
-		oi := 0
+		oi, ai := 0, 0
 		for _, l := range h.Lines {
 			switch l.Kind {
 			case ' ':
@@ -96,7 +99,8 @@ func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 			case '-':
 				oi++
 			case '+':
-				repl = append(repl, l.Text)
+				repl = append(repl, added[ai])
+				ai++
 			}
 		}
 		end := at + len(oldSide)
@@ -110,6 +114,43 @@ func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 		delta += len(repl) - len(oldSide)
 	}
 	return d.bytes(), nil
+}
+
+// reindentAdded returns the text of the hunk's added lines, re-indented
+// like the file when the old lines matched only with other indentation
+// (spaces for tabs, say), as replace_string does: otherwise a hunk placed
+// tolerantly would write lines indented unlike their neighbours.
+func reindentAdded(oldSide, matched []string, lines []HunkLine) []string {
+	var added []string
+	for _, l := range lines {
+		if l.Kind == '+' {
+			added = append(added, l.Text)
+		}
+	}
+	differs := false
+	hunkInd, fileInd := map[string]bool{}, map[string]bool{}
+	for i := range min(len(oldSide), len(matched)) {
+		if strings.TrimSpace(oldSide[i]) == "" {
+			continue
+		}
+		hunkInd[leadingWS(oldSide[i])], fileInd[leadingWS(matched[i])] = true, true
+		differs = differs || leadingWS(oldSide[i]) != leadingWS(matched[i])
+	}
+	if !differs || len(added) == 0 {
+		return added
+	}
+	out := strings.Split(reindent(strings.Join(oldSide, "\n"), strings.Join(matched, "\n"), strings.Join(added, "\n"), true), "\n")
+	if len(out) != len(added) {
+		return added
+	}
+	for i, l := range added {
+		// An added line already indented like the file, where the old
+		// lines drifted, is kept as written.
+		if ind := leadingWS(l); !hunkInd[ind] && fileInd[ind] {
+			out[i] = l
+		}
+	}
+	return out
 }
 
 // lineLevels are the tolerances tried, in order, to place a hunk.

@@ -134,6 +134,7 @@ func TestApplyPatch(t *testing.T) {
 		"nonl.txt": "p\nq",
 		"bom.txt":  "\uFEFFone\r\ntwo  \r\nthree\r\n",
 		"py.py":    "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 1\n",
+		"tab.go":   "func f() {\n\tif x {\n\t\treturn\n\t}\n}\n",
 	}
 	tests := []struct {
 		name    string
@@ -167,6 +168,16 @@ func TestApplyPatch(t *testing.T) {
 			name:  "unified new file and delete",
 			patch: "--- /dev/null\n+++ b/new/n.txt\n@@ -0,0 +1,2 @@\n+n1\n+n2\n--- a/b.txt\n+++ /dev/null\n@@ -1,3 +0,0 @@\n-alpha\n-beta\n-gamma\n",
 			want:  map[string]string{"new/": "", "new/n.txt": "n1\nn2\n", "b.txt": "<gone>"},
+		},
+		{
+			name:  "hunk with spaces for tabs adds lines indented like the file",
+			patch: "--- a/tab.go\n+++ b/tab.go\n@@ -1,4 +1,5 @@\n func f() {\n-    if x {\n+    // y\n+    if y {\n         return\n+        // z\n     }\n",
+			want:  map[string]string{"tab.go": "func f() {\n\t// y\n\tif y {\n\t\treturn\n\t\t// z\n\t}\n}\n"},
+		},
+		{
+			name:  "envelope hunk with two-space indentation follows the file's four",
+			patch: "*** Begin Patch\n*** Update File: py.py\n@@ def g(self):\n-  return 1\n+  x = 2\n+  return x\n*** End Patch\n",
+			want:  map[string]string{"py.py": "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        x = 2\n        return x\n"},
 		},
 		{
 			name:    "hunk that does not apply writes nothing",
