@@ -3,6 +3,7 @@ package consolidated
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -379,7 +380,13 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 		IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored,
 	})
 	if err != nil {
-		return nil, f.searchError(t, a.Path, err)
+		err = f.searchError(t, a.Path, err)
+		// Models often grep for code like "func (" or "a[i]" as if it were text.
+		var te *ToolError
+		if errors.As(err, &te) && te.Code == "invalid_pattern" && !a.Literal && strings.HasPrefix(te.Message, "pattern ") {
+			te.Next = `escape regex metacharacters with \ (\( \[ \.), or set literal true to search the text as written`
+		}
+		return nil, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d matching line(s) in %d file(s) (%d searched)", r.TotalMatches, r.FilesMatched, r.FilesSearched)

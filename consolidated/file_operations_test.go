@@ -174,8 +174,8 @@ func TestFileReadOperations(t *testing.T) {
 			want: []string{"first 1 shown"}},
 		{name: "grep query alias", op: "grep_search", args: map[string]any{"query": "Add adds"},
 			want: []string{"pkg/util.go\n3:// Add adds."}},
-		{name: "grep bad regex", op: "grep_search", args: map[string]any{"pattern": "(unclosed"}, wantErr: true,
-			want: []string{"error invalid_pattern"}},
+		{name: "grep bad regex", op: "grep_search", args: map[string]any{"pattern": "func (", "include": "*.go"}, wantErr: true,
+			want: []string{"error invalid_pattern", "missing closing )", "set literal true"}, absent: []string{"(?m)"}},
 		{name: "grep absolute base", op: "grep_search", args: map[string]any{"pattern": "Add", "path": "ABS:pkg"},
 			want: []string{"pkg/util.go\n3:// Add adds."}},
 	})

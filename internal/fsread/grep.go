@@ -167,6 +167,12 @@ func newMatcher(o GrepOptions) (*matcher, error) {
 	expr = "(?m)" + expr
 	re, err := regexp.Compile(expr)
 	if err != nil {
+		// Say what is wrong in the model's own pattern, not in the flags
+		// prepended to it here.
+		var se *syntax.Error
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("pattern %q: %w: %s", o.Pattern, ErrBadPattern, se.Code)
+		}
 		return nil, fmt.Errorf("pattern %q: %w: %v", o.Pattern, ErrBadPattern, err)
 	}
 	m := &matcher{re: re}
