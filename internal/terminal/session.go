@@ -172,7 +172,10 @@ func (s *session) start() error {
 	tty.Close()
 	// The master from pty.Open is blocking: a read on it cannot be interrupted. A
 	// non-blocking duplicate goes through the runtime poller, so Close ends a pending Read.
-	nfd, err := unix.Dup(int(ptmx.Fd()))
+	// It must be close-on-exec: a child started later (a run_command, another conversation's
+	// shell) that inherited the master could type into this session and would keep the PTY
+	// from hanging up its shell when toolhost dies.
+	nfd, err := unix.FcntlInt(ptmx.Fd(), unix.F_DUPFD_CLOEXEC, 0)
 	ptmx.Close()
 	if err == nil {
 		err = unix.SetNonblock(nfd, true)

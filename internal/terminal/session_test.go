@@ -378,3 +378,23 @@ func TestResize(t *testing.T) {
 		t.Errorf("Resize(0, 30) = %v, want ErrInvalid", err)
 	}
 }
+
+// TestChildrenDoNotInheritPTYMaster guards conversation isolation and hang-up: a command or
+// shell started after a session exists must not hold that session's PTY master open.
+func TestChildrenDoNotInheritPTYMaster(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "a", "first")
+	listFDs := `for f in /proc/$$/fd/*; do readlink "$f"; done`
+	r, err := m.Run(context.Background(), "b", RunSpec{Command: listFDs, Cwd: t.TempDir(), Yield: 20 * time.Second})
+	if err != nil {
+		t.Fatalf("Run(%q) = %v", listFDs, err)
+	}
+	if strings.Contains(r.Stdout, "ptmx") {
+		t.Errorf("Run(%q).Stdout = %q, want no /dev/ptmx among a command's descriptors", listFDs, r.Stdout)
+	}
+	createSession(t, m, "b", "second")
+	text, _ := runIn(t, m, "b", "second", listFDs)
+	if strings.Contains(text, "ptmx") {
+		t.Errorf("second session's descriptors = %q, want no /dev/ptmx", text)
+	}
+}
