@@ -240,6 +240,8 @@ func TestFileWriteOperations(t *testing.T) {
 			want: []string{"notes.txt: inserted before line 2", "+one and a half"}, check: wantFileContent("notes.txt", "one\none and a half\ntwo\nthree\nfour\nfive\n")},
 		{name: "insert after pattern", op: "insert_edit", args: map[string]any{"path": "notes.txt", "after_pattern": "thr", "content": "3.5\n"},
 			check: wantFileContent("notes.txt", "one\ntwo\nthree\n3.5\nfour\nfive\n")},
+		{name: "insert after ambiguous pattern", op: "insert_edit", args: map[string]any{"path": "notes.txt", "after_pattern": "o", "content": "x\n"}, wantErr: true,
+			want: []string{"error ambiguous", "matches 3 lines (1, 2, 4)", "parameter: after_pattern"}, check: wantFileContent("notes.txt", fileTree["notes.txt"])},
 		{name: "insert before pattern", op: "insert_edit", args: map[string]any{"path": "notes.txt", "before": "one", "content": "zero"},
 			check: wantFileContent("notes.txt", "zero\none\ntwo\nthree\nfour\nfive\n")},
 		{name: "insert replace range", op: "insert_edit", args: map[string]any{"path": "notes.txt", "start_line": 2, "end_line": 4, "content": "middle"},

@@ -377,6 +377,7 @@ func TestInsertLines(t *testing.T) {
 		{"line out of range", "a\n", LineEdit{Line: 5, Text: "x"}, "", 0, ErrInvalidArgument},
 		{"two modes", "a\n", LineEdit{Line: 1, AfterPattern: "a", Text: "x"}, "", 0, ErrInvalidArgument},
 		{"pattern not found", "a\n", LineEdit{AfterPattern: "zz", Text: "x"}, "", 0, ErrNotFound},
+		{"pattern on several lines", "a1\nb\na2\n", LineEdit{AfterPattern: "a", Text: "x"}, "", 0, ErrAmbiguous},
 		{"bad regexp", "a\n", LineEdit{AfterPattern: "(", Regexp: true, Text: "x"}, "", 0, ErrInvalidArgument},
 		{"empty insert", "a\n", LineEdit{Line: 1}, "", 0, ErrInvalidArgument},
 		{"bad range", "a\n", LineEdit{StartLine: 2, EndLine: 1}, "", 0, ErrInvalidArgument},

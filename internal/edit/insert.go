@@ -3,6 +3,7 @@ package edit
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -14,9 +15,9 @@ type LineEdit struct {
 	// Line inserts Text before this 1-based line, so Text starts at line
 	// Line; number of lines + 1 appends.
 	Line int
-	// AfterPattern / BeforePattern insert after / before the first line
+	// AfterPattern / BeforePattern insert after / before the one line
 	// containing the pattern (a substring, or a regular expression when
-	// Regexp is set).
+	// Regexp is set); a pattern on several lines is refused as ambiguous.
 	AfterPattern  string
 	BeforePattern string
 	Regexp        bool
@@ -80,10 +81,27 @@ func findLine(lines []string, pat string, isRegexp bool) (int, error) {
 		}
 		match = re.MatchString
 	}
+	var hits []int
 	for i, l := range lines {
 		if match(l) {
-			return i, nil
+			hits = append(hits, i)
 		}
 	}
-	return 0, fmt.Errorf("%w: no line matches pattern %q", ErrNotFound, pat)
+	switch len(hits) {
+	case 0:
+		return 0, fmt.Errorf("%w: no line matches pattern %q", ErrNotFound, pat)
+	case 1:
+		return hits[0], nil
+	}
+	// Taking the first of several would put the text somewhere the model
+	// may not have meant, as silently as replace_string refuses to.
+	var nums []string
+	for i, h := range hits {
+		if i == 10 {
+			nums = append(nums, "...")
+			break
+		}
+		nums = append(nums, strconv.Itoa(h+1))
+	}
+	return 0, fmt.Errorf("%w: pattern %q matches %d lines (%s); copy more of the line to make it unique, or give line", ErrAmbiguous, pat, len(hits), strings.Join(nums, ", "))
 }
