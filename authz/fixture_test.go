@@ -196,3 +196,9 @@ func (f *fixture) populate(t testing.TB) {
 func req(class Class, op, path string) Request {
 	return Request{Conversation: "c1", Tool: "file_operations", Operation: op, Class: class, Path: path}
 }
+
+// namesOnly marks r as a read of names below a directory, not of contents.
+func namesOnly(r Request) Request {
+	r.NamesOnly = true
+	return r
+}

@@ -70,6 +70,16 @@ type Request struct {
 	// removed or moved), the working directory itself is refused, and everything inside .git and
 	// every ancestor of a protected path is protected. Check a rename twice: source and destination.
 	Delete, Rename bool
+	// NamesOnly says a read of a directory returns names and metadata below it, never file
+	// contents (a listing, a glob). Without it a directory read is taken to read the contents of
+	// everything below (a grep), so a directory holding a protected or secret path needs a grant
+	// naming it. file_operations' list_dir and file_search are names-only whether or not it is set.
+	NamesOnly bool
+}
+
+// namesOnly reports whether r reads names below a directory rather than contents.
+func (r *Request) namesOnly() bool {
+	return r.NamesOnly || r.Tool == "file_operations" && (r.Operation == "list_dir" || r.Operation == "file_search")
 }
 
 // Decision is an allowed operation.
@@ -375,6 +385,18 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 	} else if a, ok := g.secretAnchor(c, inside); ok {
 		anchor, code = a, CodeSecretPath
 		msg = fmt.Sprintf("%s holds credentials; only a grant naming it allows this", shorten(a))
+	} else if a, what, ok := g.containedAnchor(c, r.Class, res.exists && ft == unix.S_IFDIR && !delRename && !r.namesOnly()); ok {
+		// A search or listing of a directory reads everything below it, so a directory that
+		// holds a protected or secret path needs a grant naming the directory (or the path).
+		anchor, code = c, CodeProtectedPath
+		if what == "" {
+			code, what = CodeSecretPath, "credentials"
+		}
+		held := "contains " + shorten(a)
+		if a == c {
+			held = "is"
+		}
+		msg = fmt.Sprintf("%s %s (%s), which a search there would read; search a directory that does not hold it, or only a grant naming it allows this", shorten(c), held, what)
 	} else if write && res.exists && ft == unix.S_IFREG && res.st.Nlink > 1 {
 		anchor, code = c, CodeHardLink
 		msg = fmt.Sprintf("%s has %d hard links, so changing it changes other files too; only a grant naming it allows this", shorten(c), res.st.Nlink)
@@ -436,6 +458,31 @@ func (g *Guard) protectedAnchor(c string, inside, write, delRename bool) (string
 		}
 	}
 	return "", false
+}
+
+// containedAnchor returns a protected or secret path strictly inside the directory c when r reads
+// the contents below c (dir reports that c is an existing directory and the request reads
+// contents, not names): a walk such as grep_search reads every file below its root, so the check
+// on the root alone would let it read what a direct read is refused. what describes a protected path and is
+// empty for a secret one. Repository internals count when c is a .git directory or inside one.
+func (g *Guard) containedAnchor(c string, class Class, dir bool) (anchor, what string, ok bool) {
+	if class != ClassRead || !dir {
+		return "", "", false
+	}
+	if a, ok := gitDirRead(c); ok {
+		return a, "repository internals (.git config and hooks)", true
+	}
+	for _, r := range g.protected {
+		if a, ok := r.below(c); ok {
+			return a, "toolhost's own configuration or state", true
+		}
+	}
+	for _, r := range g.secrets {
+		if a, ok := r.below(c); ok {
+			return a, "", true
+		}
+	}
+	return "", "", false
 }
 
 // secretAnchor returns the secret path c falls under.

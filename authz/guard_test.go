@@ -44,6 +44,20 @@ func TestCheckTable(t *testing.T) {
 		{"relative file", req(ClassRead, "read_file", "file.txt"), outcome{inside, wd + "/file.txt"}},
 		{"empty path is the workdir", req(ClassRead, "list_dir", ""), outcome{inside, wd}},
 		{"dot", req(ClassRead, "list_dir", "."), outcome{inside, wd}},
+		{"glob of workdir holding the config file", req(ClassRead, "file_search", "."), outcome{inside, wd}},
+		{"names-only read of another tool", namesOnly(Request{Tool: "memory_operations", Operation: "import_document", Class: ClassRead, Path: "."}), outcome{inside, wd}},
+		{"contents read of another tool", Request{Tool: "memory_operations", Operation: "import_document", Class: ClassRead, Path: "."}, outcome{CodeProtectedPath, wd}},
+		// The fixture's config file is inside the working directory: a walk of it would read it.
+		{"walk of workdir holding the config file", req(ClassRead, "grep_search", "."), outcome{CodeProtectedPath, wd}},
+		{"walk of a subdirectory", req(ClassRead, "grep_search", "sub"), outcome{inside, wd + "/sub"}},
+		{"walk of .git", req(ClassRead, "grep_search", ".git"), outcome{CodeProtectedPath, wd + "/.git"}},
+		{"walk inside .git", req(ClassRead, "grep_search", ".git/objects"), outcome{CodeProtectedPath, wd + "/.git/objects"}},
+		{"listing of .git", req(ClassRead, "list_dir", ".git"), outcome{inside, wd + "/.git"}},
+		{"walk of home holding .ssh and the token", req(ClassRead, "grep_search", f.home), outcome{CodeProtectedPath, f.home}},
+		{"walk of an ancestor of the state dir", req(ClassRead, "grep_search", f.base), outcome{CodeProtectedPath, f.base}},
+		{"walk of an ancestor through a symlink", req(ClassRead, "grep_search", "link_out_dir/.."), outcome{byRead, out}},
+		{"walk of /proc/1 holding environ", req(ClassRead, "grep_search", "/proc/1"), outcome{CodeSecretPath, "/proc/1"}},
+		{"walk of a plain outside dir", req(ClassRead, "grep_search", out+"/dir"), outcome{byRead, out + "/dir"}},
 		{"absolute inside", req(ClassWrite, "create_file", wd+"/sub/new.txt"), outcome{inside, wd + "/sub/new.txt"}},
 		{"absolute inside doubled slashes", req(ClassWrite, "create_file", wd+"//sub///new.txt/"), outcome{inside, wd + "/sub/new.txt"}},
 		{"absolute outside read", req(ClassRead, "read_file", out+"/secret.txt"), outcome{byRead, out + "/secret.txt"}},
@@ -573,4 +587,32 @@ func TestAuditBatchSink(t *testing.T) {
 		}
 	}
 	t.Logf("%d records in %d batches", n, len(sink.batches))
+}
+
+// TestWalkOfDirectoryHoldingSecrets: a grep or glob of a directory reads everything below it, so
+// the check on its root must not let it read a protected or secret path a direct read is refused;
+// only a grant naming the directory (which the user sees) opens it.
+func TestWalkOfDirectoryHoldingSecrets(t *testing.T) {
+	f := newFixture(t, nil)
+	f.populate(t)
+	walk := req(ClassRead, "grep_search", f.home)
+	tests := []struct {
+		name  string
+		grant *GrantSpec
+		want  string
+	}{
+		{"no grant", nil, CodeProtectedPath},
+		{"grant on a directory inside does not cover the root", &GrantSpec{Access: "file_operations:read", Path: f.home + "/.sshx", Recursive: true}, CodeProtectedPath},
+		{"read grant naming the directory", &GrantSpec{Access: "file_operations:read", Path: f.home, Recursive: true}, string(AllowedByGrant)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.grant != nil {
+				f.grant(t, *tt.grant)
+			}
+			if got := f.kind(t, walk); got != tt.want {
+				t.Errorf("Check(walk %s) = %s, want %s", f.home, got, tt.want)
+			}
+		})
+	}
 }

@@ -79,6 +79,44 @@ func (r pathRule) match(p string) (string, bool) {
 	return "", false
 }
 
+// below reports whether the rule can match something strictly inside directory dir, and returns
+// the rule (or, for a glob, its pattern) to name in a message.
+func (r pathRule) below(dir string) (string, bool) {
+	if !r.glob {
+		return r.path, r.path != dir && within(r.path, dir)
+	}
+	// A pattern with more components than dir matches below it when its leading components
+	// match dir.
+	if dir == "/" {
+		return r.path, true
+	}
+	m := strings.Count(dir, "/")
+	if strings.Count(r.path, "/") <= m {
+		return "", false
+	}
+	pre := r.path
+	for strings.Count(pre, "/") > m {
+		pre = parentDir(pre)
+	}
+	if ok, _ := path.Match(pre, dir); ok {
+		return r.path, true
+	}
+	return "", false
+}
+
+// gitDirRead reports whether reading directory p reads repository internals: p is a .git
+// directory or inside one (its config and hooks are then below p). A read of the repository's
+// own directory is not refused, since nearly every working directory holds a .git; walkers skip
+// hidden entries unless asked.
+func gitDirRead(p string) (string, bool) {
+	for i := 0; i+5 <= len(p); i++ {
+		if p[i] == '/' && strings.EqualFold(p[i+1:i+5], ".git") && (i+5 == len(p) || p[i+5] == '/') {
+			return p[:i+5], true
+		}
+	}
+	return "", false
+}
+
 // staticPrefix is the part of a rule before its first wildcard, used to skip rules that cannot
 // apply inside the working directory.
 func (r pathRule) staticPrefix() string {
