@@ -231,7 +231,7 @@ func (f *fileTool) readError(t *authz.Target, given string, r fsread.ReadResult,
 		return &ToolError{Code: "too_large", Param: "start_line", Message: err.Error(),
 			Next: "read a byte range with encoding base64 or hex and offset/limit"}
 	case errors.Is(err, fsread.ErrInvalidOptions):
-		return &ToolError{Code: "invalid_value", Message: err.Error()}
+		return &ToolError{Code: "invalid_value", Message: strings.TrimSuffix(err.Error(), ": "+fsread.ErrInvalidOptions.Error())}
 	}
 	return f.fsError(name, given, err)
 }
@@ -245,7 +245,7 @@ func (f *fileTool) searchError(t *authz.Target, given string, err error) error {
 	case errors.Is(err, fsread.ErrBadPattern):
 		return &ToolError{Code: "invalid_pattern", Param: "pattern", Message: err.Error()}
 	case errors.Is(err, fsread.ErrInvalidOptions):
-		return &ToolError{Code: "invalid_value", Message: err.Error()}
+		return &ToolError{Code: "invalid_value", Message: strings.TrimSuffix(err.Error(), ": "+fsread.ErrInvalidOptions.Error())}
 	}
 	return f.fsError(name, given, err)
 }
@@ -318,7 +318,8 @@ func (f *fileTool) editError(name, param string, err error) error {
 	case errors.Is(err, edit.ErrInvalidPath):
 		return &ToolError{Code: "invalid_path", Param: param, Message: msg}
 	case errors.Is(err, edit.ErrInvalidArgument):
-		return &ToolError{Code: "invalid_value", Param: param, Message: msg}
+		// The sentinel's own text only repeats the code.
+		return &ToolError{Code: "invalid_value", Param: param, Message: strings.TrimPrefix(msg, edit.ErrInvalidArgument.Error()+": ")}
 	case errors.Is(err, edit.ErrNoop):
 		return &ToolError{Code: "no_change", Param: param, Message: msg, Next: "the file already has this content"}
 	case errors.Is(err, edit.ErrTooLarge):

@@ -2,6 +2,7 @@ package consolidated
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path"
 	"strings"
@@ -208,6 +209,13 @@ func (f *fileTool) renameFile(ctx context.Context, c *Call, a *fileRenameArgs) (
 			Next:    "create the file at the destination (create_file), then delete the source"}
 	}
 	res, err := edit.RenameFile(ctx, src.Root, src.Rel, dst.Rel, a.Overwrite)
+	if errors.Is(err, edit.ErrExists) {
+		te := &ToolError{Code: "exists", Param: "new_path", Message: strings.Replace(err.Error(), dst.Rel, f.display(dst, dst.Rel), 1)}
+		if !a.Overwrite {
+			te.Next = "set overwrite true to replace a file there"
+		}
+		return nil, te
+	}
 	if err != nil {
 		return nil, f.suggest(ctx, c, f.editError(f.display(src, src.Rel), "path", err), a.Path)
 	}
