@@ -65,9 +65,22 @@ func NewManager(cfg Config) (*Manager, error) {
 		return nil, fmt.Errorf("terminal rc file: %w", err)
 	}
 	m.persist = newPersister(m)
-	m.bg.Add(2)
+	m.bg.Add(3)
 	go m.idleLoop()
 	go m.persist.loop()
+	go func() {
+		defer m.bg.Done()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-m.stop:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		sweepOrphans(ctx, m.instance, cfg.CloseGrace)
+	}()
 	return m, nil
 }
 

@@ -3,7 +3,10 @@ package terminal
 import (
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -260,5 +263,32 @@ func TestCtrlCWhenServerIgnoresSIGINT(t *testing.T) {
 	}
 	if err != nil || !out.Finished || out.ExitCode == nil || *out.ExitCode != 130 {
 		t.Fatalf("ctrl-c with SIGINT ignored in the server: %+v, %v; want exit status 130", out.Reason, err)
+	}
+}
+
+// TestSweepsOrphansOfDeadInstances: processes of a toolhost that was SIGKILLed (its marker
+// names a pid that is gone) are ended when the next manager starts; those of a live
+// instance are left alone.
+func TestSweepsOrphansOfDeadInstances(t *testing.T) {
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatalf("run true: %v", err)
+	}
+	start := func(owner int, arg string) *exec.Cmd {
+		cmd := exec.Command("sleep", arg)
+		cmd.Env = append(os.Environ(), markerEnv+"="+strconv.Itoa(owner)+"-0123456789ab/conv/s1")
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start sleep %s: %v", arg, err)
+		}
+		go func() { _ = cmd.Wait() }()
+		return cmd
+	}
+	start(gone.Process.Pid, "1007.25")
+	live := start(os.Getpid(), "1007.5")
+	t.Cleanup(func() { _ = live.Process.Kill() })
+	newTestManager(t, Config{CloseGrace: 200 * time.Millisecond})
+	waitNoProcs(t, "1007.25")
+	if got := procsWithArg("1007.5"); len(got) != 1 {
+		t.Errorf("processes of a live instance after the sweep = %v, want the one sleep", got)
 	}
 }

@@ -3,6 +3,7 @@ package terminal
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"os"
 	"strconv"
 	"strings"
@@ -149,5 +150,75 @@ func waitGone(ctx context.Context, sel procSelector, d time.Duration) bool {
 		if delay < 25*time.Millisecond {
 			delay *= 2
 		}
+	}
+}
+
+// orphanPIDs lists live processes left behind by toolhost instances that died without
+// shutting down (SIGKILL, a crash): their marker names an instance other than self whose
+// process is gone. A reused pid only makes a leftover survive, never kills a stranger.
+func orphanPIDs(self string) []int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	prefix := []byte(markerEnv + "=")
+	var out []int
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil || pid <= 1 || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + n + "/environ")
+		if err != nil {
+			continue
+		}
+		for len(b) > 0 {
+			var kv []byte
+			kv, b, _ = bytes.Cut(b, []byte{0})
+			val, ok := bytes.CutPrefix(kv, prefix)
+			if !ok {
+				continue
+			}
+			inst, _, _ := bytes.Cut(val, []byte{'/'})
+			owner, _, _ := bytes.Cut(inst, []byte{'-'})
+			opid, err := strconv.Atoi(string(owner))
+			if string(inst) == self || err != nil || opid <= 0 {
+				break
+			}
+			if err := syscall.Kill(opid, 0); err == syscall.ESRCH {
+				if state, _, ok := procStat(pid); ok && state != 'Z' && state != 'X' {
+					out = append(out, pid)
+				}
+			}
+			break
+		}
+	}
+	return out
+}
+
+// sweepOrphans ends the processes orphanPIDs finds, SIGTERM first and SIGKILL after grace,
+// so commands and shells of a killed toolhost do not run on unobserved.
+func sweepOrphans(ctx context.Context, self string, grace time.Duration) {
+	pids := orphanPIDs(self)
+	if len(pids) == 0 {
+		return
+	}
+	slog.Info("terminal: ending processes left by a toolhost that did not shut down", "pids", pids)
+	for _, p := range pids {
+		_ = syscall.Kill(p, syscall.SIGHUP)
+		_ = syscall.Kill(p, syscall.SIGTERM)
+		_ = syscall.Kill(p, syscall.SIGCONT)
+	}
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return
+	case <-t.C:
+	}
+	for _, p := range orphanPIDs(self) {
+		_ = syscall.Kill(p, syscall.SIGKILL)
 	}
 }
