@@ -417,6 +417,10 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 		}
 		if m.Line > last {
 			fmt.Fprintf(&b, "\n%d:%s", m.Line, m.Text)
+			if m.Cut {
+				// Else the model takes the excerpt for the whole line.
+				b.WriteString(" [line cut]")
+			}
 		}
 		last = max(last, m.Line)
 		for i, l := range m.After {

@@ -317,3 +317,19 @@ func TestFileUnknownEnum(t *testing.T) {
 		t.Errorf("create_file mode=replace = %q (isError %v), want the enum named", got, isErr)
 	}
 }
+
+// TestFileGrepLongLine checks that a match in a long line is shown cut around the match, and
+// says so, so the excerpt is not taken for the whole line.
+func TestFileGrepLongLine(t *testing.T) {
+	h := newFileHarness(t, 0)
+	h.write(map[string]string{"min.js": strings.Repeat("var a=1;", 1000) + "NEEDLE" + strings.Repeat("b", 1000) + "\nshort NEEDLE\n"})
+	got := h.mustOp("grep_search", map[string]any{"pattern": "NEEDLE"})
+	for _, want := range []string{"NEEDLE" + strings.Repeat("b", 10), "bbb [line cut]\n", "\n2:short NEEDLE"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("grep_search NEEDLE = %q, want it to contain %q", got, want)
+		}
+	}
+	if strings.Contains(got, "short NEEDLE [line cut]") {
+		t.Errorf("grep_search NEEDLE = %q, want no cut marker on the short line", got)
+	}
+}
