@@ -39,12 +39,25 @@ func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer,
 // filterLines copies well-formed JSON-RPC lines from in to pass and answers the others on reply.
 func filterLines(in io.Reader, pass io.Writer, reply io.Writer, logger *slog.Logger) error {
 	r := bufio.NewReaderSize(in, 64<<10)
+	batchOK := false // whether the client asked for a protocol version that has batches
 	for {
 		line, tooLong, err := readLine(r, MaxStdioLine)
 		if len(line) > 0 || tooLong {
-			if bad := check(line, tooLong); bad != nil {
+			bad := check(line, tooLong)
+			var out any = bad
+			if bad == nil && line[0] == '[' {
+				if errs := checkBatch(line, batchOK); errs != nil {
+					bad, out = &errs[0], errs
+					if len(errs) == 1 && string(errs[0].ID) == "null" {
+						out = &errs[0] // an empty batch is answered with one error
+					}
+				}
+			} else if bad == nil {
+				batchOK = batchesAllowed(line, batchOK)
+			}
+			if bad != nil {
 				logger.Warn("stdio: rejected line", "code", bad.Error.Code, "bytes", len(line), "reason", bad.Error.Message)
-				b, _ := json.Marshal(bad)
+				b, _ := json.Marshal(out)
 				if _, werr := reply.Write(append(b, '\n')); werr != nil {
 					return werr
 				}
@@ -100,7 +113,7 @@ func check(line []byte, tooLong bool) *errorResponse {
 		resp.Error.Code, resp.Error.Message = jsonrpc.CodeParseError, "parse error: line is not valid JSON"
 		return resp
 	case line[0] == '[':
-		return nil // batches are the SDK's to judge
+		return nil // batches are judged by checkBatch
 	}
 	if _, err := jsonrpc.DecodeMessage(line); err != nil {
 		var probe struct {
@@ -113,6 +126,74 @@ func check(line []byte, tooLong bool) *errorResponse {
 		return resp
 	}
 	return nil
+}
+
+// batchVersion is the first protocol version without JSON-RPC batches; the go-sdk ends the
+// session when a client on it (or later) sends one.
+const batchVersion = "2025-06-18"
+
+// batchesAllowed returns whether batches are allowed after line: an initialize request sets it
+// from the version the client asks for; other lines leave it as it was.
+func batchesAllowed(line []byte, was bool) bool {
+	var init struct {
+		Method string `json:"method"`
+		Params struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &init) != nil || init.Method != "initialize" {
+		return was
+	}
+	v := init.Params.ProtocolVersion
+	return v != "" && v < batchVersion
+}
+
+// checkBatch returns the errors answering a batch the SDK would end the session over: an empty
+// batch, a batch with an element that is not a JSON-RPC message, or any batch on a protocol
+// version without batches. It returns nil for a batch to pass on. Every element with an id gets
+// an error, so no client waits for an answer that never comes; an empty batch gets one error with
+// a null id.
+func checkBatch(line []byte, batchOK bool) []errorResponse {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(line, &elems); err != nil || len(elems) == 0 {
+		r := errorResponse{JSONRPC: "2.0", ID: json.RawMessage("null")}
+		r.Error.Code, r.Error.Message = jsonrpc.CodeInvalidRequest, "invalid request: empty batch"
+		return []errorResponse{r}
+	}
+	reason := ""
+	if !batchOK {
+		reason = fmt.Sprintf("invalid request: JSON-RPC batches are not part of protocol %s and later; send one message per line", batchVersion)
+	} else {
+		for i, e := range elems {
+			if _, err := jsonrpc.DecodeMessage(e); err != nil {
+				reason = fmt.Sprintf("invalid request: batch element %d is not a JSON-RPC 2.0 message", i)
+				break
+			}
+		}
+	}
+	if reason == "" {
+		return nil
+	}
+	var out []errorResponse
+	for _, e := range elems {
+		var probe struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(e, &probe) != nil || len(probe.ID) == 0 || string(probe.ID) == "null" {
+			continue // a notification (or garbage): nothing waits for an answer
+		}
+		r := errorResponse{JSONRPC: "2.0", ID: probe.ID}
+		r.Error.Code, r.Error.Message = jsonrpc.CodeInvalidRequest, reason
+		out = append(out, r)
+	}
+	if len(out) == 0 {
+		// Only notifications: nothing waits for an answer; one error with a null id says why
+		// they were dropped.
+		r := errorResponse{JSONRPC: "2.0", ID: json.RawMessage("null")}
+		r.Error.Code, r.Error.Message = jsonrpc.CodeInvalidRequest, reason
+		return []errorResponse{r}
+	}
+	return out
 }
 
 // lockedWriter serialises whole-message writes from the SDK and from filterLines.
