@@ -56,11 +56,23 @@ func findNearest(s, want, label string) *Nearest {
 		start int
 		score float64
 	}
+	// One line of old_string is often part of a file line (its start, a
+	// call in the middle): score it by how much of it the line contains.
+	var wantGrams map[string]bool
+	if k == 1 {
+		wantGrams = trigrams(wk[0])
+		if windows*len(wantGrams) > maxNearestWork {
+			wantGrams = nil // a huge file: whole-line similarity only
+		}
+	}
 	cands := make([]cand, 0, windows)
 	for w := range windows {
 		var sc float64
 		for i := 0; i < k; i += stride {
 			sc += lineSim(fk[w+i], wk[i])
+		}
+		if wantGrams != nil {
+			sc = max(sc, containment(wantGrams, fk[w]))
 		}
 		cands = append(cands, cand{w, sc})
 	}
@@ -73,8 +85,12 @@ func findNearest(s, want, label string) *Nearest {
 		text := strings.Join(fileLines[c.start:c.start+k], "\n")
 		ref := strings.Join(wantLines[:k], "\n")
 		d := dmp.DiffMain(ref, text, false)
-		n := max(utf8.RuneCountInString(ref), utf8.RuneCountInString(text), 1)
-		sim := 1 - float64(dmp.DiffLevenshtein(d))/float64(n)
+		// File text before the start or after the end of want, within the
+		// first and last line, is not a difference: want may begin or end
+		// mid-line.
+		inner, cut := trimEndInserts(d)
+		n := max(utf8.RuneCountInString(ref), utf8.RuneCountInString(text)-cut, 1)
+		sim := 1 - float64(dmp.DiffLevenshtein(inner))/float64(n)
 		if sim > best {
 			best = sim
 			out = &Nearest{StartLine: c.start + 1, EndLine: c.start + k, Text: text, Similarity: sim}
@@ -112,4 +128,43 @@ func lineSim(a, b string) float64 {
 		q++
 	}
 	return float64(p+q) / float64(n)
+}
+
+// trimEndInserts drops insertions (file text) at the very start and end of
+// a diff that stay within one line, and returns how many runes it dropped.
+func trimEndInserts(d []diffmatchpatch.Diff) ([]diffmatchpatch.Diff, int) {
+	cut := 0
+	if len(d) > 1 && d[0].Type == diffmatchpatch.DiffInsert && !strings.Contains(d[0].Text, "\n") {
+		cut += utf8.RuneCountInString(d[0].Text)
+		d = d[1:]
+	}
+	if l := len(d) - 1; l > 0 && d[l].Type == diffmatchpatch.DiffInsert && !strings.Contains(d[l].Text, "\n") {
+		cut += utf8.RuneCountInString(d[l].Text)
+		d = d[:l]
+	}
+	return d, cut
+}
+
+// trigrams is the set of 3-byte substrings of s.
+func trigrams(s string) map[string]bool {
+	m := make(map[string]bool, len(s))
+	for i := 0; i+3 <= len(s); i++ {
+		m[s[i:i+3]] = true
+	}
+	return m
+}
+
+// containment is the share of want's trigrams found in line, a cheap
+// measure of how much of want the line holds anywhere in it.
+func containment(want map[string]bool, line string) float64 {
+	if len(want) == 0 || len(line) < 3 {
+		return 0
+	}
+	found := 0
+	for g := range want {
+		if strings.Contains(line, g) {
+			found++
+		}
+	}
+	return float64(found) / float64(len(want))
 }

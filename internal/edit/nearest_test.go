@@ -19,6 +19,9 @@ func TestFindNearest(t *testing.T) {
 		{"wrong indentation and quotes", file, "    z := 3\n}", 9, 10, 0.5},
 		{"single line", file, "func Bee() {", 8, 8, 0.7},
 		{"longer than the file", "a\nb\n", "a\nb\nc\nd", 1, 2, 0.3},
+		{"start of a long line", "func Count(s, substr string) int {\n\treturn 0\n}\n\nfunc Cut(s, sep string) (before, after string, found bool) {\n\treturn\n}\n",
+			"func Cutt(s, sep string)", 5, 5, 0.9},
+		{"middle of a line", "x := compute(alpha, beta)\ny := other(gamma)\nz := computeAll(alpha, beta, delta)\n", "computeAll(alpha, betta, delta)", 3, 3, 0.9},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
