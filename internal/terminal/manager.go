@@ -436,7 +436,8 @@ func (m *Manager) List(ctx context.Context, conv string) ([]Info, error) {
 	return out, err
 }
 
-// Close ends a session (every process of it) or kills a running command.
+// Close ends a session (every process of it) or kills a command's process tree (including
+// what it left running in the background); either stays readable.
 func (m *Manager) Close(ctx context.Context, conv, id string) error {
 	m.mu.Lock()
 	s := m.sessions[key{conv, id}]
@@ -444,9 +445,8 @@ func (m *Manager) Close(ctx context.Context, conv, id string) error {
 	if s != nil {
 		delete(m.sessions, key{conv, id})
 	}
-	if j != nil {
-		delete(m.jobs, key{conv, id})
-	}
+	// A killed command stays listed and readable like a closed session; finished commands
+	// are forgotten by count and idle time.
 	m.mu.Unlock()
 	switch {
 	case s != nil:

@@ -149,3 +149,26 @@ func TestRunStreamsProgress(t *testing.T) {
 		t.Errorf("progress chunks = %q, want one and two streamed in several chunks", chunks)
 	}
 }
+
+// TestCloseCommandKeepsItReadable: close_session on a command kills its tree (and what it
+// left in the background) but, like a closed session, its output stays readable.
+func TestCloseCommandKeepsItReadable(t *testing.T) {
+	m := newTestManager(t, Config{CloseGrace: 200 * time.Millisecond})
+	ctx := context.Background()
+	r, err := m.Run(ctx, "c", RunSpec{Command: "echo before; sleep 1008.25", Cwd: t.TempDir(), Yield: 100 * time.Millisecond})
+	if err != nil || !r.Running {
+		t.Fatalf("Run() = %+v, %v; want a running command", r, err)
+	}
+	if err := m.Close(ctx, "c", r.ID); err != nil {
+		t.Fatalf("Close(%s) = %v", r.ID, err)
+	}
+	waitNoProcs(t, "1008.25")
+	page, err := m.History("c", r.ID, 0, 0)
+	if err != nil || page.Text != "before\n" {
+		t.Errorf("History(%s) after Close = %+v, %v; want %q", r.ID, page, err, "before\n")
+	}
+	infos, _ := m.List(ctx, "c")
+	if len(infos) != 1 || infos[0].State != StateExited || infos[0].ExitCode == nil {
+		t.Errorf("List() after Close = %+v, want the command as exited with its status", infos)
+	}
+}
