@@ -570,6 +570,9 @@ func terminalError(err error, param string) error {
 // invalidParam names the parameter an ErrInvalid is about, from the engine's text.
 func invalidParam(err error, fallback string) string {
 	msg := err.Error()
+	if strings.Contains(msg, "is a run_command job") {
+		return "session_id" // before "command" matches inside "run_command"
+	}
 	for _, p := range []string{"wait_for", "timeout", "key", "size", "session name", "command"} {
 		if strings.Contains(msg, p) {
 			switch p {

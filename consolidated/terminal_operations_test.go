@@ -432,6 +432,7 @@ func TestTerminalRestartShowsEnded(t *testing.T) {
 func TestTerminalArgumentErrors(t *testing.T) {
 	h := newTermHarness(t, termOptions{})
 	h.mustOp("create_session", map[string]any{"session_id": "e"})
+	h.mustOp("run_command", map[string]any{"command": "true"}) // cmd1, a job
 	cases := []struct {
 		name string
 		op   string
@@ -445,6 +446,8 @@ func TestTerminalArgumentErrors(t *testing.T) {
 		{"bad regex", "get_output", map[string]any{"session_id": "e", "wait_for": "(", "wait_ms": 10}, "parameter: wait_for"},
 		{"bad size", "resize_session", map[string]any{"session_id": "e", "cols": 1, "rows": 1}, "parameter: cols, rows"},
 		{"bad name", "create_session", map[string]any{"session_id": "a b"}, "parameter: session_id"},
+		{"input to a job", "send_input", map[string]any{"session_id": "cmd1", "text": "x"}, "parameter: session_id"},
+		{"screen of a job", "get_screen", map[string]any{"session_id": "cmd1"}, "parameter: session_id"},
 		{"wrong param", "get_screen", map[string]any{"session_id": "e", "command": "ls"}, "unexpected_parameter"},
 	}
 	for _, tc := range cases {
