@@ -6,7 +6,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"toolhost/store"
 )
@@ -94,12 +97,18 @@ func (a *Approvals) Create(ctx context.Context, s ApprovalSpec) (Approval, error
 		return Approval{}, fmt.Errorf("%w: path must be a clean absolute path", ErrInvalidGrant)
 	}
 	if s.Minutes < 0 || time.Duration(s.Minutes)*time.Minute > MaxGrantTTL {
-		return Approval{}, fmt.Errorf("%w: minutes out of range", ErrInvalidGrant)
+		return Approval{}, fmt.Errorf("%w: minutes must be between 0 and %d", ErrInvalidGrant, int(MaxGrantTTL/time.Minute))
+	}
+	if !displayable(s.Path) || !displayable(s.Conversation) {
+		// The request is shown to the user in a terminal (toolhost approvals) and in the client:
+		// escape sequences or bidi controls in it could disguise what the user approves.
+		return Approval{}, fmt.Errorf("%w: path and conversation must not contain control characters", ErrInvalidGrant)
 	}
 	reason := s.Reason
 	if len(reason) > 1000 {
 		reason = reason[:1000]
 	}
+	reason = displayText(reason)
 	ap := Approval{
 		ID:           newID("r-"),
 		Conversation: s.Conversation,
@@ -328,4 +337,36 @@ func (a *Approvals) pending(tx *store.Tx, conversation string) (int, error) {
 		return nil
 	})
 	return n, err
+}
+
+// displayable reports whether s can be shown to a user as is: valid UTF-8 without control
+// characters (C0, DEL, C1) or bidirectional overrides, which could move the cursor, erase a line
+// or reorder text on the approver's terminal.
+func displayable(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if hiddenRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// displayText makes model-written text safe to show: control characters and bidi overrides become
+// spaces (a newline too, so a reason cannot start a line that looks like toolhost's own output),
+// invalid UTF-8 becomes U+FFFD.
+func displayText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	return strings.Map(func(r rune) rune {
+		if hiddenRune(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+func hiddenRune(r rune) bool {
+	return unicode.IsControl(r) || r >= 0x202A && r <= 0x202E || r >= 0x2066 && r <= 0x2069 || r == 0x200E || r == 0x200F || r == 0x061C
 }

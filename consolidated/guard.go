@@ -2,6 +2,8 @@ package consolidated
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 
 	"toolhost/authz"
 )
@@ -23,6 +25,14 @@ func GuardError(err error) error {
 	if errors.Is(err, authz.ErrInvalidAccess) {
 		return &ToolError{Code: "invalid_value", Param: "access", Message: err.Error(),
 			Next: "access is tool.operation (file_operations.create_file) or tool:class (file_operations:write)"}
+	}
+	if errors.Is(err, authz.ErrTooManyPending) {
+		return &ToolError{Code: "too_many_requests", Message: fmt.Sprintf("%d authorization requests of this conversation are already waiting for the user", authz.MaxPendingApprovals),
+			Next: "wait for the user: poll a pending request with check_request, or ask the user in your reply"}
+	}
+	if errors.Is(err, authz.ErrInvalidGrant) {
+		return &ToolError{Code: "invalid_value", Message: strings.TrimPrefix(err.Error(), authz.ErrInvalidGrant.Error()+": "),
+			Next: "fix the value and request authorization again"}
 	}
 	return err
 }
