@@ -17,6 +17,7 @@ var fileTree = map[string]string{
 	"build/out.txt":      "TODO ignored\n",
 	"bin.dat":            "\x00\x01\x02binary",
 	"empty.txt":          "",
+	".git/HEAD":          "ref: refs/heads/main\n",
 }
 
 type fileCase struct {
@@ -135,14 +136,14 @@ func TestFileReadOperations(t *testing.T) {
 			want: []string{"error protected_path", "user_collaboration"}},
 
 		{name: "list root", op: "list_dir", args: nil,
-			want:   []string{".: 6 entries; skipped 2 hidden, 1 gitignored\nbin.dat 9B\ncrlf.txt 13B\nempty.txt 0B\nmain.go 48B\nnotes.txt 24B\npkg/"},
+			want:   []string{".: 6 entries; skipped 3 hidden, 1 gitignored\nbin.dat 9B\ncrlf.txt 13B\nempty.txt 0B\nmain.go 48B\nnotes.txt 24B\npkg/"},
 			absent: []string{".hidden", "util.go", "build"}},
 		{name: "list recursive", op: "list_dir", args: map[string]any{"path": "pkg", "recursive": true},
 			want: []string{"pkg/: 4 entries\ndeep/\ndeep/x.go 40B\ndeep/y.md 15B\nutil.go 66B"}},
 		{name: "list max_depth", op: "list_dir", args: map[string]any{"path": "pkg", "max_depth": 1},
 			want: []string{"pkg/: 2 entries"}, absent: []string{"x.go"}},
 		{name: "list hidden and ignored", op: "list_dir", args: map[string]any{"include_hidden": true, "include_ignored": true},
-			want: []string{"\n.hidden/", "\n.gitignore"}},
+			want: []string{"\n.hidden/", "\n.gitignore"}, absent: []string{"; skipped", ".git/"}},
 		{name: "list capped", op: "list_dir", args: map[string]any{"max_results": 2},
 			want: []string{"2 entries, 4 more not shown (max_results)"}},
 		{name: "list a file", op: "list_dir", args: map[string]any{"path": "main.go"}, wantErr: true,
@@ -151,7 +152,7 @@ func TestFileReadOperations(t *testing.T) {
 			want: []string{"error not_found: nowhere does not exist"}},
 
 		{name: "glob go files", op: "file_search", args: map[string]any{"pattern": "*.go", "sort": "path"},
-			want: []string{"3 match(es) for *.go, by path; skipped 2 hidden, 1 gitignored\nmain.go\npkg/deep/x.go\npkg/util.go"}},
+			want: []string{"3 match(es) for *.go, by path; skipped 3 hidden, 1 gitignored\nmain.go\npkg/deep/x.go\npkg/util.go"}},
 		{name: "glob under base", op: "file_search", args: map[string]any{"pattern": "**/*.md", "path": "pkg"},
 			want: []string{"1 match(es) for **/*.md under pkg\npkg/deep/y.md"}},
 		{name: "glob capped", op: "file_search", args: map[string]any{"pattern": "**/*", "max_results": 1},
@@ -169,7 +170,7 @@ func TestFileReadOperations(t *testing.T) {
 		{name: "grep exclude and context", op: "grep_search", args: map[string]any{"pattern": "println", "exclude": []string{"pkg"}, "context_lines": 1},
 			want: []string{"main.go\n3-func main() {\n4:\tprintln(\"hello\")\n5-}"}},
 		{name: "grep hidden and ignored", op: "grep_search", args: map[string]any{"pattern": "TODO", "include_hidden": true, "include_ignored": true},
-			want: []string{"4 matching line(s)", ".hidden/secret.txt", "build/out.txt"}},
+			want: []string{"4 matching line(s)", ".hidden/secret.txt", "build/out.txt"}, absent: []string{"; skipped"}},
 		{name: "grep capped", op: "grep_search", args: map[string]any{"pattern": "e", "max_matches": 1},
 			want: []string{"first 1 shown"}},
 		{name: "grep query alias", op: "grep_search", args: map[string]any{"query": "Add adds"},

@@ -148,8 +148,12 @@ func ListDir(ctx context.Context, root *os.Root, rel string, opts ListOptions) (
 			erel := joinRel(p.rel, e.name)
 			isDir := e.mode.IsDir()
 			// .git is always left out, like in every walk; listing it
-			// by name still works.
-			if (e.name == ".git" && isDir) || (!opts.IncludeIgnored && dm.Ignored(erel, isDir)) {
+			// by name still works. It is not counted: "skipped 1
+			// gitignored" would send the model after a file it cannot get.
+			if e.name == ".git" && isDir {
+				continue
+			}
+			if !opts.IncludeIgnored && dm.Ignored(erel, isDir) {
 				res.IgnoredSkipped++
 				continue
 			}

@@ -186,8 +186,7 @@ func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit 
 		rel := joinRel(f.d.rel, e.name)
 		isDir := e.mode.IsDir()
 		if e.name == ".git" && isDir {
-			st.IgnoredSkipped++
-			continue
+			continue // always left out, so not counted as skipped
 		}
 		if !o.noIgnore && f.m.Ignored(rel, isDir) {
 			st.IgnoredSkipped++
