@@ -358,6 +358,9 @@ func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (
 		}
 	}
 	b.WriteString(fileSkipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
+	if r.Total == 0 {
+		b.WriteString(fileSkippedHint(r.HiddenSkipped, r.IgnoredSkipped))
+	}
 	for _, m := range r.Matches {
 		b.WriteString("\n" + f.display(t, m.Path))
 		if m.Type == fsread.TypeDir {
@@ -400,6 +403,9 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 		fmt.Fprintf(&b, ", %d binary skipped", r.BinarySkipped)
 	}
 	b.WriteString(fileSkipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
+	if r.TotalMatches == 0 {
+		b.WriteString(fileSkippedHint(r.HiddenSkipped, r.IgnoredSkipped))
+	}
 	cur, last := "", int64(0)
 	for _, m := range r.Matches {
 		if m.Path != cur {
@@ -485,6 +491,19 @@ func fileSkipped(hidden, ignored, depth, errs int) string {
 		return ""
 	}
 	return "; skipped " + strings.Join(parts, ", ")
+}
+
+// fileSkippedHint tells a search that found nothing how to look where it did not.
+func fileSkippedHint(hidden, ignored int) string {
+	switch {
+	case hidden > 0 && ignored > 0:
+		return " (include_hidden, include_ignored search them)"
+	case hidden > 0:
+		return " (include_hidden searches them)"
+	case ignored > 0:
+		return " (include_ignored searches them)"
+	}
+	return ""
 }
 
 func fileDirName(name string) string {
