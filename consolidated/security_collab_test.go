@@ -157,3 +157,75 @@ func TestSecurityGrepCannotReadTheToken(t *testing.T) {
 		t.Errorf("list_dir(%s) = %q, want a listing", parent, got)
 	}
 }
+
+// TestSecurityElicitedGrant: a grant made from the user's elicitation answer is the request the
+// user was shown: its path, access and, when the answer leaves them out, its duration and use
+// count.
+func TestSecurityElicitedGrant(t *testing.T) {
+	h := newCollabHarness(t, true)
+	out := t.TempDir()
+	h.answerWith = func(*mcp.ElicitParams) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "accept"} }
+	got, isErr := h.call("user_collaboration", map[string]any{"operation": "request_authorization", "path": out, "access": "file_operations:write", "once": true, "minutes": 7})
+	if isErr || !strings.Contains(got, "Granted file_operations:write on "+out) {
+		t.Fatalf("request_authorization = %q (isError %v), want a grant", got, isErr)
+	}
+	if len(h.elicited) != 1 || !strings.Contains(h.elicited[0].Message, "Allow file_operations:write on "+out+"?") {
+		t.Errorf("elicitation = %+v, want one question naming the access and path", h.elicited)
+	}
+	grants, err := h.guard.Grants().List(context.Background(), "")
+	if err != nil || len(grants) != 1 {
+		t.Fatalf("grants = %v, %v; want one", grants, err)
+	}
+	if g := grants[0]; g.Path != out || g.Uses != 1 || g.Conversation != testConversation || g.By != "elicitation" {
+		t.Errorf("grant = %+v, want a one-time grant on %s for %s by elicitation", g, out, testConversation)
+	}
+}
+
+// TestSecurityForgedElicitationAnswers: an answer grants only the request this server signed, for
+// the conversation that asked, once. Whatever else a client (or a model steering it) sends with
+// an answer grants nothing.
+func TestSecurityForgedElicitationAnswers(t *testing.T) {
+	h := newCollabHarness(t, false)
+	ctx := context.Background()
+	u := &collaboration{cfg: CollaborationConfig{Guard: h.guard}, key: []byte("0123456789abcdef0123456789abcdef")}
+	other := &collaboration{cfg: CollaborationConfig{Guard: h.guard}, key: []byte("another server's key, 32 bytes..")}
+	request := func(conv string) string {
+		ap, err := h.guard.RequestAuthorization(ctx, authz.AuthorizationRequest{Conversation: conv, Path: t.TempDir(), Access: "file_operations:write"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ap.ID
+	}
+	mine, theirs, replayed := request(testConversation), request("conv-other"), request(testConversation)
+	answer := func(state string) *Call {
+		return &Call{Conversation: testConversation, Request: &mcp.CallToolRequest{Params: &mcp.CallToolParamsRaw{
+			RequestState:   state,
+			InputResponses: mcp.InputResponseMap{elicitKey: &mcp.ElicitResult{Action: "accept", Content: map[string]any{"minutes": 60.0}}},
+		}}}
+	}
+	if _, err := u.requestAuthorization(ctx, answer(u.sign(replayed)), &authorizeArgs{}); err != nil {
+		t.Fatalf("first answer to %s: %v", replayed, err)
+	}
+	tests := []struct {
+		name, state, want string
+	}{
+		{"bare request id", mine, "error invalid_state:"},
+		{"id with a made-up signature", mine + ".00ff", "error invalid_state:"},
+		{"signed by another server", other.sign(mine), "error invalid_state:"},
+		{"another conversation's request", u.sign(theirs), "error invalid_state:"},
+		{"no such request", u.sign("r-doesnotexist"), "error invalid_state:"},
+		{"answer replayed", u.sign(replayed), "error not_pending:"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := u.requestAuthorization(ctx, answer(tt.state), &authorizeArgs{Path: "/", Access: "*:write", Recursive: true})
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Errorf("requestAuthorization(state %q) = %+v, %v; want %s", tt.state, res, err, tt.want)
+			}
+		})
+	}
+	grants, err := h.guard.Grants().List(ctx, "")
+	if err != nil || len(grants) != 1 || grants[0].RequestID != replayed {
+		t.Errorf("grants = %+v, %v; want only the one for %s", grants, err, replayed)
+	}
+}

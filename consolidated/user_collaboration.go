@@ -156,15 +156,24 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 		if !ok {
 			return nil, &ToolError{Code: "invalid_state", Message: "the answer does not belong to a request this server made; request authorization again"}
 		}
+		pending, err := g.Approvals().Get(ctx, id)
+		if errors.Is(err, authz.ErrNotFound) || err == nil && pending.Conversation != c.Conversation {
+			return nil, &ToolError{Code: "invalid_state", Message: "the answer does not belong to a request of this conversation; request authorization again"}
+		}
+		if err != nil {
+			return nil, err
+		}
 		if ans.Action != "accept" {
-			ap, err := g.Deny(ctx, id, "elicitation")
+			_, err := g.Deny(ctx, id, "elicitation")
 			if err != nil && !errors.Is(err, authz.ErrNotPending) {
 				return nil, err
 			}
-			return &Result{Text: fmt.Sprintf("The user %s: no grant for %s on %s. Do not retry the same request unless the user asks you to.", declined(ans.Action), ap.Access, ap.Path),
+			return &Result{Text: fmt.Sprintf("The user %s: no grant for %s on %s. Do not retry the same request unless the user asks you to.", declined(ans.Action), pending.Access, pending.Path),
 				Structured: map[string]any{"request_id": id, "status": "denied"}}, nil
 		}
-		minutes, once := a.Minutes, a.Once
+		// Defaults are what the user was shown (the stored request), never the arguments of this
+		// retry, which need not match them.
+		minutes, once := pending.Minutes, pending.Once
 		if v, ok := ans.Content["minutes"].(float64); ok {
 			minutes = int(v)
 		}
@@ -173,6 +182,10 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 		}
 		minutes = max(1, min(orInt(minutes, 5), 24*60))
 		_, grant, err := g.Approve(ctx, id, time.Duration(minutes)*time.Minute, once, "elicitation")
+		if errors.Is(err, authz.ErrNotPending) {
+			return nil, &ToolError{Code: "not_pending", Param: "request_id", Message: fmt.Sprintf("request %s was already decided or has expired", id),
+				Next: fmt.Sprintf("user_collaboration {\"operation\":\"check_request\",\"request_id\":%q} shows its outcome", id)}
+		}
 		if err != nil {
 			return nil, GuardError(err)
 		}
