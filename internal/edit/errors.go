@@ -60,6 +60,9 @@ type MatchError struct {
 	Expected int   // expected_replacements, for ErrCountMismatch
 	Lines    []int // 1-based lines of the occurrences found
 	Nearest  *Nearest
+	// LineNumbered is set when every line of old_string starts like
+	// read_file's line_numbers output, the likely reason it was not found.
+	LineNumbered bool
 }
 
 // minUsefulSimilarity is below which a nearest match is not worth showing.
@@ -86,6 +89,9 @@ func (e *MatchError) Error() string {
 			e.Count, in, formatLines(e.Lines))
 	default:
 		fmt.Fprintf(&b, "old_string not found%s", in)
+		if e.LineNumbered {
+			b.WriteString("; its lines start with line numbers and a tab, as read_file shows them: leave those out")
+		}
 		n := e.Nearest
 		if n == nil || n.Similarity < minUsefulSimilarity {
 			b.WriteString(", and no similar text exists; read the file again before editing")

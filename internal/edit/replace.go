@@ -119,7 +119,7 @@ func Replace(content []byte, r Replacement) (ReplaceResult, error) {
 			return wrap(res), nil
 		}
 	}
-	return ReplaceResult{}, &MatchError{Err: ErrNotFound, Nearest: FindNearest(s, r.OldString)}
+	return ReplaceResult{}, &MatchError{Err: ErrNotFound, Nearest: FindNearest(s, r.OldString), LineNumbered: lineNumbered(r.OldString)}
 }
 
 func rungOf(lv level) Rung {
@@ -295,4 +295,23 @@ func reindent(old, matched, newText string, firstToo bool) string {
 func hasKey(m map[string]string, k string) bool {
 	_, ok := m[k]
 	return ok
+}
+
+// lineNumbered reports whether every line of s starts with a number and a
+// tab, as read_file prints with line_numbers: a copy that kept them.
+func lineNumbered(s string) bool {
+	lines := splitLines(s)
+	if len(lines) == 0 {
+		return false
+	}
+	for _, l := range lines {
+		i := 0
+		for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+			i++
+		}
+		if i == 0 || i == len(l) || l[i] != '\t' {
+			return false
+		}
+	}
+	return true
 }

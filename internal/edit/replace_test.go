@@ -2,6 +2,7 @@ package edit
 
 import (
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -232,5 +233,31 @@ func TestMatchErrorLines(t *testing.T) {
 	}
 	if !equalInts(me.Lines, []int{1, 3, 5}) || me.Count != 3 {
 		t.Errorf("MatchError lines = %v count = %d, want [1 3 5] 3", me.Lines, me.Count)
+	}
+}
+
+// TestMatchErrorLineNumbers checks that an old_string copied with read_file's line-number
+// prefixes is refused with a message that says to leave them out.
+func TestMatchErrorLineNumbers(t *testing.T) {
+	const content = "func f() {\n\treturn 1\n}\n"
+	tests := []struct {
+		name, old string
+		want      bool
+	}{
+		{"numbered", "1\tfunc f() {\n2\t\treturn 1", true},
+		{"numbers in the code", "12 monkeys\n3\tx", false},
+		{"plain typo", "func g() {", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Replace([]byte(content), Replacement{OldString: tt.old, NewString: "x"})
+			var me *MatchError
+			if !errors.As(err, &me) {
+				t.Fatalf("Replace(%q) error = %v, want *MatchError", tt.old, err)
+			}
+			if got := strings.Contains(me.Error(), "leave those out"); got != tt.want {
+				t.Errorf("Replace(%q) error = %q, want the line-number hint: %v", tt.old, me.Error(), tt.want)
+			}
+		})
 	}
 }
