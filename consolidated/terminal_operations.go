@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -374,6 +375,7 @@ func (t *terminalTool) send(ctx context.Context, c *Call, a *sendInputArgs) (*Re
 	if err != nil {
 		return nil, terminalError(err, "session_id")
 	}
+	out = t.skipToTail(ctx, c.Conversation, out, q.MaxBytes)
 	if unread.Text != "" {
 		out.Text, out.Cursor = unread.Text+out.Text, unread.Cursor
 	}
@@ -392,7 +394,59 @@ func (t *terminalTool) output(ctx context.Context, c *Call, a *getOutputArgs) (*
 	if err != nil {
 		return nil, terminalError(err, "session_id")
 	}
+	if cursor == nil {
+		out = t.skipToTail(ctx, c.Conversation, out, q.MaxBytes)
+	}
 	return renderOutput(out), nil
+}
+
+// skipToTail keeps the head of an answer read with the conversation's own cursor that left
+// more than a page unread, skips to the newest output and moves the cursor there, the way
+// run_command keeps head and tail. After a flood (yes, a chatty build, ctrl-c) the model sees
+// how it ended (the prompt, the error) at once instead of paging through megabytes; the
+// skipped bytes stay readable with get_history. An explicit cursor pages without skipping.
+func (t *terminalTool) skipToTail(ctx context.Context, conv string, out terminal.Output, maxBytes int) terminal.Output {
+	if maxBytes <= 0 {
+		maxBytes = 16 << 10
+	}
+	if !out.HasMore || maxBytes < 1<<10 {
+		return out
+	}
+	half := maxBytes / 2
+	page, err := t.mgr.History(conv, out.ID, -1, 1)
+	if err != nil {
+		return out
+	}
+	from := page.End - int64(half)
+	// The head: the first half of what was read, cut at a line end when there is one.
+	head := out.Text[:min(len(out.Text), half)]
+	if i := strings.LastIndexByte(head, '\n'); i >= half/2 {
+		head = head[:i+1]
+	} else {
+		for i := len(head) - 1; i >= 0 && i >= len(head)-utf8.UTFMax; i-- {
+			if utf8.RuneStart(head[i]) {
+				if !utf8.FullRuneInString(head[i:]) {
+					head = head[:i]
+				}
+				break
+			}
+		}
+	}
+	headEnd := out.NextCursor - int64(len(out.Text)-len(head))
+	if from <= headEnd {
+		return out
+	}
+	tail, err := t.mgr.Output(ctx, conv, out.ID, terminal.OutputQuery{Cursor: &from, MaxBytes: half})
+	if err != nil {
+		return out
+	}
+	if !strings.HasSuffix(head, "\n") {
+		head += "\n"
+	}
+	out.Text = fmt.Sprintf("%s[... %d bytes skipped; get_history session_id=%s offset=%d reads them ...]\n%s",
+		head, from-headEnd, out.ID, headEnd, tail.Text)
+	out.NextCursor, out.HasMore = tail.NextCursor, tail.HasMore
+	return out
 }
 
 // query builds the engine's output query, with a progress callback when the client asked for

@@ -524,3 +524,24 @@ func TestTerminalDevServerScenario(t *testing.T) {
 		t.Errorf("list_sessions after closing everything = %q, want nothing running", text)
 	}
 }
+
+// TestSessionFloodSkipsToTail: output beyond a page read with the conversation's own cursor
+// keeps its head and its newest part, so the model sees how it ended without paging; the
+// skipped middle is named for get_history, and an explicit cursor still pages.
+func TestSessionFloodSkipsToTail(t *testing.T) {
+	h := newTermHarness(t, termOptions{})
+	h.mustOp("create_session", map[string]any{"session_id": "big"})
+	text, st := h.mustOp("send_input", map[string]any{"session_id": "big", "text": "seq 1 30000; echo DONE", "wait_for": "DONE\\n", "wait_ms": 30000})
+	for _, want := range []string{"\n1\n2\n3\n", "29999\n30000\nDONE\n", "bytes skipped; get_history session_id=big offset="} {
+		if !strings.Contains(text, want) {
+			t.Errorf("send_input(seq 1 30000) = %.200q…%q, want it to contain %q", text, text[max(len(text)-200, 0):], want)
+		}
+	}
+	if st["has_more"] == true || len(text) > 17<<10 {
+		t.Errorf("send_input(seq 1 30000) = %d bytes, has_more %v; want one page, nothing left behind", len(text), st["has_more"])
+	}
+	_, st = h.mustOp("get_output", map[string]any{"session_id": "big", "cursor": 100, "max_bytes": 2048})
+	if st["has_more"] != true || st["next_cursor"] != float64(100+2048) {
+		t.Errorf("get_output(cursor 100, max 2048) = %v, want a page of 2048 bytes and has_more", st)
+	}
+}
