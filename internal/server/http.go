@@ -85,7 +85,9 @@ func NewHTTPServer(h http.Handler) *http.Server {
 func authenticate(next http.Handler, token string, noAuth bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !noAuth {
-			got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+			// The scheme name is case-insensitive (RFC 9110 §11.1); some clients send "bearer".
+			scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+			ok = ok && strings.EqualFold(scheme, "Bearer")
 			if !ok || token == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="toolhost"`)
 				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)

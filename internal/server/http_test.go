@@ -1,0 +1,57 @@
+package server
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"toolhost/consolidated"
+)
+
+// TestHTTPHardening drives the real handler: every request needs the bearer token, a Host that
+// names this machine (or an allowed host) and, from a browser, a loopback Origin.
+func TestHTTPHardening(t *testing.T) {
+	s := New(Options{Name: "toolhost", Version: "test",
+		Registry: consolidated.NewRegistry(&consolidated.Env{DefaultConversation: "c"}, []*consolidated.Tool{consolidated.ThinkTool()}, nil)})
+	h := NewHTTPHandler(s, HTTPOptions{Token: "tok-123", AllowedHosts: []string{"box.lan"}})
+	const init = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	tests := []struct {
+		name    string
+		host    string
+		headers map[string]string
+		want    int
+	}{
+		{"token", "127.0.0.1:8765", map[string]string{"Authorization": "Bearer tok-123"}, http.StatusOK},
+		{"scheme in lower case", "127.0.0.1:8765", map[string]string{"Authorization": "bearer tok-123"}, http.StatusOK},
+		{"no token", "127.0.0.1:8765", nil, http.StatusUnauthorized},
+		{"wrong token", "127.0.0.1:8765", map[string]string{"Authorization": "Bearer tok-124"}, http.StatusUnauthorized},
+		{"token prefix", "127.0.0.1:8765", map[string]string{"Authorization": "Bearer tok-12"}, http.StatusUnauthorized},
+		{"basic scheme", "127.0.0.1:8765", map[string]string{"Authorization": "Basic tok-123"}, http.StatusUnauthorized},
+		{"token without scheme", "127.0.0.1:8765", map[string]string{"Authorization": "tok-123"}, http.StatusUnauthorized},
+		{"foreign origin", "127.0.0.1:8765", map[string]string{"Authorization": "Bearer tok-123", "Origin": "https://evil.example"}, http.StatusForbidden},
+		{"null origin", "127.0.0.1:8765", map[string]string{"Authorization": "Bearer tok-123", "Origin": "null"}, http.StatusForbidden},
+		{"origin with loopback prefix", "127.0.0.1:8765", map[string]string{"Authorization": "Bearer tok-123", "Origin": "http://localhost.evil.example"}, http.StatusForbidden},
+		{"loopback origin", "127.0.0.1:8765", map[string]string{"Authorization": "Bearer tok-123", "Origin": "http://localhost:3000"}, http.StatusOK},
+		{"cross-site fetch", "127.0.0.1:8765", map[string]string{"Authorization": "Bearer tok-123", "Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"rebinding host", "evil.example:8765", map[string]string{"Authorization": "Bearer tok-123"}, http.StatusForbidden},
+		{"localhost with trailing dot", "localhost.:8765", map[string]string{"Authorization": "Bearer tok-123"}, http.StatusForbidden},
+		{"ipv6 loopback", "[::1]:8765", map[string]string{"Authorization": "Bearer tok-123"}, http.StatusOK},
+		{"allowed host", "box.lan:8765", map[string]string{"Authorization": "Bearer tok-123"}, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(http.MethodPost, "http://"+tt.host+"/mcp", strings.NewReader(init))
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Accept", "application/json, text/event-stream")
+			for k, v := range tt.headers {
+				r.Header.Set(k, v)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.want {
+				t.Errorf("POST /mcp with Host %s and %v = %d, want %d (%s)", tt.host, tt.headers, w.Code, tt.want, strings.TrimSpace(w.Body.String()))
+			}
+		})
+	}
+}
