@@ -50,6 +50,7 @@ type logView struct {
 	utfN    int
 	line    []rune
 	col     int
+	row     int  // screen row as far as the log can tell: moved by \n and absolute positioning
 	flushed int  // runes of line already in out
 	dirty   bool // line changed at a position already flushed
 	lastDE  time.Time
@@ -99,6 +100,7 @@ func (v *logView) write(p []byte, now time.Time) {
 					if k < len(p) && p[k] == '\n' {
 						v.pend = append(v.pend, p[i:j]...)
 						v.pend = append(v.pend, '\n')
+						v.row++
 						i = k
 						continue
 					}
@@ -290,6 +292,22 @@ func (v *logView) csi(final byte) {
 			n = 1
 		}
 		v.col = n - 1
+	case 'H', 'f', 'd':
+		// Absolute positioning (full-screen programs: vim, top, less). A move to another row
+		// ends the line; otherwise screens would run together into one long line.
+		row, col := max(n, 1)-1, v.col
+		if final != 'd' {
+			col = 0
+			if _, c, ok := strings.Cut(ps, ";"); ok {
+				if k, err := strconv.Atoi(c); err == nil && k > 0 {
+					col = k - 1
+				}
+			}
+		}
+		if row != v.row && len(v.line) > 0 {
+			v.commit()
+		}
+		v.row, v.col = row, col
 	}
 	if v.col > maxLineRunes {
 		v.col = maxLineRunes
@@ -331,6 +349,7 @@ func (v *logView) commit() {
 	v.scratch = b[:0]
 	v.line = v.line[:0]
 	v.col, v.flushed, v.dirty = 0, 0, false
+	v.row++
 	if cap(v.line) > 4096 {
 		v.line = make([]rune, 0, 256)
 	}

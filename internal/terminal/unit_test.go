@@ -60,6 +60,9 @@ func TestLogView(t *testing.T) {
 		{name: "utf8 split", chunks: []string{"h\xc3", "\xa9llo \xe2\x82", "\xac\n"}, want: "héllo €\n"},
 		{name: "osc title removed", chunks: []string{"\x1b]0;title\x07after\n"}, want: "after\n"},
 		{name: "osc with ST", chunks: []string{"\x1b]0;t\x1b\\x\n"}, want: "x\n"},
+		{name: "cursor position to another row ends the line", chunks: []string{"\x1b[1;1Htop\x1b[2;1Hcpu\x1b[3;5Hx\x1b[3;1Hmem\n"}, want: "top\ncpu\nmem x\n"},
+		{name: "vertical position", chunks: []string{"a\x1b[5db\n"}, want: "a\n b\n"},
+		{name: "home after a full screen", chunks: []string{"l1\r\nl2\x1b[Hnew\n"}, want: "l1\nl2\nnew\n"},
 		{name: "charset designation", chunks: []string{"\x1b(Bq\n"}, want: "q\n"},
 		{
 			name:    "prompt markers",
