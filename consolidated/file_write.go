@@ -36,7 +36,22 @@ func (f *fileTool) createFile(ctx context.Context, c *Call, a *fileCreateArgs) (
 	case a.Mode == string(edit.ModeAppend):
 		return f.writeResult(t, fmt.Sprintf("appended %d lines to %s", lines, name), res), nil
 	}
-	return f.writeResult(t, fmt.Sprintf("overwrote %s (%d lines, %d bytes)", name, lines, len(a.Content)), res), nil
+	size, kept := len(a.Content), ""
+	if len(res.Files) == 1 && res.Files[0].Bytes != size {
+		// The engine gave the content the file's CRLF endings, BOM or both; the extra bytes
+		// tell which.
+		extra, nl := res.Files[0].Bytes-size, strings.Count(a.Content, "\n")
+		switch extra {
+		case nl:
+			kept = "; kept the file's CRLF line endings"
+		case 3:
+			kept = "; kept the file's BOM"
+		default:
+			kept = "; kept the file's CRLF line endings and BOM"
+		}
+		size = res.Files[0].Bytes
+	}
+	return f.writeResult(t, fmt.Sprintf("overwrote %s (%d lines, %d bytes%s)", name, lines, size, kept), res), nil
 }
 
 func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArgs) (*Result, error) {

@@ -109,9 +109,9 @@ func CreateFile(ctx context.Context, root *os.Root, rel string, content []byte, 
 	var c Change
 	switch mode {
 	case ModeOverwrite, "":
-		c = Change{Op: OpUpdate, Path: rel, Old: old, New: content}
+		c = Change{Op: OpUpdate, Path: rel, Old: old, New: followFile(old, content, true)}
 	case ModeAppend:
-		c = Change{Op: OpUpdate, Path: rel, Old: old, New: append(append([]byte{}, old...), content...)}
+		c = Change{Op: OpUpdate, Path: rel, Old: old, New: append(append([]byte{}, old...), followFile(old, content, false)...)}
 	case ModeCreateIfMissing:
 		if exists {
 			return nil, fmt.Errorf("%s %w; use mode overwrite or replace_string to change it", rel, ErrExists)
@@ -126,6 +126,24 @@ func CreateFile(ctx context.Context, root *os.Root, rel string, content []byte, 
 		c.New = []byte{}
 	}
 	return run(ctx, root, &Plan{Changes: []Change{c}}, opt)
+}
+
+// followFile gives content written over or onto old the file's CRLF line
+// endings and, when withBOM, its byte order mark, if content has neither:
+// models send LF text without a BOM, and a rewrite that changed every line
+// ending would show (and commit) every line as changed.
+func followFile(old, content []byte, withBOM bool) []byte {
+	if len(old) == 0 {
+		return content
+	}
+	s, o := string(content), strings.TrimPrefix(string(old), bom)
+	if detectEOL(o) == "\r\n" && !strings.Contains(s, "\r") {
+		s = toEOL(s, "\r\n")
+	}
+	if withBOM && strings.HasPrefix(string(old), bom) && !strings.HasPrefix(s, bom) {
+		s = bom + s
+	}
+	return []byte(s)
 }
 
 // ReplaceFileResult adds the ladder's outcome to a Result.
