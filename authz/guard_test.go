@@ -112,6 +112,8 @@ func TestCheckTable(t *testing.T) {
 		{"git hook missing", req(ClassWrite, "create_file", ".git/hooks/pre-commit"), outcome{CodeProtectedPath, wd + "/.git/hooks/pre-commit"}},
 		{"git hooks dir", req(ClassWrite, "create_directory", ".git/hooks"), outcome{CodeProtectedPath, wd + "/.git/hooks"}},
 		{"nested repo hook", req(ClassWrite, "create_file", "vendor/lib/.git/hooks/post-checkout"), outcome{CodeProtectedPath, wd + "/vendor/lib/.git/hooks/post-checkout"}},
+		{"git commondir", req(ClassWrite, "create_file", ".git/commondir"), outcome{CodeProtectedPath, wd + "/.git/commondir"}},
+		{"worktree commondir", req(ClassWrite, "create_file", ".git/worktrees/wt/commondir"), outcome{CodeProtectedPath, wd + "/.git/worktrees/wt/commondir"}},
 		{"submodule config", req(ClassWrite, "create_file", ".git/modules/lib/config"), outcome{CodeProtectedPath, wd + "/.git/modules/lib/config"}},
 		{"not a git dir", req(ClassWrite, "create_file", "x.git/config"), outcome{inside, wd + "/x.git/config"}},
 		{"write .git file", req(ClassWrite, "create_file", "sub/.git"), outcome{CodeProtectedPath, wd + "/sub/.git"}},

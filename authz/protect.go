@@ -172,8 +172,8 @@ func canonicalRules(r pathRule) []pathRule {
 	return out
 }
 
-// gitAnchor applies the repository rules to canonical path p: .git/config and .git/hooks/** of any
-// repository (including the config and hooks of submodules and worktrees under .git/), and for
+// gitAnchor applies the repository rules to canonical path p: .git/config, .git/commondir and
+// .git/hooks/** of any repository (including the config and hooks of submodules and worktrees under .git/), and for
 // writes the .git entry itself (replacing it could point the repository at other hooks). Deletes
 // and renames anywhere inside .git are protected too: a rename into .git/modules/x could plant a
 // hooks directory. It returns the anchor a grant must name. Names match ignoring ASCII case: on a
@@ -203,7 +203,9 @@ func gitAnchor(p string, write, delRename bool) (string, bool) {
 			k = len(p) - off
 		}
 		comp := p[off : off+k]
-		if strings.EqualFold(comp, "hooks") || strings.EqualFold(comp, "config") || strings.EqualFold(comp, "config.worktree") {
+		// commondir names the directory git takes config and hooks from, so writing it is as
+		// good as writing them (git status then runs a planted core.fsmonitor).
+		if strings.EqualFold(comp, "hooks") || strings.EqualFold(comp, "config") || strings.EqualFold(comp, "config.worktree") || strings.EqualFold(comp, "commondir") {
 			return p[:off+k], true
 		}
 		off += k + 1
