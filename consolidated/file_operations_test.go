@@ -292,7 +292,7 @@ func TestFileWriteOperations(t *testing.T) {
 		{name: "patch unified", op: "apply_patch", args: map[string]any{"patch": "--- a/notes.txt\n+++ b/notes.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n"},
 			want: []string{"applied patch: update notes.txt\n--- a/notes.txt"}, check: wantFileContent("notes.txt", "one\nTWO\nthree\nfour\nfive\n")},
 		{name: "patch envelope add move delete", op: "apply_patch", args: map[string]any{"patch": "*** Begin Patch\n*** Add File: added.txt\n+hi\n*** Update File: notes.txt\n*** Move to: moved.txt\n@@\n-one\n+ONE\n*** Delete File: crlf.txt\n*** End Patch\n"},
-			want: []string{"applied patch:", "add added.txt", "move notes.txt -> moved.txt", "delete crlf.txt"},
+			want: []string{"applied patch:", "add added.txt", "move notes.txt -> moved.txt", "delete crlf.txt", "-one\n+ONE"}, absent: []string{"+hi", "-alpha"},
 			check: func(t *testing.T, h *fileHarness) {
 				wantFileContent("added.txt", "hi\n")(t, h)
 				wantFileContent("moved.txt", "ONE\ntwo\nthree\nfour\nfive\n")(t, h)

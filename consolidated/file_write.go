@@ -316,7 +316,15 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 	if err != nil {
 		return nil, f.editError("", "patch", err)
 	}
-	res := &edit.Result{Files: plan.Summary(), Diff: edit.CapDiff(plan.Diff(edit.DefaultContext), edit.DefaultMaxDiffLines), DryRun: a.DryRun}
+	// Added files are the model's own text and deleted ones it wants gone: like create_file
+	// and delete_file, the answer names them without echoing their lines.
+	shown := &edit.Plan{}
+	for _, ch := range plan.Changes {
+		if ch.Op != edit.OpAdd && ch.Op != edit.OpDelete {
+			shown.Changes = append(shown.Changes, ch)
+		}
+	}
+	res := &edit.Result{Files: plan.Summary(), Diff: edit.CapDiff(shown.Diff(edit.DefaultContext), edit.DefaultMaxDiffLines), DryRun: a.DryRun}
 	head := "applied patch"
 	if a.DryRun {
 		head = "dry run, nothing written; the patch applies"
