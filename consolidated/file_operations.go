@@ -192,6 +192,10 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 		Encoding:    fsread.Encoding(a.Encoding),
 		MaxBytes:    min(fsread.DefaultMaxBytes, room),
 	}
+	if a.StartLine < 0 && a.EndLine == 0 && a.Offset == 0 && opts.Encoding != fsread.EncodingBase64 && opts.Encoding != fsread.EncodingHex {
+		// start_line -N can only mean the last N lines, which is offset -N.
+		a.Offset, a.StartLine, opts.StartLine = a.StartLine, 0, 0
+	}
 	switch opts.Encoding {
 	case fsread.EncodingBase64, fsread.EncodingHex:
 		if a.StartLine != 0 || a.EndLine != 0 {

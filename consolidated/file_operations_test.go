@@ -93,6 +93,8 @@ func TestFileReadOperations(t *testing.T) {
 			want: []string{"notes.txt: lines 2-3 of 5; more from line 4\n", "2\ttwo\n3\tthree"}, absent: []string{"four"}},
 		{name: "read negative offset", op: "read_file", args: map[string]any{"path": "notes.txt", "offset": -2},
 			want: []string{"lines 4-5 of 5\nfour\nfive"}},
+		{name: "read negative start_line as offset", op: "read_file", args: map[string]any{"path": "notes.txt", "start_line": -2},
+			want: []string{"notes.txt: lines 4-5 of 5\nfour\nfive"}},
 		{name: "read offset limit", op: "read_file", args: map[string]any{"path": "notes.txt", "offset": 3, "limit": 1},
 			want: []string{"lines 3-3 of 5", "three"}, absent: []string{"four"}},
 		{name: "read limit only", op: "read_file", args: map[string]any{"path": "notes.txt", "limit": 2},
