@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"time"
@@ -40,6 +41,11 @@ func ApprovalsHandler(g *authz.Guard) http.Handler {
 				http.Error(w, `body must be {"decision":"approve"|"deny","minutes":N,"once":bool}`, http.StatusBadRequest)
 				return
 			}
+			if maxMinutes := int(authz.MaxGrantTTL / time.Minute); body.Minutes < 0 || body.Minutes > maxMinutes {
+				// Checked here: a huge count of minutes overflows time.Duration into a short grant.
+				http.Error(w, fmt.Sprintf("minutes must be between 0 and %d", maxMinutes), http.StatusBadRequest)
+				return
+			}
 			var (
 				ap    authz.Approval
 				grant authz.Grant
@@ -47,7 +53,7 @@ func ApprovalsHandler(g *authz.Guard) http.Handler {
 			)
 			switch body.Decision {
 			case "approve":
-				ap, grant, err = g.Approve(ctx, id, time.Duration(max(body.Minutes, 0))*time.Minute, body.Once, "http")
+				ap, grant, err = g.Approve(ctx, id, time.Duration(body.Minutes)*time.Minute, body.Once, "http")
 			case "deny":
 				ap, err = g.Deny(ctx, id, "http")
 			default:

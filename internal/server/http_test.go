@@ -1,12 +1,16 @@
 package server
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
+	"toolhost/authz"
 	"toolhost/consolidated"
+	"toolhost/store"
 )
 
 // TestHTTPHardening drives the real handler: every request needs the bearer token, a Host that
@@ -51,6 +55,47 @@ func TestHTTPHardening(t *testing.T) {
 			h.ServeHTTP(w, r)
 			if w.Code != tt.want {
 				t.Errorf("POST /mcp with Host %s and %v = %d, want %d (%s)", tt.host, tt.headers, w.Code, tt.want, strings.TrimSpace(w.Body.String()))
+			}
+		})
+	}
+}
+
+// TestApprovalEndpointMinutes: the minutes of an approval are checked before they become a
+// time.Duration, where 2^40 minutes would overflow into an arbitrary (possibly short) grant.
+func TestApprovalEndpointMinutes(t *testing.T) {
+	ctx := context.Background()
+	st, err := store.Open(ctx, t.TempDir(), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	g, err := authz.New(ctx, authz.Config{WorkDir: t.TempDir(), StateDir: st.Dir(), Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	h := ApprovalsHandler(g)
+	tests := []struct {
+		name    string
+		minutes int64
+		want    int
+	}{
+		{"overflowing", 1 << 40, http.StatusBadRequest},
+		{"negative", -5, http.StatusBadRequest},
+		{"beyond the maximum", 43201, http.StatusBadRequest},
+		{"maximum", 43200, http.StatusOK},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ap, err := g.RequestAuthorization(ctx, authz.AuthorizationRequest{Conversation: "c", Path: t.TempDir(), Access: "file_operations:write"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := fmt.Sprintf(`{"decision":"approve","minutes":%d}`, tt.minutes)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, httptest.NewRequest(http.MethodPost, "/api/approvals/"+ap.ID, strings.NewReader(body)))
+			if w.Code != tt.want {
+				t.Errorf("POST %s = %d, want %d (%s)", body, w.Code, tt.want, strings.TrimSpace(w.Body.String()))
 			}
 		})
 	}
