@@ -147,7 +147,7 @@ func (s *session) record() record {
 	defer s.mu.Unlock()
 	r := record{ID: s.id, Conversation: s.conv, Cwd: s.cwd, Shell: s.shell, PID: s.pid,
 		Instance: s.m.instance, State: s.state, Started: s.started, Ended: s.ended,
-		LastCommand: s.lastCommand, ExitCode: s.lastExit, Cols: s.cols, Rows: s.rows}
+		LastCommand: s.lastCommand, ExitCode: s.exitLocked(), Cols: s.cols, Rows: s.rows}
 	from := max(s.log.start(), s.log.end()-tailBytes)
 	data, from := s.log.read(from, tailBytes)
 	r.TailStart, r.Tail = from, strings.ToValidUTF8(string(data), "")

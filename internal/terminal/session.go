@@ -278,6 +278,14 @@ func (s *session) waitLoop() {
 	defer close(s.waitDone)
 	err := s.cmd.Wait()
 	code := exitCode(s.cmd.ProcessState, err)
+	// Let the reader take in the shell's last words ("exit", an error) before waiters are
+	// told it is gone; a background job still holding the terminal keeps it open, so bound it.
+	t := time.NewTimer(200 * time.Millisecond)
+	select {
+	case <-s.readerDone:
+	case <-t.C:
+	}
+	t.Stop()
 	s.mu.Lock()
 	s.shellExit = &code
 	if s.state == StateRunning || s.state == StateStarting {
@@ -513,8 +521,8 @@ func (s *session) output(ctx context.Context, q OutputQuery, since int) (Output,
 	out.ID = s.id
 	out.CommandRunning = s.cmdRunning
 	out.Finished = s.finishedLocked()
-	if s.lastExit != nil {
-		c := *s.lastExit
+	if e := s.exitLocked(); e != nil {
+		c := *e
 		out.ExitCode = &c
 	}
 	out.Exited = s.state != StateRunning
@@ -650,9 +658,18 @@ func (s *session) info() Info {
 		IdleSeconds: int64(time.Since(s.lastUse).Seconds()), LastCommand: s.lastCommand,
 		ExitCodes: s.bash, Cols: s.cols, Rows: s.rows,
 	}
-	if s.lastExit != nil {
-		c := *s.lastExit
+	if e := s.exitLocked(); e != nil {
+		c := *e
 		inf.ExitCode = &c
 	}
 	return inf
+}
+
+// exitLocked is the status to report: the shell's own once it has exited by itself (`exit 3`
+// ends a session with 3, whatever the command before returned), else the last command's.
+func (s *session) exitLocked() *int {
+	if s.state == StateExited && s.shellExit != nil {
+		return s.shellExit
+	}
+	return s.lastExit
 }

@@ -398,3 +398,25 @@ func TestChildrenDoNotInheritPTYMaster(t *testing.T) {
 		t.Errorf("second session's descriptors = %q, want no /dev/ptmx", text)
 	}
 }
+
+// TestShellExitStatusAndLastWords: a session whose shell exits by itself reports the
+// shell's status (not the previous command's) and the output printed on the way out.
+func TestShellExitStatusAndLastWords(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "x")
+	runIn(t, m, "c", "x", "true")
+	ctx := context.Background()
+	out, err := m.Send(ctx, "c", "x", Input{Text: "echo bye-bye; exit 3", Wait: OutputQuery{WaitMS: testWait}})
+	text := out.Text
+	for i := 0; i < 10 && err == nil && !out.Exited; i++ {
+		out, err = m.Output(ctx, "c", "x", OutputQuery{WaitMS: testWait})
+		text += out.Text
+	}
+	if err != nil || !out.Exited || out.ExitCode == nil || *out.ExitCode != 3 || !strings.Contains(text, "bye-bye\n") {
+		t.Fatalf("Send(exit 3) = exited %v, exit %v, text %q, %v; want exited with 3 after bye-bye", out.Exited, out.ExitCode, text, err)
+	}
+	infos, _ := m.List(ctx, "c")
+	if len(infos) != 1 || infos[0].ExitCode == nil || *infos[0].ExitCode != 3 {
+		t.Errorf("List() = %+v, want the session with exit code 3", infos)
+	}
+}
