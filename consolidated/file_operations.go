@@ -380,9 +380,10 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 		return nil, err
 	}
 	defer t.Close()
+	include, exclude := grepGlobs(a.Include, a.Exclude)
 	r, err := fsread.Grep(ctx, t.Root, t.Rel, fsread.GrepOptions{
 		Pattern: a.Pattern, Literal: a.Literal, IgnoreCase: a.CaseInsensitive,
-		Include: fileGlobs(a.Include), Exclude: fileGlobs(a.Exclude),
+		Include: include, Exclude: exclude,
 		ContextLines: a.ContextLines, MaxMatches: a.MaxResults,
 		IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored,
 	})
@@ -475,6 +476,28 @@ func fileGlobs(in []string) []string {
 		}
 	}
 	return out
+}
+
+// grepGlobs reads include and exclude the way models write them after rg and .gitignore: "!x"
+// in include excludes x, and a trailing "/" names a directory ("vendor/" excludes it, "src/"
+// includes what is under it).
+func grepGlobs(inc, exc []string) (include, exclude []string) {
+	for _, g := range fileGlobs(inc) {
+		switch {
+		case strings.HasPrefix(g, "!") && len(g) > 1:
+			exclude = append(exclude, strings.TrimSuffix(g[1:], "/"))
+		case strings.HasSuffix(g, "/") && len(g) > 1:
+			include = append(include, g+"**")
+		default:
+			include = append(include, g)
+		}
+	}
+	for _, g := range fileGlobs(exc) {
+		if t := strings.TrimSuffix(g, "/"); t != "" {
+			exclude = append(exclude, t)
+		}
+	}
+	return include, exclude
 }
 
 func fileSkipped(hidden, ignored, depth, errs int) string {
