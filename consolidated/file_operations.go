@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -337,14 +338,38 @@ func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (
 		return nil, err
 	}
 	defer t.Close()
-	r, err := fsread.Glob(ctx, t.Root, t.Rel, a.Pattern, fsread.GlobOptions{
-		MaxResults: a.MaxResults, SortBy: a.Sort, IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored,
-	})
+	pattern := a.Pattern
+	if filepath.IsAbs(pattern) {
+		// Models often glob with the absolute path they were shown.
+		base := fileCanonical(t, t.Rel)
+		rel, ok := strings.CutPrefix(filepath.ToSlash(pattern), filepath.ToSlash(base)+"/")
+		if !ok {
+			return nil, &ToolError{Code: "invalid_pattern", Param: "pattern", Message: fmt.Sprintf("pattern %s is absolute and not under %s", a.Pattern, f.display(t, t.Rel)),
+				Next: "put the directory in path and a relative glob in pattern"}
+		}
+		pattern = rel
+	}
+	if dir, ok := strings.CutSuffix(pattern, "/"); ok && dir != "" {
+		// "name/" means the files in directories called name (globs match files only).
+		if !strings.Contains(dir, "/") {
+			dir = "**/" + dir
+		}
+		pattern = dir + "/**"
+	}
+	opts := fsread.GlobOptions{MaxResults: a.MaxResults, SortBy: a.Sort, IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored}
+	r, err := fsread.Glob(ctx, t.Root, t.Rel, pattern, opts)
 	if err != nil {
 		return nil, f.searchError(t, a.Path, err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d match(es) for %s", r.Total, a.Pattern)
+	if r.Total == 0 && !strings.ContainsAny(pattern, "*?[{") {
+		// A bare name matches whole names only; models mean it as a part of one.
+		if r2, err := fsread.Glob(ctx, t.Root, t.Rel, "*"+pattern+"*", opts); err == nil && r2.Total > 0 {
+			fmt.Fprintf(&b, "0 match(es) for %s; ", a.Pattern)
+			pattern, r = "*"+pattern+"*", r2
+		}
+	}
+	fmt.Fprintf(&b, "%d match(es) for %s", r.Total, pattern)
 	if rel := path.Clean(t.Rel); rel != "." || t.Root != f.guard.Root() {
 		fmt.Fprintf(&b, " under %s", f.display(t, t.Rel))
 	}
