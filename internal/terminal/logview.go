@@ -30,7 +30,7 @@ const (
 
 // marker is a shell-integration event found in the output (OSC 133).
 type marker struct {
-	kind byte // 'A' prompt start, 'C' command start, 'D' command done
+	kind byte // 'A' prompt start, 'C' command start, 'D' command done, 'P' continuation prompt (ours)
 	code int  // exit status for 'D', -1 when absent
 	off  int64
 }

@@ -132,7 +132,7 @@ func (m *Manager) rcFile() string { return m.rcDir + "/bashrc" }
 
 const bashRC = `# toolhost session rc: a predictable prompt with OSC 133 markers carrying $?.
 PS1='\w\$ '
-PS2='> '
+PS2='\[\e]133;P\a\]> '
 PS0=$'\e]133;C\a'
 unset HISTFILE PROMPT_COMMAND
 set +H
@@ -325,6 +325,10 @@ func (s *session) onMarker(mk marker) {
 		if s.cAtSend >= 0 && s.cCount == s.cAtSend+1 {
 			s.firstCOff = mk.off
 		}
+	case 'P':
+		// A continuation prompt (an open quote, a heredoc): the line sent is still being
+		// typed, so no command will start; stop waiting for one (awaitStart, wait_for's echo).
+		s.cAtSend = -1
 	case 'D':
 		if s.prompts == 0 {
 			return // PROMPT_COMMAND before the very first prompt

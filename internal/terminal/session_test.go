@@ -420,3 +420,26 @@ func TestShellExitStatusAndLastWords(t *testing.T) {
 		t.Errorf("List() = %+v, want the session with exit code 3", infos)
 	}
 }
+
+// TestContinuationPromptEndsStartWait: a line that leaves bash at its continuation prompt
+// (an open quote) starts no command, so the next input must not wait for one to start.
+func TestContinuationPromptEndsStartWait(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "p")
+	ctx := context.Background()
+	out, err := m.Send(ctx, "c", "p", Input{Text: "echo 'open", Wait: OutputQuery{WaitMS: testWait, WaitFor: `> $`}})
+	if err != nil || !out.Matched {
+		t.Fatalf("Send(echo 'open) = %+v, %v; want the continuation prompt", out, err)
+	}
+	s, _ := m.lookup("c", "p")
+	s.mu.Lock()
+	cAtSend := s.cAtSend
+	s.mu.Unlock()
+	if cAtSend >= 0 {
+		t.Errorf("after the continuation prompt the session still waits for a command start (cAtSend %d)", cAtSend)
+	}
+	text, _ := runIn(t, m, "c", "p", "closed'")
+	if !strings.Contains(text, "open\nclosed\n") {
+		t.Errorf("finishing the quoted line = %q, want the two-line echo", text)
+	}
+}
