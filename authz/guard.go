@@ -386,8 +386,8 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 		anchor, code = a, CodeSecretPath
 		msg = fmt.Sprintf("%s holds credentials; only a grant naming it allows this", shorten(a))
 	} else if a, what, ok := g.containedAnchor(c, r.Class, res.exists && ft == unix.S_IFDIR && !delRename && !r.namesOnly()); ok {
-		// A search or listing of a directory reads everything below it, so a directory that
-		// holds a protected or secret path needs a grant naming the directory (or the path).
+		// A search of a directory reads everything below it, so a directory that holds a
+		// protected or secret path needs a grant naming the directory.
 		anchor, code = c, CodeProtectedPath
 		if what == "" {
 			code, what = CodeSecretPath, "credentials"
@@ -463,8 +463,10 @@ func (g *Guard) protectedAnchor(c string, inside, write, delRename bool) (string
 // containedAnchor returns a protected or secret path strictly inside the directory c when r reads
 // the contents below c (dir reports that c is an existing directory and the request reads
 // contents, not names): a walk such as grep_search reads every file below its root, so the check
-// on the root alone would let it read what a direct read is refused. what describes a protected path and is
-// empty for a secret one. Repository internals count when c is a .git directory or inside one.
+// on the root alone would let it read what a direct read is refused. what describes a protected
+// path and is empty for a secret one. Repository internals count when c is a .git directory or
+// inside one. Not covered: .env* files below a directory outside the working directory (they can
+// be anywhere; the walkers skip hidden files unless asked).
 func (g *Guard) containedAnchor(c string, class Class, dir bool) (anchor, what string, ok bool) {
 	if class != ClassRead || !dir {
 		return "", "", false

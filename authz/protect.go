@@ -173,8 +173,8 @@ func canonicalRules(r pathRule) []pathRule {
 }
 
 // gitAnchor applies the repository rules to canonical path p: .git/config, .git/commondir and
-// .git/hooks/** of any repository (including the config and hooks of submodules and worktrees under .git/), and for
-// writes the .git entry itself (replacing it could point the repository at other hooks). Deletes
+// .git/hooks/** of any repository (including the config and hooks of submodules and worktrees
+// under .git/), and for writes the .git entry itself (replacing it could point the repository at other hooks). Deletes
 // and renames anywhere inside .git are protected too: a rename into .git/modules/x could plant a
 // hooks directory. It returns the anchor a grant must name. Names match ignoring ASCII case: on a
 // case-insensitive file system (macOS) .GIT/Hooks is the hooks directory; on Linux protecting it
