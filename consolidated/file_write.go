@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 
 	"toolhost/authz"
@@ -92,6 +93,7 @@ func replaceOutcome(count int, lines []int, rung edit.Rung) string {
 }
 
 func fileLineList(ls []int) string {
+	ls = slices.Compact(slices.Clone(ls)) // several replacements on one line name it once
 	var parts []string
 	for i, l := range ls {
 		if i == 10 {

@@ -3,6 +3,7 @@ package edit
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -130,6 +131,7 @@ func lineSpan(a, b int) string {
 
 // formatLines lists line numbers, at most ten.
 func formatLines(ls []int) string {
+	ls = slices.Compact(slices.Clone(ls)) // several occurrences on one line name it once
 	var parts []string
 	for i, l := range ls {
 		if i == 10 {
