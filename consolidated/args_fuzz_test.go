@@ -49,3 +49,20 @@ func FuzzDecodeArgs(f *testing.F) {
 		}
 	})
 }
+
+func TestSummarizeArgsKeepsContentOut(t *testing.T) {
+	tests := []struct {
+		name, raw, want string
+	}{
+		{"names shown", `{"operation":"read_file","path":"a.go"}`, `operation="read_file" path="a.go"`},
+		{"content by size", `{"operation":"send_input","input":"hunter2\n"}`, `input=(11 bytes) operation="send_input"`},
+		{"command by size", `{"command":"export API_KEY=sk-1"}`, `command=(21 bytes)`},
+		{"camelCase name", `{"sessionId":"dev"}`, `sessionId="dev"`},
+		{"not an object", `[1]`, `(3 bytes, not an object)`},
+	}
+	for _, tt := range tests {
+		if got := summarizeArgs(json.RawMessage(tt.raw)); got != tt.want {
+			t.Errorf("%s: summarizeArgs(%s) = %s, want %s", tt.name, tt.raw, got, tt.want)
+		}
+	}
+}

@@ -394,10 +394,18 @@ func newExecutionID() string {
 	return fmt.Sprintf("x%x-%s", time.Now().UnixMilli()&0xffffffff, hex.EncodeToString(b[:]))
 }
 
-var secretKey = regexp.MustCompile(`(?i)(token|secret|password|passwd|api_?key|authorization|credential)`)
+// loggedVerbatim are the parameters whose short values the log shows: names and ids that say
+// what a call was about. Everything else (content, commands, input, queries, reasons) is logged
+// by size only, since it may carry secrets a model typed or read.
+var loggedVerbatim = map[string]bool{
+	"operation": true, "path": true, "new_path": true, "cwd": true, "session_id": true, "id": true,
+	"request_id": true, "conversation_id": true, "access": true, "scope": true, "mode": true,
+	"encoding": true, "sort": true, "recursive": true, "once": true, "minutes": true, "limit": true,
+	"start_line": true, "end_line": true, "offset": true, "max_results": true, "dry_run": true,
+}
 
-// summarizeArgs logs the shape of the arguments, never their full content: keys with sizes, short
-// scalar values, and secrets redacted.
+// summarizeArgs logs the shape of the arguments, never their content: keys with sizes, and short
+// values only for the names and ids in loggedVerbatim.
 func summarizeArgs(raw json.RawMessage) string {
 	m, err := rawArgs(raw)
 	if err != nil {
@@ -414,10 +422,7 @@ func summarizeArgs(raw json.RawMessage) string {
 			b.WriteByte(' ')
 		}
 		v := strings.TrimSpace(string(m[k]))
-		switch {
-		case secretKey.MatchString(k):
-			v = "[redacted]"
-		case len(v) > 48:
+		if !loggedVerbatim[snakeCase(k)] || len(v) > 120 {
 			v = fmt.Sprintf("(%d bytes)", len(v))
 		}
 		b.WriteString(k + "=" + v)
