@@ -57,6 +57,8 @@ const (
 	updateEvery              = 250 * time.Millisecond
 	markerEnv                = "TOOLHOST_TERMINAL_ID"
 	maxInputBytes            = 64 << 10 // text typed by one send_input
+	// noTerminal is TERM for one-shot commands, which run without a terminal.
+	noTerminal = "dumb"
 )
 
 func (c Config) withDefaults() Config {
@@ -177,6 +179,14 @@ func childEnv(scrub []string, term string, extra map[string]string, marker strin
 		"GIT_ASKPASS":         "",
 		"SSH_ASKPASS":         "",
 		"DEBIAN_FRONTEND":     "noninteractive",
+	}
+	if term == noTerminal {
+		// One-shot commands have no terminal: an editor (git commit without -m, crontab -e)
+		// would wait for keys nobody can type until the timeout. Fail at once instead; git
+		// then says to pass -m or -F.
+		for _, name := range []string{"EDITOR", "VISUAL", "GIT_EDITOR"} {
+			forced[name] = "false"
+		}
 	}
 	var env []string
 	for _, kv := range os.Environ() {

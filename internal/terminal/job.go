@@ -128,7 +128,7 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration)
 	}
 	cmd := m.command("/bin/sh", "-c", spec.Command)
 	cmd.Dir = spec.Cwd
-	cmd.Env = childEnv(m.cfg.ScrubEnv, "dumb", spec.Env, j.sel.marker)
+	cmd.Env = childEnv(m.cfg.ScrubEnv, noTerminal, spec.Env, j.sel.marker)
 	cmd.Stdout, cmd.Stderr = outW, errW
 	// A new kernel session: no controlling terminal (nothing can prompt on /dev/tty) and
 	// one id that covers every process group the command creates.

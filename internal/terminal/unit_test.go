@@ -119,7 +119,8 @@ func TestChildEnv(t *testing.T) {
 	t.Setenv("TOOLHOST_TOKEN", "secret")
 	t.Setenv("MY_API_KEY", "secret2")
 	t.Setenv("KEEP_ME", "yes")
-	env := childEnv([]string{"MY_API_*"}, "dumb", map[string]string{"EXTRA": "1", "PAGER": "less"}, "M=1")
+	t.Setenv("EDITOR", "vim")
+	env := childEnv([]string{"MY_API_*"}, "dumb", map[string]string{"EXTRA": "1", "PAGER": "less", "GIT_EDITOR": "true"}, "M=1")
 	got := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -138,6 +139,8 @@ func TestChildEnv(t *testing.T) {
 		{name: "no git prompt", key: "GIT_TERMINAL_PROMPT", want: "0", present: true},
 		{name: "term", key: "TERM", want: "dumb", present: true},
 		{name: "marker", key: "M", want: "1", present: true},
+		{name: "no editor without a terminal", key: "EDITOR", want: "false", present: true},
+		{name: "caller's editor kept", key: "GIT_EDITOR", want: "true", present: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
