@@ -198,6 +198,10 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "approvals", "grants":
 		return withApp(ctx, o, stderr, func(a *app.App) error { return listAuthority(ctx, a, cmd, stdout) })
 	case "approve", "deny", "revoke":
+		if os.Getenv("TOOLHOST_TERMINAL_ID") != "" {
+			// A toolhost terminal runs commands a model typed; a grant must come from the user.
+			return fmt.Errorf("refusing to %s from inside a toolhost terminal session: run it in your own terminal", cmd)
+		}
 		if len(rest) != 1 {
 			return fmt.Errorf("usage: toolhost %s ID", cmd)
 		}
@@ -411,6 +415,9 @@ func serve(ctx context.Context, a *app.App, o *options, stdout io.Writer) error 
 			return fmt.Errorf("refusing to listen on non-loopback %s without an explicit token (--token, http.token or TOOLHOST_TOKEN)", addr)
 		}
 		hopts.AllowedHosts = append(hopts.AllowedHosts, host)
+	}
+	if o.token != "" {
+		a.Logger.Warn("--token puts the token on the command line, readable by every local process (ps); prefer TOOLHOST_TOKEN or the generated token file")
 	}
 	source := ""
 	if !hopts.NoAuth {

@@ -580,3 +580,11 @@ func TestKilledServerLosesNoAcknowledgedTodo(t *testing.T) {
 	}
 	t.Logf("%d updates acknowledged before SIGKILL; all present after reopening", acked)
 }
+
+func TestApprovalsRefusedInsideToolhostTerminals(t *testing.T) {
+	cmd := command(t, "approve", "r-anything")
+	cmd.Env = append(cmd.Env, "TOOLHOST_TERMINAL_ID=s1")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "inside a toolhost terminal") {
+		t.Fatalf("approve from a toolhost terminal = %v, %s; want a refusal", err, out)
+	}
+}

@@ -106,6 +106,14 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	if a.Store, err = store.Open(ctx, a.StateDir, store.Options{}); err != nil {
 		return nil, err
 	}
+	a.PromptsDir = cfg.PromptsDir
+	if a.PromptsDir == "" {
+		base := cfg.Path
+		if base == "" {
+			base = config.DefaultPath()
+		}
+		a.PromptsDir = filepath.Join(filepath.Dir(base), "prompts")
+	}
 	if a.Guard, err = a.openGuard(ctx, profile); err != nil {
 		return nil, err
 	}
@@ -122,14 +130,6 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	a.Reminders = reminders.New(a.Store, rcfg, a.Memory)
 	if rcfg.Enabled {
 		a.Env.AfterCall = append(a.Env.AfterCall, consolidated.ReminderHook(a.Reminders))
-	}
-	a.PromptsDir = cfg.PromptsDir
-	if a.PromptsDir == "" {
-		base := cfg.Path
-		if base == "" {
-			base = config.DefaultPath()
-		}
-		a.PromptsDir = filepath.Join(filepath.Dir(base), "prompts")
 	}
 	tools := []*consolidated.Tool{
 		consolidated.ThinkTool(),
@@ -169,9 +169,18 @@ func (a *App) openGuard(ctx context.Context, profile config.Profile) (*authz.Gua
 		}
 		static = append(static, authz.GrantSpec{Access: g.Access, Path: p, Recursive: g.Recursive, By: "config"})
 	}
+	// The user's prompts become instructions to every agent, and the log holds what calls did:
+	// neither may be written by a model.
+	protected := []string{a.PromptsDir}
+	if a.Config.LogFile != "" {
+		if p, err := canonicalPath(a.Config.LogFile); err == nil {
+			protected = append(protected, p)
+		}
+	}
 	return authz.New(ctx, authz.Config{
 		WorkDir:               a.Workdir,
 		ConfigFile:            cfgFile,
+		Protected:             protected,
 		StateDir:              a.StateDir,
 		TokenFile:             a.TokenFile(),
 		SecretPaths:           a.Config.Guard.DenyRead,

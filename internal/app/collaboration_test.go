@@ -179,3 +179,12 @@ func TestAsk(t *testing.T) {
 		t.Errorf("ask without elicitation = %q, %v", got, isErr)
 	}
 }
+
+func TestPromptsDirIsProtected(t *testing.T) {
+	a := testApp(t)
+	_, err := a.Guard.Check(context.Background(), authz.Request{Conversation: "c", Tool: "file_operations", Operation: "create_file",
+		Class: authz.ClassWrite, Path: filepath.Join(a.PromptsDir, "evil.md")})
+	if d, ok := authz.AsDenial(err); !ok || d.Code != authz.CodeProtectedPath {
+		t.Fatalf("write into the prompts directory = %v, want protected_path", err)
+	}
+}

@@ -39,7 +39,7 @@ const envelopeBudget = 30
 
 func testApp(t *testing.T) *App {
 	t.Helper()
-	cfg := &config.Config{Workdir: t.TempDir(), StateDir: t.TempDir()}
+	cfg := &config.Config{Workdir: t.TempDir(), StateDir: t.TempDir(), PromptsDir: filepath.Join(t.TempDir(), "prompts")}
 	cfg.ApprovalWait.Duration = 200 * time.Millisecond
 	a, err := Open(context.Background(), cfg, nil)
 	if err != nil {
