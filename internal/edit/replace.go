@@ -216,6 +216,7 @@ func replaceTolerant(s string, r Replacement, lv level, eol string) (ReplaceResu
 	}
 	p := hits[0]
 	from, to := start(p), int(nf.end[p+len(nOld)-1])
+	written := newText
 	if lv >= levelIndent {
 		// Replace whole lines from their start so the file's own
 		// indentation is what the re-indented new_string carries.
@@ -226,9 +227,46 @@ func replaceTolerant(s string, r Replacement, lv level, eol string) (ReplaceResu
 		}
 		newText = reindent(old, s[from:to], newText, extended)
 	}
+	if lv == levelPunct {
+		newText = keepUnchanged(old, strings.ReplaceAll(s[from:to], "\r\n", "\n"), written, newText)
+	}
 	newText = toEOL(newText, eol)
 	out := s[:from] + newText + s[to:]
 	return ReplaceResult{Content: []byte(out), Rung: rungOf(lv), Count: 1, Lines: []int{lineOf(s, from)}}, true, nil
+}
+
+// keepUnchanged gives the lines new_string (written) copies unchanged from
+// old_string the text of the file lines they matched, keeping the
+// indentation newText chose: a match ignoring punctuation must not turn the
+// file's curly quotes and dashes into the model's ASCII on lines it did not
+// mean to edit.
+func keepUnchanged(old, matched, written, newText string) string {
+	ol, fl := strings.Split(old, "\n"), strings.Split(matched, "\n")
+	if len(ol) != len(fl) {
+		return newText
+	}
+	body := func(l string) string { return strings.TrimLeft(l, " \t") }
+	m := map[string]string{}
+	for i := range ol {
+		if o, f := body(ol[i]), body(fl[i]); o != f && strings.TrimSpace(o) != "" {
+			if _, ok := m[o]; !ok {
+				m[o] = f
+			}
+		}
+	}
+	if len(m) == 0 {
+		return newText
+	}
+	wl, nl := strings.Split(written, "\n"), strings.Split(newText, "\n")
+	if len(wl) != len(nl) {
+		return newText
+	}
+	for i := range wl {
+		if f, ok := m[body(wl[i])]; ok {
+			nl[i] = leadingWS(nl[i]) + f
+		}
+	}
+	return strings.Join(nl, "\n")
 }
 
 // reindent rewrites the indentation of newText to follow the file: each
