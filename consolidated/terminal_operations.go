@@ -379,7 +379,12 @@ func (t *terminalTool) send(ctx context.Context, c *Call, a *sendInputArgs) (*Re
 	if unread.Text != "" {
 		out.Text, out.Cursor = unread.Text+out.Text, unread.Cursor
 	}
-	return renderOutput(out), nil
+	res := renderOutput(out)
+	if q.WaitMS == 0 && !out.Exited {
+		// Without a wait the answer holds only what was there before (often the old prompt).
+		res.Text = strings.Replace(res.Text, "\n", "; sent without waiting: get_output wait_ms=5000 reads the result\n", 1)
+	}
+	return res, nil
 }
 
 func (t *terminalTool) output(ctx context.Context, c *Call, a *getOutputArgs) (*Result, error) {

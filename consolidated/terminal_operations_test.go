@@ -204,7 +204,10 @@ func TestSessionLifecycle(t *testing.T) {
 	// get_output with wait_for: readiness of a slow starter in one call.
 	// One foreground job (sh execs sleep), so the ctrl-c below cannot fall between two jobs of
 	// a command list, where a real terminal loses it too.
-	h.mustOp("send_input", map[string]any{"session_id": "dev", "text": "sh -c 'sleep 0.5; echo Listening on 8080; exec sleep 30'"})
+	text, _ = h.mustOp("send_input", map[string]any{"session_id": "dev", "text": "sh -c 'sleep 0.5; echo Listening on 8080; exec sleep 30'"})
+	if !strings.Contains(statusLine(text), "sent without waiting: get_output wait_ms=") {
+		t.Errorf("send_input without wait_ms = %q, want a status line pointing to get_output", text)
+	}
 	text, st = h.mustOp("get_output", map[string]any{"session_id": "dev", "wait_for": "Listening on \\d+", "wait_ms": 15000})
 	if st["matched"] != true || !strings.Contains(text, "Listening on 8080") || st["running"] != true {
 		t.Errorf("get_output wait_for = %q (%v), want matched while running", text, st)

@@ -5,7 +5,8 @@
 // The engine is built so that no call can hang: every wait is bounded by a yield time, a
 // command that outlives it keeps running and is handed back as a pollable id, PTY reads go
 // through the runtime poller (so closing a session interrupts them), and stdin of one-shot
-// commands is empty while pagers and credential prompts are disabled through the environment.
+// commands is empty while pagers, editors and credential prompts are disabled through the
+// environment.
 //
 // Memory is bounded per session: the cleaned log is a ring buffer (Config.HistoryBytes,
 // default 2 MiB, oldest bytes dropped with a marker), raw bytes waiting for the screen
