@@ -254,7 +254,7 @@ func TestFileWriteOperations(t *testing.T) {
 		{name: "multi replace all or nothing", op: "multi_replace_string", args: map[string]any{"edits": []any{
 			map[string]any{"path": "notes.txt", "old_string": "one", "new_string": "1"},
 			map[string]any{"path": "pkg/util.go", "old_string": "no such text", "new_string": "x"},
-		}}, wantErr: true, want: []string{"error not_found", "edit 2", "no file was changed"}, check: wantFileContent("notes.txt", fileTree["notes.txt"])},
+		}}, wantErr: true, want: []string{"error not_found", "edit 2", "no file was changed", "parameter: edits[1].old_string"}, check: wantFileContent("notes.txt", fileTree["notes.txt"])},
 		{name: "multi replace unknown field", op: "multi_replace_string", args: map[string]any{"edits": []any{
 			map[string]any{"path": "notes.txt", "old_string": "one", "new_string": "1", "count": 2},
 		}}, wantErr: true, want: []string{"error unexpected_parameter", "count"}},

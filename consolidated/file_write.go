@@ -153,7 +153,11 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 	}
 	res, err := edit.MultiReplace(ctx, set.root, edits, edit.Options{Expect: f.expect(c.Conversation, first, rels...)})
 	if err != nil {
-		return nil, f.editError("", "edits", err)
+		param := "edits"
+		if me := (*edit.MatchError)(nil); errors.As(err, &me) && me.Edit > 0 {
+			param = fmt.Sprintf("edits[%d].old_string", me.Edit-1)
+		}
+		return nil, f.editError("", param, err)
 	}
 	f.remember(c, first, res.Files)
 	var b strings.Builder
