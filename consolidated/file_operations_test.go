@@ -325,6 +325,8 @@ func TestFileWriteOperations(t *testing.T) {
 			want: []string{"error bad_patch", "parameter: patch"}},
 		{name: "patch hunk does not apply", op: "apply_patch", args: map[string]any{"patch": "--- a/notes.txt\n+++ b/notes.txt\n@@\n-seven\n+7\n"}, wantErr: true,
 			want: []string{"error not_found", "nothing was written"}},
+		{name: "patch misspelt path", op: "apply_patch", args: map[string]any{"patch": "--- a/pkg/utl.go\n+++ b/pkg/utl.go\n@@\n-x\n+y\n"}, wantErr: true,
+			want: []string{"error not_found", "did you mean pkg/util.go?", "parameter: patch"}},
 		{name: "patch protected", op: "apply_patch", args: map[string]any{"patch": "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+echo hi\n*** End Patch\n"}, wantErr: true,
 			want: []string{"error protected_path", "user_collaboration"}, check: wantFileGone(".git/hooks/pre-commit")},
 

@@ -320,6 +320,14 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 	}
 	plan, err := edit.PlanPatch(ctx, set.root, p, edit.Options{DryRun: a.DryRun, Expect: f.expect(c.Conversation, first, rels...)})
 	if err != nil {
+		var pe *edit.PatchError
+		if errors.As(err, &pe) && errors.Is(pe.Err, edit.ErrMissing) {
+			// A misspelt path: offer the nearest existing one, as for the path parameter.
+			te := &ToolError{Code: "not_found", Param: "path", Message: err.Error()}
+			f.suggest(ctx, c, te, f.display(first, pe.Path))
+			te.Param = "patch"
+			return nil, te
+		}
 		return nil, f.editError("", "patch", err)
 	}
 	// Added files are the model's own text and deleted ones it wants gone: like create_file
