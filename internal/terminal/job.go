@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -40,7 +41,9 @@ type RunResult struct {
 	// ExitCode is the exit status (128+signal when killed by a signal, -1 while running).
 	ExitCode int  `json:"exit_code"`
 	TimedOut bool `json:"timed_out,omitempty"`
-	// Stdout and Stderr are the captured streams within the budget.
+	// Stdout and Stderr are the captured streams within the budget, cleaned like a session's
+	// log (escape sequences removed, \r and backspace resolved); get_output and get_history
+	// of the command's id give the raw bytes.
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`
 	// StdoutBytes and StderrBytes are the full sizes produced.
@@ -69,18 +72,32 @@ func (c *capture) write(p []byte) {
 	c.tail.write(p)
 }
 
-// render returns the stream within budget, head and tail around a marker when cut.
+// render returns the stream within budget, head and tail around a marker when cut, cleaned
+// the way a terminal would show it.
 func (c *capture) render(budget int, id string) (string, bool) {
 	if c.total <= int64(budget) {
 		data, _ := c.tail.read(0, int(c.total))
-		return string(data), false
+		return cleanOutput(data), false
 	}
 	h := budget / 2
 	t := budget - h
 	head := c.head[:min(h, len(c.head))]
 	tail, _ := c.tail.read(c.tail.end()-int64(t), t)
 	omitted := c.total - int64(len(head)) - int64(len(tail))
-	return fmt.Sprintf("%s\n[... %d bytes omitted; get_output id=%s pages the retained output ...]\n%s", head, omitted, id, tail), true
+	return fmt.Sprintf("%s\n[... %d bytes omitted; get_output id=%s pages the retained output ...]\n%s", cleanOutput(head), omitted, id, cleanOutput(tail)), true
+}
+
+// cleanOutput removes escape sequences (colors forced on, cursor moves) and resolves carriage
+// returns and backspaces, like the session log: a progress meter (curl, pip) on a pipe is one
+// line of hundreds of \r-separated updates, of which only the last is worth reading.
+func cleanOutput(p []byte) string {
+	if !slices.ContainsFunc(p, func(b byte) bool { return b == 0x1b || b == '\r' || b == '\b' }) {
+		return string(p)
+	}
+	r := newRing(2*len(p) + 1024)
+	newLogView(r, nil).write(p, time.Time{})
+	data, _ := r.read(r.start(), int(r.end()-r.start()))
+	return string(data)
 }
 
 type job struct {

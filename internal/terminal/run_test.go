@@ -28,6 +28,8 @@ func TestRun(t *testing.T) {
 		{name: "token scrubbed", spec: RunSpec{Command: `echo "${TOOLHOST_TOKEN:-unset}"`}, wantOut: "unset\n"},
 		{name: "pagers off", spec: RunSpec{Command: `echo "$PAGER $GIT_PAGER $GIT_TERMINAL_PROMPT"`}, wantOut: "cat cat 0\n"},
 		{name: "stdin is empty", spec: RunSpec{Command: "cat; read x; echo read=$?"}, wantOut: "read=1\n"},
+		{name: "progress meter and forced color cleaned", spec: RunSpec{Command: `printf ' 10%%\r 60%%\r100%%\n\033[33mok\033[m\n' >&2`}, wantErrOut: "100%\nok\n"},
+		{name: "no editor without a terminal", spec: RunSpec{Command: `"$EDITOR" file`}, wantCode: 1},
 		{name: "no tty to prompt on", spec: RunSpec{Command: "echo hi > /dev/tty"}, wantCode: 2},
 	}
 	for _, tt := range tests {
