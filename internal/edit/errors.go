@@ -64,6 +64,10 @@ type MatchError struct {
 	// LineNumbered is set when every line of old_string starts like
 	// read_file's line_numbers output, the likely reason it was not found.
 	LineNumbered bool
+	// InvalidUTF8 is set when old_string holds U+FFFD and the file has
+	// bytes that are not UTF-8: read_file shows them as U+FFFD, so no copy
+	// of such a line can match.
+	InvalidUTF8 bool
 }
 
 // minUsefulSimilarity is below which a nearest match is not worth showing.
@@ -92,6 +96,10 @@ func (e *MatchError) Error() string {
 		fmt.Fprintf(&b, "old_string not found%s", in)
 		if e.LineNumbered {
 			b.WriteString("; its lines start with line numbers and a tab, as read_file shows them: leave those out")
+		}
+		if e.InvalidUTF8 {
+			b.WriteString("; the file has bytes that are not UTF-8, shown as \uFFFD, which old_string cannot match: match text without them, or replace whole lines with insert_edit start_line/end_line")
+			break
 		}
 		n := e.Nearest
 		if n == nil || n.Similarity < minUsefulSimilarity {

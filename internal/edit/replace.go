@@ -3,6 +3,7 @@ package edit
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 )
 
 // Rung names the step of the edit ladder at which old_string matched; the
@@ -119,7 +120,8 @@ func Replace(content []byte, r Replacement) (ReplaceResult, error) {
 			return wrap(res), nil
 		}
 	}
-	return ReplaceResult{}, &MatchError{Err: ErrNotFound, Nearest: FindNearest(s, r.OldString), LineNumbered: lineNumbered(r.OldString)}
+	return ReplaceResult{}, &MatchError{Err: ErrNotFound, Nearest: FindNearest(s, r.OldString), LineNumbered: lineNumbered(r.OldString),
+		InvalidUTF8: strings.ContainsRune(r.OldString, utf8.RuneError) && !utf8.ValidString(s)}
 }
 
 func rungOf(lv level) Rung {

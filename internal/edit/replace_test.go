@@ -242,6 +242,19 @@ func TestMatchErrorLines(t *testing.T) {
 	}
 }
 
+// TestMatchErrorInvalidUTF8 checks that copying a line with non-UTF-8 bytes, which read_file
+// shows as U+FFFD, is refused with a way out rather than "copy the exact text".
+func TestMatchErrorInvalidUTF8(t *testing.T) {
+	_, err := Replace([]byte("caf\xe9 = 1\nx = 2\n"), Replacement{OldString: "caf\uFFFD = 1", NewString: "cafe = 1"})
+	var me *MatchError
+	if !errors.As(err, &me) {
+		t.Fatalf("Replace error = %v, want *MatchError", err)
+	}
+	if msg := me.Error(); !strings.Contains(msg, "insert_edit start_line/end_line") || strings.Contains(msg, "copy the exact text") {
+		t.Errorf("Replace error = %q, want the insert_edit way out and no copy advice", msg)
+	}
+}
+
 // TestMatchErrorLineNumbers checks that an old_string copied with read_file's line-number
 // prefixes is refused with a message that says to leave them out.
 func TestMatchErrorLineNumbers(t *testing.T) {
