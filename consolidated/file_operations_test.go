@@ -1,8 +1,12 @@
 package consolidated
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"toolhost/internal/edit"
 )
 
 var fileTree = map[string]string{
@@ -359,5 +363,32 @@ func TestFileGrepLongLine(t *testing.T) {
 	}
 	if strings.Contains(got, "short NEEDLE [line cut]") {
 		t.Errorf("grep_search NEEDLE = %q, want no cut marker on the short line", got)
+	}
+}
+
+// TestFileEditTooLarge checks that an edit of a file above the engine's limit blames the path
+// (not old_string or line) and points to terminal tools. The file is sparse, so it costs no disk.
+func TestFileEditTooLarge(t *testing.T) {
+	h := newFileHarness(t, 0)
+	f, err := os.Create(filepath.Join(h.wd, "huge.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(edit.MaxEditSize + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	tests := []struct {
+		op   string
+		args map[string]any
+	}{
+		{"replace_string", map[string]any{"path": "huge.log", "old_string": "a", "new_string": "b"}},
+		{"insert_edit", map[string]any{"path": "huge.log", "line": 1, "content": "x"}},
+	}
+	for _, tt := range tests {
+		got, isErr := h.op(tt.op, tt.args)
+		if !isErr || !strings.Contains(got, "error too_large") || !strings.Contains(got, "parameter: path\n") {
+			t.Errorf("file_operations %s on a huge file = %q (isError %v), want too_large about path", tt.op, got, isErr)
+		}
 	}
 }

@@ -323,7 +323,7 @@ func (f *fileTool) editError(name, param string, err error) error {
 	case errors.Is(err, edit.ErrNoop):
 		return &ToolError{Code: "no_change", Param: param, Message: msg, Next: "the file already has this content"}
 	case errors.Is(err, edit.ErrTooLarge):
-		return &ToolError{Code: "too_large", Param: param, Message: msg, Next: "edit it with terminal tools (sed, a script)"}
+		return &ToolError{Code: "too_large", Param: "path", Message: msg, Next: "edit it with terminal tools (sed, a script)"}
 	case errors.Is(err, edit.ErrSymlinkLoop):
 		return &ToolError{Code: "symlink_loop", Param: param, Message: msg}
 	case errors.Is(err, edit.ErrNotFound):
