@@ -284,19 +284,21 @@ func renderRun(r terminal.RunResult) *Result {
 	if r.Stdout == "" && r.Stderr == "" {
 		b.WriteString("(no output)\n")
 	}
-	writeStream(&b, "stdout", r.Stdout, r.StdoutBytes)
-	writeStream(&b, "stderr", r.Stderr, r.StderrBytes)
+	writeStream(&b, "stdout", r.Stdout, r.StdoutBytes, r.Truncated)
+	writeStream(&b, "stderr", r.Stderr, r.StderrBytes, r.Truncated)
 	if r.Truncated {
 		fmt.Fprintf(&b, "(full output, both streams: get_history session_id=%s)\n", r.ID)
 	}
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Structured: st}
 }
 
-func writeStream(b *strings.Builder, name, text string, total int64) {
+// writeStream writes one stream under a header that gives its full size when it was cut
+// (cleaning alone, \r\n to \n, also makes the text shorter than what the command wrote).
+func writeStream(b *strings.Builder, name, text string, total int64, truncated bool) {
 	if text == "" {
 		return
 	}
-	if int64(len(text)) < total {
+	if truncated && int64(len(text)) < total {
 		fmt.Fprintf(b, "--- %s (%d bytes) ---\n", name, total)
 	} else {
 		fmt.Fprintf(b, "--- %s ---\n", name)

@@ -79,6 +79,12 @@ func TestRunCommand(t *testing.T) {
 		t.Errorf("get_history of the end = %q, want the last line", hist)
 	}
 
+	// A progress meter is cleaned to its last state; the shorter text is not reported as cut.
+	text, _ = h.mustOp("run_command", map[string]any{"command": `printf '10%%\r100%%\r\n'`})
+	if !strings.HasSuffix(text, "--- stdout ---\n100%") {
+		t.Errorf("run_command progress meter = %q, want a plain stdout header and its last state", text)
+	}
+
 	// camelCase and aliases are accepted; cwd relative to the working directory.
 	if err := os.Mkdir(filepath.Join(h.wd, "sub"), 0o755); err != nil {
 		t.Fatal(err)
