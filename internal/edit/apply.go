@@ -35,6 +35,12 @@ func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 			}
 		}
 		fail := func(reason string, want []string) error {
+			if h.Unprefixed > 0 {
+				// Read as context it did not fit; it may have been meant
+				// as an added line.
+				return &PatchError{Line: h.Unprefixed, Err: ErrBadPatch,
+					Reason: "a change line starts with ' ', '-' or '+', got " + quoteLine(h.UnprefixedText)}
+			}
 			pe := &PatchError{Hunk: hi + 1, Hunks: len(hunks), Err: ErrNotFound, Reason: reason}
 			if len(want) > 0 {
 				pe.Nearest = findNearest(strings.Join(d.lines, "\n"), strings.Join(want, "\n"), fmt.Sprintf("hunk %d", hi+1))

@@ -156,6 +156,17 @@ func readEnvelopeHunks(lines []string, i int, f *FilePatch) (int, error) {
 				startHunk(i + 1)
 			}
 			h.Lines = append(h.Lines, HunkLine{Kind: l[0], Text: l[1:]})
+		case h == nil || !h.EOF:
+			// A context line that lost its leading space: models drop
+			// it often, and only ' ', '-', '+', "@@" and "***" mean
+			// anything else here.
+			if h == nil {
+				startHunk(i + 1)
+			}
+			if h.Unprefixed == 0 {
+				h.Unprefixed, h.UnprefixedText = i+1, l
+			}
+			h.Lines = append(h.Lines, HunkLine{Kind: ' ', Text: l})
 		default:
 			return 0, &PatchError{Line: i + 1, Path: f.Path, Err: ErrBadPatch, Reason: "a change line starts with ' ', '-' or '+', got " + quoteLine(l)}
 		}

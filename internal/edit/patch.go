@@ -40,6 +40,12 @@ type Hunk struct {
 	EOF bool
 	// Line is the 1-based line of the patch text where the hunk starts.
 	Line int
+	// Unprefixed is the patch line of the first envelope line that had no
+	// ' ', '-' or '+' and was read as context (a dropped leading space); 0
+	// if none. If the hunk then does not apply, the line is reported as
+	// the likely fault, since it may have been meant as '+' instead.
+	Unprefixed     int
+	UnprefixedText string
 }
 
 // HunkLine is one line of a hunk: Kind ' ' (context), '-' or '+'.

@@ -105,7 +105,10 @@ func TestParseEnvelope(t *testing.T) {
 		},
 		{name: "no begin", patch: "*** Update File: f\n-a\n", wantErr: ErrBadPatch},
 		{name: "add line without plus", patch: "*** Begin Patch\n*** Add File: f\nx\n*** End Patch\n", wantErr: ErrBadPatch},
-		{name: "bad change line", patch: "*** Begin Patch\n*** Update File: f\n@@\n-a\nb\n*** End Patch\n", wantErr: ErrBadPatch},
+		{name: "line without prefix is context", patch: "*** Begin Patch\n*** Update File: f\n@@\n-a\nb\n*** End Patch\n",
+			want: []FilePatch{{Op: OpUpdate, Path: "f", Line: 2, Hunks: []Hunk{{Line: 3, Unprefixed: 5, UnprefixedText: "b",
+				Lines: []HunkLine{{'-', "a", false}, {' ', "b", false}}}}}}},
+		{name: "line without prefix after the end of file", patch: "*** Begin Patch\n*** Update File: f\n-a\n*** End of File\nb\n*** End Patch\n", wantErr: ErrBadPatch},
 		{name: "update without changes", patch: "*** Begin Patch\n*** Update File: f\n*** End Patch\n", wantErr: ErrBadPatch},
 		{name: "unknown section", patch: "*** Begin Patch\n*** Frobnicate: f\n*** End Patch\n", wantErr: ErrBadPatch},
 		{name: "empty", patch: "*** Begin Patch\n*** End Patch\n", wantErr: ErrBadPatch},
@@ -178,6 +181,16 @@ func TestApplyPatch(t *testing.T) {
 			name:  "envelope hunk with two-space indentation follows the file's four",
 			patch: "*** Begin Patch\n*** Update File: py.py\n@@ def g(self):\n-  return 1\n+  x = 2\n+  return x\n*** End Patch\n",
 			want:  map[string]string{"py.py": "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        x = 2\n        return x\n"},
+		},
+		{
+			name:  "envelope context lines that lost their space",
+			patch: "*** Begin Patch\n*** Update File: py.py\n    def g(self):\n-        return 1\n+        return 3\n*** End Patch\n",
+			want:  map[string]string{"py.py": "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 3\n"},
+		},
+		{
+			name:    "envelope line meant as an addition is reported",
+			patch:   "*** Begin Patch\n*** Update File: b.txt\n@@\n alpha\n-beta\nBETA\n*** End Patch\n",
+			wantErr: ErrBadPatch,
 		},
 		{
 			name:    "hunk that does not apply writes nothing",
