@@ -172,6 +172,10 @@ func ParseUnified(text string) (*Patch, error) {
 			h := parseHunkHeader(l)
 			h.Line = i + 1
 			i = readHunkBody(lines, i+1, &h) - 1
+			if len(h.Lines) == 0 {
+				// Else it would apply as a no-op and be reported as applied.
+				return nil, &PatchError{Line: h.Line, Path: cur.Path, Err: ErrBadPatch, Reason: "hunk has no lines; each line after @@ starts with ' ' (context), '-' or '+'"}
+			}
 			cur.Hunks = append(cur.Hunks, h)
 		}
 	}
@@ -223,7 +227,15 @@ func readHunkBody(lines []string, i int, h *Hunk) int {
 				h.Lines[n-1].NoNewline = true
 			}
 		default:
-			return i
+			// A context line that lost its leading space, when more of
+			// the hunk follows; otherwise the hunk ended here.
+			if strings.HasPrefix(l, "@@") || !moreHunk(lines, i+1) {
+				return i
+			}
+			if h.Unprefixed == 0 {
+				h.Unprefixed, h.UnprefixedText = i+1, l
+			}
+			h.Lines = append(h.Lines, HunkLine{Kind: ' ', Text: l})
 		}
 	}
 	return i

@@ -52,6 +52,7 @@ func TestParseUnified(t *testing.T) {
 			want: []FilePatch{{Op: OpUpdate, Path: "f.txt", Line: 1, Hunks: []Hunk{{OldStart: 1, OldLines: 1, NewStart: 1, NewLines: 1, Numbered: true, Line: 3,
 				Lines: []HunkLine{{'-', "a", false}, {'+', "b", false}}}}}},
 		},
+		{name: "hunk without lines", patch: "--- a/f\n+++ b/f\n@@ -1 +1 @@\nnot a hunk line\n", wantErr: ErrBadPatch},
 		{name: "no headers", patch: "@@ -1 +1 @@\n-a\n+b\n", wantErr: ErrBadPatch},
 		{name: "empty", patch: "", wantErr: ErrBadPatch},
 		{name: "binary", patch: "diff --git a/x b/x\nBinary files a/x and b/x differ\n", wantErr: ErrBadPatch},
@@ -181,6 +182,16 @@ func TestApplyPatch(t *testing.T) {
 			name:  "envelope hunk with two-space indentation follows the file's four",
 			patch: "*** Begin Patch\n*** Update File: py.py\n@@ def g(self):\n-  return 1\n+  x = 2\n+  return x\n*** End Patch\n",
 			want:  map[string]string{"py.py": "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        x = 2\n        return x\n"},
+		},
+		{
+			name:  "unified context lines that lost their space",
+			patch: "--- a/py.py\n+++ b/py.py\n@@ -5,2 +5,2 @@\n    def g(self):\n-        return 1\n+        return 4\n",
+			want:  map[string]string{"py.py": "class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 4\n"},
+		},
+		{
+			name:    "unified first line without prefix, meant as an addition",
+			patch:   "--- a/b.txt\n+++ b/b.txt\n@@ -1,2 +1,2 @@\nALPHA\n-alpha\n beta\n",
+			wantErr: ErrBadPatch,
 		},
 		{
 			name:  "envelope context lines that lost their space",
