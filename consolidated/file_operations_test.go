@@ -331,6 +331,10 @@ func TestFileWriteOperations(t *testing.T) {
 			want: []string{"error not_found", "nothing was written"}},
 		{name: "patch misspelt path", op: "apply_patch", args: map[string]any{"patch": "--- a/pkg/utl.go\n+++ b/pkg/utl.go\n@@\n-x\n+y\n"}, wantErr: true,
 			want: []string{"error not_found", "did you mean pkg/util.go?", "parameter: patch"}},
+		{name: "patch that changes nothing", op: "apply_patch", args: map[string]any{"patch": "--- a/notes.txt\n+++ b/notes.txt\n@@\n one\n-two\n+two\n"}, wantErr: true,
+			want: []string{"error no_change", "parameter: patch"}},
+		{name: "patch with one file unchanged", op: "apply_patch", args: map[string]any{"patch": "--- a/notes.txt\n+++ b/notes.txt\n@@\n-two\n+two\n--- a/main.go\n+++ b/main.go\n@@\n-package main\n+package app\n"},
+			want: []string{"applied patch: update notes.txt (no change), update main.go\n"}},
 		{name: "patch protected", op: "apply_patch", args: map[string]any{"patch": "*** Begin Patch\n*** Add File: .git/hooks/pre-commit\n+echo hi\n*** End Patch\n"}, wantErr: true,
 			want: []string{"error protected_path", "user_collaboration"}, check: wantFileGone(".git/hooks/pre-commit")},
 

@@ -1,6 +1,7 @@
 package consolidated
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -330,6 +331,17 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 		}
 		return nil, f.editError("", "patch", err)
 	}
+	unchanged := map[string]bool{}
+	for _, ch := range plan.Changes {
+		if ch.Op == edit.OpUpdate && bytes.Equal(ch.Old, ch.New) {
+			unchanged[ch.Path] = true
+		}
+	}
+	if len(unchanged) == len(plan.Changes) {
+		// Reporting "applied" would tell the model its change landed.
+		return nil, &ToolError{Code: "no_change", Param: "patch", Message: "the patch changes nothing: its - and + lines are the same",
+			Next: "read the file and send a patch whose + lines hold the new text"}
+	}
 	// Added files are the model's own text and deleted ones it wants gone: like create_file
 	// and delete_file, the answer names them without echoing their lines.
 	shown := &edit.Plan{}
@@ -363,6 +375,9 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 		d := string(s.Op) + " " + f.display(first, s.Path)
 		if s.NewPath != "" {
 			d += " -> " + f.display(first, s.NewPath)
+		}
+		if unchanged[s.Path] && s.Op == edit.OpUpdate {
+			d += " (no change)"
 		}
 		parts = append(parts, d)
 	}
