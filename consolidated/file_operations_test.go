@@ -272,6 +272,11 @@ func TestFileWriteOperations(t *testing.T) {
 			check: wantFileContent("notes.txt", "one\ntwo\nthree\n3.5\nfour\nfive\n")},
 		{name: "insert after ambiguous pattern", op: "insert_edit", args: map[string]any{"path": "notes.txt", "after_pattern": "o", "content": "x\n"}, wantErr: true,
 			want: []string{"error ambiguous", "matches 3 lines (1, 2, 4)", "parameter: after_pattern"}, check: wantFileContent("notes.txt", fileTree["notes.txt"])},
+		{name: "insert replacing a line with itself", op: "insert_edit", args: map[string]any{"path": "notes.txt", "start_line": 2, "content": "two"},
+			want: []string{"notes.txt: replaced lines 2-2; nothing changed"}},
+		{name: "multi replace undoing itself", op: "multi_replace_string", args: map[string]any{"path": "notes.txt", "edits": []any{
+			map[string]any{"old_string": "two", "new_string": "2"}, map[string]any{"old_string": "2", "new_string": "two"}}},
+			want: []string{"2 edits in 1 file(s); together they change nothing"}},
 		{name: "insert before pattern", op: "insert_edit", args: map[string]any{"path": "notes.txt", "before": "one", "content": "zero"},
 			check: wantFileContent("notes.txt", "zero\none\ntwo\nthree\nfour\nfive\n")},
 		{name: "insert replace range", op: "insert_edit", args: map[string]any{"path": "notes.txt", "start_line": 2, "end_line": 4, "content": "middle"},

@@ -163,6 +163,9 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 	f.remember(c, first, res.Files)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d edits in %d file(s)", len(res.Edits), len(res.Files))
+	if writeChangedNothing(&res.Result) {
+		b.WriteString("; together they change nothing")
+	}
 	for i, e := range res.Edits {
 		fmt.Fprintf(&b, "\n%d. %s: %s", i+1, f.display(first, e.Path), replaceOutcome(e.Count, e.Lines, e.Rung))
 	}
@@ -211,7 +214,24 @@ func (f *fileTool) insertEdit(ctx context.Context, c *Call, a *fileInsertArgs) (
 	case le.BeforePattern != "":
 		what = "inserted before the matching line"
 	}
+	if writeChangedNothing(res) {
+		what += "; nothing changed, the file already had this text"
+	}
 	return f.writeResult(t, name+": "+what, res), nil
+}
+
+// writeChangedNothing reports an update whose result equals the file, which the model should
+// not mistake for the change it meant.
+func writeChangedNothing(res *edit.Result) bool {
+	if res.Diff != "" || len(res.Files) == 0 {
+		return false
+	}
+	for _, s := range res.Files {
+		if s.Op != edit.OpUpdate {
+			return false
+		}
+	}
+	return true
 }
 
 func (f *fileTool) renameFile(ctx context.Context, c *Call, a *fileRenameArgs) (*Result, error) {
