@@ -405,6 +405,10 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 		return nil, err
 	}
 	defer t.Close()
+	if strings.Contains(a.Pattern, "\n") {
+		return nil, &ToolError{Code: "invalid_pattern", Param: "pattern", Message: "grep_search matches one line at a time, so a pattern with a line break never matches",
+			Next: "search for one line of the text"}
+	}
 	include, exclude := grepGlobs(a.Include, a.Exclude)
 	r, err := fsread.Grep(ctx, t.Root, t.Rel, fsread.GrepOptions{
 		Pattern: a.Pattern, Literal: a.Literal, IgnoreCase: a.CaseInsensitive,
@@ -435,6 +439,9 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 	b.WriteString(fileSkipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
 	if r.TotalMatches == 0 {
 		b.WriteString(fileSkippedHint(r.HiddenSkipped, r.IgnoredSkipped))
+		if !a.Literal && strings.Contains(a.Pattern, `\n`) {
+			b.WriteString("; matching is per line, so \\n finds nothing")
+		}
 	}
 	cur, last := "", int64(0)
 	for _, m := range r.Matches {
