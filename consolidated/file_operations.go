@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path"
 	"path/filepath"
 	"strings"
@@ -209,6 +210,9 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 	}
 	r, err := f.reader.Read(ctx, t.Root, t.Rel, opts)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			f.seen.forget(c.Conversation, t.Canonical) // the model now knows it is gone
+		}
 		return nil, f.suggest(ctx, c, f.readError(t, a.Path, r, err), a.Path)
 	}
 	name := f.display(t, t.Rel)

@@ -211,6 +211,15 @@ func TestFileStaleWrite(t *testing.T) {
 	if got, _ := h.op("create_file", map[string]any{"path": "b.txt", "content": "x"}); !strings.Contains(got, "deleted since you last read it") {
 		t.Errorf("create_file after an outside delete = %q, want the stale deletion named", got)
 	}
+	// Once told, the model can recreate it: the refusal is not repeated forever.
+	h.mustOp("create_file", map[string]any{"path": "b.txt", "content": "x"})
+	// Nor after read_file found it missing.
+	h.mustOp("read_file", map[string]any{"path": "b.txt"})
+	os.Remove(filepath.Join(h.wd, "b.txt"))
+	if _, isErr := h.op("read_file", map[string]any{"path": "b.txt"}); !isErr {
+		t.Fatalf("read_file of a removed file succeeded")
+	}
+	h.mustOp("apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: b.txt\n+y\n*** End Patch\n"})
 }
 
 // TestFileApplyPatchAllOrNothing: a patch whose second file does not apply writes nothing.

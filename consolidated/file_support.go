@@ -308,7 +308,11 @@ func (f *fileTool) editError(name, param string, err error) error {
 		}
 		return &ToolError{Code: code, Param: "patch", Message: msg}
 	case errors.As(err, &se):
-		return &ToolError{Code: "stale", Param: param, Message: msg, Next: "read_file it again, then redo the edit on what is there now"}
+		if se.Deleted {
+			return &ToolError{Code: "stale", Param: "path", Message: msg, Next: "check with the user if unsure; a second create_file recreates it"}
+		}
+		// Next says what the message's own advice would repeat.
+		return &ToolError{Code: "stale", Param: param, Message: strings.TrimSuffix(msg, "; read it again before editing"), Next: "read_file it again, then redo the edit on what is there now"}
 	case errors.Is(err, edit.ErrConflict):
 		return &ToolError{Code: "conflict", Param: param, Message: msg, Next: "read the file again; nothing was written"}
 	case errors.Is(err, edit.ErrExists):

@@ -22,6 +22,7 @@ func (f *fileTool) createFile(ctx context.Context, c *Call, a *fileCreateArgs) (
 	name := f.display(t, t.Rel)
 	res, err := edit.CreateFile(ctx, t.Root, t.Rel, []byte(a.Content), edit.WriteMode(a.Mode), edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
 	if err != nil {
+		f.forgetDeleted(c, t, err)
 		return nil, f.editError(name, "path", err)
 	}
 	f.remember(c, t, res.Files)
@@ -71,6 +72,7 @@ func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArg
 		OldString: a.OldString, NewString: a.NewString, ReplaceAll: a.ReplaceAll, ExpectedReplacements: a.ExpectedReplacements,
 	}, edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
 	if err != nil {
+		f.forgetDeleted(c, t, err)
 		return nil, f.suggest(ctx, c, f.editError(name, "old_string", err), a.Path)
 	}
 	f.remember(c, t, res.Files)
@@ -154,6 +156,7 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 	}
 	res, err := edit.MultiReplace(ctx, set.root, edits, edit.Options{Expect: f.expect(c.Conversation, first, rels...)})
 	if err != nil {
+		f.forgetDeleted(c, first, err)
 		param := "edits"
 		if me := (*edit.MatchError)(nil); errors.As(err, &me) && me.Edit > 0 {
 			param = fmt.Sprintf("edits[%d].old_string", me.Edit-1)
@@ -189,6 +192,7 @@ func (f *fileTool) insertEdit(ctx context.Context, c *Call, a *fileInsertArgs) (
 	}
 	res, err := edit.InsertEdit(ctx, t.Root, t.Rel, le, edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
 	if err != nil {
+		f.forgetDeleted(c, t, err)
 		param := "line"
 		switch {
 		case le.AfterPattern != "":
@@ -218,6 +222,16 @@ func (f *fileTool) insertEdit(ctx context.Context, c *Call, a *fileInsertArgs) (
 		what += "; nothing changed, the file already had this text"
 	}
 	return f.writeResult(t, name+": "+what, res), nil
+}
+
+// forgetDeleted drops the memory of a file whose stale error said it was deleted behind the
+// model's back: the model has now been told, and the next write (recreating it) must not meet
+// the same refusal forever.
+func (f *fileTool) forgetDeleted(c *Call, t *authz.Target, err error) {
+	var se *edit.StaleError
+	if errors.As(err, &se) && se.Deleted {
+		f.seen.forget(c.Conversation, fileCanonical(t, se.Path))
+	}
 }
 
 // writeChangedNothing reports an update whose result equals the file, which the model should
@@ -341,6 +355,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 	}
 	plan, err := edit.PlanPatch(ctx, set.root, p, edit.Options{DryRun: a.DryRun, Expect: f.expect(c.Conversation, first, rels...)})
 	if err != nil {
+		f.forgetDeleted(c, first, err)
 		var pe *edit.PatchError
 		if errors.As(err, &pe) && errors.Is(pe.Err, edit.ErrMissing) {
 			// A misspelt path: offer the nearest existing one, as for the path parameter.
