@@ -354,12 +354,16 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 	if enter && in.Text != "" {
 		b.WriteByte('\r')
 	}
+	// A line is submitted by press_enter after text or by an enter key (up + enter recalls
+	// and reruns the last command); either starts a new command to report on.
+	submit := enter && in.Text != ""
 	for _, k := range in.Keys {
 		kb, err := keyBytes(k)
 		if err != nil {
 			return 0, err
 		}
 		b.WriteString(kb)
+		submit = submit || strings.Contains(kb, "\r")
 	}
 	s.awaitStart(ctx)
 	s.mu.Lock()
@@ -369,7 +373,7 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 		return 0, fmt.Errorf("session %q is %s: %w", s.id, st, ErrEnded)
 	}
 	doneBefore = s.done
-	if enter && in.Text != "" {
+	if submit {
 		s.sentDone = s.done
 		s.echoFrom, s.echoLines = s.log.end(), strings.Count(in.Text, "\n")+1
 		s.echoStart, s.echoAt = s.echoFrom, time.Now()

@@ -443,3 +443,29 @@ func TestContinuationPromptEndsStartWait(t *testing.T) {
 		t.Errorf("finishing the quoted line = %q, want the two-line echo", text)
 	}
 }
+
+// TestEnterKeySubmitsCommand: a line submitted with the enter key (after press_enter false
+// text, or up to recall one) is a new command; the previous one's completion must not be
+// reported as its own.
+func TestEnterKeySubmitsCommand(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "k")
+	runIn(t, m, "c", "k", "true")
+	ctx := context.Background()
+	no := false
+	if _, err := m.Send(ctx, "c", "k", Input{Text: "sleep 1009.5", PressEnter: &no}); err != nil {
+		t.Fatalf("Send(text without enter) = %v", err)
+	}
+	// sleep prints nothing, so the wait can only time out; keep it short.
+	out, err := m.Send(ctx, "c", "k", Input{Keys: []string{"enter"}, Wait: OutputQuery{WaitMS: 500}})
+	if err != nil || out.Finished {
+		t.Errorf("Send(keys enter) while sleep runs = finished %v (reason %s), %v; want not finished", out.Finished, out.Reason, err)
+	}
+	out, err = m.Send(ctx, "c", "k", Input{Keys: []string{"ctrl-c"}, Wait: OutputQuery{WaitMS: testWait}})
+	for i := 0; i < 10 && err == nil && !out.Finished; i++ {
+		out, err = m.Output(ctx, "c", "k", OutputQuery{WaitMS: testWait})
+	}
+	if err != nil || !out.Finished || out.ExitCode == nil || *out.ExitCode != 130 {
+		t.Errorf("after ctrl-c = finished %v exit %v, %v; want finished with 130", out.Finished, out.ExitCode, err)
+	}
+}
