@@ -35,3 +35,20 @@ func FuzzInsertLines(f *testing.F) {
 		}
 	})
 }
+
+// FuzzApplyHunks checks that parsing a patch and applying its hunks to a file never panics,
+// whatever lines lost their prefixes or indentation.
+func FuzzApplyHunks(f *testing.F) {
+	f.Add("func f() {\n\tif x {\n\t\treturn\n\t}\n}\n", "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\nfunc f() {\n-    if x {\n+    if y {\n")
+	f.Add("a\r\nb\r\n", "*** Begin Patch\n*** Update File: f\n@@ a\nb\n-b\n+c\n*** End of File\n*** End Patch\n")
+	f.Add("\uFEFFx", "--- a/f\n+++ b/f\n@@\n-x\n\\ No newline at end of file\n+y\n")
+	f.Fuzz(func(t *testing.T, content, patch string) {
+		p, err := ParsePatch(patch)
+		if err != nil {
+			return
+		}
+		for _, fp := range p.Files {
+			ApplyHunks([]byte(content), fp.Hunks)
+		}
+	})
+}
