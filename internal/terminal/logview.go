@@ -174,10 +174,13 @@ func (v *logView) write(p []byte, now time.Time) {
 				v.state = stStrEsc
 			}
 		case stStrEsc:
-			if b == '\\' {
-				v.state = stNormal
-			} else {
-				v.state = stStr
+			v.state = stNormal
+			if b != '\\' {
+				// Like a terminal, an escape inside the string ends it and starts a new
+				// sequence, so a stray DCS (binary output, a cut-off sequence) cannot swallow
+				// the prompt markers that follow.
+				i--
+				v.state = stEsc
 			}
 		}
 	}

@@ -65,6 +65,12 @@ func TestLogView(t *testing.T) {
 		{name: "home after a full screen", chunks: []string{"l1\r\nl2\x1b[Hnew\n"}, want: "l1\nl2\nnew\n"},
 		{name: "charset designation", chunks: []string{"\x1b(Bq\n"}, want: "q\n"},
 		{
+			name:    "stray DCS ends at the next escape",
+			chunks:  []string{"\x1bPjunk", "\x1b]133;D;0\x07\x1b]133;A\x07$ "},
+			want:    "$ ",
+			markers: []marker{{kind: 'D', code: 0, off: 0}, {kind: 'A', code: -1, off: 0}},
+		},
+		{
 			name:    "prompt markers",
 			chunks:  []string{"out\n\x1b]133;D;", "7\x07\x1b]133;A\x07$ "},
 			want:    "out\n$ ",
