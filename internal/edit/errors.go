@@ -64,6 +64,9 @@ type MatchError struct {
 	// LineNumbered is set when every line of old_string starts like
 	// read_file's line_numbers output, the likely reason it was not found.
 	LineNumbered bool
+	// ReplaceAll is set when replace_all or expected_replacements asked
+	// for several replacements, which tolerant rungs do not make.
+	ReplaceAll bool
 	// InvalidUTF8 is set when old_string holds U+FFFD and the file has
 	// bytes that are not UTF-8: read_file shows them as U+FFFD, so no copy
 	// of such a line can match.
@@ -86,6 +89,9 @@ func (e *MatchError) Error() string {
 	case errors.Is(e.Err, ErrCountMismatch):
 		fmt.Fprintf(&b, "old_string occurs %d times%s (%s), expected_replacements is %d; correct expected_replacements or old_string",
 			e.Count, in, formatLines(e.Lines), e.Expected)
+	case errors.Is(e.Err, ErrAmbiguous) && e.Tolerant && e.ReplaceAll:
+		fmt.Fprintf(&b, "old_string has no exact match%s; ignoring %s it matches %d places (%s), but several replacements are made only for exact text: copy old_string exactly from the file, or replace each place in its own edit",
+			in, rungIgnores(e.Rung), e.Count, formatLines(e.Lines))
 	case errors.Is(e.Err, ErrAmbiguous) && e.Tolerant:
 		fmt.Fprintf(&b, "old_string has no exact match%s, and ignoring %s it matches %d places (%s); copy the exact text with more surrounding lines",
 			in, rungIgnores(e.Rung), e.Count, formatLines(e.Lines))

@@ -214,7 +214,7 @@ func replaceTolerant(s string, r Replacement, lv level, eol string) (ReplaceResu
 		for i, h := range hits {
 			ps[i] = start(h)
 		}
-		return ReplaceResult{}, false, &MatchError{Err: ErrAmbiguous, Rung: rungOf(lv), Count: len(hits), Lines: linesOf(s, ps), Tolerant: true}
+		return ReplaceResult{}, false, &MatchError{Err: ErrAmbiguous, Rung: rungOf(lv), Count: len(hits), Lines: linesOf(s, ps), Tolerant: true, ReplaceAll: r.ReplaceAll || r.ExpectedReplacements > 1}
 	}
 	p := hits[0]
 	from, to := start(p), int(nf.end[p+len(nOld)-1])

@@ -255,6 +255,19 @@ func TestMatchErrorInvalidUTF8(t *testing.T) {
 	}
 }
 
+// TestMatchErrorTolerantReplaceAll checks that replace_all on text found only tolerantly is
+// refused with advice that fits replace_all, not "copy more surrounding lines".
+func TestMatchErrorTolerantReplaceAll(t *testing.T) {
+	_, err := Replace([]byte("x  \ny\nx  \ny\n"), Replacement{OldString: "x\ny", NewString: "z", ReplaceAll: true})
+	var me *MatchError
+	if !errors.As(err, &me) || !errors.Is(err, ErrAmbiguous) {
+		t.Fatalf("Replace error = %v, want an ambiguous *MatchError", err)
+	}
+	if msg := me.Error(); !strings.Contains(msg, "only for exact text") || strings.Contains(msg, "more surrounding lines") {
+		t.Errorf("Replace error = %q, want the exact-text rule for replace_all", msg)
+	}
+}
+
 // TestMatchErrorLineNumbers checks that an old_string copied with read_file's line-number
 // prefixes is refused with a message that says to leave them out.
 func TestMatchErrorLineNumbers(t *testing.T) {
