@@ -168,7 +168,9 @@ func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.D
 		from = max(from, 0)
 	}
 	scanFrom := max(from, s.log.start())
-	progressFrom := s.log.end()
+	// Progress starts where the caller's read starts: output that arrived between typing
+	// and this wait (a fast first line) is streamed too.
+	progressFrom := scanFrom
 	var out Output
 	reason := "immediate"
 	var timer *time.Timer
