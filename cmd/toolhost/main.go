@@ -160,7 +160,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	case "stdio":
 		return withApp(ctx, o, stderr, func(a *app.App) error {
 			a.Logger.Info("serving stdio", "workdir", a.Workdir, "profile", a.ProfileName, "tools", strings.Join(a.Registry.Names(), ","))
-			return server.ServeStdio(ctx, a.Server(), os.Stdin, stdout, a.Logger)
+			err := server.ServeStdio(ctx, a.Server(), os.Stdin, stdout, a.Logger)
+			if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+				return nil // SIGINT or SIGTERM: a normal shutdown, sessions closed by a.Close
+			}
+			return err
 		})
 	case "serve":
 		return withApp(ctx, o, stderr, func(a *app.App) error { return serve(ctx, a, o, stdout) })

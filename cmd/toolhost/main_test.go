@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -586,5 +587,31 @@ func TestApprovalsRefusedInsideToolhostTerminals(t *testing.T) {
 	cmd.Env = append(cmd.Env, "TOOLHOST_TERMINAL_ID=s1")
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "inside a toolhost terminal") {
 		t.Fatalf("approve from a toolhost terminal = %v, %s; want a refusal", err, out)
+	}
+}
+
+func TestStdioExitsCleanlyOnSIGTERM(t *testing.T) {
+	cmd := command(t, "stdio")
+	stdin, _ := cmd.StdinPipe()
+	defer stdin.Close()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+	if !bufio.NewScanner(stdout).Scan() {
+		t.Fatal("no answer to initialize")
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("toolhost stdio after SIGTERM: %v, want exit status 0", err)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("toolhost stdio did not exit after SIGTERM")
 	}
 }
