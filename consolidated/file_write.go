@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 
 	"toolhost/authz"
@@ -87,28 +86,12 @@ func replaceOutcome(count int, lines []int, rung edit.Rung) string {
 		s += "s"
 	}
 	if len(lines) > 0 {
-		s += " at " + fileLineList(lines)
+		s += " at " + edit.FormatLines(lines)
 	}
 	if rung != "" && rung != edit.RungExact {
 		s += " (matched ignoring " + strings.ReplaceAll(string(rung), "_", " ") + ")"
 	}
 	return s
-}
-
-func fileLineList(ls []int) string {
-	ls = slices.Compact(slices.Clone(ls)) // several replacements on one line name it once
-	var parts []string
-	for i, l := range ls {
-		if i == 10 {
-			parts = append(parts, fmt.Sprintf("+%d more", len(ls)-10))
-			break
-		}
-		parts = append(parts, fmt.Sprint(l))
-	}
-	if len(ls) == 1 {
-		return "line " + parts[0]
-	}
-	return "lines " + strings.Join(parts, ", ")
 }
 
 func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplaceArgs) (*Result, error) {

@@ -88,16 +88,16 @@ func (e *MatchError) Error() string {
 	switch {
 	case errors.Is(e.Err, ErrCountMismatch):
 		fmt.Fprintf(&b, "old_string occurs %d times%s (%s), expected_replacements is %d; correct expected_replacements or old_string",
-			e.Count, in, formatLines(e.Lines), e.Expected)
+			e.Count, in, FormatLines(e.Lines), e.Expected)
 	case errors.Is(e.Err, ErrAmbiguous) && e.Tolerant && e.ReplaceAll:
 		fmt.Fprintf(&b, "old_string has no exact match%s; ignoring %s it matches %d places (%s), but several replacements are made only for exact text: copy old_string exactly from the file, or replace each place in its own edit",
-			in, rungIgnores(e.Rung), e.Count, formatLines(e.Lines))
+			in, rungIgnores(e.Rung), e.Count, FormatLines(e.Lines))
 	case errors.Is(e.Err, ErrAmbiguous) && e.Tolerant:
 		fmt.Fprintf(&b, "old_string has no exact match%s, and ignoring %s it matches %d places (%s); copy the exact text with more surrounding lines",
-			in, rungIgnores(e.Rung), e.Count, formatLines(e.Lines))
+			in, rungIgnores(e.Rung), e.Count, FormatLines(e.Lines))
 	case errors.Is(e.Err, ErrAmbiguous):
 		fmt.Fprintf(&b, "old_string matches %d places%s (%s); include more surrounding lines to make it unique, or set replace_all",
-			e.Count, in, formatLines(e.Lines))
+			e.Count, in, FormatLines(e.Lines))
 	default:
 		fmt.Fprintf(&b, "old_string not found%s", in)
 		if e.LineNumbered {
@@ -143,8 +143,9 @@ func lineSpan(a, b int) string {
 	return fmt.Sprintf("lines %d-%d", a, b)
 }
 
-// formatLines lists line numbers, at most ten.
-func formatLines(ls []int) string {
+// FormatLines lists line numbers for a message ("line 4", "lines 4, 9, 12"), each once and at
+// most ten of them.
+func FormatLines(ls []int) string {
 	ls = slices.Compact(slices.Clone(ls)) // several occurrences on one line name it once
 	var parts []string
 	for i, l := range ls {
