@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
@@ -43,7 +42,8 @@ type Approval struct {
 	Conversation string    `json:"conversation"`
 	Reason       string    `json:"reason,omitempty"`
 	Access       string    `json:"access"`
-	Path         string    `json:"path"` // canonical
+	Path         string    `json:"path"`           // canonical; "" for a host
+	Host         string    `json:"host,omitempty"` // canonical host of a network request (see Grant.Host)
 	Recursive    bool      `json:"recursive"`
 	Once         bool      `json:"once"`              // what the model asked for; the approver decides
 	Minutes      int       `json:"minutes,omitempty"` // what the model asked for; the approver decides
@@ -59,6 +59,7 @@ type Approval struct {
 type ApprovalSpec struct {
 	Conversation string
 	Path         string // canonical absolute path (Guard.RequestAuthorization canonicalises it)
+	Host         string // instead of Path, for a network access (CanonicalHost)
 	Access       string
 	Recursive    bool
 	Once         bool
@@ -90,11 +91,12 @@ func (a *Approvals) Create(ctx context.Context, s ApprovalSpec) (Approval, error
 	if a.st == nil {
 		return Approval{}, ErrNoStore
 	}
-	if _, err := ParseAccess(s.Access); err != nil {
+	acc, err := ParseAccess(s.Access)
+	if err != nil {
 		return Approval{}, err
 	}
-	if !filepath.IsAbs(s.Path) || filepath.Clean(s.Path) != s.Path || checkInput(s.Path) != nil {
-		return Approval{}, fmt.Errorf("%w: path must be a clean absolute path", ErrInvalidGrant)
+	if err := checkGrantTarget(acc, s.Path, s.Host); err != nil {
+		return Approval{}, err
 	}
 	if s.Minutes < 0 || time.Duration(s.Minutes)*time.Minute > MaxGrantTTL {
 		return Approval{}, fmt.Errorf("%w: minutes must be between 0 and %d", ErrInvalidGrant, int(MaxGrantTTL/time.Minute))
@@ -115,6 +117,7 @@ func (a *Approvals) Create(ctx context.Context, s ApprovalSpec) (Approval, error
 		Reason:       reason,
 		Access:       s.Access,
 		Path:         s.Path,
+		Host:         s.Host,
 		Recursive:    s.Recursive,
 		Once:         s.Once,
 		Minutes:      s.Minutes,
@@ -122,7 +125,7 @@ func (a *Approvals) Create(ctx context.Context, s ApprovalSpec) (Approval, error
 		Created:      a.clock.Now().UTC(),
 		Expires:      a.clock.after(a.ttl),
 	}
-	err := a.st.Update(ctx, func(tx *store.Tx) error {
+	err = a.st.Update(ctx, func(tx *store.Tx) error {
 		if _, err := a.prune(tx); err != nil {
 			return err
 		}
@@ -225,6 +228,7 @@ func (a *Approvals) Approve(ctx context.Context, id string, duration time.Durati
 			Conversation: ap.Conversation,
 			Access:       ap.Access,
 			Path:         ap.Path,
+			Host:         ap.Host,
 			Recursive:    ap.Recursive,
 			TTL:          duration,
 			Once:         once,

@@ -34,6 +34,7 @@ type AuditRecord struct {
 	Operation    string    `json:"operation,omitempty"`
 	Class        Class     `json:"class,omitempty"`
 	Path         string    `json:"path,omitempty"` // canonical
+	Host         string    `json:"host,omitempty"` // network decisions: host:port and the address dialed
 	GrantID      string    `json:"grant_id,omitempty"`
 	RequestID    string    `json:"request_id,omitempty"`
 	By           string    `json:"by,omitempty"`

@@ -2,13 +2,14 @@ package authz
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
 // AuthorizationRequest is the argument of user_collaboration request_authorization.
 type AuthorizationRequest struct {
 	Conversation string
-	Path         string // as the model gave it
+	Path         string // as the model gave it; a host (or URL) when Access has the network class
 	Access       string // tool.operation or tool:class
 	Recursive    bool
 	Once         bool
@@ -21,34 +22,41 @@ type AuthorizationRequest struct {
 // by elicitation and calls CreateGrant on acceptance. Unusable input is a *Denial or wraps
 // ErrInvalidAccess.
 func (g *Guard) RequestAuthorization(ctx context.Context, r AuthorizationRequest) (Approval, error) {
-	c, err := g.Canonical(r.Path)
+	c, host, err := g.canonicalTarget(r.Access, r.Path)
 	if err != nil {
 		return Approval{}, err
 	}
 	ap, err := g.approvals.Create(ctx, ApprovalSpec{
-		Conversation: r.Conversation, Path: c, Access: r.Access, Recursive: r.Recursive,
+		Conversation: r.Conversation, Path: c, Host: host, Access: r.Access, Recursive: r.Recursive,
 		Once: r.Once, Minutes: r.Minutes, Reason: r.Reason,
 	})
 	if err != nil {
 		return Approval{}, err
 	}
-	g.auditEvent(ctx, AuditRecord{Event: "approval_requested", Conversation: ap.Conversation, Path: ap.Path, RequestID: ap.ID})
+	g.auditEvent(ctx, AuditRecord{Event: "approval_requested", Conversation: ap.Conversation, Path: ap.Path, Host: ap.Host, RequestID: ap.ID})
 	return ap, nil
 }
 
 // CreateGrant canonicalises spec.Path and stores the grant. Call it only on a human's decision (an
 // accepted elicitation, the CLI); never with values a model chose without the user seeing them.
 func (g *Guard) CreateGrant(ctx context.Context, spec GrantSpec) (Grant, error) {
-	c, err := g.Canonical(spec.Path)
+	target := spec.Path
+	if spec.Host != "" {
+		if a, err := ParseAccess(spec.Access); err != nil || a.Class != ClassNetwork || spec.Path != "" {
+			return Grant{}, fmt.Errorf("%w: a host needs a network access such as web_operations:network, and no path", ErrInvalidGrant)
+		}
+		target = spec.Host
+	}
+	c, host, err := g.canonicalTarget(spec.Access, target)
 	if err != nil {
 		return Grant{}, err
 	}
-	spec.Path = c
+	spec.Path, spec.Host = c, host
 	gr, err := g.grants.Create(ctx, spec)
 	if err != nil {
 		return Grant{}, err
 	}
-	g.auditEvent(ctx, AuditRecord{Event: "grant_created", Conversation: gr.Conversation, Path: gr.Path, GrantID: gr.ID, By: gr.By})
+	g.auditEvent(ctx, AuditRecord{Event: "grant_created", Conversation: gr.Conversation, Path: gr.Path, Host: gr.Host, GrantID: gr.ID, By: gr.By})
 	return gr, nil
 }
 
@@ -58,7 +66,7 @@ func (g *Guard) Approve(ctx context.Context, id string, duration time.Duration, 
 	if err != nil {
 		return ap, gr, err
 	}
-	g.auditEvent(ctx, AuditRecord{Event: "approval_approved", Conversation: ap.Conversation, Path: ap.Path, RequestID: ap.ID, GrantID: gr.ID, By: by})
+	g.auditEvent(ctx, AuditRecord{Event: "approval_approved", Conversation: ap.Conversation, Path: ap.Path, Host: ap.Host, RequestID: ap.ID, GrantID: gr.ID, By: by})
 	return ap, gr, nil
 }
 
@@ -68,7 +76,7 @@ func (g *Guard) Deny(ctx context.Context, id, by string) (Approval, error) {
 	if err != nil {
 		return ap, err
 	}
-	g.auditEvent(ctx, AuditRecord{Event: "approval_denied", Conversation: ap.Conversation, Path: ap.Path, RequestID: ap.ID, By: by})
+	g.auditEvent(ctx, AuditRecord{Event: "approval_denied", Conversation: ap.Conversation, Path: ap.Path, Host: ap.Host, RequestID: ap.ID, By: by})
 	return ap, nil
 }
 

@@ -38,6 +38,8 @@ const (
 	CodeSymlinkLoop    = "symlink_loop"    // too many symlink hops
 	CodeIsWorkdir      = "is_workdir"      // delete or rename of the working directory itself
 	CodeInvalidRequest = "invalid_request" // unknown class or missing tool/operation
+	CodeNetworkRefused = "network_refused" // loopback, private, metadata... address; [web] allow or a grant fixes it
+	CodeNetworkDenied  = "network_denied"  // [web] deny or one of toolhost's own listeners; no grant fixes it
 )
 
 // Denial is a refusal the model can act on: it says what was refused, why, and the exact call that
@@ -58,7 +60,7 @@ func (d *Denial) Error() string {
 // request_authorization call.
 func (d *Denial) Grantable() bool {
 	switch d.Code {
-	case CodeOutsideWorkdir, CodeNeedsGrant, CodeProtectedPath, CodeSecretPath, CodeHardLink:
+	case CodeOutsideWorkdir, CodeNeedsGrant, CodeProtectedPath, CodeSecretPath, CodeHardLink, CodeNetworkRefused:
 		return true
 	}
 	return false

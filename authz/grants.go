@@ -6,7 +6,6 @@ import (
 	"encoding/base32"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"sync"
 	"time"
@@ -23,15 +22,19 @@ const MaxGrantTTL = 30 * 24 * time.Hour
 // Grant is a user's permission for one access on one path (or directory tree) for a limited time.
 // Grants come only from a human: Approvals.Approve, an elicitation answer accepted in the MCP layer
 // (which calls Grants.Create), or configuration. Nothing a model passes in tool arguments makes one.
+//
+// A network grant names a Host instead of a Path (see NetGuard): its access has the network class,
+// and it never covers a path, as a path grant never covers a host.
 type Grant struct {
 	ID           string    `json:"id"`
-	Conversation string    `json:"conversation"` // "" or "*" = any conversation
-	Access       string    `json:"access"`       // tool.operation, tool:class or *:class
-	Path         string    `json:"path"`         // canonical absolute path
-	Recursive    bool      `json:"recursive"`    // Path is a directory and everything inside it is covered
-	Uses         int       `json:"uses"`         // remaining uses; 0 = unlimited until expiry
-	Once         bool      `json:"once"`         // created as a one-time grant
-	By           string    `json:"by"`           // who granted it ("cli", "elicitation", "config", a user name)
+	Conversation string    `json:"conversation"`   // "" or "*" = any conversation
+	Access       string    `json:"access"`         // tool.operation, tool:class or *:class
+	Path         string    `json:"path"`           // canonical absolute path; "" for a host grant
+	Host         string    `json:"host,omitempty"` // canonical host name or IP (CanonicalHost) of a network grant
+	Recursive    bool      `json:"recursive"`      // Path is a directory and everything inside it is covered; a Host's subdomains are
+	Uses         int       `json:"uses"`           // remaining uses; 0 = unlimited until expiry
+	Once         bool      `json:"once"`           // created as a one-time grant
+	By           string    `json:"by"`             // who granted it ("cli", "elicitation", "config", a user name)
 	Reason       string    `json:"reason,omitempty"`
 	Created      time.Time `json:"created"`
 	Expires      Deadline  `json:"expires"`
@@ -46,6 +49,7 @@ type GrantSpec struct {
 	Conversation string
 	Access       string
 	Path         string // absolute; canonicalise it with Guard.Canonical first
+	Host         string // instead of Path, for a network grant; canonicalise it with CanonicalHost
 	Recursive    bool
 	TTL          time.Duration // 0 = DefaultGrantTTL (or the guard's configured default)
 	Once         bool          // one-time grant; overrides Uses
@@ -71,6 +75,9 @@ func (g *Grant) namesAnchor(anchor string) bool {
 }
 
 func (g *Grant) matches(r *Request, canonical, anchor string) bool {
+	if g.Host != "" {
+		return false
+	}
 	if g.Conversation != "" && g.Conversation != "*" && g.Conversation != r.Conversation {
 		return false
 	}
@@ -122,8 +129,8 @@ func (g *Grants) build(s GrantSpec) (Grant, error) {
 	if err != nil {
 		return Grant{}, err
 	}
-	if !filepath.IsAbs(s.Path) || filepath.Clean(s.Path) != s.Path || checkInput(s.Path) != nil {
-		return Grant{}, fmt.Errorf("%w: path must be a clean absolute path", ErrInvalidGrant)
+	if err := checkGrantTarget(a, s.Path, s.Host); err != nil {
+		return Grant{}, err
 	}
 	if s.By == "" {
 		return Grant{}, fmt.Errorf("%w: who granted it is required", ErrInvalidGrant)
@@ -150,6 +157,7 @@ func (g *Grants) build(s GrantSpec) (Grant, error) {
 		Conversation: s.Conversation,
 		Access:       a.String(),
 		Path:         s.Path,
+		Host:         s.Host,
 		Recursive:    s.Recursive,
 		Uses:         uses,
 		Once:         s.Once,
@@ -201,14 +209,14 @@ func decodeGrant(val []byte) (Grant, bool) {
 // find returns the best grant matching r among the stored ones, preferring grants that are not
 // consumed by use (so a one-time grant is kept for when nothing else applies), plus whether any
 // stored grant has expired (or is unreadable) and should be pruned.
-func (g *Grants) find(tx *store.Tx, r *Request, canonical, anchor string) (best Grant, found, stale bool, err error) {
+func (g *Grants) find(tx *store.Tx, match func(*Grant) bool) (best Grant, found, stale bool, err error) {
 	err = tx.ForEach(grantsBucket, func(_ string, val []byte) error {
 		gr, ok := decodeGrant(val)
 		if !ok || g.clock.passed(gr.Expires) {
 			stale = true
 			return nil
 		}
-		if !gr.matches(r, canonical, anchor) {
+		if !match(&gr) {
 			return nil
 		}
 		if !found || (best.Uses != 0 && (gr.Uses == 0 || gr.Uses > best.Uses)) {
@@ -236,11 +244,11 @@ func WithUseBatch(ctx context.Context) context.Context {
 	return context.WithValue(ctx, useBatchKey{}, &useBatch{})
 }
 
-func (b *useBatch) match(g *Grants, r *Request, canonical, anchor string) (Grant, bool) {
+func (b *useBatch) match(g *Grants, match func(*Grant) bool) (Grant, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for i := range b.used {
-		if !g.clock.passed(b.used[i].Expires) && b.used[i].matches(r, canonical, anchor) {
+		if !g.clock.passed(b.used[i].Expires) && match(&b.used[i]) {
 			return b.used[i], true
 		}
 	}
@@ -258,8 +266,13 @@ func (b *useBatch) add(gr Grant) {
 // one read-write transaction that re-checks everything, so a one-time grant used by many goroutines
 // or processes at once is used exactly once.
 func (g *Grants) use(ctx context.Context, r *Request, canonical, anchor string) (Grant, bool, error) {
+	return g.useMatching(ctx, func(gr *Grant) bool { return gr.matches(r, canonical, anchor) })
+}
+
+// useMatching is use for any grant predicate (path grants, host grants).
+func (g *Grants) useMatching(ctx context.Context, match func(*Grant) bool) (Grant, bool, error) {
 	for i := range g.static {
-		if g.static[i].matches(r, canonical, anchor) {
+		if match(&g.static[i]) {
 			return g.static[i], true, nil
 		}
 	}
@@ -268,7 +281,7 @@ func (g *Grants) use(ctx context.Context, r *Request, canonical, anchor string) 
 	}
 	batch, _ := ctx.Value(useBatchKey{}).(*useBatch)
 	if batch != nil {
-		if gr, ok := batch.match(g, r, canonical, anchor); ok {
+		if gr, ok := batch.match(g, match); ok {
 			return gr, true, nil
 		}
 	}
@@ -278,7 +291,7 @@ func (g *Grants) use(ctx context.Context, r *Request, canonical, anchor string) 
 	)
 	err := g.st.View(ctx, func(tx *store.Tx) error {
 		var err error
-		best, found, stale, err = g.find(tx, r, canonical, anchor)
+		best, found, stale, err = g.find(tx, match)
 		return err
 	})
 	if err != nil {
@@ -293,7 +306,7 @@ func (g *Grants) use(ctx context.Context, r *Request, canonical, anchor string) 
 		}
 		var err error
 		consumed = false
-		best, found, _, err = g.find(tx, r, canonical, anchor)
+		best, found, _, err = g.find(tx, match)
 		if err != nil || !found || best.Uses == 0 {
 			return err
 		}
