@@ -474,7 +474,9 @@ func TestNetGuardInput(t *testing.T) {
 // anyResolver answers every name with a fixed list.
 type anyResolver []netip.Addr
 
-func (r anyResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) { return r, nil }
+func (r anyResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return r, nil
+}
 
 // FuzzNetPolicy: whatever the host and port, the guard never hands the dialer an address outside
 // the public class (no allow list), and canonical hosts are stable.
