@@ -188,6 +188,22 @@ func (c *Client) DialUpstream(ctx context.Context, network, addr string) (net.Co
 	return c.dial(ctx, network, addr)
 }
 
+// ForwardTransport returns a transport for a forwarding proxy (the browser's): the same guarded
+// dialing and upstream-proxy choice as the client, but it follows no redirects (the browser
+// does) and keeps connections for reuse by the same proxy, which serves one conversation.
+func (c *Client) ForwardTransport() *http.Transport {
+	return &http.Transport{
+		Proxy:                  c.chooseProxy,
+		DialContext:            c.dial,
+		TLSHandshakeTimeout:    15 * time.Second,
+		ResponseHeaderTimeout:  c.cfg.MaxTimeout,
+		IdleConnTimeout:        30 * time.Second,
+		MaxResponseHeaderBytes: 256 << 10,
+		TLSClientConfig:        c.cfg.TLSConfig,
+		ForceAttemptHTTP2:      true,
+	}
+}
+
 func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	if c.proxies[addr] {
 		return c.dialer.DialContext(ctx, network, addr)

@@ -1,0 +1,238 @@
+package browser
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"toolhost/authz"
+	"toolhost/internal/web"
+)
+
+// proxy is the browser's only way out: Chromium is started with --proxy-server pointing here and
+// with no bypass (not even loopback), so every request of every page, frame, worker, fetch() and
+// WebSocket arrives here, and the network guard decides it for the conversation that owns the
+// browser. Plain HTTP is forwarded; CONNECT (HTTPS, WebSockets) is tunnelled after the target is
+// decided. A refusal answers 403 and is remembered, so the next result can tell the model.
+type proxy struct {
+	ln      net.Listener
+	srv     *http.Server
+	client  *web.Client
+	caller  authz.NetCaller
+	tr      *http.Transport
+	log     *slog.Logger
+	forget  func()
+	mu      sync.Mutex
+	blocked []Blocked
+	// refusals counts every refusal (blocked keeps only the latest ones).
+	refusals atomic.Int64
+}
+
+// Blocked is a request the guard refused.
+type Blocked struct {
+	Target string // host:port
+	Code   string
+	Reason string
+}
+
+// maxBlocked bounds the remembered refusals.
+const maxBlocked = 50
+
+func startProxy(client *web.Client, guard *authz.NetGuard, caller authz.NetCaller, log *slog.Logger) (*proxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("browser proxy: %w", err)
+	}
+	forget, err := guard.RegisterListener(ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	p := &proxy{ln: ln, client: client, caller: caller, tr: client.ForwardTransport(), log: log, forget: forget}
+	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
+	go p.srv.Serve(ln)
+	return p, nil
+}
+
+// URL is the proxy's address for --proxy-server.
+func (p *proxy) URL() string { return "http://" + p.ln.Addr().String() }
+
+func (p *proxy) close() {
+	p.srv.Close()
+	p.tr.CloseIdleConnections()
+	p.forget()
+}
+
+// takeBlocked returns and clears the refusals since the last call.
+func (p *proxy) takeBlocked() []Blocked {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	b := p.blocked
+	p.blocked = nil
+	return b
+}
+
+func (p *proxy) refuse(w http.ResponseWriter, target string, err error) {
+	b := Blocked{Target: target, Code: "refused", Reason: "connection failed"}
+	if d, ok := authz.IsNetDenial(err); ok {
+		b.Code, b.Reason = d.Code, d.Message
+	} else {
+		var we *web.Error
+		if errors.As(web.Classify(err, target), &we) {
+			b.Code, b.Reason = we.Code, we.Message
+		}
+	}
+	p.refusals.Add(1)
+	p.mu.Lock()
+	if len(p.blocked) < maxBlocked {
+		p.blocked = append(p.blocked, b)
+	}
+	p.mu.Unlock()
+	p.log.Debug("browser request refused", "target", target, "code", b.Code)
+	status := http.StatusForbidden
+	if b.Code != authz.CodeNetworkRefused && b.Code != authz.CodeNetworkDenied {
+		status = http.StatusBadGateway
+	}
+	http.Error(w, "toolhost: "+b.Reason, status)
+}
+
+func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := authz.WithNetCaller(r.Context(), p.caller)
+	if r.Method == http.MethodConnect {
+		p.connect(ctx, w, r)
+		return
+	}
+	if !r.URL.IsAbs() || (r.URL.Scheme != "http" && r.URL.Scheme != "https") {
+		http.Error(w, "toolhost: not a proxy request", http.StatusBadRequest)
+		return
+	}
+	out := r.Clone(ctx)
+	out.RequestURI = ""
+	removeHopHeaders(out.Header)
+	resp, err := p.tr.RoundTrip(out)
+	if err != nil {
+		p.refuse(w, r.URL.Host, err)
+		return
+	}
+	defer resp.Body.Close()
+	removeHopHeaders(resp.Header)
+	for k, vs := range resp.Header {
+		for _, v := range vs {
+			w.Header().Add(k, v)
+		}
+	}
+	w.WriteHeader(resp.StatusCode)
+	io.Copy(flushWriter{w}, resp.Body)
+}
+
+// connect tunnels a CONNECT request after deciding its target, directly or through the
+// environment's proxy.
+func (p *proxy) connect(ctx context.Context, w http.ResponseWriter, r *http.Request) {
+	target := r.Host
+	host, portStr, err := net.SplitHostPort(target)
+	port, perr := strconv.Atoi(portStr)
+	if err != nil || perr != nil {
+		http.Error(w, "toolhost: bad CONNECT target", http.StatusBadRequest)
+		return
+	}
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var upstream net.Conn
+	if up, _ := p.client.ProxyFor(&url.URL{Scheme: "https", Host: target}); up != nil {
+		upstream, err = p.connectVia(dctx, up, host, port, target)
+	} else {
+		upstream, err = p.client.DialUpstream(dctx, "tcp", target)
+	}
+	if err != nil {
+		p.refuse(w, target, err)
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		upstream.Close()
+		http.Error(w, "toolhost: cannot tunnel", http.StatusInternalServerError)
+		return
+	}
+	client, buf, err := hj.Hijack()
+	if err != nil {
+		upstream.Close()
+		return
+	}
+	client.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n"))
+	go func() {
+		if n := buf.Reader.Buffered(); n > 0 {
+			b, _ := buf.Reader.Peek(n)
+			upstream.Write(b)
+		}
+		io.Copy(upstream, client)
+		upstream.Close()
+	}()
+	io.Copy(client, upstream)
+	client.Close()
+}
+
+// connectVia opens a tunnel through the environment's proxy, after deciding the target as the
+// web client does for proxied requests.
+func (p *proxy) connectVia(ctx context.Context, up *url.URL, host string, port int, target string) (net.Conn, error) {
+	if _, err := p.client.Limits().Guard.Check(ctx, host, port); err != nil {
+		return nil, err
+	}
+	addr := up.Host
+	if up.Port() == "" {
+		addr = net.JoinHostPort(up.Hostname(), "80")
+	}
+	c, err := p.client.DialUpstream(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
+	br := bufio.NewReader(c)
+	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	if resp.StatusCode != 200 {
+		c.Close()
+		return nil, fmt.Errorf("upstream proxy refused CONNECT %s: %s", target, resp.Status)
+	}
+	if br.Buffered() > 0 {
+		c.Close()
+		return nil, errors.New("upstream proxy sent data before the tunnel was established")
+	}
+	return c, nil
+}
+
+var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
+
+func removeHopHeaders(h http.Header) {
+	for _, f := range h.Values("Connection") {
+		for _, k := range strings.Split(f, ",") {
+			h.Del(strings.TrimSpace(k))
+		}
+	}
+	for _, k := range hopHeaders {
+		h.Del(k)
+	}
+}
+
+type flushWriter struct{ w http.ResponseWriter }
+
+func (f flushWriter) Write(b []byte) (int, error) {
+	n, err := f.w.Write(b)
+	if fl, ok := f.w.(http.Flusher); ok {
+		fl.Flush()
+	}
+	return n, err
+}
