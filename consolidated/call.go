@@ -30,6 +30,8 @@ type Result struct {
 	Structured any
 	// Extra text blocks appended after the main text (reminders); never cut by the budget.
 	Extra []string
+	// Content blocks (images) appended after the text; their size is the handler's to bound.
+	Content []mcp.Content
 	// IsError marks a result the model should treat as a failure (a command that failed to
 	// start, say); model-fixable argument problems are returned as *ToolError instead.
 	IsError bool

@@ -360,6 +360,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		}
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: text}}
+	content = append(content, res.Content...)
 	for _, x := range res.Extra {
 		content = append(content, &mcp.TextContent{Text: x})
 	}

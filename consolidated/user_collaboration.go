@@ -168,7 +168,7 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 			if err != nil && !errors.Is(err, authz.ErrNotPending) {
 				return nil, err
 			}
-			return &Result{Text: fmt.Sprintf("The user %s: no grant for %s on %s. Do not retry the same request unless the user asks you to.", declined(ans.Action), pending.Access, pending.Path),
+			return &Result{Text: fmt.Sprintf("The user %s: no grant for %s on %s. Do not retry the same request unless the user asks you to.", declined(ans.Action), pending.Access, pending.Target()),
 				Structured: map[string]any{"request_id": id, "status": "denied"}}, nil
 		}
 		// Defaults are what the user was shown (the stored request), never the arguments of this
@@ -199,8 +199,10 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 		return nil, GuardError(err)
 	}
 	if canElicit(c) {
-		scope := ap.Path
-		if ap.Recursive {
+		scope := ap.Target()
+		if ap.Recursive && ap.Host != "" {
+			scope += " (and its subdomains)"
+		} else if ap.Recursive {
 			scope += " (and everything inside)"
 		}
 		msg := fmt.Sprintf("Allow %s on %s?", ap.Access, scope)
@@ -267,22 +269,24 @@ func grantedResult(requestID string, g authz.Grant) *Result {
 	if g.Uses > 0 {
 		uses = fmt.Sprintf("%d use(s)", g.Uses)
 	}
-	scope := g.Path
-	if g.Recursive {
+	scope := g.Target()
+	if g.Recursive && g.Host != "" {
+		scope = "host *." + g.Host + " and " + g.Host
+	} else if g.Recursive {
 		scope += "/**"
 	}
 	return &Result{
 		Text: fmt.Sprintf("Granted %s on %s until %s (%s). Retry the operation now.", g.Access, scope, g.Expires.Wall.Format(time.TimeOnly), uses),
 		Structured: map[string]any{"request_id": requestID, "status": "approved", "grant_id": g.ID,
-			"access": g.Access, "path": g.Path, "recursive": g.Recursive, "expires": g.Expires.Wall},
+			"access": g.Access, "path": g.Path, "host": g.Host, "recursive": g.Recursive, "expires": g.Expires.Wall},
 	}
 }
 
 func pendingResult(ap authz.Approval) *Result {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Authorization request %s is pending: %s on %s.\nAsk the user to approve it in a terminal:\n  toolhost approve %s\n(or deny: toolhost deny %s; an HTTP server also takes POST /api/approvals/%s)", ap.ID, ap.Access, ap.Path, ap.ID, ap.ID, ap.ID)
+	fmt.Fprintf(&b, "Authorization request %s is pending: %s on %s.\nAsk the user to approve it in a terminal:\n  toolhost approve %s\n(or deny: toolhost deny %s; an HTTP server also takes POST /api/approvals/%s)", ap.ID, ap.Access, ap.Target(), ap.ID, ap.ID, ap.ID)
 	fmt.Fprintf(&b, "\nThen call user_collaboration check_request with request_id %q; it waits a few seconds for the decision.", ap.ID)
-	return &Result{Text: b.String(), Structured: map[string]any{"request_id": ap.ID, "status": "pending", "access": ap.Access, "path": ap.Path}}
+	return &Result{Text: b.String(), Structured: map[string]any{"request_id": ap.ID, "status": "pending", "access": ap.Access, "path": ap.Path, "host": ap.Host}}
 }
 
 func orInt(v, d int) int {

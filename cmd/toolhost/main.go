@@ -225,7 +225,7 @@ func listAuthority(ctx context.Context, a *app.App, what string, stdout io.Write
 			fmt.Fprintln(stdout, "no pending authorization requests")
 		}
 		for _, ap := range list {
-			fmt.Fprintf(stdout, "%s  %s on %s%s  conversation %s  expires %s\n", ap.ID, ap.Access, ap.Path, recursiveMark(ap.Recursive), ap.Conversation, ap.Expires.Wall.Format(time.TimeOnly))
+			fmt.Fprintf(stdout, "%s  %s on %s%s  conversation %s  expires %s\n", ap.ID, ap.Access, ap.Target(), recursiveMark(ap.Recursive && ap.Host == ""), ap.Conversation, ap.Expires.Wall.Format(time.TimeOnly))
 			if ap.Reason != "" {
 				fmt.Fprintf(stdout, "    reason: %s\n", ap.Reason)
 			}
@@ -248,7 +248,7 @@ func listAuthority(ctx context.Context, a *app.App, what string, stdout io.Write
 		if !g.Expires.Wall.IsZero() {
 			exp = "expires " + g.Expires.Wall.Format(time.TimeOnly)
 		}
-		fmt.Fprintf(stdout, "%s  %s on %s%s  %s, %s, by %s\n", g.ID, g.Access, g.Path, recursiveMark(g.Recursive), exp, uses, g.By)
+		fmt.Fprintf(stdout, "%s  %s on %s%s  %s, %s, by %s\n", g.ID, g.Access, g.Target(), recursiveMark(g.Recursive && g.Host == ""), exp, uses, g.By)
 	}
 	return nil
 }
@@ -271,13 +271,13 @@ func decide(ctx context.Context, a *app.App, cmd, id string, o *options, stdout 
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "approved %s: grant %s for %s on %s%s until %s\n", ap.ID, g.ID, g.Access, g.Path, recursiveMark(g.Recursive), g.Expires.Wall.Format(time.TimeOnly))
+		fmt.Fprintf(stdout, "approved %s: grant %s for %s on %s%s until %s\n", ap.ID, g.ID, g.Access, g.Target(), recursiveMark(g.Recursive && g.Host == ""), g.Expires.Wall.Format(time.TimeOnly))
 	case "deny":
 		ap, err := a.Guard.Deny(ctx, id, by)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "denied %s (%s on %s)\n", ap.ID, ap.Access, ap.Path)
+		fmt.Fprintf(stdout, "denied %s (%s on %s)\n", ap.ID, ap.Access, ap.Target())
 	case "revoke":
 		if err := a.Guard.Grants().Revoke(ctx, id); err != nil {
 			return err
@@ -433,6 +433,10 @@ func serve(ctx context.Context, a *app.App, o *options, stdout io.Writer) error 
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		return err
+	}
+	// No tool or browser page may reach this server, whatever [web] allow says.
+	if _, err := a.RegisterListener(ln.Addr().String()); err != nil {
 		return err
 	}
 	srv := server.NewHTTPServer(server.NewHTTPHandler(a.Server(), hopts))

@@ -43,10 +43,12 @@ type App struct {
 	Registry    *consolidated.Registry
 	Store       *store.Store
 	Guard       *authz.Guard
-	Reminders   *reminders.Builder
-	Memory      *memory.Service
-	terminal    *terminalWiring
-	PromptsDir  string
+	// NetGuard decides every outgoing connection of web_operations and the browser.
+	NetGuard   *authz.NetGuard
+	Reminders  *reminders.Builder
+	Memory     *memory.Service
+	terminal   *terminalWiring
+	PromptsDir string
 
 	closers []func() error
 }
@@ -144,6 +146,11 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		return nil, err
 	}
 	tools = append(tools, tt)
+	wt, err := a.webTool()
+	if err != nil {
+		return nil, err
+	}
+	tools = append(tools, wt)
 	a.Registry = consolidated.NewRegistry(a.Env, tools, func(tool, op string, risk consolidated.Risk) bool {
 		return profile.Enabled(tool, op, string(risk))
 	})

@@ -48,6 +48,7 @@ type Config struct {
 	Terminal  Terminal           `toml:"terminal"`
 	Profiles  map[string]Profile `toml:"profiles"`
 	Guard     Guard              `toml:"guard"`
+	Web       Web                `toml:"web"`
 	Grants    []Grant            `toml:"grants"`
 
 	// Path is the file this configuration was read from, if any.
@@ -119,6 +120,30 @@ type Guard struct {
 	DenyRead []string `toml:"deny_read"`
 	// OutsideReads overrides the profile's.
 	OutsideReads string `toml:"outside_reads"`
+}
+
+// Web configures web_operations and the network guard. Zero values mean the engines' defaults.
+type Web struct {
+	// Allow lists host patterns reachable although their addresses are refused by default
+	// (loopback, private, link-local, ...): "intranet.example", "*.corp.example", "10.0.0.0/8",
+	// "127.0.0.1:8080". A cloud metadata address needs a pattern naming it exactly.
+	Allow []string `toml:"allow"`
+	// Deny lists host patterns never reached, whatever is allowed or granted.
+	Deny               []string `toml:"deny"`
+	Timeout            Duration `toml:"timeout"`     // a request's default deadline (30s)
+	MaxTimeout         Duration `toml:"max_timeout"` // the most a call may ask for (5m)
+	MaxResponseBytes   int64    `toml:"max_response_bytes"`
+	MaxDownloadBytes   int64    `toml:"max_download_bytes"`
+	MaxRedirects       int      `toml:"max_redirects"` // at most 10
+	PerHostConcurrency int      `toml:"per_host_concurrency"`
+	UserAgent          string   `toml:"user_agent"`
+	// Chromium is the browser binary; default: chromium (or chromium-browser, google-chrome) on PATH.
+	Chromium           string   `toml:"chromium"`
+	BrowserIdleTimeout Duration `toml:"browser_idle_timeout"` // default 10m
+	MaxBrowsers        int      `toml:"max_browsers"`         // default 4
+	// SearchURL is a SearXNG instance (with the json format enabled); setting it advertises
+	// web_search. Its host is reachable even when its address is refused by default.
+	SearchURL string `toml:"search_url"`
 }
 
 // Grant is a standing grant from configuration.
@@ -207,6 +232,12 @@ func (c *Config) validate() error {
 	}
 	if v := c.Guard.OutsideReads; v != "" && v != "allow" && v != "grant" {
 		return fmt.Errorf("config: guard.outside_reads must be allow or grant")
+	}
+	if c.Web.MaxRedirects < 0 || c.Web.MaxRedirects > 10 {
+		return fmt.Errorf("config: web.max_redirects must be between 0 and 10")
+	}
+	if c.Web.MaxResponseBytes < 0 || c.Web.MaxDownloadBytes < 0 || c.Web.PerHostConcurrency < 0 || c.Web.MaxBrowsers < 0 {
+		return fmt.Errorf("config: web limits must not be negative")
 	}
 	return nil
 }
