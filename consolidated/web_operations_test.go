@@ -106,24 +106,32 @@ func newWebHarness(t *testing.T, allow []string, withBrowser bool) *webHarness {
 	}, nil)
 	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, nil)
 	reg.Register(s)
-	sTrans, cTrans := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, sTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+	h.cs = connectInMemory(t, s, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			h.mu.Lock()
 			h.progress = append(h.progress, req.Params.Message)
 			h.mu.Unlock()
 		},
 	})
-	if h.cs, err = c.Connect(ctx, cTrans, nil); err != nil {
+	return h
+}
+
+// connectInMemory connects a client to s over the in-memory transport; both close with the test.
+func connectInMemory(t *testing.T, s *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	sTrans, cTrans := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, sTrans, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { h.cs.Close() })
-	return h
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, cTrans, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 // serve starts a loopback server reachable as http://name:port.

@@ -221,8 +221,14 @@ func TestStdioMalformedLineKeepsSession(t *testing.T) {
 // startServe runs `toolhost serve` on a free loopback port and returns its URL and token.
 func startServe(t *testing.T, extra ...string) (url, token string) {
 	t.Helper()
+	return startServeWith(t, "", extra...)
+}
+
+// startServeWith is startServe with a configuration file's content.
+func startServeWith(t *testing.T, config string, extra ...string) (url, token string) {
+	t.Helper()
 	cmd := command(t, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
-	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
+	os.WriteFile(cmd.Args[len(cmd.Args)-1], []byte(config), 0o600)
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -101,31 +100,9 @@ func TestWebBinary(t *testing.T) {
 // TestServeRefusesItsOwnListener: even with every loopback address allowed, a tool cannot reach
 // the server it runs in.
 func TestServeRefusesItsOwnListener(t *testing.T) {
-	state := t.TempDir()
-	if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte("[web]\nallow = [\"127.0.0.0/8\", \"localhost\"]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := commandIn(t, state, t.TempDir(), "serve", "--addr", "127.0.0.1:0")
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
-	var url, token string
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		line := sc.Text()
-		if i := strings.Index(line, "serving http://"); i >= 0 {
-			url = strings.Fields(line[i+len("serving "):])[0]
-		}
-		if i := strings.Index(line, `"Bearer `); i >= 0 {
-			token = strings.TrimSuffix(strings.Fields(line[i+len(`"Bearer `):])[0], `"}}}}`)
-			break
-		}
-	}
-	go io.Copy(io.Discard, stdout)
-	if url == "" || token == "" {
-		t.Fatal("serve printed no URL or token")
+	url, token := startServeWith(t, "[web]\nallow = [\"127.0.0.0/8\", \"localhost\"]\n")
+	if token == "" {
+		t.Fatal("serve printed no token")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

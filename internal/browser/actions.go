@@ -166,6 +166,17 @@ func (s *Session) resolve(ctx context.Context, t *chromedp.Target, ref string) (
 	return id, res.Object, nil
 }
 
+// onElement runs fn on the element of ref on the current page.
+func (s *Session) onElement(ctx context.Context, ref string, fn func(ctx context.Context, t *chromedp.Target, id cdp.BackendNodeID, obj *runtime.RemoteObject) error) error {
+	return chromedp.Do(s.run(ctx), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		id, obj, err := s.resolve(ctx, t, ref)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, t, id, obj)
+	}))
+}
+
 // callOn calls a JavaScript function with the element as this and returns its JSON result.
 func callOn(ctx context.Context, t *chromedp.Target, obj *runtime.RemoteObject, fn string, args ...any) (json.RawMessage, error) {
 	var cargs []*runtime.CallArgument
@@ -201,11 +212,7 @@ func (s *Session) Click(ctx context.Context, ref string) (string, PageState, err
 	defer s.unlock()
 	var what string
 	before := s.location(ctx)
-	err := chromedp.Do(s.run(ctx), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		id, obj, err := s.resolve(ctx, t, ref)
-		if err != nil {
-			return err
-		}
+	err := s.onElement(ctx, ref, func(ctx context.Context, t *chromedp.Target, id cdp.BackendNodeID, obj *runtime.RemoteObject) error {
 		if b, err := callOn(ctx, t, obj, describeJS); err == nil {
 			json.Unmarshal(b, &what)
 		}
@@ -227,7 +234,7 @@ func (s *Session) Click(ctx context.Context, ref string) (string, PageState, err
 			}
 		}
 		return nil
-	}))
+	})
 	if err != nil {
 		return "", s.state(ctx), actionError(err)
 	}
@@ -269,11 +276,7 @@ func (s *Session) Type(ctx context.Context, ref, text string, submit bool) (stri
 	defer s.unlock()
 	var what string
 	before := s.location(ctx)
-	err := chromedp.Do(s.run(ctx), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		id, obj, err := s.resolve(ctx, t, ref)
-		if err != nil {
-			return err
-		}
+	err := s.onElement(ctx, ref, func(ctx context.Context, t *chromedp.Target, id cdp.BackendNodeID, obj *runtime.RemoteObject) error {
 		ok, err := callOn(ctx, t, obj, `function(){
 			const editable = this.isContentEditable || ((this.tagName==='INPUT'||this.tagName==='TEXTAREA') && !this.disabled && !this.readOnly);
 			if (!editable) return false;
@@ -306,7 +309,7 @@ func (s *Session) Type(ctx context.Context, ref, text string, submit bool) (stri
 			}
 		}
 		return nil
-	}))
+	})
 	if err != nil {
 		return "", s.state(ctx), actionError(err)
 	}
@@ -324,11 +327,7 @@ func (s *Session) Select(ctx context.Context, ref, value string) (string, PageSt
 	}
 	defer s.unlock()
 	var chosen string
-	err := chromedp.Do(s.run(ctx), chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
-		_, obj, err := s.resolve(ctx, t, ref)
-		if err != nil {
-			return err
-		}
+	err := s.onElement(ctx, ref, func(ctx context.Context, t *chromedp.Target, _ cdp.BackendNodeID, obj *runtime.RemoteObject) error {
 		b, err := callOn(ctx, t, obj, `function(v){
 			if (this.tagName!=='SELECT') return {error:'not a select element'};
 			const opts=[...this.options];
@@ -355,7 +354,7 @@ func (s *Session) Select(ctx context.Context, ref, value string) (string, PageSt
 		}
 		chosen = r.Chosen
 		return nil
-	}))
+	})
 	if err != nil {
 		return "", s.state(ctx), actionError(err)
 	}
