@@ -25,7 +25,7 @@ import (
 )
 
 const usage = `toolhost — a small, stable set of MCP tools for coding agents: files, terminals,
-todos, memory and more, behind a working-directory guard.
+todos, memory, the web and more, behind a working-directory guard and a network guard.
 
 Usage:
   toolhost [flags] COMMAND [command flags]
@@ -37,7 +37,8 @@ Commands:
   call TOOL 'JSON'      run one tool call in-process and print the result
   approvals             list pending authorization requests
   approve ID [--for 10m] [--once]
-                        approve a model's authorization request (creates a time-limited grant)
+                        approve a model's authorization request (creates a time-limited grant
+                        for a path, or for a host with web_operations:network)
   deny ID               deny an authorization request
   grants                list active grants
   revoke ID             revoke a grant

@@ -12,6 +12,7 @@ import (
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+	"golang.org/x/net/html"
 )
 
 func o200k(t testing.TB) *tiktoken.Tiktoken {
@@ -85,6 +86,18 @@ func BenchmarkFetchPage(b *testing.B) {
 	}
 	slices.Sort(durs)
 	b.ReportMetric(float64(durs[len(durs)/2].Microseconds())/1000, "p50-ms")
+}
+
+// BenchmarkParseReference is the reference for BenchmarkFetchPage in the same run: only the
+// HTML parse of the same page, the floor of any extraction.
+func BenchmarkParseReference(b *testing.B) {
+	page := docPage(1, 500<<10)
+	b.SetBytes(int64(len(page)))
+	for b.Loop() {
+		if _, err := html.Parse(strings.NewReader(page)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 func TestPageVariants(t *testing.T) {
