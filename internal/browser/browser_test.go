@@ -495,3 +495,41 @@ func TestBrowserAllowedFetchWorks(t *testing.T) {
 		t.Fatalf("allowed fetch: %v\n%s", err, snap)
 	}
 }
+
+// TestConcurrentOpen: calls of one conversation that race to open share one browser, and a start
+// that fails releases every waiter.
+func TestConcurrentOpen(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		chromium string
+		wantErr  bool
+	}{
+		{"real browser", "", false},
+		{"browser that fails to start", "/bin/false", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, nil, func(c *Config) { c.Chromium = tc.chromium })
+			var wg sync.WaitGroup
+			sessions := make([]*Session, 4)
+			errs := make([]error, 4)
+			for i := range sessions {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+					defer cancel()
+					sessions[i], _, errs[i] = f.m.Open(ctx, "c1")
+				}()
+			}
+			wg.Wait()
+			for i := range sessions {
+				if (errs[i] != nil) != tc.wantErr {
+					t.Errorf("Open %d: %v", i, errs[i])
+				}
+				if !tc.wantErr && sessions[i] != sessions[0] {
+					t.Errorf("Open %d got another session", i)
+				}
+			}
+		})
+	}
+}

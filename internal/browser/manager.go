@@ -126,14 +126,34 @@ func (m *Manager) Session(conv string) (*Session, error) {
 // Open returns the conversation's browser, starting one if it has none. started reports a new
 // browser.
 func (m *Manager) Open(ctx context.Context, conv string) (s *Session, started bool, err error) {
-	m.mu.Lock()
-	if s, ok := m.byID[conv]; ok && s.alive() {
-		s.touch()
-		m.mu.Unlock()
-		return s, false, nil
-	} else if ok {
+	for {
+		m.mu.Lock()
+		cur, ok := m.byID[conv]
+		if !ok {
+			break
+		}
+		select {
+		case <-cur.ready:
+		default:
+			// Another call is starting this conversation's browser: wait for it without the
+			// lock (its failure path takes the lock), then look again.
+			m.mu.Unlock()
+			select {
+			case <-cur.ready:
+			case <-ctx.Done():
+				return nil, false, ctx.Err()
+			}
+			continue
+		}
+		if cur.alive() {
+			cur.touch()
+			m.mu.Unlock()
+			return cur, false, nil
+		}
+		// It crashed or failed: replace it.
 		delete(m.byID, conv)
-		defer s.close()
+		go cur.close()
+		break
 	}
 	if len(m.byID) >= m.cfg.MaxBrowsers {
 		m.mu.Unlock()

@@ -150,7 +150,9 @@ func (s *Session) start(ctx context.Context) error {
 		opts = append(opts, chromedp.NoSandbox)
 	}
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
-	tabCtx, tabCancel := chromedp.NewContext(allocCtx)
+	// chromedp logs with the log package by default; toolhost's log is slog on stderr or a file.
+	logf := func(format string, args ...any) { s.m.log.Debug("chromedp: " + fmt.Sprintf(format, args...)) }
+	tabCtx, tabCancel := chromedp.NewContext(allocCtx, chromedp.WithErrorf(logf), chromedp.WithLogf(logf))
 	s.allocCancel, s.tabCtx, s.tabCancel = allocCancel, tabCtx, tabCancel
 	// The first action starts the browser and must run on the tab's own context: chromedp
 	// closes the browser when the context of that first action ends.
