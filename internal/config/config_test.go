@@ -32,6 +32,10 @@ func TestLoad(t *testing.T) {
 		{"bad duration", "[http]\nsession_timeout = \"soon\"\n", "invalid duration"},
 		{"bad outside_reads", "[guard]\noutside_reads = \"maybe\"\n", "outside_reads must be allow or grant"},
 		{"syntax error", "workdir = \n", "config"},
+		{"web", "[web]\nallow = [\"10.0.0.0/8\", \"intranet.example:8080\"]\ndeny = [\"*.ads.example\"]\nmax_redirects = 5\nbrowser_idle_timeout = \"2m\"\n", ""},
+		{"unknown key in web", "[web]\nallow = []\nalow = []\n", `config.toml:3: unknown configuration key "web.alow"`},
+		{"too many redirects", "[web]\nmax_redirects = 11\n", "web.max_redirects must be between 0 and 10"},
+		{"negative web limit", "[web]\nmax_browsers = -1\n", "web limits must not be negative"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
