@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/chromedp"
 
 	"toolhost/authz"
@@ -175,6 +176,15 @@ func (s *Session) start(ctx context.Context) error {
 	}
 	if c := chromedp.FromContext(tabCtx); c != nil && c.Browser != nil {
 		s.proc = c.Browser.Process()
+	}
+	// A page must not save files where the working-directory guard cannot see: the download
+	// operation is the way to save a file.
+	dctx, dcancel := context.WithTimeout(tabCtx, 10*time.Second)
+	_, err = chromedp.CallBrowser(dctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{Behavior: cdpbrowser.SetDownloadBehaviorBehaviorDeny})
+	dcancel()
+	if err != nil {
+		s.teardown()
+		return fmt.Errorf("start chromium: deny downloads: %w", err)
 	}
 	s.exited = make(chan struct{})
 	if s.proc != nil {
