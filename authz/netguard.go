@@ -2,6 +2,7 @@ package authz
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -418,8 +419,25 @@ func (n *NetGuard) refused(t target, ip netip.Addr, class AddrClass) *Denial {
 		Access:    networkAccess(t),
 		Message: fmt.Sprintf("%s is %s; toolhost does not connect there unless [web] allow or the user's grant names the host",
 			n.display(t, ip), what),
-		NextStep: requestAuthorizationCall(t.host, networkAccess(t)),
+		NextStep: HostAuthorizationCall(t.host, networkAccess(t)),
 	}
+}
+
+// HostAuthorizationCall renders the exact user_collaboration call that asks the user for a
+// network grant on host (canonical) with access (e.g. web_operations:network).
+func HostAuthorizationCall(host, access string) string {
+	args := struct {
+		Operation string `json:"operation"`
+		Path      string `json:"path"`
+		Access    string `json:"access"`
+		Reason    string `json:"reason"`
+	}{"request_authorization", host, access, "<why you need it>"}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(args) // cannot fail: four strings
+	return "user_collaboration " + strings.TrimSuffix(b.String(), "\n") +
+		` (optional: "recursive":true for its subdomains too, "once":true, "minutes":N; then poll with {"operation":"check_request","request_id":"<id>"})`
 }
 
 func networkAccess(t target) string {

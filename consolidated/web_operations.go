@@ -348,15 +348,21 @@ func pageLine(ps browser.PageState) string {
 	if ps.URL != "" {
 		fmt.Fprintf(&b, " — %s", ps.URL)
 	}
-	if n := len(ps.Blocked); n > 0 {
-		seen := map[string]bool{}
-		var hosts []string
-		for _, bl := range ps.Blocked {
-			if !seen[bl.Target] && len(hosts) < 5 {
-				seen[bl.Target] = true
-				hosts = append(hosts, bl.Target)
-			}
+	seen := map[string]bool{}
+	var hosts []string
+	n := 0
+	for _, bl := range ps.Blocked {
+		// Only the guard's refusals: a page's failed lookups and connections are its own affair.
+		if bl.Code != authz.CodeNetworkRefused && bl.Code != authz.CodeNetworkDenied {
+			continue
 		}
+		n++
+		if !seen[bl.Target] && len(hosts) < 5 {
+			seen[bl.Target] = true
+			hosts = append(hosts, bl.Target)
+		}
+	}
+	if n > 0 {
 		fmt.Fprintf(&b, "\nThe network guard refused %d request(s) of this page (%s); a grant for a host opens it.", n, strings.Join(hosts, ", "))
 	}
 	return b.String()

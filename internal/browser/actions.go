@@ -117,7 +117,8 @@ func (s *Session) Navigate(ctx context.Context, rawURL string, timeout time.Dura
 	return ps, nil
 }
 
-// mainDenial returns the guard's refusal of the page's own host, if there was one.
+// mainDenial returns why the proxy failed the page's own host, if it did: the guard's refusal
+// as its *authz.Denial, another failure (no such host, connection refused) as CodeNavFailed.
 func mainDenial(blocked []Blocked, u *url.URL) error {
 	port := u.Port()
 	if port == "" {
@@ -125,19 +126,25 @@ func mainDenial(blocked []Blocked, u *url.URL) error {
 	}
 	host := strings.Trim(u.Hostname(), "[]")
 	for _, b := range blocked {
-		h, p, _ := strings.Cut(b.Target, ":")
+		h, p := b.Target, ""
 		if i := strings.LastIndex(b.Target, ":"); i >= 0 {
 			h, p = strings.Trim(b.Target[:i], "[]"), b.Target[i+1:]
 		}
-		if (b.Code == authz.CodeNetworkRefused || b.Code == authz.CodeNetworkDenied) && strings.EqualFold(h, host) && (p == port || p == "") {
-			d := &authz.Denial{Code: b.Code, Canonical: b.Target, Access: "web_operations:network", Message: b.Reason}
-			if b.Code == authz.CodeNetworkRefused {
-				if c, err := authz.CanonicalHost(host); err == nil {
-					d.NextStep = fmt.Sprintf(`user_collaboration {"operation":"request_authorization","path":%q,"access":"web_operations:network","reason":"<why you need it>"}`, c)
-				}
-			}
-			return d
+		if !strings.EqualFold(h, host) || p != port && p != "" {
+			continue
 		}
+		if b.Code != authz.CodeNetworkRefused && b.Code != authz.CodeNetworkDenied {
+			return &Error{Code: CodeNavFailed, Message: fmt.Sprintf("%s could not be loaded: %s", web.Redact(u), b.Reason),
+				Next: "check the URL; http_request shows what the server answers"}
+		}
+		d := &authz.Denial{Code: b.Code, Canonical: b.Target, Access: "web_operations:network", Message: b.Reason,
+			NextStep: "choose another URL; no grant opens this address"}
+		if b.Code == authz.CodeNetworkRefused {
+			if c, err := authz.CanonicalHost(host); err == nil {
+				d.NextStep = authz.HostAuthorizationCall(c, "web_operations:network")
+			}
+		}
+		return d
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -101,14 +102,39 @@ func FindChromium(configured string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("[web] chromium %q: %w", configured, ErrNoChromium)
 		}
-		return p, nil
+		return behindWrapper(p), nil
 	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
-			return p, nil
+			return behindWrapper(p), nil
 		}
 	}
 	return "", ErrNoChromium
+}
+
+// wrappedBinaries are where distributions keep the real browser behind a launcher script.
+var wrappedBinaries = []string{"/usr/lib/chromium/chromium", "/usr/lib/chromium-browser/chromium-browser", "/usr/lib64/chromium-browser/chromium-browser"}
+
+// behindWrapper returns the real binary when p is a distribution's launcher script: Debian's
+// sources /etc/chromium.d, which adds Google API keys and loads extensions, and those reach out
+// to Google services on their own.
+func behindWrapper(p string) string {
+	f, err := os.Open(p)
+	if err != nil {
+		return p
+	}
+	var head [2]byte
+	_, err = io.ReadFull(f, head[:])
+	f.Close()
+	if err != nil || string(head[:]) != "#!" {
+		return p
+	}
+	for _, b := range wrappedBinaries {
+		if st, err := os.Stat(b); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+			return b
+		}
+	}
+	return p
 }
 
 // Session returns the conversation's browser, or ErrNotOpen.

@@ -121,7 +121,16 @@ func (s *Session) start(ctx context.Context) error {
 		chromedp.Flag("disable-breakpad", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.Flag("disable-client-side-phishing-detection", true),
-		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,DnsOverHttps,InterestFeedContentSuggestions"),
+		// Features that phone home on their own (autofill, optimisation hints, translation...).
+		chromedp.Flag("disable-features", "Translate,MediaRouter,DialMediaRouteProvider,OptimizationHints,OptimizationHintsFetching,"+
+			"OptimizationGuideModelDownloading,AutofillServerCommunication,CertificateTransparencyComponentUpdater,"+
+			"DnsOverHttps,InterestFeedContentSuggestions,PrivacySandboxSettings4,Prerender2"),
+		chromedp.Flag("disable-domain-reliability", true),
+		chromedp.Flag("disable-component-extensions-with-background-pages", true),
+		chromedp.Flag("no-service-autorun", true),
+		chromedp.Flag("disable-search-engine-choice-screen", true),
+		// Without API keys Chromium does not try to sign in or reach Google services.
+		chromedp.Env("GOOGLE_API_KEY=no", "GOOGLE_DEFAULT_CLIENT_ID=no", "GOOGLE_DEFAULT_CLIENT_SECRET=no"),
 		chromedp.Flag("metrics-recording-only", true),
 		chromedp.Flag("no-pings", true),
 		chromedp.Flag("password-store", "basic"),
