@@ -59,6 +59,9 @@ func startProxy(client *web.Client, guard *authz.NetGuard, caller authz.NetCalle
 		ln.Close()
 		return nil, err
 	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
 	p := &proxy{ln: ln, client: client, caller: caller, tr: client.ForwardTransport(), log: log, forget: forget}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
 	go p.srv.Serve(ln)
@@ -207,12 +210,17 @@ func (p *proxy) connectVia(ctx context.Context, up *url.URL, host string, port i
 		c.Close()
 		return nil, fmt.Errorf("upstream proxy refused CONNECT %s: %s", target, resp.Status)
 	}
-	if br.Buffered() > 0 {
-		c.Close()
-		return nil, errors.New("upstream proxy sent data before the tunnel was established")
-	}
-	return c, nil
+	// Bytes that came with the answer belong to the tunnel.
+	return &bufferedConn{Conn: c, r: br}, nil
 }
+
+// bufferedConn reads through the reader that parsed the proxy's answer first.
+type bufferedConn struct {
+	net.Conn
+	r *bufio.Reader
+}
+
+func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
 
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 
