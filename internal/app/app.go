@@ -137,6 +137,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		consolidated.TodoTool(a.Store, a.Reminders),
 		consolidated.MemoryTool(a.Memory, a.Guard),
 		a.fileTool(),
+		a.databaseTool(),
 		consolidated.ReadToolResultTool(),
 	}
 	tt, err := a.terminalTool()

@@ -20,17 +20,18 @@ import (
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // toolBudget is each tool's share of the tools/list budget, in o200k tokens of its minified JSON
-// as clients receive it. The sum stays under 3,000 for all nine tools; raise a share only with a
+// as clients receive it. The sum stays under 3,000 for all ten tools; raise a share only with a
 // reason in the commit message.
 var toolBudget = map[string]int{
 	"think":                     90,
 	"user_collaboration":        280,
 	"todo_operations":           360,
 	"memory_operations":         295,
-	"file_operations":           800,
-	"terminal_operations":       480,
+	"file_operations":           790,
+	"terminal_operations":       470,
 	"build_and_version_control": 200,
 	"web_operations":            130,
+	"database_operations":       215,
 	"read_tool_result":          130,
 }
 
@@ -115,7 +116,7 @@ func TestToolListTokenBudget(t *testing.T) {
 		}
 	}
 	if sum >= 3000 {
-		t.Errorf("budgets sum to %d; the nine-tool target is under 3000", sum)
+		t.Errorf("budgets sum to %d; the ten-tool target is under 3000", sum)
 	}
 	if total > listBudget {
 		t.Errorf("tools/list costs %d o200k tokens, over the budget of %d for the tools advertised", total, listBudget)
