@@ -238,7 +238,7 @@ func (d *dbTool) open(ctx context.Context, c *Call, name string) (database.DB, e
 		t.Close()
 		if e, ok := database.AsError(err); ok && e.Kind == database.KindNotFound {
 			return nil, &ToolError{Code: "not_found", Param: "connection",
-				Message: fmt.Sprintf("no configured connection %q, and no file at %s", name, t.Canonical), Next: d.connectionChoices()}
+				Message: fmt.Sprintf("no configured connection %q, and no file at that path", name), Next: d.connectionChoices()}
 		}
 		return nil, d.toolError(c, err, "connection", "")
 	}

@@ -13,8 +13,9 @@ import (
 	"toolhost/store"
 )
 
-// fileHarness serves file_operations (and read_tool_result) over the go-sdk in-memory transport
-// with a real guard and store, and calls it as a client would.
+// fileHarness serves file_operations (and read_tool_result), or other tools on the same guard,
+// over the go-sdk in-memory transport with a real guard and store, and calls them as a client
+// would.
 type fileHarness struct {
 	t     testing.TB
 	wd    string
@@ -27,6 +28,15 @@ const testConversation = "conv-test"
 
 func newFileHarness(t testing.TB, budgetTokens int) *fileHarness {
 	t.Helper()
+	return newToolHarness(t, budgetTokens, nil, func(g *authz.Guard) []*Tool {
+		return []*Tool{FileTool(FileConfig{Guard: g}), ReadToolResultTool()}
+	})
+}
+
+// newToolHarness serves the tools that build makes on a real guard and store; guardCfg, if
+// not nil, adjusts the guard's configuration.
+func newToolHarness(t testing.TB, budgetTokens int, guardCfg func(*authz.Config), build func(g *authz.Guard) []*Tool) *fileHarness {
+	t.Helper()
 	ctx := context.Background()
 	wd, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -37,7 +47,11 @@ func newFileHarness(t testing.TB, budgetTokens int) *fileHarness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	g, err := authz.New(ctx, authz.Config{WorkDir: wd, StateDir: st.Dir(), Store: st})
+	cfg := authz.Config{WorkDir: wd, StateDir: st.Dir(), Store: st}
+	if guardCfg != nil {
+		guardCfg(&cfg)
+	}
+	g, err := authz.New(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +61,7 @@ func newFileHarness(t testing.TB, budgetTokens int) *fileHarness {
 		t.Fatal(err)
 	}
 	env := &Env{Workdir: wd, DefaultConversation: testConversation, BudgetTokens: budgetTokens, Spill: spill}
-	reg := NewRegistry(env, []*Tool{FileTool(FileConfig{Guard: g}), ReadToolResultTool()}, nil)
+	reg := NewRegistry(env, build(g), nil)
 	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, nil)
 	reg.Register(s)
 	sTrans, cTrans := mcp.NewInMemoryTransports()

@@ -21,23 +21,7 @@ var updateFileGolden = flag.Bool("update-file", false, "rewrite the file_operati
 // fileGolden compares got with testdata/file_operations/name, rewriting it with -update-file.
 func fileGolden(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", "file_operations", name)
-	if *updateFileGolden {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test ./consolidated -run %s -update-file)", err, t.Name())
-	}
-	if string(want) != got {
-		t.Errorf("%s drifted; review and rerun with -update-file\n--- want\n%s\n--- got\n%s", p, want, got)
-	}
+	checkGolden(t, filepath.Join("testdata", "file_operations", name), got, *updateFileGolden, "-update-file")
 }
 
 // TestFileEditSession is a realistic edit session; the texts the model sees are pinned.

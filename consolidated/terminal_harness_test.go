@@ -197,23 +197,7 @@ func (h *termHarness) normalize(s string) string {
 // golden compares got with testdata/terminal_operations/name, rewriting it with -update-terminal.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "terminal_operations", name)
-	if *updateTerminalGolden {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (rerun with -update-terminal)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s drifted; review and rerun with -update-terminal\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	checkGolden(t, filepath.Join("testdata", "terminal_operations", name), got, *updateTerminalGolden, "-update-terminal")
 }
 
 // procsWithArgs lists pids whose command line is exactly args.

@@ -29,7 +29,7 @@ var pgSetup = struct {
 // may do anything.
 func shopDSN(t testing.TB) string {
 	t.Helper()
-	srv := pgtest.Require(t, pg)
+	srv := pgtest.Require(t)
 	pgSetup.once.Do(func() {
 		ctx := context.Background()
 		if pgSetup.err = srv.Exec(ctx, "postgres", "CREATE DATABASE shop"); pgSetup.err != nil {
@@ -317,7 +317,7 @@ func TestPostgresTimeout(t *testing.T) {
 // TestPostgresConnectionErrors checks the failures of a source that cannot be used, and that
 // the password appears in none of their texts.
 func TestPostgresConnectionErrors(t *testing.T) {
-	srv := pgtest.Require(t, pg)
+	srv := pgtest.Require(t)
 	shopDSN(t)
 	closed, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

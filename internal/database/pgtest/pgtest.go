@@ -1,7 +1,7 @@
 // Package pgtest starts a real PostgreSQL server for tests: initdb and postgres from the OS
 // package (Debian's postgresql), run as a non-root user on a loopback port in a temporary
-// directory, with password authentication over TCP. One server serves a whole test binary:
-// start it from TestMain with Main and stop it when the tests end.
+// directory, with password authentication over TCP. One server serves a whole test binary: the
+// first test that needs it starts it, and Main (from TestMain) stops it when the tests end.
 //
 // Where PostgreSQL is not installed, Require skips the tests that need it, saying why, unless
 // the environment variable CI is set: then they fail, since CI must run them.
@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -190,41 +191,37 @@ func (s *Server) Stop() error {
 	return os.RemoveAll(s.dir)
 }
 
-// Main runs a test binary with a server in *srv, for TestMain:
-//
-//	var pg *pgtest.Server
-//	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m, &pg)) }
-//
-// When the server cannot start, *srv stays nil and the reason is kept for Require.
-func Main(m *testing.M, srv **Server) int {
-	s, err := Start()
-	if err != nil {
-		startErr = err
-		return m.Run()
-	}
-	*srv = s
-	defer s.Stop()
-	return m.Run()
+// shared is the one server of a test binary, started by the first Require.
+var shared struct {
+	once sync.Once
+	srv  *Server
+	err  error
 }
 
-// startErr is why Main has no server.
-var startErr error
-
-// Require returns s, or ends the test: a failure under CI (CI must run every test), a skip
-// that says why elsewhere.
-func Require(t testing.TB, s *Server) *Server {
-	t.Helper()
-	if s != nil {
-		return s
+// Main runs a test binary and stops the shared server, if a test started one, when the tests
+// end. Call it from TestMain:
+//
+//	func TestMain(m *testing.M) { os.Exit(pgtest.Main(m)) }
+func Main(m *testing.M) int {
+	code := m.Run()
+	if shared.srv != nil {
+		shared.srv.Stop()
 	}
-	why := startErr
-	if why == nil {
-		why = errors.New("pgtest: no server (TestMain did not call pgtest.Main)")
+	return code
+}
+
+// Require returns the test binary's shared server, starting it on first use, or ends the
+// test: a failure under CI (CI must run every test), a skip that says why elsewhere.
+func Require(t testing.TB) *Server {
+	t.Helper()
+	shared.once.Do(func() { shared.srv, shared.err = Start() })
+	if shared.srv != nil {
+		return shared.srv
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatalf("PostgreSQL is required under CI: %v", why)
+		t.Fatalf("PostgreSQL is required under CI: %v", shared.err)
 	}
-	t.Skipf("PostgreSQL is not available: %v", why)
+	t.Skipf("PostgreSQL is not available: %v", shared.err)
 	return nil
 }
 
