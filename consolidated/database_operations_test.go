@@ -58,7 +58,7 @@ var appSchema = []string{
 
 // newDBHarness serves database_operations over the in-memory transport, with a SQLite file
 // at data/app.db in the working directory and the given configured sources.
-func newDBHarness(t *testing.T, budget int, guardCfg func(*authz.Config), sources ...database.Source) (*fileHarness, *database.Connections) {
+func newDBHarness(t testing.TB, budget int, guardCfg func(*authz.Config), sources ...database.Source) (*fileHarness, *database.Connections) {
 	t.Helper()
 	conns := database.NewConnections(sources)
 	t.Cleanup(func() { conns.Close() })
