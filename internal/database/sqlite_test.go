@@ -112,15 +112,33 @@ func sameSnapshot(t testing.TB, before, after map[string]string) {
 	}
 }
 
+// queryCase is a query and the text it renders to.
+type queryCase struct {
+	name   string
+	q      Query
+	format Format
+	want   string
+}
+
+// checkQueries runs each case on db and compares the rendered text.
+func checkQueries(t *testing.T, db DB, cases []queryCase) {
+	t.Helper()
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := db.Query(context.Background(), tt.q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := res.Render(tt.format, 100000); got != tt.want {
+				t.Errorf("Query(%q) =\n%s\nwant\n%s", tt.q.SQL, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestSQLiteQuery(t *testing.T) {
 	db, _ := openTestSQLite(t, 0)
-	ctx := context.Background()
-	tests := []struct {
-		name   string
-		q      Query
-		format Format
-		want   string
-	}{
+	checkQueries(t, db, []queryCase{
 		{"table", Query{SQL: "SELECT id, email, note FROM users ORDER BY id"}, FormatTable,
 			"id | email | note\n1 | a@x | line1\\nline2 \\| pipe\n2 | b@x | NULL\n3 | c@x | \n(3 rows)"},
 		{"json", Query{SQL: "SELECT id, email, score, avatar, created FROM users WHERE id = 1"}, FormatJSON,
@@ -133,19 +151,7 @@ func TestSQLiteQuery(t *testing.T) {
 			"n\n1\n2\n(2 of 5000 rows shown: the row limit; narrow it with WHERE, aggregate, page with LIMIT/OFFSET, or raise limit)"},
 		{"no rows", Query{SQL: "SELECT n FROM nums WHERE n < 0"}, FormatTable, "n\n(0 rows)"},
 		{"pragma", Query{SQL: "PRAGMA user_version"}, FormatTable, "user_version\n0\n(1 row)"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res, err := db.Query(ctx, tt.q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, _ := res.Render(tt.format, 100000)
-			if got != tt.want {
-				t.Errorf("Query(%q) =\n%s\nwant\n%s", tt.q.SQL, got, tt.want)
-			}
-		})
-	}
+	})
 }
 
 func TestSQLiteHugeResultIsCut(t *testing.T) {
