@@ -30,6 +30,8 @@ const (
 
 // Order is the fixed order of every tool toolhost can advertise. tools/list always follows it,
 // whatever the SDK's own ordering, because clients cache the prompt prefix holding the list.
+// Names of tools not built yet are simply absent from the list; a new tool goes before
+// read_tool_result, and the relative order of existing tools never changes.
 var Order = []string{
 	"think",
 	"user_collaboration",
@@ -39,6 +41,7 @@ var Order = []string{
 	"terminal_operations",
 	"build_and_version_control",
 	"web_operations",
+	"database_operations",
 	"read_tool_result",
 }
 
