@@ -3,42 +3,15 @@ package consolidated
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/pkoukk/tiktoken-go"
-	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
-
 	"toolhost/authz"
+	"toolhost/internal/golden"
 )
-
-var updateFileGolden = flag.Bool("update-file", false, "rewrite the file_operations golden files")
-
-// fileGolden compares got with testdata/file_operations/name, rewriting it with -update-file.
-func fileGolden(t *testing.T, name, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", "file_operations", name)
-	if *updateFileGolden {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test ./consolidated -run %s -update-file)", err, t.Name())
-	}
-	if string(want) != got {
-		t.Errorf("%s drifted; review and rerun with -update-file\n--- want\n%s\n--- got\n%s", p, want, got)
-	}
-}
 
 // TestFileEditSession is a realistic edit session; the texts the model sees are pinned.
 func TestFileEditSession(t *testing.T) {
@@ -61,14 +34,14 @@ func TestFileEditSession(t *testing.T) {
 	step("apply_patch", map[string]any{"patch": "--- a/server/routes.go\n+++ b/server/routes.go\n@@ -5,4 +5,5 @@\n func Routes(mux *http.ServeMux) {\n \tmux.HandleFunc(\"/hello\", Hello)\n \tmux.HandleFunc(\"/bye\", Bye)\n+\tmux.HandleFunc(\"/healthz\", Health)\n }\n--- a/server/handler.go\n+++ b/server/handler.go\n@@ -12,1 +12,5 @@\n }\n+\n+func Health(w http.ResponseWriter, r *http.Request) {\n+\tw.WriteHeader(http.StatusNoContent)\n+}\n"})
 	step("read_file", map[string]any{"path": "server/handler.go", "start_line": 5})
 	step("read_file", map[string]any{"path": "server/routes.go", "offset": -3})
-	fileGolden(t, "session.txt", transcript.String())
+	golden.CheckString(t, "testdata/file_operations/session.txt", transcript.String())
 
 	// A failed edit shows the model where its copy differs.
 	text, isErr := h.op("replace_string", map[string]any{"path": "server/routes.go", "old_string": "\tmux.HandleFunc(\"/helo\", Hello)\n", "new_string": "x"})
 	if !isErr {
 		t.Fatalf("replace_string with a typo succeeded: %s", text)
 	}
-	fileGolden(t, "not_found.txt", text+"\n")
+	golden.CheckString(t, "testdata/file_operations/not_found.txt", text+"\n")
 }
 
 // TestFileOutsideWorkdir: reads outside are allowed, writes need a grant that only a human
@@ -295,32 +268,6 @@ func TestFileResultOverBudget(t *testing.T) {
 	if !strings.Contains(got, "truncated, continue with start_line ") {
 		t.Errorf("read_file over budget = %q, want the line to continue from", got)
 	}
-}
-
-// TestFileToolTokenBudget measures file_operations as tools/list serves it, like
-// internal/app's TestToolListTokenBudget, and pins its schema.
-func TestFileToolTokenBudget(t *testing.T) {
-	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
-	enc, err := tiktoken.GetEncoding("o200k_base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := NewRegistry(&Env{}, []*Tool{FileTool(FileConfig{})}, nil)
-	tools := reg.Tools()
-	if len(tools) != 1 {
-		t.Fatalf("registry advertises %d tools, want 1", len(tools))
-	}
-	b, err := json.Marshal(tools[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := len(enc.Encode(string(b), nil, nil))
-	t.Logf("file_operations: %d o200k tokens, %d bytes", n, len(b))
-	if n > 850 {
-		t.Errorf("file_operations costs %d o200k tokens, over its budget of 850", n)
-	}
-	pretty, _ := json.MarshalIndent(tools[0], "", "  ")
-	fileGolden(t, "tool.json", string(pretty)+"\n")
 }
 
 // TestFileOneTimeGrantCoversOneCall: a rename checks two paths, yet a one-time grant on their

@@ -3,7 +3,6 @@ package consolidated
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -18,8 +17,6 @@ import (
 	"toolhost/internal/terminal"
 	"toolhost/store"
 )
-
-var updateTerminalGolden = flag.Bool("update-terminal", false, "rewrite the terminal_operations golden files")
 
 // termHarness serves terminal_operations over the go-sdk in-memory transport with a real guard,
 // store and terminal engine, and calls it as a client would.
@@ -192,28 +189,6 @@ func (h *termHarness) normalize(s string) string {
 	s = regexp.MustCompile(`idle \S+`).ReplaceAllString(s, "idle <dur>")
 	s = regexp.MustCompile(`/\S*/(bash|sh)\b`).ReplaceAllString(s, "<shell>")
 	return s
-}
-
-// golden compares got with testdata/terminal_operations/name, rewriting it with -update-terminal.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", "terminal_operations", name)
-	if *updateTerminalGolden {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (rerun with -update-terminal)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s drifted; review and rerun with -update-terminal\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
 }
 
 // procsWithArgs lists pids whose command line is exactly args.

@@ -2,7 +2,6 @@ package consolidated
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,40 +10,11 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pkoukk/tiktoken-go"
-	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
 	"toolhost/authz"
+	"toolhost/internal/golden"
 	"toolhost/internal/terminal"
 )
-
-// terminalTokenBudget is terminal_operations' share of the tools/list budget (see
-// internal/app/tools_test.go), in o200k tokens of its minified JSON.
-const terminalTokenBudget = 520
-
-func TestTerminalToolTokenBudget(t *testing.T) {
-	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
-	enc, err := tiktoken.GetEncoding("o200k_base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := NewRegistry(&Env{}, []*Tool{TerminalTool(TerminalConfig{})}, nil)
-	tools := reg.Tools()
-	if len(tools) != 1 {
-		t.Fatalf("Tools() = %d tools, want 1", len(tools))
-	}
-	b, err := json.Marshal(tools[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := len(enc.Encode(string(b), nil, nil))
-	t.Logf("terminal_operations: %d o200k tokens, %d bytes", n, len(b))
-	if n > terminalTokenBudget {
-		t.Errorf("terminal_operations costs %d o200k tokens, over its budget of %d", n, terminalTokenBudget)
-	}
-	pretty, _ := json.MarshalIndent(tools[0], "", "  ")
-	golden(t, "tool.json", string(pretty)+"\n")
-}
 
 func TestRunCommand(t *testing.T) {
 	h := newTermHarness(t, termOptions{})
@@ -57,7 +27,7 @@ func TestRunCommand(t *testing.T) {
 	if st["exit_code"] != float64(3) || st["id"] == "" {
 		t.Errorf("structured = %v, want exit_code 3 and an id", st)
 	}
-	golden(t, "run_command.txt", h.normalize(text)+"\n")
+	golden.CheckString(t, "testdata/terminal_operations/run_command.txt", h.normalize(text)+"\n")
 
 	// Output beyond the budget keeps head and tail; the whole of it stays readable.
 	text, st = h.mustOp("run_command", map[string]any{"command": "seq 100000", "max_bytes": 2000})
@@ -113,7 +83,7 @@ func TestRunCommandYieldThenPoll(t *testing.T) {
 				t.Fatalf("structured = %v, want id, cursor and running", st)
 			}
 			if explicit {
-				golden(t, "run_command_running.txt", h.normalize(text)+"\n")
+				golden.CheckString(t, "testdata/terminal_operations/run_command_running.txt", h.normalize(text)+"\n")
 			}
 			var out string
 			eventually(t, 30*time.Second, "the command to finish", func() bool {
@@ -152,7 +122,7 @@ func TestRunCommandTimeoutKillsTree(t *testing.T) {
 	if !strings.Contains(text, "timed out after") || st["timed_out"] != true {
 		t.Fatalf("run_command text = %q (structured %v), want a timeout", text, st)
 	}
-	golden(t, "run_command_timeout.txt", h.normalize(text)+"\n")
+	golden.CheckString(t, "testdata/terminal_operations/run_command_timeout.txt", h.normalize(text)+"\n")
 	for _, arg := range []string{"987651", "987652", "987653"} {
 		eventually(t, 10*time.Second, "sleep "+arg+" to be gone", func() bool { return len(procsWithArgs(t, "sleep", arg)) == 0 })
 	}
@@ -174,7 +144,7 @@ func TestTerminalCwdOutsideNeedsGrant(t *testing.T) {
 			t.Fatalf("%s outside = %q (isError %v), want an error naming user_collaboration and cwd", op, text, isErr)
 		}
 		if op == "run_command" {
-			golden(t, "cwd_outside.txt", strings.ReplaceAll(h.normalize(text), outside, "$OUTSIDE")+"\n")
+			golden.CheckString(t, "testdata/terminal_operations/cwd_outside.txt", strings.ReplaceAll(h.normalize(text), outside, "$OUTSIDE")+"\n")
 		}
 	}
 	if _, err := h.guard.CreateGrant(context.Background(), authz.GrantSpec{
@@ -194,7 +164,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if st["id"] != "dev" || !strings.Contains(text, "session dev started") {
 		t.Fatalf("create_session = %q (%v), want session dev started", text, st)
 	}
-	golden(t, "create_session.txt", h.normalize(text)+"\n")
+	golden.CheckString(t, "testdata/terminal_operations/create_session.txt", h.normalize(text)+"\n")
 	text, _ = h.mustOp("create_session", map[string]any{"session_id": "dev"})
 	if !strings.Contains(text, "reused") {
 		t.Errorf("create_session again = %q, want reused", text)
@@ -205,7 +175,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if !strings.Contains(text, "hi\n") || st["finished"] != true || st["exit_code"] != float64(1) {
 		t.Errorf("send_input echo hi; false = %q (%v), want hi, finished, exit 1", text, st)
 	}
-	golden(t, "send_input.txt", statusLine(h.normalize(text)))
+	golden.CheckString(t, "testdata/terminal_operations/send_input.txt", statusLine(h.normalize(text)))
 
 	// get_output with wait_for: readiness of a slow starter in one call.
 	// One foreground job (sh execs sleep), so the ctrl-c below cannot fall between two jobs of
@@ -218,7 +188,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if st["matched"] != true || !strings.Contains(text, "Listening on 8080") || st["running"] != true {
 		t.Errorf("get_output wait_for = %q (%v), want matched while running", text, st)
 	}
-	golden(t, "get_output_match.txt", statusLine(h.normalize(text)))
+	golden.CheckString(t, "testdata/terminal_operations/get_output_match.txt", statusLine(h.normalize(text)))
 
 	// ctrl-c interrupts the sleep; the exit status is 130.
 	// The wait may end when the output goes quiet after the echoed ^C, before bash has reaped
@@ -235,7 +205,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if !strings.Contains(text, "dev session running") || !strings.Contains(text, "last: sh -c 'sleep 0.5") {
 		t.Errorf("list_sessions = %q, want dev running with its last command", text)
 	}
-	golden(t, "list_sessions.txt", h.normalize(text)+"\n")
+	golden.CheckString(t, "testdata/terminal_operations/list_sessions.txt", h.normalize(text)+"\n")
 
 	text, _ = h.mustOp("close_session", map[string]any{"session_id": "dev"})
 	if !strings.Contains(text, "closed dev") {
@@ -253,7 +223,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if !isErr || !strings.Contains(text, "no_session") || !strings.Contains(text, "list_sessions") {
 		t.Errorf("get_output of an unknown id = %q, want no_session naming list_sessions", text)
 	}
-	golden(t, "no_session.txt", text+"\n")
+	golden.CheckString(t, "testdata/terminal_operations/no_session.txt", text+"\n")
 }
 
 func TestSessionScreenProgressBar(t *testing.T) {

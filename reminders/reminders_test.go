@@ -2,43 +2,18 @@ package reminders
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
+	"toolhost/internal/golden"
 	"toolhost/internal/todo"
 	"toolhost/store"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -119,7 +94,7 @@ func TestGolden(t *testing.T) {
 	fmt.Fprintf(&sizes, "%-18s %6s %9s %6s %7s\n", "variant", "bytes", "estimate", "o200k", "cl100k")
 	for _, v := range variants() {
 		got := Build(v.list, v.notes, v.cfg)
-		golden(t, v.name+".golden", got+"\n")
+		golden.CheckString(t, "testdata/"+v.name+".golden", got+"\n")
 		est := EstimateTokens(got)
 		o, c := len(o200k.Encode(got, nil, nil)), len(cl100k.Encode(got, nil, nil))
 		fmt.Fprintf(&sizes, "%-18s %6d %9d %6d %7d\n", v.name, len(got), est, o, c)
@@ -127,7 +102,7 @@ func TestGolden(t *testing.T) {
 			t.Errorf("%s: estimate %d below real count (o200k %d, cl100k %d); the cap would not hold", v.name, est, o, c)
 		}
 	}
-	golden(t, "sizes.golden", sizes.String())
+	golden.CheckString(t, "testdata/sizes.golden", sizes.String())
 }
 
 func TestTokenCap(t *testing.T) {

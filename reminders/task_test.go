@@ -9,6 +9,7 @@ import (
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
+	"toolhost/internal/golden"
 	"toolhost/internal/todo"
 )
 
@@ -29,7 +30,7 @@ func TestTenStepTask(t *testing.T) {
 		fmt.Fprintf(&out, "=== mark todo_operations results delivered: %v\n", mark)
 		playTask(t, mark, enc, &out)
 	}
-	golden(t, "ten_step_task.golden", out.String())
+	golden.CheckString(t, "testdata/ten_step_task.golden", out.String())
 }
 
 func playTask(t *testing.T, mark bool, enc *tiktoken.Tiktoken, out *strings.Builder) {
