@@ -3,7 +3,6 @@ package consolidated
 import (
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -47,31 +46,4 @@ func Text(format string, args ...any) *Result {
 		return &Result{Text: format}
 	}
 	return &Result{Text: fmt.Sprintf(format, args...)}
-}
-
-// ToolError is a failure the model can fix. Its text names a stable code, the parameter concerned
-// and the next step; internal causes never appear in it.
-type ToolError struct {
-	Code    string
-	Param   string
-	Message string
-	// Next is the next step: valid values, the nearest match, the call to make.
-	Next string
-}
-
-func (e *ToolError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "error %s: %s", e.Code, e.Message)
-	if e.Param != "" {
-		fmt.Fprintf(&b, "\nparameter: %s", e.Param)
-	}
-	if e.Next != "" {
-		fmt.Fprintf(&b, "\nnext: %s", e.Next)
-	}
-	return b.String()
-}
-
-// Errorf builds a ToolError without a parameter or next step.
-func Errorf(code, format string, args ...any) *ToolError {
-	return &ToolError{Code: code, Message: fmt.Sprintf(format, args...)}
 }

@@ -58,7 +58,7 @@ func (f *fileTool) createFile(ctx context.Context, c *Call, a *fileCreateArgs) (
 
 func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArgs) (*Result, error) {
 	if a.OldString == "" {
-		return nil, &ToolError{Code: "invalid_value", Param: "old_string", Message: "old_string is empty",
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "old_string", Message: "old_string is empty",
 			Next: "copy the exact text to replace from read_file; to write a new file use create_file, to add lines use insert_edit"}
 	}
 	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
@@ -96,7 +96,7 @@ func replaceOutcome(count int, lines []int, rung edit.Rung) string {
 
 func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplaceArgs) (*Result, error) {
 	if len(a.Edits) == 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "edits", Message: "edits is empty", Next: "send edits: [{path, old_string, new_string}]"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "edits", Message: "edits is empty", Next: "send edits: [{path, old_string, new_string}]"}
 	}
 	set := &fileSet{}
 	defer set.close()
@@ -105,7 +105,7 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 	for i, e := range a.Edits {
 		param := fmt.Sprintf("edits[%d]", i)
 		if len(e.unknown) > 0 {
-			return nil, &ToolError{Code: "unexpected_parameter", Param: param + "." + strings.Join(e.unknown, ", "),
+			return nil, &ToolError{Code: CodeUnexpectedParameter, Param: param + "." + strings.Join(e.unknown, ", "),
 				Message: fmt.Sprintf("edit %d has unknown field(s) %s", i+1, strings.Join(e.unknown, ", ")),
 				Next:    "each edit takes path, old_string, new_string, replace_all"}
 		}
@@ -114,10 +114,10 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 			p = a.Path
 		}
 		if p == "" {
-			return nil, &ToolError{Code: "missing_parameter", Param: param + ".path", Message: fmt.Sprintf("edit %d has no path and no path parameter is given", i+1)}
+			return nil, &ToolError{Code: CodeMissingParameter, Param: param + ".path", Message: fmt.Sprintf("edit %d has no path and no path parameter is given", i+1)}
 		}
 		if e.OldString == "" {
-			return nil, &ToolError{Code: "invalid_value", Param: param + ".old_string", Message: fmt.Sprintf("edit %d: old_string is empty", i+1)}
+			return nil, &ToolError{Code: CodeInvalidValue, Param: param + ".old_string", Message: fmt.Sprintf("edit %d: old_string is empty", i+1)}
 		}
 		t, ok := byPath[p]
 		if !ok {
@@ -243,13 +243,13 @@ func (f *fileTool) renameFile(ctx context.Context, c *Call, a *fileRenameArgs) (
 	}
 	defer dst.Close()
 	if targetRootDir(src) != targetRootDir(dst) {
-		return nil, &ToolError{Code: "multiple_roots", Param: "new_path",
+		return nil, &ToolError{Code: CodeMultipleRoots, Param: "new_path",
 			Message: fmt.Sprintf("%s and %s are under different roots, so they cannot be renamed into each other", f.display(src, src.Rel), f.display(dst, dst.Rel)),
 			Next:    "create the file at the destination (create_file), then delete the source"}
 	}
 	res, err := edit.RenameFile(ctx, src.Root, src.Rel, dst.Rel, a.Overwrite)
 	if errors.Is(err, edit.ErrExists) {
-		te := &ToolError{Code: "exists", Param: "new_path", Message: strings.Replace(err.Error(), dst.Rel, f.display(dst, dst.Rel), 1)}
+		te := &ToolError{Code: CodeExists, Param: "new_path", Message: strings.Replace(err.Error(), dst.Rel, f.display(dst, dst.Rel), 1)}
 		if !a.Overwrite {
 			te.Next = "set overwrite true to replace a file there"
 		}
@@ -300,7 +300,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 		return nil, f.editError("", "patch", err)
 	}
 	if len(p.Files) == 0 {
-		return nil, &ToolError{Code: "bad_patch", Param: "patch", Message: "the patch names no file",
+		return nil, &ToolError{Code: CodeBadPatch, Param: "patch", Message: "the patch names no file",
 			Next: "send a unified diff (--- a/x, +++ b/x, @@ hunks) or a *** Begin Patch envelope"}
 	}
 	// Every file the patch touches is checked before anything is planned or written, and the
@@ -342,7 +342,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 		var pe *edit.PatchError
 		if errors.As(err, &pe) && errors.Is(pe.Err, edit.ErrMissing) {
 			// A misspelt path: offer the nearest existing one, as for the path parameter.
-			te := &ToolError{Code: "not_found", Param: "path", Message: err.Error()}
+			te := &ToolError{Code: CodeNotFound, Param: "path", Message: err.Error()}
 			f.suggest(ctx, c, te, f.display(first, pe.Path))
 			te.Param = "patch"
 			return nil, te
@@ -357,7 +357,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 	}
 	if len(unchanged) == len(plan.Changes) {
 		// Reporting "applied" would tell the model its change landed.
-		return nil, &ToolError{Code: "no_change", Param: "patch", Message: "the patch changes nothing: its - and + lines are the same",
+		return nil, &ToolError{Code: CodeNoChange, Param: "patch", Message: "the patch changes nothing: its - and + lines are the same",
 			Next: "read the file and send a patch whose + lines hold the new text"}
 	}
 	// Added files are the model's own text and deleted ones it wants gone: like create_file

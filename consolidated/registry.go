@@ -203,29 +203,35 @@ func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMe
 	res, err := r.run(ctx, c, raw)
 	out := r.toMCP(ctx, c, res, err)
 	outcome := "ok"
+	var cause error
 	switch {
 	case err != nil:
 		outcome = "error"
 		var te *ToolError
 		if errors.As(err, &te) {
-			outcome = "error:" + te.Code
+			outcome, cause = "error:"+string(te.Code), te.Cause
 		}
 	case out.IsError:
 		outcome = "failed"
 	}
-	c.Logger.Info("call", "op", c.Operation, "conv", c.Conversation, "dur", time.Since(start).Round(time.Microsecond),
-		"outcome", outcome, "args", summarizeArgs(raw))
+	attrs := []any{"op", c.Operation, "conv", c.Conversation, "dur", time.Since(start).Round(time.Microsecond),
+		"outcome", outcome, "args", summarizeArgs(raw)}
+	if cause != nil {
+		// The operator's half of a ToolError: the model read only its message.
+		attrs = append(attrs, "cause", cause.Error())
+	}
+	c.Logger.Info("call", attrs...)
 	return out
 }
 
 func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Result, error) {
 	t := r.declared(c.Tool)
 	if t == nil {
-		return nil, &ToolError{Code: "unknown_tool", Message: fmt.Sprintf("no tool %q", c.Tool), Next: "tools: " + strings.Join(r.Names(), ", ")}
+		return nil, &ToolError{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool %q", c.Tool), Next: "tools: " + strings.Join(r.Names(), ", ")}
 	}
 	enabled, advertised := r.enabled[t.Name]
 	if !advertised {
-		return nil, &ToolError{Code: "disabled", Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
+		return nil, &ToolError{Code: CodeDisabled, Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
 			Next: "tools: " + strings.Join(r.Names(), ", ")}
 	}
 	m, err := rawArgs(raw)
@@ -238,11 +244,11 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 		var name string
 		if v, ok := m["operation"]; ok {
 			if json.Unmarshal(v, &name) != nil {
-				return nil, &ToolError{Code: "invalid_type", Param: "operation", Message: "operation must be a string", Next: "operations: " + strings.Join(opNames(enabled), ", ")}
+				return nil, &ToolError{Code: CodeInvalidType, Param: "operation", Message: "operation must be a string", Next: "operations: " + strings.Join(opNames(enabled), ", ")}
 			}
 		}
 		if name == "" {
-			return nil, &ToolError{Code: "missing_parameter", Param: "operation", Message: t.Name + " requires operation",
+			return nil, &ToolError{Code: CodeMissingParameter, Param: "operation", Message: t.Name + " requires operation",
 				Next: "operations: " + strings.Join(opNames(enabled), ", ")}
 		}
 		c.Operation = name
@@ -254,11 +260,11 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 		}
 		if !found {
 			if _, declared := t.operation(name); declared {
-				return nil, &ToolError{Code: "disabled", Param: "operation",
+				return nil, &ToolError{Code: CodeDisabled, Param: "operation",
 					Message: fmt.Sprintf("%s.%s is disabled in profile %s", t.Name, name, r.env.profile()),
 					Next:    "operations: " + strings.Join(opNames(enabled), ", ")}
 			}
-			te := &ToolError{Code: "unknown_operation", Param: "operation", Message: fmt.Sprintf("%s has no operation %q", t.Name, name),
+			te := &ToolError{Code: CodeUnknownOperation, Param: "operation", Message: fmt.Sprintf("%s has no operation %q", t.Name, name),
 				Next: "operations: " + strings.Join(opNames(enabled), ", ")}
 			if n := nearest(name, opNames(enabled)); n != "" {
 				te.Next = fmt.Sprintf("did you mean %s? operations: %s", n, strings.Join(opNames(enabled), ", "))
@@ -272,11 +278,11 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 	if v, ok := m["conversation_id"]; ok && t.Conversational && !isZeroJSON(v) {
 		var conv string
 		if json.Unmarshal(v, &conv) != nil || !conversationIDPattern.MatchString(conv) {
-			return nil, &ToolError{Code: "invalid_value", Param: "conversation_id", Message: "conversation_id must be 1-128 characters of letters, digits and . _ : @ -"}
+			return nil, &ToolError{Code: CodeInvalidValue, Param: "conversation_id", Message: "conversation_id must be 1-128 characters of letters, digits and . _ : @ -"}
 		}
 		c.Conversation = conv
 	} else if ok && !t.Conversational && !isZeroJSON(v) {
-		return nil, &ToolError{Code: "unexpected_parameter", Param: "conversation_id", Message: t.Name + " does not take conversation_id"}
+		return nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id", Message: t.Name + " does not take conversation_id"}
 	}
 	args, err := decodeArgs(op, m)
 	if err != nil {
@@ -302,7 +308,7 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 		defer func() {
 			if p := recover(); p != nil {
 				c.Logger.Error("handler panic", "op", op.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-				done <- outcome{err: &ToolError{Code: "internal", Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, op.Name, c.ExecutionID)}}
+				done <- outcome{err: &ToolError{Code: CodeInternal, Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, op.Name, c.ExecutionID)}}
 			}
 		}()
 		res, err := op.handle(ctx, c, args)
@@ -313,10 +319,10 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 		return o.res, o.err
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, &ToolError{Code: "timeout", Message: fmt.Sprintf("%s.%s did not finish within %s", c.Tool, op.Name, op.timeout()),
+			return nil, &ToolError{Code: CodeTimeout, Message: fmt.Sprintf("%s.%s did not finish within %s", c.Tool, op.Name, op.timeout()),
 				Next: "narrow the request, or use a smaller range"}
 		}
-		return nil, &ToolError{Code: "cancelled", Message: "the call was cancelled"}
+		return nil, &ToolError{Code: CodeCancelled, Message: "the call was cancelled"}
 	}
 }
 
@@ -326,7 +332,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		var te *ToolError
 		if !errors.As(err, &te) {
 			c.Logger.Error("handler error", "op", c.Operation, "err", err)
-			te = &ToolError{Code: "internal", Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, c.Operation, c.ExecutionID)}
+			te = &ToolError{Code: CodeInternal, Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, c.Operation, c.ExecutionID)}
 		}
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Error()}}}
 	}

@@ -162,10 +162,10 @@ type runStructured struct {
 
 func (t *terminalTool) run(ctx context.Context, c *Call, a *runCommandArgs) (*Result, error) {
 	if strings.TrimSpace(a.Command) == "" {
-		return nil, &ToolError{Code: "invalid_value", Param: "command", Message: "command is empty"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "command", Message: "command is empty"}
 	}
 	if a.TimeoutSeconds < 0 || a.YieldSeconds < 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "timeout_seconds", Message: "timeout_seconds and yield_seconds must be positive"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "timeout_seconds", Message: "timeout_seconds and yield_seconds must be positive"}
 	}
 	cwd, err := t.startDir(ctx, c, a.Cwd)
 	if err != nil {
@@ -359,7 +359,7 @@ func (t *terminalTool) create(ctx context.Context, c *Call, a *createSessionArgs
 
 func (t *terminalTool) send(ctx context.Context, c *Call, a *sendInputArgs) (*Result, error) {
 	if a.Text == "" && len(a.Keys) == 0 {
-		return nil, &ToolError{Code: "missing_parameter", Param: "text, keys", Message: "send_input needs text or keys",
+		return nil, &ToolError{Code: CodeMissingParameter, Param: "text, keys", Message: "send_input needs text or keys",
 			Next: "keys: " + terminal.KeyNames()}
 	}
 	q, stop := t.query(ctx, c, nil, a.WaitMS, a.WaitFor, a.MaxBytes)
@@ -613,17 +613,17 @@ func (t *terminalTool) close(ctx context.Context, c *Call, a *sessionIDArgs) (*R
 func terminalError(err error, param string) error {
 	switch {
 	case errors.Is(err, terminal.ErrNoSession):
-		return &ToolError{Code: "no_session", Param: "session_id", Message: err.Error(), Next: "list_sessions shows this conversation's ids"}
+		return &ToolError{Code: CodeNoSession, Param: "session_id", Message: err.Error(), Next: "list_sessions shows this conversation's ids", Cause: err}
 	case errors.Is(err, terminal.ErrLimit):
-		return &ToolError{Code: "limit", Message: err.Error(), Next: "list_sessions, then close_session one you no longer need"}
+		return &ToolError{Code: CodeLimit, Message: err.Error(), Next: "list_sessions, then close_session one you no longer need", Cause: err}
 	case errors.Is(err, terminal.ErrEnded):
-		return &ToolError{Code: "session_ended", Param: "session_id", Message: err.Error(), Next: "get_history still reads it; create_session starts a new one"}
+		return &ToolError{Code: CodeSessionEnded, Param: "session_id", Message: err.Error(), Next: "get_history still reads it; create_session starts a new one", Cause: err}
 	case errors.Is(err, terminal.ErrBadCwd):
-		return &ToolError{Code: "not_found", Param: "cwd", Message: err.Error(), Next: "use an existing directory"}
+		return &ToolError{Code: CodeNotFound, Param: "cwd", Message: err.Error(), Next: "use an existing directory", Cause: err}
 	case errors.Is(err, terminal.ErrInvalid):
-		return &ToolError{Code: "invalid_value", Param: invalidParam(err, param), Message: err.Error()}
+		return &ToolError{Code: CodeInvalidValue, Param: invalidParam(err, param), Message: err.Error(), Cause: err}
 	case errors.Is(err, terminal.ErrShutdown):
-		return &ToolError{Code: "unavailable", Message: "toolhost is shutting down", Next: "call again after it restarts"}
+		return &ToolError{Code: CodeUnavailable, Message: "toolhost is shutting down", Next: "call again after it restarts", Cause: err}
 	}
 	return err
 }

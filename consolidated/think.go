@@ -24,10 +24,10 @@ func ThinkTool() *Tool {
 			Op("think", "record a thought", RiskRead, func(ctx context.Context, c *Call, a *thinkArgs) (*Result, error) {
 				t := strings.TrimSpace(a.Thoughts)
 				if t == "" {
-					return nil, &ToolError{Code: "invalid_value", Param: "thoughts", Message: "thoughts is empty"}
+					return nil, &ToolError{Code: CodeInvalidValue, Param: "thoughts", Message: "thoughts is empty"}
 				}
 				if len(t) > MaxThoughtBytes {
-					return nil, &ToolError{Code: "too_large", Param: "thoughts", Message: "thoughts is over 64 KB; summarise instead of pasting content"}
+					return nil, &ToolError{Code: CodeTooLarge, Param: "thoughts", Message: "thoughts is over 64 KB; summarise instead of pasting content"}
 				}
 				n := c.Env.thoughts.Add(1)
 				c.Logger.Debug("thought", "n", n, "chars", utf8.RuneCountInString(t))

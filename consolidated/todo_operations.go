@@ -80,7 +80,7 @@ func (t *todoTool) write(ctx context.Context, c *Call, a *todoWriteArgs) (*Resul
 
 func (t *todoTool) add(ctx context.Context, c *Call, a *todoWriteArgs) (*Result, error) {
 	if len(a.Todos) == 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "todos", Message: "add needs at least one todo"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "todos", Message: "add needs at least one todo"}
 	}
 	l, err := todo.Add(ctx, t.st, c.Conversation, items(a.Todos))
 	return t.result(ctx, c, l, err)
@@ -88,7 +88,7 @@ func (t *todoTool) add(ctx context.Context, c *Call, a *todoWriteArgs) (*Result,
 
 func (t *todoTool) update(ctx context.Context, c *Call, a *todoUpdateArgs) (*Result, error) {
 	if len(a.Updates) == 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "updates", Message: "update needs at least one {id, ...} entry"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "updates", Message: "update needs at least one {id, ...} entry"}
 	}
 	patches := make([]todo.Patch, len(a.Updates))
 	for i, p := range a.Updates {
@@ -111,7 +111,7 @@ func items(in []todoItem) []todo.Todo {
 func (t *todoTool) result(ctx context.Context, c *Call, l todo.List, err error) (*Result, error) {
 	if err != nil {
 		if ve, ok := todo.AsValidationError(err); ok {
-			return nil, &ToolError{Code: "invalid_todos", Message: ve.Error(), Next: "fix the named todos and call again; nothing was changed"}
+			return nil, &ToolError{Code: CodeInvalidTodos, Message: ve.Error(), Next: "fix the named todos and call again; nothing was changed", Cause: err}
 		}
 		return nil, err
 	}
