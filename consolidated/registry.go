@@ -34,9 +34,6 @@ type Env struct {
 	Spill        *Spill
 	Logger       *slog.Logger
 
-	// AfterCall hooks may append extra blocks (reminders) to a successful result.
-	AfterCall []func(ctx context.Context, c *Call, r *Result)
-
 	thoughts atomic.Int64
 }
 
@@ -102,10 +99,8 @@ func (r *Registry) Tools() []*mcp.Tool {
 // Names returns the advertised tool names in order.
 func (r *Registry) Names() []string {
 	var out []string
-	for _, t := range r.tools {
-		if _, ok := r.enabled[t.Name]; ok {
-			out = append(out, t.Name)
-		}
+	for _, t := range r.advertised() {
+		out = append(out, t.Name)
 	}
 	return out
 }
@@ -131,13 +126,76 @@ func annotations(ops []Operation) *mcp.ToolAnnotations {
 	return a
 }
 
-// Register adds the advertised tools to s.
+// Register adds the advertised tools to s, with their resources, and gives the tools that track
+// subscriptions the server to notify. s should route resources/subscribe and unsubscribe to
+// Subscribe and Unsubscribe (mcp.ServerOptions.SubscribeHandler and UnsubscribeHandler).
 func (r *Registry) Register(s *mcp.Server) {
 	for _, t := range r.Tools() {
 		s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return r.Dispatch(ctx, t.Name, req.Params.Arguments, req), nil
 		})
 	}
+	for _, t := range r.advertised() {
+		for _, res := range t.Resources {
+			if res.Template != nil {
+				s.AddResourceTemplate(res.Template, res.Read)
+			} else {
+				s.AddResource(res.Resource, res.Read)
+			}
+		}
+		if t.Subscriptions != nil {
+			t.Subscriptions.Serve(s)
+		}
+	}
+}
+
+// Subscribe passes a resources/subscribe to every advertised tool that tracks subscriptions.
+// A URI nobody serves is accepted too: the client then simply hears of no change.
+func (r *Registry) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	for _, t := range r.advertised() {
+		if t.Subscriptions != nil {
+			if err := t.Subscriptions.Subscribe(ctx, req); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Unsubscribe passes a resources/unsubscribe like Subscribe.
+func (r *Registry) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	for _, t := range r.advertised() {
+		if t.Subscriptions != nil {
+			if err := t.Subscriptions.Unsubscribe(ctx, req); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Close closes every tool the registry was given, advertised or not, the last first.
+func (r *Registry) Close() error {
+	var errs []error
+	for i := len(r.tools) - 1; i >= 0; i-- {
+		if c := r.tools[i].Close; c != nil {
+			if err := c(); err != nil {
+				errs = append(errs, fmt.Errorf("close %s: %w", r.tools[i].Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// advertised returns the tools the profile enables, in the fixed order.
+func (r *Registry) advertised() []*Tool {
+	var out []*Tool
+	for _, t := range r.tools {
+		if _, ok := r.enabled[t.Name]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Resolve maps a tool name a model may send to an advertised tool. It accepts the exact name, a
@@ -342,8 +400,10 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 	if res.InputRequests != nil {
 		return &mcp.CallToolResult{InputRequests: res.InputRequests, RequestState: res.RequestState}
 	}
-	for _, hook := range r.env.AfterCall {
-		hook(ctx, c, res)
+	for _, t := range r.advertised() {
+		if t.AfterCall != nil {
+			t.AfterCall(ctx, c, res)
+		}
 	}
 	text := res.Text
 	max := budgetBytes(r.env.BudgetTokens)

@@ -26,7 +26,6 @@ type termHarness struct {
 	st    *store.Store
 	guard *authz.Guard
 	mgr   *terminal.Manager
-	res   *TerminalResources
 	cs    *mcp.ClientSession
 
 	mu       sync.Mutex
@@ -58,9 +57,8 @@ func newTermHarness(t testing.TB, o termOptions) *termHarness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.guard.Close() })
-	h.res = NewTerminalResources()
 	h.mgr, err = terminal.NewManager(terminal.Config{
-		Store: h.st, OnUpdate: h.res.Updated, CloseGrace: 500 * time.Millisecond,
+		Store: h.st, CloseGrace: 500 * time.Millisecond,
 		MaxWait: 20 * time.Second,
 	})
 	if err != nil {
@@ -74,10 +72,9 @@ func newTermHarness(t testing.TB, o termOptions) *termHarness {
 	env := &Env{Workdir: wd, DefaultConversation: testConversation, Spill: spill}
 	reg := NewRegistry(env, []*Tool{TerminalTool(TerminalConfig{Manager: h.mgr, Guard: h.guard, MaxWait: 20 * time.Second})}, nil)
 	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, &mcp.ServerOptions{
-		SubscribeHandler: h.res.Subscribe, UnsubscribeHandler: h.res.Unsubscribe,
+		SubscribeHandler: reg.Subscribe, UnsubscribeHandler: reg.Unsubscribe,
 	})
 	reg.Register(s)
-	h.res.Serve(s, h.mgr)
 	sTrans, cTrans := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(ctx, sTrans, nil)
 	if err != nil {

@@ -73,6 +73,8 @@ type listSessionsArgs struct{}
 
 // TerminalConfig is what terminal_operations needs from the wiring.
 type TerminalConfig struct {
+	// Manager is the terminal engine. The tool serves its sessions as resources (it takes the
+	// manager's update hook, see terminal.Manager.SetOnUpdate) and shuts it down on Close.
 	Manager *terminal.Manager
 	Guard   *authz.Guard
 	// MaxWait is the engine's cap on one wait (terminal.Config.MaxWait; 0 means its default of
@@ -88,6 +90,9 @@ type TerminalConfig struct {
 
 // terminalToolName is the tool's name, also the Tool field of guard requests.
 const terminalToolName = "terminal_operations"
+
+// terminalShutdownWait bounds closing every session when the registry closes.
+const terminalShutdownWait = 15 * time.Second
 
 // TerminalTool is terminal_operations: one-shot commands and named PTY sessions scoped to the
 // conversation, on the terminal engine. Every wait is bounded (run_command hands back an id to
@@ -107,6 +112,16 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 	// create_session, the first prompt (at most 10 s) after closing a session being replaced.
 	waiting := cfg.MaxWait + 30*time.Second
 	closing := 4*cfg.CloseGrace + 30*time.Second
+	res := newTerminalResources(cfg.Manager)
+	var shutdown func() error
+	if m := cfg.Manager; m != nil {
+		m.SetOnUpdate(res.Updated)
+		shutdown = func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), terminalShutdownWait)
+			defer cancel()
+			return m.Shutdown(ctx)
+		}
+	}
 	return &Tool{
 		Name:           terminalToolName,
 		Description:    "Shell commands and PTY sessions. They run with the user's authority; the guard checks only where they start.",
@@ -122,6 +137,9 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 			Op("list_sessions", "sessions and commands", RiskRead, t.list),
 			Op("close_session", "end it and its processes", RiskExecute, t.close).WithTimeout(closing),
 		},
+		Resources:     res.resources(),
+		Subscriptions: res,
+		Close:         shutdown,
 	}
 }
 

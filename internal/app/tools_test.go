@@ -41,8 +41,17 @@ const listBudget = 3500
 
 func testApp(t *testing.T) *App {
 	t.Helper()
+	return testAppWith(t, nil)
+}
+
+// testAppWith opens an app on temporary directories, with the configuration adjusted by edit.
+func testAppWith(t *testing.T, edit func(*config.Config)) *App {
+	t.Helper()
 	cfg := &config.Config{Workdir: t.TempDir(), StateDir: t.TempDir(), PromptsDir: filepath.Join(t.TempDir(), "prompts")}
 	cfg.ApprovalWait.Duration = 200 * time.Millisecond
+	if edit != nil {
+		edit(cfg)
+	}
 	a, err := Open(context.Background(), cfg, nil)
 	if err != nil {
 		t.Fatal(err)
