@@ -5,6 +5,8 @@ import (
 	"log/slog"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
 )
 
 // Call is what a handler knows about the call it serves.
@@ -20,6 +22,15 @@ type Call struct {
 
 	// Request is the SDK request, for elicitation and progress; nil for in-process calls.
 	Request *mcp.CallToolRequest
+
+	namesOnly bool // the operation row's NamesOnly
+}
+
+// GuardRequest is the guard request for one path of this call: its conversation, tool and
+// operation, the risk class, and the names-only flag the operation's row declares. Set Delete or
+// Rename on it where they apply.
+func (c *Call) GuardRequest(class authz.Class, path string) authz.Request {
+	return authz.Request{Conversation: c.Conversation, Tool: c.Tool, Operation: c.Operation, Class: class, Path: path, NamesOnly: c.namesOnly}
 }
 
 // Result is what a handler returns: compact text for the model and, where useful, structured

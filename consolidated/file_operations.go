@@ -156,8 +156,8 @@ func FileTool(cfg FileConfig) *Tool {
 		Conversational: true,
 		Operations: []Operation{
 			Op("read_file", "lines or bytes of a file", RiskRead, f.readFile),
-			Op("list_dir", "directory entries", RiskRead, f.listDir).WithTimeout(fileSearchTimeout),
-			Op("file_search", "find files by glob", RiskRead, f.fileSearch).WithTimeout(fileSearchTimeout),
+			Op("list_dir", "directory entries", RiskRead, f.listDir).WithTimeout(fileSearchTimeout).WithNamesOnly(),
+			Op("file_search", "find files by glob", RiskRead, f.fileSearch).WithTimeout(fileSearchTimeout).WithNamesOnly(),
 			Op("grep_search", "search file contents", RiskRead, f.grepSearch).WithTimeout(fileSearchTimeout),
 			Op("create_file", "write a whole file", RiskWrite, f.createFile),
 			Op("replace_string", "replace unique text in a file", RiskWrite, f.replaceString),

@@ -25,10 +25,9 @@ var fileBoolType = reflect.TypeFor[bool]()
 // open asks the guard for one path of this call. Refusals become the model-fixable error that
 // carries the user_collaboration call; param names the argument the path came from.
 func (f *fileTool) open(ctx context.Context, c *Call, class authz.Class, p, param string, del, rename bool) (*authz.Target, error) {
-	t, err := f.guard.Open(ctx, authz.Request{
-		Conversation: c.Conversation, Tool: c.Tool, Operation: c.Operation, Class: class,
-		Path: p, Delete: del, Rename: rename,
-	})
+	r := c.GuardRequest(class, p)
+	r.Delete, r.Rename = del, rename
+	t, err := f.guard.Open(ctx, r)
 	if err != nil {
 		err = GuardError(err)
 		var te *ToolError

@@ -150,7 +150,7 @@ func (m *memoryTool) delete(ctx context.Context, c *Call, a *deleteMemoryArgs) (
 }
 
 func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocumentArgs) (*Result, error) {
-	t, err := m.guard.Open(ctx, authz.Request{Conversation: c.Conversation, Tool: "memory_operations", Operation: "import_document", Class: authz.ClassRead, Path: a.Path})
+	t, err := m.guard.Open(ctx, c.GuardRequest(authz.ClassRead, a.Path))
 	if err != nil {
 		return nil, GuardError(err)
 	}

@@ -355,6 +355,7 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 // A call is one use of a limited grant, however many paths it checks (a rename, a patch of two
 // files), as the user meant when granting "once".
 func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) (*Result, error) {
+	c.namesOnly = op.NamesOnly
 	ctx, cancel := context.WithTimeout(authz.WithUseBatch(ctx), op.timeout())
 	defer cancel()
 	type outcome struct {

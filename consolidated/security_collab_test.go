@@ -152,9 +152,14 @@ func TestSecurityGrepCannotReadTheToken(t *testing.T) {
 			t.Errorf("file_operations(%v) = %q (isError %v), want a protected_path refusal", args, got, isErr)
 		}
 	}
-	// Listing names stays allowed.
-	if got, isErr := h.call("file_operations", map[string]any{"operation": "list_dir", "path": parent}); isErr {
-		t.Errorf("list_dir(%s) = %q, want a listing", parent, got)
+	// Listing names stays allowed: the rows of list_dir and file_search declare names only.
+	for _, args := range []map[string]any{
+		{"operation": "list_dir", "path": parent},
+		{"operation": "file_search", "pattern": "*", "path": parent},
+	} {
+		if got, isErr := h.call("file_operations", args); isErr {
+			t.Errorf("file_operations(%v) = %q, want a listing", args, got)
+		}
 	}
 }
 

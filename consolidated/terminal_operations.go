@@ -152,10 +152,7 @@ type terminalTool struct {
 
 // startDir checks a starting directory with the guard and returns its canonical path.
 func (t *terminalTool) startDir(ctx context.Context, c *Call, cwd string) (string, error) {
-	d, err := t.guard.Check(ctx, authz.Request{
-		Conversation: c.Conversation, Tool: terminalToolName, Operation: c.Operation,
-		Class: authz.ClassExecute, Path: cwd,
-	})
+	d, err := t.guard.Check(ctx, c.GuardRequest(authz.ClassExecute, cwd))
 	if err != nil {
 		err = GuardError(err)
 		var te *ToolError

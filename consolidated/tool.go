@@ -99,6 +99,10 @@ type Operation struct {
 	// Timeout is the default deadline for one call; MaxTimeout caps a caller's timeout_seconds
 	// where the operation accepts one. Zero means DefaultTimeout.
 	Timeout time.Duration
+	// NamesOnly declares that the operation's directory reads return names and metadata, never
+	// file contents (a listing, a glob). Its guard requests (Call.GuardRequest) say so, and the
+	// guard then lets it list a directory that holds a protected path.
+	NamesOnly bool
 
 	args   reflect.Type
 	handle func(ctx context.Context, c *Call, args any) (*Result, error)
@@ -128,6 +132,12 @@ func Op[A any](name, summary string, risk Risk, h func(ctx context.Context, c *C
 // WithTimeout returns a copy of op with a different default deadline.
 func (op Operation) WithTimeout(d time.Duration) Operation {
 	op.Timeout = d
+	return op
+}
+
+// WithNamesOnly returns a copy of op that reads names only (see Operation.NamesOnly).
+func (op Operation) WithNamesOnly() Operation {
+	op.NamesOnly = true
 	return op
 }
 
