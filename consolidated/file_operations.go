@@ -178,7 +178,7 @@ type fileTool struct {
 }
 
 func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassRead, a.Path, "path", false, false)
+	t, err := f.openRead(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +293,7 @@ func fileReadSummary(name string, r fsread.ReadResult) map[string]any {
 }
 
 func (f *fileTool) listDir(ctx context.Context, c *Call, a *fileListArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassRead, a.Path, "path", false, false)
+	t, err := f.openRead(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +337,7 @@ func (f *fileTool) listDir(ctx context.Context, c *Call, a *fileListArgs) (*Resu
 }
 
 func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassRead, a.Path, "path", false, false)
+	t, err := f.openRead(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -404,7 +404,7 @@ func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (
 }
 
 func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassRead, a.Path, "path", false, false)
+	t, err := f.openRead(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}

@@ -22,19 +22,41 @@ import (
 
 var fileBoolType = reflect.TypeFor[bool]()
 
-// open asks the guard for one path of this call. Refusals become the model-fixable error that
-// carries the user_collaboration call; param names the argument the path came from.
-func (f *fileTool) open(ctx context.Context, c *Call, class authz.Class, p, param string, del, rename bool) (*authz.Target, error) {
-	r := c.GuardRequest(class, p)
-	r.Delete, r.Rename = del, rename
+// The ways a file operation opens a path through the guard. Each names the argument the path
+// came from (param), so that a refusal points the model at it, and carries the call's
+// conversation, operation and names-only flag (Call.GuardRequest).
+
+// openRead opens a path to read: a file, or a directory to list or search.
+func (f *fileTool) openRead(ctx context.Context, c *Call, p, param string) (*authz.Target, error) {
+	return f.open(ctx, c.GuardRequest(authz.ClassRead, p), param)
+}
+
+// openWrite opens a path to create or change in place: a file's content, a new directory.
+func (f *fileTool) openWrite(ctx context.Context, c *Call, p, param string) (*authz.Target, error) {
+	return f.open(ctx, c.GuardRequest(authz.ClassWrite, p), param)
+}
+
+// openDelete opens a path to delete: a final symlink is the link itself, and the working
+// directory itself is refused.
+func (f *fileTool) openDelete(ctx context.Context, c *Call, p, param string) (*authz.Target, error) {
+	r := c.GuardRequest(authz.ClassWrite, p)
+	r.Delete = true
+	return f.open(ctx, r, param)
+}
+
+// openMove opens one end of a rename (check both): like openDelete, the link itself moves.
+func (f *fileTool) openMove(ctx context.Context, c *Call, p, param string) (*authz.Target, error) {
+	r := c.GuardRequest(authz.ClassWrite, p)
+	r.Rename = true
+	return f.open(ctx, r, param)
+}
+
+// open asks the guard for r. Refusals become the model-fixable error that carries the
+// user_collaboration call.
+func (f *fileTool) open(ctx context.Context, r authz.Request, param string) (*authz.Target, error) {
 	t, err := f.guard.Open(ctx, r)
 	if err != nil {
-		err = GuardError(err)
-		var te *ToolError
-		if errors.As(err, &te) && te.Param == "path" {
-			te.Param = param
-		}
-		return nil, err
+		return nil, GuardError(err, param)
 	}
 	return t, nil
 }
@@ -368,7 +390,7 @@ func (f *fileTool) suggest(ctx context.Context, c *Call, err error, given string
 		}
 	}
 	if len(names) == 0 {
-		if t, oerr := f.open(ctx, c, authz.ClassRead, filepath.Join(f.guard.WorkDir(), filepath.FromSlash(dir)), "path", false, false); oerr == nil {
+		if t, oerr := f.openRead(ctx, c, filepath.Join(f.guard.WorkDir(), filepath.FromSlash(dir)), "path"); oerr == nil {
 			r, _ := fsread.ListDir(ctx, t.Root, t.Rel, fsread.ListOptions{IncludeHidden: strings.HasPrefix(base, ".")})
 			t.Close()
 			var cands []string

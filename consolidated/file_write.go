@@ -13,7 +13,7 @@ import (
 )
 
 func (f *fileTool) createFile(ctx context.Context, c *Call, a *fileCreateArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
+	t, err := f.openWrite(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +61,7 @@ func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArg
 		return nil, &ToolError{Code: CodeInvalidValue, Param: "old_string", Message: "old_string is empty",
 			Next: "copy the exact text to replace from read_file; to write a new file use create_file, to add lines use insert_edit"}
 	}
-	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
+	t, err := f.openWrite(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -122,7 +122,7 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 		t, ok := byPath[p]
 		if !ok {
 			var err error
-			if t, err = f.open(ctx, c, authz.ClassWrite, p, param+".path", false, false); err != nil {
+			if t, err = f.openWrite(ctx, c, p, param+".path"); err != nil {
 				return nil, err
 			}
 			byPath[p] = t
@@ -159,7 +159,7 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 }
 
 func (f *fileTool) insertEdit(ctx context.Context, c *Call, a *fileInsertArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
+	t, err := f.openWrite(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -232,12 +232,12 @@ func writeChangedNothing(res *edit.Result) bool {
 }
 
 func (f *fileTool) renameFile(ctx context.Context, c *Call, a *fileRenameArgs) (*Result, error) {
-	src, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, true)
+	src, err := f.openMove(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	dst, err := f.open(ctx, c, authz.ClassWrite, a.NewPath, "new_path", false, true)
+	dst, err := f.openMove(ctx, c, a.NewPath, "new_path")
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +263,7 @@ func (f *fileTool) renameFile(ctx context.Context, c *Call, a *fileRenameArgs) (
 }
 
 func (f *fileTool) deleteFile(ctx context.Context, c *Call, a *fileDeleteArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", true, false)
+	t, err := f.openDelete(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +278,7 @@ func (f *fileTool) deleteFile(ctx context.Context, c *Call, a *fileDeleteArgs) (
 }
 
 func (f *fileTool) createDirectory(ctx context.Context, c *Call, a *fileDirArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
+	t, err := f.openWrite(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +309,14 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 	defer set.close()
 	for i := range p.Files {
 		fp := &p.Files[i]
-		t, err := f.open(ctx, c, authz.ClassWrite, fp.Path, "patch", fp.Op == edit.OpDelete, fp.Op == edit.OpMove)
+		open := f.openWrite
+		switch fp.Op {
+		case edit.OpDelete:
+			open = f.openDelete
+		case edit.OpMove:
+			open = f.openMove
+		}
+		t, err := open(ctx, c, fp.Path, "patch")
 		if err != nil {
 			return nil, err
 		}
@@ -318,7 +325,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 		}
 		fp.Path = t.Rel
 		if fp.Op == edit.OpMove {
-			d, err := f.open(ctx, c, authz.ClassWrite, fp.NewPath, "patch", false, true)
+			d, err := f.openMove(ctx, c, fp.NewPath, "patch")
 			if err != nil {
 				return nil, err
 			}

@@ -9,9 +9,10 @@ import (
 )
 
 // GuardError turns a guard refusal into the model-fixable error it describes: the stable code, the
-// canonical target and the exact user_collaboration call that asks the user for a grant. Any other
-// error is returned unchanged (and becomes an internal error).
-func GuardError(err error) error {
+// canonical target, param (the argument the refused path came from: "path", "cwd", "new_path")
+// and the exact user_collaboration call that asks the user for a grant. Any other error is
+// returned unchanged (and becomes an internal error).
+func GuardError(err error, param string) error {
 	if err == nil {
 		return nil
 	}
@@ -20,7 +21,7 @@ func GuardError(err error) error {
 		if d.Canonical != "" {
 			msg += " (" + d.Canonical + ")"
 		}
-		return &ToolError{Code: ErrorCode(d.Code), Param: "path", Message: msg, Next: d.NextStep, Cause: err}
+		return &ToolError{Code: ErrorCode(d.Code), Param: param, Message: msg, Next: d.NextStep, Cause: err}
 	}
 	if errors.Is(err, authz.ErrInvalidAccess) {
 		return &ToolError{Code: CodeInvalidValue, Param: "access", Message: err.Error(),

@@ -152,12 +152,12 @@ func (m *memoryTool) delete(ctx context.Context, c *Call, a *deleteMemoryArgs) (
 func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocumentArgs) (*Result, error) {
 	t, err := m.guard.Open(ctx, c.GuardRequest(authz.ClassRead, a.Path))
 	if err != nil {
-		return nil, GuardError(err)
+		return nil, GuardError(err, "path")
 	}
 	defer t.Close()
 	f, err := t.OpenRead()
 	if err != nil {
-		return nil, GuardError(err)
+		return nil, GuardError(err, "path")
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {

@@ -154,12 +154,7 @@ type terminalTool struct {
 func (t *terminalTool) startDir(ctx context.Context, c *Call, cwd string) (string, error) {
 	d, err := t.guard.Check(ctx, c.GuardRequest(authz.ClassExecute, cwd))
 	if err != nil {
-		err = GuardError(err)
-		var te *ToolError
-		if errors.As(err, &te) && te.Param == "path" {
-			te.Param = "cwd"
-		}
-		return "", err
+		return "", GuardError(err, "cwd")
 	}
 	return d.Canonical, nil
 }

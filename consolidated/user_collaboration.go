@@ -187,7 +187,7 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 				Next: fmt.Sprintf("user_collaboration {\"operation\":\"check_request\",\"request_id\":%q} shows its outcome", id)}
 		}
 		if err != nil {
-			return nil, GuardError(err)
+			return nil, GuardError(err, "path")
 		}
 		return grantedResult(id, grant), nil
 	}
@@ -196,7 +196,7 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 		Once: a.Once, Minutes: a.Minutes, Reason: a.Reason,
 	})
 	if err != nil {
-		return nil, GuardError(err)
+		return nil, GuardError(err, "path")
 	}
 	if canElicit(c) {
 		scope := ap.Path
