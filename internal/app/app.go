@@ -272,6 +272,12 @@ func orDefault(s, d string) string {
 // TokenFile is where `toolhost serve` keeps its generated bearer token.
 func (a *App) TokenFile() string { return filepath.Join(a.StateDir, "token") }
 
+// ExplicitToken reports whether the user chose the HTTP bearer token (config or TOOLHOST_TOKEN)
+// rather than leaving Token to generate one into the state directory.
+func (a *App) ExplicitToken() bool {
+	return strings.TrimSpace(a.Config.HTTP.Token) != "" || strings.TrimSpace(os.Getenv("TOOLHOST_TOKEN")) != ""
+}
+
 // Token returns the HTTP bearer token: the configured one, else TOOLHOST_TOKEN, else the one kept
 // in the state dir, generated (0600) on first use.
 func (a *App) Token() (token string, source string, err error) {
