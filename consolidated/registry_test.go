@@ -5,15 +5,34 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// callLog records what the registry does with tools' parts; handlers run on server goroutines.
+type callLog struct {
+	mu    sync.Mutex
+	lines []string
+}
+
+func (l *callLog) add(s string) {
+	l.mu.Lock()
+	l.lines = append(l.lines, s)
+	l.mu.Unlock()
+}
+
+func (l *callLog) get() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.lines)
+}
+
 // partsTool is a test tool carrying every optional part, recording what the registry does with
 // them into log.
-func partsTool(name string, log *[]string) *Tool {
+func partsTool(name string, log *callLog) *Tool {
 	return &Tool{
 		Name:        name,
 		Description: "test tool",
@@ -29,11 +48,11 @@ func partsTool(name string, log *[]string) *Tool {
 		}},
 		Subscriptions: &recordingSubs{name: name, log: log},
 		AfterCall: func(ctx context.Context, c *Call, r *Result) {
-			*log = append(*log, "after "+name+" of "+c.Tool)
+			log.add("after " + name + " of " + c.Tool)
 			r.Extra = append(r.Extra, "from "+name)
 		},
 		Close: func() error {
-			*log = append(*log, "close "+name)
+			log.add("close " + name)
 			if name == "think" {
 				return errors.New("stuck")
 			}
@@ -44,28 +63,28 @@ func partsTool(name string, log *[]string) *Tool {
 
 type recordingSubs struct {
 	name string
-	log  *[]string
+	log  *callLog
 }
 
 func (s *recordingSubs) Subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
-	*s.log = append(*s.log, "subscribe "+s.name+" "+req.Params.URI)
+	s.log.add("subscribe " + s.name + " " + req.Params.URI)
 	return nil
 }
 
 func (s *recordingSubs) Unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
-	*s.log = append(*s.log, "unsubscribe "+s.name+" "+req.Params.URI)
+	s.log.add("unsubscribe " + s.name + " " + req.Params.URI)
 	return nil
 }
 
-func (s *recordingSubs) Serve(*mcp.Server) { *s.log = append(*s.log, "serve "+s.name) }
+func (s *recordingSubs) Serve(*mcp.Server) { s.log.add("serve " + s.name) }
 
 // TestRegistryToolParts: the registry registers the parts of advertised tools only, in the fixed
 // order, and closes every tool, the last first.
 func TestRegistryToolParts(t *testing.T) {
-	var log []string
+	log := &callLog{}
 	// read_tool_result is disabled by the profile; think and todo_operations are advertised.
 	allow := func(tool, op string, risk Risk) bool { return tool != "read_tool_result" }
-	reg := NewRegistry(&Env{}, []*Tool{partsTool("read_tool_result", &log), partsTool("todo_operations", &log), partsTool("think", &log)}, allow)
+	reg := NewRegistry(&Env{}, []*Tool{partsTool("read_tool_result", log), partsTool("todo_operations", log), partsTool("think", log)}, allow)
 	ctx := context.Background()
 
 	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ServerOptions{SubscribeHandler: reg.Subscribe, UnsubscribeHandler: reg.Unsubscribe})
@@ -76,7 +95,9 @@ func TestRegistryToolParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
+	// On 2026-07-28 a subscription is a long-lived listen request that an unsubscribe cancels
+	// asynchronously; the older protocol answers both at once, which keeps this record ordered.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +146,7 @@ func TestRegistryToolParts(t *testing.T) {
 		"after think of think", "after todo_operations of think",
 		"close read_tool_result", "close todo_operations", "close think",
 	}
-	if diff := cmp.Diff(want, log); diff != "" {
+	if diff := cmp.Diff(want, log.get()); diff != "" {
 		t.Errorf("what the registry did (-want +got):\n%s", diff)
 	}
 }

@@ -16,8 +16,10 @@ import (
 	"toolhost/internal/terminal"
 )
 
+// TestRunCommand checks run_command beyond the text testdata/scenarios/terminal_session.txtar
+// pins: structured content, cut output, cleaning, cwd and environment.
 func TestRunCommand(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	text, st := h.mustOp("run_command", map[string]any{"command": "echo out; echo err >&2; exit 3"})
 	for _, want := range []string{"exit 3 in ", "--- stdout ---\nout\n", "--- stderr ---\nerr"} {
 		if !strings.Contains(text, want) {
@@ -27,7 +29,6 @@ func TestRunCommand(t *testing.T) {
 	if st["exit_code"] != float64(3) || st["id"] == "" {
 		t.Errorf("structured = %v, want exit_code 3 and an id", st)
 	}
-	golden.CheckString(t, "testdata/terminal_operations/run_command.txt", h.normalize(text)+"\n")
 
 	// Output beyond the budget keeps head and tail; the whole of it stays readable.
 	text, st = h.mustOp("run_command", map[string]any{"command": "seq 100000", "max_bytes": 2000})
@@ -66,7 +67,7 @@ func TestRunCommand(t *testing.T) {
 }
 
 func TestRunCommandYieldThenPoll(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	for _, explicit := range []bool{true, false} {
 		name := "own cursor"
 		if explicit {
@@ -113,7 +114,7 @@ func TestRunCommandYieldThenPoll(t *testing.T) {
 }
 
 func TestRunCommandTimeoutKillsTree(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	// Three sleepers: two in the command's process group, one escaped with setsid.
 	text, st := h.mustOp("run_command", map[string]any{
 		"command":         "sleep 987651 & sleep 987652 & setsid sleep 987653 & wait",
@@ -129,7 +130,7 @@ func TestRunCommandTimeoutKillsTree(t *testing.T) {
 }
 
 func TestTerminalCwdOutsideNeedsGrant(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	outside, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -159,12 +160,11 @@ func TestTerminalCwdOutsideNeedsGrant(t *testing.T) {
 }
 
 func TestSessionLifecycle(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	text, st := h.mustOp("create_session", map[string]any{"session_id": "dev"})
 	if st["id"] != "dev" || !strings.Contains(text, "session dev started") {
 		t.Fatalf("create_session = %q (%v), want session dev started", text, st)
 	}
-	golden.CheckString(t, "testdata/terminal_operations/create_session.txt", h.normalize(text)+"\n")
 	text, _ = h.mustOp("create_session", map[string]any{"session_id": "dev"})
 	if !strings.Contains(text, "reused") {
 		t.Errorf("create_session again = %q, want reused", text)
@@ -223,11 +223,10 @@ func TestSessionLifecycle(t *testing.T) {
 	if !isErr || !strings.Contains(text, "no_session") || !strings.Contains(text, "list_sessions") {
 		t.Errorf("get_output of an unknown id = %q, want no_session naming list_sessions", text)
 	}
-	golden.CheckString(t, "testdata/terminal_operations/no_session.txt", text+"\n")
 }
 
 func TestSessionScreenProgressBar(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	h.mustOp("create_session", map[string]any{"session_id": "bar", "cols": 60, "rows": 10})
 	h.mustOp("send_input", map[string]any{"session_id": "bar", "text": `printf 'P:10%%\rP:50%%\rP:100%%\n'`, "wait_ms": 10000})
 	var screen string
@@ -251,7 +250,7 @@ func TestSessionScreenProgressBar(t *testing.T) {
 }
 
 func TestTerminalConversationsIsolated(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	h.mustOp("create_session", map[string]any{"session_id": "a1", "conversation_id": "conv-a"})
 	h.mustOp("send_input", map[string]any{"session_id": "a1", "conversation_id": "conv-a", "text": "echo only-a", "wait_ms": 10000})
 	text, _ := h.mustOp("list_sessions", map[string]any{"conversation_id": "conv-b"})
@@ -271,7 +270,7 @@ func TestTerminalConversationsIsolated(t *testing.T) {
 }
 
 func TestTerminalProgressNotifications(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	h.mustOp("create_session", map[string]any{"session_id": "p"})
 	p := &mcp.CallToolParams{Name: "terminal_operations", Arguments: map[string]any{
 		"operation": "send_input", "session_id": "p", "wait_ms": 15000, "wait_for": "tick6",
@@ -323,7 +322,7 @@ func TestTerminalProgressNotifications(t *testing.T) {
 }
 
 func TestTerminalCancelWaitingCall(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	h.mustOp("create_session", map[string]any{"session_id": "c"})
 	h.mustOp("send_input", map[string]any{"session_id": "c", "text": "sleep 60"})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -358,7 +357,7 @@ func TestTerminalCancelWaitingCall(t *testing.T) {
 func TestTerminalResources(t *testing.T) {
 	for _, proto := range []string{"", "2025-06-18"} {
 		t.Run("protocol="+proto, func(t *testing.T) {
-			h := newTermHarness(t, termOptions{protocol: proto})
+			h := newTermHarness(t, harnessOptions{protocol: proto})
 			h.mustOp("create_session", map[string]any{"session_id": "r"})
 			screenURI := TerminalURI(testConversation, "r", "screen")
 			ctx := context.Background()
@@ -393,11 +392,11 @@ func TestTerminalResources(t *testing.T) {
 }
 
 func TestTerminalRestartShowsEnded(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	h.mustOp("create_session", map[string]any{"session_id": "old"})
 	h.mustOp("send_input", map[string]any{"session_id": "old", "text": "echo before-restart", "wait_ms": 10000})
-	h.shutdown()
-	h2 := newTermHarness(t, termOptions{st: h.st})
+	h.close()
+	h2 := newTermHarness(t, harnessOptions{st: h.st})
 	text, _ := h2.mustOp("list_sessions", nil)
 	if !strings.Contains(text, "old session "+terminal.StateEnded) {
 		t.Errorf("list_sessions after restart = %q, want old ended", text)
@@ -409,7 +408,7 @@ func TestTerminalRestartShowsEnded(t *testing.T) {
 }
 
 func TestTerminalArgumentErrors(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	h.mustOp("create_session", map[string]any{"session_id": "e"})
 	h.mustOp("run_command", map[string]any{"command": "true"}) // cmd1, a job
 	cases := []struct {
@@ -450,7 +449,7 @@ func statusLine(text string) string {
 // it to be ready, run tests in another session, watch both, interrupt one, close everything,
 // and leave no process behind (background jobs and setsid escapees included).
 func TestTerminalDevServerScenario(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	h.mustOp("create_session", map[string]any{"session_id": "dev"})
 	h.mustOp("create_session", map[string]any{"session_id": "tests"})
 	h.mustOp("send_input", map[string]any{"session_id": "dev",
@@ -508,7 +507,7 @@ func TestTerminalDevServerScenario(t *testing.T) {
 // keeps its head and its newest part, so the model sees how it ended without paging; the
 // skipped middle is named for get_history, and an explicit cursor still pages.
 func TestSessionFloodSkipsToTail(t *testing.T) {
-	h := newTermHarness(t, termOptions{})
+	h := newTermHarness(t, harnessOptions{})
 	h.mustOp("create_session", map[string]any{"session_id": "big"})
 	text, st := h.mustOp("send_input", map[string]any{"session_id": "big", "text": "seq 1 30000; echo DONE", "wait_for": "DONE\\n", "wait_ms": 30000})
 	for _, want := range []string{"\n1\n2\n3\n", "29999\n30000\nDONE\n", "bytes skipped; get_history session_id=big offset="} {

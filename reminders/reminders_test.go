@@ -13,6 +13,7 @@ import (
 	"toolhost/internal/golden"
 	"toolhost/internal/todo"
 	"toolhost/store"
+	"toolhost/store/storetest"
 )
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -156,16 +157,6 @@ func (s *staticMemories) RecentMemories(_ context.Context, _ string, since time.
 	return out, nil
 }
 
-func openStore(t *testing.T, dir string) *store.Store {
-	t.Helper()
-	st, err := store.Open(t.Context(), dir, store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
 // step is one call in a cadence script: an optional change, then Next, and whether it delivers.
 type step struct {
 	name string
@@ -182,10 +173,10 @@ func TestCadence(t *testing.T) {
 	cfg.EveryNCalls = 3
 	// Two builders on two store handles, used alternately: they share the bookkeeping as two
 	// toolhost processes would.
-	b1, b2 := New(openStore(t, dir), cfg, mem), New(openStore(t, dir), cfg, mem)
+	b1, b2 := New(storetest.OpenDir(t, dir), cfg, mem), New(storetest.OpenDir(t, dir), cfg, mem)
 	b1.now = func() time.Time { return t0 }
 	b2.now = b1.now
-	st := openStore(t, dir)
+	st := storetest.OpenDir(t, dir)
 	change := func(fn func() error) func(t *testing.T) {
 		return func(t *testing.T) {
 			if err := fn(); err != nil {
@@ -235,7 +226,7 @@ func TestCadence(t *testing.T) {
 
 func TestDisabledAndNeverPeriodic(t *testing.T) {
 	ctx := t.Context()
-	st := openStore(t, t.TempDir())
+	st := storetest.OpenDir(t, t.TempDir())
 	if _, err := todo.Write(ctx, st, "c", tenSteps(1, true).Todos); err != nil {
 		t.Fatal(err)
 	}
@@ -264,7 +255,7 @@ func TestDisabledAndNeverPeriodic(t *testing.T) {
 
 func TestFor(t *testing.T) {
 	ctx := t.Context()
-	st := openStore(t, t.TempDir())
+	st := storetest.OpenDir(t, t.TempDir())
 	l, err := todo.Write(ctx, st, "c", tenSteps(3, true).Todos)
 	if err != nil {
 		t.Fatal(err)
@@ -290,11 +281,7 @@ func TestFor(t *testing.T) {
 // transaction for a conversation that has a todo list.
 func BenchmarkNext(b *testing.B) {
 	ctx := b.Context()
-	st, err := store.Open(ctx, b.TempDir(), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenWith(b, b.TempDir(), store.Options{})
 	if _, err := todo.Write(ctx, st, "c", tenSteps(3, true).Todos); err != nil {
 		b.Fatal(err)
 	}
@@ -309,11 +296,7 @@ func BenchmarkNext(b *testing.B) {
 // BenchmarkNextNoTodos is the cost for a conversation without todos: a read-only transaction.
 func BenchmarkNextNoTodos(b *testing.B) {
 	ctx := b.Context()
-	st, err := store.Open(ctx, b.TempDir(), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenWith(b, b.TempDir(), store.Options{})
 	bl := New(st, DefaultConfig(), nil)
 	for b.Loop() {
 		if _, _, err := bl.Next(ctx, "c"); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"toolhost/internal/golden"
 	"toolhost/internal/todo"
+	"toolhost/store/storetest"
 )
 
 // TestTenStepTask plays a model through a ten-step task the way the tool layer would see it: the
@@ -35,7 +36,7 @@ func TestTenStepTask(t *testing.T) {
 
 func playTask(t *testing.T, mark bool, enc *tiktoken.Tiktoken, out *strings.Builder) {
 	ctx := t.Context()
-	st := openStore(t, t.TempDir())
+	st := storetest.OpenDir(t, t.TempDir())
 	const conv = "task"
 	b := New(st, DefaultConfig(), nil)
 	calls, reminders, tokens := 0, 0, 0

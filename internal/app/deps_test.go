@@ -38,8 +38,8 @@ func TestDependencyDirection(t *testing.T) {
 				t.Errorf("consolidated imports %s; dependencies point down", d)
 			case pkg == "toolhost/internal/server" && d == "toolhost/internal/app":
 				t.Errorf("internal/server imports internal/app; dependencies point down")
-			case d == "toolhost/internal/golden":
-				t.Errorf("%s imports internal/golden, a helper for tests only", pkg)
+			case d == "toolhost/internal/golden" || d == "toolhost/store/storetest":
+				t.Errorf("%s imports %s, a helper for tests only", pkg, d)
 			}
 		}
 	}
