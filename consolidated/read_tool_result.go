@@ -19,7 +19,7 @@ func ReadToolResultTool() *Tool {
 		Description: "Page through a result that was cut to fit the size budget, by id, offset and length.",
 		Single:      true,
 		Operations: []Operation{
-			Op("read_tool_result", "read part of a spilled result", RiskRead, func(ctx context.Context, c *Call, a *readToolResultArgs) (*Result, error) {
+			Op("read_tool_result", "page through a result that was cut to fit the size budget", RiskRead, func(ctx context.Context, c *Call, a *readToolResultArgs) (*Result, error) {
 				if c.Env.Spill == nil {
 					return nil, Errorf(CodeUnavailable, "no spilled results are kept by this server")
 				}

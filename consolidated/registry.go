@@ -96,6 +96,26 @@ func (r *Registry) Tools() []*mcp.Tool {
 	return out
 }
 
+// MarkdownTable is the README's tool table for the advertised tools: place in the fixed order,
+// name, and the operations (a single-purpose tool's summary instead), one row per tool.
+func (r *Registry) MarkdownTable() string {
+	var b strings.Builder
+	b.WriteString("| # | tool | operations |\n|---|------|------------|\n")
+	for _, t := range r.advertised() {
+		ops := r.enabled[t.Name]
+		what := ops[0].Summary
+		if !t.Single {
+			names := make([]string, len(ops))
+			for i, op := range ops {
+				names[i] = "`" + op.Name + "`"
+			}
+			what = strings.Join(names, ", ")
+		}
+		fmt.Fprintf(&b, "| %d | `%s` | %s |\n", slices.Index(Order, t.Name)+1, t.Name, what)
+	}
+	return b.String()
+}
+
 // Names returns the advertised tool names in order.
 func (r *Registry) Names() []string {
 	var out []string

@@ -21,7 +21,7 @@ func ThinkTool() *Tool {
 		Description: "Think step by step before acting: record reasoning or a plan. No side effects; nothing is fetched or changed.",
 		Single:      true,
 		Operations: []Operation{
-			Op("think", "record a thought", RiskRead, func(ctx context.Context, c *Call, a *thinkArgs) (*Result, error) {
+			Op("think", "record reasoning (no side effects)", RiskRead, func(ctx context.Context, c *Call, a *thinkArgs) (*Result, error) {
 				t := strings.TrimSpace(a.Thoughts)
 				if t == "" {
 					return nil, &ToolError{Code: CodeInvalidValue, Param: "thoughts", Message: "thoughts is empty"}

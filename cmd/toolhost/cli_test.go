@@ -117,6 +117,7 @@ func TestRunRefusals(t *testing.T) {
 		{"call without a tool", []string{"call"}, false, "usage: toolhost call TOOL ['JSON']"},
 		{"call with bad JSON", []string{"call", "think", "{"}, false, "call: arguments are not valid JSON"},
 		{"unknown flag", []string{"grants", "--for", "1m"}, false, "flag provided but not defined: -for"},
+		{"two formats", []string{"tools", "--json", "--markdown"}, false, "choose one of --json and --markdown"},
 		{"approve from a terminal", []string{"approve", "r1", "--once"}, true, "refusing to approve from inside a toolhost terminal session"},
 		{"revoke from a terminal", []string{"revoke", "g1"}, true, "refusing to revoke from inside a toolhost terminal session"},
 	}
@@ -152,5 +153,25 @@ func TestHelpFlags(t *testing.T) {
 				t.Errorf("%s --help printed %q, want its usage line", c.name, errOut.String())
 			}
 		}
+	}
+}
+
+// TestToolsMarkdown: `toolhost tools --markdown` prints the registry's table, one row per tool.
+func TestToolsMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	cfg := dir + "/config.toml"
+	if err := os.WriteFile(cfg, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := run([]string{"tools", "--markdown", "--config", cfg, "--state-dir", dir + "/state", "--workdir", dir, "--disable", "memory_operations"}, &out, &errOut); err != nil {
+		t.Fatalf("tools --markdown: %v\n%s", err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) < 3 || lines[0] != "| # | tool | operations |" || !strings.HasPrefix(lines[2], "| 1 | `think` | ") {
+		t.Errorf("tools --markdown = %q, want the table starting with think", out.String())
+	}
+	if strings.Contains(out.String(), "memory_operations") || !strings.Contains(out.String(), "| 10 | `read_tool_result` |") {
+		t.Errorf("tools --markdown with memory_operations disabled = %q, want it absent and places kept", out.String())
 	}
 }

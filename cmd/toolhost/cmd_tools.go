@@ -19,9 +19,17 @@ var toolCommands = group{title: "Tools", commands: []cliCommand{
 		help: "print the tools this configuration advertises, in order, with token estimates",
 		flags: func(fs *flag.FlagSet) action {
 			asJSON := fs.Bool("json", false, "print the tools as clients receive them, in JSON")
+			markdown := fs.Bool("markdown", false, "print the README's tool table (Markdown)")
 			return func(inv *invocation) error {
+				if *asJSON && *markdown {
+					return errors.New("tools: choose one of --json and --markdown")
+				}
 				a, err := inv.App()
 				if err != nil {
+					return err
+				}
+				if *markdown {
+					_, err := fmt.Fprint(inv.stdout, a.Registry.MarkdownTable())
 					return err
 				}
 				return printTools(a, *asJSON, inv.stdout)

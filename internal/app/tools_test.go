@@ -73,6 +73,14 @@ func TestToolGolden(t *testing.T) {
 	}
 }
 
+// TestReadmeToolTable keeps README.md's tool table what `toolhost tools --markdown` prints for
+// the default configuration; TOOLHOST_GOLDEN=update rewrites the block.
+func TestReadmeToolTable(t *testing.T) {
+	golden.CheckBlock(t, filepath.Join("..", "..", "README.md"),
+		"<!-- begin: toolhost tools --markdown -->", "<!-- end: toolhost tools --markdown -->",
+		testApp(t).Registry.MarkdownTable())
+}
+
 func TestToolListIsByteStable(t *testing.T) {
 	first, _ := json.Marshal(testApp(t).Registry.Tools())
 	for i := 0; i < 5; i++ {
