@@ -1,7 +1,3 @@
-// Package consolidated is toolhost's MCP-facing layer. Each tool is declared once, as a table of
-// operations; everything a client sees (the operation enum, the flat input schema, annotations, the
-// description's operation list) and everything the server does with a call (validation, dispatch,
-// result shaping) is derived from that table, so no operation name is ever written twice.
 package consolidated
 
 import (
@@ -96,8 +92,7 @@ type Operation struct {
 	Name    string
 	Summary string
 	Risk    Risk
-	// Timeout is the default deadline for one call; MaxTimeout caps a caller's timeout_seconds
-	// where the operation accepts one. Zero means DefaultTimeout.
+	// Timeout is the deadline of one call (WithTimeout); zero means DefaultTimeout.
 	Timeout time.Duration
 	// NamesOnly declares that the operation's directory reads return names and metadata, never
 	// file contents (a listing, a glob). Its guard requests (Call.GuardRequest) say so, and the
