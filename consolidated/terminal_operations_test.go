@@ -488,7 +488,13 @@ func TestTerminalDevServerScenario(t *testing.T) {
 		t.Errorf("ctrl-d did not end cat: %v", st)
 	}
 
+	// As in TestSessionLifecycle, the wait may end when the output goes quiet after the echoed
+	// ^C, before bash has reaped the loop on a loaded machine; poll until the prompt marker
+	// reports the status.
 	text, st = h.mustOp("send_input", map[string]any{"session_id": "dev", "keys": []string{"ctrl-c"}, "wait_ms": 10000})
+	for deadline := time.Now().Add(15 * time.Second); st["finished"] != true && time.Now().Before(deadline); {
+		text, st = h.mustOp("get_output", map[string]any{"session_id": "dev", "wait_ms": 2000})
+	}
 	if st["finished"] != true {
 		t.Errorf("ctrl-c did not stop the dev server: %q (%v)", text, st)
 	}
