@@ -1,0 +1,432 @@
+//go:build compat
+
+package compat
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain doubles as the stdio recorder: a CLI configured with
+// `compat.test mcp-record LOG -- toolhost stdio ...` gets this binary as its MCP server.
+func TestMain(m *testing.M) {
+	if len(os.Args) > 3 && os.Args[1] == "mcp-record" && os.Args[3] == "--" {
+		os.Exit(recordStdio(os.Args[2], os.Args[4:]))
+	}
+	code := m.Run()
+	if sharedBuildDir != "" {
+		os.RemoveAll(sharedBuildDir)
+	}
+	os.Exit(code)
+}
+
+// inCI reports whether a missing part must fail instead of skip.
+func inCI() bool { return os.Getenv("CI") != "" && os.Getenv("CI") != "false" }
+
+// need fails under CI and skips elsewhere when a part the test drives is missing.
+func need(t *testing.T, ok bool, format string, args ...any) {
+	t.Helper()
+	if ok {
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if inCI() {
+		t.Fatalf("%s (CI must have it: .ci/run installs it)", msg)
+	}
+	t.Skipf("%s; skipped outside CI", msg)
+}
+
+// suite is what every client run shares.
+type suite struct {
+	dir      string // compat/
+	bin      string // compat/node_modules/.bin
+	toolhost string // the toolhost binary built from this checkout
+	self     string // this test binary (the stdio recorder)
+	network  *refuser
+}
+
+var (
+	sharedBuildDir string
+	buildOnce      sync.Once
+	buildPath      string
+	buildErr       error
+)
+
+// buildToolhost builds cmd/toolhost once per test binary.
+func buildToolhost() (string, error) {
+	buildOnce.Do(func() {
+		sharedBuildDir, buildErr = os.MkdirTemp("", "toolhost-compat-bin-")
+		if buildErr != nil {
+			return
+		}
+		buildPath = filepath.Join(sharedBuildDir, "toolhost")
+		out, err := exec.Command("go", "build", "-o", buildPath, "../cmd/toolhost").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/toolhost: %w\n%s", err, out)
+		}
+	})
+	return buildPath, buildErr
+}
+
+func newSuite(t *testing.T) *suite {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "node_modules", ".bin")
+	_, err = os.Stat(filepath.Join(bin, "node"))
+	need(t, err == nil, "compat/node_modules is not installed (run `npm ci` in compat/)")
+	th, err := buildToolhost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &suite{dir: dir, bin: bin, toolhost: th, self: self, network: newRefuser()}
+	t.Cleanup(s.network.Close)
+	return s
+}
+
+// baseEnv is the environment every client process gets: a private HOME and XDG dirs, the
+// pinned Node first on PATH, and a proxy that refuses (and records) every connection that is
+// not to loopback, so nothing leaves the machine even if a setting was missed.
+func (s *suite) baseEnv(home string) []string {
+	env := []string{
+		"HOME=" + home,
+		"USER=compat",
+		"LANG=C.UTF-8",
+		"TERM=dumb",
+		"NO_COLOR=1",
+		"CI=true", // the CLIs' own non-interactive switch
+		"PATH=" + s.bin + string(os.PathListSeparator) + os.Getenv("PATH"),
+		"TMPDIR=" + filepath.Join(home, "tmp"),
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
+		"NODE_USE_ENV_PROXY=1",
+		"DO_NOT_TRACK=1",
+	}
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"} {
+		env = append(env, k+"="+s.network.URL)
+	}
+	for _, k := range []string{"NO_PROXY", "no_proxy"} {
+		env = append(env, k+"=127.0.0.1,localhost,::1")
+	}
+	return env
+}
+
+// refuser is an HTTP proxy on loopback that refuses every request and remembers the hosts the
+// clients tried to reach.
+type refuser struct {
+	*httptest.Server
+	mu    sync.Mutex
+	hosts map[string]int
+}
+
+func newRefuser() *refuser {
+	r := &refuser{hosts: map[string]int{}}
+	r.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		host := req.Host
+		if req.URL.Host != "" {
+			host = req.URL.Host
+		}
+		r.mu.Lock()
+		r.hosts[host]++
+		r.mu.Unlock()
+		http.Error(w, "compat: no network beyond loopback", http.StatusForbidden)
+	}))
+	return r
+}
+
+// Hosts returns the hosts refused so far and resets the record.
+func (r *refuser) Hosts() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	h := r.hosts
+	r.hosts = map[string]int{}
+	return h
+}
+
+// mcpServer says how a client reaches toolhost.
+type mcpServer struct {
+	// stdio
+	Command string
+	Args    []string
+	// http
+	URL   string
+	Token string
+}
+
+// run is one client run: its directories, the fake model and toolhost.
+type run struct {
+	suite     *suite
+	client    *client
+	transport string
+	dir       string // the run's temp dir
+	home      string
+	work      string // toolhost's working directory and the CLI's cwd
+	marker    string
+	model     *Model
+	modelURL  string // http://127.0.0.1:PORT (no path)
+	mcp       mcpServer
+	mcpLog    string
+	prompt    string
+}
+
+// outcome is everything a run produced.
+type outcome struct {
+	exitCode int
+	timedOut bool
+	stdout   string
+	stderr   string
+	duration time.Duration
+	requests []*Request
+	unknown  []string
+	session  Session
+	refused  map[string]int
+	log      string // toolhost's log
+}
+
+func randomMarker() string {
+	var b [4]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// newRun prepares directories, workspace files, the fake model and toolhost.
+func (s *suite) newRun(t *testing.T, c *client, transport string) *run {
+	t.Helper()
+	dir := t.TempDir()
+	r := &run{suite: s, client: c, transport: transport, dir: dir, home: filepath.Join(dir, "home"),
+		work: filepath.Join(dir, "work"), marker: randomMarker()}
+	for _, d := range []string{r.home, r.work, filepath.Join(r.home, "tmp"), filepath.Join(r.home, ".config")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeWorkspace(t, r.work, r.marker)
+	cfg := filepath.Join(dir, "toolhost.toml")
+	// A reminder after every quiet call makes the todo reminder due within the script.
+	if err := os.WriteFile(cfg, []byte("[reminders]\nevery_n_calls = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r.model = &Model{Script: script(r.marker), Final: "compat-done " + r.marker}
+	ms := httptest.NewServer(r.model)
+	t.Cleanup(ms.Close)
+	r.modelURL = ms.URL
+	r.mcpLog = filepath.Join(dir, "mcp.jsonl")
+	thArgs := []string{"--workdir", r.work, "--state-dir", filepath.Join(dir, "state"), "--config", cfg,
+		"--log-file", filepath.Join(dir, "toolhost.log"), "--log-level", "debug"}
+	switch transport {
+	case "stdio":
+		r.mcp = mcpServer{Command: s.self, Args: append([]string{"mcp-record", r.mcpLog, "--", s.toolhost, "stdio"}, thArgs...)}
+	case "http":
+		r.mcp = startServe(t, s.toolhost, thArgs, r.mcpLog)
+	default:
+		t.Fatalf("unknown transport %q", transport)
+	}
+	r.prompt = "Run the toolhost compatibility script " + r.marker + "."
+	return r
+}
+
+// writeWorkspace writes the files the script reads and edits.
+func writeWorkspace(t *testing.T, dir, marker string) {
+	t.Helper()
+	var big strings.Builder
+	for i := 1; i <= 3000; i++ {
+		fmt.Fprintf(&big, "line %06d of the big log: lorem ipsum dolor sit amet, consectetur adipiscing\n", i)
+	}
+	files := map[string]string{
+		"notes.txt": "These notes hold file-marker-" + marker + " for the compat suite.\n",
+		"edit.txt":  "alpha-" + marker + "\nbeta\ndelta\n",
+		"other.txt": "nothing to see here\n",
+		"big.log":   big.String(),
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// startServe starts `toolhost serve` on a free loopback port with a token, behind an HTTP
+// recorder, and stops it when the test ends.
+func startServe(t *testing.T, toolhost string, args []string, logPath string) mcpServer {
+	t.Helper()
+	token := "compat-" + randomMarker() + randomMarker()
+	cmd := exec.Command(toolhost, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), "TOOLHOST_TOKEN="+token)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			<-done
+		}
+	})
+	first := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			select {
+			case first <- sc.Text():
+			default:
+			}
+		}
+	}()
+	var line string
+	select {
+	case line = <-first:
+	case <-time.After(60 * time.Second):
+		t.Fatal("toolhost serve printed no address within 60s")
+	}
+	i := strings.Index(line, "http://")
+	if i < 0 {
+		t.Fatalf("toolhost serve: no URL in %q", line)
+	}
+	target, err := url.Parse(strings.Fields(line[i:])[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := openLog(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target.Path = ""
+	rec := httptest.NewServer(&httpRecorder{target: target, log: log})
+	t.Cleanup(func() { rec.Close(); log.close() })
+	return mcpServer{URL: rec.URL + "/mcp", Token: token}
+}
+
+// exec runs the client with its arguments and environment, bounded by timeout; the whole
+// process group is killed at the end, so no CLI helper outlives the run.
+func (r *run) exec(t *testing.T, args, env []string, timeout time.Duration) outcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, filepath.Join(r.suite.bin, r.client.bin), args...)
+	cmd.Dir = r.work
+	cmd.Env = append(r.suite.baseEnv(r.home), env...)
+	cmd.Stdin = nil
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	o := outcome{duration: time.Since(start), stdout: stdout.String(), stderr: stderr.String()}
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers (MCP servers, helpers)
+	}
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		o.timedOut, o.exitCode = true, -1
+	case errors.As(err, &ee):
+		o.exitCode = ee.ExitCode()
+	case err != nil:
+		t.Fatalf("%s: %v", r.client.bin, err)
+	}
+	o.requests = r.model.Requests()
+	o.unknown = r.model.Unknown()
+	o.refused = r.suite.network.Hosts()
+	// The stdio recorder may still be flushing after its CLI was killed.
+	time.Sleep(100 * time.Millisecond)
+	msgs, err := readLog(r.mcpLog)
+	if err != nil {
+		t.Errorf("read mcp recording: %v", err)
+	}
+	o.session = analyze(msgs)
+	if b, err := os.ReadFile(filepath.Join(r.dir, "toolhost.log")); err == nil {
+		o.log = string(b)
+	}
+	return o
+}
+
+// keepArtifacts copies what a run left (requests, MCP recording, outputs) to
+// $COMPAT_ARTIFACTS/<name>/ when set, for reading after a failure.
+func (r *run) keepArtifacts(t *testing.T, name string, o outcome) {
+	base := os.Getenv("COMPAT_ARTIFACTS")
+	if base == "" {
+		return
+	}
+	dir := filepath.Join(base, strings.ReplaceAll(name, "/", "-"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Logf("artifacts: %v", err)
+		return
+	}
+	var index bytes.Buffer
+	os.MkdirAll(filepath.Join(dir, "requests"), 0o755)
+	for i, q := range o.requests {
+		fmt.Fprintf(&index, "%03d %s %s main=%v answer=%q\n", i, q.API, q.Path, q.main(), q.Answer)
+		os.WriteFile(filepath.Join(dir, "requests", fmt.Sprintf("%03d.json", i)), q.Body, 0o644)
+	}
+	files := map[string][]byte{
+		"requests.txt": index.Bytes(),
+		"stdout.txt":   []byte(o.stdout),
+		"stderr.txt":   []byte(o.stderr),
+		"toolhost.log": []byte(o.log),
+		"unknown.txt":  []byte(strings.Join(o.unknown, "\n")),
+	}
+	if b, err := os.ReadFile(r.mcpLog); err == nil {
+		files["mcp.jsonl"] = b
+	}
+	refused, _ := json.MarshalIndent(o.refused, "", "  ")
+	files["refused.json"] = refused
+	for name, b := range files {
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	}
+	// The client's own config and logs, for setup problems.
+	filepath.WalkDir(r.home, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.Size() < 1<<20 {
+			rel, _ := filepath.Rel(r.home, p)
+			dst := filepath.Join(dir, "home", rel)
+			os.MkdirAll(filepath.Dir(dst), 0o755)
+			if src, err := os.Open(p); err == nil {
+				if f, err := os.Create(dst); err == nil {
+					io.Copy(f, src)
+					f.Close()
+				}
+				src.Close()
+			}
+		}
+		return nil
+	})
+}
