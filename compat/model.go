@@ -757,7 +757,7 @@ func writeGemini(w http.ResponseWriter, req *Request, rep reply) {
 		part = map[string]any{"text": rep.text}
 	}
 	resp := map[string]any{
-		"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
 		"usageMetadata": map[string]any{"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110},
 		"modelVersion":  req.Model,
 	}

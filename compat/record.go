@@ -25,10 +25,10 @@ type Message struct {
 	// Dir is "c2s" (client to server) or "s2c".
 	Dir string `json:"dir"`
 	// HTTP fields, empty on stdio.
-	Method        string `json:"http_method,omitempty"`
-	Status        int    `json:"status,omitempty"`
-	ProtocolHeard string `json:"protocol_header,omitempty"`
-	Session       string `json:"session,omitempty"`
+	Method        string          `json:"http_method,omitempty"`
+	Status        int             `json:"status,omitempty"`
+	ProtocolHeard string          `json:"protocol_header,omitempty"`
+	Session       string          `json:"session,omitempty"`
 	Msg           json.RawMessage `json:"msg,omitempty"`
 }
 
