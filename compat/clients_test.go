@@ -131,6 +131,9 @@ stream_max_retries = 0
 [analytics]
 enabled = false
 
+[features]
+plugins = false
+
 [otel]
 exporter = "none"
 
@@ -216,7 +219,7 @@ func setupQwen(t *testing.T, r *run) (args, env []string) {
 		"security":   map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
 		"privacy":    map[string]any{"usageStatisticsEnabled": false},
 		"telemetry":  map[string]any{"enabled": false},
-		"general":    map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+		"general":    map[string]any{"enableAutoUpdate": false}, // 0.24 renamed disableAutoUpdate
 		"model":      map[string]any{"name": "compat-model"},
 	})
 	args = []string{"-p", r.prompt, "--yolo", "--output-format", "json"}
