@@ -38,6 +38,8 @@ func script(m string) []Step {
 		{Name: "todo_read", Tool: "todo_operations", Args: map[string]any{"operation": "read"}},
 		// Gemini CLI adds wait_for_previous to every MCP tool's schema and forwards it.
 		{Name: "injected_key", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "notes.txt", "wait_for_previous": true}},
+		// Over HTTP, toolhost serve is restarted before this call: the client's session is gone.
+		{Name: "after_restart", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "other.txt"}},
 	}
 }
 
@@ -288,6 +290,14 @@ func evaluate(r *run, o outcome) *report {
 	}
 	slices.Sort(dups)
 	add("no_duplicate_payload", len(dups) == 0, "payloads reached the model more than once: %v", dups)
+
+	// survives_restart (HTTP): after toolhost serve restarts, the next call still works.
+	if r.transport == "http" {
+		got, ok := text("after_restart")
+		answered := sent[stepIndex("after_restart")].Tool != "" && !sent[stepIndex("after_restart")].Result.IsError
+		add("survives_restart", ok && answered,
+			"after a restart of toolhost serve the call never reached the new toolhost (MCP HTTP errors %v); the model received: %s", o.session.HTTPErrors, excerpt(got, 300))
+	}
 
 	rep.forwards = forwarding(fwd[stepIndex("run_command")], sent[stepIndex("run_command")])
 	if len(mains) > 0 && mains[0].Deferred() {

@@ -126,6 +126,7 @@ func (s *suite) baseEnv(home string) []string {
 		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
 		"NODE_USE_ENV_PROXY=1",
+		"NODE_NO_WARNINGS=1", // Node's "EnvHttpProxyAgent is experimental" on every start
 		"DO_NOT_TRACK=1",
 	}
 	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"} {
@@ -179,20 +180,28 @@ type mcpServer struct {
 	Token string
 }
 
-// run is one client run: its directories, the fake model and toolhost.
-type run struct {
-	suite     *suite
-	client    *client
+// fixture is a toolhost instance for one run: a working directory with the script's files,
+// its own state directory and config, reached over stdio (through the recorder) or HTTP
+// (toolhost serve behind the recorder).
+type fixture struct {
 	transport string
 	dir       string // the run's temp dir
-	home      string
-	work      string // toolhost's working directory and the CLI's cwd
+	home      string // HOME for the client
+	work      string // toolhost's working directory and the client's cwd
 	marker    string
-	model     *Model
-	modelURL  string // http://127.0.0.1:PORT (no path)
 	mcp       mcpServer
 	mcpLog    string
-	prompt    string
+	served    *served // HTTP only
+}
+
+// run is one client run: a fixture, the client and the fake model.
+type run struct {
+	*fixture
+	suite    *suite
+	client   *client
+	model    *Model
+	modelURL string // http://127.0.0.1:PORT (no path)
+	prompt   string
 }
 
 // outcome is everything a run produced.
@@ -215,38 +224,67 @@ func randomMarker() string {
 	return hex.EncodeToString(b[:])
 }
 
-// newRun prepares directories, workspace files, the fake model and toolhost.
-func (s *suite) newRun(t *testing.T, c *client, transport string) *run {
+// newToolhost prepares directories, workspace files and toolhost on the given transport.
+func (s *suite) newToolhost(t *testing.T, transport string) *fixture {
 	t.Helper()
 	dir := t.TempDir()
-	r := &run{suite: s, client: c, transport: transport, dir: dir, home: filepath.Join(dir, "home"),
-		work: filepath.Join(dir, "work"), marker: randomMarker()}
-	for _, d := range []string{r.home, r.work, filepath.Join(r.home, "tmp"), filepath.Join(r.home, ".config")} {
+	f := &fixture{transport: transport, dir: dir, home: filepath.Join(dir, "home"), work: filepath.Join(dir, "work"),
+		marker: randomMarker(), mcpLog: filepath.Join(dir, "mcp.jsonl")}
+	for _, d := range []string{f.home, f.work, filepath.Join(f.home, "tmp"), filepath.Join(f.home, ".config")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	writeWorkspace(t, r.work, r.marker)
+	writeWorkspace(t, f.work, f.marker)
 	cfg := filepath.Join(dir, "toolhost.toml")
 	// A reminder after every quiet call makes the todo reminder due within the script.
 	if err := os.WriteFile(cfg, []byte("[reminders]\nevery_n_calls = 1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	r.model = &Model{Script: script(r.marker), Final: "compat-done " + r.marker}
-	ms := httptest.NewServer(r.model)
-	t.Cleanup(ms.Close)
-	r.modelURL = ms.URL
-	r.mcpLog = filepath.Join(dir, "mcp.jsonl")
-	thArgs := []string{"--workdir", r.work, "--state-dir", filepath.Join(dir, "state"), "--config", cfg,
+	thArgs := []string{"--workdir", f.work, "--state-dir", filepath.Join(dir, "state"), "--config", cfg,
 		"--log-file", filepath.Join(dir, "toolhost.log"), "--log-level", "debug"}
 	switch transport {
 	case "stdio":
-		r.mcp = mcpServer{Command: s.self, Args: append([]string{"mcp-record", r.mcpLog, "--", s.toolhost, "stdio"}, thArgs...)}
+		f.mcp = mcpServer{Command: s.self, Args: append([]string{"mcp-record", f.mcpLog, "--", s.toolhost, "stdio"}, thArgs...)}
 	case "http":
-		r.mcp = startServe(t, s.toolhost, thArgs, r.mcpLog)
+		f.mcp, f.served = startServe(t, s.toolhost, thArgs, f.mcpLog)
 	default:
 		t.Fatalf("unknown transport %q", transport)
 	}
+	return f
+}
+
+// session reads what the recorder saw so far.
+func (f *fixture) session(t *testing.T) Session {
+	t.Helper()
+	// The stdio recorder may still be flushing after its client went away.
+	time.Sleep(100 * time.Millisecond)
+	msgs, err := readLog(f.mcpLog)
+	if err != nil {
+		t.Errorf("read mcp recording: %v", err)
+	}
+	return analyze(msgs)
+}
+
+// newRun prepares a toolhost fixture and the fake model for one client run.
+func (s *suite) newRun(t *testing.T, c *client, transport string) *run {
+	t.Helper()
+	r := &run{fixture: s.newToolhost(t, transport), suite: s, client: c}
+	r.model = &Model{Script: script(r.marker), Final: "compat-done " + r.marker}
+	if r.served != nil {
+		// Before the after_restart step, restart toolhost serve: the client's session id
+		// is then unknown to the new process.
+		r.model.BeforeCall = func(step int) {
+			if script("")[step].Name == "after_restart" {
+				if err := r.served.restart(); err != nil {
+					t.Errorf("restart toolhost serve: %v", err)
+				}
+			}
+		}
+	}
+	ms := httptest.NewServer(r.model)
+	t.Cleanup(ms.Close)
+	r.modelURL = ms.URL
 	r.prompt = "Run the toolhost compatibility script " + r.marker + "."
 	return r
 }
@@ -271,32 +309,47 @@ func writeWorkspace(t *testing.T, dir, marker string) {
 	}
 }
 
-// startServe starts `toolhost serve` on a free loopback port with a token, behind an HTTP
-// recorder, and stops it when the test ends.
-func startServe(t *testing.T, toolhost string, args []string, logPath string) mcpServer {
+// served is `toolhost serve` on a loopback port with a token, behind an HTTP recorder whose
+// URL stays the same across restarts.
+type served struct {
+	toolhost string
+	args     []string
+	token    string
+	rec      *httpRecorder
+	cmd      *exec.Cmd
+	// Restarts counts restarts, for reports.
+	Restarts int
+}
+
+// startServe starts toolhost serve behind a recorder and stops it when the test ends.
+func startServe(t *testing.T, toolhost string, args []string, logPath string) (mcpServer, *served) {
 	t.Helper()
-	token := "compat-" + randomMarker() + randomMarker()
-	cmd := exec.Command(toolhost, append([]string{"serve", "--addr", "127.0.0.1:0"}, args...)...)
-	cmd.Env = append(os.Environ(), "TOOLHOST_TOKEN="+token)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	out, err := cmd.StdoutPipe()
+	log, err := openLog(logPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	sv := &served{toolhost: toolhost, args: args, token: "compat-" + randomMarker() + randomMarker(), rec: &httpRecorder{log: log}}
+	if err := sv.start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-			<-done
-		}
-	})
+	front := httptest.NewServer(sv.rec)
+	t.Cleanup(func() { sv.stop(); front.Close(); log.close() })
+	return mcpServer{URL: front.URL + "/mcp", Token: sv.token}, sv
+}
+
+// start runs toolhost serve on a new port and points the recorder at it.
+func (sv *served) start() error {
+	cmd := exec.Command(sv.toolhost, append([]string{"serve", "--addr", "127.0.0.1:0"}, sv.args...)...)
+	cmd.Env = append(os.Environ(), "TOOLHOST_TOKEN="+sv.token)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	sv.cmd = cmd
 	first := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -311,24 +364,45 @@ func startServe(t *testing.T, toolhost string, args []string, logPath string) mc
 	select {
 	case line = <-first:
 	case <-time.After(60 * time.Second):
-		t.Fatal("toolhost serve printed no address within 60s")
+		return errors.New("toolhost serve printed no address within 60s")
 	}
 	i := strings.Index(line, "http://")
 	if i < 0 {
-		t.Fatalf("toolhost serve: no URL in %q", line)
+		return fmt.Errorf("toolhost serve: no URL in %q", line)
 	}
 	target, err := url.Parse(strings.Fields(line[i:])[0])
 	if err != nil {
-		t.Fatal(err)
-	}
-	log, err := openLog(logPath)
-	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	target.Path = ""
-	rec := httptest.NewServer(&httpRecorder{target: target, log: log})
-	t.Cleanup(func() { rec.Close(); log.close() })
-	return mcpServer{URL: rec.URL + "/mcp", Token: token}
+	sv.rec.setTarget(target)
+	return nil
+}
+
+// stop ends toolhost serve (SIGTERM, then SIGKILL to its process group after 10s).
+func (sv *served) stop() {
+	if sv.cmd == nil {
+		return
+	}
+	cmd := sv.cmd
+	sv.cmd = nil
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}
+}
+
+// restart stops toolhost serve and starts a new one on the same state directory, as a user
+// restarting the server would; clients keep the recorder's URL.
+func (sv *served) restart() error {
+	sv.stop()
+	sv.Restarts++
+	return sv.start()
 }
 
 // exec runs the client with its arguments and environment, bounded by timeout; the whole
@@ -364,13 +438,7 @@ func (r *run) exec(t *testing.T, args, env []string, timeout time.Duration) outc
 	o.requests = r.model.Requests()
 	o.unknown = r.model.Unknown()
 	o.refused = r.suite.network.Hosts()
-	// The stdio recorder may still be flushing after its CLI was killed.
-	time.Sleep(100 * time.Millisecond)
-	msgs, err := readLog(r.mcpLog)
-	if err != nil {
-		t.Errorf("read mcp recording: %v", err)
-	}
-	o.session = analyze(msgs)
+	o.session = r.session(t)
 	if b, err := os.ReadFile(filepath.Join(r.dir, "toolhost.log")); err == nil {
 		o.log = string(b)
 	}

@@ -107,10 +107,14 @@ type Model struct {
 	Script []Step
 	// Final is the text the model ends the conversation with.
 	Final string
+	// BeforeCall, when set, runs once before the model makes script call n (to restart the
+	// server between calls, say).
+	BeforeCall func(n int)
 
 	mu      sync.Mutex
 	reqs    []*Request
 	unknown []string
+	before  map[int]bool
 }
 
 // Requests returns every parsed request, in arrival order.
@@ -239,6 +243,7 @@ func (m *Model) decide(req *Request) reply {
 		return reply{text: m.Final}
 	}
 	step := m.Script[n]
+	m.beforeCall(n)
 	if d, ok := req.Tool(step.Tool); ok {
 		args, _ := json.Marshal(step.Args)
 		return reply{call: &ToolCall{ID: fmt.Sprintf("compat_%02d", n), Name: d.Name, Namespace: d.Namespace, Args: args}}
@@ -264,6 +269,22 @@ func (m *Model) decide(req *Request) reply {
 		return reply{call: &ToolCall{ID: fmt.Sprintf("compat_%02d", n), Name: proxy, Args: args}}
 	}
 	return reply{text: "compat: the tool " + step.Tool + " is not offered; stopping"}
+}
+
+func (m *Model) beforeCall(n int) {
+	if m.BeforeCall == nil {
+		return
+	}
+	m.mu.Lock()
+	if m.before == nil {
+		m.before = map[int]bool{}
+	}
+	done := m.before[n]
+	m.before[n] = true
+	m.mu.Unlock()
+	if !done {
+		m.BeforeCall(n)
+	}
 }
 
 // scriptCalls counts the script's calls in the history: every call except tool searches.

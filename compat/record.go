@@ -157,8 +157,16 @@ func copyLines(r io.Reader, w io.Writer, log *msgLog, dir string) {
 // httpRecorder is a streamable-HTTP proxy in front of toolhost serve that records every
 // JSON-RPC message, with the HTTP status, the session id and the protocol version header.
 type httpRecorder struct {
+	mu     sync.Mutex
 	target *url.URL
 	log    *msgLog
+}
+
+// setTarget points the recorder at a (new) toolhost serve.
+func (h *httpRecorder) setTarget(u *url.URL) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.target = u
 }
 
 func (h *httpRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -174,7 +182,9 @@ func (h *httpRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if len(body) == 0 {
 		h.log.add(Message{Dir: "c2s", Method: r.Method, ProtocolHeard: proto, Session: session})
 	}
+	h.mu.Lock()
 	u := *h.target
+	h.mu.Unlock()
 	u.Path, u.RawQuery = r.URL.Path, r.URL.RawQuery
 	out, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(body))
 	if err != nil {
@@ -182,7 +192,7 @@ func (h *httpRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out.Header = r.Header.Clone()
-	out.Host = h.target.Host
+	out.Host = u.Host
 	resp, err := http.DefaultTransport.RoundTrip(out)
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {
