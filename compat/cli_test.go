@@ -3,6 +3,7 @@
 package compat
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -82,10 +83,11 @@ var (
 // printed at the end.
 func TestAgentCLIs(t *testing.T) {
 	s := newSuite(t)
+	known := knownFailures(t)
 	parallel := envInt("COMPAT_PARALLEL", 3)
 	timeout := envDuration("COMPAT_TIMEOUT", 4*time.Minute)
 	sem := make(chan struct{}, parallel)
-	t.Cleanup(func() { printTable(t) })
+	t.Cleanup(func() { printTable(t, known) })
 	for _, c := range clients {
 		for _, tr := range c.transports {
 			t.Run(c.name+"/"+tr, func(t *testing.T) {
@@ -105,8 +107,14 @@ func TestAgentCLIs(t *testing.T) {
 				reportsMu.Unlock()
 				for _, ch := range rep.checks {
 					t.Run(ch.name, func(t *testing.T) {
-						if !ch.ok {
+						why, isKnown := known[rep.name+" "+ch.name]
+						switch {
+						case !ch.ok && isKnown:
+							t.Logf("known failure (%s): %s", why, ch.detail)
+						case !ch.ok:
 							t.Error(ch.detail)
+						case isKnown:
+							t.Errorf("listed as a known failure (%s) but passes now: remove it from %s", why, os.Getenv("COMPAT_KNOWN_FAILURES"))
 						}
 					})
 				}
@@ -294,7 +302,7 @@ func evaluate(r *run, o outcome) *report {
 	// survives_restart (HTTP): after toolhost serve restarts, the next call still works.
 	if r.transport == "http" {
 		got, ok := text("after_restart")
-		answered := sent[stepIndex("after_restart")].Tool != "" && !sent[stepIndex("after_restart")].Result.IsError
+		answered := sent[stepIndex("after_restart")].Answered && !sent[stepIndex("after_restart")].Result.IsError
 		add("survives_restart", ok && answered,
 			"after a restart of toolhost serve the call never reached the new toolhost (MCP HTTP errors %v); the model received: %s", o.session.HTTPErrors, excerpt(got, 300))
 	}
@@ -348,8 +356,9 @@ func forwardedResults(mains []*Request, n int) []*ToolResult {
 	return out
 }
 
-// sentResults maps each step to toolhost's answer, from the MCP recording: the i-th tools/call
-// whose operation is the step's.
+// sentResults maps each step to toolhost's answer, from the MCP recording: the next tools/call
+// whose operation is the step's. A retry of the same call (after a lost session) counts as the
+// same step; the answered attempt wins.
 func sentResults(s Session, steps []Step) []MCPCall {
 	out := make([]MCPCall, len(steps))
 	j := 0
@@ -359,11 +368,15 @@ func sentResults(s Session, steps []Step) []MCPCall {
 				Operation string `json:"operation"`
 			}
 			json.Unmarshal(s.Calls[j].Args, &a)
-			if a.Operation == st.Args["operation"] {
-				out[i] = s.Calls[j]
-				j++
-				break
+			if a.Operation != st.Args["operation"] {
+				continue
 			}
+			for j+1 < len(s.Calls) && !s.Calls[j].Answered && bytes.Equal(s.Calls[j+1].Args, s.Calls[j].Args) {
+				j++
+			}
+			out[i] = s.Calls[j]
+			j++
+			break
 		}
 	}
 	return out
@@ -410,8 +423,38 @@ func excerpt(s string, n int) string {
 	return strconv.Quote(s[:n*2/3]) + " … " + strconv.Quote(s[len(s)-n/3:])
 }
 
-// printTable prints the per-client table, and writes it to $COMPAT_REPORT when set.
-func printTable(t *testing.T) {
+// knownFailures reads $COMPAT_KNOWN_FAILURES: lines of "client/transport check  # why". A
+// listed check that fails is reported (in the table too) but does not fail the test; a listed
+// check that passes fails the test, so the list shrinks as the fixes land. Unset, every
+// failure fails.
+func knownFailures(t *testing.T) map[string]string {
+	t.Helper()
+	path := os.Getenv("COMPAT_KNOWN_FAILURES")
+	if path == "" {
+		return nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("COMPAT_KNOWN_FAILURES: %v", err)
+	}
+	out := map[string]string{}
+	for i, line := range strings.Split(string(b), "\n") {
+		text, why, _ := strings.Cut(line, "#")
+		f := strings.Fields(text)
+		switch {
+		case len(f) == 0:
+			continue
+		case len(f) != 2:
+			t.Fatalf("%s:%d: want \"client/transport check  # why\", got %q", path, i+1, line)
+		}
+		out[f[0]+" "+f[1]] = strings.TrimSpace(why)
+	}
+	return out
+}
+
+// printTable prints the per-client table, and writes it to $COMPAT_REPORT when set. XX marks
+// a failed check, -- a check that does not apply (survives_restart on stdio).
+func printTable(t *testing.T, known map[string]string) {
 	reportsMu.Lock()
 	defer reportsMu.Unlock()
 	if len(reports) == 0 {
@@ -419,30 +462,47 @@ func printTable(t *testing.T) {
 	}
 	slices.SortFunc(reports, func(a, b *report) int { return strings.Compare(a.name, b.name) })
 	var names []string
-	for _, ch := range reports[0].checks {
-		names = append(names, ch.name)
+	for _, r := range reports {
+		for _, ch := range r.checks {
+			if !slices.Contains(names, ch.name) {
+				names = append(names, ch.name)
+			}
+		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n== compat: agent CLIs (what reached the model)\n")
-	fmt.Fprintf(&b, "%-18s %-9s %-11s %-16s %-7s", "client", "version", "protocol", "forwards", "time")
+	fmt.Fprintf(&b, "%-18s %-9s %-11s %-16s %-5s", "client", "version", "protocol", "forwards", "time")
 	for i := range names {
 		fmt.Fprintf(&b, " %-3s", fmt.Sprintf("c%d", i+1))
 	}
 	b.WriteString("  result\n")
 	for _, r := range reports {
-		fails := 0
-		fmt.Fprintf(&b, "%-18s %-9s %-11s %-16s %-7s", r.name, r.version, orDash(r.protocol), r.forwards, r.duration.Round(time.Second))
-		for _, ch := range r.checks {
-			mark := "ok"
-			if !ch.ok {
+		fails, unknown := 0, 0
+		fmt.Fprintf(&b, "%-18s %-9s %-11s %-16s %-5s", r.name, r.version, orDash(r.protocol), r.forwards, fmt.Sprintf("%ds", int(r.duration.Seconds())))
+		for _, n := range names {
+			i := slices.IndexFunc(r.checks, func(c checkResult) bool { return c.name == n })
+			mark := "--"
+			switch {
+			case i < 0:
+			case r.checks[i].ok:
+				mark = "ok"
+			default:
 				mark, fails = "XX", fails+1
+				if _, ok := known[r.name+" "+n]; !ok {
+					unknown++
+				}
 			}
 			fmt.Fprintf(&b, " %-3s", mark)
 		}
-		if fails == 0 {
+		switch {
+		case fails == 0:
 			b.WriteString("  PASS\n")
-		} else {
-			fmt.Fprintf(&b, "  FAIL (%d)\n", fails)
+		case known != nil && unknown == 0:
+			fmt.Fprintf(&b, "  FAIL %d (all known)\n", fails)
+		case known != nil:
+			fmt.Fprintf(&b, "  FAIL %d (%d new)\n", fails, unknown)
+		default:
+			fmt.Fprintf(&b, "  FAIL %d\n", fails)
 		}
 	}
 	b.WriteString("checks:")

@@ -289,6 +289,8 @@ type MCPCall struct {
 	Tool   string
 	Args   json.RawMessage
 	Result CallResult
+	// Answered is set when toolhost sent a result (not, say, an HTTP 404 for a lost session).
+	Answered bool
 }
 
 // CallResult is a CallToolResult as toolhost sent it.
@@ -365,7 +367,7 @@ func analyze(msgs []Message) Session {
 				s.Protocol = ir.ProtocolVersion
 			}
 			if i, ok := calls[string(r.ID)]; ok {
-				json.Unmarshal(r.Result, &s.Calls[i].Result)
+				s.Calls[i].Answered = json.Unmarshal(r.Result, &s.Calls[i].Result) == nil
 			}
 		}
 	}

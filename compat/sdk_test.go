@@ -76,10 +76,20 @@ func (s *suite) node(t *testing.T, f *fixture, timeout time.Duration, bin string
 func TestTypeScriptSDK(t *testing.T) {
 	s := newSuite(t)
 	want := toolOrder(t, s)
+	script := filepath.Join(s.dir, "ts", "sdk-check.mjs")
+	t.Run("portability_rules", func(t *testing.T) {
+		out, errOut, code := s.node(t, s.newToolhost(t, "stdio"), time.Minute, "node", script, "selftest")
+		var got struct{ Missed, FalseAlarms []string }
+		if code != 0 || json.Unmarshal([]byte(lastLine(out)), &got) != nil {
+			t.Fatalf("selftest exit %d: %s %s", code, out, errOut)
+		}
+		if len(got.Missed) > 0 || len(got.FalseAlarms) > 0 {
+			t.Errorf("portability rules missed %v and flagged a good schema with %v", got.Missed, got.FalseAlarms)
+		}
+	})
 	for _, tr := range []string{"stdio", "http"} {
 		t.Run(tr, func(t *testing.T) {
 			f := s.newToolhost(t, tr)
-			script := filepath.Join(s.dir, "ts", "sdk-check.mjs")
 			var args []string
 			if tr == "stdio" {
 				args = append([]string{script, "stdio", f.mcp.Command}, f.mcp.Args...)

@@ -5,6 +5,7 @@
 //
 // usage: node sdk-check.mjs stdio COMMAND [ARGS...]
 //        node sdk-check.mjs http URL TOKEN
+//        node sdk-check.mjs selftest   (the portability rules must catch known-bad schemas)
 //        (the tool call reads notes.txt in toolhost's working directory)
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -13,6 +14,21 @@ import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
 
 const [mode, ...rest] = process.argv.slice(2);
+
+if (mode === "selftest") {
+  const bad = {
+    "top-level anyOf": { type: "object", anyOf: [{ required: ["a"] }] },
+    "top-level type": { type: "array", items: { type: "string" } },
+    "union type": { type: "object", properties: { a: { type: ["null", "string"] } } },
+    "nested oneOf": { type: "object", properties: { a: { oneOf: [{ type: "string" }, { type: "integer" }] } } },
+    "missing type": { type: "object", properties: { a: { description: "no type" } } },
+    "array item without type": { type: "object", properties: { a: { type: "array", items: {} } } },
+  };
+  const missed = Object.entries(bad).filter(([name, schema]) => portability(name, schema).length === 0).map(([name]) => name);
+  const good = portability("good", { type: "object", properties: { a: { type: "string", enum: ["x"] } }, required: ["a"] });
+  console.log(JSON.stringify({ missed, falseAlarms: good }));
+  process.exit(0);
+}
 
 let transport;
 if (mode === "stdio") {
