@@ -47,9 +47,9 @@ func TestModelAnswers(t *testing.T) {
 			wants: []string{`"name":"ToolSearch"`, `select:mcp__toolhost__file_operations,mcp__toolhost__todo_operations`},
 		},
 		{
-			name: "responses namespace call names the namespace",
-			path: "/v1/responses",
-			body: `{"model":"m","stream":true,"tools":[{"type":"namespace","name":"mcp__toolhost","tools":[{"type":"function","name":"file_operations","parameters":{}}]}],"input":[]}`,
+			name:  "responses namespace call names the namespace",
+			path:  "/v1/responses",
+			body:  `{"model":"m","stream":true,"tools":[{"type":"namespace","name":"mcp__toolhost","tools":[{"type":"function","name":"file_operations","parameters":{}}]}],"input":[]}`,
 			wants: []string{"event: response.completed", `"namespace":"mcp__toolhost"`, `"name":"file_operations"`, `"call_id":"compat_00"`},
 		},
 		{
