@@ -154,7 +154,9 @@ func clientVersion(s *suite, c *client) string {
 	cmd := exec.Command(filepath.Join(s.bin, c.bin), "--version")
 	home, _ := os.MkdirTemp("", "compat-version-")
 	defer os.RemoveAll(home)
-	cmd.Env = s.baseEnv(home)
+	network := newRefuser()
+	defer network.Close()
+	cmd.Env = s.baseEnv(home, network)
 	out, _ := cmd.Output()
 	v := "?"
 	if m := regexp.MustCompile(`\d+\.\d+\.\d+`).Find(out); m != nil {

@@ -60,7 +60,6 @@ type suite struct {
 	bin      string // compat/node_modules/.bin
 	toolhost string // the toolhost binary built from this checkout
 	self     string // this test binary (the stdio recorder)
-	network  *refuser
 }
 
 var (
@@ -103,15 +102,14 @@ func newSuite(t *testing.T) *suite {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &suite{dir: dir, bin: bin, toolhost: th, self: self, network: newRefuser()}
-	t.Cleanup(s.network.Close)
+	s := &suite{dir: dir, bin: bin, toolhost: th, self: self}
 	return s
 }
 
 // baseEnv is the environment every client process gets: a private HOME and XDG dirs, the
 // pinned Node first on PATH, and a proxy that refuses (and records) every connection that is
 // not to loopback, so nothing leaves the machine even if a setting was missed.
-func (s *suite) baseEnv(home string) []string {
+func (s *suite) baseEnv(home string, network *refuser) []string {
 	env := []string{
 		"HOME=" + home,
 		"USER=compat",
@@ -130,7 +128,7 @@ func (s *suite) baseEnv(home string) []string {
 		"DO_NOT_TRACK=1",
 	}
 	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy"} {
-		env = append(env, k+"="+s.network.URL)
+		env = append(env, k+"="+network.URL)
 	}
 	for _, k := range []string{"NO_PROXY", "no_proxy"} {
 		env = append(env, k+"=127.0.0.1,localhost,::1")
@@ -191,7 +189,8 @@ type fixture struct {
 	marker    string
 	mcp       mcpServer
 	mcpLog    string
-	served    *served // HTTP only
+	served    *served  // HTTP only
+	network   *refuser // the clients' proxy: refuses and records off-machine connections
 }
 
 // run is one client run: a fixture, the client and the fake model.
@@ -229,7 +228,8 @@ func (s *suite) newToolhost(t *testing.T, transport string) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	f := &fixture{transport: transport, dir: dir, home: filepath.Join(dir, "home"), work: filepath.Join(dir, "work"),
-		marker: randomMarker(), mcpLog: filepath.Join(dir, "mcp.jsonl")}
+		marker: randomMarker(), mcpLog: filepath.Join(dir, "mcp.jsonl"), network: newRefuser()}
+	t.Cleanup(f.network.Close)
 	for _, d := range []string{f.home, f.work, filepath.Join(f.home, "tmp"), filepath.Join(f.home, ".config")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
@@ -413,7 +413,7 @@ func (r *run) exec(t *testing.T, args, env []string, timeout time.Duration) outc
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(r.suite.bin, r.client.bin), args...)
 	cmd.Dir = r.work
-	cmd.Env = append(r.suite.baseEnv(r.home), env...)
+	cmd.Env = append(r.suite.baseEnv(r.home, r.network), env...)
 	cmd.Stdin = nil
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -437,7 +437,7 @@ func (r *run) exec(t *testing.T, args, env []string, timeout time.Duration) outc
 	}
 	o.requests = r.model.Requests()
 	o.unknown = r.model.Unknown()
-	o.refused = r.suite.network.Hosts()
+	o.refused = r.network.Hosts()
 	o.session = r.session(t)
 	if b, err := os.ReadFile(filepath.Join(r.dir, "toolhost.log")); err == nil {
 		o.log = string(b)

@@ -48,7 +48,7 @@ func (s *suite) node(t *testing.T, f *fixture, timeout time.Duration, bin string
 	defer cancel()
 	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, bin), args...)
 	cmd.Dir = f.work
-	cmd.Env = s.baseEnv(f.home)
+	cmd.Env = s.baseEnv(f.home, f.network)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
