@@ -165,17 +165,25 @@ func tomlStrings(ss []string) string {
 // server trusted (no confirmation), yolo approval, folder trust, telemetry, usage statistics
 // and update checks off.
 func setupGemini(t *testing.T, r *run) (args, env []string) {
-	writeJSONFile(t, filepath.Join(r.home, ".gemini", "settings.json"), map[string]any{
-		"mcpServers": map[string]any{"toolhost": mcpJSON(r, "httpUrl", map[string]any{"trust": true, "timeout": 120000})},
-		"security":   map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}, "folderTrust": map[string]any{"enabled": false}},
-		"privacy":    map[string]any{"usageStatisticsEnabled": false},
-		"telemetry":  map[string]any{"enabled": false},
-		"general":    map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
-		"ui":         map[string]any{"hideTips": true, "hideBanner": true},
-	})
+	settings := geminiSettings(r, "gemini-api-key")
+	settings["general"] = map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true}
+	settings["ui"] = map[string]any{"hideTips": true, "hideBanner": true}
+	writeJSONFile(t, filepath.Join(r.home, ".gemini", "settings.json"), settings)
 	args = []string{"-p", r.prompt, "--yolo", "-m", "gemini-2.5-pro", "--output-format", "json"}
 	env = []string{"GEMINI_API_KEY=" + dummyKey, "GOOGLE_GEMINI_BASE_URL=" + r.modelURL, "GEMINI_CLI_NO_RELAUNCH=true"}
 	return args, env
+}
+
+// geminiSettings is the settings.json part Gemini CLI and its fork Qwen Code share: the
+// server, trusted (no confirmations); the auth type; folder trust, usage statistics and
+// telemetry off.
+func geminiSettings(r *run, auth string) map[string]any {
+	return map[string]any{
+		"mcpServers": map[string]any{"toolhost": mcpJSON(r, "httpUrl", map[string]any{"trust": true, "timeout": 120000})},
+		"security":   map[string]any{"auth": map[string]any{"selectedType": auth}, "folderTrust": map[string]any{"enabled": false}},
+		"privacy":    map[string]any{"usageStatisticsEnabled": false},
+		"telemetry":  map[string]any{"enabled": false},
+	}
 }
 
 // opencode: a custom provider on the bundled OpenAI-compatible SDK (Chat Completions at the
@@ -214,14 +222,10 @@ func setupOpencode(t *testing.T, r *run) (args, env []string) {
 // Qwen Code: OpenAI-compatible auth (Chat Completions at OPENAI_BASE_URL with a dummy key),
 // the server trusted, yolo approval, telemetry, usage statistics and update checks off.
 func setupQwen(t *testing.T, r *run) (args, env []string) {
-	writeJSONFile(t, filepath.Join(r.home, ".qwen", "settings.json"), map[string]any{
-		"mcpServers": map[string]any{"toolhost": mcpJSON(r, "httpUrl", map[string]any{"trust": true, "timeout": 120000})},
-		"security":   map[string]any{"auth": map[string]any{"selectedType": "openai"}, "folderTrust": map[string]any{"enabled": false}},
-		"privacy":    map[string]any{"usageStatisticsEnabled": false},
-		"telemetry":  map[string]any{"enabled": false},
-		"general":    map[string]any{"enableAutoUpdate": false}, // 0.24 renamed disableAutoUpdate
-		"model":      map[string]any{"name": "compat-model"},
-	})
+	settings := geminiSettings(r, "openai")
+	settings["general"] = map[string]any{"enableAutoUpdate": false} // 0.24 renamed disableAutoUpdate
+	settings["model"] = map[string]any{"name": "compat-model"}
+	writeJSONFile(t, filepath.Join(r.home, ".qwen", "settings.json"), settings)
 	args = []string{"-p", r.prompt, "--yolo", "--output-format", "json"}
 	env = []string{"OPENAI_API_KEY=" + dummyKey, "OPENAI_BASE_URL=" + r.modelURL + "/v1", "OPENAI_MODEL=compat-model"}
 	return args, env

@@ -405,16 +405,24 @@ func (sv *served) restart() error {
 	return sv.start()
 }
 
-// exec runs the client with its arguments and environment, bounded by timeout; the whole
-// process group is killed at the end, so no CLI helper outlives the run.
-func (r *run) exec(t *testing.T, args, env []string, timeout time.Duration) outcome {
+// finished is how a bounded program run ended.
+type finished struct {
+	stdout, stderr string
+	exitCode       int // -1 after a timeout
+	timedOut       bool
+	duration       time.Duration
+}
+
+// runBounded runs a program from node_modules/.bin in the fixture's working directory with the
+// suite's environment plus env, bounded by timeout; its whole process group is killed at the
+// end, so no helper (an MCP server, a CLI's worker) outlives the run.
+func (s *suite) runBounded(t *testing.T, f *fixture, timeout time.Duration, env []string, bin string, args ...string) finished {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(r.suite.bin, r.client.bin), args...)
-	cmd.Dir = r.work
-	cmd.Env = append(r.suite.baseEnv(r.home, r.network), env...)
-	cmd.Stdin = nil
+	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, bin), args...)
+	cmd.Dir = f.work
+	cmd.Env = append(s.baseEnv(f.home, f.network), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -422,19 +430,29 @@ func (r *run) exec(t *testing.T, args, env []string, timeout time.Duration) outc
 	cmd.WaitDelay = 5 * time.Second
 	start := time.Now()
 	err := cmd.Run()
-	o := outcome{duration: time.Since(start), stdout: stdout.String(), stderr: stderr.String()}
+	fin := finished{duration: time.Since(start)}
 	if cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers (MCP servers, helpers)
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+	fin.stdout, fin.stderr = stdout.String(), stderr.String()
 	var ee *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
-		o.timedOut, o.exitCode = true, -1
+		fin.timedOut, fin.exitCode = true, -1
 	case errors.As(err, &ee):
-		o.exitCode = ee.ExitCode()
+		fin.exitCode = ee.ExitCode()
 	case err != nil:
-		t.Fatalf("%s: %v", r.client.bin, err)
+		t.Fatalf("%s: %v", bin, err)
 	}
+	return fin
+}
+
+// exec runs the client with its arguments and environment, bounded by timeout, and collects
+// what the run left: the model's requests, the MCP recording, toolhost's log.
+func (r *run) exec(t *testing.T, args, env []string, timeout time.Duration) outcome {
+	t.Helper()
+	fin := r.suite.runBounded(t, r.fixture, timeout, env, r.client.bin, args...)
+	o := outcome{duration: fin.duration, stdout: fin.stdout, stderr: fin.stderr, exitCode: fin.exitCode, timedOut: fin.timedOut}
 	o.requests = r.model.Requests()
 	o.unknown = r.model.Unknown()
 	o.refused = r.network.Hosts()

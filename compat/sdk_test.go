@@ -3,7 +3,6 @@
 package compat
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -40,34 +38,15 @@ func toolOrder(t *testing.T, s *suite) []string {
 	return names
 }
 
-// node runs a Node.js program from compat/node_modules with the suite's environment, bounded
-// by a timeout, and returns its stdout, stderr and exit code.
+// node runs a program from compat/node_modules with the suite's environment, bounded by a
+// timeout (which fails the test), and returns its stdout, stderr and exit code.
 func (s *suite) node(t *testing.T, f *fixture, timeout time.Duration, bin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, filepath.Join(s.bin, bin), args...)
-	cmd.Dir = f.work
-	cmd.Env = s.baseEnv(f.home, f.network)
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 5 * time.Second
-	err := cmd.Run()
-	if cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	fin := s.runBounded(t, f, timeout, nil, bin, args...)
+	if fin.timedOut {
+		t.Fatalf("%s %s: timed out after %s; stderr: %s", bin, strings.Join(args, " "), timeout, tail(fin.stderr, 1000))
 	}
-	if ctx.Err() != nil {
-		t.Fatalf("%s %s: timed out after %s; stderr: %s", bin, strings.Join(args, " "), timeout, tail(e.String(), 1000))
-	}
-	code = 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s: %v", bin, err)
-	}
-	return o.String(), e.String(), code
+	return fin.stdout, fin.stderr, fin.exitCode
 }
 
 // TestTypeScriptSDK drives toolhost with the TypeScript SDK client over stdio and HTTP, checks
