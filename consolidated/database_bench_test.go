@@ -20,7 +20,7 @@ func BenchmarkDatabaseQueryVsSQLite3(b *testing.B) {
 	if err != nil {
 		b.Skip("the sqlite3 shell is not installed (apt-get install sqlite3); it is the reference")
 	}
-	h, _ := newDBHarness(b, 0, nil)
+	h := newDBHarness(b, 0, nil)
 	path := filepath.Join(h.wd, "events.db")
 	makeDB(b, path,
 		`CREATE TABLE events (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL, kind TEXT, payload TEXT, created TEXT)`,

@@ -85,7 +85,7 @@ func paramValues(ps []sqlParam) []any {
 
 // DatabaseConfig configures database_operations.
 type DatabaseConfig struct {
-	// Connections are the databases the user configured.
+	// Connections are the databases the user configured; the tool closes them.
 	Connections *database.Connections
 	// Guard decides the SQLite files the model names, as for file_operations reads.
 	Guard *authz.Guard
@@ -121,6 +121,8 @@ func DatabaseTool(cfg DatabaseConfig) *Tool {
 			Op("query", "run one SELECT", RiskNetwork, d.query).WithTimeout(callTimeout),
 			Op("explain", "query plan", RiskRead, d.explain).WithTimeout(callTimeout),
 		},
+		// The idle PostgreSQL connections.
+		Close: d.conns.Close,
 	}
 }
 
@@ -214,7 +216,7 @@ func sizeText(n int64) string {
 func (d *dbTool) open(ctx context.Context, c *Call, name string) (database.DB, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return nil, &ToolError{Code: "missing_parameter", Param: "connection", Message: "connection is empty",
+		return nil, &ToolError{Code: CodeMissingParameter, Param: "connection", Message: "connection is empty",
 			Next: d.connectionChoices()}
 	}
 	if d.conns.Has(name) {
@@ -222,22 +224,17 @@ func (d *dbTool) open(ctx context.Context, c *Call, name string) (database.DB, e
 		return db, d.toolError(c, err, "connection", "")
 	}
 	if d.guard == nil {
-		return nil, &ToolError{Code: "not_found", Param: "connection", Message: fmt.Sprintf("no connection %q", name), Next: d.connectionChoices()}
+		return nil, &ToolError{Code: CodeNotFound, Param: "connection", Message: fmt.Sprintf("no connection %q", name), Next: d.connectionChoices()}
 	}
 	t, err := d.guard.Open(ctx, authz.Request{Conversation: c.Conversation, Tool: c.Tool, Operation: c.Operation, Class: authz.ClassRead, Path: name})
 	if err != nil {
-		err = GuardError(err)
-		var te *ToolError
-		if errors.As(err, &te) {
-			te.Param = "connection"
-		}
-		return nil, err
+		return nil, GuardError(err, "connection")
 	}
 	db, err := database.OpenSQLite(ctx, t.Root, t.Rel, 0)
 	if err != nil {
 		t.Close()
 		if e, ok := database.AsError(err); ok && e.Kind == database.KindNotFound {
-			return nil, &ToolError{Code: "not_found", Param: "connection",
+			return nil, &ToolError{Code: CodeNotFound, Param: "connection",
 				Message: fmt.Sprintf("no configured connection %q, and no file at that path", name), Next: d.connectionChoices()}
 		}
 		return nil, d.toolError(c, err, "connection", "")
@@ -372,7 +369,7 @@ func (d *dbTool) describeTable(ctx context.Context, c *Call, a *dbDescribeArgs) 
 
 func (d *dbTool) query(ctx context.Context, c *Call, a *dbQueryArgs) (*Result, error) {
 	if a.Limit < 0 || a.Limit > database.MaxRowsCap {
-		return nil, &ToolError{Code: "invalid_value", Param: "limit", Message: fmt.Sprintf("limit must be 1-%d", database.MaxRowsCap),
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "limit", Message: fmt.Sprintf("limit must be 1-%d", database.MaxRowsCap),
 			Next: "page through more rows with LIMIT/OFFSET in the SQL"}
 	}
 	db, err := d.open(ctx, c, a.Connection)
@@ -409,19 +406,19 @@ func (d *dbTool) explain(ctx context.Context, c *Call, a *dbExplainArgs) (*Resul
 }
 
 // dbErrorCodes map the engine's error kinds to the codes the model sees.
-var dbErrorCodes = map[database.Kind]string{
-	database.KindRefused:     "refused",
-	database.KindInvalid:     "invalid_value",
-	database.KindNotFound:    "not_found",
-	database.KindSQL:         "sql_error",
-	database.KindTimeout:     "timeout",
-	database.KindConnect:     "connection_failed",
-	database.KindUnavailable: "unavailable",
+var dbErrorCodes = map[database.Kind]ErrorCode{
+	database.KindRefused:     CodeRefused,
+	database.KindInvalid:     CodeInvalidValue,
+	database.KindNotFound:    CodeNotFound,
+	database.KindSQL:         CodeSQLError,
+	database.KindTimeout:     CodeTimeout,
+	database.KindConnect:     CodeConnectionFailed,
+	database.KindUnavailable: CodeUnavailable,
 }
 
 // toolError turns an engine error into the model-fixable error it describes. param names the
 // argument it most likely concerns, and wanted is the name looked up, for the nearest
-// candidate of a not-found error. The redacted cause goes to the log.
+// candidate of a not-found error. The cause, redacted like the message, goes to the log.
 func (d *dbTool) toolError(c *Call, err error, param, wanted string) error {
 	if err == nil {
 		return nil
@@ -430,7 +427,10 @@ func (d *dbTool) toolError(c *Call, err error, param, wanted string) error {
 	if !ok {
 		return err
 	}
-	te := &ToolError{Code: dbErrorCodes[e.Kind], Param: param, Message: e.Msg, Next: e.Next}
+	te := &ToolError{Code: dbErrorCodes[e.Kind], Param: param, Message: e.Msg, Next: e.Next, Cause: e.Cause}
+	if te.Cause == nil {
+		te.Cause = e
+	}
 	switch e.Kind {
 	case database.KindRefused:
 		te.Param = "sql"
@@ -439,7 +439,6 @@ func (d *dbTool) toolError(c *Call, err error, param, wanted string) error {
 		}
 	case database.KindConnect, database.KindUnavailable:
 		te.Param = "connection"
-		c.Logger.Warn("database connection", "op", c.Operation, "err", e.Cause)
 	case database.KindNotFound:
 		if len(e.Candidates) > 0 {
 			shown := e.Candidates[:min(len(e.Candidates), 30)]
@@ -451,8 +450,6 @@ func (d *dbTool) toolError(c *Call, err error, param, wanted string) error {
 				te.Next = "did you mean " + n + "? " + te.Next
 			}
 		}
-	case database.KindTimeout:
-		c.Logger.Info("database timeout", "op", c.Operation)
 	}
 	return te
 }

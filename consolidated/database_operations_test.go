@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -21,14 +20,9 @@ import (
 	"toolhost/authz"
 	"toolhost/internal/database"
 	"toolhost/internal/database/pgtest"
+	"toolhost/internal/golden"
 )
 
-var updateDatabaseGolden = flag.Bool("update-database", false, "rewrite the database_operations golden files")
-
-func databaseGolden(t *testing.T, name, got string) {
-	t.Helper()
-	checkGolden(t, filepath.Join("testdata", "database_operations", name), got, *updateDatabaseGolden, "-update-database")
-}
 
 // makeDB creates a SQLite file with the ordinary read-write driver.
 func makeDB(t testing.TB, path string, stmts ...string) {
@@ -58,25 +52,19 @@ var appSchema = []string{
 
 // newDBHarness serves database_operations over the in-memory transport, with a SQLite file
 // at data/app.db in the working directory and the given configured sources.
-func newDBHarness(t testing.TB, budget int, guardCfg func(*authz.Config), sources ...database.Source) (*fileHarness, *database.Connections) {
+func newDBHarness(t testing.TB, budget int, guardCfg func(*authz.Config), sources ...database.Source) *harness {
 	t.Helper()
-	conns := database.NewConnections(sources)
-	t.Cleanup(func() { conns.Close() })
-	h := newToolHarness(t, budget, guardCfg, func(g *authz.Guard) []*Tool {
-		return []*Tool{DatabaseTool(DatabaseConfig{Connections: conns, Guard: g}), ReadToolResultTool()}
-	})
+	h := newHarness(t, harnessOptions{budgetTokens: budget, guard: guardCfg, tools: func(h *harness) []*Tool {
+		return []*Tool{DatabaseTool(DatabaseConfig{Connections: database.NewConnections(sources), Guard: h.guard}), ReadToolResultTool()}
+	}})
 	makeDB(t, filepath.Join(h.wd, "data", "app.db"), appSchema...)
-	return h, conns
+	return h
 }
 
-// dbCall calls database_operations; the text is the result or the error.
-func (h *fileHarness) db(op string, args map[string]any) (string, bool) {
+// db calls database_operations; the text is the result or the error.
+func (h *harness) db(op string, args map[string]any) (string, bool) {
 	h.t.Helper()
-	m := map[string]any{"operation": op}
-	for k, v := range args {
-		m[k] = v
-	}
-	text, isErr, _ := h.call("database_operations", m)
+	text, isErr, _ := h.op(op, args)
 	return text, isErr
 }
 
@@ -85,7 +73,7 @@ func (h *fileHarness) db(op string, args map[string]any) (string, bool) {
 func TestDatabaseSessionSQLite(t *testing.T) {
 	outside := t.TempDir()
 	makeDB(t, filepath.Join(outside, "reports.db"), `CREATE TABLE r (x)`)
-	h, _ := newDBHarness(t, 0, nil,
+	h := newDBHarness(t, 0, nil,
 		database.Source{Name: "reports", Driver: database.SQLite, DSN: filepath.Join(outside, "reports.db")},
 		database.Source{Name: "prod", Driver: database.Postgres, Err: fmt.Errorf("environment variable PROD_DSN (dsn_env) is not set")},
 	)
@@ -119,12 +107,12 @@ func TestDatabaseSessionSQLite(t *testing.T) {
 	step("query", map[string]any{"connection": "reports", "sql": "SELECT count(*) FROM r"})
 	step("query", map[string]any{"connection": "data/app.db", "sql": "SELECT 1", "limit": 100000})
 	got := strings.ReplaceAll(transcript.String(), outside, "<outside>")
-	databaseGolden(t, "sqlite_session.txt", got)
+	golden.Check(t, filepath.Join("testdata", "database_operations", "sqlite_session.txt"), []byte(got))
 	sameTree(t, before, snapshotTree(t, h.wd))
 }
 
 func TestDatabaseParams(t *testing.T) {
-	h, _ := newDBHarness(t, 0, nil)
+	h := newDBHarness(t, 0, nil)
 	tests := []struct {
 		name   string
 		params any
@@ -152,7 +140,7 @@ func TestDatabaseParams(t *testing.T) {
 func TestDatabasePathsGoThroughTheGuard(t *testing.T) {
 	outside := t.TempDir()
 	makeDB(t, filepath.Join(outside, "secret.db"), `CREATE TABLE s (x)`)
-	h, _ := newDBHarness(t, 0, func(c *authz.Config) { c.OutsideReadsNeedGrant = true })
+	h := newDBHarness(t, 0, func(c *authz.Config) { c.OutsideReadsNeedGrant = true })
 	if err := os.Symlink(filepath.Join(outside, "secret.db"), filepath.Join(h.wd, "link.db")); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +169,7 @@ func TestDatabasePathsGoThroughTheGuard(t *testing.T) {
 }
 
 func TestDatabaseResultFitsTheBudget(t *testing.T) {
-	h, _ := newDBHarness(t, 1000, nil)
+	h := newDBHarness(t, 1000, nil)
 	text, isErr := h.db("query", map[string]any{"connection": "data/app.db",
 		"sql": "SELECT i.*, c.*, printf('%.80c', 'x') AS pad FROM invoices i JOIN customers c ON c.id = i.customer_id", "limit": 600})
 	if isErr || len(text) > budgetBytes(1000) || !strings.Contains(text, "do not fit the result budget") || !strings.Contains(text, "of 600 rows") {
@@ -227,7 +215,7 @@ func TestDatabasePostgresThroughProtocol(t *testing.T) {
 	}
 	down := fmt.Sprintf("postgres://shopper:Sh0pper-s3cret@127.0.0.1:%d/tool_shop?sslmode=disable", l.Addr().(*net.TCPAddr).Port)
 	l.Close()
-	h, _ := newDBHarness(t, 0, nil,
+	h := newDBHarness(t, 0, nil,
 		database.Source{Name: "shop", Driver: database.Postgres, DSN: dsn},
 		database.Source{Name: "down", Driver: database.Postgres, DSN: down},
 		database.Source{Name: "badpw", Driver: database.Postgres, DSN: strings.Replace(dsn, "Sh0pper-s3cret", "Sh0pper-wrong", 1)},
@@ -266,7 +254,7 @@ func TestDatabasePostgresThroughProtocol(t *testing.T) {
 	}
 	if log := logBuf.String(); strings.Contains(log, "s3cret") || strings.Contains(log, "Sh0pper-wrong") {
 		t.Errorf("the log shows a password:\n%s", log)
-	} else if !strings.Contains(log, "database connection") {
+	} else if !strings.Contains(log, "outcome=error:connection_failed") || !strings.Contains(log, "password authentication failed") {
 		t.Errorf("connection failures are not logged:\n%s", log)
 	}
 	// The products are as they were.

@@ -12,8 +12,8 @@ import (
 // databaseTool builds database_operations from the [[databases]] entries. A DSN is resolved
 // from the environment here, once; an entry whose variable is unset stays listed as
 // unavailable rather than stopping the server (editors start stdio servers with environments
-// of their own). A relative SQLite path is relative to the working directory. The idle
-// PostgreSQL connections are closed when the app closes.
+// of their own). A relative SQLite path is relative to the working directory. The tool closes
+// the idle PostgreSQL connections when the registry closes.
 func (a *App) databaseTool() *consolidated.Tool {
 	var sources []database.Source
 	for _, d := range a.Config.Databases {
@@ -29,9 +29,7 @@ func (a *App) databaseTool() *consolidated.Tool {
 		}
 		sources = append(sources, s)
 	}
-	conns := database.NewConnections(sources)
-	a.closers = append(a.closers, conns.Close)
-	return consolidated.DatabaseTool(consolidated.DatabaseConfig{Connections: conns, Guard: a.Guard})
+	return consolidated.DatabaseTool(consolidated.DatabaseConfig{Connections: database.NewConnections(sources), Guard: a.Guard})
 }
 
 // sqlitePath makes a configured SQLite path absolute: "~/" is the home directory, and a
