@@ -23,7 +23,6 @@ import (
 	"toolhost/internal/golden"
 )
 
-
 // makeDB creates a SQLite file with the ordinary read-write driver.
 func makeDB(t testing.TB, path string, stmts ...string) {
 	t.Helper()
