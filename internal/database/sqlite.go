@@ -183,6 +183,23 @@ func (s *sqliteDB) Close() error {
 func (s *sqliteDB) Tables(ctx context.Context) ([]Table, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
+	out, err := s.tables(ctx)
+	if err != nil {
+		return nil, err
+	}
+	// Small databases are counted; a large one runs out of the shared budget, and its
+	// remaining tables say "rows unknown" rather than slowing the listing down.
+	deadline := time.Now().Add(CountTimeout / 4)
+	for i := range out {
+		if out[i].Kind == "table" {
+			out[i].Rows, out[i].RowsExact = s.rowCount(ctx, out[i].Name, deadline)
+		}
+	}
+	return out, nil
+}
+
+// tables lists the tables and views, without row counts.
+func (s *sqliteDB) tables(ctx context.Context) ([]Table, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT name, type FROM sqlite_schema
 		WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\_%' ESCAPE '\' ORDER BY name`)
 	if err != nil {
@@ -199,15 +216,6 @@ func (s *sqliteDB) Tables(ctx context.Context) ([]Table, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, s.error(ctx, err)
-	}
-	// Small databases are counted; a large one runs out of the shared budget, and its
-	// remaining tables say "rows unknown" rather than slowing the listing down.
-	deadline := time.Now().Add(CountTimeout / 4)
-	for i := range out {
-		if out[i].Kind != "table" {
-			continue
-		}
-		out[i].Rows, out[i].RowsExact = s.rowCount(ctx, out[i].Name, deadline)
 	}
 	return out, nil
 }
@@ -234,7 +242,9 @@ func (s *sqliteDB) rowCount(ctx context.Context, table string, deadline time.Tim
 }
 
 func (s *sqliteDB) Describe(ctx context.Context, name string) (*TableInfo, error) {
-	tables, err := s.Tables(ctx)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	tables, err := s.tables(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -242,11 +252,8 @@ func (s *sqliteDB) Describe(ctx context.Context, name string) (*TableInfo, error
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
 	info := &TableInfo{Table: t}
-	if t.Kind == "table" && t.Rows < 0 {
-		// Tables counts within a shared budget; a table described alone gets a budget of its own.
+	if t.Kind == "table" {
 		info.Rows, info.RowsExact = s.rowCount(ctx, t.Name, time.Now().Add(CountTimeout/2))
 	}
 	type pkCol struct {
