@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -76,6 +77,7 @@ func Start() (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	removeStale()
 	dir, err := os.MkdirTemp("", "pgtest-")
 	if err != nil {
 		return nil, err
@@ -223,6 +225,26 @@ func Require(t testing.TB) *Server {
 	}
 	t.Skipf("PostgreSQL is not available: %v", shared.err)
 	return nil
+}
+
+// removeStale removes the directories of servers whose test binary crashed (Pdeathsig ended
+// the server, but nothing removed its files): no postmaster.pid naming a live process, and
+// untouched for an hour, so that a directory another binary is setting up is left alone.
+func removeStale() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "pgtest-*"))
+	for _, d := range dirs {
+		st, err := os.Stat(d)
+		if err != nil || time.Since(st.ModTime()) < time.Hour {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(d, "data", "postmaster.pid")); err == nil {
+			line, _, _ := strings.Cut(string(b), "\n")
+			if pid, err := strconv.Atoi(strings.TrimSpace(line)); err == nil && syscall.Kill(pid, 0) == nil {
+				continue
+			}
+		}
+		os.RemoveAll(d)
+	}
 }
 
 // serverUser returns the credential to run the server with: none when not root, else the
