@@ -221,7 +221,7 @@ func (d *dbTool) open(ctx context.Context, c *Call, name string) (database.DB, e
 	}
 	if d.conns.Has(name) {
 		db, err := d.conns.Open(ctx, name)
-		return db, d.toolError(c, err, "connection", "")
+		return db, d.toolError(err, "connection", "")
 	}
 	if d.guard == nil {
 		return nil, &ToolError{Code: CodeNotFound, Param: "connection", Message: fmt.Sprintf("no connection %q", name), Next: d.connectionChoices()}
@@ -237,7 +237,7 @@ func (d *dbTool) open(ctx context.Context, c *Call, name string) (database.DB, e
 			return nil, &ToolError{Code: CodeNotFound, Param: "connection",
 				Message: fmt.Sprintf("no configured connection %q, and no file at that path", name), Next: d.connectionChoices()}
 		}
-		return nil, d.toolError(c, err, "connection", "")
+		return nil, d.toolError(err, "connection", "")
 	}
 	return &targetDB{DB: db, target: t}, nil
 }
@@ -270,7 +270,7 @@ func (d *dbTool) listTables(ctx context.Context, c *Call, a *dbConnArgs) (*Resul
 	defer db.Close()
 	tables, err := db.Tables(ctx)
 	if err != nil {
-		return nil, d.toolError(c, err, "connection", "")
+		return nil, d.toolError(err, "connection", "")
 	}
 	if len(tables) == 0 {
 		return Text("No tables or views."), nil
@@ -312,7 +312,7 @@ func (d *dbTool) describeTable(ctx context.Context, c *Call, a *dbDescribeArgs) 
 	defer db.Close()
 	info, err := db.Describe(ctx, a.Table)
 	if err != nil {
-		return nil, d.toolError(c, err, "table", a.Table)
+		return nil, d.toolError(err, "table", a.Table)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s", info.Kind, info.QualifiedName())
@@ -380,7 +380,7 @@ func (d *dbTool) query(ctx context.Context, c *Call, a *dbQueryArgs) (*Result, e
 	budget := budgetBytes(c.Env.BudgetTokens) - 512
 	res, err := db.Query(ctx, database.Query{SQL: a.SQL, Params: paramValues(a.Params), MaxRows: a.Limit, MaxBytes: budget})
 	if err != nil {
-		return nil, d.toolError(c, err, "sql", "")
+		return nil, d.toolError(err, "sql", "")
 	}
 	format := database.FormatTable
 	if a.Format == "json" {
@@ -400,7 +400,7 @@ func (d *dbTool) explain(ctx context.Context, c *Call, a *dbExplainArgs) (*Resul
 	defer db.Close()
 	plan, err := db.Explain(ctx, database.Query{SQL: a.SQL, Params: paramValues(a.Params)})
 	if err != nil {
-		return nil, d.toolError(c, err, "sql", "")
+		return nil, d.toolError(err, "sql", "")
 	}
 	return &Result{Text: plan}, nil
 }
@@ -419,7 +419,7 @@ var dbErrorCodes = map[database.Kind]ErrorCode{
 // toolError turns an engine error into the model-fixable error it describes. param names the
 // argument it most likely concerns, and wanted is the name looked up, for the nearest
 // candidate of a not-found error. The cause, redacted like the message, goes to the log.
-func (d *dbTool) toolError(c *Call, err error, param, wanted string) error {
+func (d *dbTool) toolError(err error, param, wanted string) error {
 	if err == nil {
 		return nil
 	}
