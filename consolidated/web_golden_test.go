@@ -1,16 +1,14 @@
 package consolidated
 
 import (
-	"flag"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
-)
 
-var updateWebGolden = flag.Bool("update-web", false, "rewrite the web_operations golden files")
+	"toolhost/internal/golden"
+)
 
 // TestWebGolden pins what the model reads for representative web_operations results.
 func TestWebGolden(t *testing.T) {
@@ -64,21 +62,5 @@ versions; read the <a href="/docs/changes">change log</a> before a major upgrade
 
 func webGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "web_operations", name)
-	if *updateWebGolden {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (rerun with -update-web)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s drifted; review and rerun with -update-web\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	golden.CheckString(t, filepath.Join("testdata", "web_operations", name), got)
 }

@@ -19,19 +19,19 @@ import (
 // the first operation that declares it (table order), so later structs leave it out.
 
 type httpRequestArgs struct {
-	URL            string            `json:"url" jsonschema:"http(s) URL."`
-	Method         string            `json:"method,omitempty" jsonschema:"Default GET."`
-	Headers        map[string]string `json:"headers,omitempty" jsonschema:"Sent, never shown or logged."`
+	URL            string            `json:"url"`
+	Method         string            `json:"method,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty"`
 	Body           string            `json:"body,omitempty"`
 	Base64         bool              `json:"base64,omitempty" jsonschema:"body is base64."`
-	TimeoutSeconds int               `json:"timeout_seconds,omitempty" alias:"timeout" jsonschema:"Default 30."`
-	MaxBytes       int64             `json:"max_bytes,omitempty" alias:"limit" jsonschema:"Body cap."`
+	TimeoutSeconds int               `json:"timeout_seconds,omitempty" alias:"timeout"`
+	MaxBytes       int64             `json:"max_bytes,omitempty" alias:"limit"`
 }
 
 type fetchPageArgs struct {
 	URL            string            `json:"url"`
-	Raw            bool              `json:"raw,omitempty" jsonschema:"HTML instead of Markdown."`
-	Selector       string            `json:"selector,omitempty" jsonschema:"CSS selector: only these elements."`
+	Raw            bool              `json:"raw,omitempty" jsonschema:"HTML, not Markdown."`
+	Selector       string            `json:"selector,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
 	TimeoutSeconds int               `json:"timeout_seconds,omitempty" alias:"timeout"`
 	MaxBytes       int64             `json:"max_bytes,omitempty" alias:"limit"`
@@ -39,7 +39,7 @@ type fetchPageArgs struct {
 
 type downloadArgs struct {
 	URL            string            `json:"url"`
-	Path           string            `json:"path" alias:"file,destination" jsonschema:"File to write."`
+	Path           string            `json:"path" alias:"file,destination"`
 	Overwrite      bool              `json:"overwrite,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
 	TimeoutSeconds int               `json:"timeout_seconds,omitempty" alias:"timeout"`
@@ -59,13 +59,13 @@ type browserNavigateArgs struct {
 type browserNoArgs struct{}
 
 type browserRefArgs struct {
-	Ref string `json:"ref" alias:"element" jsonschema:"From browser_snapshot, e.g. e12."`
+	Ref string `json:"ref" alias:"element" jsonschema:"From browser_snapshot (e12)."`
 }
 
 type browserTypeArgs struct {
 	Ref    string `json:"ref" alias:"element"`
 	Text   string `json:"text"`
-	Submit bool   `json:"submit,omitempty" jsonschema:"Press Enter after."`
+	Submit bool   `json:"submit,omitempty" jsonschema:"Press Enter."`
 }
 
 type browserSelectArgs struct {
@@ -75,7 +75,7 @@ type browserSelectArgs struct {
 
 type browserScrollArgs struct {
 	Ref    string `json:"ref,omitempty" alias:"element"`
-	Pixels int    `json:"pixels,omitempty" jsonschema:"Default one screen down; negative is up."`
+	Pixels int    `json:"pixels,omitempty" jsonschema:"Negative scrolls up."`
 }
 
 type browserWaitArgs struct {
@@ -114,28 +114,34 @@ func WebTool(cfg WebConfig) *Tool {
 	request := lim.MaxTimeout + 15*time.Second
 	nav := browser.DefaultNavTimeout + 30*time.Second
 	ops := []Operation{
-		Op("http_request", "HTTP request: status, headers, body", RiskNetwork, w.request).WithTimeout(request),
-		Op("fetch_page", "page as Markdown with numbered links", RiskNetwork, w.fetchPage).WithTimeout(request),
-		Op("download", "save a URL to a file", RiskWrite, w.download).WithTimeout(request),
-		Op("browser_open", "start the browser, optionally at url", RiskNetwork, w.browserOpen).WithTimeout(nav + 30*time.Second),
+		Op("http_request", "status, headers, body", RiskNetwork, w.request).WithTimeout(request),
+		Op("fetch_page", "main content as Markdown", RiskNetwork, w.fetchPage).WithTimeout(request),
+		Op("download", "URL to a file", RiskWrite, w.download).WithTimeout(request),
+		Op("browser_open", "start browser", RiskNetwork, w.browserOpen).WithTimeout(nav + 30*time.Second),
 		Op("browser_navigate", "load url", RiskNetwork, w.browserNavigate).WithTimeout(nav),
-		Op("browser_snapshot", "page as an accessibility tree with refs", RiskNetwork, w.browserSnapshot).WithTimeout(nav),
+		Op("browser_snapshot", "page as a tree with refs", RiskNetwork, w.browserSnapshot).WithTimeout(nav),
 		Op("browser_click", "click ref", RiskNetwork, w.browserClick).WithTimeout(nav),
-		Op("browser_type", "type text into ref", RiskNetwork, w.browserType).WithTimeout(nav),
-		Op("browser_select", "choose an option of ref", RiskNetwork, w.browserSelect).WithTimeout(nav),
-		Op("browser_scroll", "scroll the page or to ref", RiskNetwork, w.browserScroll).WithTimeout(nav),
+		Op("browser_type", "type into ref", RiskNetwork, w.browserType).WithTimeout(nav),
+		Op("browser_select", "choose option", RiskNetwork, w.browserSelect).WithTimeout(nav),
+		Op("browser_scroll", "scroll", RiskNetwork, w.browserScroll).WithTimeout(nav),
 		Op("browser_wait", "wait for selector or text", RiskNetwork, w.browserWait).WithTimeout(nav + 5*time.Minute),
-		Op("browser_screenshot", "image of the page", RiskNetwork, w.browserScreenshot).WithTimeout(nav),
-		Op("browser_close", "close the browser", RiskNetwork, w.browserClose).WithTimeout(nav),
+		Op("browser_screenshot", "JPEG of the page", RiskNetwork, w.browserScreenshot).WithTimeout(nav),
+		Op("browser_close", "close browser", RiskNetwork, w.browserClose).WithTimeout(nav),
 	}
 	if cfg.SearchURL != "" {
 		ops = append(ops, Op("web_search", "search the web", RiskNetwork, w.search).WithTimeout(request))
 	}
 	return &Tool{
 		Name:           webToolName,
-		Description:    "HTTP, readable pages, downloads and a headless browser. Loopback, private and metadata addresses are refused unless the user grants the host.",
+		Description:    "HTTP, readable pages, downloads, headless browser. Loopback, private and metadata hosts need the user's grant.",
 		Conversational: true,
 		Operations:     ops,
+		Close: func() error {
+			if cfg.Browsers != nil {
+				cfg.Browsers.Shutdown()
+			}
+			return nil
+		},
 	}
 }
 
@@ -165,7 +171,7 @@ func webError(err error, param string) error {
 		if d.Grantable() {
 			next += "; or the user adds the host to [web] allow in the config"
 		}
-		return &ToolError{Code: d.Code, Param: "url", Message: msg, Next: next}
+		return &ToolError{Code: ErrorCode(d.Code), Param: "url", Message: msg, Next: next, Cause: err}
 	}
 	var we *web.Error
 	if errors.As(err, &we) {
@@ -178,7 +184,7 @@ func webError(err error, param string) error {
 		case web.CodeTimeout:
 			p = "timeout_seconds"
 		}
-		return &ToolError{Code: we.Code, Param: p, Message: we.Message, Next: we.Next}
+		return &ToolError{Code: ErrorCode(we.Code), Param: p, Message: we.Message, Next: we.Next, Cause: err}
 	}
 	var be *browser.Error
 	if errors.As(err, &be) {
@@ -186,15 +192,15 @@ func webError(err error, param string) error {
 		if be.Code == browser.CodeLoadTimeout || be.Code == browser.CodeNavFailed {
 			p = "url"
 		}
-		return &ToolError{Code: be.Code, Param: p, Message: be.Message, Next: be.Next}
+		return &ToolError{Code: ErrorCode(be.Code), Param: p, Message: be.Message, Next: be.Next, Cause: err}
 	}
 	switch {
 	case errors.Is(err, browser.ErrNoChromium):
-		return &ToolError{Code: "unavailable", Message: err.Error(), Next: "http_request and fetch_page work without a browser"}
+		return &ToolError{Code: CodeUnavailable, Message: err.Error(), Next: "http_request and fetch_page work without a browser"}
 	case errors.Is(err, browser.ErrNotOpen):
-		return &ToolError{Code: "not_open", Message: "this conversation has no browser open", Next: `web_operations {"operation":"browser_open","url":"..."}`}
+		return &ToolError{Code: CodeNotOpen, Message: "this conversation has no browser open", Next: `web_operations {"operation":"browser_open","url":"..."}`}
 	case errors.Is(err, browser.ErrTooManyBrowsers):
-		return &ToolError{Code: "too_many_browsers", Message: err.Error(), Next: "close a browser with browser_close, or wait for an idle one to close"}
+		return &ToolError{Code: CodeTooManyBrowsers, Message: err.Error(), Next: "close a browser with browser_close, or wait for an idle one to close"}
 	}
 	return err
 }
@@ -204,12 +210,12 @@ func (w *webTool) request(ctx context.Context, c *Call, a *httpRequestArgs) (*Re
 	if a.Base64 {
 		b, err := base64.StdEncoding.DecodeString(strings.TrimSpace(a.Body))
 		if err != nil {
-			return nil, &ToolError{Code: "invalid_value", Param: "body", Message: "body is not valid base64", Next: "send text with base64 false, or fix the encoding"}
+			return nil, &ToolError{Code: CodeInvalidValue, Param: "body", Message: "body is not valid base64", Next: "send text with base64 false, or fix the encoding"}
 		}
 		body = b
 	}
 	if a.MaxBytes < 0 || a.TimeoutSeconds < 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "max_bytes", Message: "max_bytes and timeout_seconds must be positive"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "max_bytes", Message: "max_bytes and timeout_seconds must be positive"}
 	}
 	resp, err := w.cfg.Client.Do(netCtx(ctx, c), web.Request{Method: a.Method, URL: a.URL, Headers: a.Headers, Body: body,
 		Timeout: seconds(a.TimeoutSeconds), MaxBytes: a.MaxBytes})
@@ -255,7 +261,7 @@ func orStr(s, d string) string {
 
 func (w *webTool) fetchPage(ctx context.Context, c *Call, a *fetchPageArgs) (*Result, error) {
 	if a.MaxBytes < 0 || a.TimeoutSeconds < 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "max_bytes", Message: "max_bytes and timeout_seconds must be positive"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "max_bytes", Message: "max_bytes and timeout_seconds must be positive"}
 	}
 	p, err := w.cfg.Client.FetchPage(netCtx(ctx, c), a.URL, web.PageOptions{Raw: a.Raw, Selector: a.Selector,
 		MaxBytes: a.MaxBytes, Timeout: seconds(a.TimeoutSeconds), Headers: a.Headers})
@@ -272,7 +278,7 @@ func (w *webTool) fetchPage(ctx context.Context, c *Call, a *fetchPageArgs) (*Re
 
 func (w *webTool) download(ctx context.Context, c *Call, a *downloadArgs) (*Result, error) {
 	if a.MaxBytes < 0 || a.TimeoutSeconds < 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "max_bytes", Message: "max_bytes and timeout_seconds must be positive"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "max_bytes", Message: "max_bytes and timeout_seconds must be positive"}
 	}
 	if _, err := web.ParseURL(a.URL); err != nil {
 		return nil, webError(err, "url")
@@ -280,11 +286,11 @@ func (w *webTool) download(ctx context.Context, c *Call, a *downloadArgs) (*Resu
 	t, err := w.cfg.Guard.Open(ctx, authz.Request{Conversation: c.Conversation, Tool: webToolName, Operation: "download",
 		Class: authz.ClassWrite, Path: a.Path})
 	if err != nil {
-		return nil, GuardError(err)
+		return nil, GuardError(err, "path")
 	}
 	defer t.Close()
 	if t.Rel == "." {
-		return nil, &ToolError{Code: "invalid_value", Param: "path", Message: "path is a directory", Next: "give a file path"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "path", Message: "path is a directory", Next: "give a file path"}
 	}
 	timeout := seconds(a.TimeoutSeconds)
 	if timeout == 0 {
@@ -480,7 +486,7 @@ func (w *webTool) browserScroll(ctx context.Context, c *Call, a *browserScrollAr
 
 func (w *webTool) browserWait(ctx context.Context, c *Call, a *browserWaitArgs) (*Result, error) {
 	if (a.Selector == "") == (a.Text == "") {
-		return nil, &ToolError{Code: "invalid_value", Param: "selector", Message: "give selector or text, one of them"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "selector", Message: "give selector or text, one of them"}
 	}
 	s, err := w.session(c)
 	if err != nil {

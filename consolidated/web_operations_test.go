@@ -13,7 +13,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -23,115 +22,48 @@ import (
 	"toolhost/internal/browser"
 	"toolhost/internal/nettest"
 	"toolhost/internal/web"
-	"toolhost/store"
 )
 
-// webHarness serves web_operations and user_collaboration over the go-sdk in-memory transport
-// with a real guard and store, a network guard that allows only names the test lists (resolved
-// by a scripted resolver to loopback) and a dialer that can reach only loopback.
+// webHarness is the shared harness serving web_operations and user_collaboration, with a network
+// guard that allows only names the test lists (resolved by a scripted resolver, so no DNS server
+// is asked) and a dialer that can reach only loopback.
 type webHarness struct {
-	t        *testing.T
-	wd       string
-	guard    *authz.Guard
+	*harness
 	ng       *authz.NetGuard
 	resolver *nettest.Resolver
 	dialer   *nettest.LoopbackDialer
 	browsers *browser.Manager
-	cs       *mcp.ClientSession
 	logs     *syncBuffer
-
-	mu       sync.Mutex
-	progress []string
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func newWebHarness(t *testing.T, allow []string, withBrowser bool) *webHarness {
 	t.Helper()
-	ctx := context.Background()
-	wd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &webHarness{t: t, wd: wd, resolver: nettest.NewResolver(), dialer: &nettest.LoopbackDialer{}, logs: &syncBuffer{}}
-	st, err := store.Open(ctx, t.TempDir(), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if h.guard, err = authz.New(ctx, authz.Config{WorkDir: wd, StateDir: st.Dir(), Store: st}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.guard.Close() })
-	if h.ng, err = authz.NewNetGuard(h.guard, authz.NetConfig{Allow: allow, Resolver: h.resolver, Dialer: h.dialer}); err != nil {
-		t.Fatal(err)
-	}
-	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	client, err := web.New(web.Config{Guard: h.ng, Logger: logger, Proxy: func(*urlT) (*urlT, error) { return nil, nil }, ProxyAddrs: []string{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if withBrowser {
-		if _, err := browser.FindChromium(""); err != nil {
-			nettest.Missing(t, "Chromium is not installed (apt-get install chromium)")
-		}
-		if h.browsers, err = browser.NewManager(browser.Config{Web: client, Guard: h.ng, Logger: logger}); err != nil {
+	w := &webHarness{resolver: nettest.NewResolver(), dialer: &nettest.LoopbackDialer{}, logs: &syncBuffer{}}
+	logger := slog.New(slog.NewTextHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	w.harness = newHarness(t, harnessOptions{tools: func(h *harness) []*Tool {
+		var err error
+		if w.ng, err = authz.NewNetGuard(h.guard, authz.NetConfig{Allow: allow, Resolver: w.resolver, Dialer: w.dialer}); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(h.browsers.Shutdown)
-	}
-	spill, err := NewSpill(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &Env{Workdir: wd, DefaultConversation: testConversation, Spill: spill, Logger: logger}
-	reg := NewRegistry(env, []*Tool{
-		UserCollaborationTool(CollaborationConfig{Guard: h.guard, MaxWait: 100 * time.Millisecond}),
-		WebTool(WebConfig{Client: client, Guard: h.guard, Browsers: h.browsers}),
-	}, nil)
-	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, nil)
-	reg.Register(s)
-	h.cs = connectInMemory(t, s, &mcp.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-			h.mu.Lock()
-			h.progress = append(h.progress, req.Params.Message)
-			h.mu.Unlock()
-		},
-	})
-	return h
-}
-
-// connectInMemory connects a client to s over the in-memory transport; both close with the test.
-func connectInMemory(t *testing.T, s *mcp.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
-	t.Helper()
-	ctx := context.Background()
-	sTrans, cTrans := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, sTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, cTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+		client, err := web.New(web.Config{Guard: w.ng, Logger: logger, Proxy: func(*url.URL) (*url.URL, error) { return nil, nil }, ProxyAddrs: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if withBrowser {
+			if _, err := browser.FindChromium(""); err != nil {
+				nettest.Missing(t, "Chromium is not installed (apt-get install chromium)")
+			}
+			if w.browsers, err = browser.NewManager(browser.Config{Web: client, Guard: w.ng, Logger: logger}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return []*Tool{
+			WebTool(WebConfig{Client: client, Guard: h.guard, Browsers: w.browsers}),
+			UserCollaborationTool(CollaborationConfig{Guard: h.guard, MaxWait: 100 * time.Millisecond}),
+		}
+	}})
+	w.env.Logger = logger
+	return w
 }
 
 // serve starts a loopback server reachable as http://name:port.
@@ -142,8 +74,9 @@ func (h *webHarness) serve(name string, handler http.Handler) string {
 	return fmt.Sprintf("http://%s:%d", name, s.Listener.Addr().(*net.TCPAddr).Port)
 }
 
-// call runs a tool and returns the text, whether it is an error, and the full result.
-func (h *webHarness) call(tool string, args map[string]any, progress bool) (string, bool, *mcp.CallToolResult) {
+// callRaw runs a tool (with a progress token when progress is set) and returns the text, whether
+// it is an error, and the full result (images included).
+func (h *webHarness) callRaw(tool string, args map[string]any, progress bool) (string, bool, *mcp.CallToolResult) {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -166,7 +99,7 @@ func (h *webHarness) call(tool string, args map[string]any, progress bool) (stri
 
 func (h *webHarness) web(args map[string]any) (string, bool) {
 	h.t.Helper()
-	text, isErr, _ := h.call("web_operations", args, false)
+	text, isErr, _ := h.callRaw("web_operations", args, false)
 	return text, isErr
 }
 
@@ -247,16 +180,16 @@ func TestWebGrantFlow(t *testing.T) {
 	if !isErr || !strings.Contains(text, "network_refused") {
 		t.Fatalf("before the grant:\n%s", text)
 	}
-	text, _, res := h.call("user_collaboration", map[string]any{"operation": "request_authorization", "path": "intranet.test",
-		"access": "web_operations:network", "reason": "read the wiki"}, false)
+	text, _, st := h.call("user_collaboration", map[string]any{"operation": "request_authorization", "path": "intranet.test",
+		"access": "web_operations:network", "reason": "read the wiki"})
 	if !strings.Contains(text, "pending: web_operations:network on host intranet.test") {
 		t.Fatalf("request_authorization:\n%s", text)
 	}
-	id := res.StructuredContent.(map[string]any)["request_id"].(string)
+	id := st["request_id"].(string)
 	if _, _, err := h.guard.Approve(context.Background(), id, time.Minute, false, "test"); err != nil {
 		t.Fatal(err)
 	}
-	text, _, _ = h.call("user_collaboration", map[string]any{"operation": "check_request", "request_id": id}, false)
+	text, _, _ = h.call("user_collaboration", map[string]any{"operation": "check_request", "request_id": id})
 	if !strings.Contains(text, "Granted web_operations:network on host intranet.test") {
 		t.Errorf("check_request:\n%s", text)
 	}
@@ -279,7 +212,7 @@ func TestWebDownload(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}))
-	text, isErr, _ := h.call("web_operations", map[string]any{"operation": "download", "url": base + "/f.bin", "path": "out/f.bin"}, true)
+	text, isErr, _ := h.callRaw("web_operations", map[string]any{"operation": "download", "url": base + "/f.bin", "path": "out/f.bin"}, true)
 	if isErr || !strings.Contains(text, "Saved") {
 		t.Fatalf("download:\n%s", text)
 	}
@@ -365,7 +298,7 @@ func TestWebBrowserOperations(t *testing.T) {
 	if text, isErr := h.web(map[string]any{"operation": "browser_click", "ref": "e99999"}); !isErr || !strings.Contains(text, "error not_found") || !strings.Contains(text, "browser_snapshot") {
 		t.Errorf("click on a missing element:\n%s", text)
 	}
-	_, isErr, res := h.call("web_operations", map[string]any{"operation": "browser_screenshot"}, false)
+	_, isErr, res := h.callRaw("web_operations", map[string]any{"operation": "browser_screenshot"}, false)
 	var img *mcp.ImageContent
 	for _, c := range res.Content {
 		if ic, ok := c.(*mcp.ImageContent); ok {
@@ -385,5 +318,3 @@ func TestWebBrowserOperations(t *testing.T) {
 		t.Errorf("browser still open after browser_close")
 	}
 }
-
-type urlT = url.URL

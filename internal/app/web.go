@@ -13,7 +13,7 @@ import (
 
 // webTool builds web_operations: the network guard from [web] (with the app's grants and audit),
 // the HTTP engine on it and the browser manager, which starts Chromium only when a conversation
-// opens a browser. The browsers are closed when the app closes.
+// opens a browser. The tool closes the browsers when the registry closes.
 func (a *App) webTool() (*consolidated.Tool, error) {
 	wc := a.Config.Web
 	allow := append([]string(nil), wc.Allow...)
@@ -59,7 +59,6 @@ func (a *App) webTool() (*consolidated.Tool, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, func() error { mgr.Shutdown(); return nil })
 	return consolidated.WebTool(consolidated.WebConfig{Client: client, Guard: a.Guard, Browsers: mgr, SearchURL: wc.SearchURL}), nil
 }
 

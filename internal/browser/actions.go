@@ -28,6 +28,9 @@ const (
 	CodeNavFailed   = "navigation_failed"
 	CodeInvalid     = "invalid_value" // a bad ref, selector or option
 	CodeUnavailable = "unavailable"   // no Chromium
+	CodeTooLarge    = "too_large"     // a screenshot that stays over MaxScreenshotBytes
+	CodeTimeout     = "timeout"       // the browser did not answer in time
+	CodeBrowser     = "browser_error" // the browser failed (crashed, protocol error); starting over helps
 )
 
 // Error is a failure the model can act on.
@@ -487,7 +490,7 @@ func (s *Session) Screenshot(ctx context.Context, fullPage bool) ([]byte, string
 		return nil, "", s.state(ctx), actionError(err)
 	}
 	if len(img) > MaxScreenshotBytes {
-		return nil, "", s.state(ctx), &Error{Code: "too_large", Message: "the screenshot stays over the size bound", Next: "take it without full_page"}
+		return nil, "", s.state(ctx), &Error{Code: CodeTooLarge, Message: "the screenshot stays over the size bound", Next: "take it without full_page"}
 	}
 	return img, "image/jpeg", s.state(ctx), nil
 }
@@ -498,9 +501,9 @@ func actionError(err error) error {
 		return be
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return &Error{Code: "timeout", Message: "the browser did not answer in time", Err: err}
+		return &Error{Code: CodeTimeout, Message: "the browser did not answer in time", Err: err}
 	}
-	return &Error{Code: "browser_error", Message: "the browser failed to do it", Err: err, Next: "take a browser_snapshot; browser_close and browser_open start over"}
+	return &Error{Code: CodeBrowser, Message: "the browser failed to do it", Err: err, Next: "take a browser_snapshot; browser_close and browser_open start over"}
 }
 
 func jsString(s string) string {

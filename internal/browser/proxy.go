@@ -87,7 +87,7 @@ func (p *proxy) takeBlocked() []Blocked {
 }
 
 func (p *proxy) refuse(w http.ResponseWriter, target string, err error) {
-	b := Blocked{Target: target, Code: "refused", Reason: "connection failed"}
+	b := Blocked{Target: target, Code: web.CodeConnect, Reason: "connection failed"}
 	if d, ok := authz.IsNetDenial(err); ok {
 		b.Code, b.Reason = d.Code, d.Message
 	} else {

@@ -50,6 +50,7 @@ type Config struct {
 	Guard     Guard              `toml:"guard"`
 	Web       Web                `toml:"web"`
 	Grants    []Grant            `toml:"grants"`
+	Databases []Database         `toml:"databases"`
 
 	// Path is the file this configuration was read from, if any.
 	Path string `toml:"-"`
@@ -239,7 +240,7 @@ func (c *Config) validate() error {
 	if c.Web.MaxResponseBytes < 0 || c.Web.MaxDownloadBytes < 0 || c.Web.PerHostConcurrency < 0 || c.Web.MaxBrowsers < 0 {
 		return fmt.Errorf("config: web limits must not be negative")
 	}
-	return nil
+	return validateDatabases(c.Databases)
 }
 
 var tableLine = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?`)

@@ -62,7 +62,7 @@ func (c *Client) DownloadTo(ctx context.Context, rawURL string, root *os.Root, r
 	defer cancel()
 	defer resp.raw.Body.Close()
 	if resp.StatusCode >= 400 {
-		return nil, &Error{Code: "http_error", Message: fmt.Sprintf("%s answered %s; nothing was saved", Redact(resp.URL), resp.Status),
+		return nil, &Error{Code: CodeHTTPError, Message: fmt.Sprintf("%s answered %s; nothing was saved", Redact(resp.URL), resp.Status),
 			Next: "check the URL; http_request shows the error body"}
 	}
 	if resp.Length > limit {

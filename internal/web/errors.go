@@ -26,6 +26,8 @@ const (
 	CodeUnsupportedContent = "unsupported_content" // a PDF or binary body where text was wanted
 	CodeExists             = "exists"              // download target exists and overwrite is false
 	CodeInvalidValue       = "invalid_value"       // a bad argument (method, header, selector)
+	CodeHTTPError          = "http_error"          // a download answered with an error status; nothing was saved
+	CodeSearchFailed       = "search_failed"       // the search backend failed or did not answer JSON
 )
 
 // Error is a failure the model can act on: a stable code, a short message and the next step.

@@ -3,7 +3,6 @@ package web
 import (
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,7 +11,9 @@ import (
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
+
 	"golang.org/x/net/html"
+	"toolhost/internal/golden"
 )
 
 func o200k(t testing.TB) *tiktoken.Tiktoken {
@@ -126,7 +127,7 @@ func TestPageVariants(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := strings.ReplaceAll(p.Render(), base, "http://site.test")
-		golden(t, "small_page.md", got)
+		checkGolden(t, "small_page.md", got)
 	})
 	t.Run("selector", func(t *testing.T) {
 		p, err := f.c.FetchPage(ctxFor(), base+"/small", PageOptions{Selector: "nav, nav a"})
@@ -159,21 +160,7 @@ func TestPageVariants(t *testing.T) {
 	}
 }
 
-func golden(t *testing.T, name, got string) {
+func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/web -update)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s drifted; review and rerun with -update\n got:\n%s\nwant:\n%s", path, got, want)
-	}
+	golden.CheckString(t, filepath.Join("testdata", name), got)
 }

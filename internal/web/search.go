@@ -36,14 +36,14 @@ func (c *Client) Search(ctx context.Context, base, query string, n int) ([]Searc
 		return nil, err
 	}
 	if resp.StatusCode != 200 {
-		return nil, &Error{Code: "search_failed", Message: fmt.Sprintf("the search backend answered %s", resp.Status),
+		return nil, &Error{Code: CodeSearchFailed, Message: fmt.Sprintf("the search backend answered %s", resp.Status),
 			Next: "check [web] search_url; SearXNG needs the json format enabled"}
 	}
 	var body struct {
 		Results []SearchResult `json:"results"`
 	}
 	if err := json.Unmarshal(resp.Body, &body); err != nil {
-		return nil, &Error{Code: "search_failed", Message: "the search backend did not answer JSON", Err: err,
+		return nil, &Error{Code: CodeSearchFailed, Message: "the search backend did not answer JSON", Err: err,
 			Next: "check [web] search_url; SearXNG needs the json format enabled"}
 	}
 	if n <= 0 || n > 20 {

@@ -8,7 +8,6 @@ import (
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -26,8 +25,6 @@ import (
 	"toolhost/authz"
 	"toolhost/internal/nettest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // fixture is a client whose guard allows only the names the test lists; every name resolves
 // through a scripted resolver and every connection goes through a dialer that can reach only
