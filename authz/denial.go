@@ -75,16 +75,22 @@ func AsDenial(err error) (*Denial, bool) {
 
 // requestAuthorizationCall renders the exact user_collaboration call that asks for a grant.
 func requestAuthorizationCall(path, access string) string {
+	return authorizationCall(path, access, `"recursive":true with a directory path`)
+}
+
+// authorizationCall renders the request_authorization call for a path or host, with the
+// recursive option explained as it applies to it.
+func authorizationCall(target, access, recursive string) string {
 	args := struct {
 		Operation string `json:"operation"`
 		Path      string `json:"path"`
 		Access    string `json:"access"`
 		Reason    string `json:"reason"`
-	}{"request_authorization", path, access, "<why you need it>"}
+	}{"request_authorization", target, access, "<why you need it>"}
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(args) // cannot fail: three strings
+	_ = enc.Encode(args) // cannot fail: four strings
 	return "user_collaboration " + strings.TrimSuffix(b.String(), "\n") +
-		` (optional: "recursive":true with a directory path, "once":true, "minutes":N; then poll with {"operation":"check_request","request_id":"<id>"})`
+		` (optional: ` + recursive + `, "once":true, "minutes":N; then poll with {"operation":"check_request","request_id":"<id>"})`
 }

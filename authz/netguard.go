@@ -2,7 +2,6 @@ package authz
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -426,18 +425,7 @@ func (n *NetGuard) refused(t target, ip netip.Addr, class AddrClass) *Denial {
 // HostAuthorizationCall renders the exact user_collaboration call that asks the user for a
 // network grant on host (canonical) with access (e.g. web_operations:network).
 func HostAuthorizationCall(host, access string) string {
-	args := struct {
-		Operation string `json:"operation"`
-		Path      string `json:"path"`
-		Access    string `json:"access"`
-		Reason    string `json:"reason"`
-	}{"request_authorization", host, access, "<why you need it>"}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(args) // cannot fail: four strings
-	return "user_collaboration " + strings.TrimSuffix(b.String(), "\n") +
-		` (optional: "recursive":true for its subdomains too, "once":true, "minutes":N; then poll with {"operation":"check_request","request_id":"<id>"})`
+	return authorizationCall(host, access, `"recursive":true for its subdomains too`)
 }
 
 func networkAccess(t target) string {
