@@ -174,13 +174,18 @@ func (t *Tool) inputSchema(enabled []Operation) json.RawMessage {
 	return mustJSON(s)
 }
 
+// OperationsPlaceholder in a tool's Description is replaced by the names of its enabled
+// operations, for a lead sentence that lists them (clients that show only the start of a
+// description still see what the tool does).
+const OperationsPlaceholder = "{operations}"
+
 // description is the lead sentence followed by one line per enabled operation.
 func (t *Tool) description(enabled []Operation) string {
 	if t.Single {
 		return t.Description
 	}
 	var b strings.Builder
-	b.WriteString(t.Description)
+	b.WriteString(strings.ReplaceAll(t.Description, OperationsPlaceholder, strings.Join(opNames(enabled), ", ")))
 	for _, op := range enabled {
 		fmt.Fprintf(&b, "\n- %s: %s", op.Name, op.Summary)
 	}

@@ -45,7 +45,8 @@ var Order = []string{
 // Tool is one consolidated tool: a name, a short description and its table of operations.
 type Tool struct {
 	Name string
-	// Description is the lead sentence; the operation list is appended from the table.
+	// Description is the lead sentence; the operation list is appended from the table, and
+	// OperationsPlaceholder in it stands for the enabled operations' names.
 	Description string
 	// Single marks a tool with exactly one purpose: its schema has no operation field.
 	Single bool

@@ -19,6 +19,7 @@ import (
 	"toolhost/consolidated"
 	"toolhost/internal/config"
 	"toolhost/internal/embed"
+	"toolhost/internal/git"
 	"toolhost/internal/memory"
 	"toolhost/internal/server"
 	"toolhost/reminders"
@@ -46,6 +47,7 @@ type App struct {
 	Reminders   *reminders.Builder
 	Memory      *memory.Service
 	terminal    *terminalWiring
+	git         *git.Runner
 	PromptsDir  string
 
 	closers []func() error
@@ -143,7 +145,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	if err != nil {
 		return nil, err
 	}
-	tools = append(tools, tt)
+	tools = append(tools, tt, a.buildTool())
 	a.Registry = consolidated.NewRegistry(a.Env, tools, func(tool, op string, risk consolidated.Risk) bool {
 		return profile.Enabled(tool, op, string(risk))
 	})
@@ -223,6 +225,7 @@ func (a *App) Server() *mcp.Server {
 		Setup: []func(*mcp.Server){
 			func(s *mcp.Server) { consolidated.AddTodoResources(s, a.Store) },
 			a.terminalSetup,
+			a.buildSetup,
 		},
 		Subscribe:   sub,
 		Unsubscribe: unsub,
