@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -197,7 +198,10 @@ func (b *buildTool) resume(ctx context.Context, c *Call, kind runKind, id string
 	r, err := b.cfg.Terminal.Wait(ctx, c.Conversation, id, min(b.cfg.DefaultYield, b.cfg.MaxWait))
 	if err != nil {
 		if errors.Is(err, terminal.ErrNoSession) {
-			b.forget(k)
+			// The engine forgot the command (closed or evicted); so do we.
+			if dir := b.forget(k).reportDir; dir != "" {
+				os.RemoveAll(dir)
+			}
 		}
 		return nil, terminalError(err, "id")
 	}
@@ -261,14 +265,16 @@ func (b *buildTool) remember(c *Call, id string, pr *pendingRun) {
 	b.runs[runKey{c.Conversation, id}] = pr
 }
 
-func (b *buildTool) forget(k runKey) {
+// forget drops a handle and returns what it was (its reports are the caller's to parse or remove).
+func (b *buildTool) forget(k runKey) *pendingRun {
 	b.mu.Lock()
+	defer b.mu.Unlock()
 	pr := b.runs[k]
 	delete(b.runs, k)
-	b.mu.Unlock()
-	if pr != nil && pr.reportDir != "" {
-		os.RemoveAll(pr.reportDir)
+	if pr == nil {
+		pr = &pendingRun{}
 	}
+	return pr
 }
 
 // taskError explains a task name that matched nothing or several tasks.
@@ -279,7 +285,21 @@ func taskError(err error, name string, cands []string) error {
 	te := &ToolError{Code: "not_found", Param: "name", Message: fmt.Sprintf("no task %q", truncate(name, 80)), Next: "list_tasks shows the names"}
 	if len(cands) == 0 {
 		te.Next = "this project declares no tasks (no Makefile, Taskfile.yml, package.json scripts, justfile, go.mod or Cargo.toml)"
-	} else if n := nearest(name, cands); n != "" {
+		return te
+	}
+	// Compare with the bare names too: "helo" is near "hello", not "make:hello".
+	bare := map[string]string{}
+	names := slices.Clone(cands)
+	for _, q := range cands {
+		if _, b, ok := strings.Cut(q, ":"); ok {
+			bare[b] = q
+			names = append(names, b)
+		}
+	}
+	if n := nearest(name, names); n != "" {
+		if q, ok := bare[n]; ok && n != q {
+			n = q
+		}
 		te.Next = "did you mean " + n + "? list_tasks shows the names"
 	}
 	return te

@@ -98,7 +98,13 @@ func classify(stderr, stdout string, code int) (error, []string) {
 		return ErrLocalChanges, indentedPaths(s)
 	case strings.Contains(s, "you need to resolve your current index first"), strings.Contains(s, "unmerged files"),
 		strings.Contains(s, "is unmerged"), strings.Contains(s, "because you have unmerged files"):
-		return ErrUnmerged, indentedPaths(s)
+		files := indentedPaths(s)
+		for _, l := range strings.Split(stdout, "\n") {
+			if p, ok := strings.CutPrefix(l, "U\t"); ok {
+				files = append(files, p)
+			}
+		}
+		return ErrUnmerged, files
 	case strings.Contains(s, "Please tell me who you are"), strings.Contains(s, "empty ident name"),
 		strings.Contains(s, "unable to auto-detect email address"):
 		return ErrNoIdentity, nil

@@ -140,7 +140,8 @@ func RenderLog(commits []Commit, full bool) string {
 // Show renders one commit: header, message, diffstat and patch. Truncated says the output was
 // cut at the runner's cap.
 func (p *Repo) Show(ctx context.Context, id string, contextLines int) (text []byte, truncated bool, err error) {
-	opts := []string{"--no-color", "--no-ext-diff", "-M", "--stat", "--patch", "--format=fuller"}
+	opts := []string{"--no-color", "--no-ext-diff", "-M", "--stat", "--patch", "--date=iso-strict",
+		"--format=commit %H%d%nAuthor: %an <%ae>%nDate:   %ad%n%n%w(0,4,4)%B"}
 	if contextLines >= 0 {
 		opts = append(opts, "-U"+strconv.Itoa(contextLines))
 	}

@@ -187,8 +187,8 @@ func TestScriptAndCollect(t *testing.T) {
 		{Tool: "tsc", kind: kindTSC, Command: `echo "it's broken"; exit 2`},
 	}}
 	out, err := exec.Command("/bin/sh", "-c", p.Script(reports)).CombinedOutput()
-	if err != nil {
-		t.Fatalf("script: %v\n%s", err, out)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("script: %v, want the last failing step's exit 2\n%s", err, out)
 	}
 	if !strings.Contains(string(out), "$ printf 'vet:") || !strings.Contains(string(out), "vet: a.go:1:2: boom") {
 		t.Errorf("the terminal log lacks the step header or output:\n%s", out)

@@ -456,5 +456,8 @@ func (p *Plan) Script(reportDir string) string {
 		// The subshell keeps a step that calls exit from skipping the status file.
 		fmt.Fprintf(&b, "{ (%s); echo $? > %s; } 2>&1 | tee %s\n", cmd, shellQuote(base+".exit"), shellQuote(base+".out"))
 	}
+	// The script's own status is the last failing step's, so the terminal's record of the run
+	// (get_output, list_sessions) says what the tools said rather than tee's 0.
+	fmt.Fprintf(&b, "s=0; for f in %s/*.exit; do read c < \"$f\" && [ \"$c\" != 0 ] && s=$c; done; exit $s\n", shellQuote(reportDir))
 	return b.String()
 }
