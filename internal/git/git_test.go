@@ -427,3 +427,39 @@ func FuzzParseLog(f *testing.F) {
 		}
 	})
 }
+
+// Open's cache follows the file system: a repository made inside another one owns its
+// directory from then on, and a removed repository is no longer found.
+func TestOpenCacheFollowsTheFileSystem(t *testing.T) {
+	testEnv(t)
+	dir := newRepo(t)
+	sub := filepath.Join(dir, "sub")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewRunner(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := r.Open(ctx, sub)
+	if err != nil || p.Top != dir {
+		t.Fatalf("Open(sub) = %+v, %v; want the outer repository", p, err)
+	}
+	sh(t, sub, "init", "-q")
+	if p, err := r.Open(ctx, sub); err != nil || p.Top != sub {
+		t.Fatalf("Open(sub) after git init = %+v, %v; want the new repository", p, err)
+	}
+	if err := os.RemoveAll(filepath.Join(sub, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := r.Open(ctx, sub); err != nil || p.Top != dir {
+		t.Fatalf("Open(sub) after removing its .git = %+v, %v; want the outer repository", p, err)
+	}
+	if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Open(ctx, sub); !errors.Is(err, ErrNotRepository) {
+		t.Fatalf("Open(sub) with no repository left = %v, want ErrNotRepository", err)
+	}
+}

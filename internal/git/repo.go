@@ -26,8 +26,14 @@ type Repo struct {
 }
 
 // Open finds the work tree that contains dir. ErrNotRepository when there is none (dir is not
-// inside a repository, or only inside a .git directory or a bare repository).
+// inside a repository, or only inside a .git directory or a bare repository). A directory seen
+// before is answered from a cache that is checked against the file system (the git directory
+// still exists, no repository appeared between dir and the root), which saves a git process on
+// every call of a busy tool.
 func (r *Runner) Open(ctx context.Context, dir string) (*Repo, error) {
+	if p := r.cached(dir); p != nil {
+		return p, nil
+	}
 	res, err := r.run(ctx, dir, command{sub: "rev-parse", read: true,
 		opts: []string{"--show-toplevel", "--absolute-git-dir", "--git-common-dir", "--is-shallow-repository"}})
 	if err != nil {
@@ -45,7 +51,59 @@ func (r *Runner) Open(ctx context.Context, dir string) (*Repo, error) {
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(dir, common)
 	}
-	return &Repo{r: r, Top: top, GitDir: lines[1], CommonDir: filepath.Clean(common), Shallow: lines[3] == "true"}, nil
+	p := &Repo{r: r, Top: top, GitDir: lines[1], CommonDir: filepath.Clean(common), Shallow: lines[3] == "true"}
+	r.mu.Lock()
+	if len(r.repos) >= maxCachedRepos {
+		clear(r.repos)
+	}
+	r.repos[dir] = p
+	r.mu.Unlock()
+	return p, nil
+}
+
+// maxCachedRepos bounds Open's cache.
+const maxCachedRepos = 256
+
+// cached returns the repository Open found for dir before, if it still holds.
+func (r *Runner) cached(dir string) *Repo {
+	r.mu.Lock()
+	p := r.repos[dir]
+	r.mu.Unlock()
+	if p == nil {
+		return nil
+	}
+	valid := func() bool {
+		if _, err := os.Stat(p.GitDir); err != nil {
+			return false
+		}
+		if _, err := os.Lstat(filepath.Join(p.Top, ".git")); err != nil {
+			return false
+		}
+		// A repository made in between (git init in a subdirectory) now owns dir.
+		for d := dir; d != p.Top; d = filepath.Dir(d) {
+			if !within(d, p.Top) {
+				return false
+			}
+			if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+				return false
+			}
+		}
+		return true
+	}
+	if !valid() {
+		r.mu.Lock()
+		delete(r.repos, dir)
+		r.mu.Unlock()
+		return nil
+	}
+	cp := *p
+	_, err := os.Stat(filepath.Join(p.CommonDir, "shallow"))
+	cp.Shallow = err == nil
+	return &cp
+}
+
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
 
 // maxRefLen bounds a ref a caller may pass.

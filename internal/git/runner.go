@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -36,6 +37,9 @@ type Runner struct {
 	path   string
 	env    []string
 	maxOut int64
+
+	mu    sync.Mutex
+	repos map[string]*Repo // Open's cache, by directory
 }
 
 // NewRunner finds git and prepares its environment.
@@ -48,7 +52,7 @@ func NewRunner(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoGit, err)
 	}
-	r := &Runner{path: path, env: gitEnv(os.Environ(), cfg.ScrubEnv), maxOut: cfg.MaxOutput}
+	r := &Runner{path: path, env: gitEnv(os.Environ(), cfg.ScrubEnv), maxOut: cfg.MaxOutput, repos: map[string]*Repo{}}
 	if r.maxOut <= 0 {
 		r.maxOut = DefaultMaxOutput
 	}
