@@ -87,16 +87,18 @@ func ParseGoTest(out []byte, module string) TestReport {
 		}
 	}
 	for _, ip := range buildOrder {
-		pkgDir := goPkgDir(strings.Fields(ip)[0], module)
+		// "example.com/p [example.com/p.test]" names the package whose test binary failed.
+		pkg, _, _ := strings.Cut(strings.TrimSpace(ip), " ")
+		pkgDir := goPkgDir(pkg, module)
 		n := 0
 		for _, l := range buildLines[ip] {
 			if d, ok := parseFileLineCol(l); ok {
-				tr.Failures = append(tr.Failures, Failure{Name: strings.Fields(ip)[0], Kind: "build", File: d.File, Line: d.Line, Message: d.Message})
+				tr.Failures = append(tr.Failures, Failure{Name: pkg, Kind: "build", File: d.File, Line: d.Line, Message: d.Message})
 				n++
 			}
 		}
 		if n == 0 {
-			tr.Failures = append(tr.Failures, Failure{Name: strings.Fields(ip)[0], Kind: "build", File: pkgDir, Message: firstMeaningful(strings.Join(buildLines[ip], "\n"), 200)})
+			tr.Failures = append(tr.Failures, Failure{Name: pkg, Kind: "build", File: pkgDir, Message: firstMeaningful(strings.Join(buildLines[ip], "\n"), 200)})
 		}
 		tr.Errors++
 	}
