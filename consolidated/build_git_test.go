@@ -292,6 +292,15 @@ func TestBuildGitStageCommit(t *testing.T) {
 		t.Errorf("commit with nothing staged:\n%s", text)
 	}
 	h.mustOp("git_stage", map[string]any{"paths": []string{"."}})
+	if text := h.mustOp("git_diff", map[string]any{"staged": true, "stat_only": true}); !strings.Contains(text, "2 files changed, +2 -0") {
+		t.Errorf("staged diff without commits:\n%s", text)
+	}
+	if text := h.mustOp("changed_files", nil); !strings.Contains(text, "no commits yet") || !strings.Contains(text, "A a.txt") {
+		t.Errorf("changed_files without commits:\n%s", text)
+	}
+	if text := h.errOp("git_show", nil); !strings.Contains(text, "error no_commits") {
+		t.Errorf("git_show without commits:\n%s", text)
+	}
 	h.golden("unstage_no_commits.txt", h.mustOp("git_unstage", map[string]any{"paths": "b.txt"}))
 	h.golden("commit_first.txt", h.mustOp("git_commit", map[string]any{"message": "first\n\nbody"}))
 	// A pre-commit hook runs; when it fails nothing is committed and its output is shown.
