@@ -198,12 +198,7 @@ func (b *buildTool) check(ctx context.Context, c *Call, path string, class authz
 	d, err := b.cfg.Guard.Check(ctx, authz.Request{Conversation: c.Conversation, Tool: buildToolName, Operation: c.Operation,
 		Class: class, Path: path, NamesOnly: namesOnly})
 	if err != nil {
-		err = GuardError(err)
-		var te *ToolError
-		if errors.As(err, &te) && te.Param == "path" {
-			te.Param = "repo"
-		}
-		return "", err
+		return "", guardErrorFor(err, "repo")
 	}
 	return d.Canonical, nil
 }
@@ -223,12 +218,7 @@ func (b *buildTool) relPaths(ctx context.Context, c *Call, repo *git.Repo, paths
 		for _, p := range rel {
 			if _, err := b.cfg.Guard.Check(ctx, authz.Request{Conversation: c.Conversation, Tool: buildToolName, Operation: c.Operation,
 				Class: authz.ClassRead, Path: repo.Top + "/" + p}); err != nil {
-				err = GuardError(err)
-				var te *ToolError
-				if errors.As(err, &te) {
-					te.Param = "paths"
-				}
-				return nil, err
+				return nil, guardErrorFor(err, "paths")
 			}
 		}
 	}

@@ -15,8 +15,8 @@ import (
 
 	"toolhost/authz"
 	"toolhost/internal/git"
+	"toolhost/internal/git/gittest"
 	"toolhost/internal/terminal"
-	"toolhost/store"
 )
 
 var updateBuildGolden = flag.Bool("update-build", false, "rewrite the build_and_version_control golden files")
@@ -36,55 +36,17 @@ type buildOptions struct {
 	budget int           // result budget in tokens (default DefaultBudgetTokens)
 }
 
-// gitTestEnv isolates git from the machine's configuration: an empty HOME, a fixed identity and
-// fixed dates, so commit ids are the same on every run.
-func gitTestEnv(t testing.TB) {
-	t.Helper()
-	// Go keeps its caches under HOME; keep the real ones so tests do not rebuild the standard
-	// library.
-	if out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output(); err == nil {
-		if f := strings.Fields(string(out)); len(f) == 2 {
-			t.Setenv("GOCACHE", f[0])
-			t.Setenv("GOMODCACHE", f[1])
-		}
-	}
-	home := t.TempDir()
-	for k, v := range map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
-		"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.com",
-		"GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.com",
-		"GIT_AUTHOR_DATE": "2024-05-01T10:00:00Z", "GIT_COMMITTER_DATE": "2024-05-01T10:00:00Z",
-		"GIT_CONFIG_NOSYSTEM": "1",
-	} {
-		t.Setenv(k, v)
-	}
-}
-
 func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatalf("git is required: %v", err)
 	}
-	gitTestEnv(t)
-	ctx := context.Background()
-	wd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, t.TempDir(), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	g, err := authz.New(ctx, authz.Config{WorkDir: wd, StateDir: st.Dir(), Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
+	gittest.Isolate(t)
+	w := newGuardedWorkdir(t)
 	if o.yield == 0 {
 		o.yield = 20 * time.Second
 	}
-	mgr, err := terminal.NewManager(terminal.Config{Store: st, CloseGrace: 500 * time.Millisecond, DefaultYield: o.yield, MaxWait: 30 * time.Second})
+	mgr, err := terminal.NewManager(terminal.Config{Store: w.st, CloseGrace: 500 * time.Millisecond, DefaultYield: o.yield, MaxWait: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,49 +59,19 @@ func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	spill, err := NewSpill(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &Env{Workdir: wd, DefaultConversation: testConversation, Spill: spill, BudgetTokens: o.budget}
-	reg := NewRegistry(env, []*Tool{
-		TerminalTool(TerminalConfig{Manager: mgr, Guard: g, MaxWait: 30 * time.Second, DefaultYield: o.yield}),
-		BuildTool(BuildConfig{Git: runner, Guard: g, Terminal: mgr, DefaultYield: o.yield, MaxWait: 30 * time.Second}),
+	env := &Env{Workdir: w.wd, DefaultConversation: testConversation, Spill: w.spill, BudgetTokens: o.budget}
+	cs := connectTools(t, env, []*Tool{
+		TerminalTool(TerminalConfig{Manager: mgr, Guard: w.guard, MaxWait: 30 * time.Second, DefaultYield: o.yield}),
+		BuildTool(BuildConfig{Git: runner, Guard: w.guard, Terminal: mgr, DefaultYield: o.yield, MaxWait: 30 * time.Second}),
 		ReadToolResultTool(),
-	}, nil)
-	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, nil)
-	reg.Register(s)
-	AddGitResource(s, runner, wd)
-	sTrans, cTrans := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, sTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, cTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return &buildHarness{t: t, wd: wd, guard: g, cs: cs}
+	}, func(s *mcp.Server) { AddGitResource(s, runner, w.wd) }, nil)
+	return &buildHarness{t: t, wd: w.wd, guard: w.guard, cs: cs}
 }
 
 // call runs a tool and returns its text and whether it is an error.
 func (h *buildHarness) call(tool string, args map[string]any) (string, bool) {
 	h.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	res, err := h.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		h.t.Fatalf("CallTool(%s, %v): %v", tool, args, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	return callText(h.t, h.cs, tool, args)
 }
 
 // op calls build_and_version_control.
@@ -173,13 +105,7 @@ func (h *buildHarness) errOp(op string, args map[string]any) string {
 // git runs git in dir (relative to the working directory) to build a fixture.
 func (h *buildHarness) git(dir string, args ...string) string {
 	h.t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = filepath.Join(h.wd, dir)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		h.t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
+	return gittest.Run(h.t, filepath.Join(h.wd, dir), args...)
 }
 
 // write creates a file (and its directories) under the working directory.

@@ -10,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
-	"toolhost/store"
 )
 
 // fileHarness serves file_operations (and read_tool_result) over the go-sdk in-memory transport
@@ -27,41 +26,10 @@ const testConversation = "conv-test"
 
 func newFileHarness(t testing.TB, budgetTokens int) *fileHarness {
 	t.Helper()
-	ctx := context.Background()
-	wd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, t.TempDir(), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	g, err := authz.New(ctx, authz.Config{WorkDir: wd, StateDir: st.Dir(), Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	spill, err := NewSpill(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &Env{Workdir: wd, DefaultConversation: testConversation, BudgetTokens: budgetTokens, Spill: spill}
-	reg := NewRegistry(env, []*Tool{FileTool(FileConfig{Guard: g}), ReadToolResultTool()}, nil)
-	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, nil)
-	reg.Register(s)
-	sTrans, cTrans := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, sTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, cTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return &fileHarness{t: t, wd: wd, guard: g, env: env, cs: cs}
+	w := newGuardedWorkdir(t)
+	env := &Env{Workdir: w.wd, DefaultConversation: testConversation, BudgetTokens: budgetTokens, Spill: w.spill}
+	cs := connectTools(t, env, []*Tool{FileTool(FileConfig{Guard: w.guard}), ReadToolResultTool()}, nil, nil)
+	return &fileHarness{t: t, wd: w.wd, guard: w.guard, env: env, cs: cs}
 }
 
 // call runs a tool and returns its text (all blocks), whether it is an error, and its structured

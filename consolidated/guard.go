@@ -36,3 +36,14 @@ func GuardError(err error) error {
 	}
 	return err
 }
+
+// guardErrorFor is GuardError for a path given in parameter param (cwd, repo, paths): the refusal
+// names that parameter instead of path.
+func guardErrorFor(err error, param string) error {
+	err = GuardError(err)
+	var te *ToolError
+	if errors.As(err, &te) && te.Param == "path" {
+		te.Param = param
+	}
+	return err
+}

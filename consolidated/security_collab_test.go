@@ -10,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
-	"toolhost/store"
 )
 
 // collabHarness serves file_operations and user_collaboration with a real guard and store to a
@@ -26,36 +25,9 @@ type collabHarness struct {
 
 func newCollabHarness(t *testing.T, elicit bool) *collabHarness {
 	t.Helper()
-	ctx := context.Background()
-	wd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, t.TempDir(), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	g, err := authz.New(ctx, authz.Config{WorkDir: wd, StateDir: st.Dir(), Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	spill, err := NewSpill(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &collabHarness{t: t, wd: wd, state: st.Dir(), guard: g}
-	env := &Env{Workdir: wd, DefaultConversation: testConversation, BudgetTokens: 5000, Spill: spill}
-	reg := NewRegistry(env, []*Tool{UserCollaborationTool(CollaborationConfig{Guard: g, MaxWait: 1}), FileTool(FileConfig{Guard: g})}, nil)
-	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, nil)
-	reg.Register(s)
-	sTrans, cTrans := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, sTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
+	w := newGuardedWorkdir(t)
+	h := &collabHarness{t: t, wd: w.wd, state: w.st.Dir(), guard: w.guard}
+	env := &Env{Workdir: w.wd, DefaultConversation: testConversation, BudgetTokens: 5000, Spill: w.spill}
 	var opts *mcp.ClientOptions
 	if elicit {
 		opts = &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -63,11 +35,7 @@ func newCollabHarness(t *testing.T, elicit bool) *collabHarness {
 			return h.answerWith(r.Params), nil
 		}}
 	}
-	h.cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, cTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.cs.Close() })
+	h.cs = connectTools(t, env, []*Tool{UserCollaborationTool(CollaborationConfig{Guard: w.guard, MaxWait: 1}), FileTool(FileConfig{Guard: w.guard})}, nil, opts)
 	return h
 }
 

@@ -139,12 +139,7 @@ func (t *terminalTool) startDir(ctx context.Context, c *Call, cwd string) (strin
 		Class: authz.ClassExecute, Path: cwd,
 	})
 	if err != nil {
-		err = GuardError(err)
-		var te *ToolError
-		if errors.As(err, &te) && te.Param == "path" {
-			te.Param = "cwd"
-		}
-		return "", err
+		return "", guardErrorFor(err, "cwd")
 	}
 	return d.Canonical, nil
 }

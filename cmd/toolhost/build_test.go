@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/git/gittest"
 )
 
 // Every build_and_version_control operation through the real binary over stdio, on a real
@@ -24,16 +26,8 @@ func TestBuildToolThroughBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	identity := []string{"GIT_AUTHOR_NAME=Dev", "GIT_AUTHOR_EMAIL=dev@example.com", "GIT_COMMITTER_NAME=Dev", "GIT_COMMITTER_EMAIL=dev@example.com"}
-	git := func(args ...string) {
-		t.Helper()
-		cmd := exec.Command("git", args...)
-		cmd.Dir = wd
-		cmd.Env = append(os.Environ(), identity...)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gittest.Isolate(t)
+	git := func(args ...string) { t.Helper(); gittest.Run(t, wd, args...) }
 	write := func(name, content string) {
 		t.Helper()
 		if err := os.WriteFile(filepath.Join(wd, name), []byte(content), 0o644); err != nil {
@@ -49,7 +43,6 @@ func TestBuildToolThroughBinary(t *testing.T) {
 	git("commit", "-qm", "first")
 
 	cmd := commandIn(t, t.TempDir(), wd, "stdio")
-	cmd.Env = append(cmd.Env, identity...)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -104,7 +97,6 @@ func TestBuildToolThroughBinary(t *testing.T) {
 	call("git_commit", map[string]any{"message": "main edit"}, false)
 	merge := exec.Command("git", "merge", "side")
 	merge.Dir = wd
-	merge.Env = append(os.Environ(), identity...)
 	if out, err := merge.CombinedOutput(); err == nil {
 		t.Fatalf("the merge did not conflict:\n%s", out)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"toolhost/consolidated"
 	"toolhost/internal/git"
+	"toolhost/internal/terminal"
 )
 
 // buildTool builds build_and_version_control on the terminal engine (call terminalTool first):
@@ -15,7 +16,8 @@ import (
 // machine without git still gets tasks, tests and diagnostics; the git operations say git is
 // missing.
 func (a *App) buildTool() *consolidated.Tool {
-	runner, err := git.NewRunner(git.Config{ScrubEnv: a.scrubEnv()})
+	scrub := a.scrubEnv()
+	runner, err := git.NewRunner(git.Config{Scrub: func(name string) bool { return terminal.Scrubbed(name, scrub) }})
 	if err != nil {
 		a.Logger.Warn("git operations unavailable", "err", err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/internal/config"
+	"toolhost/internal/git/gittest"
 )
 
 // Profiles filter build_and_version_control by risk like every tool: read-only keeps what only
@@ -98,18 +98,10 @@ func contains(list []string, s string) bool { return indexOf(list, s) >= 0 }
 // never reaches a hook a repository carries.
 func TestBuildHooksGetNoSecrets(t *testing.T) {
 	t.Setenv("TOOLHOST_TOKEN", "th_secret_for_test")
-	t.Setenv("GIT_AUTHOR_NAME", "Dev")
-	t.Setenv("GIT_AUTHOR_EMAIL", "dev@example.com")
-	t.Setenv("GIT_COMMITTER_NAME", "Dev")
-	t.Setenv("GIT_COMMITTER_EMAIL", "dev@example.com")
+	gittest.Isolate(t)
 	a := testApp(t)
-	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "first"}} {
-		cmd := exec.Command("git", args...)
-		cmd.Dir = a.Workdir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
+	gittest.Run(t, a.Workdir, "init", "-q", "-b", "main")
+	gittest.Run(t, a.Workdir, "commit", "-q", "--allow-empty", "-m", "first")
 	hook := filepath.Join(a.Workdir, ".git", "hooks", "pre-commit")
 	if err := os.WriteFile(hook, []byte("#!/bin/sh\nenv > hook-env.txt\n"), 0o755); err != nil {
 		t.Fatal(err)

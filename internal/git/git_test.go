@@ -4,41 +4,18 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"toolhost/internal/git/gittest"
 )
 
-// testEnv isolates git in tests from the machine's configuration: an empty HOME, a fixed
-// identity and fixed dates.
-func testEnv(t testing.TB) {
-	t.Helper()
-	home := t.TempDir()
-	for k, v := range map[string]string{
-		"HOME": home, "XDG_CONFIG_HOME": filepath.Join(home, ".config"),
-		"GIT_AUTHOR_NAME": "Dev", "GIT_AUTHOR_EMAIL": "dev@example.com",
-		"GIT_COMMITTER_NAME": "Dev", "GIT_COMMITTER_EMAIL": "dev@example.com",
-		"GIT_AUTHOR_DATE": "2024-05-01T10:00:00Z", "GIT_COMMITTER_DATE": "2024-05-01T10:00:00Z",
-		"GIT_CONFIG_NOSYSTEM": "1",
-	} {
-		t.Setenv(k, v)
-	}
-}
+func testEnv(t testing.TB) { gittest.Isolate(t) }
 
-// sh runs git in dir for setting up a fixture.
-func sh(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
+func sh(t testing.TB, dir string, args ...string) string { return gittest.Run(t, dir, args...) }
 
 func write(t testing.TB, dir, name, content string) {
 	t.Helper()
@@ -301,7 +278,9 @@ func TestGitEnv(t *testing.T) {
 		"PATH=/bin", "GIT_DIR=/evil", "GIT_CONFIG_PARAMETERS='core.pager=sh'", "GIT_CONFIG_COUNT=1",
 		"GIT_EXEC_PATH=/evil", "GIT_AUTHOR_NAME=Me", "TOOLHOST_TOKEN=secret", "SECRET_KEY=x",
 		"LC_ALL=de_DE.UTF-8", "GIT_PAGER=less", "EDITOR=vim",
-	}, []string{"SECRET_*"})
+	}, func(name string) bool {
+		return strings.HasPrefix(name, "TOOLHOST_") || strings.HasPrefix(name, "SECRET_")
+	})
 	got := strings.Join(env, "\n")
 	for _, bad := range []string{"GIT_DIR", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_EXEC_PATH", "TOOLHOST_TOKEN", "SECRET_KEY", "LC_ALL", "GIT_PAGER=less"} {
 		if strings.Contains(got, bad) {

@@ -20,9 +20,9 @@ import (
 type Config struct {
 	// Path is the git executable; default: git from PATH.
 	Path string
-	// ScrubEnv names variables removed from git's environment (and so from hooks'), in addition
-	// to every TOOLHOST_* variable. A trailing * matches a prefix.
-	ScrubEnv []string
+	// Scrub reports variables to remove from git's environment (and so from hooks'), such as
+	// toolhost's token; nil removes every TOOLHOST_* variable.
+	Scrub func(name string) bool
 	// MaxOutput caps what one command may print before it is stopped and its output marked cut
 	// (default 64 MiB).
 	MaxOutput int64
@@ -52,7 +52,10 @@ func NewRunner(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoGit, err)
 	}
-	r := &Runner{path: path, env: gitEnv(os.Environ(), cfg.ScrubEnv), maxOut: cfg.MaxOutput, repos: map[string]*Repo{}}
+	if cfg.Scrub == nil {
+		cfg.Scrub = func(name string) bool { return strings.HasPrefix(name, "TOOLHOST_") }
+	}
+	r := &Runner{path: path, env: gitEnv(os.Environ(), cfg.Scrub), maxOut: cfg.MaxOutput, repos: map[string]*Repo{}}
 	if r.maxOut <= 0 {
 		r.maxOut = DefaultMaxOutput
 	}
@@ -70,24 +73,9 @@ var keptGitVars = map[string]bool{
 // secrets are dropped, and the settings that keep git from waiting on a terminal are forced.
 // Messages are in the C locale so that failures can be classified; the character type of the
 // user's locale is kept for hooks.
-func gitEnv(base, scrub []string) []string {
+func gitEnv(base []string, scrub func(string) bool) []string {
 	drop := func(name string) bool {
-		if strings.HasPrefix(name, "TOOLHOST_") {
-			return true
-		}
-		if strings.HasPrefix(name, "GIT_") && !keptGitVars[name] {
-			return true
-		}
-		for _, s := range scrub {
-			if p, ok := strings.CutSuffix(s, "*"); ok {
-				if strings.HasPrefix(name, p) {
-					return true
-				}
-			} else if s == name {
-				return true
-			}
-		}
-		return false
+		return strings.HasPrefix(name, "GIT_") && !keptGitVars[name] || scrub(name)
 	}
 	forced := map[string]string{
 		"GIT_TERMINAL_PROMPT": "0",

@@ -52,12 +52,10 @@ func ParseGoVet(out []byte) []Diagnostic {
 // are errors.
 func ParseGoBuildJSON(out []byte) []Diagnostic {
 	var ds []Diagnostic
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
+	jsonLines(out, func(line []byte) {
 		var ev goEvent
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Action != "build-output" {
-			continue
+		if json.Unmarshal(line, &ev) != nil || ev.Action != "build-output" {
+			return
 		}
 		for _, l := range strings.Split(ev.Output, "\n") {
 			if d, ok := parseFileLineCol(l); ok {
@@ -65,8 +63,20 @@ func ParseGoBuildJSON(out []byte) []Diagnostic {
 				ds = append(ds, d)
 			}
 		}
-	}
+	})
 	return ds
+}
+
+// jsonLines calls fn with each line of out that starts a JSON object (go test -json, cargo's
+// messages); other lines (a tool's stderr teed in between) are skipped.
+func jsonLines(out []byte, fn func(line []byte)) {
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		if line := sc.Bytes(); len(line) > 0 && line[0] == '{' {
+			fn(line)
+		}
+	}
 }
 
 // tscLine is `tsc --pretty false`: "file(line,col): error TS2322: message".
@@ -171,13 +181,7 @@ func ParseESLintJSON(report []byte) ([]Diagnostic, error) {
 // primary span becomes a diagnostic at that span.
 func ParseCargoJSON(out []byte) []Diagnostic {
 	var ds []Diagnostic
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 0 || line[0] != '{' {
-			continue
-		}
+	jsonLines(out, func(line []byte) {
 		var msg struct {
 			Reason  string `json:"reason"`
 			Message struct {
@@ -195,7 +199,7 @@ func ParseCargoJSON(out []byte) []Diagnostic {
 			} `json:"message"`
 		}
 		if json.Unmarshal(line, &msg) != nil || msg.Reason != "compiler-message" {
-			continue
+			return
 		}
 		m := msg.Message
 		sev := m.Level
@@ -204,7 +208,7 @@ func ParseCargoJSON(out []byte) []Diagnostic {
 			sev = "error"
 		case sev == "warning":
 		default:
-			continue // notes, help and failure-notes without a place of their own
+			return // notes, help and failure-notes without a place of their own
 		}
 		for _, s := range m.Spans {
 			if !s.IsPrimary {
@@ -217,6 +221,6 @@ func ParseCargoJSON(out []byte) []Diagnostic {
 			ds = append(ds, d)
 			break
 		}
-	}
+	})
 	return ds
 }

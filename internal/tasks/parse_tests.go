@@ -1,8 +1,6 @@
 package tasks
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"path"
 	"regexp"
@@ -39,16 +37,10 @@ func ParseGoTest(out []byte, module string) TestReport {
 	pkgFailed := map[string]bool{}
 	buildLines := map[string][]string{}
 	var buildOrder []string
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
-	for sc.Scan() {
-		line := sc.Bytes()
-		if len(line) == 0 || line[0] != '{' {
-			continue
-		}
+	jsonLines(out, func(line []byte) {
 		var ev goEvent
 		if json.Unmarshal(line, &ev) != nil {
-			continue
+			return
 		}
 		tr.Parsed = true
 		switch ev.Action {
@@ -57,9 +49,9 @@ func ParseGoTest(out []byte, module string) TestReport {
 				buildOrder = append(buildOrder, ev.ImportPath)
 			}
 			buildLines[ev.ImportPath] = append(buildLines[ev.ImportPath], strings.TrimRight(ev.Output, "\n"))
-			continue
+			return
 		case "build-fail", "start":
-			continue
+			return
 		}
 		if ev.Test == "" {
 			switch ev.Action {
@@ -70,7 +62,7 @@ func ParseGoTest(out []byte, module string) TestReport {
 					pkgFailed[ev.Package] = true
 				}
 			}
-			continue
+			return
 		}
 		key := ev.Package + "\x00" + ev.Test
 		t := tests[key]
@@ -85,7 +77,7 @@ func ParseGoTest(out []byte, module string) TestReport {
 		case "pass", "fail", "skip":
 			t.result = ev.Action
 		}
-	}
+	})
 	for _, ip := range buildOrder {
 		// "example.com/p [example.com/p.test]" names the package whose test binary failed.
 		pkg, _, _ := strings.Cut(strings.TrimSpace(ip), " ")

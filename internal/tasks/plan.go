@@ -157,13 +157,9 @@ func TestPlan(dir string, o TestOptions) (*Plan, error) {
 	if err := checkArg(o.Filter, "filter"); err != nil {
 		return nil, err
 	}
-	paths, err := relArgs(dir, o.Paths)
+	root, paths, err := openProject(dir, o.Paths)
 	if err != nil {
 		return nil, err
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fmt.Errorf("open project: %w", err)
 	}
 	defer root.Close()
 	var s Step
@@ -239,13 +235,9 @@ func TestPlan(dir string, o TestOptions) (*Plan, error) {
 // ruff and mypy when configured and installed. files (relative to dir) narrow the run where a tool
 // takes files, and always narrow what is reported.
 func CheckPlan(dir string, files []string) (*Plan, error) {
-	rel, err := relArgs(dir, files)
+	root, rel, err := openProject(dir, files)
 	if err != nil {
 		return nil, err
-	}
-	root, err := os.OpenRoot(dir)
-	if err != nil {
-		return nil, fmt.Errorf("open project: %w", err)
 	}
 	defer root.Close()
 	p := &Plan{Dir: dir, Files: rel}
@@ -387,6 +379,19 @@ func hasVenvTool(root *os.Root, tool string) bool {
 		}
 	}
 	return false
+}
+
+// openProject checks the paths given for a run (relArgs) and opens the project directory.
+func openProject(dir string, paths []string) (*os.Root, []string, error) {
+	rel, err := relArgs(dir, paths)
+	if err != nil {
+		return nil, nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open project: %w", err)
+	}
+	return root, rel, nil
 }
 
 // relArgs checks paths given for a run: inside dir, no NUL, no leading '-'. They are returned
