@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -193,12 +194,17 @@ func (b *buildTool) repoFor(ctx context.Context, c *Call, repoArg string, class 
 	return repo, nil
 }
 
-// check asks the guard about a directory and returns its canonical path; refusals blame repo.
+// check asks the guard about a directory and returns its canonical path; refusals, and paths
+// that are not directories, blame repo.
 func (b *buildTool) check(ctx context.Context, c *Call, path string, class authz.Class, namesOnly bool) (string, error) {
 	d, err := b.cfg.Guard.Check(ctx, authz.Request{Conversation: c.Conversation, Tool: buildToolName, Operation: c.Operation,
 		Class: class, Path: path, NamesOnly: namesOnly})
 	if err != nil {
 		return "", guardErrorFor(err, "repo")
+	}
+	if fi, err := os.Stat(d.Canonical); err != nil || !fi.IsDir() {
+		return "", &ToolError{Code: "not_found", Param: "repo", Message: d.Canonical + " is not a directory",
+			Next: "omit repo for the working directory, or pass a directory inside it"}
 	}
 	return d.Canonical, nil
 }

@@ -70,6 +70,9 @@ func TestBuildGitStatusStates(t *testing.T) {
 	if !strings.Contains(text, "error not_a_repository") || !strings.Contains(text, "parameter: repo") {
 		t.Errorf("status outside any repository:\n%s", text)
 	}
+	if text := h.errOp("git_status", map[string]any{"repo": "a.txt"}); !strings.Contains(text, "is not a directory") {
+		t.Errorf("status of a file:\n%s", text)
+	}
 	// The .git directory itself is not a work tree.
 	text = h.errOp("git_status", map[string]any{"repo": ".git"})
 	if !strings.Contains(text, "error not_a_repository") && !strings.Contains(text, "protected") {
@@ -77,7 +80,7 @@ func TestBuildGitStatusStates(t *testing.T) {
 	}
 	// A path that is not a directory of anything.
 	text = h.errOp("git_status", map[string]any{"repo": "missing/dir"})
-	if !strings.Contains(text, "error") {
+	if !strings.Contains(text, "error not_found") || !strings.Contains(text, "parameter: repo") {
 		t.Errorf("status of a missing directory:\n%s", text)
 	}
 }

@@ -43,14 +43,7 @@ var runEnv = map[string]string{"NO_COLOR": "1", "FORCE_COLOR": "0", "CARGO_TERM_
 // projectDir resolves the repo argument as the directory a run starts in (an execute check, as
 // terminal_operations does for cwd).
 func (b *buildTool) projectDir(ctx context.Context, c *Call, repoArg string) (string, error) {
-	dir, err := b.check(ctx, c, repoArg, authz.ClassExecute, false)
-	if err != nil {
-		return "", err
-	}
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return "", &ToolError{Code: "not_found", Param: "repo", Message: dir + " is not a directory"}
-	}
-	return dir, nil
+	return b.check(ctx, c, repoArg, authz.ClassExecute, false)
 }
 
 func (b *buildTool) listTasks(ctx context.Context, c *Call, a *listTasksArgs) (*Result, error) {
