@@ -117,6 +117,8 @@ type BuildConfig struct {
 	Terminal *terminal.Manager
 	// DefaultYield and MaxWait are the terminal engine's (0 means its defaults of 15 s and 60 s).
 	DefaultYield, MaxWait time.Duration
+	// Workdir, when set (and git is there), gets the git context resource (GitContextURI).
+	Workdir string
 }
 
 // buildToolName is the tool's name, also the Tool field of guard requests.
@@ -134,24 +136,31 @@ func BuildTool(cfg BuildConfig) *Tool {
 	}
 	b := &buildTool{cfg: cfg, runs: map[runKey]*pendingRun{}}
 	waiting := cfg.MaxWait + 30*time.Second
+	// The lead names every operation; only those whose name does not say enough get a line.
 	ops := []Operation{
-		Op("git_status", "branch, changes", RiskRead, b.status),
-		Op("git_diff", "work tree, staged, refs", RiskRead, b.diff),
-		Op("git_log", "commits", RiskRead, b.log),
+		Op("git_status", "", RiskRead, b.status),
+		Op("git_diff", "work tree, staged, or ref", RiskRead, b.diff),
+		Op("git_log", "", RiskRead, b.log),
 		Op("git_show", "commit or REV:path", RiskRead, b.show),
-		Op("git_blame", "line authors", RiskRead, b.blame),
+		Op("git_blame", "", RiskRead, b.blame),
 		Op("git_branch", "list, create, switch", RiskWrite, b.branch),
-		Op("git_stage", "paths", RiskWrite, b.stage),
-		Op("git_unstage", "paths", RiskWrite, b.unstage),
-		Op("git_commit", "hooks run", RiskWrite, b.commit),
+		Op("git_stage", "", RiskWrite, b.stage),
+		Op("git_unstage", "", RiskWrite, b.unstage),
+		Op("git_commit", "hooks run; amend if unpushed", RiskWrite, b.commit),
 		Op("changed_files", "vs merge base", RiskRead, b.changed),
-		Op("list_tasks", "declared tasks", RiskRead, b.listTasks),
-		Op("run_task", "by name", RiskExecute, b.runTask).WithTimeout(waiting),
+		Op("list_tasks", "", RiskRead, b.listTasks),
+		Op("run_task", "", RiskExecute, b.runTask).WithTimeout(waiting),
 		Op("run_tests", "counts, file:line failures", RiskExecute, b.runTests).WithTimeout(waiting),
 		Op("get_errors", "compiler/linter diagnostics", RiskExecute, b.getErrors).WithTimeout(waiting),
 	}
+	var res []Resource
+	if cfg.Git != nil && cfg.Workdir != "" {
+		res = append(res, gitContextResource(cfg.Git, cfg.Workdir))
+	}
 	return &Tool{
-		Name: buildToolName,
+		Resources: res,
+		Close:     b.close,
+		Name:      buildToolName,
 		// The operation list leads, for clients that show only the start of a description.
 		Description: "Git and project builds: " + OperationsPlaceholder + ". No remote access (push, pull, fetch).",
 		Operations:  ops,
@@ -200,10 +209,10 @@ func (b *buildTool) check(ctx context.Context, c *Call, path string, class authz
 	d, err := b.cfg.Guard.Check(ctx, authz.Request{Conversation: c.Conversation, Tool: buildToolName, Operation: c.Operation,
 		Class: class, Path: path, NamesOnly: namesOnly})
 	if err != nil {
-		return "", guardErrorFor(err, "repo")
+		return "", GuardError(err, "repo")
 	}
 	if fi, err := os.Stat(d.Canonical); err != nil || !fi.IsDir() {
-		return "", &ToolError{Code: "not_found", Param: "repo", Message: d.Canonical + " is not a directory",
+		return "", &ToolError{Code: CodeNotFound, Param: "repo", Message: d.Canonical + " is not a directory",
 			Next: "omit repo for the working directory, or pass a directory inside it"}
 	}
 	return d.Canonical, nil
@@ -224,7 +233,7 @@ func (b *buildTool) relPaths(ctx context.Context, c *Call, repo *git.Repo, paths
 		for _, p := range rel {
 			if _, err := b.cfg.Guard.Check(ctx, authz.Request{Conversation: c.Conversation, Tool: buildToolName, Operation: c.Operation,
 				Class: authz.ClassRead, Path: repo.Top + "/" + p}); err != nil {
-				return nil, guardErrorFor(err, "paths")
+				return nil, GuardError(err, "paths")
 			}
 		}
 	}
@@ -362,7 +371,7 @@ func (b *buildTool) log(ctx context.Context, c *Call, a *gitLogArgs) (*Result, e
 		return nil, err
 	}
 	if a.Limit < 0 || a.Limit > 1000 {
-		return nil, &ToolError{Code: "invalid_value", Param: "limit", Message: "limit must be 1-1000"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "limit", Message: "limit must be 1-1000"}
 	}
 	var rng *git.Range
 	if a.Ref != "" {
@@ -442,7 +451,7 @@ func (b *buildTool) show(ctx context.Context, c *Call, a *gitShowArgs) (*Result,
 
 func (b *buildTool) blame(ctx context.Context, c *Call, a *gitBlameArgs) (*Result, error) {
 	if len(a.Paths) != 1 {
-		return nil, &ToolError{Code: "invalid_value", Param: "paths", Message: "git_blame takes exactly one file"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "paths", Message: "git_blame takes exactly one file"}
 	}
 	repo, err := b.repoFor(ctx, c, a.Repo, authz.ClassRead, false)
 	if err != nil {
@@ -453,7 +462,7 @@ func (b *buildTool) blame(ctx context.Context, c *Call, a *gitBlameArgs) (*Resul
 		return nil, err
 	}
 	if a.StartLine < 0 || a.EndLine < 0 || (a.EndLine > 0 && a.StartLine > a.EndLine) {
-		return nil, &ToolError{Code: "invalid_value", Param: "start_line, end_line", Message: "lines are 1-based and start_line <= end_line"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "start_line, end_line", Message: "lines are 1-based and start_line <= end_line"}
 	}
 	rev := ""
 	if a.Ref != "" {
@@ -486,7 +495,7 @@ func (b *buildTool) branch(ctx context.Context, c *Call, a *gitBranchArgs) (*Res
 		return &Result{Text: git.RenderBranches(bs, a.Limit)}, nil
 	case "create":
 		if a.Name == "" {
-			return nil, &ToolError{Code: "missing_parameter", Param: "name", Message: "git_branch create needs name"}
+			return nil, &ToolError{Code: CodeMissingParameter, Param: "name", Message: "git_branch create needs name"}
 		}
 		start := "HEAD"
 		if a.Ref != "" {
@@ -502,7 +511,7 @@ func (b *buildTool) branch(ctx context.Context, c *Call, a *gitBranchArgs) (*Res
 		return Text("created branch %s at %s (still on %s); git_branch action=switch name=%s switches to it", a.Name, shortID(id), orDetached(repo.CurrentBranch(ctx)), a.Name), nil
 	case "switch":
 		if a.Name == "" {
-			return nil, &ToolError{Code: "missing_parameter", Param: "name", Message: "git_branch switch needs name"}
+			return nil, &ToolError{Code: CodeMissingParameter, Param: "name", Message: "git_branch switch needs name"}
 		}
 		if err := repo.Switch(ctx, a.Name); err != nil {
 			if errors.Is(err, git.ErrNoBranch) || errors.Is(err, git.ErrUnknownRevision) {
@@ -516,12 +525,12 @@ func (b *buildTool) branch(ctx context.Context, c *Call, a *gitBranchArgs) (*Res
 		}
 		return Text("switched to %s\n%s", a.Name, git.RenderStatus(st, git.RenderOptions{State: repo.State(), MaxPerSection: 20})), nil
 	}
-	return nil, &ToolError{Code: "invalid_value", Param: "action", Message: "action must be list, create or switch"}
+	return nil, &ToolError{Code: CodeInvalidValue, Param: "action", Message: "action must be list, create or switch"}
 }
 
 // noBranch explains a switch to something that is not a local or remote branch.
 func (b *buildTool) noBranch(ctx context.Context, repo *git.Repo, name string) error {
-	te := &ToolError{Code: "not_found", Param: "name", Message: fmt.Sprintf("no branch %q", truncate(name, 80)),
+	te := &ToolError{Code: CodeNotFound, Param: "name", Message: fmt.Sprintf("no branch %q", truncate(name, 80)),
 		Next: "git_branch lists branches; action=create name=X ref=Y makes one"}
 	if bs, err := repo.Branches(ctx); err == nil {
 		names := make([]string, len(bs))
@@ -546,7 +555,7 @@ func (b *buildTool) unstage(ctx context.Context, c *Call, a *gitPathsArgs) (*Res
 // index stages or unstages paths and answers with the staged list that results.
 func (b *buildTool) index(ctx context.Context, c *Call, a *gitPathsArgs, add bool) (*Result, error) {
 	if len(a.Paths) == 0 {
-		return nil, &ToolError{Code: "missing_parameter", Param: "paths", Message: c.Operation + " needs paths (\".\" for everything)"}
+		return nil, &ToolError{Code: CodeMissingParameter, Param: "paths", Message: c.Operation + " needs paths (\".\" for everything)"}
 	}
 	repo, err := b.repoFor(ctx, c, a.Repo, authz.ClassWrite, false)
 	if err != nil {
@@ -573,7 +582,7 @@ func (b *buildTool) index(ctx context.Context, c *Call, a *gitPathsArgs, add boo
 
 func (b *buildTool) commit(ctx context.Context, c *Call, a *gitCommitArgs) (*Result, error) {
 	if strings.TrimSpace(a.Message) == "" && !a.Amend {
-		return nil, &ToolError{Code: "missing_parameter", Param: "message", Message: "git_commit needs a message"}
+		return nil, &ToolError{Code: CodeMissingParameter, Param: "message", Message: "git_commit needs a message"}
 	}
 	repo, err := b.repoFor(ctx, c, a.Repo, authz.ClassWrite, false)
 	if err != nil {
@@ -665,50 +674,50 @@ func gitError(err error, param string) error {
 	}
 	switch {
 	case errors.Is(err, git.ErrNotRepository):
-		return &ToolError{Code: "not_a_repository", Param: "repo", Message: "not inside a git work tree",
+		return &ToolError{Cause: err, Code: CodeNotARepository, Param: "repo", Message: "not inside a git work tree",
 			Next: "pass repo= a directory inside a repository (list_tasks, run_tests and get_errors work without one)"}
 	case errors.Is(err, git.ErrNoCommits):
-		return &ToolError{Code: "no_commits", Param: param, Message: "the repository has no commits yet",
+		return &ToolError{Cause: err, Code: CodeNoCommits, Param: param, Message: "the repository has no commits yet",
 			Next: "git_stage files, then git_commit the first commit; git_status shows what is there"}
 	case errors.Is(err, git.ErrInvalidRef):
-		return &ToolError{Code: "invalid_value", Param: param, Message: strings.TrimPrefix(err.Error(), "invalid ref: "),
+		return &ToolError{Cause: err, Code: CodeInvalidValue, Param: param, Message: strings.TrimPrefix(err.Error(), "invalid ref: "),
 			Next: "refs are names (main, v1.2, HEAD~2, abc1234, A..B); they may not start with '-'"}
 	case errors.Is(err, git.ErrUnknownRevision):
-		return &ToolError{Code: "not_found", Param: param, Message: msg, Next: "git_branch lists branches, git_log lists commits"}
+		return &ToolError{Cause: err, Code: CodeNotFound, Param: param, Message: msg, Next: "git_branch lists branches, git_log lists commits"}
 	case errors.Is(err, git.ErrOutsideRepo):
-		return &ToolError{Code: "outside_repository", Param: "paths", Message: strings.TrimPrefix(err.Error(), git.ErrOutsideRepo.Error()+": "),
+		return &ToolError{Cause: err, Code: CodeOutsideRepository, Param: "paths", Message: strings.TrimPrefix(err.Error(), git.ErrOutsideRepo.Error()+": "),
 			Next: "give paths relative to the repository root (as git_status shows them), or pass repo= the other repository"}
 	case errors.Is(err, git.ErrPathspec):
-		return &ToolError{Code: "not_found", Param: "paths", Message: msg, Next: "git_status lists changed and untracked files"}
+		return &ToolError{Cause: err, Code: CodeNotFound, Param: "paths", Message: msg, Next: "git_status lists changed and untracked files"}
 	case errors.Is(err, git.ErrLocalChanges):
-		return &ToolError{Code: "local_changes", Param: param, Message: "switching would overwrite uncommitted changes" + files(),
+		return &ToolError{Cause: err, Code: CodeLocalChanges, Param: param, Message: "switching would overwrite uncommitted changes" + files(),
 			Next: "git_commit the changes first, or stash them (terminal_operations run_command \"git stash\"); nothing was changed"}
 	case errors.Is(err, git.ErrUnmerged):
-		return &ToolError{Code: "conflicts", Param: param, Message: "unresolved merge conflicts" + files(),
+		return &ToolError{Cause: err, Code: CodeUnresolvedConflicts, Param: param, Message: "unresolved merge conflicts" + files(),
 			Next: "edit the conflicted files, git_stage them, then git_commit; git_status lists them"}
 	case errors.Is(err, git.ErrNothingToCommit):
-		return &ToolError{Code: "nothing_to_commit", Param: param, Message: "nothing is staged",
+		return &ToolError{Cause: err, Code: CodeNothingToCommit, Param: param, Message: "nothing is staged",
 			Next: "git_stage paths first; git_status shows what changed"}
 	case errors.Is(err, git.ErrPushed):
-		return &ToolError{Code: "already_pushed", Param: "amend", Message: msg, Next: "make a new commit instead (amend=false)"}
+		return &ToolError{Cause: err, Code: CodeAlreadyPushed, Param: "amend", Message: msg, Next: "make a new commit instead (amend=false)"}
 	case errors.Is(err, git.ErrNoIdentity):
-		return &ToolError{Code: "no_identity", Param: param, Message: "git has no author name and email",
+		return &ToolError{Cause: err, Code: CodeNoIdentity, Param: param, Message: "git has no author name and email",
 			Next: "ask the user to set them: git config --global user.name NAME; git config --global user.email EMAIL"}
 	case errors.Is(err, git.ErrBranchExists):
-		return &ToolError{Code: "exists", Param: "name", Message: msg, Next: "pick another name, or action=switch to use it"}
+		return &ToolError{Cause: err, Code: CodeExists, Param: "name", Message: msg, Next: "pick another name, or action=switch to use it"}
 	case errors.Is(err, git.ErrNoBranch):
-		return &ToolError{Code: "not_found", Param: "name", Message: msg, Next: "git_branch lists branches; action=create name=X ref=Y makes one"}
+		return &ToolError{Cause: err, Code: CodeNotFound, Param: "name", Message: msg, Next: "git_branch lists branches; action=create name=X ref=Y makes one"}
 	case errors.Is(err, git.ErrHook):
 		out := msg
 		if ge != nil {
 			out = lastLines(ge.Stderr, 40)
 		}
-		return &ToolError{Code: "hook_failed", Param: param, Message: "a git hook refused the commit; nothing was committed:\n" + out,
+		return &ToolError{Cause: err, Code: CodeHookFailed, Param: param, Message: "a git hook refused the commit; nothing was committed:\n" + out,
 			Next: "fix what the hook reports, git_stage the fixes, and commit again"}
 	case errors.Is(err, git.ErrNoGit):
-		return &ToolError{Code: "unavailable", Message: "git is not installed on this machine"}
+		return &ToolError{Cause: err, Code: CodeUnavailable, Message: "git is not installed on this machine"}
 	case ge != nil:
-		return &ToolError{Code: "git_failed", Param: param, Message: msg}
+		return &ToolError{Cause: err, Code: CodeGitFailed, Param: param, Message: msg}
 	}
 	return err
 }

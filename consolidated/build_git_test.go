@@ -50,7 +50,7 @@ func TestBuildGitStatusStates(t *testing.T) {
 	h.golden("status_merge_conflict.txt", h.mustOp("git_status", map[string]any{"repo": "merge"}))
 	// A commit with the conflict unresolved is refused, naming the file.
 	text := h.errOp("git_commit", map[string]any{"repo": "merge", "message": "merge"})
-	if !strings.Contains(text, "error conflicts") || !strings.Contains(text, "a.txt") {
+	if !strings.Contains(text, "error unresolved_conflicts") || !strings.Contains(text, "a.txt") {
 		t.Errorf("commit during a conflict:\n%s", text)
 	}
 
@@ -365,9 +365,9 @@ func TestBuildRepositoryInternalsProtected(t *testing.T) {
 	h := newBuildHarness(t, buildOptions{})
 	h.repo("")
 	for _, p := range []string{".git/hooks/pre-commit", ".git/config", ".git/commondir"} {
-		_, err := h.guard.Check(context.Background(), authz.Request{Conversation: testConversation, Tool: "file_operations",
+		_, err := h.hs.guard.Check(context.Background(), authz.Request{Conversation: testConversation, Tool: "file_operations",
 			Operation: "create_file", Class: authz.ClassWrite, Path: p})
-		err = GuardError(err)
+		err = GuardError(err, "path")
 		if err == nil || !strings.Contains(err.Error(), "protected") {
 			t.Errorf("writing %s: %v, want protected", p, err)
 		}

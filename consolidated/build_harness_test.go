@@ -1,8 +1,6 @@
 package consolidated
 
 import (
-	"context"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,22 +11,20 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"toolhost/authz"
 	"toolhost/internal/git"
 	"toolhost/internal/git/gittest"
+	"toolhost/internal/golden"
 	"toolhost/internal/terminal"
 )
 
-var updateBuildGolden = flag.Bool("update-build", false, "rewrite the build_and_version_control golden files")
-
 // buildHarness serves build_and_version_control with terminal_operations and read_tool_result
-// over the go-sdk in-memory transport, on a real guard, store, terminal engine and git, in a
-// working directory of its own.
+// through the package's harness, on a real guard, store, terminal engine and git, in a working
+// directory of its own. Its helpers answer (text, isError) and build repositories.
 type buildHarness struct {
-	t     testing.TB
-	wd    string
-	guard *authz.Guard
-	cs    *mcp.ClientSession
+	t  testing.TB
+	hs *harness
+	wd string
+	cs *mcp.ClientSession
 }
 
 type buildOptions struct {
@@ -42,54 +38,45 @@ func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
 		t.Fatalf("git is required: %v", err)
 	}
 	gittest.Isolate(t)
-	w := newGuardedWorkdir(t)
 	if o.yield == 0 {
 		o.yield = 20 * time.Second
 	}
-	mgr, err := terminal.NewManager(terminal.Config{Store: w.st, CloseGrace: 500 * time.Millisecond, DefaultYield: o.yield, MaxWait: 30 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		mgr.Shutdown(ctx)
-	})
-	runner, err := git.NewRunner(git.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := &Env{Workdir: w.wd, DefaultConversation: testConversation, Spill: w.spill, BudgetTokens: o.budget}
-	cs := connectTools(t, env, []*Tool{
-		TerminalTool(TerminalConfig{Manager: mgr, Guard: w.guard, MaxWait: 30 * time.Second, DefaultYield: o.yield}),
-		BuildTool(BuildConfig{Git: runner, Guard: w.guard, Terminal: mgr, DefaultYield: o.yield, MaxWait: 30 * time.Second}),
-		ReadToolResultTool(),
-	}, func(s *mcp.Server) { AddGitResource(s, runner, w.wd) }, nil)
-	return &buildHarness{t: t, wd: w.wd, guard: w.guard, cs: cs}
+	hs := newHarness(t, harnessOptions{budgetTokens: o.budget, tools: func(h *harness) []*Tool {
+		mgr, err := terminal.NewManager(terminal.Config{Store: h.st, CloseGrace: 500 * time.Millisecond, DefaultYield: o.yield, MaxWait: 30 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runner, err := git.NewRunner(git.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*Tool{
+			BuildTool(BuildConfig{Git: runner, Guard: h.guard, Terminal: mgr, Workdir: h.wd, DefaultYield: o.yield, MaxWait: 30 * time.Second}),
+			// terminal_operations owns the engine: closing it ends the runs.
+			TerminalTool(TerminalConfig{Manager: mgr, Guard: h.guard, MaxWait: 30 * time.Second, DefaultYield: o.yield}),
+			ReadToolResultTool(),
+		}
+	}})
+	return &buildHarness{t: t, hs: hs, wd: hs.wd, cs: hs.cs}
 }
 
 // call runs a tool and returns its text and whether it is an error.
 func (h *buildHarness) call(tool string, args map[string]any) (string, bool) {
 	h.t.Helper()
-	return callText(h.t, h.cs, tool, args)
+	text, isErr, _ := h.hs.call(tool, args)
+	return text, isErr
 }
 
 // op calls build_and_version_control.
 func (h *buildHarness) op(op string, args map[string]any) (string, bool) {
 	h.t.Helper()
-	m := map[string]any{"operation": op}
-	for k, v := range args {
-		m[k] = v
-	}
-	return h.call(buildToolName, m)
+	text, isErr, _ := h.hs.op(op, args)
+	return text, isErr
 }
 
 func (h *buildHarness) mustOp(op string, args map[string]any) string {
 	h.t.Helper()
-	text, isErr := h.op(op, args)
-	if isErr {
-		h.t.Fatalf("%s %v failed:\n%s", op, args, text)
-	}
+	text, _ := h.hs.mustOp(op, args)
 	return text
 }
 
@@ -111,22 +98,12 @@ func (h *buildHarness) git(dir string, args ...string) string {
 // write creates a file (and its directories) under the working directory.
 func (h *buildHarness) write(name, content string) {
 	h.t.Helper()
-	p := filepath.Join(h.wd, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		h.t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-		h.t.Fatal(err)
-	}
+	h.hs.write(map[string]string{name: content})
 }
 
 func (h *buildHarness) read(name string) string {
 	h.t.Helper()
-	b, err := os.ReadFile(filepath.Join(h.wd, name))
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return string(b)
+	return h.hs.read(name)
 }
 
 // repo makes a repository in dir ("" for the working directory) with one commit of a.txt.
@@ -146,32 +123,16 @@ func (h *buildHarness) normalize(s string) string {
 	s = strings.ReplaceAll(s, h.wd, "$WD")
 	s = regexp.MustCompile(`\b\d+(\.\d+)?(ms|µs|s|m\d+s)\b`).ReplaceAllString(s, "<dur>")
 	s = regexp.MustCompile(`\bcmd\d+\b`).ReplaceAllString(s, "cmdN")
-	s = regexp.MustCompile(`/tmp/toolhost-run-\d+`).ReplaceAllString(s, "$$REPORTS")
 	return s
 }
 
-// golden compares got with testdata/build_and_version_control/name (rewritten with -update-build).
+// golden compares got, normalized, with testdata/build_and_version_control/name
+// (TOOLHOST_GOLDEN=update rewrites it).
 func (h *buildHarness) golden(name, got string) {
 	h.t.Helper()
 	got = h.normalize(got)
 	if !strings.HasSuffix(got, "\n") {
 		got += "\n"
 	}
-	path := filepath.Join("testdata", buildToolName, name)
-	if *updateBuildGolden {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			h.t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			h.t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		h.t.Fatalf("%v (rerun with -update-build)", err)
-	}
-	if string(want) != got {
-		h.t.Errorf("%s drifted; review and rerun with -update-build\n--- want\n%s\n--- got\n%s", path, want, got)
-	}
+	golden.Check(h.t, filepath.Join("testdata", buildToolName, name), []byte(got))
 }

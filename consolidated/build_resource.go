@@ -13,18 +13,21 @@ import (
 // GitContextURI is the resource with the git context of the working directory.
 const GitContextURI = "toolhost://workdir/git"
 
-// AddGitResource serves the working directory's git context (branch and upstream, a status
-// summary, the last commits) as a resource, for clients that attach resources to a conversation.
-// It reads the working directory only, which the guard always allows.
-func AddGitResource(s *mcp.Server, runner *git.Runner, workdir string) {
-	s.AddResource(&mcp.Resource{
-		Name:        "git_context",
-		URI:         GitContextURI,
-		Description: "Git branch, status summary and recent commits of the working directory.",
-		MIMEType:    "text/plain",
-	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: GitContextURI, MIMEType: "text/plain", Text: GitContext(ctx, runner, workdir)}}}, nil
-	})
+// gitContextResource serves the working directory's git context (branch and upstream, a status
+// summary, the last commits), for clients that attach resources to a conversation. It reads the
+// working directory only, which the guard always allows.
+func gitContextResource(runner *git.Runner, workdir string) Resource {
+	return Resource{
+		Resource: &mcp.Resource{
+			Name:        "git_context",
+			URI:         GitContextURI,
+			Description: "Git branch, status summary and recent commits of the working directory.",
+			MIMEType:    "text/plain",
+		},
+		Read: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: GitContextURI, MIMEType: "text/plain", Text: GitContext(ctx, runner, workdir)}}}, nil
+		},
+	}
 }
 
 // GitContext renders the git context of dir in a few lines.

@@ -85,7 +85,7 @@ func (b *buildTool) runTask(ctx context.Context, c *Call, a *runTaskArgs) (*Resu
 		return b.resume(ctx, c, runTask, a.ID)
 	}
 	if a.Name == "" {
-		return nil, &ToolError{Code: "missing_parameter", Param: "name", Message: "run_task needs name (or id to wait for a run)", Next: "list_tasks shows the names"}
+		return nil, &ToolError{Code: CodeMissingParameter, Param: "name", Message: "run_task needs name (or id to wait for a run)", Next: "list_tasks shows the names"}
 	}
 	dir, err := b.projectDir(ctx, c, a.Repo)
 	if err != nil {
@@ -163,7 +163,7 @@ func (b *buildTool) runPlan(ctx context.Context, c *Call, kind runKind, plan *ta
 // start runs a shell command through the terminal engine.
 func (b *buildTool) start(ctx context.Context, c *Call, dir, command string, timeout, maxBytes int) (terminal.RunResult, error) {
 	if timeout < 0 {
-		return terminal.RunResult{}, &ToolError{Code: "invalid_value", Param: "timeout_seconds", Message: "timeout_seconds must be positive"}
+		return terminal.RunResult{}, &ToolError{Code: CodeInvalidValue, Param: "timeout_seconds", Message: "timeout_seconds must be positive"}
 	}
 	r, err := b.cfg.Terminal.Run(ctx, c.Conversation, terminal.RunSpec{
 		Command: command, Cwd: dir, Env: runEnv, MaxBytes: maxBytes,
@@ -182,11 +182,11 @@ func (b *buildTool) resume(ctx context.Context, c *Call, kind runKind, id string
 	pr := b.runs[k]
 	b.mu.Unlock()
 	if pr == nil {
-		return nil, &ToolError{Code: "not_found", Param: "id", Message: fmt.Sprintf("no %s run %q is waiting in this conversation (a finished run is reported once)", kind, truncate(id, 40)),
+		return nil, &ToolError{Code: CodeNotFound, Param: "id", Message: fmt.Sprintf("no %s run %q is waiting in this conversation (a finished run is reported once)", kind, truncate(id, 40)),
 			Next: "call " + string(kind) + " without id to start a new run; terminal_operations get_history session_id=" + truncate(id, 40) + " reads a run's log"}
 	}
 	if pr.kind != kind {
-		return nil, &ToolError{Code: "invalid_value", Param: "id", Message: fmt.Sprintf("%s was started by %s", id, pr.kind), Next: "call " + string(pr.kind) + " id=" + id}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "id", Message: fmt.Sprintf("%s was started by %s", id, pr.kind), Next: "call " + string(pr.kind) + " id=" + id}
 	}
 	r, err := b.cfg.Terminal.Wait(ctx, c.Conversation, id, min(b.cfg.DefaultYield, b.cfg.MaxWait))
 	if err != nil {
@@ -273,9 +273,9 @@ func (b *buildTool) forget(k runKey) *pendingRun {
 // taskError explains a task name that matched nothing or several tasks.
 func taskError(err error, name string, cands []string) error {
 	if errors.Is(err, tasks.ErrAmbiguous) {
-		return &ToolError{Code: "ambiguous", Param: "name", Message: err.Error(), Next: "use one of: " + strings.Join(cands, ", ")}
+		return &ToolError{Cause: err, Code: CodeAmbiguous, Param: "name", Message: err.Error(), Next: "use one of: " + strings.Join(cands, ", ")}
 	}
-	te := &ToolError{Code: "not_found", Param: "name", Message: fmt.Sprintf("no task %q", truncate(name, 80)), Next: "list_tasks shows the names"}
+	te := &ToolError{Cause: err, Code: CodeNotFound, Param: "name", Message: fmt.Sprintf("no task %q", truncate(name, 80)), Next: "list_tasks shows the names"}
 	if len(cands) == 0 {
 		te.Next = "this project declares no tasks (no Makefile, Taskfile.yml, package.json scripts, justfile, go.mod or Cargo.toml)"
 		return te
@@ -303,17 +303,30 @@ func planError(err error) error {
 	msg := err.Error()
 	switch {
 	case errors.Is(err, tasks.ErrNoRunner):
-		return &ToolError{Code: "no_test_runner", Param: "name", Message: msg, Next: "list_tasks shows what the project declares; run_task runs one"}
+		return &ToolError{Cause: err, Code: CodeNoTestRunner, Param: "name", Message: msg, Next: "list_tasks shows what the project declares; run_task runs one"}
 	case errors.Is(err, tasks.ErrNoChecker):
-		return &ToolError{Code: "no_checker", Param: "repo", Message: msg, Next: "run_task runs the project's own lint or build task (list_tasks)"}
+		return &ToolError{Cause: err, Code: CodeNoChecker, Param: "repo", Message: msg, Next: "run_task runs the project's own lint or build task (list_tasks)"}
 	case errors.Is(err, tasks.ErrNotInstalled):
-		return &ToolError{Code: "not_installed", Message: msg, Next: "install the project's dependencies (run_task, or terminal_operations run_command)"}
+		return &ToolError{Cause: err, Code: CodeNotInstalled, Message: msg, Next: "install the project's dependencies (run_task, or terminal_operations run_command)"}
 	case errors.Is(err, tasks.ErrBadArgument):
 		param := "paths"
 		if strings.Contains(msg, "filter") {
 			param = "filter"
 		}
-		return &ToolError{Code: "invalid_value", Param: param, Message: msg}
+		return &ToolError{Cause: err, Code: CodeInvalidValue, Param: param, Message: msg}
 	}
 	return err
+}
+
+// close removes the reports of runs still waiting to be parsed, when the tool closes.
+func (b *buildTool) close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for k, pr := range b.runs {
+		if pr.reportDir != "" {
+			os.RemoveAll(pr.reportDir)
+		}
+		delete(b.runs, k)
+	}
+	return nil
 }

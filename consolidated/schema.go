@@ -176,10 +176,11 @@ func (t *Tool) inputSchema(enabled []Operation) json.RawMessage {
 
 // OperationsPlaceholder in a tool's Description is replaced by the names of its enabled
 // operations, for a lead sentence that lists them (clients that show only the start of a
-// description still see what the tool does).
+// description still see what the tool does). A tool whose lead lists its operations may leave
+// the summary of a self-explaining operation empty: it then gets no line of its own.
 const OperationsPlaceholder = "{operations}"
 
-// description is the lead sentence followed by one line per enabled operation.
+// description is the lead sentence followed by one line per enabled operation that has a summary.
 func (t *Tool) description(enabled []Operation) string {
 	if t.Single {
 		return t.Description
@@ -187,7 +188,9 @@ func (t *Tool) description(enabled []Operation) string {
 	var b strings.Builder
 	b.WriteString(strings.ReplaceAll(t.Description, OperationsPlaceholder, strings.Join(opNames(enabled), ", ")))
 	for _, op := range enabled {
-		fmt.Fprintf(&b, "\n- %s: %s", op.Name, op.Summary)
+		if op.Summary != "" {
+			fmt.Fprintf(&b, "\n- %s: %s", op.Name, op.Summary)
+		}
 	}
 	return b.String()
 }

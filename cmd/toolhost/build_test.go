@@ -101,7 +101,7 @@ func TestBuildToolThroughBinary(t *testing.T) {
 		t.Fatalf("the merge did not conflict:\n%s", out)
 	}
 	call("git_status", nil, false, "merge in progress", "conflicted (1)", "b.go (both modified)")
-	call("git_commit", map[string]any{"message": "merge"}, true, "error conflicts")
+	call("git_commit", map[string]any{"message": "merge"}, true, "error unresolved_conflicts")
 	git("merge", "--abort")
 	// Detached HEAD.
 	git("checkout", "-q", "HEAD~1")
