@@ -15,97 +15,116 @@ import (
 )
 
 // The argument structs. A parameter keeps one type across operations; its description is taken
-// from the first operation that declares it (table order), so later structs leave it out.
+// from the first operation that declares it (table order). Parameters several operations share
+// are embedded structs, declared once.
 
-type gitStatusArgs struct {
-	Repo  string   `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository" jsonschema:"Default: working dir."`
+// repoArg is the repository (or, for runs, the project directory) every operation works in.
+type repoArg struct {
+	Repo string `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository" jsonschema:"Default: working dir."`
+}
+
+// pathsArg limits an operation to paths; optional where it is embedded.
+type pathsArg struct {
 	Paths []string `json:"paths,omitempty" alias:"path,file,files" jsonschema:"Repo-relative."`
 }
 
+// refArg names a commit, a range or a base.
+type refArg struct {
+	Ref string `json:"ref,omitempty" alias:"rev,revision,commit,range,base" jsonschema:"Ref or A..B."`
+}
+
+// runArgs bound a run, or continue one handed back earlier.
+type runArgs struct {
+	ID             string `json:"id,omitempty" alias:"session_id,handle" jsonschema:"Wait for this run."`
+	TimeoutSeconds int    `json:"timeout_seconds,omitempty" alias:"timeout"`
+}
+
+type gitStatusArgs struct {
+	repoArg
+	pathsArg
+}
+
 type gitDiffArgs struct {
-	Repo     string   `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository"`
-	Paths    []string `json:"paths,omitempty" alias:"path,file,files"`
-	Ref      string   `json:"ref,omitempty" alias:"rev,revision,commit,range,base" jsonschema:"Ref or A..B."`
-	Staged   bool     `json:"staged,omitempty" alias:"cached"`
-	StatOnly bool     `json:"stat_only,omitempty" alias:"stat"`
-	Context  int      `json:"context,omitempty" alias:"context_lines,unified"`
+	repoArg
+	pathsArg
+	refArg
+	Staged   bool `json:"staged,omitempty" alias:"cached"`
+	StatOnly bool `json:"stat_only,omitempty" alias:"stat"`
+	Context  int  `json:"context,omitempty" alias:"context_lines,unified"`
 }
 
 type gitLogArgs struct {
-	Repo   string   `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository"`
-	Paths  []string `json:"paths,omitempty" alias:"path,file,files"`
-	Ref    string   `json:"ref,omitempty" alias:"rev,revision,commit,range,base"`
-	Author string   `json:"author,omitempty"`
-	Since  string   `json:"since,omitempty" alias:"after"`
-	Limit  int      `json:"limit,omitempty" alias:"max_count,count,n"`
-	Full   bool     `json:"full,omitempty" alias:"full_message,verbose"`
+	repoArg
+	pathsArg
+	refArg
+	Author string `json:"author,omitempty"`
+	Since  string `json:"since,omitempty" alias:"after"`
+	Limit  int    `json:"limit,omitempty" alias:"max_count,count,n"`
+	Full   bool   `json:"full,omitempty" alias:"full_message,verbose"`
 }
 
 type gitShowArgs struct {
-	Repo     string `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository"`
-	Ref      string `json:"ref,omitempty" alias:"rev,revision,commit,range,base"`
-	StatOnly bool   `json:"stat_only,omitempty" alias:"stat"`
-	Context  int    `json:"context,omitempty" alias:"context_lines,unified"`
+	repoArg
+	refArg
+	StatOnly bool `json:"stat_only,omitempty" alias:"stat"`
+	Context  int  `json:"context,omitempty" alias:"context_lines,unified"`
 }
 
 type gitBlameArgs struct {
-	Repo      string   `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository"`
-	Paths     []string `json:"paths" alias:"path,file,files"`
-	Ref       string   `json:"ref,omitempty" alias:"rev,revision,commit,range,base"`
-	StartLine int      `json:"start_line,omitempty" alias:"start,from_line"`
-	EndLine   int      `json:"end_line,omitempty" alias:"end,to_line"`
+	repoArg
+	Paths []string `json:"paths" alias:"path,file,files"`
+	refArg
+	StartLine int `json:"start_line,omitempty" alias:"start,from_line"`
+	EndLine   int `json:"end_line,omitempty" alias:"end,to_line"`
 }
 
 type gitBranchArgs struct {
-	Repo   string `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository"`
+	repoArg
 	Action string `json:"action,omitempty" enum:"list,create,switch"`
 	Name   string `json:"name,omitempty" alias:"branch,task,runner" jsonschema:"Branch, task or test runner."`
-	Ref    string `json:"ref,omitempty" alias:"rev,revision,commit,range,base"`
-	Limit  int    `json:"limit,omitempty" alias:"max_count,count,n"`
+	refArg
+	Limit int `json:"limit,omitempty" alias:"max_count,count,n"`
 }
 
 type gitPathsArgs struct {
-	Repo  string   `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository"`
+	repoArg
 	Paths []string `json:"paths" alias:"path,file,files"`
 }
 
 type gitCommitArgs struct {
-	Repo    string `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository"`
+	repoArg
 	Message string `json:"message,omitempty" alias:"msg,m,commit_message"`
 	Amend   bool   `json:"amend,omitempty"`
 }
 
 type changedFilesArgs struct {
-	Repo  string   `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository"`
-	Ref   string   `json:"ref,omitempty" alias:"rev,revision,commit,range,base"`
-	Paths []string `json:"paths,omitempty" alias:"path,file,files"`
+	repoArg
+	refArg
+	pathsArg
 }
 
 type listTasksArgs struct {
-	Repo string `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository"`
+	repoArg
 }
 
 type runTaskArgs struct {
-	Repo           string `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository"`
-	Name           string `json:"name,omitempty" alias:"branch,task,runner"`
-	ID             string `json:"id,omitempty" alias:"session_id,handle" jsonschema:"Wait for this run."`
-	TimeoutSeconds int    `json:"timeout_seconds,omitempty" alias:"timeout"`
+	repoArg
+	Name string `json:"name,omitempty" alias:"branch,task,runner"`
+	runArgs
 }
 
 type runTestsArgs struct {
-	Repo           string   `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository"`
-	Name           string   `json:"name,omitempty" alias:"branch,task,runner"`
-	Paths          []string `json:"paths,omitempty" alias:"path,file,files"`
-	Filter         string   `json:"filter,omitempty" alias:"pattern,run,test,k"`
-	ID             string   `json:"id,omitempty" alias:"session_id,handle"`
-	TimeoutSeconds int      `json:"timeout_seconds,omitempty" alias:"timeout"`
+	repoArg
+	Name string `json:"name,omitempty" alias:"branch,task,runner"`
+	pathsArg
+	Filter string `json:"filter,omitempty" alias:"pattern,run,test,k"`
+	runArgs
 }
 
 type getErrorsArgs struct {
-	Repo           string   `json:"repo,omitempty" alias:"dir,directory,cwd,project,repository"`
-	Paths          []string `json:"paths,omitempty" alias:"path,file,files"`
-	ID             string   `json:"id,omitempty" alias:"session_id,handle"`
-	TimeoutSeconds int      `json:"timeout_seconds,omitempty" alias:"timeout"`
+	repoArg
+	pathsArg
+	runArgs
 }
 
 // BuildConfig is what build_and_version_control needs from the wiring.
