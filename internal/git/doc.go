@@ -21,7 +21,8 @@
 // # Environment
 //
 // Every command runs with GIT_TERMINAL_PROMPT=0, GIT_PAGER=cat, PAGER=cat, GIT_EDITOR=true,
-// LC_MESSAGES=C (error texts are classified), -c color.ui=never and -c core.quotepath=off; reads add
+// LC_MESSAGES=C (error texts are classified), -c color.ui=never, -c core.quotepath=off and
+// -c safe.bareRepository=explicit (a bare repository planted in a work tree is never used); reads add
 // --no-optional-locks so a status never takes the index lock from the user's own git. Inherited GIT_*
 // variables that would redirect git (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_CONFIG_*, ...) are
 // dropped; the author and committer variables are kept, since they are the user's identity. Hooks run

@@ -88,7 +88,8 @@ func (e *Error) Message(maxLines int) string {
 func classify(stderr, stdout string, code int) (error, []string) {
 	s := stderr
 	switch {
-	case strings.Contains(s, "not a git repository"), strings.Contains(s, "must be run in a work tree"):
+	case strings.Contains(s, "not a git repository"), strings.Contains(s, "must be run in a work tree"),
+		strings.Contains(s, "cannot use bare repository"):
 		return ErrNotRepository, nil
 	case strings.Contains(s, "does not have any commits yet"), strings.Contains(s, "bad default revision 'HEAD'"),
 		strings.Contains(s, "ambiguous argument 'HEAD'"), strings.Contains(s, "Needed a single revision") && strings.Contains(s, "HEAD"):

@@ -308,6 +308,17 @@ func TestOpenErrors(t *testing.T) {
 	if _, err := r.Open(ctx, filepath.Join(dir, ".git")); !errors.Is(err, ErrNotRepository) {
 		t.Errorf("Open(.git) = %v, want ErrNotRepository", err)
 	}
+	// A bare repository planted inside a work tree (its config could run anything) is never
+	// used, nor one found by walking up from inside it.
+	sh(t, dir, "init", "-q", "--bare", "planted")
+	if err := os.MkdirAll(filepath.Join(dir, "planted", "refs", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"planted", "planted/refs/sub"} {
+		if _, err := r.Open(ctx, filepath.Join(dir, d)); !errors.Is(err, ErrNotRepository) {
+			t.Errorf("Open(%s) = %v, want ErrNotRepository", d, err)
+		}
+	}
 	if _, err := NewRunner(Config{Path: "/nonexistent/git"}); !errors.Is(err, ErrNoGit) {
 		t.Errorf("NewRunner(missing git) = %v, want ErrNoGit", err)
 	}

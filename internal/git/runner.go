@@ -139,7 +139,9 @@ func (c command) args() []string {
 	if c.read {
 		a = append(a, "--no-optional-locks")
 	}
-	a = append(a, "--literal-pathspecs", "-c", "color.ui=never", "-c", "core.quotepath=off", c.sub)
+	// safe.bareRepository=explicit: a bare repository found by walking up from a directory (one
+	// planted inside a work tree, whose config nobody reviewed) is never used.
+	a = append(a, "--literal-pathspecs", "-c", "color.ui=never", "-c", "core.quotepath=off", "-c", "safe.bareRepository=explicit", c.sub)
 	a = append(a, c.opts...)
 	if len(c.revs) > 0 {
 		if c.endOpts {
@@ -224,7 +226,7 @@ func (r *Runner) run(ctx context.Context, dir string, c command) (result, error)
 // publicArgs drops the runner's own global options from an argument vector for messages.
 func publicArgs(a []string) []string {
 	for i, s := range a {
-		if s == "core.quotepath=off" {
+		if s == "safe.bareRepository=explicit" {
 			return a[i+1:]
 		}
 	}
