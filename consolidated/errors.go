@@ -34,6 +34,12 @@ const (
 	CodeInvalidTodos ErrorCode = "invalid_todos"
 	// CodeBadPatch: a patch that does not parse, or names no file.
 	CodeBadPatch ErrorCode = "bad_patch"
+	// CodeRefused: SQL that would write, or is not one read statement; database_operations
+	// only reads.
+	CodeRefused ErrorCode = "refused"
+	// CodeSQLError: the database rejected the statement (syntax, an unknown column, the wrong
+	// parameters); the message is the server's.
+	CodeSQLError ErrorCode = "sql_error"
 )
 
 // Path and guard: the path the model gave, or the working-directory guard's decision about it.
@@ -160,6 +166,8 @@ const (
 	CodeInternal ErrorCode = "internal"
 	// CodeUnavailable: the service is not available here or now (shutting down, not configured).
 	CodeUnavailable ErrorCode = "unavailable"
+	// CodeConnectionFailed: a configured database could not be reached, or refused the login.
+	CodeConnectionFailed ErrorCode = "connection_failed"
 )
 
 // ToolError is a failure the model can fix. Its text names the code, the parameter concerned

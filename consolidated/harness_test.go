@@ -55,6 +55,8 @@ type harnessOptions struct {
 	protocol string
 	// elicit makes the client declare elicitation and answer with answerWith.
 	elicit bool
+	// guard, when set, adjusts the guard's configuration (outside reads that need a grant).
+	guard func(*authz.Config)
 }
 
 func newHarness(t testing.TB, o harnessOptions) *harness {
@@ -68,7 +70,11 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	if h.st == nil {
 		h.st = storetest.Open(t)
 	}
-	if h.guard, err = authz.New(ctx, authz.Config{WorkDir: wd, StateDir: h.st.Dir(), Store: h.st}); err != nil {
+	gcfg := authz.Config{WorkDir: wd, StateDir: h.st.Dir(), Store: h.st}
+	if o.guard != nil {
+		o.guard(&gcfg)
+	}
+	if h.guard, err = authz.New(ctx, gcfg); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.guard.Close() })

@@ -144,6 +144,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries)}),
 		consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration}),
 		a.buildTool(terminals),
+		a.databaseTool(),
 		consolidated.ReadToolResultTool(),
 	}
 	a.Registry = consolidated.NewRegistry(a.Env, tools, func(tool, op string, risk consolidated.Risk) bool {
