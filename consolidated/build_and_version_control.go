@@ -177,12 +177,12 @@ func BuildTool(cfg BuildConfig) *Tool {
 		res = append(res, gitContextResource(cfg.Git, cfg.Workdir))
 	}
 	return &Tool{
-		Resources: res,
-		Close:     b.close,
-		Name:      buildToolName,
+		Name: buildToolName,
 		// The operation list leads, for clients that show only the start of a description.
 		Description: "Git and project builds: " + OperationsPlaceholder + ". No remote access (push, pull, fetch).",
 		Operations:  ops,
+		Resources:   res,
+		Close:       b.close,
 	}
 }
 
@@ -231,8 +231,12 @@ func (b *buildTool) check(ctx context.Context, c *Call, path string, class authz
 		return "", GuardError(err, "repo")
 	}
 	if fi, err := os.Stat(d.Canonical); err != nil || !fi.IsDir() {
-		return "", &ToolError{Code: CodeNotFound, Param: "repo", Message: d.Canonical + " is not a directory",
-			Next: "omit repo for the working directory, or pass a directory inside it"}
+		code := CodeNotFound
+		if err == nil {
+			code = CodeNotDirectory
+		}
+		return "", &ToolError{Code: code, Param: "repo", Message: d.Canonical + " is not a directory",
+			Next: "omit repo for the working directory, or pass a directory inside it", Cause: err}
 	}
 	return d.Canonical, nil
 }
@@ -241,8 +245,8 @@ func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
 
-// relPaths turns paths into repository-relative ones; with class read, each also passes the guard
-// (a diff or blame shows contents).
+// relPaths turns paths into repository-relative ones; with check, each also passes the guard as a
+// read (a diff or blame shows contents).
 func (b *buildTool) relPaths(ctx context.Context, c *Call, repo *git.Repo, paths []string, check bool) ([]string, error) {
 	rel, err := repo.RelPaths(paths)
 	if err != nil {
