@@ -8,7 +8,7 @@ import (
 )
 
 const intro = `toolhost — a small, stable set of MCP tools for coding agents: files, terminals,
-todos, memory and more, behind a working-directory guard.
+git and builds, todos, memory and more, behind a working-directory guard.
 
 Usage:
   toolhost [flags] COMMAND [command flags]
