@@ -137,7 +137,7 @@ func decodeArgs(op Operation, m map[string]json.RawMessage) (any, error) {
 		if !ok {
 			continue
 		}
-		f := ptr.Elem().FieldByIndex(fieldIndex(op.args, p.Name))
+		f := ptr.Elem().FieldByIndex(p.index)
 		if err := json.Unmarshal(v, f.Addr().Interface()); err != nil {
 			return nil, typeError(op, p, err)
 		}
@@ -150,20 +150,6 @@ func decodeArgs(op Operation, m map[string]json.RawMessage) (any, error) {
 		}
 	}
 	return ptr.Interface(), nil
-}
-
-func fieldIndex(t reflect.Type, name string) []int {
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		n, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if n == "" {
-			n = f.Name
-		}
-		if n == name {
-			return f.Index
-		}
-	}
-	panic("consolidated: no field " + name)
 }
 
 func typeError(op Operation, p param, err error) error {

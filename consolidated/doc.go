@@ -23,7 +23,8 @@
 // The json tag names the parameter (omitempty makes it optional), jsonschema describes it (once,
 // where the tool first declares it: the schema is a flat union of every operation's parameters,
 // so a name keeps one type across the table), enum lists allowed strings and alias the other
-// spellings models send. The risk class ([RiskRead] … [RiskNetwork]) sets the annotations and
+// spellings models send. A parameter set several operations share is an embedded struct without
+// a json tag (build_and_version_control's repoArg): its fields are parameters of each operation. The risk class ([RiskRead] … [RiskNetwork]) sets the annotations and
 // what a read-only profile keeps. Modifiers on the row: [Operation.WithTimeout] for a deadline
 // other than [DefaultTimeout], [Operation.WithNamesOnly] for a listing the guard should treat as
 // reading names, not contents.
@@ -34,6 +35,9 @@
 // and the Cause it was mapped from, which only the log sees. Any other error becomes "internal".
 // Paths go through the guard with [Call.GuardRequest] and refusals through [GuardError], naming
 // the parameter the path came from.
+//
+// A summary may be empty only in a tool whose Description holds [OperationsPlaceholder] (the
+// lead then names every enabled operation): the operation gets no line of its own.
 //
 // Then: test it through the harness in harness_test.go (or a txtar scenario under
 // testdata/scenarios when the point is the text the model reads), and regenerate the goldens with

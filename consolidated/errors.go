@@ -168,6 +168,37 @@ const (
 	CodeCancelled ErrorCode = "cancelled"
 )
 
+// Repositories and builds: the state of a git repository or a project refuses the call as it
+// stands; the next step says what changes it.
+const (
+	// CodeNotARepository: the directory is not inside a git work tree.
+	CodeNotARepository ErrorCode = "not_a_repository"
+	// CodeNoCommits: the repository has no commits yet, so there is no history to read.
+	CodeNoCommits ErrorCode = "no_commits"
+	// CodeOutsideRepository: a path leaves the repository's work tree or points into .git.
+	CodeOutsideRepository ErrorCode = "outside_repository"
+	// CodeLocalChanges: a branch switch would overwrite uncommitted work; nothing was changed.
+	CodeLocalChanges ErrorCode = "local_changes"
+	// CodeUnresolvedConflicts: a merge left conflicts that must be resolved and staged first.
+	CodeUnresolvedConflicts ErrorCode = "unresolved_conflicts"
+	// CodeNothingToCommit: a commit found nothing staged.
+	CodeNothingToCommit ErrorCode = "nothing_to_commit"
+	// CodeAlreadyPushed: an amend of a commit that is already on a remote-tracking branch.
+	CodeAlreadyPushed ErrorCode = "already_pushed"
+	// CodeNoIdentity: git has no author name and email; the user configures them.
+	CodeNoIdentity ErrorCode = "no_identity"
+	// CodeHookFailed: a git hook refused the commit; its output says why.
+	CodeHookFailed ErrorCode = "hook_failed"
+	// CodeGitFailed: git refused for another reason; its own message follows.
+	CodeGitFailed ErrorCode = "git_failed"
+	// CodeNoTestRunner: the project has no test runner toolhost knows (or not the one named).
+	CodeNoTestRunner ErrorCode = "no_test_runner"
+	// CodeNoChecker: the project has no compiler, type checker or linter toolhost knows.
+	CodeNoChecker ErrorCode = "no_checker"
+	// CodeNotInstalled: the project declares a tool that is not installed.
+	CodeNotInstalled ErrorCode = "not_installed"
+)
+
 // Internal: nothing the model did; the log has the cause.
 const (
 	// CodeInternal: a failure inside toolhost (a bug, an I/O error); the text names the execution

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,7 +49,8 @@ var Order = []string{
 // the tool is advertised, and a profile that disables the tool drops them with it.
 type Tool struct {
 	Name string
-	// Description is the lead sentence; the operation list is appended from the table.
+	// Description is the lead sentence; the operation list is appended from the table, and
+	// OperationsPlaceholder in it stands for the enabled operations' names.
 	Description string
 	// Single marks a tool with exactly one purpose: its schema has no operation field.
 	Single bool
@@ -165,6 +167,11 @@ func (t *Tool) validate() {
 	}
 	if t.Single && len(t.Operations) != 1 {
 		panic(fmt.Sprintf("consolidated: single-purpose tool %s must have exactly one operation", t.Name))
+	}
+	for _, op := range t.Operations {
+		if op.Summary == "" && !strings.Contains(t.Description, OperationsPlaceholder) {
+			panic(fmt.Sprintf("consolidated: operation %s.%s has no summary and the description does not list the operations", t.Name, op.Name))
+		}
 	}
 	for _, r := range t.Resources {
 		if (r.Resource == nil) == (r.Template == nil) || r.Read == nil {

@@ -8,7 +8,8 @@ import (
 )
 
 const intro = `toolhost — a small, stable set of MCP tools for coding agents: files, terminals,
-todos, memory, the web and more, behind a working-directory guard and a network guard.
+git and builds, todos, memory, the web and more, behind a working-directory guard and a network
+guard.
 
 Usage:
   toolhost [flags] COMMAND [command flags]

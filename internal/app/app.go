@@ -149,6 +149,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		// a large file seek instead of rescanning.
 		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries)}),
 		consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration}),
+		a.buildTool(terminals),
 		web,
 		a.databaseTool(),
 		consolidated.ReadToolResultTool(),
