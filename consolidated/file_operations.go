@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolhost/authz"
+	"toolhost/internal/edit"
 	"toolhost/internal/fsread"
 )
 
@@ -129,6 +130,9 @@ type FileConfig struct {
 	// MaxRemembered bounds the stale-write memory (conversation, file) entries; 0 means
 	// DefaultMaxRemembered.
 	MaxRemembered int
+	// Journal makes every write crash-atomic (all files or none even across a SIGKILL); nil
+	// writes all or none only while the process lives.
+	Journal *edit.Journal
 }
 
 // DefaultMaxRemembered bounds how many (conversation, file) fingerprints file_operations keeps
@@ -149,7 +153,7 @@ func FileTool(cfg FileConfig) *Tool {
 	if cfg.MaxRemembered <= 0 {
 		cfg.MaxRemembered = DefaultMaxRemembered
 	}
-	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered)}
+	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered), journal: cfg.Journal}
 	return &Tool{
 		Name:           "file_operations",
 		Description:    "Read, search and edit files. Outside the working directory, writes need a grant (user_collaboration). Edits fail if the file changed since you read it; each write returns its diff.",
@@ -172,9 +176,10 @@ func FileTool(cfg FileConfig) *Tool {
 }
 
 type fileTool struct {
-	guard  *authz.Guard
-	reader *fsread.Reader
-	seen   *readMemo
+	guard   *authz.Guard
+	reader  *fsread.Reader
+	seen    *readMemo
+	journal *edit.Journal
 }
 
 func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Result, error) {

@@ -19,7 +19,7 @@ func (f *fileTool) createFile(ctx context.Context, c *Call, a *fileCreateArgs) (
 	}
 	defer t.Close()
 	name := f.display(t, t.Rel)
-	res, err := edit.CreateFile(ctx, t.Root, t.Rel, []byte(a.Content), edit.WriteMode(a.Mode), edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
+	res, err := edit.CreateFile(ctx, t.Root, t.Rel, []byte(a.Content), edit.WriteMode(a.Mode), f.options(c, t, false, t.Rel))
 	if err != nil {
 		f.forgetDeleted(c, t, err)
 		return nil, f.editError(name, "path", err)
@@ -69,7 +69,7 @@ func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArg
 	name := f.display(t, t.Rel)
 	res, err := edit.ReplaceInFile(ctx, t.Root, t.Rel, edit.Replacement{
 		OldString: a.OldString, NewString: a.NewString, ReplaceAll: a.ReplaceAll, ExpectedReplacements: a.ExpectedReplacements,
-	}, edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
+	}, f.options(c, t, false, t.Rel))
 	if err != nil {
 		f.forgetDeleted(c, t, err)
 		return nil, f.suggest(ctx, c, f.editError(name, "old_string", err), a.Path)
@@ -137,7 +137,7 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 	for _, t := range set.targets {
 		rels = append(rels, t.Rel)
 	}
-	res, err := edit.MultiReplace(ctx, set.root, edits, edit.Options{Expect: f.expect(c.Conversation, first, rels...)})
+	res, err := edit.MultiReplace(ctx, set.root, edits, f.options(c, first, false, rels...))
 	if err != nil {
 		f.forgetDeleted(c, first, err)
 		param := "edits"
@@ -173,7 +173,7 @@ func (f *fileTool) insertEdit(ctx context.Context, c *Call, a *fileInsertArgs) (
 	if le.StartLine != 0 && le.EndLine == 0 {
 		le.EndLine = le.StartLine
 	}
-	res, err := edit.InsertEdit(ctx, t.Root, t.Rel, le, edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
+	res, err := edit.InsertEdit(ctx, t.Root, t.Rel, le, f.options(c, t, false, t.Rel))
 	if err != nil {
 		f.forgetDeleted(c, t, err)
 		param := "line"
@@ -336,7 +336,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 			rels = append(rels, fp.NewPath)
 		}
 	}
-	plan, err := edit.PlanPatch(ctx, set.root, p, edit.Options{DryRun: a.DryRun, Expect: f.expect(c.Conversation, first, rels...)})
+	plan, err := edit.PlanPatch(ctx, set.root, p, f.options(c, first, a.DryRun, rels...))
 	if err != nil {
 		f.forgetDeleted(c, first, err)
 		var pe *edit.PatchError
@@ -373,7 +373,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 	if a.DryRun {
 		head = "dry run, nothing written; the patch applies"
 	} else {
-		if err := plan.Commit(ctx, set.root); err != nil {
+		if err := plan.Commit(ctx, set.root, f.journal); err != nil {
 			return nil, f.editError("", "patch", err)
 		}
 		f.remember(c, first, res.Files)

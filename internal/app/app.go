@@ -18,6 +18,7 @@ import (
 	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/config"
+	"toolhost/internal/edit"
 	"toolhost/internal/embed"
 	"toolhost/internal/memory"
 	"toolhost/internal/server"
@@ -45,8 +46,10 @@ type App struct {
 	Guard       *authz.Guard
 	Reminders   *reminders.Builder
 	Memory      *memory.Service
-	terminal    *terminalWiring
-	PromptsDir  string
+	// Journal makes multi-file edits crash-atomic; Open recovers what a crashed process left.
+	Journal    *edit.Journal
+	terminal   *terminalWiring
+	PromptsDir string
 
 	closers []func() error
 }
@@ -118,6 +121,9 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Guard.Close)
+	if err := a.openJournal(); err != nil {
+		return nil, err
+	}
 	rcfg := reminders.DefaultConfig()
 	rcfg.Enabled = !cfg.Reminders.Off
 	rcfg.EveryNCalls = cfg.Reminders.EveryNCalls

@@ -25,6 +25,9 @@ type Options struct {
 	// slash-separated paths relative to the root (path.Clean form), the
 	// same form the operations report in Result.Files.
 	Expect map[string]Fingerprint
+	// Journal makes the write crash-atomic; nil writes all or nothing only while the process
+	// lives.
+	Journal *Journal
 }
 
 func (o Options) capDiff(d string) string {
@@ -77,7 +80,7 @@ func run(ctx context.Context, root *os.Root, p *Plan, opt Options) (*Result, err
 	if opt.DryRun {
 		return res, nil
 	}
-	if err := p.Commit(ctx, root); err != nil {
+	if err := p.Commit(ctx, root, opt.Journal); err != nil {
 		return nil, err
 	}
 	return res, nil

@@ -284,7 +284,7 @@ func TestPlanRollback(t *testing.T) {
 		{Op: OpMove, Path: "mv.txt", NewPath: "moved/mv.txt", Old: []byte("move me\n"), New: []byte("moved\n")},
 		{Op: OpAdd, Path: "blocker/c.txt", New: []byte("c\n")},
 	}}
-	if err := p.Commit(context.Background(), root); err == nil {
+	if err := p.Commit(context.Background(), root, nil); err == nil {
 		t.Fatal("Commit below a regular file succeeded")
 	}
 	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
@@ -295,7 +295,7 @@ func TestPlanRollback(t *testing.T) {
 func TestPlanConflict(t *testing.T) {
 	root, dir := openRoot(t, map[string]string{"a.txt": "changed\n"})
 	p := &Plan{Changes: []Change{{Op: OpUpdate, Path: "a.txt", Old: []byte("alpha\n"), New: []byte("ALPHA\n")}}}
-	if err := p.Commit(context.Background(), root); !errors.Is(err, ErrConflict) {
+	if err := p.Commit(context.Background(), root, nil); !errors.Is(err, ErrConflict) {
 		t.Errorf("Commit = %v, want %v", err, ErrConflict)
 	}
 	if got := snapshot(t, dir)["a.txt"]; got != "changed\n" {

@@ -2,6 +2,8 @@ package edit
 
 import (
 	"flag"
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -82,4 +84,18 @@ func golden(t *testing.T, name, got string) {
 	if diff := cmp.Diff(string(want), got); diff != "" {
 		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
 	}
+}
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestMain doubles as the second process of TestJournalTwoProcesses.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(journalChildEnv); spec != "" {
+		if err := runJournalChild(spec); err != nil {
+			fmt.Fprintln(os.Stderr, "journal child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
 }
