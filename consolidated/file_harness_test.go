@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/internal/edit"
 	"toolhost/store"
 )
 
@@ -47,7 +48,11 @@ func newFileHarness(t testing.TB, budgetTokens int) *fileHarness {
 		t.Fatal(err)
 	}
 	env := &Env{Workdir: wd, DefaultConversation: testConversation, BudgetTokens: budgetTokens, Spill: spill}
-	reg := NewRegistry(env, []*Tool{FileTool(FileConfig{Guard: g}), ReadToolResultTool()}, nil)
+	j, _, err := edit.OpenJournal(filepath.Join(st.Dir(), "journal"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := NewRegistry(env, []*Tool{FileTool(FileConfig{Guard: g, Journal: j}), ReadToolResultTool()}, nil)
 	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, nil)
 	reg.Register(s)
 	sTrans, cTrans := mcp.NewInMemoryTransports()

@@ -75,12 +75,13 @@ func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArg
 		return nil, f.suggest(ctx, c, f.editError(name, "old_string", err), a.Path)
 	}
 	f.remember(c, t, res.Files)
-	r := f.writeResult(t, name+": "+replaceOutcome(res.Count, res.Lines, res.Rung), &res.Result)
+	r := f.writeResult(t, name+": "+replaceOutcome(res.Count, res.Lines, res.Rung, res.Adapted), &res.Result)
 	return r, nil
 }
 
-// replaceOutcome says how many replacements were made where, and how tolerant the match had to be.
-func replaceOutcome(count int, lines []int, rung edit.Rung) string {
+// replaceOutcome says how many replacements were made where, how tolerant the match had to be,
+// and how new_string was written in the file's style to fit there.
+func replaceOutcome(count int, lines []int, rung edit.Rung, adapted []string) string {
 	s := fmt.Sprintf("%d replacement", count)
 	if count != 1 {
 		s += "s"
@@ -89,9 +90,18 @@ func replaceOutcome(count int, lines []int, rung edit.Rung) string {
 		s += " at " + edit.FormatLines(lines)
 	}
 	if rung != "" && rung != edit.RungExact {
-		s += " (matched ignoring " + strings.ReplaceAll(string(rung), "_", " ") + ")"
+		s += " (matched ignoring " + strings.ReplaceAll(string(rung), "_", " ") + adaptedNote(adapted) + ")"
 	}
 	return s
+}
+
+// adaptedNote tells the model that the file holds new_string in the file's style, not as sent,
+// so its next old_string copies the file rather than its own text.
+func adaptedNote(adapted []string) string {
+	if len(adapted) == 0 {
+		return ""
+	}
+	return "; wrote new_string in the file's style: " + strings.Join(adapted, ", ")
 }
 
 func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplaceArgs) (*Result, error) {
@@ -153,7 +163,7 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 		b.WriteString("; together they change nothing")
 	}
 	for i, e := range res.Edits {
-		fmt.Fprintf(&b, "\n%d. %s: %s", i+1, f.display(first, e.Path), replaceOutcome(e.Count, e.Lines, e.Rung))
+		fmt.Fprintf(&b, "\n%d. %s: %s", i+1, f.display(first, e.Path), replaceOutcome(e.Count, e.Lines, e.Rung, e.Adapted))
 	}
 	return f.writeResult(first, b.String(), &res.Result), nil
 }
@@ -396,6 +406,9 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 		}
 		if unchanged[s.Path] && s.Op == edit.OpUpdate {
 			d += " (no change)"
+		}
+		if len(s.Adapted) > 0 {
+			d += " (placed ignoring unicode punctuation" + adaptedNote(s.Adapted) + ")"
 		}
 		parts = append(parts, d)
 	}

@@ -152,9 +152,10 @@ func followFile(old, content []byte, withBOM bool) []byte {
 // ReplaceFileResult adds the ladder's outcome to a Result.
 type ReplaceFileResult struct {
 	Result
-	Rung  Rung  `json:"rung"`
-	Count int   `json:"replacements"`
-	Lines []int `json:"lines"`
+	Rung    Rung     `json:"rung"`
+	Count   int      `json:"replacements"`
+	Lines   []int    `json:"lines"`
+	Adapted []string `json:"adapted,omitempty"`
 }
 
 // ReplaceInFile runs the edit ladder (Replace) on one file and writes the
@@ -167,7 +168,8 @@ func ReplaceInFile(ctx context.Context, root *os.Root, rel string, r Replacement
 	}
 	out := &ReplaceFileResult{Result: res.Result}
 	if len(res.Edits) == 1 {
-		out.Rung, out.Count, out.Lines = res.Edits[0].Rung, res.Edits[0].Count, res.Edits[0].Lines
+		e := res.Edits[0]
+		out.Rung, out.Count, out.Lines, out.Adapted = e.Rung, e.Count, e.Lines, e.Adapted
 	}
 	return out, nil
 }
@@ -180,10 +182,11 @@ type FileReplacement struct {
 
 // EditOutcome reports how one edit of a multi-replace matched.
 type EditOutcome struct {
-	Path  string `json:"path"`
-	Rung  Rung   `json:"rung"`
-	Count int    `json:"replacements"`
-	Lines []int  `json:"lines"`
+	Path    string   `json:"path"`
+	Rung    Rung     `json:"rung"`
+	Count   int      `json:"replacements"`
+	Lines   []int    `json:"lines"`
+	Adapted []string `json:"adapted,omitempty"`
 }
 
 // MultiReplaceResult adds each edit's outcome to a Result.
@@ -247,7 +250,7 @@ func MultiReplace(ctx context.Context, root *os.Root, edits []FileReplacement, o
 			return nil, wrap(fmt.Errorf("%s: %w", rel, err))
 		}
 		f.cur = r.Content
-		out.Edits = append(out.Edits, EditOutcome{Path: rel, Rung: r.Rung, Count: r.Count, Lines: r.Lines})
+		out.Edits = append(out.Edits, EditOutcome{Path: rel, Rung: r.Rung, Count: r.Count, Lines: r.Lines, Adapted: r.Adapted})
 	}
 	p := &Plan{}
 	for _, rel := range order {

@@ -349,7 +349,7 @@ func runJournalChild(spec string) error {
 	j.hook = func(s string) {
 		if s == "commit" {
 			fmt.Println("committed")
-			select {} // stay alive, mid-transaction, until killed
+			time.Sleep(time.Hour) // stay alive, mid-transaction, until killed
 		}
 	}
 	return crashPlan().Commit(context.Background(), root, j)

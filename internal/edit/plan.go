@@ -29,6 +29,9 @@ type Change struct {
 	NewPath string // destination of OpMove
 	Old     []byte
 	New     []byte
+	// Adapted lists how added text was written in the file's style where a
+	// hunk was placed ignoring Unicode punctuation ("“→\"").
+	Adapted []string
 }
 
 // Plan is a multi-file edit computed entirely in memory before anything is
@@ -66,17 +69,18 @@ func (c Change) Diff(context int) string {
 
 // FileSummary is the per-file outcome the model sees.
 type FileSummary struct {
-	Op      Op     `json:"op"`
-	Path    string `json:"path"`
-	NewPath string `json:"new_path,omitempty"`
-	Bytes   int    `json:"bytes"` // bytes written; 0 for a delete
+	Op      Op       `json:"op"`
+	Path    string   `json:"path"`
+	NewPath string   `json:"new_path,omitempty"`
+	Bytes   int      `json:"bytes"` // bytes written; 0 for a delete
+	Adapted []string `json:"adapted,omitempty"`
 }
 
 // Summary lists what the plan does, file by file.
 func (p *Plan) Summary() []FileSummary {
 	out := make([]FileSummary, len(p.Changes))
 	for i, c := range p.Changes {
-		out[i] = FileSummary{Op: c.Op, Path: c.Path, NewPath: c.NewPath, Bytes: len(c.New)}
+		out[i] = FileSummary{Op: c.Op, Path: c.Path, NewPath: c.NewPath, Bytes: len(c.New), Adapted: c.Adapted}
 	}
 	return out
 }
