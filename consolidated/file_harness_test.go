@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -52,7 +53,10 @@ func newFileHarness(t testing.TB, budgetTokens int) *fileHarness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := NewRegistry(env, []*Tool{FileTool(FileConfig{Guard: g, Journal: j}), ReadToolResultTool()}, nil)
+	// list_dir ages are measured from a clock 400 days ahead, so every file the test writes is
+	// "13mo" old however long the test takes.
+	later := time.Now().Add(400 * 24 * time.Hour)
+	reg := NewRegistry(env, []*Tool{FileTool(FileConfig{Guard: g, Journal: j, Now: func() time.Time { return later }}), ReadToolResultTool()}, nil)
 	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, nil)
 	reg.Register(s)
 	sTrans, cTrans := mcp.NewInMemoryTransports()

@@ -28,6 +28,9 @@ type Options struct {
 	// Journal makes the write crash-atomic; nil writes all or nothing only while the process
 	// lives.
 	Journal *Journal
+	// Verbatim makes CreateFile write content byte for byte, without taking the replaced
+	// file's CRLF line endings or byte order mark: for content in another encoding than UTF-8.
+	Verbatim bool
 }
 
 func (o Options) capDiff(d string) string {
@@ -109,12 +112,18 @@ func CreateFile(ctx context.Context, root *os.Root, rel string, content []byte, 
 	if err != nil {
 		return nil, err
 	}
+	follow := func(withBOM bool) []byte {
+		if opt.Verbatim {
+			return content
+		}
+		return followFile(old, content, withBOM)
+	}
 	var c Change
 	switch mode {
 	case ModeOverwrite, "":
-		c = Change{Op: OpUpdate, Path: rel, Old: old, New: followFile(old, content, true)}
+		c = Change{Op: OpUpdate, Path: rel, Old: old, New: follow(true)}
 	case ModeAppend:
-		c = Change{Op: OpUpdate, Path: rel, Old: old, New: append(append([]byte{}, old...), followFile(old, content, false)...)}
+		c = Change{Op: OpUpdate, Path: rel, Old: old, New: append(append([]byte{}, old...), follow(false)...)}
 	case ModeCreateIfMissing:
 		if exists {
 			return nil, fmt.Errorf("%s %w; use mode overwrite or replace_string to change it", rel, ErrExists)
@@ -288,8 +297,8 @@ func InsertEdit(ctx context.Context, root *os.Root, rel string, e LineEdit, opt 
 // RenameFile moves a file, symlink or directory from one path to another,
 // creating the destination's parent directories. An existing destination
 // is refused with ErrExists unless overwrite is set (and it is not a
-// directory).
-func RenameFile(ctx context.Context, root *os.Root, from, to string, overwrite bool) (*Result, error) {
+// directory). With opt.DryRun it checks everything and moves nothing.
+func RenameFile(ctx context.Context, root *os.Root, from, to string, overwrite bool, opt Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -315,6 +324,12 @@ func RenameFile(ctx context.Context, root *os.Root, from, to string, overwrite b
 			return nil, fmt.Errorf("%s %w; choose another name or delete it first", to, ErrExists)
 		}
 	}
+	if opt.DryRun {
+		if _, err := missingDirs(root, []txnOp{{Op: opWrite, Path: to}}); err != nil {
+			return nil, err
+		}
+		return &Result{Files: []FileSummary{{Op: OpMove, Path: from, NewPath: to}}, Diff: fmt.Sprintf("would rename %s -> %s\n", from, to), DryRun: true}, nil
+	}
 	dirs, err := mkdirParents(root, to)
 	if err != nil {
 		removeDirs(root, dirs)
@@ -329,8 +344,9 @@ func RenameFile(ctx context.Context, root *os.Root, from, to string, overwrite b
 
 // DeleteFile removes a file or an empty directory; a non-empty directory
 // only when recursive is set. A symlink is removed as a link, never
-// followed. The root itself cannot be deleted.
-func DeleteFile(ctx context.Context, root *os.Root, rel string, recursive bool) (*Result, error) {
+// followed. The root itself cannot be deleted. With opt.DryRun it checks
+// everything, says what would go, and deletes nothing.
+func DeleteFile(ctx context.Context, root *os.Root, rel string, recursive bool, opt Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -346,6 +362,9 @@ func DeleteFile(ctx context.Context, root *os.Root, rel string, recursive bool) 
 		return nil, err
 	}
 	res := &Result{Files: []FileSummary{{Op: OpDelete, Path: rel}}}
+	if opt.DryRun {
+		return dryDelete(ctx, root, rel, fi, recursive, res)
+	}
 	switch {
 	case fi.IsDir() && recursive:
 		if err := root.RemoveAll(rel); err != nil {
@@ -369,6 +388,43 @@ func DeleteFile(ctx context.Context, root *os.Root, rel string, recursive bool) 
 			kind = "symlink"
 		}
 		res.Diff = fmt.Sprintf("deleted %s %s\n", kind, rel)
+	}
+	return res, nil
+}
+
+// dryDelete says what DeleteFile would remove: for a directory, how many
+// entries it holds (counted up to a bound).
+func dryDelete(ctx context.Context, root *os.Root, rel string, fi fs.FileInfo, recursive bool, res *Result) (*Result, error) {
+	res.DryRun = true
+	if !fi.IsDir() {
+		kind := "file"
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			kind = "symlink"
+		}
+		res.Diff = fmt.Sprintf("would delete %s %s\n", kind, rel)
+		return res, nil
+	}
+	const maxCount = 100_000
+	n := 0
+	_ = fs.WalkDir(root.FS(), rel, func(p string, d fs.DirEntry, err error) error {
+		if p == rel {
+			return err
+		}
+		n++
+		if n >= maxCount || ctx.Err() != nil {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	switch {
+	case n == 0:
+		res.Diff = fmt.Sprintf("would delete empty directory %s/\n", rel)
+	case !recursive:
+		return nil, fmt.Errorf("%w: directory %s is not empty (%d entries); set recursive to delete it with its contents", ErrInvalidArgument, rel, n)
+	case n >= maxCount:
+		res.Diff = fmt.Sprintf("would delete directory %s/ and its %d+ entries\n", rel, n)
+	default:
+		res.Diff = fmt.Sprintf("would delete directory %s/ and its %d entries\n", rel, n)
 	}
 	return res, nil
 }
