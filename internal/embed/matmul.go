@@ -11,7 +11,27 @@ func (d *dense) apply(x []float32, n int, y []float32) {
 	if n > 0 && d.applyFast(x, n, y) {
 		return
 	}
+	if d.wT == nil {
+		d.applyGoByRow(x, n, y)
+		return
+	}
 	d.applyGo(x, n, y)
+}
+
+// applyGoByRow is the portable kernel for weights laid out by input row, for a layer the vector
+// kernel does not take (which no USE-Lite layer is).
+func (d *dense) applyGoByRow(x []float32, n int, y []float32) {
+	in, out := d.in, d.out
+	w, b := d.w[:in*out], d.b[:out]
+	for r := range n {
+		yr := y[r*out : (r+1)*out]
+		copy(yr, b)
+		for k, xk := range x[r*in : (r+1)*in] {
+			for j, wkj := range w[k*out : (k+1)*out] {
+				yr[j] += xk * wkj
+			}
+		}
+	}
 }
 
 // applyGo is the portable kernel, used where no vector kernel applies.
