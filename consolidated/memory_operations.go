@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"toolhost/authz"
 	"toolhost/internal/memory"
 )
@@ -50,10 +52,25 @@ type importDocumentArgs struct {
 	Scope string   `json:"scope,omitempty" jsonschema:"conversation (default) or a shared topic name."`
 }
 
+// MemoryConfig is what memory_operations needs from the wiring.
+type MemoryConfig struct {
+	Service *memory.Service
+	Guard   *authz.Guard
+	// ImportYield is how long import_document waits for an import before answering with its
+	// progress and letting it finish in the background; 0 means DefaultImportYield.
+	ImportYield time.Duration
+}
+
+// DefaultImportYield matches run_command's yield: clients give up on calls at about 60 s.
+const DefaultImportYield = 15 * time.Second
+
 // MemoryTool is memory_operations: semantic memory stored in the state directory, searched by
 // meaning with the configured embedder (offline by default).
-func MemoryTool(svc *memory.Service, guard *authz.Guard) *Tool {
-	m := &memoryTool{svc: svc, guard: guard}
+func MemoryTool(cfg MemoryConfig) *Tool {
+	if cfg.ImportYield <= 0 {
+		cfg.ImportYield = DefaultImportYield
+	}
+	m := &memoryTool{svc: cfg.Service, guard: cfg.Guard, yield: cfg.ImportYield}
 	return &Tool{
 		Name:           "memory_operations",
 		Description:    "Remember facts and find them later by meaning. A scope other than conversation is a topic shared across conversations.",
@@ -64,7 +81,7 @@ func MemoryTool(svc *memory.Service, guard *authz.Guard) *Tool {
 			Op("search_memory", "find memories by meaning, or read one by id", RiskRead, m.search).WithTimeout(time.Minute),
 			Op("list_collections", "scopes with counts", RiskRead, m.collections),
 			Op("delete_memory", "delete by id or by tag", RiskState, m.delete),
-			Op("import_document", "chunk a text or Markdown file into memory", RiskState, m.importDocument).WithTimeout(10 * time.Minute),
+			Op("import_document", "chunk a text or Markdown file into memory", RiskState, m.importDocument).WithTimeout(cfg.ImportYield + time.Minute),
 		},
 	}
 }
@@ -72,6 +89,7 @@ func MemoryTool(svc *memory.Service, guard *authz.Guard) *Tool {
 type memoryTool struct {
 	svc   *memory.Service
 	guard *authz.Guard
+	yield time.Duration
 }
 
 func (m *memoryTool) store(ctx context.Context, c *Call, a *storeMemoryArgs) (*Result, error) {
@@ -268,7 +286,26 @@ func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocum
 	if rel, err := filepath.Rel(m.guard.WorkDir(), t.Canonical); err == nil && !strings.HasPrefix(rel, "..") {
 		name = filepath.ToSlash(rel)
 	}
-	r, err := m.svc.Import(ctx, memory.ImportRequest{Conversation: c.Conversation, Name: name, Content: data, Scope: a.Scope, Tags: a.Tags})
+	job, attached, err := m.svc.StartImport(memory.ImportRequest{Conversation: c.Conversation, Name: name, Content: data, Scope: a.Scope, Tags: a.Tags})
+	if err != nil {
+		return nil, memoryError(err, "path")
+	}
+	if !m.waitImport(ctx, c, job) {
+		done, total := job.Progress()
+		verb := "Importing"
+		if attached {
+			verb = "Still importing"
+		}
+		counted := fmt.Sprintf("%d of %d chunks embedded", done, total)
+		if total == 0 {
+			counted = "chunking"
+		}
+		return &Result{Text: fmt.Sprintf("%s %s in the background (%s, %s so far). Call import_document with the same path to wait for it (up to %s) and get the result.",
+			verb, job.Name, counted, time.Since(job.Started).Round(time.Second), m.yield),
+			Structured: map[string]any{"name": job.Name, "scope": job.Scope, "status": "running", "done": done, "total": total}}, nil
+	}
+	r, err := job.Result()
+	m.svc.Collect(job)
 	if err != nil {
 		return nil, memoryError(err, "path")
 	}
@@ -279,6 +316,62 @@ func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocum
 		return &Result{Text: fmt.Sprintf("Re-imported %s: %d chunks replace %d in %s.", r.Name, r.Chunks, r.Replaced, r.Scope), Structured: r}, nil
 	}
 	return &Result{Text: fmt.Sprintf("Imported %s: %d chunks in %s.", r.Name, r.Chunks, r.Scope), Structured: r}, nil
+}
+
+// importProgressEvery bounds import progress notifications to four a second.
+const importProgressEvery = 250 * time.Millisecond
+
+// waitImport waits up to the yield for job to finish, sending MCP progress notifications
+// (chunks embedded of the total) to a client that gave a progress token. It reports whether
+// the job finished. The import goes on when the wait ends, the call's cancellation included.
+func (m *memoryTool) waitImport(ctx context.Context, c *Call, job *memory.ImportJob) bool {
+	yield := time.NewTimer(m.yield)
+	defer yield.Stop()
+	var tick <-chan time.Time
+	notify := importNotifier(ctx, c)
+	if notify != nil {
+		t := time.NewTicker(importProgressEvery)
+		defer t.Stop()
+		tick = t.C
+	}
+	last := -1
+	for {
+		select {
+		case <-job.Done():
+			// The last notification says it is complete, however fast the import was.
+			if done, total := job.Progress(); notify != nil && total > 0 && done != last {
+				notify(done, total)
+			}
+			return true
+		case <-tick:
+			if done, total := job.Progress(); total > 0 && done != last {
+				last = done
+				notify(done, total)
+			}
+		case <-yield.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// importNotifier returns a function that sends one progress notification, or nil when the
+// client sent no progress token.
+func importNotifier(ctx context.Context, c *Call) func(done, total int) {
+	if c.Request == nil || c.Request.Session == nil || c.Request.Params == nil {
+		return nil
+	}
+	tok := c.Request.Params.GetProgressToken()
+	if tok == nil {
+		return nil
+	}
+	return func(done, total int) {
+		nctx, cancel := context.WithTimeout(ctx, time.Second)
+		defer cancel()
+		_ = c.Request.Session.NotifyProgress(nctx, &mcp.ProgressNotificationParams{ProgressToken: tok,
+			Progress: float64(done), Total: float64(total), Message: fmt.Sprintf("embedded %d of %d chunks", done, total)})
+	}
 }
 
 // memoryError maps the memory service's errors to model-fixable ones.

@@ -133,6 +133,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		return nil, fmt.Errorf("memory.embedder: %w", err)
 	}
 	a.Memory = memory.New(a.Store, memory.Config{Embedder: embedder, Index: memory.IndexKind(cfg.Memory.Index)})
+	a.closers = append(a.closers, a.Memory.Close) // background imports
 	a.Reminders = reminders.New(a.Store, rcfg, a.Memory)
 	if rcfg.Enabled {
 		a.Env.AfterCall = append(a.Env.AfterCall, consolidated.ReminderHook(a.Reminders))
@@ -141,7 +142,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		consolidated.ThinkTool(),
 		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration}),
 		consolidated.TodoTool(a.Store, a.Reminders),
-		consolidated.MemoryTool(a.Memory, a.Guard),
+		consolidated.MemoryTool(consolidated.MemoryConfig{Service: a.Memory, Guard: a.Guard}),
 		a.fileTool(),
 		consolidated.ReadToolResultTool(),
 	}
