@@ -102,10 +102,15 @@ func (h *importHarness) importDoc(path, token string) (string, map[string]any) {
 	return text, m
 }
 
-// bigDocument is a Markdown file of about 120 chunks.
+// bigDocument is a Markdown file of about 120 chunks (12 under the race detector, which makes
+// the model about sixty times slower).
 func bigDocument() string {
+	paragraphs := 400
+	if raceEnabled {
+		paragraphs = 40
+	}
 	var b strings.Builder
-	for i := range 400 {
+	for i := range paragraphs {
 		if i%20 == 0 {
 			fmt.Fprintf(&b, "\n## Part %d\n\n", i/20)
 		}
@@ -136,23 +141,26 @@ func TestImportContinuesInTheBackground(t *testing.T) {
 		t.Fatalf("following the import = %q", final)
 	}
 	chunks := int(st["chunks"].(float64))
-	if chunks < 50 {
+	if chunks < 10 {
 		t.Fatalf("big.md gave %d chunks, want a large document", chunks)
 	}
-	follow.mu.Lock()
-	progress := append([]*mcp.ProgressNotificationParams(nil), follow.progress...)
-	follow.mu.Unlock()
-	if len(progress) == 0 {
-		t.Fatal("no progress notification while waiting for the import")
-	}
-	last := progress[len(progress)-1]
-	if last.Total != float64(chunks) || last.Progress != float64(chunks) || last.Message != fmt.Sprintf("embedded %d of %d chunks", chunks, chunks) {
-		t.Errorf("last progress = %+v, want %d of %d", last, chunks, chunks)
-	}
-	for i := 1; i < len(progress); i++ {
-		if progress[i].Progress < progress[i-1].Progress && progress[i].ProgressToken == progress[i-1].ProgressToken {
-			t.Errorf("progress went back: %v then %v", progress[i-1].Progress, progress[i].Progress)
+	// The client may handle notifications after the answer and in any order: wait for the one
+	// that says the import is complete.
+	var progress []*mcp.ProgressNotificationParams
+	complete := false
+	for deadline := time.Now().Add(10 * time.Second); !complete && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		follow.mu.Lock()
+		progress = append(progress[:0], follow.progress...)
+		follow.mu.Unlock()
+		for _, p := range progress {
+			if p.ProgressToken != "tok-1" || p.Total != float64(chunks) || p.Progress > p.Total {
+				t.Fatalf("progress notification %+v, want token tok-1 and a total of %d chunks", p, chunks)
+			}
+			complete = complete || p.Progress == float64(chunks) && p.Message == fmt.Sprintf("embedded %d of %d chunks", chunks, chunks)
 		}
+	}
+	if !complete {
+		t.Errorf("progress notifications %d, none saying %d of %d chunks", len(progress), chunks, chunks)
 	}
 	// Done: the same file again is unchanged, and its text is searchable.
 	if again, _ := h.importDoc("big.md", ""); !strings.Contains(again, "unchanged since its last import") {

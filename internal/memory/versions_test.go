@@ -18,6 +18,9 @@ import (
 // how the real model scores real facts.
 func useLite(t testing.TB) embed.Embedder {
 	t.Helper()
+	if raceEnabled {
+		t.Skip("the built-in model is tens of times slower under the race detector; these run in the plain test run")
+	}
 	if !embed.BuiltinAvailable() {
 		if os.Getenv("CI") != "" {
 			t.Fatal("the built-in USE-Lite embedder is missing from this build (built with -tags nouselite?)")
