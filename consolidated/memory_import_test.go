@@ -12,7 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"toolhost/authz"
 	"toolhost/internal/embed"
 	"toolhost/internal/memory"
 	"toolhost/store"
@@ -40,47 +39,47 @@ func newImportHarness(t *testing.T, yield time.Duration, svc *memory.Service) *i
 		}
 		t.Skip("the built-in USE-Lite embedder is not in this build")
 	}
-	ctx := context.Background()
-	wd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, t.TempDir(), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	g, err := authz.New(ctx, authz.Config{WorkDir: wd, StateDir: st.Dir(), Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	h := &importHarness{t: t, wd: wd, svc: svc}
+	// The file harness's working directory and guard, a memory store of its own.
+	fh := newFileHarness(t, 0)
+	h := &importHarness{t: t, wd: fh.wd, svc: svc}
 	if svc == nil {
+		st, err := store.Open(context.Background(), t.TempDir(), store.Options{NoSync: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
 		h.svc = memory.New(st, memory.Config{Embedder: embed.NewUSELite()})
 		t.Cleanup(func() { h.svc.Close() })
 	}
-	reg := NewRegistry(&Env{Workdir: wd, DefaultConversation: testConversation}, []*Tool{MemoryTool(MemoryConfig{Service: h.svc, Guard: g, ImportYield: yield})}, nil)
-	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, nil)
-	reg.Register(s)
-	sTrans, cTrans := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, sTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+	tool := MemoryTool(MemoryConfig{Service: h.svc, Guard: fh.guard, ImportYield: yield})
+	h.cs = connectTools(t, fh.env, []*Tool{tool}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			h.mu.Lock()
 			h.progress = append(h.progress, req.Params)
 			h.mu.Unlock()
 		},
 	})
-	if h.cs, err = client.Connect(ctx, cTrans, nil); err != nil {
+	return h
+}
+
+// connectTools serves tools over the in-memory transport and returns a connected client.
+func connectTools(t *testing.T, env *Env, tools []*Tool, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, nil)
+	NewRegistry(env, tools, nil).Register(s)
+	sTrans, cTrans := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, sTrans, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { h.cs.Close() })
-	return h
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, cTrans, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 // importDoc calls import_document for path, with a progress token when token is not "".

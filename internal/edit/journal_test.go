@@ -78,6 +78,37 @@ func journalRecords(t *testing.T, dir string) []string {
 
 type crash struct{ step string }
 
+// commitCrashing commits p and reports whether the journal hook crashed it (a panic of type
+// crash, standing for the process dying at that step) and otherwise its error.
+func commitCrashing(p *Plan, root *os.Root, j *Journal) (crashed bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(crash); !ok {
+				panic(r)
+			}
+			crashed = true
+		}
+	}()
+	return false, p.Commit(context.Background(), root, j)
+}
+
+// recoverInto opens jdir as the next process would and checks that dir then holds want and the
+// journal no record.
+func recoverInto(t *testing.T, jdir, dir string, want map[string]string, what string) Recovery {
+	t.Helper()
+	next, rep, err := OpenJournal(jdir, nil)
+	if err != nil {
+		t.Fatalf("recovery: %v", err)
+	}
+	if diff := cmp.Diff(want, snapshot(t, dir)); diff != "" {
+		t.Errorf("%s, files (-want +got):\n%s", what, diff)
+	}
+	if left := journalRecords(t, next.Dir()); len(left) > 0 {
+		t.Errorf("%s, records left: %q", what, left)
+	}
+	return rep
+}
+
 // TestJournalCrashAtEveryStep interrupts a commit after each of its steps, as a SIGKILL or a
 // power loss there would (the process stops; nothing of it runs again), then opens the journal as
 // the next process does. Every file must be as before or every file as after, by the commit point,
@@ -114,31 +145,14 @@ func TestJournalCrashAtEveryStep(t *testing.T) {
 				}
 				n++
 			}}
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						if _, ok := r.(crash); !ok {
-							panic(r)
-						}
-					}
-				}()
-				crashPlan().Commit(context.Background(), root, j)
-				t.Fatal("the commit ran past the crash point")
-			}()
-			next, rep, err := OpenJournal(jdir, nil)
-			if err != nil {
-				t.Fatalf("recovery: %v", err)
+			if crashed, err := commitCrashing(crashPlan(), root, j); !crashed {
+				t.Fatalf("the commit ran past the crash point: %v", err)
 			}
 			want := before
 			if i >= committedAt {
 				want = crashAfter()
 			}
-			if diff := cmp.Diff(want, snapshot(t, dir)); diff != "" {
-				t.Errorf("after a crash at %q and recovery (%+v), files (-want +got):\n%s", step, rep, diff)
-			}
-			if left := journalRecords(t, next.Dir()); len(left) > 0 {
-				t.Errorf("records left after recovery: %q", left)
-			}
+			recoverInto(t, jdir, dir, want, fmt.Sprintf("after a crash at %q and recovery", step))
 		})
 	}
 }
@@ -170,30 +184,11 @@ func TestJournalApplyFailureRollsBack(t *testing.T) {
 					panic(crash{s})
 				}
 			}
-			func() {
-				defer func() {
-					if r := recover(); r != nil {
-						if _, ok := r.(crash); !ok {
-							panic(r)
-						}
-					}
-				}()
-				err := crashPlan().Commit(context.Background(), root, j)
-				if err == nil || crashInAbort {
-					t.Fatalf("Commit with a vanished temporary file = %v", err)
-				}
-			}()
-			if crashInAbort {
-				if _, _, err := OpenJournal(jdir, nil); err != nil {
-					t.Fatalf("recovery: %v", err)
-				}
+			crashed, err := commitCrashing(crashPlan(), root, j)
+			if crashed != crashInAbort || !crashed && err == nil {
+				t.Fatalf("Commit with a vanished temporary file = crashed %v, %v", crashed, err)
 			}
-			if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
-				t.Errorf("files after the failed apply (-want +got):\n%s", diff)
-			}
-			if left := journalRecords(t, jdir); len(left) > 0 {
-				t.Errorf("records left: %q", left)
-			}
+			recoverInto(t, jdir, dir, before, "after the failed apply")
 		})
 	}
 }
@@ -208,10 +203,9 @@ func TestJournalLeavesLiveOwnersAlone(t *testing.T) {
 			panic(crash{s})
 		}
 	}}
-	func() {
-		defer func() { recover() }()
-		crashPlan().Commit(context.Background(), root, j)
-	}()
+	if crashed, err := commitCrashing(crashPlan(), root, j); !crashed {
+		t.Fatalf("the commit ran past the crash point: %v", err)
+	}
 	mid := snapshot(t, dir)
 	if _, rep, err := OpenJournal(jdir, nil); err != nil || rep.RolledForward+rep.RolledBack+rep.Cleaned != 0 {
 		t.Fatalf("recovery of a live owner's journal = %+v, %v; want nothing done", rep, err)
@@ -266,15 +260,7 @@ func TestJournalRefusesForgedRecords(t *testing.T) {
 			if err := f.advance(stateCommit); err != nil {
 				t.Fatal(err)
 			}
-			if _, _, err := OpenJournal(jdir, nil); err != nil {
-				t.Fatalf("recovery: %v", err)
-			}
-			if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
-				t.Errorf("a forged record changed files (-want +got):\n%s", diff)
-			}
-			if left := journalRecords(t, jdir); len(left) > 0 {
-				t.Errorf("forged record kept: %q", left)
-			}
+			recoverInto(t, jdir, dir, before, "after recovering a forged record")
 		})
 	}
 }
