@@ -121,7 +121,7 @@ func changeText(c *memory.FactChange) string {
 
 func (m *memoryTool) update(ctx context.Context, c *Call, a *updateMemoryArgs) (*Result, error) {
 	if a.ID <= 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "id", Message: "id is a positive memory id", Next: "search_memory shows the ids"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "id", Message: "id is a positive memory id", Next: "search_memory shows the ids"}
 	}
 	r, err := m.svc.Update(ctx, memory.UpdateRequest{Conversation: c.Conversation, ID: uint64(a.ID), Content: a.Content, Tags: a.Tags, Metadata: a.Metadata})
 	if err != nil {
@@ -146,12 +146,12 @@ func (m *memoryTool) update(ctx context.Context, c *Call, a *updateMemoryArgs) (
 func (m *memoryTool) search(ctx context.Context, c *Call, a *searchMemoryArgs) (*Result, error) {
 	if a.ID != 0 {
 		if a.Query != "" {
-			return nil, &ToolError{Code: "invalid_value", Param: "id", Message: "give either query (to search) or id (to read one memory), not both"}
+			return nil, &ToolError{Code: CodeInvalidValue, Param: "id", Message: "give either query (to search) or id (to read one memory), not both"}
 		}
 		return m.get(ctx, c, a.ID)
 	}
 	if strings.TrimSpace(a.Query) == "" {
-		return nil, &ToolError{Code: "missing_parameter", Param: "query", Message: "search_memory needs a query, or an id to read one memory"}
+		return nil, &ToolError{Code: CodeMissingParameter, Param: "query", Message: "search_memory needs a query, or an id to read one memory"}
 	}
 	req := memory.SearchRequest{Conversation: c.Conversation, Query: a.Query, Limit: a.Limit, Tags: a.Tags}
 	if a.Scope != "" {
@@ -192,7 +192,7 @@ func (m *memoryTool) search(ctx context.Context, c *Call, a *searchMemoryArgs) (
 // get reads one memory by id, current or superseded, with its versions.
 func (m *memoryTool) get(ctx context.Context, c *Call, id int64) (*Result, error) {
 	if id < 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "id", Message: "id is a positive memory id"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "id", Message: "id is a positive memory id"}
 	}
 	mem, err := m.svc.Get(ctx, c.Conversation, uint64(id))
 	if err != nil {
@@ -249,10 +249,10 @@ func (m *memoryTool) collections(ctx context.Context, c *Call, _ *noArgs) (*Resu
 
 func (m *memoryTool) delete(ctx context.Context, c *Call, a *deleteMemoryArgs) (*Result, error) {
 	if (a.ID == 0) == (a.Tag == "") {
-		return nil, &ToolError{Code: "invalid_value", Param: "id", Message: "give either id, or tag (with scope)"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "id", Message: "give either id, or tag (with scope)"}
 	}
 	if a.ID < 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "id", Message: "id is a positive memory id"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "id", Message: "id is a positive memory id"}
 	}
 	n, err := m.svc.Delete(ctx, memory.DeleteRequest{Conversation: c.Conversation, ID: uint64(a.ID), Tag: a.Tag, Scope: a.Scope})
 	if err != nil {
@@ -262,25 +262,25 @@ func (m *memoryTool) delete(ctx context.Context, c *Call, a *deleteMemoryArgs) (
 }
 
 func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocumentArgs) (*Result, error) {
-	t, err := m.guard.Open(ctx, authz.Request{Conversation: c.Conversation, Tool: "memory_operations", Operation: "import_document", Class: authz.ClassRead, Path: a.Path})
+	t, err := m.guard.Open(ctx, c.GuardRequest(authz.ClassRead, a.Path))
 	if err != nil {
-		return nil, GuardError(err)
+		return nil, GuardError(err, "path")
 	}
 	defer t.Close()
 	f, err := t.OpenRead()
 	if err != nil {
-		return nil, GuardError(err)
+		return nil, GuardError(err, "path")
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, &ToolError{Code: "invalid_path", Param: "path", Message: "path is a directory; import one file at a time"}
+		return nil, &ToolError{Code: CodeInvalidPath, Param: "path", Message: "path is a directory; import one file at a time"}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, memory.DefaultMaxDocumentSize+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(data) > memory.DefaultMaxDocumentSize {
-		return nil, &ToolError{Code: "too_large", Param: "path", Message: fmt.Sprintf("document is over %d MiB", memory.DefaultMaxDocumentSize>>20)}
+		return nil, &ToolError{Code: CodeTooLarge, Param: "path", Message: fmt.Sprintf("document is over %d MiB", memory.DefaultMaxDocumentSize>>20)}
 	}
 	name := t.Canonical
 	if rel, err := filepath.Rel(m.guard.WorkDir(), t.Canonical); err == nil && !strings.HasPrefix(rel, "..") {
@@ -376,25 +376,25 @@ func importNotifier(ctx context.Context, c *Call) func(done, total int) {
 
 // memoryError maps the memory service's errors to model-fixable ones.
 func memoryError(err error, param string) error {
-	code := ""
+	var code ErrorCode
 	var ec *memory.EmbedderChangedError
 	switch {
 	case errors.As(err, &ec):
-		return &ToolError{Code: "embedder_changed", Message: err.Error(), Next: "ask the user to run: toolhost memory reembed"}
+		return &ToolError{Code: CodeEmbedderChanged, Message: err.Error(), Next: "ask the user to run: toolhost memory reembed", Cause: err}
 	case errors.Is(err, memory.ErrEmptyContent):
-		code = "invalid_value"
+		code = CodeInvalidValue
 	case errors.Is(err, memory.ErrTooLarge):
-		code = "too_large"
+		code = CodeTooLarge
 	case errors.Is(err, memory.ErrNotFound):
-		code = "not_found"
+		code = CodeNotFound
 	case errors.Is(err, memory.ErrBadRequest):
-		code = "invalid_value"
+		code = CodeInvalidValue
 	case errors.Is(err, memory.ErrNotText):
-		code = "not_text"
+		code = CodeNotText
 	case errors.Is(err, memory.ErrNoChange):
-		code = "no_change"
+		code = CodeNoChange
 	default:
 		return err
 	}
-	return &ToolError{Code: code, Param: param, Message: err.Error()}
+	return &ToolError{Code: code, Param: param, Message: err.Error(), Cause: err}
 }

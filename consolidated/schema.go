@@ -17,20 +17,35 @@ type param struct {
 	Enum        []string
 	Aliases     []string
 	typ         reflect.Type
+	// index locates the field in the argument struct (through embedded structs).
+	index []int
 }
 
 var paramCache sync.Map // reflect.Type -> []param
 
 // paramsOf reads the parameters of an argument struct: the json tag names the parameter,
 // omitempty makes it optional, jsonschema describes it, enum lists allowed strings (comma
-// separated) and alias lists other spellings models send.
+// separated) and alias lists other spellings models send. The fields of an embedded struct
+// without a json tag are parameters of the outer struct, as encoding/json reads them, so a
+// parameter set several operations share is declared once.
 func paramsOf(t reflect.Type) []param {
 	if v, ok := paramCache.Load(t); ok {
 		return v.([]param)
 	}
+	ps := collectParams(t, nil)
+	paramCache.Store(t, ps)
+	return ps
+}
+
+func collectParams(t reflect.Type, index []int) []param {
 	var ps []param
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
+		idx := append(append([]int(nil), index...), i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct && f.Tag.Get("json") == "" {
+			ps = append(ps, collectParams(f.Type, idx)...)
+			continue
+		}
 		if !f.IsExported() {
 			continue
 		}
@@ -47,6 +62,7 @@ func paramsOf(t reflect.Type) []param {
 			Description: f.Tag.Get("jsonschema"),
 			Required:    !strings.Contains(opts, "omitempty"),
 			typ:         f.Type,
+			index:       idx,
 		}
 		if e := f.Tag.Get("enum"); e != "" {
 			p.Enum = strings.Split(e, ",")
@@ -56,7 +72,6 @@ func paramsOf(t reflect.Type) []param {
 		}
 		ps = append(ps, p)
 	}
-	paramCache.Store(t, ps)
 	return ps
 }
 
@@ -174,15 +189,23 @@ func (t *Tool) inputSchema(enabled []Operation) json.RawMessage {
 	return mustJSON(s)
 }
 
-// description is the lead sentence followed by one line per enabled operation.
+// OperationsPlaceholder in a tool's Description is replaced by the names of its enabled
+// operations, for a lead sentence that lists them (clients that show only the start of a
+// description still see what the tool does). A tool whose lead lists its operations may leave
+// the summary of a self-explaining operation empty: it then gets no line of its own.
+const OperationsPlaceholder = "{operations}"
+
+// description is the lead sentence followed by one line per enabled operation that has a summary.
 func (t *Tool) description(enabled []Operation) string {
 	if t.Single {
 		return t.Description
 	}
 	var b strings.Builder
-	b.WriteString(t.Description)
+	b.WriteString(strings.ReplaceAll(t.Description, OperationsPlaceholder, strings.Join(opNames(enabled), ", ")))
 	for _, op := range enabled {
-		fmt.Fprintf(&b, "\n- %s: %s", op.Name, op.Summary)
+		if op.Summary != "" {
+			fmt.Fprintf(&b, "\n- %s: %s", op.Name, op.Summary)
+		}
 	}
 	return b.String()
 }

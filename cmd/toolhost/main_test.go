@@ -25,7 +25,7 @@ import (
 var binary string
 
 // wantTools is what the default configuration advertises, in the fixed order.
-const wantTools = "think,user_collaboration,todo_operations,memory_operations,file_operations,terminal_operations,read_tool_result"
+const wantTools = "think,user_collaboration,todo_operations,memory_operations,file_operations,terminal_operations,build_and_version_control,database_operations,read_tool_result"
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "toolhost-bin")

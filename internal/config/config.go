@@ -49,6 +49,7 @@ type Config struct {
 	Profiles  map[string]Profile `toml:"profiles"`
 	Guard     Guard              `toml:"guard"`
 	Grants    []Grant            `toml:"grants"`
+	Databases []Database         `toml:"databases"`
 
 	// Path is the file this configuration was read from, if any.
 	Path string `toml:"-"`
@@ -208,7 +209,7 @@ func (c *Config) validate() error {
 	if v := c.Guard.OutsideReads; v != "" && v != "allow" && v != "grant" {
 		return fmt.Errorf("config: guard.outside_reads must be allow or grant")
 	}
-	return nil
+	return validateDatabases(c.Databases)
 }
 
 var tableLine = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?`)

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"toolhost/internal/golden"
 )
 
 // ladderCases are edits that match only on a tolerant rung of the ladder. Each pins the exact
@@ -152,7 +154,7 @@ var ladderCases = []struct {
 
 // TestReplaceLadderStyle runs each ladder case through ReplaceInFile on a real file and checks
 // the exact bytes on disk and the report. The reports are pinned in testdata/ladder.golden
-// (rewrite with -update).
+// (rewrite with TOOLHOST_GOLDEN=update).
 func TestReplaceLadderStyle(t *testing.T) {
 	var report strings.Builder
 	for _, tt := range ladderCases {
@@ -179,7 +181,7 @@ func TestReplaceLadderStyle(t *testing.T) {
 				tt.name, tt.file, tt.old, tt.new, got, res.Rung, strings.Join(res.Adapted, "; "))
 		})
 	}
-	golden(t, "ladder.golden", report.String())
+	golden.CheckString(t, "testdata/ladder.golden", report.String())
 }
 
 // TestApplyPatchStyle: a hunk placed only by ignoring Unicode punctuation writes its added lines

@@ -45,7 +45,8 @@ type Config struct {
 	Store *store.Store
 	// OnUpdate is called (throttled to about four times a second per session, never on the
 	// output path) when a session's screen or history changed, so the MCP layer can send
-	// resource-updated notifications. It must not block for long.
+	// resource-updated notifications. It must not block for long. Manager.SetOnUpdate replaces it
+	// on a running manager.
 	OnUpdate func(conv, id string)
 }
 
@@ -151,24 +152,29 @@ func defaultSignalPrefix() []string {
 	return []string{p, "--default-signal"}
 }
 
+// Scrubbed reports whether the variable name is kept out of children's environments: every
+// TOOLHOST_* variable, and the names in scrub (a trailing * matches a prefix). Other engines that
+// start processes with the user's environment (git and its hooks) use it too.
+func Scrubbed(name string, scrub []string) bool {
+	if strings.HasPrefix(name, "TOOLHOST_") {
+		return true
+	}
+	for _, s := range scrub {
+		if p, ok := strings.CutSuffix(s, "*"); ok {
+			if strings.HasPrefix(name, p) {
+				return true
+			}
+		} else if s == name {
+			return true
+		}
+	}
+	return false
+}
+
 // childEnv builds a child's environment: the server's own minus secrets, then the settings
 // that keep programs from waiting on a terminal nobody reads, then the caller's extras.
 func childEnv(scrub []string, term string, extra map[string]string, marker string) []string {
-	drop := func(name string) bool {
-		if strings.HasPrefix(name, "TOOLHOST_") {
-			return true
-		}
-		for _, s := range scrub {
-			if p, ok := strings.CutSuffix(s, "*"); ok {
-				if strings.HasPrefix(name, p) {
-					return true
-				}
-			} else if s == name {
-				return true
-			}
-		}
-		return false
-	}
+	drop := func(name string) bool { return Scrubbed(name, scrub) }
 	forced := map[string]string{
 		"TERM":                term,
 		"PAGER":               "cat",

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/git/gittest"
+)
+
+// Every build_and_version_control operation through the real binary over stdio, on a real
+// repository that goes through a conflict and a detached HEAD.
+func TestBuildToolThroughBinary(t *testing.T) {
+	for _, tool := range []string{"git", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is required: %v", tool, err)
+		}
+	}
+	wd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	gittest.Isolate(t)
+	git := func(args ...string) { t.Helper(); gittest.Run(t, wd, args...) }
+	write := func(name, content string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(wd, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	write("go.mod", "module example.com/b\n\ngo 1.26\n")
+	write("b.go", "package b\n\nfunc Two() int { return 2 }\n")
+	write("b_test.go", "package b\n\nimport \"testing\"\n\nfunc TestTwo(t *testing.T) {\n\tif Two() != 2 {\n\t\tt.Fatal(\"no\")\n\t}\n}\n\nfunc TestThree(t *testing.T) {\n\tif Two() != 3 {\n\t\tt.Errorf(\"Two() = %d, want 3\", Two())\n\t}\n}\n")
+	write("Makefile", "hello:\n\t@echo hello\n")
+	git("add", ".")
+	git("commit", "-qm", "first")
+
+	cmd := commandIn(t, t.TempDir(), wd, "stdio")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	call := func(op string, args map[string]any, wantErr bool, want ...string) string {
+		t.Helper()
+		m := map[string]any{"operation": op}
+		for k, v := range args {
+			m[k] = v
+		}
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "build_and_version_control", Arguments: m})
+		if err != nil {
+			t.Fatalf("%s: %v", op, err)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		if res.IsError != wantErr {
+			t.Fatalf("%s %v: isError=%v, want %v:\n%s", op, args, res.IsError, wantErr, text)
+		}
+		for _, w := range want {
+			if !strings.Contains(text, w) {
+				t.Errorf("%s %v:\n%s\nwant it to contain %q", op, args, text, w)
+			}
+		}
+		return text
+	}
+
+	call("git_status", nil, false, "branch main", "clean")
+	write("b.go", "package b\n\n// Two returns two.\nfunc Two() int { return 2 }\n")
+	call("git_diff", nil, false, "+// Two returns two.")
+	call("git_diff", map[string]any{"stat_only": true}, false, "1 file changed, +1 -0")
+	call("git_stage", map[string]any{"paths": []string{"b.go"}}, false, "staged (1)", "M b.go")
+	call("git_unstage", map[string]any{"paths": "b.go"}, false, "unstaged (1)")
+	call("git_stage", map[string]any{"paths": "."}, false, "staged (1)")
+	call("git_commit", map[string]any{"message": "document Two"}, false, "committed", "on main: document Two")
+	call("git_log", nil, false, "document Two", "first")
+	call("git_show", map[string]any{"ref": "HEAD~1:b.go"}, false, "func Two() int { return 2 }")
+	call("git_blame", map[string]any{"paths": "b.go", "start_line": 3, "end_line": 3}, false, "document Two", "// Two returns two.")
+	call("git_branch", map[string]any{"action": "create", "name": "side"}, false, "created branch side")
+	call("git_branch", map[string]any{"action": "switch", "name": "side"}, false, "switched to side")
+	write("b.go", "package b\n\n// Two returns 2.\nfunc Two() int { return 2 }\n")
+	call("git_stage", map[string]any{"paths": "b.go"}, false)
+	call("git_commit", map[string]any{"message": "side edit"}, false)
+	call("changed_files", nil, false, "against main", "M b.go")
+	call("git_branch", map[string]any{"action": "switch", "name": "main"}, false)
+	call("git_branch", nil, false, "* main", "side")
+	// A conflict, seen through the binary.
+	write("b.go", "package b\n\n// Two is two.\nfunc Two() int { return 2 }\n")
+	call("git_stage", map[string]any{"paths": "b.go"}, false)
+	call("git_commit", map[string]any{"message": "main edit"}, false)
+	merge := exec.Command("git", "merge", "side")
+	merge.Dir = wd
+	if out, err := merge.CombinedOutput(); err == nil {
+		t.Fatalf("the merge did not conflict:\n%s", out)
+	}
+	call("git_status", nil, false, "merge in progress", "conflicted (1)", "b.go (both modified)")
+	call("git_commit", map[string]any{"message": "merge"}, true, "error unresolved_conflicts")
+	git("merge", "--abort")
+	// Detached HEAD.
+	git("checkout", "-q", "HEAD~1")
+	call("git_status", nil, false, "detached HEAD at")
+	git("checkout", "-q", "main")
+	call("list_tasks", nil, false, "make:hello", "go:test")
+	call("run_task", map[string]any{"name": "make:hello"}, false, "$ make hello", "hello")
+	call("run_tests", nil, false, "go: 1 passed, 1 failed (exit 1)", "FAIL TestThree  b_test.go:13: Two() = 2, want 3")
+	write("v.go", "package b\n\nimport \"fmt\"\n\nfunc V() { fmt.Printf(\"%d\\n\", \"x\") }\n")
+	call("get_errors", nil, false, "v.go:5:", "warning fmt.Printf format %d has arg")
+	call("git_diff", map[string]any{"ref": "--upload-pack=touch x"}, true, "error invalid_value")
+
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "toolhost://workdir/git"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Contents[0].Text; !strings.Contains(text, "branch main") || !strings.Contains(text, "main edit") {
+		t.Errorf("git context resource:\n%s", text)
+	}
+}

@@ -1,0 +1,138 @@
+package consolidated
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/git"
+	"toolhost/internal/git/gittest"
+	"toolhost/internal/golden"
+	"toolhost/internal/terminal"
+)
+
+// buildHarness serves build_and_version_control with terminal_operations and read_tool_result
+// through the package's harness, on a real guard, store, terminal engine and git, in a working
+// directory of its own. Its helpers answer (text, isError) and build repositories.
+type buildHarness struct {
+	t  testing.TB
+	hs *harness
+	wd string
+	cs *mcp.ClientSession
+}
+
+type buildOptions struct {
+	yield  time.Duration // the terminal engine's yield (default 20 s)
+	budget int           // result budget in tokens (default DefaultBudgetTokens)
+}
+
+func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatalf("git is required: %v", err)
+	}
+	gittest.Isolate(t)
+	if o.yield == 0 {
+		o.yield = 20 * time.Second
+	}
+	hs := newHarness(t, harnessOptions{budgetTokens: o.budget, tools: func(h *harness) []*Tool {
+		mgr, err := terminal.NewManager(terminal.Config{Store: h.st, CloseGrace: 500 * time.Millisecond, DefaultYield: o.yield, MaxWait: 30 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		runner, err := git.NewRunner(git.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*Tool{
+			BuildTool(BuildConfig{Git: runner, Guard: h.guard, Terminal: mgr, Workdir: h.wd, DefaultYield: o.yield, MaxWait: 30 * time.Second}),
+			// terminal_operations owns the engine: closing it ends the runs.
+			TerminalTool(TerminalConfig{Manager: mgr, Guard: h.guard, MaxWait: 30 * time.Second, DefaultYield: o.yield}),
+			ReadToolResultTool(),
+		}
+	}})
+	return &buildHarness{t: t, hs: hs, wd: hs.wd, cs: hs.cs}
+}
+
+// call runs a tool and returns its text and whether it is an error.
+func (h *buildHarness) call(tool string, args map[string]any) (string, bool) {
+	h.t.Helper()
+	text, isErr, _ := h.hs.call(tool, args)
+	return text, isErr
+}
+
+// op calls build_and_version_control.
+func (h *buildHarness) op(op string, args map[string]any) (string, bool) {
+	h.t.Helper()
+	text, isErr, _ := h.hs.op(op, args)
+	return text, isErr
+}
+
+func (h *buildHarness) mustOp(op string, args map[string]any) string {
+	h.t.Helper()
+	text, _ := h.hs.mustOp(op, args)
+	return text
+}
+
+func (h *buildHarness) errOp(op string, args map[string]any) string {
+	h.t.Helper()
+	text, isErr := h.op(op, args)
+	if !isErr {
+		h.t.Fatalf("%s %v succeeded, want an error:\n%s", op, args, text)
+	}
+	return text
+}
+
+// git runs git in dir (relative to the working directory) to build a fixture.
+func (h *buildHarness) git(dir string, args ...string) string {
+	h.t.Helper()
+	return gittest.Run(h.t, filepath.Join(h.wd, dir), args...)
+}
+
+// write creates a file (and its directories) under the working directory.
+func (h *buildHarness) write(name, content string) {
+	h.t.Helper()
+	h.hs.write(map[string]string{name: content})
+}
+
+func (h *buildHarness) read(name string) string {
+	h.t.Helper()
+	return h.hs.read(name)
+}
+
+// repo makes a repository in dir ("" for the working directory) with one commit of a.txt.
+func (h *buildHarness) repo(dir string) {
+	h.t.Helper()
+	if err := os.MkdirAll(filepath.Join(h.wd, dir), 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	h.git(dir, "init", "-q", "-b", "main")
+	h.write(filepath.Join(dir, "a.txt"), "one\ntwo\nthree\n")
+	h.git(dir, "add", ".")
+	h.git(dir, "commit", "-qm", "first commit")
+}
+
+// normalize replaces what differs between runs: the working directory, durations and run ids.
+func (h *buildHarness) normalize(s string) string {
+	s = strings.ReplaceAll(s, h.wd, "$WD")
+	s = regexp.MustCompile(`\b\d+(\.\d+)?(ms|µs|s|m\d+s)\b`).ReplaceAllString(s, "<dur>")
+	s = regexp.MustCompile(`\bcmd\d+\b`).ReplaceAllString(s, "cmdN")
+	return s
+}
+
+// golden compares got, normalized, with testdata/build_and_version_control/name
+// (TOOLHOST_GOLDEN=update rewrites it).
+func (h *buildHarness) golden(name, got string) {
+	h.t.Helper()
+	got = h.normalize(got)
+	if !strings.HasSuffix(got, "\n") {
+		got += "\n"
+	}
+	golden.Check(h.t, filepath.Join("testdata", buildToolName, name), []byte(got))
+}

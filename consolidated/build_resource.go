@@ -1,0 +1,60 @@
+package consolidated
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/git"
+)
+
+// GitContextURI is the resource with the git context of the working directory.
+const GitContextURI = "toolhost://workdir/git"
+
+// gitContextResource serves the working directory's git context (branch and upstream, a status
+// summary, the last commits), for clients that attach resources to a conversation. It reads the
+// working directory only, which the guard always allows.
+func gitContextResource(runner *git.Runner, workdir string) Resource {
+	return Resource{
+		Resource: &mcp.Resource{
+			Name:        "git_context",
+			URI:         GitContextURI,
+			Description: "Git branch, status summary and recent commits of the working directory.",
+			MIMEType:    "text/plain",
+		},
+		Read: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: GitContextURI, MIMEType: "text/plain", Text: GitContext(ctx, runner, workdir)}}}, nil
+		},
+	}
+}
+
+// GitContext renders the git context of dir in a few lines.
+func GitContext(ctx context.Context, runner *git.Runner, dir string) string {
+	repo, err := runner.Open(ctx, dir)
+	if err != nil {
+		return "not a git repository: " + dir
+	}
+	st, err := repo.Status(ctx, nil)
+	if err != nil {
+		return "git status failed: " + err.Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "repository %s\n%s\n", repo.Top, git.BranchLine(st))
+	if state := repo.State(); state != git.StateNone {
+		fmt.Fprintf(&b, "%s in progress\n", state)
+	}
+	staged, unstaged, untracked, conflicted := st.Counts()
+	if st.Clean() {
+		b.WriteString("working tree clean\n")
+	} else {
+		fmt.Fprintf(&b, "%d staged, %d unstaged, %d untracked, %d conflicted\n", staged, unstaged, untracked, conflicted)
+	}
+	if st.OID != "" {
+		if cs, err := repo.Log(ctx, git.LogOptions{Limit: 5}); err == nil {
+			b.WriteString("recent commits:\n" + git.RenderLog(cs, false) + "\n")
+		}
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
