@@ -115,4 +115,3 @@ func TestImportContinuesInTheBackground(t *testing.T) {
 		t.Errorf("search after the import = %q", got)
 	}
 }
-
