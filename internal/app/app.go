@@ -121,9 +121,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Guard.Close)
-	if err := a.openJournal(); err != nil {
-		return nil, err
-	}
+	a.openJournal()
 	rcfg := reminders.DefaultConfig()
 	rcfg.Enabled = !cfg.Reminders.Off
 	rcfg.EveryNCalls = cfg.Reminders.EveryNCalls

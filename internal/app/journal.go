@@ -14,12 +14,14 @@ const sweepEntries = 200_000
 // openJournal opens the edit journal in the state directory, which finishes or undoes every edit
 // a crashed toolhost process left half done, and starts a background sweep of the working
 // directory for temporary files that no live process owns.
-func (a *App) openJournal() error {
+func (a *App) openJournal() {
 	j, rep, err := edit.OpenJournal(filepath.Join(a.StateDir, "journal"), a.Logger)
-	if err != nil {
-		if j == nil {
-			return err
-		}
+	switch {
+	case err != nil && j == nil:
+		// File operations still work, all or nothing while the process lives; only a crash in
+		// the middle of a multi-file write is not covered.
+		a.Logger.Error("edit journal unavailable; multi-file writes are not crash-atomic", "dir", filepath.Join(a.StateDir, "journal"), "err", err)
+	case err != nil:
 		// Some transaction could not be recovered; it stays for the next start.
 		a.Logger.Error("edit journal recovery incomplete", "err", err)
 	}
@@ -36,5 +38,4 @@ func (a *App) openJournal() error {
 		}
 	}()
 	a.closers = append(a.closers, func() error { cancel(); <-done; return nil })
-	return nil
 }
