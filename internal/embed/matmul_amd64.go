@@ -18,6 +18,9 @@ func dot1AVX(a, b *float32, n int) float32
 func gemm4x16AVX(x *float32, ldx int, w *float32, ldw int, k int, b *float32, y *float32, ldy int)
 
 //go:noescape
+func gemm6x16AVX(x *float32, ldx int, w *float32, ldw int, k int, b *float32, y *float32, ldy int)
+
+//go:noescape
 func gemm1x16AVX(x *float32, w *float32, ldw int, k int, b *float32, y *float32)
 
 // weightsByRow says how loadUSEModel should lay out dense weights: by input row (in × out, for
@@ -40,15 +43,21 @@ func (d *dense) applyFast(x []float32, n int, y []float32) bool {
 	}
 	w, b := d.w[:in*out], d.b[:out]
 	x, y = x[:n*in], y[:n*out]
-	n4 := n &^ 3
 	for c0 := 0; c0 < out; c0 += gemmCols {
 		c1 := min(c0+gemmCols, out)
-		for r := 0; r < n4; r += 4 {
+		r := 0
+		for ; r+6 <= n; r += 6 {
+			for c := c0; c < c1; c += 16 {
+				gemm6x16AVX(&x[r*in], in, &w[c], out, in, &b[c], &y[r*out+c], out)
+			}
+		}
+		if r+4 <= n {
 			for c := c0; c < c1; c += 16 {
 				gemm4x16AVX(&x[r*in], in, &w[c], out, in, &b[c], &y[r*out+c], out)
 			}
+			r += 4
 		}
-		for r := n4; r < n; r++ {
+		for ; r < n; r++ {
 			for c := c0; c < c1; c += 16 {
 				gemm1x16AVX(&x[r*in], &w[c], out, in, &b[c], &y[r*out+c])
 			}

@@ -23,7 +23,7 @@ func TestDenseKernelsAgree(t *testing.T) {
 		for i := range d.b {
 			d.b[i] = rng.Float32()
 		}
-		for _, n := range []int{1, 2, 3, 4, 5, 8, 9} {
+		for _, n := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13} {
 			t.Run(fmt.Sprintf("%dx%d/n=%d", in, out, n), func(t *testing.T) {
 				x := make([]float32, n*in)
 				for i := range x {
