@@ -34,6 +34,9 @@ const (
 	CodeInvalidTodos ErrorCode = "invalid_todos"
 	// CodeBadPatch: a patch that does not parse, or names no file.
 	CodeBadPatch ErrorCode = "bad_patch"
+	// CodeUnencodable: create_file's content has characters its encoding cannot hold; the next
+	// step names an encoding that can.
+	CodeUnencodable ErrorCode = "unencodable"
 	// CodeRefused: SQL that would write, or is not one read statement; database_operations
 	// only reads.
 	CodeRefused ErrorCode = "refused"
@@ -132,7 +135,7 @@ const (
 	CodeAmbiguous ErrorCode = "ambiguous"
 	// CodeCountMismatch: the number of replacements differs from expected_replacements.
 	CodeCountMismatch ErrorCode = "count_mismatch"
-	// CodeNoChange: the edit would leave the file as it is.
+	// CodeNoChange: the edit would leave the file (or the update the memory) as it is.
 	CodeNoChange ErrorCode = "no_change"
 	// CodePastEnd: the requested start is past the end of the file.
 	CodePastEnd ErrorCode = "past_end"

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolhost/authz"
+	"toolhost/internal/edit"
 	"toolhost/internal/fsread"
 )
 
@@ -26,7 +27,7 @@ type fileReadArgs struct {
 	Offset      int64  `json:"offset,omitempty" jsonschema:"First line, negative from the end (bytes for base64/hex)."`
 	Limit       int64  `json:"limit,omitempty" jsonschema:"Lines (bytes for base64/hex)."`
 	LineNumbers bool   `json:"line_numbers,omitempty"`
-	Encoding    string `json:"encoding,omitempty" enum:"utf-8,base64,hex"`
+	Encoding    string `json:"encoding,omitempty" enum:"utf-8,base64,hex,utf-16le,utf-16be,latin-1,windows-1252"`
 }
 
 type fileListArgs struct {
@@ -61,9 +62,11 @@ type fileGrepArgs struct {
 }
 
 type fileCreateArgs struct {
-	Path    string `json:"path"`
-	Content string `json:"content" alias:"contents,text,file_text,code"`
-	Mode    string `json:"mode,omitempty" enum:"overwrite,append,create_if_missing"`
+	Path     string `json:"path"`
+	Content  string `json:"content" alias:"contents,text,file_text,code"`
+	Mode     string `json:"mode,omitempty" enum:"overwrite,append,create_if_missing"`
+	Encoding string `json:"encoding,omitempty" enum:"utf-8,base64,hex,utf-16le,utf-16be,latin-1,windows-1252"`
+	DryRun   bool   `json:"dry_run,omitempty"`
 }
 
 type fileReplaceArgs struct {
@@ -72,6 +75,7 @@ type fileReplaceArgs struct {
 	NewString            string `json:"new_string" alias:"new_str,new_text,replace,replacement"`
 	ReplaceAll           bool   `json:"replace_all,omitempty"`
 	ExpectedReplacements int    `json:"expected_replacements,omitempty"`
+	DryRun               bool   `json:"dry_run,omitempty"`
 }
 
 // fileEdit is one edit of multi_replace_string. Its decoder accepts the spellings models use
@@ -86,8 +90,9 @@ type fileEdit struct {
 }
 
 type fileMultiReplaceArgs struct {
-	Edits []fileEdit `json:"edits" alias:"replacements,changes"`
-	Path  string     `json:"path,omitempty"`
+	Edits  []fileEdit `json:"edits" alias:"replacements,changes"`
+	Path   string     `json:"path,omitempty"`
+	DryRun bool       `json:"dry_run,omitempty"`
 }
 
 type fileInsertArgs struct {
@@ -98,17 +103,20 @@ type fileInsertArgs struct {
 	Before    string `json:"before_pattern,omitempty" alias:"before,insert_before"`
 	StartLine int64  `json:"start_line,omitempty"`
 	EndLine   int64  `json:"end_line,omitempty"`
+	DryRun    bool   `json:"dry_run,omitempty"`
 }
 
 type fileRenameArgs struct {
 	Path      string `json:"path" alias:"source,src,from,old_path"`
 	NewPath   string `json:"new_path" alias:"destination,dest,to,target,new_name,target_path"`
 	Overwrite bool   `json:"overwrite,omitempty"`
+	DryRun    bool   `json:"dry_run,omitempty"`
 }
 
 type fileDeleteArgs struct {
 	Path      string `json:"path"`
 	Recursive bool   `json:"recursive,omitempty"`
+	DryRun    bool   `json:"dry_run,omitempty"`
 }
 
 type fileDirArgs struct {
@@ -129,6 +137,11 @@ type FileConfig struct {
 	// MaxRemembered bounds the stale-write memory (conversation, file) entries; 0 means
 	// DefaultMaxRemembered.
 	MaxRemembered int
+	// Journal makes every write crash-atomic (all files or none even across a SIGKILL); nil
+	// writes all or none only while the process lives.
+	Journal *edit.Journal
+	// Now is the clock list_dir measures ages with; nil means time.Now.
+	Now func() time.Time
 }
 
 // DefaultMaxRemembered bounds how many (conversation, file) fingerprints file_operations keeps
@@ -149,7 +162,10 @@ func FileTool(cfg FileConfig) *Tool {
 	if cfg.MaxRemembered <= 0 {
 		cfg.MaxRemembered = DefaultMaxRemembered
 	}
-	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered)}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered), journal: cfg.Journal, now: cfg.Now}
 	return &Tool{
 		Name:           "file_operations",
 		Description:    "Read, search and edit files. Outside the working directory, writes need a grant (user_collaboration). Edits fail if the file changed since you read it; each write returns its diff.",
@@ -172,9 +188,11 @@ func FileTool(cfg FileConfig) *Tool {
 }
 
 type fileTool struct {
-	guard  *authz.Guard
-	reader *fsread.Reader
-	seen   *readMemo
+	guard   *authz.Guard
+	reader  *fsread.Reader
+	seen    *readMemo
+	journal *edit.Journal
+	now     func() time.Time
 }
 
 func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Result, error) {
@@ -187,6 +205,11 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 	// rather than being cut in the middle and spilled.
 	budget := budgetBytes(c.Env.BudgetTokens)
 	room := budget - min(512, budget/4)
+	switch a.Encoding {
+	case edit.EncodingUTF16LE, edit.EncodingUTF16BE, edit.EncodingLatin1, edit.EncodingWindows1252:
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "encoding", Message: a.Encoding + " is an encoding create_file writes; read_file shows text as UTF-8",
+			Next: "read the file's bytes with encoding hex or base64"}
+	}
 	opts := fsread.ReadOptions{
 		StartLine:   a.StartLine,
 		EndLine:     a.EndLine,
@@ -320,6 +343,7 @@ func (f *fileTool) listDir(ctx context.Context, c *Call, a *fileListArgs) (*Resu
 	if rel := path.Clean(t.Rel); rel != "." {
 		prefix = rel + "/"
 	}
+	now := f.now()
 	for _, e := range r.Entries {
 		b.WriteString("\n" + strings.TrimPrefix(e.Path, prefix))
 		switch e.Type {
@@ -328,7 +352,7 @@ func (f *fileTool) listDir(ctx context.Context, c *Call, a *fileListArgs) (*Resu
 		case fsread.TypeSymlink:
 			b.WriteString("@")
 		case fsread.TypeFile:
-			fmt.Fprintf(&b, " %s", fileSize(e.Size))
+			fmt.Fprintf(&b, " %s %s", fileSize(e.Size), fileAge(now.Sub(e.ModTime)))
 		default:
 			b.WriteString(" (special)")
 		}
@@ -574,6 +598,25 @@ func fileDirName(name string) string {
 		return name
 	}
 	return name + "/"
+}
+
+// fileAge is how long ago a file was modified, in the largest unit that fits: "now", "5m",
+// "3h", "12d", "4mo", "2y". A clock behind the file's says "now".
+func fileAge(d time.Duration) string {
+	const day = 24 * time.Hour
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d < 2*day:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d < 60*day:
+		return fmt.Sprintf("%dd", d/day)
+	case d < 730*day:
+		return fmt.Sprintf("%dmo", d/(30*day))
+	}
+	return fmt.Sprintf("%dy", d/(365*day))
 }
 
 func fileSize(n int64) string {

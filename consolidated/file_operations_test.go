@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"toolhost/internal/edit"
 )
@@ -142,10 +143,10 @@ func TestFileReadOperations(t *testing.T) {
 			want: []string{"error protected_path", "user_collaboration"}},
 
 		{name: "list root", op: "list_dir", args: nil,
-			want:   []string{".: 6 entries; skipped 3 hidden, 1 gitignored\nbin.dat 9B\ncrlf.txt 13B\nempty.txt 0B\nmain.go 48B\nnotes.txt 24B\npkg/"},
+			want:   []string{".: 6 entries; skipped 3 hidden, 1 gitignored\nbin.dat 9B 13mo\ncrlf.txt 13B 13mo\nempty.txt 0B 13mo\nmain.go 48B 13mo\nnotes.txt 24B 13mo\npkg/"},
 			absent: []string{".hidden", "util.go", "build"}},
 		{name: "list recursive", op: "list_dir", args: map[string]any{"path": "pkg", "recursive": true},
-			want: []string{"pkg/: 4 entries\ndeep/\ndeep/x.go 40B\ndeep/y.md 15B\nutil.go 66B"}},
+			want: []string{"pkg/: 4 entries\ndeep/\ndeep/x.go 40B 13mo\ndeep/y.md 15B 13mo\nutil.go 66B 13mo"}},
 		{name: "list max_depth", op: "list_dir", args: map[string]any{"path": "pkg", "max_depth": 1},
 			want: []string{"pkg/: 2 entries"}, absent: []string{"x.go"}},
 		{name: "list hidden and ignored", op: "list_dir", args: map[string]any{"include_hidden": true, "include_ignored": true},
@@ -232,7 +233,15 @@ func TestFileWriteOperations(t *testing.T) {
 		{name: "replace camelCase", op: "replace_string", args: map[string]any{"filePath": "notes.txt", "oldString": "two", "newString": "2"},
 			want: []string{"1 replacement at line 2"}},
 		{name: "replace tolerant", op: "replace_string", args: map[string]any{"path": "main.go", "old_string": "    println(\"hello\")", "new_string": "    println(\"tab\")"},
-			want: []string{"(matched ignoring indentation)"}, check: wantFileContent("main.go", "package main\n\nfunc main() {\n\tprintln(\"tab\")\n}\n")},
+			want: []string{"(matched ignoring indentation; wrote new_string in the file's style: indentation)"}, check: wantFileContent("main.go", "package main\n\nfunc main() {\n\tprintln(\"tab\")\n}\n")},
+		{name: "replace with curly quotes writes the file's ASCII quotes", op: "replace_string",
+			args:  map[string]any{"path": "main.go", "old_string": "println(\u201chello\u201d)", "new_string": "println(\u201chello, world\u201d)"},
+			want:  []string{"(matched ignoring unicode punctuation; wrote new_string in the file's style: \u201c→\", \u201d→\")", "+\tprintln(\"hello, world\")"},
+			check: wantFileContent("main.go", "package main\n\nfunc main() {\n\tprintln(\"hello, world\")\n}\n")},
+		{name: "patch with curly quotes writes the file's ASCII quotes", op: "apply_patch",
+			args:  map[string]any{"patch": "*** Begin Patch\n*** Update File: main.go\n-\tprintln(\u201chello\u201d)\n+\tprintln(\u201cbye\u201d)\n*** End Patch\n"},
+			want:  []string{"update main.go (placed ignoring unicode punctuation; wrote new_string in the file's style: \u201c→\", \u201d→\")"},
+			check: wantFileContent("main.go", "package main\n\nfunc main() {\n\tprintln(\"bye\")\n}\n")},
 		{name: "replace all", op: "replace_string", args: map[string]any{"path": "notes.txt", "old_string": "o", "new_string": "0", "replace_all": true},
 			want: []string{"3 replacements at lines 1, 2, 4"}},
 		{name: "replace all on one line", op: "replace_string", args: map[string]any{"path": "notes.txt", "old_string": "e", "new_string": "E", "replace_all": true},
@@ -402,6 +411,107 @@ func TestFileEditTooLarge(t *testing.T) {
 		got, isErr, _ := h.op(tt.op, tt.args)
 		if !isErr || !strings.Contains(got, "error too_large") || !strings.Contains(got, "parameter: path\n") {
 			t.Errorf("file_operations %s on a huge file = %q (isError %v), want too_large about path", tt.op, got, isErr)
+		}
+	}
+}
+
+// wantTreeUnchanged checks that the working directory still holds fileTree exactly and nothing
+// else but what the harness wrote (a dry run must leave no trace, temporary files included).
+func wantTreeUnchanged(t *testing.T, h *harness) {
+	t.Helper()
+	for p, content := range fileTree {
+		if got := h.read(p); got != content {
+			t.Errorf("%s = %q after a dry run, want %q", p, got, content)
+		}
+	}
+	filepath.WalkDir(h.wd, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(h.wd, p)
+		rel = filepath.ToSlash(rel)
+		if !d.IsDir() {
+			if _, ok := fileTree[rel]; !ok {
+				t.Errorf("a dry run left %s", rel)
+			}
+		}
+		return nil
+	})
+}
+
+// TestFileDryRun: every edit operation takes dry_run, answers what it would do and writes
+// nothing; it refuses what the real call would refuse.
+func TestFileDryRun(t *testing.T) {
+	runFileCases(t, []fileCase{
+		{name: "create new", op: "create_file", args: map[string]any{"path": "new/a.txt", "content": "x\n", "dry_run": true},
+			want: []string{"dry run, nothing written: would create new/a.txt (1 lines, 2 bytes)"}, check: wantTreeUnchanged},
+		{name: "create overwrite", op: "create_file", args: map[string]any{"path": "notes.txt", "content": "one\n", "dry_run": true},
+			want: []string{"dry run, nothing written: overwrote notes.txt", "-two"}, check: wantTreeUnchanged},
+		{name: "create if missing still refuses", op: "create_file", args: map[string]any{"path": "notes.txt", "content": "z", "mode": "create_if_missing", "dry_run": true},
+			wantErr: true, want: []string{"error exists"}, check: wantTreeUnchanged},
+		{name: "replace", op: "replace_string", args: map[string]any{"path": "main.go", "old_string": "hello", "new_string": "bye", "dry_run": true},
+			want: []string{"dry run, nothing written: main.go: 1 replacement at line 4", "+\tprintln(\"bye\")"}, check: wantTreeUnchanged},
+		{name: "replace not found still fails", op: "replace_string", args: map[string]any{"path": "main.go", "old_string": "nothing like it", "new_string": "x", "dry_run": true},
+			wantErr: true, want: []string{"error not_found"}, check: wantTreeUnchanged},
+		{name: "multi replace", op: "multi_replace_string", args: map[string]any{"dry_run": true, "edits": []map[string]any{
+			{"path": "notes.txt", "old_string": "two", "new_string": "2"}, {"path": "pkg/util.go", "old_string": "adds", "new_string": "sums"}}},
+			want: []string{"dry run, nothing written: 2 edits in 2 file(s)", "+2", "+// Add sums."}, check: wantTreeUnchanged},
+		{name: "insert", op: "insert_edit", args: map[string]any{"path": "notes.txt", "line": 1, "content": "zero", "dry_run": true},
+			want: []string{"dry run, nothing written: notes.txt: inserted before line 1", "+zero"}, check: wantTreeUnchanged},
+		{name: "rename", op: "rename_file", args: map[string]any{"path": "main.go", "new_path": "cmd/main.go", "dry_run": true},
+			want: []string{"dry run, nothing written: would rename main.go -> cmd/main.go"}, check: wantTreeUnchanged},
+		{name: "rename onto an existing file still refused", op: "rename_file", args: map[string]any{"path": "main.go", "new_path": "notes.txt", "dry_run": true},
+			wantErr: true, want: []string{"error exists"}, check: wantTreeUnchanged},
+		{name: "delete file", op: "delete_file", args: map[string]any{"path": "notes.txt", "dry_run": true},
+			want: []string{"dry run, nothing written: would delete file notes.txt"}, check: wantTreeUnchanged},
+		{name: "delete directory", op: "delete_file", args: map[string]any{"path": "pkg", "recursive": true, "dry_run": true},
+			want: []string{"dry run, nothing written: would delete directory pkg/ and its 4 entries"}, check: wantTreeUnchanged},
+		{name: "patch", op: "apply_patch", args: map[string]any{"dry_run": true, "patch": "*** Begin Patch\n*** Update File: notes.txt\n-two\n+2\n*** Delete File: main.go\n*** End Patch\n"},
+			want: []string{"dry run, nothing written; the patch applies", "+2"}, check: wantTreeUnchanged},
+	})
+}
+
+// TestFileCreateEncoding: create_file writes text in the encoding asked for and refuses text the
+// encoding cannot hold, naming the character, where it is, and an encoding that can.
+func TestFileCreateEncoding(t *testing.T) {
+	runFileCases(t, []fileCase{
+		{name: "latin-1", op: "create_file", args: map[string]any{"path": "l1.txt", "content": "café\n", "encoding": "latin-1"},
+			want: []string{"created l1.txt (1 lines, 5 bytes, latin-1)"}, check: wantFileContent("l1.txt", "caf\xe9\n")},
+		{name: "windows-1252", op: "create_file", args: map[string]any{"path": "w.txt", "content": "5 €\n", "encoding": "windows-1252"},
+			want: []string{"created w.txt (1 lines, 4 bytes, windows-1252)"}, check: wantFileContent("w.txt", "5 \x80\n")},
+		{name: "utf-16le with BOM", op: "create_file", args: map[string]any{"path": "u.txt", "content": "hé\n", "encoding": "utf-16le"},
+			want: []string{"created u.txt (1 lines, 8 bytes, utf-16le)"}, check: wantFileContent("u.txt", "\xff\xfeh\x00\xe9\x00\n\x00")},
+		{name: "utf-16be with BOM", op: "create_file", args: map[string]any{"path": "u.txt", "content": "h", "encoding": "utf-16be"},
+			check: wantFileContent("u.txt", "\xfe\xff\x00h")},
+		{name: "overwrite a CRLF file in latin-1 writes the bytes as given", op: "create_file",
+			args:  map[string]any{"path": "crlf.txt", "content": "é\n", "encoding": "latin-1"},
+			check: wantFileContent("crlf.txt", "\xe9\n")},
+		{name: "base64 bytes", op: "create_file", args: map[string]any{"path": "b.bin", "content": "AAEC/w==", "encoding": "base64"},
+			check: wantFileContent("b.bin", "\x00\x01\x02\xff")},
+		{name: "latin-1 cannot hold the euro sign", op: "create_file", args: map[string]any{"path": "e.txt", "content": "a\nprice 5 €", "encoding": "latin-1"},
+			wantErr: true, want: []string{"error unencodable: latin-1 cannot encode '€' (U+20AC) at line 2, column 9", "parameter: content", "next: set encoding windows-1252"},
+			check: wantFileGone("e.txt")},
+		{name: "bad base64", op: "create_file", args: map[string]any{"path": "b.bin", "content": "@@@", "encoding": "base64"},
+			wantErr: true, want: []string{"error invalid_value: content is not valid base64"}, check: wantFileGone("b.bin")},
+		{name: "unknown encoding", op: "create_file", args: map[string]any{"path": "x.txt", "content": "x", "encoding": "ebcdic"},
+			wantErr: true, want: []string{"error invalid_value", "encoding must be one of"}, check: wantFileGone("x.txt")},
+		{name: "read_file does not decode legacy encodings", op: "read_file", args: map[string]any{"path": "notes.txt", "encoding": "latin-1"},
+			wantErr: true, want: []string{"error invalid_value: latin-1 is an encoding create_file writes", "encoding hex or base64"}},
+	})
+}
+
+func TestFileAge(t *testing.T) {
+	const day = 24 * time.Hour
+	for _, tt := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{-time.Hour, "now"}, {0, "now"}, {59 * time.Second, "now"}, {time.Minute, "1m"}, {59 * time.Minute, "59m"},
+		{time.Hour, "1h"}, {47 * time.Hour, "47h"}, {2 * day, "2d"}, {59 * day, "59d"}, {60 * day, "2mo"},
+		{729 * day, "24mo"}, {730 * day, "2y"}, {3650 * day, "10y"},
+	} {
+		if got := fileAge(tt.d); got != tt.want {
+			t.Errorf("fileAge(%v) = %q, want %q", tt.d, got, tt.want)
 		}
 	}
 }

@@ -207,6 +207,11 @@ func (f *fileTool) expect(conv string, t *authz.Target, rels ...string) map[stri
 	return m
 }
 
+// options are the engine options of a write by c to the files rels under t's root.
+func (f *fileTool) options(c *Call, t *authz.Target, dryRun bool, rels ...string) edit.Options {
+	return edit.Options{DryRun: dryRun, Expect: f.expect(c.Conversation, t, rels...), Journal: f.journal}
+}
+
 // remember records what toolhost just wrote, so the model's next edit of the file passes the
 // stale check (it saw the diff) while a change made by someone else in between does not.
 func (f *fileTool) remember(c *Call, t *authz.Target, files []edit.FileSummary) {

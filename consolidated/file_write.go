@@ -19,26 +19,44 @@ func (f *fileTool) createFile(ctx context.Context, c *Call, a *fileCreateArgs) (
 	}
 	defer t.Close()
 	name := f.display(t, t.Rel)
-	res, err := edit.CreateFile(ctx, t.Root, t.Rel, []byte(a.Content), edit.WriteMode(a.Mode), edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
+	data, err := edit.EncodeContent(a.Content, a.Encoding)
+	if err != nil {
+		return nil, encodeError(err)
+	}
+	opt := f.options(c, t, a.DryRun, t.Rel)
+	// Text in another encoding is written as encoded; only UTF-8 text takes on the replaced
+	// file's CRLF endings and BOM.
+	opt.Verbatim = a.Encoding != "" && a.Encoding != edit.EncodingUTF8
+	res, err := edit.CreateFile(ctx, t.Root, t.Rel, data, edit.WriteMode(a.Mode), opt)
 	if err != nil {
 		f.forgetDeleted(c, t, err)
 		return nil, f.editError(name, "path", err)
 	}
-	f.remember(c, t, res.Files)
+	if !a.DryRun {
+		f.remember(c, t, res.Files)
+	}
 	lines := strings.Count(a.Content, "\n")
 	if a.Content != "" && !strings.HasSuffix(a.Content, "\n") {
 		lines++
 	}
+	enc := ""
+	if opt.Verbatim {
+		enc = ", " + a.Encoding
+	}
 	switch {
 	case len(res.Files) == 1 && res.Files[0].Op == edit.OpAdd:
 		// The model has the content it just sent; echoing it as a diff would only cost tokens.
-		return f.writeResult(t, fmt.Sprintf("created %s (%d lines, %d bytes)", name, lines, len(a.Content)), &edit.Result{Files: res.Files}), nil
+		verb := "created"
+		if a.DryRun {
+			verb = "dry run, nothing written: would create"
+		}
+		return f.writeResult(t, fmt.Sprintf("%s %s (%d lines, %d bytes%s)", verb, name, lines, len(data), enc), &edit.Result{Files: res.Files, DryRun: a.DryRun}), nil
 	case res.Diff == "":
 		return f.writeResult(t, name+" unchanged: it already has this content", res), nil
 	case a.Mode == string(edit.ModeAppend):
-		return f.writeResult(t, fmt.Sprintf("appended %d lines to %s", lines, name), res), nil
+		return f.writeResult(t, dryPrefix(a.DryRun)+fmt.Sprintf("appended %d lines to %s", lines, name), res), nil
 	}
-	size, kept := len(a.Content), ""
+	size, kept := len(data), ""
 	if len(res.Files) == 1 && res.Files[0].Bytes != size {
 		// The engine gave the content the file's CRLF endings, BOM or both; the extra bytes
 		// tell which.
@@ -53,7 +71,25 @@ func (f *fileTool) createFile(ctx context.Context, c *Call, a *fileCreateArgs) (
 		}
 		size = res.Files[0].Bytes
 	}
-	return f.writeResult(t, fmt.Sprintf("overwrote %s (%d lines, %d bytes%s)", name, lines, size, kept), res), nil
+	return f.writeResult(t, dryPrefix(a.DryRun)+fmt.Sprintf("overwrote %s (%d lines, %d bytes%s%s)", name, lines, size, enc, kept), res), nil
+}
+
+// dryPrefix starts the answer to a dry run, which must not read as a write that happened.
+func dryPrefix(dryRun bool) string {
+	if dryRun {
+		return "dry run, nothing written: "
+	}
+	return ""
+}
+
+// encodeError maps a create_file encoding failure to the parameter at fault.
+func encodeError(err error) error {
+	var ee *edit.EncodeError
+	if errors.As(err, &ee) {
+		return &ToolError{Code: CodeUnencodable, Param: "content", Message: err.Error(),
+			Next: fmt.Sprintf("set encoding %s, or replace the characters %s cannot hold", ee.Suggest, ee.Encoding)}
+	}
+	return &ToolError{Code: CodeInvalidValue, Param: "content", Message: strings.TrimPrefix(err.Error(), edit.ErrInvalidArgument.Error()+": ")}
 }
 
 func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArgs) (*Result, error) {
@@ -69,18 +105,21 @@ func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArg
 	name := f.display(t, t.Rel)
 	res, err := edit.ReplaceInFile(ctx, t.Root, t.Rel, edit.Replacement{
 		OldString: a.OldString, NewString: a.NewString, ReplaceAll: a.ReplaceAll, ExpectedReplacements: a.ExpectedReplacements,
-	}, edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
+	}, f.options(c, t, a.DryRun, t.Rel))
 	if err != nil {
 		f.forgetDeleted(c, t, err)
 		return nil, f.suggest(ctx, c, f.editError(name, "old_string", err), a.Path)
 	}
-	f.remember(c, t, res.Files)
-	r := f.writeResult(t, name+": "+replaceOutcome(res.Count, res.Lines, res.Rung), &res.Result)
+	if !a.DryRun {
+		f.remember(c, t, res.Files)
+	}
+	r := f.writeResult(t, dryPrefix(a.DryRun)+name+": "+replaceOutcome(res.Count, res.Lines, res.Rung, res.Adapted), &res.Result)
 	return r, nil
 }
 
-// replaceOutcome says how many replacements were made where, and how tolerant the match had to be.
-func replaceOutcome(count int, lines []int, rung edit.Rung) string {
+// replaceOutcome says how many replacements were made where, how tolerant the match had to be,
+// and how new_string was written in the file's style to fit there.
+func replaceOutcome(count int, lines []int, rung edit.Rung, adapted []string) string {
 	s := fmt.Sprintf("%d replacement", count)
 	if count != 1 {
 		s += "s"
@@ -89,9 +128,18 @@ func replaceOutcome(count int, lines []int, rung edit.Rung) string {
 		s += " at " + edit.FormatLines(lines)
 	}
 	if rung != "" && rung != edit.RungExact {
-		s += " (matched ignoring " + strings.ReplaceAll(string(rung), "_", " ") + ")"
+		s += " (matched ignoring " + strings.ReplaceAll(string(rung), "_", " ") + adaptedNote(adapted) + ")"
 	}
 	return s
+}
+
+// adaptedNote tells the model that the file holds new_string in the file's style, not as sent,
+// so its next old_string copies the file rather than its own text.
+func adaptedNote(adapted []string) string {
+	if len(adapted) == 0 {
+		return ""
+	}
+	return "; wrote new_string in the file's style: " + strings.Join(adapted, ", ")
 }
 
 func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplaceArgs) (*Result, error) {
@@ -137,7 +185,7 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 	for _, t := range set.targets {
 		rels = append(rels, t.Rel)
 	}
-	res, err := edit.MultiReplace(ctx, set.root, edits, edit.Options{Expect: f.expect(c.Conversation, first, rels...)})
+	res, err := edit.MultiReplace(ctx, set.root, edits, f.options(c, first, a.DryRun, rels...))
 	if err != nil {
 		f.forgetDeleted(c, first, err)
 		param := "edits"
@@ -146,14 +194,16 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 		}
 		return nil, f.editError("", param, err)
 	}
-	f.remember(c, first, res.Files)
+	if !a.DryRun {
+		f.remember(c, first, res.Files)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d edits in %d file(s)", len(res.Edits), len(res.Files))
+	fmt.Fprintf(&b, "%s%d edits in %d file(s)", dryPrefix(a.DryRun), len(res.Edits), len(res.Files))
 	if writeChangedNothing(&res.Result) {
 		b.WriteString("; together they change nothing")
 	}
 	for i, e := range res.Edits {
-		fmt.Fprintf(&b, "\n%d. %s: %s", i+1, f.display(first, e.Path), replaceOutcome(e.Count, e.Lines, e.Rung))
+		fmt.Fprintf(&b, "\n%d. %s: %s", i+1, f.display(first, e.Path), replaceOutcome(e.Count, e.Lines, e.Rung, e.Adapted))
 	}
 	return f.writeResult(first, b.String(), &res.Result), nil
 }
@@ -173,7 +223,7 @@ func (f *fileTool) insertEdit(ctx context.Context, c *Call, a *fileInsertArgs) (
 	if le.StartLine != 0 && le.EndLine == 0 {
 		le.EndLine = le.StartLine
 	}
-	res, err := edit.InsertEdit(ctx, t.Root, t.Rel, le, edit.Options{Expect: f.expect(c.Conversation, t, t.Rel)})
+	res, err := edit.InsertEdit(ctx, t.Root, t.Rel, le, f.options(c, t, a.DryRun, t.Rel))
 	if err != nil {
 		f.forgetDeleted(c, t, err)
 		param := "line"
@@ -187,7 +237,9 @@ func (f *fileTool) insertEdit(ctx context.Context, c *Call, a *fileInsertArgs) (
 		}
 		return nil, f.suggest(ctx, c, f.editError(name, param, err), a.Path)
 	}
-	f.remember(c, t, res.Files)
+	if !a.DryRun {
+		f.remember(c, t, res.Files)
+	}
 	what := "inserted"
 	switch {
 	case le.StartLine > 0 && a.Content == "":
@@ -204,7 +256,7 @@ func (f *fileTool) insertEdit(ctx context.Context, c *Call, a *fileInsertArgs) (
 	if writeChangedNothing(res) {
 		what += "; nothing changed, the file already had this text"
 	}
-	return f.writeResult(t, name+": "+what, res), nil
+	return f.writeResult(t, dryPrefix(a.DryRun)+name+": "+what, res), nil
 }
 
 // forgetDeleted drops the memory of a file whose stale error said it was deleted behind the
@@ -247,7 +299,7 @@ func (f *fileTool) renameFile(ctx context.Context, c *Call, a *fileRenameArgs) (
 			Message: fmt.Sprintf("%s and %s are under different roots, so they cannot be renamed into each other", f.display(src, src.Rel), f.display(dst, dst.Rel)),
 			Next:    "create the file at the destination (create_file), then delete the source"}
 	}
-	res, err := edit.RenameFile(ctx, src.Root, src.Rel, dst.Rel, a.Overwrite)
+	res, err := edit.RenameFile(ctx, src.Root, src.Rel, dst.Rel, a.Overwrite, edit.Options{DryRun: a.DryRun})
 	if errors.Is(err, edit.ErrExists) {
 		te := &ToolError{Code: CodeExists, Param: "new_path", Message: strings.Replace(err.Error(), dst.Rel, f.display(dst, dst.Rel), 1)}
 		if !a.Overwrite {
@@ -258,8 +310,13 @@ func (f *fileTool) renameFile(ctx context.Context, c *Call, a *fileRenameArgs) (
 	if err != nil {
 		return nil, f.suggest(ctx, c, f.editError(f.display(src, src.Rel), "path", err), a.Path)
 	}
-	f.remember(c, src, res.Files)
-	return &Result{Text: fmt.Sprintf("renamed %s -> %s", f.display(src, src.Rel), f.display(dst, dst.Rel)), Structured: f.summary(src, res)}, nil
+	verb := "renamed"
+	if a.DryRun {
+		verb = "dry run, nothing written: would rename"
+	} else {
+		f.remember(c, src, res.Files)
+	}
+	return &Result{Text: fmt.Sprintf("%s %s -> %s", verb, f.display(src, src.Rel), f.display(dst, dst.Rel)), Structured: f.summary(src, res)}, nil
 }
 
 func (f *fileTool) deleteFile(ctx context.Context, c *Call, a *fileDeleteArgs) (*Result, error) {
@@ -269,12 +326,14 @@ func (f *fileTool) deleteFile(ctx context.Context, c *Call, a *fileDeleteArgs) (
 	}
 	defer t.Close()
 	name := f.display(t, t.Rel)
-	res, err := edit.DeleteFile(ctx, t.Root, t.Rel, a.Recursive)
+	res, err := edit.DeleteFile(ctx, t.Root, t.Rel, a.Recursive, edit.Options{DryRun: a.DryRun})
 	if err != nil {
 		return nil, f.suggest(ctx, c, f.editError(name, "path", err), a.Path)
 	}
-	f.remember(c, t, res.Files)
-	return &Result{Text: strings.TrimSpace(strings.Replace(res.Diff, path.Clean(t.Rel), name, 1)), Structured: f.summary(t, res)}, nil
+	if !a.DryRun {
+		f.remember(c, t, res.Files)
+	}
+	return &Result{Text: dryPrefix(a.DryRun) + strings.TrimSpace(strings.Replace(res.Diff, path.Clean(t.Rel), name, 1)), Structured: f.summary(t, res)}, nil
 }
 
 func (f *fileTool) createDirectory(ctx context.Context, c *Call, a *fileDirArgs) (*Result, error) {
@@ -343,7 +402,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 			rels = append(rels, fp.NewPath)
 		}
 	}
-	plan, err := edit.PlanPatch(ctx, set.root, p, edit.Options{DryRun: a.DryRun, Expect: f.expect(c.Conversation, first, rels...)})
+	plan, err := edit.PlanPatch(ctx, set.root, p, f.options(c, first, a.DryRun, rels...))
 	if err != nil {
 		f.forgetDeleted(c, first, err)
 		var pe *edit.PatchError
@@ -380,7 +439,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 	if a.DryRun {
 		head = "dry run, nothing written; the patch applies"
 	} else {
-		if err := plan.Commit(ctx, set.root); err != nil {
+		if err := plan.Commit(ctx, set.root, f.journal); err != nil {
 			return nil, f.editError("", "patch", err)
 		}
 		f.remember(c, first, res.Files)
@@ -403,6 +462,9 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 		}
 		if unchanged[s.Path] && s.Op == edit.OpUpdate {
 			d += " (no change)"
+		}
+		if len(s.Adapted) > 0 {
+			d += " (placed ignoring unicode punctuation" + adaptedNote(s.Adapted) + ")"
 		}
 		parts = append(parts, d)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/internal/edit"
 	"toolhost/internal/terminal"
 	"toolhost/store"
 	"toolhost/store/storetest"
@@ -129,12 +130,26 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	return h
 }
 
-// newFileHarness serves file_operations and read_tool_result.
+// newFileHarness serves file_operations, with an edit journal in the state directory, and
+// read_tool_result.
 func newFileHarness(t testing.TB, budgetTokens int) *harness {
 	t.Helper()
 	return newHarness(t, harnessOptions{budgetTokens: budgetTokens, tools: func(h *harness) []*Tool {
-		return []*Tool{FileTool(FileConfig{Guard: h.guard}), ReadToolResultTool()}
+		return []*Tool{testFileTool(h), ReadToolResultTool()}
 	}})
+}
+
+// testFileTool is file_operations on the harness's guard, journaling its writes in the state
+// directory. list_dir measures ages from a clock 400 days ahead, so every file a test writes
+// is "13mo" old however long the test takes.
+func testFileTool(h *harness) *Tool {
+	h.t.Helper()
+	j, _, err := edit.OpenJournal(filepath.Join(h.st.Dir(), "journal"), nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	later := time.Now().Add(400 * 24 * time.Hour)
+	return FileTool(FileConfig{Guard: h.guard, Journal: j, Now: func() time.Time { return later }})
 }
 
 // newTermHarness serves terminal_operations on a terminal engine with short waits.

@@ -18,6 +18,7 @@ import (
 	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/config"
+	"toolhost/internal/edit"
 	"toolhost/internal/embed"
 	"toolhost/internal/fsread"
 	"toolhost/internal/memory"
@@ -45,9 +46,11 @@ type App struct {
 	Store       *store.Store
 	Guard       *authz.Guard
 	// NetGuard decides every outgoing connection of web_operations and the browser.
-	NetGuard   *authz.NetGuard
-	Reminders  *reminders.Builder
-	Memory     *memory.Service
+	NetGuard  *authz.NetGuard
+	Reminders *reminders.Builder
+	Memory    *memory.Service
+	// Journal makes multi-file edits crash-atomic; Open recovers what a crashed process left.
+	Journal    *edit.Journal
 	PromptsDir string
 
 	closers []func() error
@@ -120,6 +123,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Guard.Close)
+	a.openJournal()
 	rcfg := reminders.DefaultConfig()
 	rcfg.Enabled = !cfg.Reminders.Off
 	rcfg.EveryNCalls = cfg.Reminders.EveryNCalls
@@ -129,6 +133,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		return nil, fmt.Errorf("memory.embedder: %w", err)
 	}
 	a.Memory = memory.New(a.Store, memory.Config{Embedder: embedder, Index: memory.IndexKind(cfg.Memory.Index)})
+	a.closers = append(a.closers, a.Memory.Close) // background imports
 	a.Reminders = reminders.New(a.Store, rcfg, a.Memory)
 	terminals, err := a.terminalManager()
 	if err != nil {
@@ -144,10 +149,10 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		consolidated.ThinkTool(),
 		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration}),
 		consolidated.TodoTool(a.Store, a.Reminders),
-		consolidated.MemoryTool(a.Memory, a.Guard),
+		consolidated.MemoryTool(consolidated.MemoryConfig{Service: a.Memory, Guard: a.Guard}),
 		// The read engine's line-index cache lives inside the tool, so repeated range reads of
-		// a large file seek instead of rescanning.
-		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries)}),
+		// a large file seek instead of rescanning; the journal makes every write crash-atomic.
+		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries), Journal: a.Journal}),
 		consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration}),
 		a.buildTool(terminals),
 		web,

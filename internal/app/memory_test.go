@@ -83,3 +83,75 @@ func TestImportDocument(t *testing.T) {
 		t.Errorf("import of a secret = %q, %v", got, isErr)
 	}
 }
+
+// TestMemoryFollowsTheTruth: the model corrects a fact by storing it again with the new value
+// (stored as a newer version, which search returns), reads both versions by id, and corrects a
+// memory by id with update_memory.
+func TestMemoryFollowsTheTruth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads the built-in embedder")
+	}
+	a := testApp(t)
+	cs := connect(t, a, nil, "")
+	call := func(args map[string]any) string {
+		t.Helper()
+		args["conversation_id"] = "c"
+		got, isErr := callText(t, cs, "memory_operations", args)
+		if isErr {
+			t.Fatalf("%v = error %q", args, got)
+		}
+		body, _, _ := strings.Cut(got, "<system-reminder>")
+		return body
+	}
+	got := call(map[string]any{"operation": "store_memory", "content": "the API server listens on port 8080"})
+	if got != "Stored memory 1 in conversation:c." {
+		t.Fatalf("store = %q", got)
+	}
+	got = call(map[string]any{"operation": "store_memory", "content": "the API server listens on port 9090"})
+	if want := `Stored memory 2 in conversation:c. It supersedes memory 1 (number changed: 8080 → 9090), which no longer appears in searches: "the API server listens on port 8080".`; got != want {
+		t.Errorf("store of the new port = %q\nwant %q", got, want)
+	}
+	got = call(map[string]any{"operation": "search_memory", "query": "API server port"})
+	if !strings.HasPrefix(got, "#2 ") || !strings.Contains(got, "(supersedes #1)\nthe API server listens on port 9090") || strings.Contains(got, "#1 ") {
+		t.Errorf("search = %q, want only memory 2, naming the one it supersedes", got)
+	}
+	got = call(map[string]any{"operation": "search_memory", "id": 1})
+	if !strings.Contains(got, "superseded by #2 on ") || !strings.Contains(got, "\nthe API server listens on port 8080\nversions: #1, #2 (current)") {
+		t.Errorf("search by id 1 = %q", got)
+	}
+	got = call(map[string]any{"operation": "store_memory", "content": "the API server listens on port 9090"})
+	if !strings.HasPrefix(got, "Not stored: exact duplicate of memory 2") || !strings.Contains(got, "use update_memory with id 2") {
+		t.Errorf("exact duplicate = %q", got)
+	}
+	got = call(map[string]any{"operation": "update_memory", "id": 2, "content": "the API server listens on port 443 behind the proxy"})
+	if want := "Stored memory 3 in conversation:c as the new version of memory 2 (updated); search_memory returns 3 from now on."; got != want {
+		t.Errorf("update_memory = %q\nwant %q", got, want)
+	}
+	got = call(map[string]any{"operation": "update_memory", "id": 1, "tags": []string{"infra"}})
+	if want := "Memory 1 was superseded by 3; updated that instead. Updated the tags and metadata of memory 3."; got != want {
+		t.Errorf("update_memory of an old version = %q\nwant %q", got, want)
+	}
+	got = call(map[string]any{"operation": "list_collections"})
+	if !strings.HasPrefix(got, "conversation:c: 1 memories (+2 earlier versions)") {
+		t.Errorf("list_collections = %q", got)
+	}
+	for _, tt := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"operation": "update_memory", "id": 3, "tags": []string{"infra"}}, "error no_change"},
+		{map[string]any{"operation": "update_memory", "id": 99, "content": "x"}, "error not_found"},
+		{map[string]any{"operation": "search_memory"}, "error missing_parameter"},
+		{map[string]any{"operation": "search_memory", "id": 3, "query": "port"}, "error invalid_value"},
+		{map[string]any{"operation": "search_memory", "id": 99}, "error not_found"},
+	} {
+		tt.args["conversation_id"] = "c"
+		if got, isErr := callText(t, cs, "memory_operations", tt.args); !isErr || !strings.HasPrefix(got, tt.want) {
+			t.Errorf("%v = %q (error %v), want %s", tt.args, got, isErr, tt.want)
+		}
+	}
+	got = call(map[string]any{"operation": "delete_memory", "id": 1})
+	if got != "Deleted 3 memories." {
+		t.Errorf("delete of the first version = %q, want the whole chain deleted", got)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 )
 
@@ -19,6 +20,14 @@ import (
 // otherwise. A hunk that cannot be placed yields a *PatchError with the
 // nearest match.
 func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
+	out, _, err := applyHunks(content, hunks)
+	return out, err
+}
+
+// applyHunks is ApplyHunks that also reports how added lines were written in the file's style
+// where a hunk was placed ignoring Unicode punctuation (see styleMap).
+func applyHunks(content []byte, hunks []Hunk) ([]byte, []string, error) {
+	var adapted []string
 	d := parseDocument(content)
 	cursor, delta := 0, 0
 	for hi, h := range hunks {
@@ -54,7 +63,7 @@ func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 				i = findAnchor(d.lines, a, 0)
 			}
 			if i < 0 {
-				return nil, fail(fmt.Sprintf("anchor %q not found", a), []string{a})
+				return nil, nil, fail(fmt.Sprintf("anchor %q not found", a), []string{a})
 			}
 			from = i + 1
 		}
@@ -65,7 +74,7 @@ func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 				hint = h.OldStart + delta // a pure insertion goes after line OldStart
 			}
 		}
-		var at int
+		var at, level int
 		var matchedFile []string
 		switch {
 		case len(oldSide) == 0:
@@ -78,23 +87,36 @@ func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 				at = len(d.lines)
 			}
 		default:
-			at = locate(d.lines, oldSide, from, hint, h.EOF)
+			at, level = locate(d.lines, oldSide, from, hint, h.EOF)
 			if at < 0 && from > 0 {
-				at = locate(d.lines, oldSide, 0, hint, h.EOF)
+				at, level = locate(d.lines, oldSide, 0, hint, h.EOF)
 			}
 			if at < 0 {
 				what := "its context and removed lines were not found"
 				if h.EOF {
 					what = "its lines were not found at the end of the file (*** End of File)"
 				}
-				return nil, fail(what, oldSide)
+				return nil, nil, fail(what, oldSide)
 			}
 			matchedFile = d.lines[at : at+len(oldSide)]
 		}
 		// Build the replacement, keeping the file's text for context lines
 		// and giving added lines the file's indentation where the hunk's
-		// old lines were placed ignoring it.
+		// old lines were placed ignoring it, and its punctuation where they
+		// were placed ignoring that.
 		added := reindentAdded(oldSide, matchedFile, h.Lines)
+		if level == punctLevel {
+			st := learnStyle(strings.Join(oldSide, "\n"), strings.Join(matchedFile, "\n"))
+			text, notes := st.apply(strings.Join(added, "\n"))
+			if lines := strings.Split(text, "\n"); len(added) > 0 && len(lines) == len(added) {
+				added = lines
+				for _, n := range notes {
+					if !slices.Contains(adapted, n) {
+						adapted = append(adapted, n)
+					}
+				}
+			}
+		}
 		repl := make([]string, 0, len(newSide))
 		oi, ai := 0, 0
 		for _, l := range h.Lines {
@@ -119,7 +141,7 @@ func ApplyHunks(content []byte, hunks []Hunk) ([]byte, error) {
 		cursor = at + len(repl)
 		delta += len(repl) - len(oldSide)
 	}
-	return d.bytes(), nil
+	return d.bytes(), adapted, nil
 }
 
 // reindentAdded returns the text of the hunk's added lines, re-indented
@@ -159,6 +181,9 @@ func reindentAdded(oldSide, matched []string, lines []HunkLine) []string {
 	return out
 }
 
+// punctLevel is the index in lineLevels of the level that ignores Unicode punctuation.
+const punctLevel = 3
+
 // lineLevels are the tolerances tried, in order, to place a hunk.
 var lineLevels = []func(string) string{
 	func(s string) string { return s },
@@ -170,12 +195,13 @@ var lineLevels = []func(string) string{
 // locate finds want in lines at or after from, at the first tolerance
 // level that matches; among matches it takes the one nearest hint (the
 // first one when hint < 0). With eof only a match ending at the last line
-// counts.
-func locate(lines, want []string, from, hint int, eof bool) int {
+// counts. It also returns the index in lineLevels of the level that
+// matched.
+func locate(lines, want []string, from, hint int, eof bool) (int, int) {
 	if len(want) > len(lines) {
-		return -1
+		return -1, 0
 	}
-	for _, norm := range lineLevels {
+	for level, norm := range lineLevels {
 		w := make([]string, len(want))
 		for i, s := range want {
 			w[i] = norm(s)
@@ -191,7 +217,7 @@ func locate(lines, want []string, from, hint int, eof bool) int {
 		}
 		if eof {
 			if p := len(lines) - len(w); p >= from && check(p) {
-				return p
+				return p, level
 			}
 			continue
 		}
@@ -200,7 +226,7 @@ func locate(lines, want []string, from, hint int, eof bool) int {
 				continue
 			}
 			if hint < 0 {
-				return p
+				return p, level
 			}
 			if best < 0 || abs(p-hint) < abs(best-hint) {
 				best = p
@@ -210,10 +236,10 @@ func locate(lines, want []string, from, hint int, eof bool) int {
 			}
 		}
 		if best >= 0 {
-			return best
+			return best, level
 		}
 	}
-	return -1
+	return -1, 0
 }
 
 func findAnchor(lines []string, anchor string, from int) int {
@@ -303,7 +329,7 @@ func PlanPatch(ctx context.Context, root *os.Root, p *Patch, opt Options) (*Plan
 			plan.Changes = append(plan.Changes, Change{Op: OpDelete, Path: rel, Old: old})
 			continue
 		}
-		data, err := ApplyHunks(old, f.Hunks)
+		data, adapted, err := applyHunks(old, f.Hunks)
 		if err != nil {
 			var pe *PatchError
 			if errors.As(err, &pe) {
@@ -324,10 +350,10 @@ func PlanPatch(ctx context.Context, root *os.Root, p *Patch, opt Options) (*Plan
 			} else if !errors.Is(err, fs.ErrNotExist) {
 				return nil, err
 			}
-			plan.Changes = append(plan.Changes, Change{Op: OpMove, Path: rel, NewPath: dst, Old: old, New: data})
+			plan.Changes = append(plan.Changes, Change{Op: OpMove, Path: rel, NewPath: dst, Old: old, New: data, Adapted: adapted})
 			continue
 		}
-		plan.Changes = append(plan.Changes, Change{Op: OpUpdate, Path: rel, Old: old, New: data})
+		plan.Changes = append(plan.Changes, Change{Op: OpUpdate, Path: rel, Old: old, New: data, Adapted: adapted})
 	}
 	return plan, nil
 }

@@ -1,14 +1,13 @@
 package edit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -120,82 +119,28 @@ func mkdirParents(root *os.Root, rel string) ([]string, error) {
 // replaced, the link kept) only when the target is inside the root. On
 // failure the temporary file is removed.
 func WriteAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode) error {
-	_, err := writeAtomic(root, rel, data, mode)
-	return err
-}
-
-func writeAtomic(root *os.Root, rel string, data []byte, mode fs.FileMode) (createdDirs []string, err error) {
-	rel, err = cleanRel(rel)
+	rel, err := cleanRel(rel)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	target, err := resolve(root, rel)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	perm := mode.Perm()
-	if perm == 0 {
-		perm = DefaultFileMode
-	}
+	op := txnOp{Op: opWrite, Path: target, Mode: mode.Perm(), data: data, Temp: tempName(target, "")}
 	switch fi, err := root.Stat(target); {
 	case err == nil && !fi.Mode().IsRegular():
-		return nil, fmt.Errorf("write %s: %w", rel, ErrNotRegular)
+		return fmt.Errorf("write %s: %w", rel, ErrNotRegular)
 	case err == nil:
-		perm = fi.Mode().Perm()
+		op.Mode, op.Backup = fi.Mode().Perm(), tempName(target, ".old")
 	case !errors.Is(err, fs.ErrNotExist):
-		return nil, fmt.Errorf("write %s: %w", rel, err)
-	default:
-		createdDirs, err = mkdirParents(root, target)
-		if err != nil {
-			removeDirs(root, createdDirs)
-			return nil, err
-		}
+		return fmt.Errorf("write %s: %w", rel, err)
 	}
-	tmp, f, err := createTemp(root, target, perm)
-	if err != nil {
-		removeDirs(root, createdDirs)
-		return nil, err
+	t := &txn{root: root, rec: txnRecord{V: txnVersion, Ops: []txnOp{op}}}
+	if t.rec.Dirs, err = missingDirs(root, t.rec.Ops); err != nil {
+		return err
 	}
-	fail := func(err error) ([]string, error) {
-		_ = root.Remove(tmp)
-		removeDirs(root, createdDirs)
-		return nil, fmt.Errorf("write %s: %w", rel, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		return fail(err)
-	}
-	// The umask may have narrowed the bits given to OpenFile.
-	if err := root.Chmod(tmp, perm); err != nil {
-		return fail(err)
-	}
-	if err := root.Rename(tmp, target); err != nil {
-		return fail(err)
-	}
-	return createdDirs, nil
-}
-
-// createTemp creates a new, exclusively opened file next to target.
-func createTemp(root *os.Root, target string, perm fs.FileMode) (string, *os.File, error) {
-	dir, base := path.Split(target)
-	for range 100 {
-		name := dir + tempPrefix + base + "-" + strconv.FormatUint(rand.Uint64(), 36)
-		f, err := root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
-		if err == nil {
-			return name, f, nil
-		}
-		if !errors.Is(err, fs.ErrExist) {
-			return "", nil, fmt.Errorf("create temporary file for %s: %w", target, err)
-		}
-	}
-	return "", nil, fmt.Errorf("create temporary file for %s: %w", target, fs.ErrExist)
+	return t.commit(context.Background(), nil)
 }
 
 // removeDirs removes directories created by mkdirParents, innermost first,

@@ -25,6 +25,12 @@ type Options struct {
 	// slash-separated paths relative to the root (path.Clean form), the
 	// same form the operations report in Result.Files.
 	Expect map[string]Fingerprint
+	// Journal makes the write crash-atomic; nil writes all or nothing only while the process
+	// lives.
+	Journal *Journal
+	// Verbatim makes CreateFile write content byte for byte, without taking the replaced
+	// file's CRLF line endings or byte order mark: for content in another encoding than UTF-8.
+	Verbatim bool
 }
 
 func (o Options) capDiff(d string) string {
@@ -77,7 +83,7 @@ func run(ctx context.Context, root *os.Root, p *Plan, opt Options) (*Result, err
 	if opt.DryRun {
 		return res, nil
 	}
-	if err := p.Commit(ctx, root); err != nil {
+	if err := p.Commit(ctx, root, opt.Journal); err != nil {
 		return nil, err
 	}
 	return res, nil
@@ -106,12 +112,18 @@ func CreateFile(ctx context.Context, root *os.Root, rel string, content []byte, 
 	if err != nil {
 		return nil, err
 	}
+	follow := func(withBOM bool) []byte {
+		if opt.Verbatim {
+			return content
+		}
+		return followFile(old, content, withBOM)
+	}
 	var c Change
 	switch mode {
 	case ModeOverwrite, "":
-		c = Change{Op: OpUpdate, Path: rel, Old: old, New: followFile(old, content, true)}
+		c = Change{Op: OpUpdate, Path: rel, Old: old, New: follow(true)}
 	case ModeAppend:
-		c = Change{Op: OpUpdate, Path: rel, Old: old, New: append(append([]byte{}, old...), followFile(old, content, false)...)}
+		c = Change{Op: OpUpdate, Path: rel, Old: old, New: append(append([]byte{}, old...), follow(false)...)}
 	case ModeCreateIfMissing:
 		if exists {
 			return nil, fmt.Errorf("%s %w; use mode overwrite or replace_string to change it", rel, ErrExists)
@@ -149,9 +161,10 @@ func followFile(old, content []byte, withBOM bool) []byte {
 // ReplaceFileResult adds the ladder's outcome to a Result.
 type ReplaceFileResult struct {
 	Result
-	Rung  Rung  `json:"rung"`
-	Count int   `json:"replacements"`
-	Lines []int `json:"lines"`
+	Rung    Rung     `json:"rung"`
+	Count   int      `json:"replacements"`
+	Lines   []int    `json:"lines"`
+	Adapted []string `json:"adapted,omitempty"`
 }
 
 // ReplaceInFile runs the edit ladder (Replace) on one file and writes the
@@ -164,7 +177,8 @@ func ReplaceInFile(ctx context.Context, root *os.Root, rel string, r Replacement
 	}
 	out := &ReplaceFileResult{Result: res.Result}
 	if len(res.Edits) == 1 {
-		out.Rung, out.Count, out.Lines = res.Edits[0].Rung, res.Edits[0].Count, res.Edits[0].Lines
+		e := res.Edits[0]
+		out.Rung, out.Count, out.Lines, out.Adapted = e.Rung, e.Count, e.Lines, e.Adapted
 	}
 	return out, nil
 }
@@ -177,10 +191,11 @@ type FileReplacement struct {
 
 // EditOutcome reports how one edit of a multi-replace matched.
 type EditOutcome struct {
-	Path  string `json:"path"`
-	Rung  Rung   `json:"rung"`
-	Count int    `json:"replacements"`
-	Lines []int  `json:"lines"`
+	Path    string   `json:"path"`
+	Rung    Rung     `json:"rung"`
+	Count   int      `json:"replacements"`
+	Lines   []int    `json:"lines"`
+	Adapted []string `json:"adapted,omitempty"`
 }
 
 // MultiReplaceResult adds each edit's outcome to a Result.
@@ -244,7 +259,7 @@ func MultiReplace(ctx context.Context, root *os.Root, edits []FileReplacement, o
 			return nil, wrap(fmt.Errorf("%s: %w", rel, err))
 		}
 		f.cur = r.Content
-		out.Edits = append(out.Edits, EditOutcome{Path: rel, Rung: r.Rung, Count: r.Count, Lines: r.Lines})
+		out.Edits = append(out.Edits, EditOutcome{Path: rel, Rung: r.Rung, Count: r.Count, Lines: r.Lines, Adapted: r.Adapted})
 	}
 	p := &Plan{}
 	for _, rel := range order {
@@ -282,8 +297,8 @@ func InsertEdit(ctx context.Context, root *os.Root, rel string, e LineEdit, opt 
 // RenameFile moves a file, symlink or directory from one path to another,
 // creating the destination's parent directories. An existing destination
 // is refused with ErrExists unless overwrite is set (and it is not a
-// directory).
-func RenameFile(ctx context.Context, root *os.Root, from, to string, overwrite bool) (*Result, error) {
+// directory). With opt.DryRun it checks everything and moves nothing.
+func RenameFile(ctx context.Context, root *os.Root, from, to string, overwrite bool, opt Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -309,6 +324,12 @@ func RenameFile(ctx context.Context, root *os.Root, from, to string, overwrite b
 			return nil, fmt.Errorf("%s %w; choose another name or delete it first", to, ErrExists)
 		}
 	}
+	if opt.DryRun {
+		if _, err := missingDirs(root, []txnOp{{Op: opWrite, Path: to}}); err != nil {
+			return nil, err
+		}
+		return &Result{Files: []FileSummary{{Op: OpMove, Path: from, NewPath: to}}, Diff: fmt.Sprintf("would rename %s -> %s\n", from, to), DryRun: true}, nil
+	}
 	dirs, err := mkdirParents(root, to)
 	if err != nil {
 		removeDirs(root, dirs)
@@ -323,8 +344,9 @@ func RenameFile(ctx context.Context, root *os.Root, from, to string, overwrite b
 
 // DeleteFile removes a file or an empty directory; a non-empty directory
 // only when recursive is set. A symlink is removed as a link, never
-// followed. The root itself cannot be deleted.
-func DeleteFile(ctx context.Context, root *os.Root, rel string, recursive bool) (*Result, error) {
+// followed. The root itself cannot be deleted. With opt.DryRun it checks
+// everything, says what would go, and deletes nothing.
+func DeleteFile(ctx context.Context, root *os.Root, rel string, recursive bool, opt Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -340,6 +362,9 @@ func DeleteFile(ctx context.Context, root *os.Root, rel string, recursive bool) 
 		return nil, err
 	}
 	res := &Result{Files: []FileSummary{{Op: OpDelete, Path: rel}}}
+	if opt.DryRun {
+		return dryDelete(ctx, root, rel, fi, recursive, res)
+	}
 	switch {
 	case fi.IsDir() && recursive:
 		if err := root.RemoveAll(rel); err != nil {
@@ -363,6 +388,43 @@ func DeleteFile(ctx context.Context, root *os.Root, rel string, recursive bool) 
 			kind = "symlink"
 		}
 		res.Diff = fmt.Sprintf("deleted %s %s\n", kind, rel)
+	}
+	return res, nil
+}
+
+// dryDelete says what DeleteFile would remove: for a directory, how many
+// entries it holds (counted up to a bound).
+func dryDelete(ctx context.Context, root *os.Root, rel string, fi fs.FileInfo, recursive bool, res *Result) (*Result, error) {
+	res.DryRun = true
+	if !fi.IsDir() {
+		kind := "file"
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			kind = "symlink"
+		}
+		res.Diff = fmt.Sprintf("would delete %s %s\n", kind, rel)
+		return res, nil
+	}
+	const maxCount = 100_000
+	n := 0
+	_ = fs.WalkDir(root.FS(), rel, func(p string, d fs.DirEntry, err error) error {
+		if p == rel {
+			return err
+		}
+		n++
+		if n >= maxCount || ctx.Err() != nil {
+			return fs.SkipAll
+		}
+		return nil
+	})
+	switch {
+	case n == 0:
+		res.Diff = fmt.Sprintf("would delete empty directory %s/\n", rel)
+	case !recursive:
+		return nil, fmt.Errorf("%w: directory %s is not empty (%d entries); set recursive to delete it with its contents", ErrInvalidArgument, rel, n)
+	case n >= maxCount:
+		res.Diff = fmt.Sprintf("would delete directory %s/ and its %d+ entries\n", rel, n)
+	default:
+		res.Diff = fmt.Sprintf("would delete directory %s/ and its %d entries\n", rel, n)
 	}
 	return res, nil
 }

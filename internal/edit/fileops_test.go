@@ -284,7 +284,7 @@ func TestPlanRollback(t *testing.T) {
 		{Op: OpMove, Path: "mv.txt", NewPath: "moved/mv.txt", Old: []byte("move me\n"), New: []byte("moved\n")},
 		{Op: OpAdd, Path: "blocker/c.txt", New: []byte("c\n")},
 	}}
-	if err := p.Commit(context.Background(), root); err == nil {
+	if err := p.Commit(context.Background(), root, nil); err == nil {
 		t.Fatal("Commit below a regular file succeeded")
 	}
 	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
@@ -295,7 +295,7 @@ func TestPlanRollback(t *testing.T) {
 func TestPlanConflict(t *testing.T) {
 	root, dir := openRoot(t, map[string]string{"a.txt": "changed\n"})
 	p := &Plan{Changes: []Change{{Op: OpUpdate, Path: "a.txt", Old: []byte("alpha\n"), New: []byte("ALPHA\n")}}}
-	if err := p.Commit(context.Background(), root); !errors.Is(err, ErrConflict) {
+	if err := p.Commit(context.Background(), root, nil); !errors.Is(err, ErrConflict) {
 		t.Errorf("Commit = %v, want %v", err, ErrConflict)
 	}
 	if got := snapshot(t, dir)["a.txt"]; got != "changed\n" {
@@ -338,15 +338,15 @@ func TestRenameDeleteMkdir(t *testing.T) {
 		do      func() (*Result, error)
 		wantErr error
 	}{
-		{"rename into new dir", func() (*Result, error) { return RenameFile(ctx, root, "a.txt", "n/b.txt", false) }, nil},
-		{"rename missing", func() (*Result, error) { return RenameFile(ctx, root, "a.txt", "c.txt", false) }, ErrMissing},
-		{"rename onto existing", func() (*Result, error) { return RenameFile(ctx, root, "n/b.txt", "d/x", false) }, ErrExists},
-		{"delete non-empty dir refused", func() (*Result, error) { return DeleteFile(ctx, root, "d", false) }, ErrInvalidArgument},
-		{"delete root refused", func() (*Result, error) { return DeleteFile(ctx, root, ".", true) }, ErrInvalidPath},
-		{"delete root via dotdot refused", func() (*Result, error) { return DeleteFile(ctx, root, "d/..", true) }, ErrInvalidPath},
-		{"delete symlink as link", func() (*Result, error) { return DeleteFile(ctx, root, "ln", true) }, nil},
-		{"delete recursive", func() (*Result, error) { return DeleteFile(ctx, root, "d", true) }, nil},
-		{"delete missing", func() (*Result, error) { return DeleteFile(ctx, root, "d", true) }, ErrMissing},
+		{"rename into new dir", func() (*Result, error) { return RenameFile(ctx, root, "a.txt", "n/b.txt", false, Options{}) }, nil},
+		{"rename missing", func() (*Result, error) { return RenameFile(ctx, root, "a.txt", "c.txt", false, Options{}) }, ErrMissing},
+		{"rename onto existing", func() (*Result, error) { return RenameFile(ctx, root, "n/b.txt", "d/x", false, Options{}) }, ErrExists},
+		{"delete non-empty dir refused", func() (*Result, error) { return DeleteFile(ctx, root, "d", false, Options{}) }, ErrInvalidArgument},
+		{"delete root refused", func() (*Result, error) { return DeleteFile(ctx, root, ".", true, Options{}) }, ErrInvalidPath},
+		{"delete root via dotdot refused", func() (*Result, error) { return DeleteFile(ctx, root, "d/..", true, Options{}) }, ErrInvalidPath},
+		{"delete symlink as link", func() (*Result, error) { return DeleteFile(ctx, root, "ln", true, Options{}) }, nil},
+		{"delete recursive", func() (*Result, error) { return DeleteFile(ctx, root, "d", true, Options{}) }, nil},
+		{"delete missing", func() (*Result, error) { return DeleteFile(ctx, root, "d", true, Options{}) }, ErrMissing},
 		{"mkdir", func() (*Result, error) { return CreateDirectory(ctx, root, "p/q") }, nil},
 		{"mkdir existing", func() (*Result, error) { return CreateDirectory(ctx, root, "p/q") }, nil},
 		{"mkdir over file", func() (*Result, error) { return CreateDirectory(ctx, root, "n/b.txt") }, ErrExists},

@@ -1,6 +1,8 @@
 package edit
 
 import (
+	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"testing"
@@ -58,4 +60,18 @@ func snapshot(t testing.TB, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
+}
+
+func discard() *slog.Logger { return slog.New(slog.DiscardHandler) }
+
+// TestMain doubles as the second process of TestJournalTwoProcesses.
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(journalChildEnv); spec != "" {
+		if err := runJournalChild(spec); err != nil {
+			fmt.Fprintln(os.Stderr, "journal child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
 }

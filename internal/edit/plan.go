@@ -29,6 +29,9 @@ type Change struct {
 	NewPath string // destination of OpMove
 	Old     []byte
 	New     []byte
+	// Adapted lists how added text was written in the file's style where a
+	// hunk was placed ignoring Unicode punctuation ("“→\"").
+	Adapted []string
 }
 
 // Plan is a multi-file edit computed entirely in memory before anything is
@@ -66,54 +69,35 @@ func (c Change) Diff(context int) string {
 
 // FileSummary is the per-file outcome the model sees.
 type FileSummary struct {
-	Op      Op     `json:"op"`
-	Path    string `json:"path"`
-	NewPath string `json:"new_path,omitempty"`
-	Bytes   int    `json:"bytes"` // bytes written; 0 for a delete
+	Op      Op       `json:"op"`
+	Path    string   `json:"path"`
+	NewPath string   `json:"new_path,omitempty"`
+	Bytes   int      `json:"bytes"` // bytes written; 0 for a delete
+	Adapted []string `json:"adapted,omitempty"`
 }
 
 // Summary lists what the plan does, file by file.
 func (p *Plan) Summary() []FileSummary {
 	out := make([]FileSummary, len(p.Changes))
 	for i, c := range p.Changes {
-		out[i] = FileSummary{Op: c.Op, Path: c.Path, NewPath: c.NewPath, Bytes: len(c.New)}
+		out[i] = FileSummary{Op: c.Op, Path: c.Path, NewPath: c.NewPath, Bytes: len(c.New), Adapted: c.Adapted}
 	}
 	return out
 }
 
-// undo restores one committed step.
-type undo func() error
-
-// Commit writes the plan. Before touching each file it checks that the
-// file still holds Change.Old (ErrConflict otherwise); every write is
-// atomic; if any step fails, the steps already done are undone in reverse
-// order, so the files end byte-identical to before. The error of the
-// failing step is returned (joined with any rollback failure).
-func (p *Plan) Commit(ctx context.Context, root *os.Root) error {
-	var undos []undo
-	rollback := func(cause error) error {
-		var errs []error
-		for i := len(undos) - 1; i >= 0; i-- {
-			if err := undos[i](); err != nil {
-				errs = append(errs, err)
-			}
-		}
-		if len(errs) > 0 {
-			return errors.Join(cause, fmt.Errorf("rollback incomplete: %w", errors.Join(errs...)))
-		}
-		return cause
+// Commit writes the plan as one transaction: every file is checked first to still hold
+// Change.Old (ErrConflict otherwise), then all are written or none. With a journal j the
+// transaction survives a crash too: the next process to open the journal finishes or undoes it
+// (see txn.go). With j nil a crash in the middle can leave some files written.
+func (p *Plan) Commit(ctx context.Context, root *os.Root, j *Journal) error {
+	if err := ctx.Err(); err != nil {
+		return err
 	}
-	for _, c := range p.Changes {
-		if err := ctx.Err(); err != nil {
-			return rollback(err)
-		}
-		u, err := commitOne(root, c)
-		undos = append(undos, u...)
-		if err != nil {
-			return rollback(err)
-		}
+	t, err := newTxn(root, p)
+	if err != nil {
+		return err
 	}
-	return nil
+	return t.commit(ctx, j)
 }
 
 // expect checks that rel holds want (nil: does not exist) and returns its
@@ -140,68 +124,4 @@ func expect(root *os.Root, rel string, want []byte) (fs.FileMode, error) {
 		return 0, fmt.Errorf("%s: %w; read it again and redo the edit", rel, ErrConflict)
 	}
 	return info.Mode().Perm(), nil
-}
-
-func commitOne(root *os.Root, c Change) ([]undo, error) {
-	var undos []undo
-	restore := func(rel string, data []byte, mode fs.FileMode) undo {
-		return func() error { return WriteAtomic(root, rel, data, mode) }
-	}
-	unwrite := func(rel string, dirs []string) undo {
-		return func() error {
-			err := root.Remove(rel)
-			removeDirs(root, dirs)
-			return err
-		}
-	}
-	switch c.Op {
-	case OpAdd:
-		if _, err := expect(root, c.Path, nil); err != nil {
-			return nil, err
-		}
-		dirs, err := writeAtomic(root, c.Path, c.New, DefaultFileMode)
-		if err != nil {
-			return nil, err
-		}
-		return []undo{unwrite(c.Path, dirs)}, nil
-	case OpUpdate:
-		mode, err := expect(root, c.Path, c.Old)
-		if err != nil {
-			return nil, err
-		}
-		if bytes.Equal(c.Old, c.New) {
-			return nil, nil // leave the file and its mtime alone
-		}
-		if _, err := writeAtomic(root, c.Path, c.New, mode); err != nil {
-			return nil, err
-		}
-		return []undo{restore(c.Path, c.Old, mode)}, nil
-	case OpDelete:
-		mode, err := expect(root, c.Path, c.Old)
-		if err != nil {
-			return nil, err
-		}
-		if err := root.Remove(c.Path); err != nil {
-			return nil, fmt.Errorf("delete %s: %w", c.Path, err)
-		}
-		return []undo{restore(c.Path, c.Old, mode)}, nil
-	case OpMove:
-		mode, err := expect(root, c.Path, c.Old)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := expect(root, c.NewPath, nil); err != nil {
-			return nil, err
-		}
-		dirs, err := writeAtomic(root, c.NewPath, c.New, mode)
-		if err != nil {
-			return nil, err
-		}
-		undos = append(undos, unwrite(c.NewPath, dirs))
-		if err := root.Remove(c.Path); err != nil {
-			return undos, fmt.Errorf("move %s: %w", c.Path, err)
-		}
-		return append(undos, restore(c.Path, c.Old, mode)), nil
-	}
-	return nil, fmt.Errorf("%w: unknown change op %q", ErrInvalidArgument, c.Op)
 }

@@ -39,6 +39,10 @@ type ReplaceResult struct {
 	// Lines holds the 1-based line, in the original text, where each
 	// replaced occurrence started.
 	Lines []int
+	// Adapted lists how new_string was written in the file's style on a
+	// tolerant rung: punctuation conversions ("“→\""), "indentation",
+	// "unchanged lines kept as in the file", "CRLF line endings".
+	Adapted []string
 }
 
 // Replace applies r to content using the edit ladder: an exact match
@@ -108,7 +112,11 @@ func Replace(content []byte, r Replacement) (ReplaceResult, error) {
 			prev = p + len(o.text)
 		}
 		b.WriteString(s[prev:])
-		return wrap(ReplaceResult{Content: []byte(b.String()), Rung: o.rung, Count: len(pos), Lines: lines}), nil
+		res := ReplaceResult{Content: []byte(b.String()), Rung: o.rung, Count: len(pos), Lines: lines}
+		if o.rung == RungLineEndings && newText != r.NewString {
+			res.Adapted = []string{"CRLF line endings"}
+		}
+		return wrap(res), nil
 	}
 
 	for _, lv := range []level{levelTrailing, levelIndent, levelPunct} {
@@ -219,22 +227,37 @@ func replaceTolerant(s string, r Replacement, lv level, eol string) (ReplaceResu
 	p := hits[0]
 	from, to := start(p), int(nf.end[p+len(nOld)-1])
 	written := newText
+	var adapted []string
+	if lv == levelPunct {
+		// Write new_string with the file's quotes, dashes and ellipses, not the model's.
+		newText, adapted = learnStyle(old, strings.ReplaceAll(s[from:to], "\r\n", "\n")).apply(newText)
+	}
 	if lv >= levelIndent {
 		// Replace whole lines from their start so the file's own
 		// indentation is what the re-indented new_string carries.
 		lineStart := strings.LastIndexByte(s[:from], '\n') + 1
 		extended := strings.TrimLeft(s[lineStart:from], " \t") == ""
+		plain := newText // what a replacement from the match's start would write
 		if extended {
+			plain = s[lineStart:from] + newText
 			from = lineStart
 		}
 		newText = reindent(old, s[from:to], newText, extended)
+		if newText != plain {
+			adapted = append(adapted, "indentation")
+		}
 	}
-	if lv == levelPunct {
-		newText = keepUnchanged(old, strings.ReplaceAll(s[from:to], "\r\n", "\n"), written, newText)
+	before := newText
+	newText = keepUnchanged(old, strings.ReplaceAll(s[from:to], "\r\n", "\n"), written, newText)
+	if newText != before {
+		adapted = append(adapted, "unchanged lines kept as in the file")
+	}
+	if eol == "\r\n" && strings.Contains(newText, "\n") {
+		adapted = append(adapted, "CRLF line endings")
 	}
 	newText = toEOL(newText, eol)
 	out := s[:from] + newText + s[to:]
-	return ReplaceResult{Content: []byte(out), Rung: rungOf(lv), Count: 1, Lines: []int{lineOf(s, from)}}, true, nil
+	return ReplaceResult{Content: []byte(out), Rung: rungOf(lv), Count: 1, Lines: []int{lineOf(s, from)}, Adapted: adapted}, true, nil
 }
 
 // keepUnchanged gives the lines new_string (written) copies unchanged from

@@ -83,16 +83,16 @@ func TestReplaceLadder(t *testing.T) {
 			want:    "\uFEFFbye\nall\n", rung: RungTrailingWhitespace, lines: []int{1},
 		},
 		{
-			name:    "punctuation kept on lines new_string copies",
+			name:    "punctuation kept on lines new_string copies, and new lines written in the file's style",
 			content: "// It\u2019s \u201cfine\u201d \u2014 ok\nx := 1\n",
 			r:       Replacement{OldString: "// It's \"fine\" - ok\nx := 1", NewString: "// It's \"fine\" - ok\nx := 2\n// \"new\""},
-			want:    "// It\u2019s \u201cfine\u201d \u2014 ok\nx := 2\n// \"new\"\n", rung: RungPunctuation, lines: []int{1},
+			want:    "// It\u2019s \u201cfine\u201d \u2014 ok\nx := 2\n// \u201cnew\u201d\n", rung: RungPunctuation, lines: []int{1},
 		},
 		{
-			name:    "trailing whitespace in file",
+			name:    "trailing whitespace in file kept on unchanged lines",
 			content: "func f() {   \n\treturn 1\t\n}\n",
 			r:       Replacement{OldString: "func f() {\n\treturn 1\n}", NewString: "func f() {\n\treturn 2\n}"},
-			want:    "func f() {\n\treturn 2\n}\n", rung: RungTrailingWhitespace, lines: []int{1},
+			want:    "func f() {   \n\treturn 2\n}\n", rung: RungTrailingWhitespace, lines: []int{1},
 		},
 		{
 			name:    "trailing whitespace in old_string",

@@ -3,15 +3,35 @@ package embed
 // apply computes y = x·W + b for n rows of x (each d.in wide) into y (n × d.out), with AVX2/FMA
 // assembly where the CPU has it (see matmul_amd64.go) and plain Go otherwise.
 //
-// The Go kernel works on four rows at a time: each transposed weight row is loaded once and
-// multiplied into four independent accumulators, which both quarters the weight traffic and
+// The Go kernel works on four rows at a time (dot4Go): each transposed weight row is loaded once
+// and multiplied into four independent accumulators, which both quarters the weight traffic and
 // breaks the add dependency chain that limits a single dot product. Leftover rows use a dot
 // product unrolled by four.
 func (d *dense) apply(x []float32, n int, y []float32) {
 	if n > 0 && d.applyFast(x, n, y) {
 		return
 	}
+	if d.wT == nil {
+		d.applyGoByRow(x, n, y)
+		return
+	}
 	d.applyGo(x, n, y)
+}
+
+// applyGoByRow is the portable kernel for weights laid out by input row, for a layer the vector
+// kernel does not take (which no USE-Lite layer is).
+func (d *dense) applyGoByRow(x []float32, n int, y []float32) {
+	in, out := d.in, d.out
+	w, b := d.w[:in*out], d.b[:out]
+	for r := range n {
+		yr := y[r*out : (r+1)*out]
+		copy(yr, b)
+		for k, xk := range x[r*in : (r+1)*in] {
+			for j, wkj := range w[k*out : (k+1)*out] {
+				yr[j] += xk * wkj
+			}
+		}
+	}
 }
 
 // applyGo is the portable kernel, used where no vector kernel applies.
@@ -28,21 +48,14 @@ func (d *dense) applyGo(x []float32, n int, y []float32) {
 		y1 := y[(r+1)*out : (r+2)*out]
 		y2 := y[(r+2)*out : (r+3)*out]
 		y3 := y[(r+3)*out : (r+4)*out]
+		var acc [4]float32
 		for j := range out {
-			w := wT[j*in : (j+1)*in]
-			x0, x1, x2, x3 := x0[:len(w)], x1[:len(w)], x2[:len(w)], x3[:len(w)]
-			var s0, s1, s2, s3 float32
-			for k, wk := range w {
-				s0 += x0[k] * wk
-				s1 += x1[k] * wk
-				s2 += x2[k] * wk
-				s3 += x3[k] * wk
-			}
+			dot4Go(wT[j*in:(j+1)*in], x0, x1, x2, x3, &acc)
 			bj := b[j]
-			y0[j] = s0 + bj
-			y1[j] = s1 + bj
-			y2[j] = s2 + bj
-			y3[j] = s3 + bj
+			y0[j] = acc[0] + bj
+			y1[j] = acc[1] + bj
+			y2[j] = acc[2] + bj
+			y3[j] = acc[3] + bj
 		}
 	}
 	for ; r < n; r++ {

@@ -105,3 +105,196 @@ loop1:
 	VZEROUPPER
 	MOVSS        X0, ret+24(FP)
 	RET
+
+// func gemm4x16AVX(x *float32, ldx int, w *float32, ldw int, k int, b *float32, y *float32, ldy int)
+// y[r][c] = b[c] + Σ_i x[r][i]·w[i][c] for rows r = 0..3 and columns c = 0..15; ldx, ldw and ldy
+// are the row strides of x, w and y in floats; k is positive.
+// Each step broadcasts one input of each row against 16 weights: eight independent
+// accumulators, no horizontal sums.
+TEXT ·gemm4x16AVX(SB), NOSPLIT, $0-64
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R12
+	SHLQ $2, R12
+	MOVQ w+16(FP), DI
+	MOVQ ldw+24(FP), R13
+	SHLQ $2, R13
+	MOVQ k+32(FP), CX
+	MOVQ b+40(FP), DX
+	MOVQ y+48(FP), R8
+	MOVQ ldy+56(FP), R14
+	SHLQ $2, R14
+	LEAQ (SI)(R12*1), R9
+	LEAQ (R9)(R12*1), R10
+	LEAQ (R10)(R12*1), R11
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	VMOVAPS Y0, Y2
+	VMOVAPS Y1, Y3
+	VMOVAPS Y0, Y4
+	VMOVAPS Y1, Y5
+	VMOVAPS Y0, Y6
+	VMOVAPS Y1, Y7
+	XORQ AX, AX
+
+gemm4loop:
+	VMOVUPS (DI), Y8
+	VMOVUPS 32(DI), Y9
+	VBROADCASTSS (SI)(AX*4), Y10
+	VFMADD231PS Y8, Y10, Y0
+	VFMADD231PS Y9, Y10, Y1
+	VBROADCASTSS (R9)(AX*4), Y11
+	VFMADD231PS Y8, Y11, Y2
+	VFMADD231PS Y9, Y11, Y3
+	VBROADCASTSS (R10)(AX*4), Y12
+	VFMADD231PS Y8, Y12, Y4
+	VFMADD231PS Y9, Y12, Y5
+	VBROADCASTSS (R11)(AX*4), Y13
+	VFMADD231PS Y8, Y13, Y6
+	VFMADD231PS Y9, Y13, Y7
+	ADDQ R13, DI
+	INCQ AX
+	CMPQ AX, CX
+	JLT  gemm4loop
+
+	VMOVUPS Y0, (R8)
+	VMOVUPS Y1, 32(R8)
+	ADDQ    R14, R8
+	VMOVUPS Y2, (R8)
+	VMOVUPS Y3, 32(R8)
+	ADDQ    R14, R8
+	VMOVUPS Y4, (R8)
+	VMOVUPS Y5, 32(R8)
+	ADDQ    R14, R8
+	VMOVUPS Y6, (R8)
+	VMOVUPS Y7, 32(R8)
+	VZEROUPPER
+	RET
+
+// func gemm1x16AVX(x *float32, w *float32, ldw int, k int, b *float32, y *float32)
+// y[c] = b[c] + Σ_i x[i]·w[i][c] for c = 0..15; k is positive. Two steps at a time, in four
+// accumulators, for the one-row products (the pooled layers).
+TEXT ·gemm1x16AVX(SB), NOSPLIT, $0-48
+	MOVQ x+0(FP), SI
+	MOVQ w+8(FP), DI
+	MOVQ ldw+16(FP), R13
+	SHLQ $2, R13
+	MOVQ k+24(FP), CX
+	MOVQ b+32(FP), DX
+	MOVQ y+40(FP), R8
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	VXORPS  Y2, Y2, Y2
+	VXORPS  Y3, Y3, Y3
+	XORQ    AX, AX
+	MOVQ    CX, BX
+	ANDQ    $-2, BX
+	CMPQ    BX, $0
+	JEQ     gemm1tail
+
+gemm1loop:
+	VBROADCASTSS (SI)(AX*4), Y10
+	VBROADCASTSS 4(SI)(AX*4), Y11
+	VFMADD231PS  (DI), Y10, Y0
+	VFMADD231PS  32(DI), Y10, Y1
+	ADDQ         R13, DI
+	VFMADD231PS  (DI), Y11, Y2
+	VFMADD231PS  32(DI), Y11, Y3
+	ADDQ         R13, DI
+	ADDQ         $2, AX
+	CMPQ         AX, BX
+	JLT          gemm1loop
+
+gemm1tail:
+	CMPQ AX, CX
+	JGE  gemm1done
+	VBROADCASTSS (SI)(AX*4), Y10
+	VFMADD231PS  (DI), Y10, Y0
+	VFMADD231PS  32(DI), Y10, Y1
+
+gemm1done:
+	VADDPS  Y2, Y0, Y0
+	VADDPS  Y3, Y1, Y1
+	VMOVUPS Y0, (R8)
+	VMOVUPS Y1, 32(R8)
+	VZEROUPPER
+	RET
+
+// func gemm6x16AVX(x *float32, ldx int, w *float32, ldw int, k int, b *float32, y *float32, ldy int)
+// gemm4x16AVX for six rows: twelve independent accumulators keep both FMA units busy through
+// their latency, where eight leave them waiting now and then.
+TEXT ·gemm6x16AVX(SB), NOSPLIT, $0-64
+	MOVQ x+0(FP), SI
+	MOVQ ldx+8(FP), R12
+	SHLQ $2, R12
+	MOVQ w+16(FP), DI
+	MOVQ ldw+24(FP), R13
+	SHLQ $2, R13
+	MOVQ k+32(FP), CX
+	MOVQ b+40(FP), DX
+	MOVQ y+48(FP), R8
+	MOVQ ldy+56(FP), R14
+	SHLQ $2, R14
+	VMOVUPS (DX), Y0
+	VMOVUPS 32(DX), Y1
+	VMOVAPS Y0, Y2
+	VMOVAPS Y1, Y3
+	VMOVAPS Y0, Y4
+	VMOVAPS Y1, Y5
+	VMOVAPS Y0, Y6
+	VMOVAPS Y1, Y7
+	VMOVAPS Y0, Y8
+	VMOVAPS Y1, Y9
+	VMOVAPS Y0, Y10
+	VMOVAPS Y1, Y11
+	LEAQ (SI)(R12*1), R9
+	LEAQ (R9)(R12*1), R10
+	LEAQ (R10)(R12*1), R11
+	LEAQ (R11)(R12*1), BX
+	LEAQ (BX)(R12*1), DX
+	XORQ AX, AX
+
+gemm6loop:
+	VMOVUPS (DI), Y12
+	VMOVUPS 32(DI), Y13
+	VBROADCASTSS (SI)(AX*4), Y14
+	VFMADD231PS Y12, Y14, Y0
+	VFMADD231PS Y13, Y14, Y1
+	VBROADCASTSS (R9)(AX*4), Y14
+	VFMADD231PS Y12, Y14, Y2
+	VFMADD231PS Y13, Y14, Y3
+	VBROADCASTSS (R10)(AX*4), Y14
+	VFMADD231PS Y12, Y14, Y4
+	VFMADD231PS Y13, Y14, Y5
+	VBROADCASTSS (R11)(AX*4), Y14
+	VFMADD231PS Y12, Y14, Y6
+	VFMADD231PS Y13, Y14, Y7
+	VBROADCASTSS (BX)(AX*4), Y14
+	VFMADD231PS Y12, Y14, Y8
+	VFMADD231PS Y13, Y14, Y9
+	VBROADCASTSS (DX)(AX*4), Y14
+	VFMADD231PS Y12, Y14, Y10
+	VFMADD231PS Y13, Y14, Y11
+	ADDQ R13, DI
+	INCQ AX
+	CMPQ AX, CX
+	JLT  gemm6loop
+
+	VMOVUPS Y0, (R8)
+	VMOVUPS Y1, 32(R8)
+	ADDQ    R14, R8
+	VMOVUPS Y2, (R8)
+	VMOVUPS Y3, 32(R8)
+	ADDQ    R14, R8
+	VMOVUPS Y4, (R8)
+	VMOVUPS Y5, 32(R8)
+	ADDQ    R14, R8
+	VMOVUPS Y6, (R8)
+	VMOVUPS Y7, 32(R8)
+	ADDQ    R14, R8
+	VMOVUPS Y8, (R8)
+	VMOVUPS Y9, 32(R8)
+	ADDQ    R14, R8
+	VMOVUPS Y10, (R8)
+	VMOVUPS Y11, 32(R8)
+	VZEROUPPER
+	RET

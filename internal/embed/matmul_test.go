@@ -11,16 +11,19 @@ import (
 // portable Go loops on every row count the blocking distinguishes.
 func TestDenseKernelsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, shape := range [][2]int{{256, 768}, {512, 1536}, {1536, 512}, {48, 8}} {
+	for _, shape := range [][2]int{{256, 768}, {512, 1536}, {1536, 512}, {48, 8}, {48, 80}, {3, 16}} {
 		in, out := shape[0], shape[1]
-		d := &dense{in: in, out: out, wT: make([]float32, in*out), b: make([]float32, out)}
-		for i := range d.wT {
-			d.wT[i] = rng.Float32()*2 - 1
+		d := &dense{in: in, out: out, w: make([]float32, in*out), wT: make([]float32, in*out), b: make([]float32, out)}
+		for i := range in {
+			for j := range out {
+				v := rng.Float32()*2 - 1
+				d.w[i*out+j], d.wT[j*in+i] = v, v
+			}
 		}
 		for i := range d.b {
 			d.b[i] = rng.Float32()
 		}
-		for _, n := range []int{1, 2, 3, 4, 5, 8, 9} {
+		for _, n := range []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13} {
 			t.Run(fmt.Sprintf("%dx%d/n=%d", in, out, n), func(t *testing.T) {
 				x := make([]float32, n*in)
 				for i := range x {
@@ -32,6 +35,13 @@ func TestDenseKernelsAgree(t *testing.T) {
 				}
 				slow := make([]float32, n*out)
 				d.applyGo(x, n, slow)
+				byRow := make([]float32, n*out)
+				d.applyGoByRow(x, n, byRow)
+				for i := range byRow {
+					if diff := math.Abs(float64(byRow[i] - slow[i])); diff > 1e-3*(1+math.Abs(float64(slow[i]))) {
+						t.Fatalf("element %d: Go kernel by row %g, transposed %g", i, byRow[i], slow[i])
+					}
+				}
 				for i := range fast {
 					if diff := math.Abs(float64(fast[i] - slow[i])); diff > 1e-3*(1+math.Abs(float64(slow[i]))) {
 						t.Fatalf("element %d: vector kernel %g, Go kernel %g", i, fast[i], slow[i])

@@ -22,10 +22,13 @@ const (
 // It means the embedded files were corrupted or regenerated with an incompatible converter.
 var ErrBadWeights = errors.New("embed: malformed USE-Lite weights")
 
-// dense is a fully connected layer. The kernel is stored transposed (out rows of in weights) so
-// that every output element is a contiguous dot product, the fastest shape for plain Go loops.
+// dense is a fully connected layer. Its weights are kept in one of two layouts, chosen at load
+// for the kernel that will run: by input row (w, in × out), which the AVX2 GEMM kernel
+// broadcasts each input against, or transposed (wT, out rows of in weights), so that every
+// output element is a contiguous dot product, the fastest shape for plain Go loops.
 type dense struct {
 	in, out int
+	w       []float32
 	wT      []float32
 	b       []float32
 }
@@ -46,10 +49,15 @@ type useLayer struct {
 type useModel struct {
 	emb       []float32 // useVocab × useEmbDim, row-major
 	timingInv []float32 // useTimingDim
-	lnEps     float32
-	layers    [2]useLayer
-	pool      dense
-	l2Eps     float32
+	// timing is the sinusoidal position signal, sin then cos of p·timingInv for each position
+	// p < useMaxTokens: useMaxTokens × useEmbDim, computed once at load.
+	timing []float32
+	lnEps  float32
+	layers [2]useLayer
+	pool   dense
+	l2Eps  float32
+	// k are the compute kernels; tests swap in the reference ones to compare and to measure.
+	k kernels
 }
 
 // rawTensor is one tensor of the blob, still encoded.
@@ -226,11 +234,16 @@ func loadUSEModel(blob []byte) (*useModel, error) {
 	mkDense := func(prefix string, in, out int) dense {
 		d := dense{in: in, out: out, b: get(prefix+".b", out)}
 		if w, ok := lookup(prefix+".w", in, out); ok {
-			d.wT = w.decodeTransposed(half, in, out)
+			if weightsByRow() {
+				d.w = w.decode(half)
+			} else {
+				d.wT = w.decodeTransposed(half, in, out)
+			}
 		}
 		return d
 	}
 	m := &useModel{
+		k:         fastKernels,
 		emb:       get("emb", useVocab, useEmbDim),
 		timingInv: get("timing_inv", useTimingDim),
 		lnEps:     scalar("ln_eps"),
@@ -262,6 +275,16 @@ func loadUSEModel(blob []byte) (*useModel, error) {
 	if firstErr != nil {
 		return nil, firstErr
 	}
+	if len(m.timingInv) == useTimingDim {
+		m.timing = make([]float32, useMaxTokens*useEmbDim)
+		for p := range useMaxTokens {
+			for c, inv := range m.timingInv {
+				a := float64(float32(p) * inv)
+				m.timing[p*useEmbDim+c] = float32(math.Sin(a))
+				m.timing[p*useEmbDim+useTimingDim+c] = float32(math.Cos(a))
+			}
+		}
+	}
 	return m, nil
 }
 
@@ -273,12 +296,17 @@ type useWork struct {
 	att    []float32 // attention context, n × 512
 	y      []float32 // n × 512
 	ffn    []float32 // n × 1536
-	scores []float32 // n
+	scores []float32 // attention probabilities of one head, n × pad(n)
+	q, k   []float32 // one head's scaled queries and keys, n × depth
+	vT     []float32 // one head's values transposed, depth × pad(n)
 	mean   []float32 // 512
+	fmean  []float32 // 1536, the last feed-forward layer's mean input
+	ymean  []float32 // 512
 }
 
 func newUSEWork() *useWork {
 	const n = useMaxTokens
+	const depth = useModelDim / useHeads
 	return &useWork{
 		x:      make([]float32, n*useModelDim),
 		h:      make([]float32, n*useModelDim),
@@ -286,8 +314,13 @@ func newUSEWork() *useWork {
 		att:    make([]float32, n*useModelDim),
 		y:      make([]float32, n*useModelDim),
 		ffn:    make([]float32, n*useFFNDim),
-		scores: make([]float32, n),
+		scores: make([]float32, n*padTokens(n)),
+		q:      make([]float32, n*depth),
+		k:      make([]float32, n*depth),
+		vT:     make([]float32, depth*padTokens(n)),
 		mean:   make([]float32, useModelDim),
+		fmean:  make([]float32, useFFNDim),
+		ymean:  make([]float32, useModelDim),
 	}
 }
 
@@ -306,27 +339,29 @@ func (m *useModel) forward(ids []int, w *useWork, out []float32) {
 			}
 			e := m.emb[id*useEmbDim : (id+1)*useEmbDim]
 			row := x[p*useEmbDim : (p+1)*useEmbDim]
+			if m.k.timingTable {
+				tp := m.timing[p*useEmbDim : (p+1)*useEmbDim]
+				for c, ec := range e {
+					row[c] = ec + (ec + tp[c])
+				}
+				continue
+			}
 			for c := range useTimingDim {
 				a := float64(float32(p) * m.timingInv[c])
 				row[c] = e[c] + (e[c] + float32(math.Sin(a)))
 				row[c+useTimingDim] = e[c+useTimingDim] + (e[c+useTimingDim] + float32(math.Cos(a)))
 			}
 		}
-		m.layer(&m.layers[0], n, w)
-		m.layer(&m.layers[1], n, w)
-		x = w.x[:n*useModelDim]
-		for p := range n {
-			row := x[p*useModelDim : (p+1)*useModelDim]
-			for c, v := range row {
-				w.mean[c] += v
-			}
-		}
-		inv := 1 / float32(n)
-		for c := range w.mean {
-			w.mean[c] *= inv
+		m.layer(&m.layers[0], n, w, false)
+		if m.k.poolEarly {
+			m.layer(&m.layers[1], n, w, true)
+		} else {
+			m.layer(&m.layers[1], n, w, false)
+			x = w.x[:n*useModelDim]
+			meanRows(x, n, useModelDim, w.mean)
 		}
 	}
-	m.pool.apply(w.mean, 1, out)
+	m.k.apply(&m.pool, w.mean, 1, out)
 	var s float64
 	for i, v := range out {
 		t := float32(math.Tanh(float64(v)))
@@ -339,21 +374,39 @@ func (m *useModel) forward(ids []int, w *useWork, out []float32) {
 	}
 }
 
-// layer runs one pre-LN transformer layer on w.x (n × l.dIn), leaving n × 512 in w.x.
-func (m *useModel) layer(l *useLayer, n int, w *useWork) {
+// meanRows averages the n rows (d wide) of x into mean.
+func meanRows(x []float32, n, d int, mean []float32) {
+	mean = mean[:d]
+	clear(mean)
+	for p := range n {
+		for c, v := range x[p*d : (p+1)*d] {
+			mean[c] += v
+		}
+	}
+	inv := 1 / float32(n)
+	for c := range mean {
+		mean[c] *= inv
+	}
+}
+
+// layer runs one pre-LN transformer layer on w.x (n × l.dIn), leaving n × 512 in w.x. With
+// pooled (the last layer, when the kernels pool early) it leaves the mean over the tokens of
+// its output in w.mean instead: the second feed-forward layer is affine, so the mean of its
+// outputs is its output for the mean input, one row instead of n (a sixth of the pass).
+func (m *useModel) layer(l *useLayer, n int, w *useWork, pooled bool) {
 	dIn, dM := l.dIn, l.dModel
 	x := w.x[:n*dIn]
 	h := w.h[:n*dIn]
-	layerNorm(x, h, n, dIn, l.lnAttG, l.lnAttB, m.lnEps)
+	m.k.norm(x, h, n, dIn, l.lnAttG, l.lnAttB, m.lnEps)
 	qkv := w.qkv[:n*3*dIn]
-	l.qkv.apply(h, n, qkv)
+	m.k.apply(&l.qkv, h, n, qkv)
 	att := w.att[:n*dIn]
-	attention(qkv, att, w.scores, n, dIn, useHeads, l.qScale)
+	m.k.attend(qkv, att, w, n, dIn, useHeads, l.qScale)
 	y := w.y[:n*dM]
-	l.out.apply(att, n, y)
+	m.k.apply(&l.out, att, n, y)
 	if l.res != nil {
 		r := w.h[:n*dM] // h is free again: reuse it for the projected residual
-		l.res.apply(x, n, r)
+		m.k.apply(l.res, x, n, r)
 		for i := range y {
 			y[i] += r[i]
 		}
@@ -364,84 +417,69 @@ func (m *useModel) layer(l *useLayer, n int, w *useWork) {
 	}
 	// y is now the attention block's output; the feed-forward block follows.
 	h = w.h[:n*dM]
-	layerNorm(y, h, n, dM, l.lnFFNG, l.lnFFNB, m.lnEps)
+	m.k.norm(y, h, n, dM, l.lnFFNG, l.lnFFNB, m.lnEps)
 	f := w.ffn[:n*useFFNDim]
-	l.ffn1.apply(h, n, f)
+	m.k.apply(&l.ffn1, h, n, f)
 	for i, v := range f {
 		if v < 0 {
 			f[i] = 0
 		}
 	}
+	if pooled {
+		fm := w.fmean[:useFFNDim]
+		meanRows(f, n, useFFNDim, fm)
+		m.k.apply(&l.ffn2, fm, 1, w.mean)
+		ym := w.ymean[:dM]
+		meanRows(y, n, dM, ym)
+		for c, v := range ym {
+			w.mean[c] += v
+		}
+		return
+	}
 	x = w.x[:n*dM]
-	l.ffn2.apply(f, n, x)
+	m.k.apply(&l.ffn2, f, n, x)
 	for i := range x {
 		x[i] += y[i]
 	}
 }
 
-// layerNorm normalises each of the n rows of x (width d) into h.
+// layerNorm normalises each of the n rows of x (width d) into h. The sums run in four
+// float64 accumulators: one accumulator made each add wait for the one before.
 func layerNorm(x, h []float32, n, d int, g, b []float32, eps float32) {
 	g, b = g[:d], b[:d]
 	for r := range n {
 		row := x[r*d : (r+1)*d]
 		out := h[r*d : (r+1)*d]
-		var mean float64
-		for _, v := range row {
-			mean += float64(v)
+		var s0, s1, s2, s3 float64
+		i := 0
+		for ; i+4 <= len(row); i += 4 {
+			s0 += float64(row[i])
+			s1 += float64(row[i+1])
+			s2 += float64(row[i+2])
+			s3 += float64(row[i+3])
 		}
-		mean /= float64(d)
-		var variance float64
-		for _, v := range row {
-			dv := float64(v) - mean
-			variance += dv * dv
+		for ; i < len(row); i++ {
+			s0 += float64(row[i])
 		}
-		variance /= float64(d)
+		mean := (s0 + s1 + s2 + s3) / float64(d)
+		s0, s1, s2, s3 = 0, 0, 0, 0
+		i = 0
+		for ; i+4 <= len(row); i += 4 {
+			d0, d1, d2, d3 := float64(row[i])-mean, float64(row[i+1])-mean, float64(row[i+2])-mean, float64(row[i+3])-mean
+			s0 += d0 * d0
+			s1 += d1 * d1
+			s2 += d2 * d2
+			s3 += d3 * d3
+		}
+		for ; i < len(row); i++ {
+			dv := float64(row[i]) - mean
+			s0 += dv * dv
+		}
+		variance := (s0 + s1 + s2 + s3) / float64(d)
 		inv := float32(1 / math.Sqrt(variance+float64(eps)))
 		mu := float32(mean)
 		for i, v := range row {
 			out[i] = (v-mu)*inv*g[i] + b[i]
-		}
-	}
-}
-
-// attention computes multi-head scaled dot-product attention over one unpadded sequence. qkv
-// holds n rows of [q | k | v], each d wide; heads split d evenly. The result goes to att (n × d).
-func attention(qkv, att, scores []float32, n, d, heads int, scale float32) {
-	depth := d / heads
-	stride := 3 * d
-	scores = scores[:n]
-	for hd := range heads {
-		qo, ko, vo := hd*depth, d+hd*depth, 2*d+hd*depth
-		for i := range n {
-			q := qkv[i*stride+qo : i*stride+qo+depth]
-			maxS := float32(math.Inf(-1))
-			for j := range n {
-				k := qkv[j*stride+ko : j*stride+ko+depth]
-				k = k[:len(q)]
-				var s float32
-				for t, qv := range q {
-					s += qv * scale * k[t]
-				}
-				scores[j] = s
-				maxS = max(maxS, s)
-			}
-			var sum float32
-			for j, s := range scores {
-				e := float32(math.Exp(float64(s - maxS)))
-				scores[j] = e
-				sum += e
-			}
-			inv := 1 / sum
-			o := att[i*d+qo : i*d+qo+depth]
-			clear(o)
-			for j, p := range scores {
-				p *= inv
-				v := qkv[j*stride+vo : j*stride+vo+depth]
-				v = v[:len(o)]
-				for t := range o {
-					o[t] += p * v[t]
-				}
-			}
 		}
 	}
 }

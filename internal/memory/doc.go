@@ -14,11 +14,14 @@
 // Everything lives under [store.BucketMemories], in nested buckets:
 //
 //	items   SeqKey(id) → JSON record: content, tags, metadata, scope, conversation, created,
-//	        content sha256, embedder ID and dimension, document name and chunk index
+//	        content sha256, embedder ID and dimension, document name and chunk index, and the
+//	        IDs of the versions before and after it
 //	vecs    SeqKey(id) → the vector, dim little-endian float32 (kept apart from items so that
 //	        scans of metadata, e.g. delete by tag, do not read 2 KB of vector per memory)
-//	hash    scopeKey "\x00" hex(sha256(trimmed content)) → SeqKey(id), for exact duplicates
-//	scopes  / scopeKey: SeqKey(id) → {tags, bytes}, for per-scope counts, sizes and tag deletes
+//	hash    scopeKey "\x00" hex(sha256(trimmed content)) → SeqKey(id) of the newest memory with
+//	        that text, for exact duplicates
+//	scopes  / scopeKey: SeqKey(id) → {tags, bytes, superseded}, for per-scope counts, sizes,
+//	        tag deletes and an index build that skips earlier versions
 //	docs    scopeKey "\x00" document name → {sha256 of the file, chunk ids, imported, conversation}
 //	recent  / conversation: 16 hex digits of created unix nanos + SeqKey(id) → Note, for reminders
 //	log     SeqKey(seq) → {op: put|delete, id}: the change log other processes replay
@@ -51,12 +54,21 @@
 // Re-embedding is explicit rather than automatic because it may take minutes (USE-Lite on two
 // cores) or cost money (remote embedders), and the user should decide when.
 //
-// # Duplicates
+// # Duplicates and versions
 //
 // Storing content whose trimmed text already exists in the same scope returns the existing ID
-// (exact duplicate). Storing content whose vector has cosine ≥ [Config.NearDuplicate] (0.95 by
-// default) with a memory of the same scope returns that memory's ID (near duplicate). Nothing is
-// written in either case, and [StoreResult.Duplicate] says which.
+// (exact duplicate). Storing content that states the same thing as a memory of the scope — the
+// same words but for case, punctuation, small words and inflections, or a cosine ≥
+// [Config.NearDuplicate] (0.95 by default) without other values — returns that memory's ID (near
+// duplicate). Nothing is written in either case, and [StoreResult.Duplicate] says which.
+//
+// Content that restates one of the scope's most similar memories with one value changed (a
+// number, date, path, identifier, name or negation; see supersede.go) is stored as that memory's
+// newer version: the new record's supersedes names the old one, the old one's superseded_by the
+// new one, and only the newest version of a chain is in the search index. Every version stays
+// readable by ID ([Service.Get]); [Service.Update] (update_memory) adds a version explicitly, or
+// changes tags and metadata in place; deleting any version deletes the chain. Texts that differ
+// in ordinary words, or in values at two places, are different facts and are stored side by side.
 //
 // # Documents
 //

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,9 @@ type ImportRequest struct {
 	Scope string
 	// Tags are given to every chunk.
 	Tags []string
+	// Progress, if set, is called after each batch of chunks is embedded, with the chunks done
+	// and the total.
+	Progress func(done, total int)
 }
 
 // ImportResult reports what Import did.
@@ -95,7 +99,7 @@ func (s *Service) Import(ctx context.Context, req ImportRequest) (ImportResult, 
 	if len(chunks) == 0 {
 		return res, fmt.Errorf("%w: %s has no text to import", ErrEmptyContent, name)
 	}
-	vecs, err := s.embedAll(ctx, chunks)
+	vecs, err := s.embedBatches(ctx, chunks, req.Progress)
 	if err != nil {
 		return res, fmt.Errorf("import %s: %w", name, err)
 	}
@@ -154,6 +158,32 @@ func (s *Service) Import(ctx context.Context, req ImportRequest) (ImportResult, 
 		return res, err
 	}
 	return res, nil
+}
+
+// importBatch is how many chunks one embedder call takes per core: enough to keep every core
+// busy through the call (USE-Lite spreads a call's texts over the cores), few enough that
+// progress and cancellation are seen about every second.
+const importBatch = 8
+
+// embedBatches embeds texts in batches of importBatch per core, calling progress after each.
+func (s *Service) embedBatches(ctx context.Context, texts []string, progress func(done, total int)) ([][]float32, error) {
+	size := importBatch * runtime.GOMAXPROCS(0)
+	out := make([][]float32, 0, len(texts))
+	for len(out) < len(texts) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		part := texts[len(out):min(len(out)+size, len(texts))]
+		vecs, err := s.embedAll(ctx, part)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, vecs...)
+		if progress != nil {
+			progress(len(out), len(texts))
+		}
+	}
+	return out, nil
 }
 
 // DocumentInfo describes one imported document.

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
@@ -17,6 +18,9 @@ import (
 const (
 	childDirEnv   = "TOOLHOST_MEMORY_TEST_CHILD_DIR"
 	childCountEnv = "TOOLHOST_MEMORY_TEST_CHILD_COUNT"
+	// childContentEnv makes the child store this one memory in topic:infra with the built-in
+	// embedder and print the result as JSON (TestSupersedeAcrossProcesses).
+	childContentEnv = "TOOLHOST_MEMORY_TEST_CHILD_CONTENT"
 	// rssDirEnv makes the test binary a server that opens the state directory, reports its RSS,
 	// runs one search (building the index) and reports its RSS again (BenchmarkRSS).
 	rssDirEnv   = "TOOLHOST_MEMORY_TEST_RSS_DIR"
@@ -45,6 +49,17 @@ func TestMain(m *testing.M) {
 
 func runChild(dir string) error {
 	ctx := context.Background()
+	if content := os.Getenv(childContentEnv); content != "" {
+		st, err := store.Open(ctx, dir, store.Options{NoSync: true})
+		if err != nil {
+			return err
+		}
+		res, err := New(st, Config{Embedder: embed.NewUSELite()}).Store(ctx, StoreRequest{Conversation: "child", Scope: "topic:infra", Content: content})
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(os.Stdout).Encode(res)
+	}
 	n, err := strconv.Atoi(os.Getenv(childCountEnv))
 	if err != nil {
 		return err

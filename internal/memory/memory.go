@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -131,6 +132,13 @@ type Service struct {
 	logKeep   int
 	now       func() time.Time
 
+	// base is the context of background imports, cancelled by Close.
+	base   context.Context
+	stop   context.CancelFunc
+	jobsMu sync.Mutex
+	jobs   map[jobKey]*ImportJob
+	jobsWG sync.WaitGroup
+
 	// mu guards the index state below. Embedding never happens under it.
 	mu      sync.Mutex
 	built   bool
@@ -182,6 +190,7 @@ func New(st *store.Store, cfg Config) *Service {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	s.base, s.stop = context.WithCancel(context.Background())
 	return s
 }
 

@@ -677,7 +677,7 @@ func TestConcurrentUse(t *testing.T) {
 	for g := range 4 {
 		go func() {
 			for i := range 10 {
-				if _, err := s.Store(ctx, StoreRequest{Conversation: "c", Scope: "topic:t", Content: fmt.Sprintf("goroutine %d item %d quokka%d", g, i, g*100+i)}); err != nil {
+				if _, err := s.Store(ctx, StoreRequest{Conversation: "c", Scope: "topic:t", Content: fmt.Sprintf("goroutine %d stored item %d about quokka%d", g, i, g*100+i)}); err != nil {
 					errs <- err
 					return
 				}

@@ -47,85 +47,13 @@ type StoreResult struct {
 	// Similarity is the cosine to the existing memory for a near duplicate (1 for exact).
 	Similarity float32 `json:"similarity,omitempty"`
 	// Existing is the existing memory's content (truncated) for a duplicate, so the model can
-	// see what it matched.
+	// see what it matched, or the superseded memory's.
 	Existing string `json:"existing,omitempty"`
-}
-
-// Store embeds and stores one memory, or returns the existing one for an exact or near duplicate
-// in the same scope.
-func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, error) {
-	content := strings.TrimSpace(req.Content)
-	if content == "" {
-		return StoreResult{}, fmt.Errorf("%w: give the text to remember in content", ErrEmptyContent)
-	}
-	if len(content) > s.maxBytes {
-		return StoreResult{}, fmt.Errorf("%w: %d bytes, the limit is %d; store a summary or split it (or use import_document for files)",
-			ErrTooLarge, len(content), s.maxBytes)
-	}
-	scope, err := resolveScope(req.Conversation, req.Scope)
-	if err != nil {
-		return StoreResult{}, err
-	}
-	tags := normalizeTags(req.Tags)
-	vec, err := s.embedOne(ctx, content)
-	if err != nil {
-		return StoreResult{}, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.readyLocked(ctx); err != nil {
-		return StoreResult{}, err
-	}
-	near := scored{}
-	if s.near <= 1 {
-		hits, err := s.idx.search(ctx, vec, []string{scope}, nil, 1)
-		if err != nil {
-			return StoreResult{}, fmt.Errorf("store memory: %w", err)
-		}
-		if len(hits) == 1 && hits[0].sim >= s.near {
-			near = hits[0]
-		}
-	}
-	res := StoreResult{Scope: scope}
-	rec := record{
-		Scope: scope, Conversation: req.Conversation, Content: content, Tags: tags,
-		Metadata: req.Metadata, Created: s.now().UTC(), Hash: contentHash(content),
-		Embedder: s.emb.ID(), Dim: len(vec),
-	}
-	err = s.st.Update(ctx, func(tx *store.Tx) error {
-		res = StoreResult{Scope: scope}
-		if raw, ok := tx.Get(hashPath, hashKey(scope, rec.Hash)); ok {
-			if id, ok := store.ParseSeqKey(string(raw)); ok {
-				var old record
-				if found, err := tx.GetJSON(itemsPath, store.SeqKey(id), &old); err == nil && found {
-					res.ID, res.Duplicate, res.Similarity = id, ExactDuplicate, 1
-					res.Existing, _ = truncate(old.Content, DefaultSnippetChars)
-					return nil
-				}
-			}
-		}
-		if near.id != 0 {
-			var old record
-			if found, err := tx.GetJSON(itemsPath, store.SeqKey(near.id), &old); err == nil && found {
-				res.ID, res.Duplicate, res.Similarity = near.id, NearDuplicate, near.sim
-				res.Existing, _ = truncate(old.Content, DefaultSnippetChars)
-				return nil
-			}
-		}
-		id, err := putRecord(tx, rec, vec, s.logKeep)
-		res.ID = id
-		return err
-	})
-	if err != nil {
-		return StoreResult{}, fmt.Errorf("store memory: %w", err)
-	}
-	if res.Duplicate == NotDuplicate {
-		// Cheap: reads only the log entries written since the last sync, ours included.
-		if err := s.syncLocked(ctx); err != nil {
-			return res, err
-		}
-	}
-	return res, nil
+	// Superseded is the memory this one replaces as its newer version (see Change); that
+	// memory no longer appears in searches but stays reachable by its ID.
+	Superseded uint64 `json:"superseded,omitempty"`
+	// Change says what differs from the superseded memory.
+	Change *FactChange `json:"change,omitempty"`
 }
 
 // putRecord writes a new memory with every secondary entry and a log entry; it returns the ID.
@@ -234,6 +162,8 @@ type Hit struct {
 	// Document and Chunk name the source of an imported chunk.
 	Document string `json:"document,omitempty"`
 	Chunk    int    `json:"chunk,omitempty"`
+	// Supersedes is the earlier version this memory replaced (readable with Get).
+	Supersedes uint64 `json:"supersedes,omitempty"`
 }
 
 // Search finds the memories closest in meaning to the query within the requested scopes.
@@ -317,7 +247,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 			continue
 		}
 		h := Hit{ID: c.id, Score: score, Similarity: c.sim, Tags: r.Tags, Metadata: r.Metadata,
-			Scope: r.Scope, Created: r.Created, Document: r.Document, Chunk: r.Chunk}
+			Scope: r.Scope, Created: r.Created, Document: r.Document, Chunk: r.Chunk, Supersedes: r.Supersedes}
 		h.Content, h.Truncated = truncate(r.Content, snip)
 		hits = append(hits, h)
 	}
@@ -427,6 +357,23 @@ func (s *Service) Delete(ctx context.Context, req DeleteRequest) (int, error) {
 				}
 			}
 		}
+		// A memory goes with all its versions: deleting a fact must not bring back an older
+		// statement of it.
+		var all []*record
+		seen := map[uint64]bool{}
+		for _, r := range recs {
+			versions, err := chain(tx, r)
+			if err != nil {
+				return err
+			}
+			for _, v := range versions {
+				if !seen[v.ID] {
+					seen[v.ID] = true
+					all = append(all, v)
+				}
+			}
+		}
+		recs = all
 		docs := map[string][]uint64{}
 		for _, r := range recs {
 			if err := deleteRecord(tx, r, s.logKeep); err != nil {
@@ -473,9 +420,11 @@ func visible(conversation, scope string) bool {
 type Collection struct {
 	// Scope is "conversation:ID" or "topic:NAME".
 	Scope string `json:"scope"`
-	// Count is the number of memories, Documents the number of imported documents.
-	Count     int `json:"count"`
-	Documents int `json:"documents,omitempty"`
+	// Count is the number of current memories, Documents the number of imported documents,
+	// Superseded the number of earlier versions kept.
+	Count      int `json:"count"`
+	Documents  int `json:"documents,omitempty"`
+	Superseded int `json:"superseded,omitempty"`
 	// Bytes is the stored size of the scope's records and vectors.
 	Bytes int64 `json:"bytes"`
 	// Embedder and Dim describe the configured embedder; Stale counts memories embedded by
@@ -514,7 +463,11 @@ func (s *Service) Collections(ctx context.Context, conversation string) ([]Colle
 				if err := json.Unmarshal(v, &se); err != nil {
 					return err
 				}
-				c.Count++
+				if se.Superseded {
+					c.Superseded++
+				} else {
+					c.Count++
+				}
 				c.Bytes += int64(se.Bytes)
 				if se.Embedder != c.Embedder {
 					c.Stale++
@@ -524,7 +477,7 @@ func (s *Service) Collections(ctx context.Context, conversation string) ([]Colle
 			if err != nil {
 				return err
 			}
-			if c.Count > 0 {
+			if c.Count+c.Superseded > 0 {
 				out = append(out, c)
 			}
 		}
@@ -649,7 +602,7 @@ func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) e
 				if err := tx.Put(vecsPath, key, vb); err != nil {
 					return err
 				}
-				se := scopeEntry{Tags: r.Tags, Bytes: len(raw) + len(vb), Embedder: r.Embedder}
+				se := scopeEntry{Tags: r.Tags, Bytes: len(raw) + len(vb), Embedder: r.Embedder, Superseded: r.SupersededBy != 0}
 				if err := tx.PutJSON(append(slices.Clone(scopesPath), r.Scope), key, se); err != nil {
 					return err
 				}

@@ -49,6 +49,11 @@ type record struct {
 	Dim          int               `json:"dim"`
 	Document     string            `json:"document,omitempty"`
 	Chunk        int               `json:"chunk,omitempty"`
+	// Supersedes is the earlier version this memory replaces; SupersededBy the newer version
+	// that replaced this one (which then no longer appears in searches), at Replaced.
+	Supersedes   uint64    `json:"supersedes,omitempty"`
+	SupersededBy uint64    `json:"superseded_by,omitempty"`
+	Replaced     time.Time `json:"replaced,omitzero"`
 }
 
 // scopeEntry is the value of scopes/<scope>/<id>.
@@ -56,6 +61,8 @@ type scopeEntry struct {
 	Tags     []string `json:"tags,omitempty"`
 	Bytes    int      `json:"bytes"`
 	Embedder string   `json:"embedder"`
+	// Superseded marks an earlier version, which the index leaves out.
+	Superseded bool `json:"superseded,omitempty"`
 }
 
 // logEntry is one change in the log.

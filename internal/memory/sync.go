@@ -88,8 +88,8 @@ func (s *Service) applyLocked(ctx context.Context, id uint64, rec *record, vec [
 	if err := s.idx.remove(ctx, id); err != nil {
 		return err
 	}
-	if rec == nil {
-		return nil
+	if rec == nil || rec.SupersededBy != 0 {
+		return nil // deleted, or an earlier version: reachable by id, not searched
 	}
 	if !s.space(rec) {
 		s.stale[id] = rec.Embedder
@@ -146,6 +146,9 @@ func (s *Service) buildLocked(ctx context.Context) error {
 					var se scopeEntry
 					if err := json.Unmarshal(v, &se); err != nil {
 						return false, fmt.Errorf("decode memory %d: %w", id, err)
+					}
+					if se.Superseded {
+						return true, nil
 					}
 					raw, ok := tx.Get(vecsPath, k)
 					if !ok {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"regexp"
@@ -73,7 +74,10 @@ func NewManager(cfg Config) (*Manager, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	m.instance = strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
-	dir, err := os.MkdirTemp("", "toolhost-term-")
+	if n := sweepTermDirs(""); n > 0 {
+		slog.Info("terminal: removed temporary directories of toolhost processes that are gone", "count", n)
+	}
+	dir, err := makeTermDir("")
 	if err != nil {
 		return nil, fmt.Errorf("terminal rc dir: %w", err)
 	}

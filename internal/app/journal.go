@@ -1,0 +1,41 @@
+package app
+
+import (
+	"context"
+	"path/filepath"
+
+	"toolhost/internal/edit"
+)
+
+// sweepEntries bounds the start-up walk that looks for stale temporary files in the working
+// directory, so a huge tree costs a bounded amount of background I/O.
+const sweepEntries = 200_000
+
+// openJournal opens the edit journal in the state directory, which finishes or undoes every edit
+// a crashed toolhost process left half done, and starts a background sweep of the working
+// directory for temporary files that no live process owns.
+func (a *App) openJournal() {
+	j, rep, err := edit.OpenJournal(filepath.Join(a.StateDir, "journal"), a.Logger)
+	switch {
+	case err != nil && j == nil:
+		// File operations still work, all or nothing while the process lives; only a crash in
+		// the middle of a multi-file write is not covered.
+		a.Logger.Error("edit journal unavailable; multi-file writes are not crash-atomic", "dir", filepath.Join(a.StateDir, "journal"), "err", err)
+	case err != nil:
+		// Some transaction could not be recovered; it stays for the next start.
+		a.Logger.Error("edit journal recovery incomplete", "err", err)
+	}
+	if n := rep.RolledForward + rep.RolledBack; n > 0 {
+		a.Logger.Warn("finished edits interrupted by a crash", "rolled_forward", rep.RolledForward, "rolled_back", rep.RolledBack, "files", len(rep.Paths))
+	}
+	a.Journal = j
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if n := edit.SweepTemps(ctx, a.Guard.Root(), sweepEntries); n > 0 {
+			a.Logger.Info("removed stale temporary files", "count", n)
+		}
+	}()
+	a.closers = append(a.closers, func() error { cancel(); <-done; return nil })
+}

@@ -1,0 +1,449 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"toolhost/store"
+)
+
+// Versions. A memory that updates another (see supersede.go) is stored under a new ID with
+// Supersedes set, and the older one gets SupersededBy: a chain, oldest first, whose last memory
+// (the head) is the current version. Only heads are in the search index. Both stay readable by
+// ID (Get), update_memory always extends the head, and deleting any version deletes the chain.
+
+// supersedeCandidates is how many of the most similar memories a store compares words with,
+// and supersedeFloor the similarity below which a memory is not compared at all. Measured with
+// USE-Lite: a changed name scores 0.70-0.74 against its old version, a changed number or path
+// 0.92-0.99; unrelated facts of one project score under 0.6 nine times out of ten.
+const (
+	supersedeCandidates = 5
+	supersedeFloor      = 0.6
+	maxChain            = 1000
+)
+
+// ErrNoChange reports an update that would leave the memory as it is.
+var ErrNoChange = errors.New("memory: update changes nothing")
+
+// Store embeds and stores one memory in its scope. Content that exists there already is not
+// stored again: an exact copy returns the existing ID, and so does a near duplicate (cosine at
+// or above Config.NearDuplicate, or the same words but for case, punctuation, small words and
+// inflections). Content that restates a memory of
+// the scope with changed values (a number, date, path, identifier, name or negation) is stored
+// as that memory's newer version, which the result names; repeating an earlier version's text
+// makes it the newest version again.
+func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, error) {
+	content := strings.TrimSpace(req.Content)
+	if err := s.checkContent(content); err != nil {
+		return StoreResult{}, err
+	}
+	scope, err := resolveScope(req.Conversation, req.Scope)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	tags := normalizeTags(req.Tags)
+	vec, err := s.embedOne(ctx, content)
+	if err != nil {
+		return StoreResult{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readyLocked(ctx); err != nil {
+		return StoreResult{}, err
+	}
+	cands, err := s.idx.search(ctx, vec, []string{scope}, nil, supersedeCandidates)
+	if err != nil {
+		return StoreResult{}, fmt.Errorf("store memory: %w", err)
+	}
+	rec := record{
+		Scope: scope, Conversation: req.Conversation, Content: content, Tags: tags,
+		Metadata: req.Metadata, Created: s.now().UTC(), Hash: contentHash(content),
+		Embedder: s.emb.ID(), Dim: len(vec),
+	}
+	var res StoreResult
+	err = s.st.Update(ctx, func(tx *store.Tx) error {
+		res = StoreResult{Scope: scope}
+		if old, ok, err := byHash(tx, scope, rec.Hash); err != nil {
+			return err
+		} else if ok && old.SupersededBy == 0 {
+			res.ID, res.Duplicate, res.Similarity = old.ID, ExactDuplicate, 1
+			res.Existing, _ = truncate(old.Content, DefaultSnippetChars)
+			return nil
+		} else if ok {
+			// An earlier version's text again: the fact changed back.
+			head, err := chainHead(tx, old)
+			if err != nil {
+				return err
+			}
+			return s.supersedeTx(tx, head, rec, vec, FactChange{Kind: ChangeRevert}, &res)
+		}
+		var near *record
+		var nearSim float32
+		for _, c := range cands {
+			if c.sim < supersedeFloor {
+				break
+			}
+			var old record
+			if found, err := tx.GetJSON(itemsPath, store.SeqKey(c.id), &old); err != nil {
+				return err
+			} else if !found || old.SupersededBy != 0 || old.Document != "" {
+				continue // gone, replaced meanwhile, or a document chunk (never versioned)
+			}
+			v, change := compareFacts(old.Content, content)
+			if v == verdictUpdate {
+				if len(rec.Tags) == 0 {
+					rec.Tags = old.Tags
+				}
+				return s.supersedeTx(tx, &old, rec, vec, change, &res)
+			}
+			// The same statement reworded is a duplicate even where the embedder scores the
+			// rewording below the near-duplicate threshold (USE-Lite: a dropped full stop 0.93);
+			// a text with other values is not, however similar it scores.
+			if near == nil && s.near <= 1 && (v == verdictSame || c.sim >= s.near && !valuesDiffer(old.Content, content)) {
+				near, nearSim = &old, c.sim
+			}
+		}
+		if near != nil {
+			res.ID, res.Duplicate, res.Similarity = near.ID, NearDuplicate, nearSim
+			res.Existing, _ = truncate(near.Content, DefaultSnippetChars)
+			return nil
+		}
+		id, err := putRecord(tx, rec, vec, s.logKeep)
+		res.ID = id
+		return err
+	})
+	if err != nil {
+		return StoreResult{}, fmt.Errorf("store memory: %w", err)
+	}
+	if res.Duplicate == NotDuplicate {
+		// Cheap: reads only the log entries written since the last sync, ours included.
+		if err := s.syncLocked(ctx); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func (s *Service) checkContent(content string) error {
+	if content == "" {
+		return fmt.Errorf("%w: give the text to remember in content", ErrEmptyContent)
+	}
+	if len(content) > s.maxBytes {
+		return fmt.Errorf("%w: %d bytes, the limit is %d; store a summary or split it (or use import_document for files)",
+			ErrTooLarge, len(content), s.maxBytes)
+	}
+	return nil
+}
+
+// byHash finds the memory of scope whose content has hash.
+func byHash(tx *store.Tx, scope, hash string) (*record, bool, error) {
+	raw, ok := tx.Get(hashPath, hashKey(scope, hash))
+	if !ok {
+		return nil, false, nil
+	}
+	id, ok := store.ParseSeqKey(string(raw))
+	if !ok {
+		return nil, false, nil
+	}
+	var r record
+	found, err := tx.GetJSON(itemsPath, store.SeqKey(id), &r)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	return &r, true, nil
+}
+
+// chainHead follows r's newer versions to the current one.
+func chainHead(tx *store.Tx, r *record) (*record, error) {
+	for range maxChain {
+		if r.SupersededBy == 0 {
+			return r, nil
+		}
+		var next record
+		found, err := tx.GetJSON(itemsPath, store.SeqKey(r.SupersededBy), &next)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			return r, nil // a broken link: treat r as the head
+		}
+		r = &next
+	}
+	return nil, fmt.Errorf("memory %d: version chain longer than %d", r.ID, maxChain)
+}
+
+// chain returns every version of r's chain, oldest first.
+func chain(tx *store.Tx, r *record) ([]*record, error) {
+	first := r
+	for range maxChain {
+		if first.Supersedes == 0 {
+			break
+		}
+		var prev record
+		found, err := tx.GetJSON(itemsPath, store.SeqKey(first.Supersedes), &prev)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			break
+		}
+		first = &prev
+	}
+	out := []*record{first}
+	for cur := first; cur.SupersededBy != 0 && len(out) < maxChain; {
+		var next record
+		found, err := tx.GetJSON(itemsPath, store.SeqKey(cur.SupersededBy), &next)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			break
+		}
+		out = append(out, &next)
+		cur = &next
+	}
+	return out, nil
+}
+
+// supersedeTx stores rec as the newer version of old and marks old replaced; both changes are
+// logged so other processes' indexes drop old and add rec.
+func (s *Service) supersedeTx(tx *store.Tx, old *record, rec record, vec []float32, change FactChange, res *StoreResult) error {
+	rec.Supersedes = old.ID
+	id, err := putRecord(tx, rec, vec, s.logKeep)
+	if err != nil {
+		return err
+	}
+	// The content's hash names the newest memory holding it (an earlier version may hold the
+	// same text after a revert).
+	if err := tx.Put(hashPath, hashKey(rec.Scope, rec.Hash), []byte(store.SeqKey(id))); err != nil {
+		return err
+	}
+	old.SupersededBy, old.Replaced = id, rec.Created
+	if err := rewriteRecord(tx, old); err != nil {
+		return err
+	}
+	if old.Conversation != "" {
+		// The reminder of recent memories must not present the old statement as saved.
+		if err := tx.Delete(append(slices.Clone(recentPath), old.Conversation), recentKey(old.Created, old.ID)); err != nil {
+			return err
+		}
+	}
+	if err := appendLog(tx, "put", old.ID, s.logKeep); err != nil {
+		return err
+	}
+	res.ID, res.Superseded = id, old.ID
+	res.Existing, _ = truncate(old.Content, DefaultSnippetChars)
+	res.Change = &change
+	return nil
+}
+
+// rewriteRecord stores r's changed fields and its scope entry (tags, size, superseded).
+func rewriteRecord(tx *store.Tx, r *record) error {
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return fmt.Errorf("encode memory: %w", err)
+	}
+	key := store.SeqKey(r.ID)
+	if err := tx.Put(itemsPath, key, raw); err != nil {
+		return err
+	}
+	vb, _ := tx.Get(vecsPath, key)
+	se := scopeEntry{Tags: r.Tags, Bytes: len(raw) + len(vb), Embedder: r.Embedder, Superseded: r.SupersededBy != 0}
+	return tx.PutJSON(append(slices.Clone(scopesPath), r.Scope), key, se)
+}
+
+// UpdateRequest is one update_memory call: new content for a memory, new tags or metadata, or
+// both. Nil Tags and Metadata keep the memory's.
+type UpdateRequest struct {
+	Conversation string
+	ID           uint64
+	Content      string
+	Tags         []string
+	Metadata     map[string]string
+}
+
+// UpdateResult reports an update.
+type UpdateResult struct {
+	// ID is the memory now holding the fact: a new version when the content changed, else the
+	// updated memory itself.
+	ID    uint64 `json:"id"`
+	Scope string `json:"scope"`
+	// Superseded is the version the new one replaces (the head of ID's chain), 0 when the
+	// memory was updated in place (tags or metadata only).
+	Superseded uint64 `json:"superseded,omitempty"`
+	// Head is set when the ID given was an earlier version: the update went to its newest.
+	Head   uint64      `json:"head,omitempty"`
+	Change *FactChange `json:"change,omitempty"`
+	// Duplicate names another current memory of the scope that already has the new content;
+	// nothing was written.
+	Duplicate uint64 `json:"duplicate,omitempty"`
+}
+
+// Update changes memory id. New content is stored as a new version that supersedes the
+// memory's newest version (so the old text stays reachable by ID); tags and metadata alone are
+// changed in place.
+func (s *Service) Update(ctx context.Context, req UpdateRequest) (UpdateResult, error) {
+	if req.ID == 0 {
+		return UpdateResult{}, fmt.Errorf("%w: give the id of the memory to update", ErrBadRequest)
+	}
+	content := strings.TrimSpace(req.Content)
+	if content == "" && req.Tags == nil && req.Metadata == nil {
+		return UpdateResult{}, fmt.Errorf("%w: give the new content, tags or metadata", ErrBadRequest)
+	}
+	var vec []float32
+	if content != "" {
+		if err := s.checkContent(content); err != nil {
+			return UpdateResult{}, err
+		}
+		var err error
+		if vec, err = s.embedOne(ctx, content); err != nil {
+			return UpdateResult{}, err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readyLocked(ctx); err != nil {
+		return UpdateResult{}, err
+	}
+	var res UpdateResult
+	err := s.st.Update(ctx, func(tx *store.Tx) error {
+		res = UpdateResult{}
+		var given record
+		found, err := tx.GetJSON(itemsPath, store.SeqKey(req.ID), &given)
+		if err != nil {
+			return err
+		}
+		if !found || !visible(req.Conversation, given.Scope) {
+			return fmt.Errorf("%w: id %d; search_memory shows the ids you can update", ErrNotFound, req.ID)
+		}
+		head, err := chainHead(tx, &given)
+		if err != nil {
+			return err
+		}
+		res.Scope = head.Scope
+		if head.ID != given.ID {
+			res.Head = head.ID
+		}
+		tags, meta := head.Tags, head.Metadata
+		if req.Tags != nil {
+			tags = normalizeTags(req.Tags)
+		}
+		if req.Metadata != nil {
+			meta = req.Metadata
+		}
+		if content == "" || content == head.Content {
+			if slices.Equal(tags, head.Tags) && maps(meta, head.Metadata) {
+				return fmt.Errorf("%w: memory %d already has this content, tags and metadata", ErrNoChange, head.ID)
+			}
+			head.Tags, head.Metadata = tags, meta
+			res.ID = head.ID
+			if err := rewriteRecord(tx, head); err != nil {
+				return err
+			}
+			return appendLog(tx, "put", head.ID, s.logKeep)
+		}
+		hash := contentHash(content)
+		if other, ok, err := byHash(tx, head.Scope, hash); err != nil {
+			return err
+		} else if ok && other.SupersededBy == 0 {
+			res.ID, res.Duplicate = other.ID, other.ID
+			return nil
+		}
+		change := FactChange{Kind: ChangeUpdate}
+		if v, c := compareFacts(head.Content, content); v == verdictUpdate {
+			change = c
+		}
+		rec := record{
+			Scope: head.Scope, Conversation: req.Conversation, Content: content, Tags: tags, Metadata: meta,
+			Created: s.now().UTC(), Hash: hash, Embedder: s.emb.ID(), Dim: len(vec),
+		}
+		var sr StoreResult
+		if err := s.supersedeTx(tx, head, rec, vec, change, &sr); err != nil {
+			return err
+		}
+		res.ID, res.Superseded, res.Change = sr.ID, sr.Superseded, sr.Change
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrNotFound) || errors.Is(err, ErrNoChange) {
+			return UpdateResult{}, err
+		}
+		return UpdateResult{}, fmt.Errorf("update memory: %w", err)
+	}
+	if res.Duplicate == 0 {
+		if err := s.syncLocked(ctx); err != nil {
+			return res, err
+		}
+	}
+	return res, nil
+}
+
+func maps(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// Memory is one memory read by ID, with its place among its versions.
+type Memory struct {
+	ID       uint64            `json:"id"`
+	Content  string            `json:"content"`
+	Tags     []string          `json:"tags,omitempty"`
+	Metadata map[string]string `json:"metadata,omitempty"`
+	Scope    string            `json:"scope"`
+	Created  time.Time         `json:"created"`
+	Document string            `json:"document,omitempty"`
+	Chunk    int               `json:"chunk,omitempty"`
+	// Supersedes and SupersededBy link the neighbouring versions (0: none); Replaced is when
+	// the newer one took over.
+	Supersedes   uint64    `json:"supersedes,omitempty"`
+	SupersededBy uint64    `json:"superseded_by,omitempty"`
+	Replaced     time.Time `json:"replaced,omitzero"`
+	// Versions lists the IDs of every version, oldest first; the last is the current one.
+	Versions []uint64 `json:"versions,omitempty"`
+}
+
+// Get reads memory id (current or an earlier version) if the conversation may see it.
+func (s *Service) Get(ctx context.Context, conversation string, id uint64) (Memory, error) {
+	var m Memory
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		var r record
+		found, err := tx.GetJSON(itemsPath, store.SeqKey(id), &r)
+		if err != nil {
+			return err
+		}
+		if !found || !visible(conversation, r.Scope) {
+			return fmt.Errorf("%w: id %d", ErrNotFound, id)
+		}
+		m = Memory{ID: r.ID, Content: r.Content, Tags: r.Tags, Metadata: r.Metadata, Scope: r.Scope, Created: r.Created,
+			Document: r.Document, Chunk: r.Chunk, Supersedes: r.Supersedes, SupersededBy: r.SupersededBy, Replaced: r.Replaced}
+		if r.Supersedes != 0 || r.SupersededBy != 0 {
+			versions, err := chain(tx, &r)
+			if err != nil {
+				return err
+			}
+			for _, v := range versions {
+				m.Versions = append(m.Versions, v.ID)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return Memory{}, err
+		}
+		return Memory{}, fmt.Errorf("read memory: %w", err)
+	}
+	return m, nil
+}
