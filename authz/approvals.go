@@ -53,6 +53,8 @@ type Approval struct {
 	Decided      time.Time `json:"decided,omitzero"`
 	DecidedBy    string    `json:"decided_by,omitempty"`
 	GrantID      string    `json:"grant_id,omitempty"`
+	// Command is the exact command line a command approval (class command) is about.
+	Command string `json:"command,omitempty"`
 }
 
 // ApprovalSpec is what the model asks for through user_collaboration request_authorization.
@@ -64,6 +66,7 @@ type ApprovalSpec struct {
 	Once         bool
 	Minutes      int
 	Reason       string
+	Command      string // for class command: the exact command line
 }
 
 // Approvals keeps approval requests in the store's approvals bucket.
@@ -90,8 +93,15 @@ func (a *Approvals) Create(ctx context.Context, s ApprovalSpec) (Approval, error
 	if a.st == nil {
 		return Approval{}, ErrNoStore
 	}
-	if _, err := ParseAccess(s.Access); err != nil {
+	acc, err := ParseAccess(s.Access)
+	if err != nil {
 		return Approval{}, err
+	}
+	if (acc.Class == ClassCommand) != (s.Command != "") {
+		return Approval{}, fmt.Errorf("%w: a command approval names exactly one command, and only it does", ErrInvalidGrant)
+	}
+	if len(s.Command) > MaxCommandLen || !commandDisplayable(s.Command) {
+		return Approval{}, fmt.Errorf("%w: the command must be at most %d bytes of text without control characters other than newline and tab", ErrInvalidGrant, MaxCommandLen)
 	}
 	if !filepath.IsAbs(s.Path) || filepath.Clean(s.Path) != s.Path || checkInput(s.Path) != nil {
 		return Approval{}, fmt.Errorf("%w: path must be a clean absolute path", ErrInvalidGrant)
@@ -118,11 +128,12 @@ func (a *Approvals) Create(ctx context.Context, s ApprovalSpec) (Approval, error
 		Recursive:    s.Recursive,
 		Once:         s.Once,
 		Minutes:      s.Minutes,
+		Command:      s.Command,
 		Status:       StatusPending,
 		Created:      a.clock.Now().UTC(),
 		Expires:      a.clock.after(a.ttl),
 	}
-	err := a.st.Update(ctx, func(tx *store.Tx) error {
+	err = a.st.Update(ctx, func(tx *store.Tx) error {
 		if _, err := a.prune(tx); err != nil {
 			return err
 		}
@@ -231,6 +242,7 @@ func (a *Approvals) Approve(ctx context.Context, id string, duration time.Durati
 			By:           by,
 			Reason:       ap.Reason,
 			RequestID:    ap.ID,
+			Command:      ap.Command,
 		})
 		if err != nil {
 			return err
@@ -365,6 +377,12 @@ func displayText(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// commandDisplayable is displayable for a command line, which may span lines and hold tabs
+// (the CLI shows it quoted).
+func commandDisplayable(s string) bool {
+	return displayable(strings.NewReplacer("\n", " ", "\t", " ").Replace(s))
 }
 
 func hiddenRune(r rune) bool {

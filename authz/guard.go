@@ -75,6 +75,8 @@ type Request struct {
 	// everything below (a grep), so a directory holding a protected or secret path needs a grant
 	// naming it. file_operations' list_dir and file_search are names-only whether or not it is set.
 	NamesOnly bool
+	// Command is the exact command line of a ClassCommand request (see Guard.CommandGranted).
+	Command string
 }
 
 // namesOnly reports whether r reads names below a directory rather than contents.
@@ -336,6 +338,11 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 	if !r.Class.valid() || !isName(r.Tool) || !isName(r.Operation) {
 		return Decision{}, nil, &Denial{Code: CodeInvalidRequest, Access: shorten(access),
 			Message: "request needs a tool, an operation and a class (read, write, execute or network)"}
+	}
+	if r.Class == ClassCommand {
+		// A command is not a path: it is allowed only by its own grant (CommandGranted).
+		return Decision{}, nil, &Denial{Code: CodeInvalidRequest, Access: shorten(access),
+			Message: "command approvals are checked with CommandGranted, not Check"}
 	}
 	if err := ctx.Err(); err != nil {
 		return Decision{}, nil, err
