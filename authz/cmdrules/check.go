@@ -61,7 +61,7 @@ func (rs *Rules) Check(line string, env Env) Verdict {
 }
 
 type checker struct {
-	rs *Rules
+	rs  *Rules
 	env Env
 	v   Verdict
 	// collect receives every command seen while a pipeline stage is being walked.
