@@ -73,7 +73,9 @@ var cache struct {
 }
 
 // ruleset returns a Landlock ruleset for p, from the cache when nothing it depends on has
-// changed. The descriptor belongs to the cache: do not close it.
+// changed (the listed directories and the roots, by inode and modification time, so a
+// symlink moved under a root is noticed too). The descriptor belongs to the cache: do not
+// close it.
 func ruleset(p *Policy, abi int) (int, error) {
 	key := p.key()
 	cache.Lock()
@@ -96,6 +98,8 @@ func ruleset(p *Policy, abi int) (int, error) {
 		unix.Close(c.fd)
 		delete(cache.m, key)
 	}
+	raw := p
+	p = p.normalized()
 	pl, err := p.plan()
 	if err != nil {
 		return -1, err
@@ -108,7 +112,7 @@ func ruleset(p *Policy, abi int) (int, error) {
 	for _, d := range pl.dirs {
 		c.stamp = append(c.stamp, stampOf(d))
 	}
-	for _, roots := range [][]string{p.Writable, p.Temp} {
+	for _, roots := range [][]string{p.Writable, p.Temp, raw.Writable, raw.Temp} {
 		for _, r := range roots {
 			c.stamp = append(c.stamp, stampOf(r))
 		}
@@ -201,7 +205,7 @@ func Start(cmd *exec.Cmd, p *Policy) error {
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrUnavailable, err)
 	}
-	fd, err := ruleset(p.normalized(), abi)
+	fd, err := ruleset(p, abi)
 	if err != nil {
 		return err
 	}

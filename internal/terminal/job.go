@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"toolhost/internal/sandbox"
 )
 
 // RunSpec describes a one-shot command.
@@ -113,6 +115,7 @@ type job struct {
 	started time.Time
 	timer   *time.Timer
 	pipes   []*os.File
+	sandbox string // the sandbox mode it runs under
 
 	// Guarded by stream.mu.
 	stdout, stderr capture
@@ -124,11 +127,11 @@ type job struct {
 	closeOnce      sync.Once
 }
 
-func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration) (*job, error) {
+func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration, policy *sandbox.Policy) (*job, error) {
 	j := &job{
 		stream: newStream(m.cfg.HistoryBytes), m: m, conv: conv, id: id,
 		command: spec.Command, cwd: spec.Cwd, running: true, exit: -1,
-		done: make(chan struct{}),
+		done: make(chan struct{}), sandbox: modeOf(policy),
 	}
 	j.stdout.tail = newRing(tailBytes)
 	j.stderr.tail = newRing(tailBytes)
@@ -145,14 +148,14 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration)
 	}
 	cmd := m.command("/bin/sh", "-c", spec.Command)
 	cmd.Dir = spec.Cwd
-	cmd.Env = childEnv(m.cfg.ScrubEnv, noTerminal, spec.Env, j.sel.marker)
+	cmd.Env = childEnv(m.cfg.ScrubEnv, noTerminal, m.extraEnv(spec.Env), j.sel.marker)
 	cmd.Stdout, cmd.Stderr = outW, errW
 	// A new kernel session: no controlling terminal (nothing can prompt on /dev/tty) and
 	// one id that covers every process group the command creates.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	j.started = time.Now()
 	j.lastUse = j.started
-	if err := cmd.Start(); err != nil {
+	if err := sandbox.Start(cmd, policy); err != nil {
 		outR.Close()
 		outW.Close()
 		errR.Close()
@@ -283,7 +286,7 @@ func (j *job) output(ctx context.Context, q OutputQuery) (Output, error) {
 func (j *job) info() Info {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	inf := Info{ID: j.id, Conversation: j.conv, Kind: "command", Cwd: j.cwd, Shell: "/bin/sh",
+	inf := Info{ID: j.id, Conversation: j.conv, Kind: "command", Cwd: j.cwd, Shell: "/bin/sh", Sandbox: j.sandbox,
 		PID: j.pid, State: StateRunning, Started: j.started, Ended: j.ended,
 		IdleSeconds: int64(time.Since(j.lastUse).Seconds()), LastCommand: truncateRunes(j.command, 200)}
 	if !j.running {
