@@ -27,6 +27,9 @@ type Verdict struct {
 	Command string
 	// Reason says why, in words, for ask and deny.
 	Reason string
+	// Unparsed says the line itself is not shell the parser can read; Incomplete that it is
+	// an unfinished statement (an open quote, a loop without its end) that more lines finish.
+	Unparsed, Incomplete bool
 }
 
 // String renders the verdict for `toolhost rules test`.
@@ -56,8 +59,33 @@ const maxScript = 256 << 10
 // rules could refuse anything; it is never allowed by a rule.
 func (rs *Rules) Check(line string, env Env) Verdict {
 	c := &checker{rs: rs, env: env}
+	if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), ""); err != nil {
+		v := Verdict{Unparsed: true, Incomplete: syntax.IsIncomplete(err), Command: shorten(line),
+			Reason: "the shell parser cannot read it: " + shorten(err.Error())}
+		if rs.CanRefuse() {
+			v.Action = Ask
+		}
+		return v
+	}
 	c.script(line, 0)
 	return c.v
+}
+
+// Refusal is the error a terminal returns for a line the rules do not let run: denied, or
+// waiting for the user's approval (RequestID names the pending approval request; empty
+// when no request can be filed, e.g. a line edited with keys).
+type Refusal struct {
+	Verdict   Verdict
+	Line      string
+	Dir       string
+	RequestID string
+}
+
+func (r *Refusal) Error() string {
+	if r.Verdict.Action == Deny {
+		return "command denied: " + r.Verdict.String()
+	}
+	return "command needs the user's approval: " + r.Verdict.String()
 }
 
 type checker struct {
@@ -82,7 +110,7 @@ func (c *checker) record(v Verdict) {
 
 // unknown records a command or script that cannot be seen before it runs.
 func (c *checker) unknown(text, reason string) {
-	if !c.rs.canRefuse() {
+	if !c.rs.CanRefuse() {
 		return
 	}
 	c.record(Verdict{Action: Ask, Command: shorten(text), Reason: reason})

@@ -140,7 +140,8 @@ func ParseRule(line string) (Rule, error) {
 		}
 		r.stages = append(r.stages, stage)
 	}
-	r.Pattern = patternText(f.Stmts[0])
+	st.Comments = nil
+	r.Pattern = patternText(st)
 	if r.Name == "" {
 		r.Name = r.Pattern
 	}
@@ -243,9 +244,9 @@ func (rs *Rules) List() []Rule { return append([]Rule(nil), rs.list...) }
 // Unmatched is the action for commands no rule matches.
 func (rs *Rules) Unmatched() Action { return rs.unmatched }
 
-// canRefuse reports whether anything could be refused or asked: when nothing can, commands
+// CanRefuse reports whether anything could be refused or asked: when nothing can, commands
 // whose words are unknown need not be asked about either.
-func (rs *Rules) canRefuse() bool {
+func (rs *Rules) CanRefuse() bool {
 	if rs.unmatched != Allow {
 		return true
 	}

@@ -13,6 +13,8 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"os/user"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -41,6 +43,9 @@ Commands:
   deny ID               deny an authorization request
   grants                list active grants
   revoke ID             revoke a grant
+  rules test 'CMD'      print the verdict of the terminal command rules on a shell line
+  rules list            print the command rules in the order they apply
+  doctor                print what the terminal sandbox and the operator checks enforce here
   memory reembed        re-embed stored memories after changing [memory] embedder
   version               print the version
 
@@ -56,6 +61,7 @@ Flags (also accepted after the command; they override the config file):
   --budget-tokens N     cap one result at about N tokens (default 25000)
   --log-file FILE       log there instead of stderr
   --log-level LEVEL     debug, info, warn or error (default info)
+  --sandbox MODE        terminal sandbox: workspace-write (default), read-only or off
 
 serve flags:
   --addr HOST:PORT      listen address (default 127.0.0.1:8765); non-loopback needs a configured token
@@ -80,7 +86,7 @@ func main() {
 // options holds every flag; global and command flags share one set so that they may come before
 // or after the command.
 type options struct {
-	config, workdir, stateDir, profile, tools, disable, conversation, logFile, logLevel string
+	config, workdir, stateDir, profile, tools, disable, conversation, logFile, logLevel, sandbox string
 	readOnly                                                                            bool
 	budget                                                                              int
 	// serve
@@ -108,6 +114,7 @@ func (o *options) flags(name string, errOut io.Writer) *flag.FlagSet {
 	fs.IntVar(&o.budget, "budget-tokens", o.budget, "")
 	fs.StringVar(&o.logFile, "log-file", o.logFile, "")
 	fs.StringVar(&o.logLevel, "log-level", o.logLevel, "")
+	fs.StringVar(&o.sandbox, "sandbox", o.sandbox, "")
 	switch name {
 	case "serve":
 		fs.StringVar(&o.addr, "addr", o.addr, "")
@@ -159,6 +166,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	switch cmd {
 	case "stdio":
 		return withApp(ctx, o, stderr, func(a *app.App) error {
+			if err := a.MarkServer(); err != nil {
+				return err
+			}
 			a.Logger.Info("serving stdio", "workdir", a.Workdir, "profile", a.ProfileName, "tools", strings.Join(a.Registry.Names(), ","))
 			err := server.ServeStdio(ctx, a.Server(), os.Stdin, stdout, a.Logger)
 			if errors.Is(err, context.Canceled) && ctx.Err() != nil {
@@ -167,7 +177,12 @@ func run(args []string, stdout, stderr io.Writer) error {
 			return err
 		})
 	case "serve":
-		return withApp(ctx, o, stderr, func(a *app.App) error { return serve(ctx, a, o, stdout) })
+		return withApp(ctx, o, stderr, func(a *app.App) error {
+			if err := a.MarkServer(); err != nil {
+				return err
+			}
+			return serve(ctx, a, o, stdout)
+		})
 	case "tools":
 		return withApp(ctx, o, stderr, func(a *app.App) error { return printTools(a, o.json, stdout) })
 	case "call":
@@ -209,7 +224,21 @@ func run(args []string, stdout, stderr io.Writer) error {
 		if len(rest) != 1 {
 			return fmt.Errorf("usage: toolhost %s ID", cmd)
 		}
-		return withApp(ctx, o, stderr, func(a *app.App) error { return decide(ctx, a, cmd, rest[0], o, stdout) })
+		return withApp(ctx, o, stderr, func(a *app.App) error {
+			// However it was started (env -i, a copied binary, setsid), a process below a
+			// toolhost server is a model's command: decisions come from the user.
+			if err := authz.CheckOperator(a.StateDir); err != nil {
+				return fmt.Errorf("refusing to %s: %w; run it in your own terminal", cmd, err)
+			}
+			return decide(ctx, a, cmd, rest[0], o, stdout)
+		})
+	case "rules":
+		if len(rest) == 1 && rest[0] == "list" || len(rest) == 2 && rest[0] == "test" {
+			return withApp(ctx, o, stderr, func(a *app.App) error { return rulesCommand(a, rest, stdout) })
+		}
+		return errors.New("usage: toolhost rules test 'CMD' | toolhost rules list")
+	case "doctor":
+		return withApp(ctx, o, stderr, func(a *app.App) error { return doctor(a, stdout) })
 	}
 	fmt.Fprint(stderr, usage)
 	return fmt.Errorf("unknown command %q", cmd)
@@ -226,6 +255,9 @@ func listAuthority(ctx context.Context, a *app.App, what string, stdout io.Write
 		}
 		for _, ap := range list {
 			fmt.Fprintf(stdout, "%s  %s on %s%s  conversation %s  expires %s\n", ap.ID, ap.Access, ap.Path, recursiveMark(ap.Recursive), ap.Conversation, ap.Expires.Wall.Format(time.TimeOnly))
+			if ap.Command != "" {
+				fmt.Fprintf(stdout, "    command: %q\n", ap.Command)
+			}
 			if ap.Reason != "" {
 				fmt.Fprintf(stdout, "    reason: %s\n", ap.Reason)
 			}
@@ -261,9 +293,11 @@ func recursiveMark(r bool) string {
 }
 
 func decide(ctx context.Context, a *app.App, cmd, id string, o *options, stdout io.Writer) error {
-	by := "cli"
-	if u := os.Getenv("USER"); u != "" {
-		by = "cli:" + u
+	// Who decided, from the kernel's view rather than the environment ($USER is whatever the
+	// caller set).
+	by := fmt.Sprintf("cli:uid %d pid %d", os.Getuid(), os.Getpid())
+	if u, err := user.LookupId(strconv.Itoa(os.Getuid())); err == nil {
+		by = fmt.Sprintf("cli:%s (uid %d, pid %d)", u.Username, os.Getuid(), os.Getpid())
 	}
 	switch cmd {
 	case "approve":
@@ -333,6 +367,7 @@ func applyFlags(cfg *config.Config, o *options) {
 	set(&cfg.LogLevel, o.logLevel)
 	set(&cfg.HTTP.Addr, o.addr)
 	set(&cfg.HTTP.Token, o.token)
+	set(&cfg.Terminal.Sandbox, o.sandbox)
 	if o.budget > 0 {
 		cfg.BudgetTokens = o.budget
 	}
@@ -407,8 +442,8 @@ func serve(ctx context.Context, a *app.App, o *options, stdout io.Writer) error 
 		AllowedHosts:   a.Config.HTTP.AllowedHosts,
 		Logger:         a.Logger,
 		Routes: map[string]http.Handler{
-			"/api/approvals":  server.ApprovalsHandler(a.Guard),
-			"/api/approvals/": server.ApprovalsHandler(a.Guard),
+			"/api/approvals":  server.OperatorPeer(server.ApprovalsHandler(a.Guard), a.Logger),
+			"/api/approvals/": server.OperatorPeer(server.ApprovalsHandler(a.Guard), a.Logger),
 		},
 	}
 	if !loopback {

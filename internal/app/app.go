@@ -46,6 +46,7 @@ type App struct {
 	Reminders   *reminders.Builder
 	Memory      *memory.Service
 	terminal    *terminalWiring
+	termGuard   *terminalGuard
 	PromptsDir  string
 
 	closers []func() error

@@ -26,6 +26,11 @@ type terminalWiring struct {
 // scrubbed from every child's environment. The manager is shut down when the app closes.
 func (a *App) terminalTool() (*consolidated.Tool, error) {
 	tc := a.Config.Terminal
+	tg, err := a.openTerminalGuard()
+	if err != nil {
+		return nil, err
+	}
+	a.termGuard = tg
 	res := consolidated.NewTerminalResources()
 	mgr, err := terminal.NewManager(terminal.Config{
 		Shell:                      tc.Shell,
@@ -39,6 +44,9 @@ func (a *App) terminalTool() (*consolidated.Tool, error) {
 		ScrubEnv:                   a.scrubEnv(),
 		Store:                      a.Store,
 		OnUpdate:                   res.Updated,
+		Sandbox:                    tg.policy,
+		Check:                      tg.check,
+		Env:                        tg.env,
 	})
 	if err != nil {
 		return nil, err
@@ -49,7 +57,7 @@ func (a *App) terminalTool() (*consolidated.Tool, error) {
 		defer cancel()
 		return mgr.Shutdown(ctx)
 	})
-	return consolidated.TerminalTool(consolidated.TerminalConfig{Manager: mgr, Guard: a.Guard, DefaultYield: tc.Yield.Duration}), nil
+	return consolidated.TerminalTool(consolidated.TerminalConfig{Manager: mgr, Guard: a.Guard, DefaultYield: tc.Yield.Duration, Sandbox: tg}), nil
 }
 
 // terminalSetup serves the sessions' screens and histories as resources of s and sends

@@ -32,6 +32,12 @@ func TestLoad(t *testing.T) {
 		{"bad duration", "[http]\nsession_timeout = \"soon\"\n", "invalid duration"},
 		{"bad outside_reads", "[guard]\noutside_reads = \"maybe\"\n", "outside_reads must be allow or grant"},
 		{"syntax error", "workdir = \n", "config"},
+		{"terminal sandbox", "[terminal]\nsandbox = \"read-only\"\nallow_unsandboxed = true\nwritable = [\"~/.cache/x\"]\n", ""},
+		{"bad sandbox mode", "[terminal]\nsandbox = \"strict\"\n", "want workspace-write, read-only or off"},
+		{"rules", "[terminal]\nrules_unmatched = \"deny\"\ndefault_rules = false\nrules = [\n  \"allow git status\",\n  \"deny git push --force* # force\",\n]\n", ""},
+		{"rule with a bad action names its line", "[terminal]\nrules = [\n  \"allow git status\",\n  \"deny ls\",\n  \"permit rm\",\n]\n", `config.toml:5: terminal.rules: "permit rm"`},
+		{"rule with a bad pattern names its line", "[terminal]\nrules = [\"allow ls\", \"deny a; b\"]\n", `config.toml:2: terminal.rules: "deny a; b": a pattern is one command`},
+		{"bad unmatched action", "[terminal]\nrules_unmatched = \"maybe\"\n", "config.toml:2: terminal.rules_unmatched"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

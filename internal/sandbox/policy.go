@@ -293,3 +293,46 @@ func (p *Policy) CanWrite(path string) (ok, protected bool) {
 	}
 	return false, false
 }
+
+// BuildCaches are the usual per-user build and package caches commands may write under
+// workspace-write (those that exist when a command starts): the Go build and module caches,
+// npm's, pip's and cargo's. getenv reads the environment (GOCACHE, GOMODCACHE, GOPATH,
+// XDG_CACHE_HOME, CARGO_HOME).
+func BuildCaches(home string, getenv func(string) string) []string {
+	if home == "" {
+		return nil
+	}
+	cache := getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		cache = filepath.Join(home, ".cache")
+	}
+	gocache := getenv("GOCACHE")
+	if gocache == "" {
+		gocache = filepath.Join(cache, "go-build")
+	}
+	modcache := getenv("GOMODCACHE")
+	if modcache == "" {
+		gopath, _, _ := strings.Cut(getenv("GOPATH"), string(filepath.ListSeparator))
+		if gopath == "" {
+			gopath = filepath.Join(home, "go")
+		}
+		modcache = filepath.Join(gopath, "pkg", "mod")
+	}
+	cargo := getenv("CARGO_HOME")
+	if cargo == "" {
+		cargo = filepath.Join(home, ".cargo")
+	}
+	return []string{gocache, modcache, filepath.Join(home, ".npm"), filepath.Join(cache, "pip"),
+		filepath.Join(cargo, "registry"), filepath.Join(cargo, "git")}
+}
+
+// TempDirs are the temporary directories every confined mode may write.
+func TempDirs() []string {
+	out := []string{os.TempDir()}
+	for _, d := range []string{"/tmp", "/var/tmp", "/dev/shm"} {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}

@@ -56,6 +56,8 @@ type RunResult struct {
 	Truncated  bool   `json:"truncated,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
 	Cwd        string `json:"cwd"`
+	// Sandbox is the mode the command ran under (workspace-write, read-only, off).
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // capture keeps the head and tail of one output stream.
@@ -250,7 +252,7 @@ func (j *job) closePipes() {
 
 func (j *job) resultLocked(budget int) RunResult {
 	r := RunResult{ID: j.id, Running: j.running, ExitCode: j.exit, TimedOut: j.timedOut,
-		StdoutBytes: j.stdout.total, StderrBytes: j.stderr.total, Cwd: j.cwd}
+		StdoutBytes: j.stdout.total, StderrBytes: j.stderr.total, Cwd: j.cwd, Sandbox: j.sandbox}
 	var t1, t2 bool
 	r.Stdout, t1 = j.stdout.render(budget, j.id)
 	r.Stderr, t2 = j.stderr.render(budget, j.id)
@@ -270,6 +272,7 @@ func (j *job) output(ctx context.Context, q OutputQuery) (Output, error) {
 	})
 	j.mu.Lock()
 	out.ID = j.id
+	out.Sandbox, out.Cwd = j.sandbox, j.cwd
 	out.CommandRunning = j.running
 	out.Finished = !j.running
 	out.Exited = !j.running

@@ -549,6 +549,7 @@ func (s *session) output(ctx context.Context, q OutputQuery, since int) (Output,
 		out.ExitCode = &c
 	}
 	out.Exited = s.state != StateRunning
+	out.Sandbox, out.Cwd = modeOf(s.policy), s.cwd
 	s.mu.Unlock()
 	return out, err
 }
