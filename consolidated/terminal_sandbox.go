@@ -113,7 +113,7 @@ func refusalError(r *cmdrules.Refusal) *ToolError {
 	}
 	return &ToolError{Code: "needs_approval", Param: "command",
 		Message: fmt.Sprintf("%s needs the user's approval (%s); authorization request %s is pending", what, v.Reason, r.RequestID),
-		Next: fmt.Sprintf("ask the user to approve it in their terminal: toolhost approve %s (or POST /api/approvals/%s on serve); then call user_collaboration {\"operation\":\"check_request\",\"request_id\":%q} and send exactly the same command again", r.RequestID, r.RequestID, r.RequestID)}
+		Next:    fmt.Sprintf("ask the user to approve it in their terminal: toolhost approve %s (or POST /api/approvals/%s on serve); then call user_collaboration {\"operation\":\"check_request\",\"request_id\":%q} and send exactly the same command again", r.RequestID, r.RequestID, r.RequestID)}
 }
 
 // guardTerminalError maps the refusals of the terminal's guard (rules, sandbox), or returns nil.

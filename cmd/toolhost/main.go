@@ -87,8 +87,8 @@ func main() {
 // or after the command.
 type options struct {
 	config, workdir, stateDir, profile, tools, disable, conversation, logFile, logLevel, sandbox string
-	readOnly                                                                            bool
-	budget                                                                              int
+	readOnly                                                                                     bool
+	budget                                                                                       int
 	// serve
 	addr, token       string
 	noAuth, stateless bool
