@@ -86,9 +86,11 @@ func main() {
 // options holds every flag; global and command flags share one set so that they may come before
 // or after the command.
 type options struct {
-	config, workdir, stateDir, profile, tools, disable, conversation, logFile, logLevel, sandbox string
-	readOnly                                                                                     bool
-	budget                                                                                       int
+	config, workdir, stateDir, profile, tools, disable, conversation, logFile, logLevel string
+	readOnly                                                                            bool
+	budget                                                                              int
+	// terminal sandbox mode (overrides [terminal] sandbox)
+	sandbox string
 	// serve
 	addr, token       string
 	noAuth, stateless bool
