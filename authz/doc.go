@@ -15,8 +15,8 @@
 //     .git/commondir and .git/hooks/** of any repository — and secret paths (DefaultSecretPaths,
 //     plus .env* files outside the working directory) need a grant that names them, even inside
 //     the working directory; so does writing, deleting or renaming a file with several hard links,
-//     and reading the contents below a directory that holds any of them (a grep; listings and
-//     globs return names only and are not refused);
+//     and reading the contents below a directory that holds any of them (a grep; a Request marked
+//     NamesOnly, a listing or a glob, returns names only and is not refused);
 //   - anything else inside the working directory is allowed without touching the store;
 //   - reads outside are allowed (unless Config.OutsideReadsNeedGrant); writes and terminal starting
 //     directories (ClassExecute) outside need a grant.

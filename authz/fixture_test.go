@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"toolhost/store"
+	"toolhost/store/storetest"
 )
 
 // fakeClock is an injected wall clock and boot clock that tests move by hand.
@@ -132,11 +133,7 @@ func newFixture(t testing.TB, mutate func(*Config)) *fixture {
 		audit: &memAudit{},
 	}
 	mkdirs(t, f.wd, f.out, f.home)
-	f.st, err = store.Open(context.Background(), f.state, store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.st.Close() })
+	f.st = storetest.OpenDir(t, f.state)
 	cfg := Config{
 		WorkDir:    f.wd,
 		ConfigFile: filepath.Join(f.wd, ".toolhost.toml"),

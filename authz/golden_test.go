@@ -2,15 +2,14 @@ package authz
 
 import (
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
+	"toolhost/internal/golden"
+)
 
 // TestDenialGolden pins what the model sees for each kind of refusal.
 func TestDenialGolden(t *testing.T) {
@@ -56,20 +55,5 @@ func TestDenialGolden(t *testing.T) {
 			"\nmessage: " + d.Message + "\nnext_step: " + d.NextStep + "\n\n")
 	}
 	got := strings.ReplaceAll(b.String(), f.base, "$BASE")
-	golden := filepath.Join("testdata", "denials.golden")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("denials differ from %s (run with -update after reviewing):\n%s", golden, got)
-	}
+	golden.CheckString(t, "testdata/denials.golden", got)
 }

@@ -73,15 +73,10 @@ type Request struct {
 	// NamesOnly says a read of a directory returns names and metadata below it, never file
 	// contents (a listing, a glob). Without it a directory read is taken to read the contents of
 	// everything below (a grep), so a directory holding a protected or secret path needs a grant
-	// naming it. file_operations' list_dir and file_search are names-only whether or not it is set.
+	// naming it. The caller's operation declares it; the guard knows no operation by name.
 	NamesOnly bool
 	// Command is the exact command line of a ClassCommand request (see Guard.CommandGranted).
 	Command string
-}
-
-// namesOnly reports whether r reads names below a directory rather than contents.
-func (r *Request) namesOnly() bool {
-	return r.NamesOnly || r.Tool == "file_operations" && (r.Operation == "list_dir" || r.Operation == "file_search")
 }
 
 // Decision is an allowed operation.
@@ -392,7 +387,7 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 	} else if a, ok := g.secretAnchor(c, inside); ok {
 		anchor, code = a, CodeSecretPath
 		msg = fmt.Sprintf("%s holds credentials; only a grant naming it allows this", shorten(a))
-	} else if a, what, ok := g.containedAnchor(c, r.Class, res.exists && ft == unix.S_IFDIR && !delRename && !r.namesOnly()); ok {
+	} else if a, what, ok := g.containedAnchor(c, r.Class, res.exists && ft == unix.S_IFDIR && !delRename && !r.NamesOnly); ok {
 		// A search of a directory reads everything below it, so a directory that holds a
 		// protected or secret path needs a grant naming the directory.
 		anchor, code = c, CodeProtectedPath

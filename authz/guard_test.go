@@ -42,17 +42,19 @@ func TestCheckTable(t *testing.T) {
 		want outcome
 	}{
 		{"relative file", req(ClassRead, "read_file", "file.txt"), outcome{inside, wd + "/file.txt"}},
-		{"empty path is the workdir", req(ClassRead, "list_dir", ""), outcome{inside, wd}},
-		{"dot", req(ClassRead, "list_dir", "."), outcome{inside, wd}},
-		{"glob of workdir holding the config file", req(ClassRead, "file_search", "."), outcome{inside, wd}},
+		{"empty path is the workdir", namesOnly(req(ClassRead, "list_dir", "")), outcome{inside, wd}},
+		{"dot", namesOnly(req(ClassRead, "list_dir", ".")), outcome{inside, wd}},
+		{"glob of workdir holding the config file", namesOnly(req(ClassRead, "file_search", ".")), outcome{inside, wd}},
 		{"names-only read of another tool", namesOnly(Request{Tool: "memory_operations", Operation: "import_document", Class: ClassRead, Path: "."}), outcome{inside, wd}},
 		{"contents read of another tool", Request{Tool: "memory_operations", Operation: "import_document", Class: ClassRead, Path: "."}, outcome{CodeProtectedPath, wd}},
+		// The guard knows no operation by name: without the flag a listing reads contents.
+		{"list_dir without the names-only flag", req(ClassRead, "list_dir", "."), outcome{CodeProtectedPath, wd}},
 		// The fixture's config file is inside the working directory: a walk of it would read it.
 		{"walk of workdir holding the config file", req(ClassRead, "grep_search", "."), outcome{CodeProtectedPath, wd}},
 		{"walk of a subdirectory", req(ClassRead, "grep_search", "sub"), outcome{inside, wd + "/sub"}},
 		{"walk of .git", req(ClassRead, "grep_search", ".git"), outcome{CodeProtectedPath, wd + "/.git"}},
 		{"walk inside .git", req(ClassRead, "grep_search", ".git/objects"), outcome{CodeProtectedPath, wd + "/.git/objects"}},
-		{"listing of .git", req(ClassRead, "list_dir", ".git"), outcome{inside, wd + "/.git"}},
+		{"listing of .git", namesOnly(req(ClassRead, "list_dir", ".git")), outcome{inside, wd + "/.git"}},
 		{"walk of home holding .ssh and the token", req(ClassRead, "grep_search", f.home), outcome{CodeProtectedPath, f.home}},
 		{"walk of an ancestor of the state dir", req(ClassRead, "grep_search", f.base), outcome{CodeProtectedPath, f.base}},
 		{"walk of an ancestor through a symlink", req(ClassRead, "grep_search", "link_out_dir/.."), outcome{byRead, out}},
@@ -95,7 +97,7 @@ func TestCheckTable(t *testing.T) {
 		{"dotenv outside", req(ClassRead, "read_file", out+"/.env"), outcome{CodeSecretPath, out + "/.env"}},
 		{"dotenv variant outside", req(ClassRead, "read_file", out+"/.env.production"), outcome{CodeSecretPath, out + "/.env.production"}},
 		{"ssh key", req(ClassRead, "read_file", f.home+"/.ssh/id_ed25519"), outcome{CodeSecretPath, f.home + "/.ssh/id_ed25519"}},
-		{"ssh dir listing", req(ClassRead, "list_dir", f.home+"/.ssh"), outcome{CodeSecretPath, f.home + "/.ssh"}},
+		{"ssh dir listing", namesOnly(req(ClassRead, "list_dir", f.home+"/.ssh")), outcome{CodeSecretPath, f.home + "/.ssh"}},
 		{"aws credentials", req(ClassRead, "read_file", f.home+"/.aws/credentials"), outcome{CodeSecretPath, f.home + "/.aws/credentials"}},
 		{"gcloud missing dir", req(ClassRead, "read_file", f.home+"/.config/gcloud/x.json"), outcome{CodeSecretPath, f.home + "/.config/gcloud/x.json"}},
 		{"secret sibling prefix", req(ClassRead, "read_file", f.home+"/.sshx/notes"), outcome{byRead, f.home + "/.sshx/notes"}},
@@ -103,7 +105,7 @@ func TestCheckTable(t *testing.T) {
 		{"tilde write", req(ClassWrite, "create_file", "~/notes.txt"), outcome{CodeOutsideWorkdir, f.home + "/notes.txt"}},
 		{"tilde inside a name", req(ClassWrite, "create_file", "a~/b"), outcome{inside, wd + "/a~/b"}},
 		{"outside with dotdot, no symlinks", req(ClassRead, "read_file", out+"/dir/../secret.txt"), outcome{byRead, out + "/secret.txt"}},
-		{"home listing", req(ClassRead, "list_dir", f.home), outcome{byRead, f.home}},
+		{"home listing", namesOnly(req(ClassRead, "list_dir", f.home)), outcome{byRead, f.home}},
 		{"proc environ", req(ClassRead, "read_file", "/proc/self/environ"), outcome{CodeSecretPath, ""}}, // canonical checked below
 		{"git HEAD write", req(ClassWrite, "create_file", ".git/HEAD"), outcome{inside, wd + "/.git/HEAD"}},
 		{"gitignore write", req(ClassWrite, "create_file", ".gitignore"), outcome{inside, wd + "/.gitignore"}},

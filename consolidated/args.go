@@ -20,7 +20,7 @@ func rawArgs(raw json.RawMessage) (map[string]json.RawMessage, error) {
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, &ToolError{Code: "invalid_arguments", Message: "arguments must be a JSON object"}
+		return nil, &ToolError{Code: CodeInvalidArguments, Message: "arguments must be a JSON object"}
 	}
 	if m == nil {
 		m = map[string]json.RawMessage{}
@@ -111,7 +111,7 @@ func decodeArgs(op Operation, m map[string]json.RawMessage) (any, error) {
 	if len(unexpected) > 0 {
 		slices.Sort(unexpected)
 		return nil, &ToolError{
-			Code:    "unexpected_parameter",
+			Code:    CodeUnexpectedParameter,
 			Param:   strings.Join(unexpected, ", "),
 			Message: fmt.Sprintf("%s does not take %s", op.Name, strings.Join(unexpected, ", ")),
 			Next:    "valid parameters: " + paramList(params),
@@ -125,7 +125,7 @@ func decodeArgs(op Operation, m map[string]json.RawMessage) (any, error) {
 	}
 	if len(missing) > 0 {
 		return nil, &ToolError{
-			Code:    "missing_parameter",
+			Code:    CodeMissingParameter,
 			Param:   strings.Join(missing, ", "),
 			Message: fmt.Sprintf("%s requires %s", op.Name, strings.Join(missing, ", ")),
 			Next:    "valid parameters: " + paramList(params),
@@ -143,7 +143,7 @@ func decodeArgs(op Operation, m map[string]json.RawMessage) (any, error) {
 		}
 		if len(p.Enum) > 0 && f.Kind() == reflect.String && f.String() != "" && !slices.Contains(p.Enum, f.String()) {
 			return nil, &ToolError{
-				Code:    "invalid_value",
+				Code:    CodeInvalidValue,
 				Param:   p.Name,
 				Message: fmt.Sprintf("%s must be one of %s", p.Name, strings.Join(p.Enum, ", ")),
 			}
@@ -179,7 +179,7 @@ func typeError(op Operation, p param, err error) error {
 		detail = fmt.Sprintf(" (field %s: got %s)", te.Field, te.Value)
 	}
 	return &ToolError{
-		Code:    "invalid_type",
+		Code:    CodeInvalidType,
 		Param:   p.Name,
 		Message: fmt.Sprintf("%s must be %s%s", p.Name, want, detail),
 		Next:    "valid parameters: " + paramList(paramsOf(op.args)),

@@ -3,9 +3,10 @@ package consolidated
 import (
 	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
 )
 
 // Call is what a handler knows about the call it serves.
@@ -21,6 +22,15 @@ type Call struct {
 
 	// Request is the SDK request, for elicitation and progress; nil for in-process calls.
 	Request *mcp.CallToolRequest
+
+	namesOnly bool // the operation row's NamesOnly
+}
+
+// GuardRequest is the guard request for one path of this call: its conversation, tool and
+// operation, the risk class, and the names-only flag the operation's row declares. Set Delete or
+// Rename on it where they apply.
+func (c *Call) GuardRequest(class authz.Class, path string) authz.Request {
+	return authz.Request{Conversation: c.Conversation, Tool: c.Tool, Operation: c.Operation, Class: class, Path: path, NamesOnly: c.namesOnly}
 }
 
 // Result is what a handler returns: compact text for the model and, where useful, structured
@@ -47,31 +57,4 @@ func Text(format string, args ...any) *Result {
 		return &Result{Text: format}
 	}
 	return &Result{Text: fmt.Sprintf(format, args...)}
-}
-
-// ToolError is a failure the model can fix. Its text names a stable code, the parameter concerned
-// and the next step; internal causes never appear in it.
-type ToolError struct {
-	Code    string
-	Param   string
-	Message string
-	// Next is the next step: valid values, the nearest match, the call to make.
-	Next string
-}
-
-func (e *ToolError) Error() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "error %s: %s", e.Code, e.Message)
-	if e.Param != "" {
-		fmt.Fprintf(&b, "\nparameter: %s", e.Param)
-	}
-	if e.Next != "" {
-		fmt.Fprintf(&b, "\nnext: %s", e.Next)
-	}
-	return b.String()
-}
-
-// Errorf builds a ToolError without a parameter or next step.
-func Errorf(code, format string, args ...any) *ToolError {
-	return &ToolError{Code: code, Message: fmt.Sprintf(format, args...)}
 }

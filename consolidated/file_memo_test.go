@@ -64,10 +64,10 @@ func TestFileSymlinkOut(t *testing.T) {
 	if err := os.Symlink(filepath.Join(outside, "real.txt"), filepath.Join(h.wd, "link.txt")); err != nil {
 		t.Fatal(err)
 	}
-	if got := h.mustOp("read_file", map[string]any{"path": "link.txt"}); !strings.Contains(got, "real") {
+	if got, _ := h.mustOp("read_file", map[string]any{"path": "link.txt"}); !strings.Contains(got, "real") {
 		t.Errorf("read_file through a symlink = %q", got)
 	}
-	got, isErr := h.op("replace_string", map[string]any{"path": "link.txt", "old_string": "real", "new_string": "fake"})
+	got, isErr, _ := h.op("replace_string", map[string]any{"path": "link.txt", "old_string": "real", "new_string": "fake"})
 	if !isErr || !strings.Contains(got, "error outside_workdir") {
 		t.Errorf("replace_string through a symlink leading outside = %q, want outside_workdir", got)
 	}
@@ -102,7 +102,7 @@ func TestFileOutsideDisplay(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := h.mustOp(tc.op, tc.args)
+			got, _ := h.mustOp(tc.op, tc.args)
 			if !strings.Contains(got, tc.want) {
 				t.Errorf("%s %v = %q, want it to contain %q", tc.op, tc.args, got, tc.want)
 			}

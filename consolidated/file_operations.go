@@ -156,8 +156,8 @@ func FileTool(cfg FileConfig) *Tool {
 		Conversational: true,
 		Operations: []Operation{
 			Op("read_file", "lines or bytes of a file", RiskRead, f.readFile),
-			Op("list_dir", "directory entries", RiskRead, f.listDir).WithTimeout(fileSearchTimeout),
-			Op("file_search", "find files by glob", RiskRead, f.fileSearch).WithTimeout(fileSearchTimeout),
+			Op("list_dir", "directory entries", RiskRead, f.listDir).WithTimeout(fileSearchTimeout).WithNamesOnly(),
+			Op("file_search", "find files by glob", RiskRead, f.fileSearch).WithTimeout(fileSearchTimeout).WithNamesOnly(),
 			Op("grep_search", "search file contents", RiskRead, f.grepSearch).WithTimeout(fileSearchTimeout),
 			Op("create_file", "write a whole file", RiskWrite, f.createFile),
 			Op("replace_string", "replace unique text in a file", RiskWrite, f.replaceString),
@@ -178,7 +178,7 @@ type fileTool struct {
 }
 
 func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassRead, a.Path, "path", false, false)
+	t, err := f.openRead(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +201,7 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 	switch opts.Encoding {
 	case fsread.EncodingBase64, fsread.EncodingHex:
 		if a.StartLine != 0 || a.EndLine != 0 {
-			return nil, &ToolError{Code: "invalid_value", Param: "start_line", Message: "base64 and hex read byte ranges; use offset and limit (in bytes)"}
+			return nil, &ToolError{Code: CodeInvalidValue, Param: "start_line", Message: "base64 and hex read byte ranges; use offset and limit (in bytes)"}
 		}
 		// The engine keeps the encoded text within MaxBytes, hence within the budget.
 		opts.ByteOffset, opts.ByteLimit = a.Offset, a.Limit
@@ -293,7 +293,7 @@ func fileReadSummary(name string, r fsread.ReadResult) map[string]any {
 }
 
 func (f *fileTool) listDir(ctx context.Context, c *Call, a *fileListArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassRead, a.Path, "path", false, false)
+	t, err := f.openRead(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +337,7 @@ func (f *fileTool) listDir(ctx context.Context, c *Call, a *fileListArgs) (*Resu
 }
 
 func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassRead, a.Path, "path", false, false)
+	t, err := f.openRead(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -348,7 +348,7 @@ func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (
 		base := fileCanonical(t, t.Rel)
 		rel, ok := strings.CutPrefix(filepath.ToSlash(pattern), filepath.ToSlash(base)+"/")
 		if !ok {
-			return nil, &ToolError{Code: "invalid_pattern", Param: "pattern", Message: fmt.Sprintf("pattern %s is absolute and not under %s", a.Pattern, f.display(t, t.Rel)),
+			return nil, &ToolError{Code: CodeInvalidPattern, Param: "pattern", Message: fmt.Sprintf("pattern %s is absolute and not under %s", a.Pattern, f.display(t, t.Rel)),
 				Next: "put the directory in path and a relative glob in pattern"}
 		}
 		pattern = rel
@@ -404,13 +404,13 @@ func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (
 }
 
 func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassRead, a.Path, "path", false, false)
+	t, err := f.openRead(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
 	defer t.Close()
 	if strings.Contains(a.Pattern, "\n") {
-		return nil, &ToolError{Code: "invalid_pattern", Param: "pattern", Message: "grep_search matches one line at a time, so a pattern with a line break never matches",
+		return nil, &ToolError{Code: CodeInvalidPattern, Param: "pattern", Message: "grep_search matches one line at a time, so a pattern with a line break never matches",
 			Next: "search for one line of the text"}
 	}
 	include, exclude := grepGlobs(a.Include, a.Exclude)
@@ -424,7 +424,7 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 		err = f.searchError(t, a.Path, err)
 		// Models often grep for code like "func (" or "a[i]" as if it were text.
 		var te *ToolError
-		if errors.As(err, &te) && te.Code == "invalid_pattern" && !a.Literal && strings.HasPrefix(te.Message, "pattern ") {
+		if errors.As(err, &te) && te.Code == CodeInvalidPattern && !a.Literal && strings.HasPrefix(te.Message, "pattern ") {
 			te.Next = `escape regex metacharacters with \ (\( \[ \.), or set literal true to search the text as written`
 		}
 		return nil, err

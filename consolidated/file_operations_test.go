@@ -33,7 +33,7 @@ type fileCase struct {
 	want   []string
 	absent []string
 	// check inspects the working directory afterwards.
-	check func(t *testing.T, h *fileHarness)
+	check func(t *testing.T, h *harness)
 }
 
 func runFileCases(t *testing.T, cases []fileCase) {
@@ -50,7 +50,7 @@ func runFileCases(t *testing.T, cases []fileCase) {
 				}
 				args[k] = v
 			}
-			got, isErr := h.op(tc.op, args)
+			got, isErr, _ := h.op(tc.op, args)
 			if isErr != tc.wantErr {
 				t.Fatalf("file_operations %s %v: isError = %v, want %v\n%s", tc.op, tc.args, isErr, tc.wantErr, got)
 			}
@@ -71,8 +71,8 @@ func runFileCases(t *testing.T, cases []fileCase) {
 	}
 }
 
-func wantFileContent(p, content string) func(t *testing.T, h *fileHarness) {
-	return func(t *testing.T, h *fileHarness) {
+func wantFileContent(p, content string) func(t *testing.T, h *harness) {
+	return func(t *testing.T, h *harness) {
 		t.Helper()
 		if got := h.read(p); got != content {
 			t.Errorf("%s = %q, want %q", p, got, content)
@@ -80,8 +80,8 @@ func wantFileContent(p, content string) func(t *testing.T, h *fileHarness) {
 	}
 }
 
-func wantFileGone(p string) func(t *testing.T, h *fileHarness) {
-	return func(t *testing.T, h *fileHarness) {
+func wantFileGone(p string) func(t *testing.T, h *harness) {
+	return func(t *testing.T, h *harness) {
 		t.Helper()
 		if h.exists(p) {
 			t.Errorf("%s still exists", p)
@@ -324,7 +324,7 @@ func TestFileWriteOperations(t *testing.T) {
 			want: []string{"applied patch: update notes.txt\n--- a/notes.txt"}, check: wantFileContent("notes.txt", "one\nTWO\nthree\nfour\nfive\n")},
 		{name: "patch envelope add move delete", op: "apply_patch", args: map[string]any{"patch": "*** Begin Patch\n*** Add File: added.txt\n+hi\n*** Update File: notes.txt\n*** Move to: moved.txt\n@@\n-one\n+ONE\n*** Delete File: crlf.txt\n*** End Patch\n"},
 			want: []string{"applied patch:", "add added.txt", "move notes.txt -> moved.txt", "delete crlf.txt", "-one\n+ONE"}, absent: []string{"+hi", "-alpha"},
-			check: func(t *testing.T, h *fileHarness) {
+			check: func(t *testing.T, h *harness) {
 				wantFileContent("added.txt", "hi\n")(t, h)
 				wantFileContent("moved.txt", "ONE\ntwo\nthree\nfour\nfive\n")(t, h)
 				wantFileGone("notes.txt")(t, h)
@@ -357,7 +357,7 @@ func TestFileWriteOperations(t *testing.T) {
 func TestFileUnknownEnum(t *testing.T) {
 	h := newFileHarness(t, 0)
 	h.write(fileTree)
-	got, isErr := h.op("create_file", map[string]any{"path": "x", "content": "y", "mode": "replace"})
+	got, isErr, _ := h.op("create_file", map[string]any{"path": "x", "content": "y", "mode": "replace"})
 	if !isErr || !strings.Contains(got, "mode must be one of overwrite, append, create_if_missing") {
 		t.Errorf("create_file mode=replace = %q (isError %v), want the enum named", got, isErr)
 	}
@@ -368,7 +368,7 @@ func TestFileUnknownEnum(t *testing.T) {
 func TestFileGrepLongLine(t *testing.T) {
 	h := newFileHarness(t, 0)
 	h.write(map[string]string{"min.js": strings.Repeat("var a=1;", 1000) + "NEEDLE" + strings.Repeat("b", 1000) + "\nshort NEEDLE\n"})
-	got := h.mustOp("grep_search", map[string]any{"pattern": "NEEDLE"})
+	got, _ := h.mustOp("grep_search", map[string]any{"pattern": "NEEDLE"})
 	for _, want := range []string{"NEEDLE" + strings.Repeat("b", 10), "bbb [line cut]\n", "\n2:short NEEDLE"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("grep_search NEEDLE = %q, want it to contain %q", got, want)
@@ -399,7 +399,7 @@ func TestFileEditTooLarge(t *testing.T) {
 		{"insert_edit", map[string]any{"path": "huge.log", "line": 1, "content": "x"}},
 	}
 	for _, tt := range tests {
-		got, isErr := h.op(tt.op, tt.args)
+		got, isErr, _ := h.op(tt.op, tt.args)
 		if !isErr || !strings.Contains(got, "error too_large") || !strings.Contains(got, "parameter: path\n") {
 			t.Errorf("file_operations %s on a huge file = %q (isError %v), want too_large about path", tt.op, got, isErr)
 		}

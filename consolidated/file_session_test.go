@@ -2,74 +2,14 @@ package consolidated
 
 import (
 	"context"
-	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/pkoukk/tiktoken-go"
-	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
-
 	"toolhost/authz"
 )
-
-var updateFileGolden = flag.Bool("update-file", false, "rewrite the file_operations golden files")
-
-// fileGolden compares got with testdata/file_operations/name, rewriting it with -update-file.
-func fileGolden(t *testing.T, name, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", "file_operations", name)
-	if *updateFileGolden {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run go test ./consolidated -run %s -update-file)", err, t.Name())
-	}
-	if string(want) != got {
-		t.Errorf("%s drifted; review and rerun with -update-file\n--- want\n%s\n--- got\n%s", p, want, got)
-	}
-}
-
-// TestFileEditSession is a realistic edit session; the texts the model sees are pinned.
-func TestFileEditSession(t *testing.T) {
-	h := newFileHarness(t, 0)
-	h.write(map[string]string{
-		"server/handler.go": "package server\n\nimport \"net/http\"\n\n// Hello greets.\nfunc Hello(w http.ResponseWriter, r *http.Request) {\n\tw.Write([]byte(\"hello\"))\n}\n\nfunc Bye(w http.ResponseWriter, r *http.Request) {\n\tw.Write([]byte(\"bye\"))\n}\n",
-		"server/routes.go":  "package server\n\nimport \"net/http\"\n\nfunc Routes(mux *http.ServeMux) {\n\tmux.HandleFunc(\"/hello\", Hello)\n\tmux.HandleFunc(\"/bye\", Bye)\n}\n",
-		"README.md":         "# demo\n\nSay hello.\n",
-	})
-	var transcript strings.Builder
-	step := func(op string, args map[string]any) {
-		t.Helper()
-		text := h.mustOp(op, args)
-		b, _ := json.Marshal(args)
-		fmt.Fprintf(&transcript, "=== %s %s\n%s\n", op, b, text)
-	}
-	step("read_file", map[string]any{"path": "server/handler.go", "line_numbers": true})
-	step("grep_search", map[string]any{"pattern": "HandleFunc|func ", "include": []string{"*.go"}, "context_lines": 1})
-	step("replace_string", map[string]any{"path": "server/handler.go", "old_string": "\tw.Write([]byte(\"hello\"))", "new_string": "\tw.Write([]byte(\"hello, \" + r.URL.Query().Get(\"name\")))"})
-	step("apply_patch", map[string]any{"patch": "--- a/server/routes.go\n+++ b/server/routes.go\n@@ -5,4 +5,5 @@\n func Routes(mux *http.ServeMux) {\n \tmux.HandleFunc(\"/hello\", Hello)\n \tmux.HandleFunc(\"/bye\", Bye)\n+\tmux.HandleFunc(\"/healthz\", Health)\n }\n--- a/server/handler.go\n+++ b/server/handler.go\n@@ -12,1 +12,5 @@\n }\n+\n+func Health(w http.ResponseWriter, r *http.Request) {\n+\tw.WriteHeader(http.StatusNoContent)\n+}\n"})
-	step("read_file", map[string]any{"path": "server/handler.go", "start_line": 5})
-	step("read_file", map[string]any{"path": "server/routes.go", "offset": -3})
-	fileGolden(t, "session.txt", transcript.String())
-
-	// A failed edit shows the model where its copy differs.
-	text, isErr := h.op("replace_string", map[string]any{"path": "server/routes.go", "old_string": "\tmux.HandleFunc(\"/helo\", Hello)\n", "new_string": "x"})
-	if !isErr {
-		t.Fatalf("replace_string with a typo succeeded: %s", text)
-	}
-	fileGolden(t, "not_found.txt", text+"\n")
-}
 
 // TestFileOutsideWorkdir: reads outside are allowed, writes need a grant that only a human
 // creates; the refusal names the user_collaboration call that asks for it.
@@ -88,16 +28,16 @@ func TestFileOutsideWorkdir(t *testing.T) {
 	}
 	target := filepath.Join(outside, "new.txt")
 
-	got := h.mustOp("read_file", map[string]any{"path": filepath.Join(outside, "a.txt")})
+	got, _ := h.mustOp("read_file", map[string]any{"path": filepath.Join(outside, "a.txt")})
 	if !strings.HasPrefix(got, filepath.Join(outside, "a.txt")+": lines 1-1 of 1\noutside a") {
 		t.Errorf("read_file outside = %q, want the absolute path in the header", got)
 	}
-	got = h.mustOp("file_search", map[string]any{"pattern": "*.txt", "path": outside, "sort": "path"})
+	got, _ = h.mustOp("file_search", map[string]any{"pattern": "*.txt", "path": outside, "sort": "path"})
 	if !strings.Contains(got, "\n"+filepath.Join(outside, "a.txt")+"\n"+filepath.Join(outside, "b.txt")) {
 		t.Errorf("file_search outside = %q, want absolute paths", got)
 	}
 
-	got, isErr := h.op("create_file", map[string]any{"path": target, "content": "hi\n"})
+	got, isErr, _ := h.op("create_file", map[string]any{"path": target, "content": "hi\n"})
 	if !isErr || !strings.Contains(got, "error outside_workdir") || !strings.Contains(got, "user_collaboration") ||
 		!strings.Contains(got, "request_authorization") {
 		t.Fatalf("create_file outside = %q (isError %v), want outside_workdir naming user_collaboration request_authorization", got, isErr)
@@ -111,7 +51,7 @@ func TestFileOutsideWorkdir(t *testing.T) {
 		Path: outside, Recursive: true, By: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	got = h.mustOp("create_file", map[string]any{"path": target, "content": "hi\n"})
+	got, _ = h.mustOp("create_file", map[string]any{"path": target, "content": "hi\n"})
 	if want := "created " + target; !strings.HasPrefix(got, want) {
 		t.Errorf("create_file after grant = %q, want prefix %q", got, want)
 	}
@@ -125,7 +65,7 @@ func TestFileOutsideWorkdir(t *testing.T) {
 	}
 
 	// Several files under the one granted root: one engine call, all or nothing.
-	got = h.mustOp("multi_replace_string", map[string]any{"edits": []any{
+	got, _ = h.mustOp("multi_replace_string", map[string]any{"edits": []any{
 		map[string]any{"path": filepath.Join(outside, "a.txt"), "old_string": "outside a", "new_string": "A"},
 		map[string]any{"path": filepath.Join(outside, "b.txt"), "old_string": "outside b", "new_string": "B"},
 	}})
@@ -136,7 +76,7 @@ func TestFileOutsideWorkdir(t *testing.T) {
 	// A patch spanning the working directory and the granted directory is refused before
 	// anything is written.
 	patch := fmt.Sprintf("*** Begin Patch\n*** Update File: in.txt\n@@\n-inside\n+INSIDE\n*** Update File: %s\n@@\n-A\n+AA\n*** End Patch\n", filepath.Join(outside, "a.txt"))
-	got, isErr = h.op("apply_patch", map[string]any{"patch": patch})
+	got, isErr, _ = h.op("apply_patch", map[string]any{"patch": patch})
 	if !isErr || !strings.Contains(got, "error multiple_roots") {
 		t.Errorf("apply_patch across roots = %q, want multiple_roots", got)
 	}
@@ -160,7 +100,7 @@ func TestFileStaleWrite(t *testing.T) {
 
 	h.mustOp("read_file", map[string]any{"path": "a.txt"})
 	h.write(map[string]string{"a.txt": "one\ntwo\nthree\n"}) // behind the model's back
-	got, isErr := h.op("replace_string", replace)
+	got, isErr, _ := h.op("replace_string", replace)
 	if !isErr || !strings.Contains(got, "error stale") || !strings.Contains(got, "a.txt changed since you last read it") {
 		t.Fatalf("replace_string after an outside change = %q, want stale", got)
 	}
@@ -177,7 +117,7 @@ func TestFileStaleWrite(t *testing.T) {
 		{"multi_replace_string", map[string]any{"edits": []any{map[string]any{"path": "a.txt", "old_string": "one", "new_string": "1"}}}},
 		{"apply_patch", map[string]any{"patch": "--- a/a.txt\n+++ b/a.txt\n@@\n-one\n+1\n"}},
 	} {
-		if got, _ := h.op(c.op, c.args); !strings.Contains(got, "error stale") {
+		if got, _, _ := h.op(c.op, c.args); !strings.Contains(got, "error stale") {
 			t.Errorf("%s after an outside change = %q, want stale", c.op, got)
 		}
 	}
@@ -187,7 +127,7 @@ func TestFileStaleWrite(t *testing.T) {
 		t.Fatalf("replace_string from a conversation that never read the file: %s", got)
 	}
 	// That write changed the file behind this conversation's back too.
-	if got, _ := h.op("replace_string", replace); !strings.Contains(got, "error stale") {
+	if got, _, _ := h.op("replace_string", replace); !strings.Contains(got, "error stale") {
 		t.Errorf("replace_string after another conversation's edit = %q, want stale", got)
 	}
 	// Reading again refreshes the picture; the model's own successive edits then pass.
@@ -208,7 +148,7 @@ func TestFileStaleWrite(t *testing.T) {
 	// A file deleted behind the model's back is reported as such.
 	h.mustOp("read_file", map[string]any{"path": "b.txt"})
 	os.Remove(filepath.Join(h.wd, "b.txt"))
-	if got, _ := h.op("create_file", map[string]any{"path": "b.txt", "content": "x"}); !strings.Contains(got, "deleted since you last read it") {
+	if got, _, _ := h.op("create_file", map[string]any{"path": "b.txt", "content": "x"}); !strings.Contains(got, "deleted since you last read it") {
 		t.Errorf("create_file after an outside delete = %q, want the stale deletion named", got)
 	}
 	// Once told, the model can recreate it: the refusal is not repeated forever.
@@ -216,7 +156,7 @@ func TestFileStaleWrite(t *testing.T) {
 	// Nor after read_file found it missing.
 	h.mustOp("read_file", map[string]any{"path": "b.txt"})
 	os.Remove(filepath.Join(h.wd, "b.txt"))
-	if _, isErr := h.op("read_file", map[string]any{"path": "b.txt"}); !isErr {
+	if _, isErr, _ := h.op("read_file", map[string]any{"path": "b.txt"}); !isErr {
 		t.Fatalf("read_file of a removed file succeeded")
 	}
 	h.mustOp("apply_patch", map[string]any{"patch": "*** Begin Patch\n*** Add File: b.txt\n+y\n*** End Patch\n"})
@@ -227,7 +167,7 @@ func TestFileApplyPatchAllOrNothing(t *testing.T) {
 	h := newFileHarness(t, 0)
 	h.write(map[string]string{"a.txt": "a1\na2\n", "b.txt": "b1\nb2\n"})
 	patch := "--- a/a.txt\n+++ b/a.txt\n@@\n-a1\n+A1\n--- a/b.txt\n+++ b/b.txt\n@@\n-b9\n+B9\n--- /dev/null\n+++ b/c.txt\n@@ -0,0 +1 @@\n+c\n"
-	got, isErr := h.op("apply_patch", map[string]any{"patch": patch})
+	got, isErr, _ := h.op("apply_patch", map[string]any{"patch": patch})
 	if !isErr || !strings.Contains(got, "error not_found") || !strings.Contains(got, "b.txt") {
 		t.Fatalf("apply_patch with a failing hunk = %q, want not_found naming b.txt", got)
 	}
@@ -257,7 +197,7 @@ func TestFileResultOverBudget(t *testing.T) {
 	files["big.txt"] = big.String()
 	h.write(files)
 
-	got := h.mustOp("list_dir", map[string]any{"path": "dir"})
+	got, _ := h.mustOp("list_dir", map[string]any{"path": "dir"})
 	if len(got) > 900 {
 		t.Errorf("list_dir result is %d bytes, over the 900-byte budget", len(got))
 	}
@@ -288,39 +228,13 @@ func TestFileResultOverBudget(t *testing.T) {
 		}
 	}
 
-	got = h.mustOp("read_file", map[string]any{"path": "big.txt"})
+	got, _ = h.mustOp("read_file", map[string]any{"path": "big.txt"})
 	if strings.Contains(got, "read_tool_result") || len(got) > 900 {
 		t.Errorf("read_file over budget was spilled or too long (%d bytes): %q", len(got), got)
 	}
 	if !strings.Contains(got, "truncated, continue with start_line ") {
 		t.Errorf("read_file over budget = %q, want the line to continue from", got)
 	}
-}
-
-// TestFileToolTokenBudget measures file_operations as tools/list serves it, like
-// internal/app's TestToolListTokenBudget, and pins its schema.
-func TestFileToolTokenBudget(t *testing.T) {
-	tiktoken.SetBpeLoader(tiktoken_loader.NewOfflineLoader())
-	enc, err := tiktoken.GetEncoding("o200k_base")
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := NewRegistry(&Env{}, []*Tool{FileTool(FileConfig{})}, nil)
-	tools := reg.Tools()
-	if len(tools) != 1 {
-		t.Fatalf("registry advertises %d tools, want 1", len(tools))
-	}
-	b, err := json.Marshal(tools[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := len(enc.Encode(string(b), nil, nil))
-	t.Logf("file_operations: %d o200k tokens, %d bytes", n, len(b))
-	if n > 850 {
-		t.Errorf("file_operations costs %d o200k tokens, over its budget of 850", n)
-	}
-	pretty, _ := json.MarshalIndent(tools[0], "", "  ")
-	fileGolden(t, "tool.json", string(pretty)+"\n")
 }
 
 // TestFileOneTimeGrantCoversOneCall: a rename checks two paths, yet a one-time grant on their
@@ -342,7 +256,7 @@ func TestFileOneTimeGrantCoversOneCall(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(outside, "b.txt")); err != nil {
 		t.Fatalf("rename under a one-time grant did not happen: %v", err)
 	}
-	got, isErr := h.op("delete_file", map[string]any{"path": filepath.Join(outside, "b.txt")})
+	got, isErr, _ := h.op("delete_file", map[string]any{"path": filepath.Join(outside, "b.txt")})
 	if !isErr || !strings.Contains(got, "outside_workdir") {
 		t.Errorf("a second call under a used one-time grant = %q (isError %v), want outside_workdir", got, isErr)
 	}

@@ -22,20 +22,41 @@ import (
 
 var fileBoolType = reflect.TypeFor[bool]()
 
-// open asks the guard for one path of this call. Refusals become the model-fixable error that
-// carries the user_collaboration call; param names the argument the path came from.
-func (f *fileTool) open(ctx context.Context, c *Call, class authz.Class, p, param string, del, rename bool) (*authz.Target, error) {
-	t, err := f.guard.Open(ctx, authz.Request{
-		Conversation: c.Conversation, Tool: c.Tool, Operation: c.Operation, Class: class,
-		Path: p, Delete: del, Rename: rename,
-	})
+// The ways a file operation opens a path through the guard. Each names the argument the path
+// came from (param), so that a refusal points the model at it, and carries the call's
+// conversation, operation and names-only flag (Call.GuardRequest).
+
+// openRead opens a path to read: a file, or a directory to list or search.
+func (f *fileTool) openRead(ctx context.Context, c *Call, p, param string) (*authz.Target, error) {
+	return f.open(ctx, c.GuardRequest(authz.ClassRead, p), param)
+}
+
+// openWrite opens a path to create or change in place: a file's content, a new directory.
+func (f *fileTool) openWrite(ctx context.Context, c *Call, p, param string) (*authz.Target, error) {
+	return f.open(ctx, c.GuardRequest(authz.ClassWrite, p), param)
+}
+
+// openDelete opens a path to delete: a final symlink is the link itself, and the working
+// directory itself is refused.
+func (f *fileTool) openDelete(ctx context.Context, c *Call, p, param string) (*authz.Target, error) {
+	r := c.GuardRequest(authz.ClassWrite, p)
+	r.Delete = true
+	return f.open(ctx, r, param)
+}
+
+// openMove opens one end of a rename (check both): like openDelete, the link itself moves.
+func (f *fileTool) openMove(ctx context.Context, c *Call, p, param string) (*authz.Target, error) {
+	r := c.GuardRequest(authz.ClassWrite, p)
+	r.Rename = true
+	return f.open(ctx, r, param)
+}
+
+// open asks the guard for r. Refusals become the model-fixable error that carries the
+// user_collaboration call.
+func (f *fileTool) open(ctx context.Context, r authz.Request, param string) (*authz.Target, error) {
+	t, err := f.guard.Open(ctx, r)
 	if err != nil {
-		err = GuardError(err)
-		var te *ToolError
-		if errors.As(err, &te) && te.Param == "path" {
-			te.Param = param
-		}
-		return nil, err
+		return nil, GuardError(err, param)
 	}
 	return t, nil
 }
@@ -82,7 +103,7 @@ func (s *fileSet) add(t *authz.Target, param string) error {
 	}
 	s.targets = append(s.targets, t)
 	if d := targetRootDir(t); d != s.dir {
-		return &ToolError{Code: "multiple_roots", Param: param,
+		return &ToolError{Code: CodeMultipleRoots, Param: param,
 			Message: fmt.Sprintf("the files are under different roots (%s and %s), which cannot be written all or nothing", s.dir, d),
 			Next:    "split the change into one call per directory tree"}
 	}
@@ -220,18 +241,18 @@ func (f *fileTool) readError(t *authz.Target, given string, r fsread.ReadResult,
 	name := f.display(t, t.Rel)
 	switch {
 	case errors.Is(err, fsread.ErrIsDir):
-		return &ToolError{Code: "is_directory", Param: "path", Message: name + " is a directory", Next: "use list_dir"}
+		return &ToolError{Code: CodeIsDirectory, Param: "path", Message: name + " is a directory", Next: "use list_dir", Cause: err}
 	case errors.Is(err, fsread.ErrPastEnd):
 		msg := err.Error()
 		if r.TotalLines >= 0 {
 			msg = fmt.Sprintf("%s has %d lines; the requested start is past the end", name, r.TotalLines)
 		}
-		return &ToolError{Code: "past_end", Param: "start_line", Message: msg}
+		return &ToolError{Code: CodePastEnd, Param: "start_line", Message: msg, Cause: err}
 	case errors.Is(err, fsread.ErrScanLimit):
-		return &ToolError{Code: "too_large", Param: "start_line", Message: err.Error(),
-			Next: "read a byte range with encoding base64 or hex and offset/limit"}
+		return &ToolError{Code: CodeTooLarge, Param: "start_line", Message: err.Error(),
+			Next: "read a byte range with encoding base64 or hex and offset/limit", Cause: err}
 	case errors.Is(err, fsread.ErrInvalidOptions):
-		return &ToolError{Code: "invalid_value", Message: strings.TrimSuffix(err.Error(), ": "+fsread.ErrInvalidOptions.Error())}
+		return &ToolError{Code: CodeInvalidValue, Message: strings.TrimSuffix(err.Error(), ": "+fsread.ErrInvalidOptions.Error()), Cause: err}
 	}
 	return f.fsError(name, given, err)
 }
@@ -241,11 +262,11 @@ func (f *fileTool) searchError(t *authz.Target, given string, err error) error {
 	name := f.display(t, t.Rel)
 	switch {
 	case errors.Is(err, fsread.ErrNotDir):
-		return &ToolError{Code: "not_directory", Param: "path", Message: name + " is a file, not a directory", Next: "use read_file, or pass its directory"}
+		return &ToolError{Code: CodeNotDirectory, Param: "path", Message: name + " is a file, not a directory", Next: "use read_file, or pass its directory", Cause: err}
 	case errors.Is(err, fsread.ErrBadPattern):
-		return &ToolError{Code: "invalid_pattern", Param: "pattern", Message: err.Error()}
+		return &ToolError{Code: CodeInvalidPattern, Param: "pattern", Message: err.Error(), Cause: err}
 	case errors.Is(err, fsread.ErrInvalidOptions):
-		return &ToolError{Code: "invalid_value", Message: strings.TrimSuffix(err.Error(), ": "+fsread.ErrInvalidOptions.Error())}
+		return &ToolError{Code: CodeInvalidValue, Message: strings.TrimSuffix(err.Error(), ": "+fsread.ErrInvalidOptions.Error()), Cause: err}
 	}
 	return f.fsError(name, given, err)
 }
@@ -257,20 +278,20 @@ func (f *fileTool) fsError(name, given string, err error) error {
 	case errors.As(err, &te):
 		return te
 	case errors.Is(err, context.DeadlineExceeded):
-		return &ToolError{Code: "timeout", Message: "the operation did not finish in time", Next: "narrow the path or pattern"}
+		return &ToolError{Code: CodeTimeout, Message: "the operation did not finish in time", Next: "narrow the path or pattern", Cause: err}
 	case errors.Is(err, context.Canceled):
-		return &ToolError{Code: "cancelled", Message: "the call was cancelled"}
+		return &ToolError{Code: CodeCancelled, Message: "the call was cancelled", Cause: err}
 	case errors.Is(err, fs.ErrNotExist):
 		if name == "" || name == "." {
 			name = given
 		}
-		return &ToolError{Code: "not_found", Param: "path", Message: name + " does not exist", Next: "find it with file_search or list_dir"}
+		return &ToolError{Code: CodeNotFound, Param: "path", Message: name + " does not exist", Next: "find it with file_search or list_dir", Cause: err}
 	case errors.Is(err, fs.ErrPermission):
-		return &ToolError{Code: "permission_denied", Param: "path", Message: "the operating system denied access to " + name}
+		return &ToolError{Code: CodePermissionDenied, Param: "path", Message: "the operating system denied access to " + name, Cause: err}
 	case errors.Is(err, syscall.ENOTDIR):
-		return &ToolError{Code: "not_directory", Param: "path", Message: "a parent of " + name + " is a file, not a directory"}
+		return &ToolError{Code: CodeNotDirectory, Param: "path", Message: "a parent of " + name + " is a file, not a directory", Cause: err}
 	case errors.Is(err, fsread.ErrNotRegular), errors.Is(err, edit.ErrNotRegular):
-		return &ToolError{Code: "not_regular", Param: "path", Message: name + " is not a regular file"}
+		return &ToolError{Code: CodeNotRegular, Param: "path", Message: name + " is not a regular file", Cause: err}
 	}
 	return err
 }
@@ -286,56 +307,56 @@ func (f *fileTool) editError(name, param string, err error) error {
 	msg := err.Error()
 	switch {
 	case errors.As(err, &me):
-		code := "not_found"
+		code := CodeNotFound
 		switch {
 		case errors.Is(me.Err, edit.ErrAmbiguous):
-			code = "ambiguous"
+			code = CodeAmbiguous
 		case errors.Is(me.Err, edit.ErrCountMismatch):
-			code, param = "count_mismatch", "expected_replacements"
+			code, param = CodeCountMismatch, "expected_replacements"
 		}
-		return &ToolError{Code: code, Param: param, Message: msg}
+		return &ToolError{Code: code, Param: param, Message: msg, Cause: err}
 	case errors.As(err, &pe):
-		code := "bad_patch"
+		code := CodeBadPatch
 		switch {
 		case errors.Is(pe.Err, edit.ErrNotFound), errors.Is(pe.Err, edit.ErrMissing):
-			code = "not_found"
+			code = CodeNotFound
 		case errors.Is(pe.Err, edit.ErrAmbiguous):
-			code = "ambiguous"
+			code = CodeAmbiguous
 		case errors.Is(pe.Err, edit.ErrExists):
-			code = "exists"
+			code = CodeExists
 		case errors.Is(pe.Err, edit.ErrInvalidPath):
-			code = "invalid_path"
+			code = CodeInvalidPath
 		}
-		return &ToolError{Code: code, Param: "patch", Message: msg}
+		return &ToolError{Code: code, Param: "patch", Message: msg, Cause: err}
 	case errors.As(err, &se):
 		if se.Deleted {
-			return &ToolError{Code: "stale", Param: "path", Message: msg, Next: "check with the user if unsure; a second create_file recreates it"}
+			return &ToolError{Code: CodeStale, Param: "path", Message: msg, Next: "check with the user if unsure; a second create_file recreates it", Cause: err}
 		}
 		// Next says what the message's own advice would repeat.
-		return &ToolError{Code: "stale", Param: param, Message: strings.TrimSuffix(msg, "; read it again before editing"), Next: "read_file it again, then redo the edit on what is there now"}
+		return &ToolError{Code: CodeStale, Param: param, Message: strings.TrimSuffix(msg, "; read it again before editing"), Next: "read_file it again, then redo the edit on what is there now", Cause: err}
 	case errors.Is(err, edit.ErrConflict):
-		return &ToolError{Code: "conflict", Param: param, Message: msg, Next: "read the file again; nothing was written"}
+		return &ToolError{Code: CodeConflict, Param: param, Message: msg, Next: "read the file again; nothing was written", Cause: err}
 	case errors.Is(err, edit.ErrExists):
-		return &ToolError{Code: "exists", Param: param, Message: msg}
+		return &ToolError{Code: CodeExists, Param: param, Message: msg, Cause: err}
 	case errors.Is(err, edit.ErrMissing):
-		return &ToolError{Code: "not_found", Param: "path", Message: msg, Next: "find it with file_search or list_dir"}
+		return &ToolError{Code: CodeNotFound, Param: "path", Message: msg, Next: "find it with file_search or list_dir", Cause: err}
 	case errors.Is(err, edit.ErrInvalidPath):
-		return &ToolError{Code: "invalid_path", Param: param, Message: msg}
+		return &ToolError{Code: CodeInvalidPath, Param: param, Message: msg, Cause: err}
 	case errors.Is(err, edit.ErrInvalidArgument):
 		// The sentinel's own text only repeats the code.
-		return &ToolError{Code: "invalid_value", Param: param, Message: strings.TrimPrefix(msg, edit.ErrInvalidArgument.Error()+": ")}
+		return &ToolError{Code: CodeInvalidValue, Param: param, Message: strings.TrimPrefix(msg, edit.ErrInvalidArgument.Error()+": "), Cause: err}
 	case errors.Is(err, edit.ErrNoop):
-		return &ToolError{Code: "no_change", Param: param, Message: msg, Next: "the file already has this content"}
+		return &ToolError{Code: CodeNoChange, Param: param, Message: msg, Next: "the file already has this content", Cause: err}
 	case errors.Is(err, edit.ErrTooLarge):
-		return &ToolError{Code: "too_large", Param: "path", Message: msg, Next: "edit it with terminal tools (sed, a script)"}
+		return &ToolError{Code: CodeTooLarge, Param: "path", Message: msg, Next: "edit it with terminal tools (sed, a script)", Cause: err}
 	case errors.Is(err, edit.ErrSymlinkLoop):
-		return &ToolError{Code: "symlink_loop", Param: param, Message: msg}
+		return &ToolError{Code: CodeSymlinkLoop, Param: param, Message: msg, Cause: err}
 	case errors.Is(err, edit.ErrNotFound):
-		return &ToolError{Code: "not_found", Param: param, Message: msg}
+		return &ToolError{Code: CodeNotFound, Param: param, Message: msg, Cause: err}
 	case errors.Is(err, edit.ErrAmbiguous):
-		return &ToolError{Code: "ambiguous", Param: param, Message: msg}
+		return &ToolError{Code: CodeAmbiguous, Param: param, Message: msg, Cause: err}
 	case errors.Is(err, edit.ErrBadPatch):
-		return &ToolError{Code: "bad_patch", Param: "patch", Message: msg}
+		return &ToolError{Code: CodeBadPatch, Param: "patch", Message: msg, Cause: err}
 	}
 	return f.fsError(name, name, err)
 }
@@ -346,7 +367,7 @@ func (f *fileTool) editError(name, param string, err error) error {
 // files (where secrets live) and list the directory through the guard like any read.
 func (f *fileTool) suggest(ctx context.Context, c *Call, err error, given string) error {
 	var te *ToolError
-	if !errors.As(err, &te) || te.Code != "not_found" || te.Param != "path" || given == "" {
+	if !errors.As(err, &te) || te.Code != CodeNotFound || te.Param != "path" || given == "" {
 		return err
 	}
 	canon, cerr := f.guard.Canonical(given)
@@ -369,7 +390,7 @@ func (f *fileTool) suggest(ctx context.Context, c *Call, err error, given string
 		}
 	}
 	if len(names) == 0 {
-		if t, oerr := f.open(ctx, c, authz.ClassRead, filepath.Join(f.guard.WorkDir(), filepath.FromSlash(dir)), "path", false, false); oerr == nil {
+		if t, oerr := f.openRead(ctx, c, filepath.Join(f.guard.WorkDir(), filepath.FromSlash(dir)), "path"); oerr == nil {
 			r, _ := fsread.ListDir(ctx, t.Root, t.Rel, fsread.ListOptions{IncludeHidden: strings.HasPrefix(base, ".")})
 			t.Close()
 			var cands []string

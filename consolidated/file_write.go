@@ -13,7 +13,7 @@ import (
 )
 
 func (f *fileTool) createFile(ctx context.Context, c *Call, a *fileCreateArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
+	t, err := f.openWrite(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -58,10 +58,10 @@ func (f *fileTool) createFile(ctx context.Context, c *Call, a *fileCreateArgs) (
 
 func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArgs) (*Result, error) {
 	if a.OldString == "" {
-		return nil, &ToolError{Code: "invalid_value", Param: "old_string", Message: "old_string is empty",
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "old_string", Message: "old_string is empty",
 			Next: "copy the exact text to replace from read_file; to write a new file use create_file, to add lines use insert_edit"}
 	}
-	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
+	t, err := f.openWrite(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +96,7 @@ func replaceOutcome(count int, lines []int, rung edit.Rung) string {
 
 func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplaceArgs) (*Result, error) {
 	if len(a.Edits) == 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "edits", Message: "edits is empty", Next: "send edits: [{path, old_string, new_string}]"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "edits", Message: "edits is empty", Next: "send edits: [{path, old_string, new_string}]"}
 	}
 	set := &fileSet{}
 	defer set.close()
@@ -105,7 +105,7 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 	for i, e := range a.Edits {
 		param := fmt.Sprintf("edits[%d]", i)
 		if len(e.unknown) > 0 {
-			return nil, &ToolError{Code: "unexpected_parameter", Param: param + "." + strings.Join(e.unknown, ", "),
+			return nil, &ToolError{Code: CodeUnexpectedParameter, Param: param + "." + strings.Join(e.unknown, ", "),
 				Message: fmt.Sprintf("edit %d has unknown field(s) %s", i+1, strings.Join(e.unknown, ", ")),
 				Next:    "each edit takes path, old_string, new_string, replace_all"}
 		}
@@ -114,15 +114,15 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 			p = a.Path
 		}
 		if p == "" {
-			return nil, &ToolError{Code: "missing_parameter", Param: param + ".path", Message: fmt.Sprintf("edit %d has no path and no path parameter is given", i+1)}
+			return nil, &ToolError{Code: CodeMissingParameter, Param: param + ".path", Message: fmt.Sprintf("edit %d has no path and no path parameter is given", i+1)}
 		}
 		if e.OldString == "" {
-			return nil, &ToolError{Code: "invalid_value", Param: param + ".old_string", Message: fmt.Sprintf("edit %d: old_string is empty", i+1)}
+			return nil, &ToolError{Code: CodeInvalidValue, Param: param + ".old_string", Message: fmt.Sprintf("edit %d: old_string is empty", i+1)}
 		}
 		t, ok := byPath[p]
 		if !ok {
 			var err error
-			if t, err = f.open(ctx, c, authz.ClassWrite, p, param+".path", false, false); err != nil {
+			if t, err = f.openWrite(ctx, c, p, param+".path"); err != nil {
 				return nil, err
 			}
 			byPath[p] = t
@@ -159,7 +159,7 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 }
 
 func (f *fileTool) insertEdit(ctx context.Context, c *Call, a *fileInsertArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
+	t, err := f.openWrite(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -232,24 +232,24 @@ func writeChangedNothing(res *edit.Result) bool {
 }
 
 func (f *fileTool) renameFile(ctx context.Context, c *Call, a *fileRenameArgs) (*Result, error) {
-	src, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, true)
+	src, err := f.openMove(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	dst, err := f.open(ctx, c, authz.ClassWrite, a.NewPath, "new_path", false, true)
+	dst, err := f.openMove(ctx, c, a.NewPath, "new_path")
 	if err != nil {
 		return nil, err
 	}
 	defer dst.Close()
 	if targetRootDir(src) != targetRootDir(dst) {
-		return nil, &ToolError{Code: "multiple_roots", Param: "new_path",
+		return nil, &ToolError{Code: CodeMultipleRoots, Param: "new_path",
 			Message: fmt.Sprintf("%s and %s are under different roots, so they cannot be renamed into each other", f.display(src, src.Rel), f.display(dst, dst.Rel)),
 			Next:    "create the file at the destination (create_file), then delete the source"}
 	}
 	res, err := edit.RenameFile(ctx, src.Root, src.Rel, dst.Rel, a.Overwrite)
 	if errors.Is(err, edit.ErrExists) {
-		te := &ToolError{Code: "exists", Param: "new_path", Message: strings.Replace(err.Error(), dst.Rel, f.display(dst, dst.Rel), 1)}
+		te := &ToolError{Code: CodeExists, Param: "new_path", Message: strings.Replace(err.Error(), dst.Rel, f.display(dst, dst.Rel), 1)}
 		if !a.Overwrite {
 			te.Next = "set overwrite true to replace a file there"
 		}
@@ -263,7 +263,7 @@ func (f *fileTool) renameFile(ctx context.Context, c *Call, a *fileRenameArgs) (
 }
 
 func (f *fileTool) deleteFile(ctx context.Context, c *Call, a *fileDeleteArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", true, false)
+	t, err := f.openDelete(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -278,7 +278,7 @@ func (f *fileTool) deleteFile(ctx context.Context, c *Call, a *fileDeleteArgs) (
 }
 
 func (f *fileTool) createDirectory(ctx context.Context, c *Call, a *fileDirArgs) (*Result, error) {
-	t, err := f.open(ctx, c, authz.ClassWrite, a.Path, "path", false, false)
+	t, err := f.openWrite(ctx, c, a.Path, "path")
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +300,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 		return nil, f.editError("", "patch", err)
 	}
 	if len(p.Files) == 0 {
-		return nil, &ToolError{Code: "bad_patch", Param: "patch", Message: "the patch names no file",
+		return nil, &ToolError{Code: CodeBadPatch, Param: "patch", Message: "the patch names no file",
 			Next: "send a unified diff (--- a/x, +++ b/x, @@ hunks) or a *** Begin Patch envelope"}
 	}
 	// Every file the patch touches is checked before anything is planned or written, and the
@@ -309,7 +309,14 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 	defer set.close()
 	for i := range p.Files {
 		fp := &p.Files[i]
-		t, err := f.open(ctx, c, authz.ClassWrite, fp.Path, "patch", fp.Op == edit.OpDelete, fp.Op == edit.OpMove)
+		open := f.openWrite
+		switch fp.Op {
+		case edit.OpDelete:
+			open = f.openDelete
+		case edit.OpMove:
+			open = f.openMove
+		}
+		t, err := open(ctx, c, fp.Path, "patch")
 		if err != nil {
 			return nil, err
 		}
@@ -318,7 +325,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 		}
 		fp.Path = t.Rel
 		if fp.Op == edit.OpMove {
-			d, err := f.open(ctx, c, authz.ClassWrite, fp.NewPath, "patch", false, true)
+			d, err := f.openMove(ctx, c, fp.NewPath, "patch")
 			if err != nil {
 				return nil, err
 			}
@@ -342,7 +349,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 		var pe *edit.PatchError
 		if errors.As(err, &pe) && errors.Is(pe.Err, edit.ErrMissing) {
 			// A misspelt path: offer the nearest existing one, as for the path parameter.
-			te := &ToolError{Code: "not_found", Param: "path", Message: err.Error()}
+			te := &ToolError{Code: CodeNotFound, Param: "path", Message: err.Error()}
 			f.suggest(ctx, c, te, f.display(first, pe.Path))
 			te.Param = "patch"
 			return nil, te
@@ -357,7 +364,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 	}
 	if len(unchanged) == len(plan.Changes) {
 		// Reporting "applied" would tell the model its change landed.
-		return nil, &ToolError{Code: "no_change", Param: "patch", Message: "the patch changes nothing: its - and + lines are the same",
+		return nil, &ToolError{Code: CodeNoChange, Param: "patch", Message: "the patch changes nothing: its - and + lines are the same",
 			Next: "read the file and send a patch whose + lines hold the new text"}
 	}
 	// Added files are the model's own text and deleted ones it wants gone: like create_file

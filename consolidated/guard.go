@@ -9,9 +9,10 @@ import (
 )
 
 // GuardError turns a guard refusal into the model-fixable error it describes: the stable code, the
-// canonical target and the exact user_collaboration call that asks the user for a grant. Any other
-// error is returned unchanged (and becomes an internal error).
-func GuardError(err error) error {
+// canonical target, param (the argument the refused path came from: "path", "cwd", "new_path")
+// and the exact user_collaboration call that asks the user for a grant. Any other error is
+// returned unchanged (and becomes an internal error).
+func GuardError(err error, param string) error {
 	if err == nil {
 		return nil
 	}
@@ -20,19 +21,19 @@ func GuardError(err error) error {
 		if d.Canonical != "" {
 			msg += " (" + d.Canonical + ")"
 		}
-		return &ToolError{Code: d.Code, Param: "path", Message: msg, Next: d.NextStep}
+		return &ToolError{Code: ErrorCode(d.Code), Param: param, Message: msg, Next: d.NextStep, Cause: err}
 	}
 	if errors.Is(err, authz.ErrInvalidAccess) {
-		return &ToolError{Code: "invalid_value", Param: "access", Message: err.Error(),
-			Next: "access is tool.operation (file_operations.create_file) or tool:class (file_operations:write)"}
+		return &ToolError{Code: CodeInvalidValue, Param: "access", Message: err.Error(),
+			Next: "access is tool.operation (file_operations.create_file) or tool:class (file_operations:write)", Cause: err}
 	}
 	if errors.Is(err, authz.ErrTooManyPending) {
-		return &ToolError{Code: "too_many_requests", Message: fmt.Sprintf("%d authorization requests of this conversation are already waiting for the user", authz.MaxPendingApprovals),
-			Next: "wait for the user: poll a pending request with check_request, or ask the user in your reply"}
+		return &ToolError{Code: CodeTooManyRequests, Message: fmt.Sprintf("%d authorization requests of this conversation are already waiting for the user", authz.MaxPendingApprovals),
+			Next: "wait for the user: poll a pending request with check_request, or ask the user in your reply", Cause: err}
 	}
 	if errors.Is(err, authz.ErrInvalidGrant) {
-		return &ToolError{Code: "invalid_value", Message: strings.TrimPrefix(err.Error(), authz.ErrInvalidGrant.Error()+": "),
-			Next: "fix the value and request authorization again"}
+		return &ToolError{Code: CodeInvalidValue, Message: strings.TrimPrefix(err.Error(), authz.ErrInvalidGrant.Error()+": "),
+			Next: "fix the value and request authorization again", Cause: err}
 	}
 	return err
 }

@@ -137,10 +137,10 @@ func (m *memoryTool) collections(ctx context.Context, c *Call, _ *noArgs) (*Resu
 
 func (m *memoryTool) delete(ctx context.Context, c *Call, a *deleteMemoryArgs) (*Result, error) {
 	if (a.ID == 0) == (a.Tag == "") {
-		return nil, &ToolError{Code: "invalid_value", Param: "id", Message: "give either id, or tag (with scope)"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "id", Message: "give either id, or tag (with scope)"}
 	}
 	if a.ID < 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "id", Message: "id is a positive memory id"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "id", Message: "id is a positive memory id"}
 	}
 	n, err := m.svc.Delete(ctx, memory.DeleteRequest{Conversation: c.Conversation, ID: uint64(a.ID), Tag: a.Tag, Scope: a.Scope})
 	if err != nil {
@@ -150,25 +150,25 @@ func (m *memoryTool) delete(ctx context.Context, c *Call, a *deleteMemoryArgs) (
 }
 
 func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocumentArgs) (*Result, error) {
-	t, err := m.guard.Open(ctx, authz.Request{Conversation: c.Conversation, Tool: "memory_operations", Operation: "import_document", Class: authz.ClassRead, Path: a.Path})
+	t, err := m.guard.Open(ctx, c.GuardRequest(authz.ClassRead, a.Path))
 	if err != nil {
-		return nil, GuardError(err)
+		return nil, GuardError(err, "path")
 	}
 	defer t.Close()
 	f, err := t.OpenRead()
 	if err != nil {
-		return nil, GuardError(err)
+		return nil, GuardError(err, "path")
 	}
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, &ToolError{Code: "invalid_path", Param: "path", Message: "path is a directory; import one file at a time"}
+		return nil, &ToolError{Code: CodeInvalidPath, Param: "path", Message: "path is a directory; import one file at a time"}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, memory.DefaultMaxDocumentSize+1))
 	if err != nil {
 		return nil, err
 	}
 	if len(data) > memory.DefaultMaxDocumentSize {
-		return nil, &ToolError{Code: "too_large", Param: "path", Message: fmt.Sprintf("document is over %d MiB", memory.DefaultMaxDocumentSize>>20)}
+		return nil, &ToolError{Code: CodeTooLarge, Param: "path", Message: fmt.Sprintf("document is over %d MiB", memory.DefaultMaxDocumentSize>>20)}
 	}
 	name := t.Canonical
 	if rel, err := filepath.Rel(m.guard.WorkDir(), t.Canonical); err == nil && !strings.HasPrefix(rel, "..") {
@@ -189,23 +189,23 @@ func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocum
 
 // memoryError maps the memory service's errors to model-fixable ones.
 func memoryError(err error, param string) error {
-	code := ""
+	var code ErrorCode
 	var ec *memory.EmbedderChangedError
 	switch {
 	case errors.As(err, &ec):
-		return &ToolError{Code: "embedder_changed", Message: err.Error(), Next: "ask the user to run: toolhost memory reembed"}
+		return &ToolError{Code: CodeEmbedderChanged, Message: err.Error(), Next: "ask the user to run: toolhost memory reembed", Cause: err}
 	case errors.Is(err, memory.ErrEmptyContent):
-		code = "invalid_value"
+		code = CodeInvalidValue
 	case errors.Is(err, memory.ErrTooLarge):
-		code = "too_large"
+		code = CodeTooLarge
 	case errors.Is(err, memory.ErrNotFound):
-		code = "not_found"
+		code = CodeNotFound
 	case errors.Is(err, memory.ErrBadRequest):
-		code = "invalid_value"
+		code = CodeInvalidValue
 	case errors.Is(err, memory.ErrNotText):
-		code = "not_text"
+		code = CodeNotText
 	default:
 		return err
 	}
-	return &ToolError{Code: code, Param: param, Message: err.Error()}
+	return &ToolError{Code: code, Param: param, Message: err.Error(), Cause: err}
 }

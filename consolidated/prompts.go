@@ -3,14 +3,11 @@ package consolidated
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"toolhost/internal/todo"
 	"toolhost/prompts"
 	"toolhost/reminders"
 	"toolhost/store"
@@ -79,29 +76,4 @@ func PromptsMiddleware(userDir string, st *store.Store, defaultConv string, logg
 
 func promptResult(desc, text string) *mcp.GetPromptResult {
 	return &mcp.GetPromptResult{Description: desc, Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: text}}}}
-}
-
-// AddTodoResources serves each conversation's todo list and reminder as the resource
-// toolhost://conversations/{id}/todos.
-func AddTodoResources(s *mcp.Server, st *store.Store) {
-	s.AddResourceTemplate(&mcp.ResourceTemplate{
-		Name:        "todos",
-		URITemplate: reminders.ResourceTemplate,
-		Description: "A conversation's todo list with progress.",
-		MIMEType:    "text/plain",
-	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		conv, ok := reminders.ConversationFromURI(req.Params.URI)
-		if !ok {
-			return nil, mcp.ResourceNotFoundError(req.Params.URI)
-		}
-		l, err := todo.Read(ctx, st, conv)
-		if err != nil {
-			return nil, fmt.Errorf("read todos: %w", err)
-		}
-		text := todo.Render(l)
-		if block, err := reminders.For(ctx, st, conv); err == nil && strings.TrimSpace(block) != "" {
-			text += "\n\n" + block
-		}
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}}, nil
-	})
 }

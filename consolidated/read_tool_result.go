@@ -19,9 +19,9 @@ func ReadToolResultTool() *Tool {
 		Description: "Page through a result that was cut to fit the size budget, by id, offset and length.",
 		Single:      true,
 		Operations: []Operation{
-			Op("read_tool_result", "read part of a spilled result", RiskRead, func(ctx context.Context, c *Call, a *readToolResultArgs) (*Result, error) {
+			Op("read_tool_result", "page through a result that was cut to fit the size budget", RiskRead, func(ctx context.Context, c *Call, a *readToolResultArgs) (*Result, error) {
 				if c.Env.Spill == nil {
-					return nil, Errorf("unavailable", "no spilled results are kept by this server")
+					return nil, Errorf(CodeUnavailable, "no spilled results are kept by this server")
 				}
 				max := int64(budgetBytes(c.Env.BudgetTokens)) - 200
 				length := a.Length
@@ -30,7 +30,7 @@ func ReadToolResultTool() *Tool {
 				}
 				text, start, total, err := c.Env.Spill.Page(a.ID, a.Offset, length)
 				if errors.Is(err, ErrNoSpill) {
-					return nil, &ToolError{Code: "not_found", Param: "id", Message: fmt.Sprintf("no spilled result %q (ids look like r0123456789ab; results are kept 24 hours)", truncate(a.ID, 40))}
+					return nil, &ToolError{Code: CodeNotFound, Param: "id", Message: fmt.Sprintf("no spilled result %q (ids look like r0123456789ab; results are kept 24 hours)", truncate(a.ID, 40))}
 				}
 				if err != nil {
 					return nil, err

@@ -34,9 +34,6 @@ type Env struct {
 	Spill        *Spill
 	Logger       *slog.Logger
 
-	// AfterCall hooks may append extra blocks (reminders) to a successful result.
-	AfterCall []func(ctx context.Context, c *Call, r *Result)
-
 	thoughts atomic.Int64
 }
 
@@ -99,13 +96,31 @@ func (r *Registry) Tools() []*mcp.Tool {
 	return out
 }
 
+// MarkdownTable is the README's tool table for the advertised tools: place in the fixed order,
+// name, and the operations (a single-purpose tool's summary instead), one row per tool.
+func (r *Registry) MarkdownTable() string {
+	var b strings.Builder
+	b.WriteString("| # | tool | operations |\n|---|------|------------|\n")
+	for _, t := range r.advertised() {
+		ops := r.enabled[t.Name]
+		what := ops[0].Summary
+		if !t.Single {
+			names := make([]string, len(ops))
+			for i, op := range ops {
+				names[i] = "`" + op.Name + "`"
+			}
+			what = strings.Join(names, ", ")
+		}
+		fmt.Fprintf(&b, "| %d | `%s` | %s |\n", slices.Index(Order, t.Name)+1, t.Name, what)
+	}
+	return b.String()
+}
+
 // Names returns the advertised tool names in order.
 func (r *Registry) Names() []string {
 	var out []string
-	for _, t := range r.tools {
-		if _, ok := r.enabled[t.Name]; ok {
-			out = append(out, t.Name)
-		}
+	for _, t := range r.advertised() {
+		out = append(out, t.Name)
 	}
 	return out
 }
@@ -131,13 +146,76 @@ func annotations(ops []Operation) *mcp.ToolAnnotations {
 	return a
 }
 
-// Register adds the advertised tools to s.
+// Register adds the advertised tools to s, with their resources, and gives the tools that track
+// subscriptions the server to notify. s should route resources/subscribe and unsubscribe to
+// Subscribe and Unsubscribe (mcp.ServerOptions.SubscribeHandler and UnsubscribeHandler).
 func (r *Registry) Register(s *mcp.Server) {
 	for _, t := range r.Tools() {
 		s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return r.Dispatch(ctx, t.Name, req.Params.Arguments, req), nil
 		})
 	}
+	for _, t := range r.advertised() {
+		for _, res := range t.Resources {
+			if res.Template != nil {
+				s.AddResourceTemplate(res.Template, res.Read)
+			} else {
+				s.AddResource(res.Resource, res.Read)
+			}
+		}
+		if t.Subscriptions != nil {
+			t.Subscriptions.Serve(s)
+		}
+	}
+}
+
+// Subscribe passes a resources/subscribe to every advertised tool that tracks subscriptions.
+// A URI nobody serves is accepted too: the client then simply hears of no change.
+func (r *Registry) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	for _, t := range r.advertised() {
+		if t.Subscriptions != nil {
+			if err := t.Subscriptions.Subscribe(ctx, req); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Unsubscribe passes a resources/unsubscribe like Subscribe.
+func (r *Registry) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	for _, t := range r.advertised() {
+		if t.Subscriptions != nil {
+			if err := t.Subscriptions.Unsubscribe(ctx, req); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// Close closes every tool the registry was given, advertised or not, the last first.
+func (r *Registry) Close() error {
+	var errs []error
+	for i := len(r.tools) - 1; i >= 0; i-- {
+		if c := r.tools[i].Close; c != nil {
+			if err := c(); err != nil {
+				errs = append(errs, fmt.Errorf("close %s: %w", r.tools[i].Name, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// advertised returns the tools the profile enables, in the fixed order.
+func (r *Registry) advertised() []*Tool {
+	var out []*Tool
+	for _, t := range r.tools {
+		if _, ok := r.enabled[t.Name]; ok {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Resolve maps a tool name a model may send to an advertised tool. It accepts the exact name, a
@@ -203,29 +281,35 @@ func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMe
 	res, err := r.run(ctx, c, raw)
 	out := r.toMCP(ctx, c, res, err)
 	outcome := "ok"
+	var cause error
 	switch {
 	case err != nil:
 		outcome = "error"
 		var te *ToolError
 		if errors.As(err, &te) {
-			outcome = "error:" + te.Code
+			outcome, cause = "error:"+string(te.Code), te.Cause
 		}
 	case out.IsError:
 		outcome = "failed"
 	}
-	c.Logger.Info("call", "op", c.Operation, "conv", c.Conversation, "dur", time.Since(start).Round(time.Microsecond),
-		"outcome", outcome, "args", summarizeArgs(raw))
+	attrs := []any{"op", c.Operation, "conv", c.Conversation, "dur", time.Since(start).Round(time.Microsecond),
+		"outcome", outcome, "args", summarizeArgs(raw)}
+	if cause != nil {
+		// The operator's half of a ToolError: the model read only its message.
+		attrs = append(attrs, "cause", cause.Error())
+	}
+	c.Logger.Info("call", attrs...)
 	return out
 }
 
 func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Result, error) {
 	t := r.declared(c.Tool)
 	if t == nil {
-		return nil, &ToolError{Code: "unknown_tool", Message: fmt.Sprintf("no tool %q", c.Tool), Next: "tools: " + strings.Join(r.Names(), ", ")}
+		return nil, &ToolError{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool %q", c.Tool), Next: "tools: " + strings.Join(r.Names(), ", ")}
 	}
 	enabled, advertised := r.enabled[t.Name]
 	if !advertised {
-		return nil, &ToolError{Code: "disabled", Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
+		return nil, &ToolError{Code: CodeDisabled, Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
 			Next: "tools: " + strings.Join(r.Names(), ", ")}
 	}
 	m, err := rawArgs(raw)
@@ -238,11 +322,11 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 		var name string
 		if v, ok := m["operation"]; ok {
 			if json.Unmarshal(v, &name) != nil {
-				return nil, &ToolError{Code: "invalid_type", Param: "operation", Message: "operation must be a string", Next: "operations: " + strings.Join(opNames(enabled), ", ")}
+				return nil, &ToolError{Code: CodeInvalidType, Param: "operation", Message: "operation must be a string", Next: "operations: " + strings.Join(opNames(enabled), ", ")}
 			}
 		}
 		if name == "" {
-			return nil, &ToolError{Code: "missing_parameter", Param: "operation", Message: t.Name + " requires operation",
+			return nil, &ToolError{Code: CodeMissingParameter, Param: "operation", Message: t.Name + " requires operation",
 				Next: "operations: " + strings.Join(opNames(enabled), ", ")}
 		}
 		c.Operation = name
@@ -254,11 +338,11 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 		}
 		if !found {
 			if _, declared := t.operation(name); declared {
-				return nil, &ToolError{Code: "disabled", Param: "operation",
+				return nil, &ToolError{Code: CodeDisabled, Param: "operation",
 					Message: fmt.Sprintf("%s.%s is disabled in profile %s", t.Name, name, r.env.profile()),
 					Next:    "operations: " + strings.Join(opNames(enabled), ", ")}
 			}
-			te := &ToolError{Code: "unknown_operation", Param: "operation", Message: fmt.Sprintf("%s has no operation %q", t.Name, name),
+			te := &ToolError{Code: CodeUnknownOperation, Param: "operation", Message: fmt.Sprintf("%s has no operation %q", t.Name, name),
 				Next: "operations: " + strings.Join(opNames(enabled), ", ")}
 			if n := nearest(name, opNames(enabled)); n != "" {
 				te.Next = fmt.Sprintf("did you mean %s? operations: %s", n, strings.Join(opNames(enabled), ", "))
@@ -272,11 +356,11 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 	if v, ok := m["conversation_id"]; ok && t.Conversational && !isZeroJSON(v) {
 		var conv string
 		if json.Unmarshal(v, &conv) != nil || !conversationIDPattern.MatchString(conv) {
-			return nil, &ToolError{Code: "invalid_value", Param: "conversation_id", Message: "conversation_id must be 1-128 characters of letters, digits and . _ : @ -"}
+			return nil, &ToolError{Code: CodeInvalidValue, Param: "conversation_id", Message: "conversation_id must be 1-128 characters of letters, digits and . _ : @ -"}
 		}
 		c.Conversation = conv
 	} else if ok && !t.Conversational && !isZeroJSON(v) {
-		return nil, &ToolError{Code: "unexpected_parameter", Param: "conversation_id", Message: t.Name + " does not take conversation_id"}
+		return nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id", Message: t.Name + " does not take conversation_id"}
 	}
 	args, err := decodeArgs(op, m)
 	if err != nil {
@@ -291,6 +375,7 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 // A call is one use of a limited grant, however many paths it checks (a rename, a patch of two
 // files), as the user meant when granting "once".
 func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) (*Result, error) {
+	c.namesOnly = op.NamesOnly
 	ctx, cancel := context.WithTimeout(authz.WithUseBatch(ctx), op.timeout())
 	defer cancel()
 	type outcome struct {
@@ -302,7 +387,7 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 		defer func() {
 			if p := recover(); p != nil {
 				c.Logger.Error("handler panic", "op", op.Name, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-				done <- outcome{err: &ToolError{Code: "internal", Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, op.Name, c.ExecutionID)}}
+				done <- outcome{err: &ToolError{Code: CodeInternal, Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, op.Name, c.ExecutionID)}}
 			}
 		}()
 		res, err := op.handle(ctx, c, args)
@@ -313,10 +398,10 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 		return o.res, o.err
 	case <-ctx.Done():
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, &ToolError{Code: "timeout", Message: fmt.Sprintf("%s.%s did not finish within %s", c.Tool, op.Name, op.timeout()),
+			return nil, &ToolError{Code: CodeTimeout, Message: fmt.Sprintf("%s.%s did not finish within %s", c.Tool, op.Name, op.timeout()),
 				Next: "narrow the request, or use a smaller range"}
 		}
-		return nil, &ToolError{Code: "cancelled", Message: "the call was cancelled"}
+		return nil, &ToolError{Code: CodeCancelled, Message: "the call was cancelled"}
 	}
 }
 
@@ -326,7 +411,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		var te *ToolError
 		if !errors.As(err, &te) {
 			c.Logger.Error("handler error", "op", c.Operation, "err", err)
-			te = &ToolError{Code: "internal", Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, c.Operation, c.ExecutionID)}
+			te = &ToolError{Code: CodeInternal, Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, c.Operation, c.ExecutionID)}
 		}
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Error()}}}
 	}
@@ -336,8 +421,10 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 	if res.InputRequests != nil {
 		return &mcp.CallToolResult{InputRequests: res.InputRequests, RequestState: res.RequestState}
 	}
-	for _, hook := range r.env.AfterCall {
-		hook(ctx, c, res)
+	for _, t := range r.advertised() {
+		if t.AfterCall != nil {
+			t.AfterCall(ctx, c, res)
+		}
 	}
 	text := res.Text
 	max := budgetBytes(r.env.BudgetTokens)

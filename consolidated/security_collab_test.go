@@ -10,81 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
-	"toolhost/store"
 )
-
-// collabHarness serves file_operations and user_collaboration with a real guard and store to a
-// go-sdk client whose elicitation handler plays the user.
-type collabHarness struct {
-	t          *testing.T
-	wd, state  string
-	guard      *authz.Guard
-	cs         *mcp.ClientSession
-	elicited   []*mcp.ElicitParams
-	answerWith func(*mcp.ElicitParams) *mcp.ElicitResult
-}
-
-func newCollabHarness(t *testing.T, elicit bool) *collabHarness {
-	t.Helper()
-	ctx := context.Background()
-	wd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(ctx, t.TempDir(), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	g, err := authz.New(ctx, authz.Config{WorkDir: wd, StateDir: st.Dir(), Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	spill, err := NewSpill(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &collabHarness{t: t, wd: wd, state: st.Dir(), guard: g}
-	env := &Env{Workdir: wd, DefaultConversation: testConversation, BudgetTokens: 5000, Spill: spill}
-	reg := NewRegistry(env, []*Tool{UserCollaborationTool(CollaborationConfig{Guard: g, MaxWait: 1}), FileTool(FileConfig{Guard: g})}, nil)
-	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, nil)
-	reg.Register(s)
-	sTrans, cTrans := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, sTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	var opts *mcp.ClientOptions
-	if elicit {
-		opts = &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			h.elicited = append(h.elicited, r.Params)
-			return h.answerWith(r.Params), nil
-		}}
-	}
-	h.cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, cTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.cs.Close() })
-	return h
-}
-
-func (h *collabHarness) call(tool string, args map[string]any) (string, bool) {
-	h.t.Helper()
-	res, err := h.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		h.t.Fatalf("CallTool(%s, %v): %v", tool, args, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
-}
 
 // TestSecurityAuthorizationRequestRefusals: requests a user could be misled by, or that would
 // flood them, are refused with a code the model can act on, never an internal error.
@@ -103,7 +29,7 @@ func TestSecurityAuthorizationRequestRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.args["operation"] = "request_authorization"
-			got, isErr := h.call("user_collaboration", tt.args)
+			got, isErr, _ := h.call("user_collaboration", tt.args)
 			if !isErr || !strings.HasPrefix(got, tt.want) {
 				t.Errorf("request_authorization(%v) = %q (isError %v), want prefix %q", tt.args, got, isErr, tt.want)
 			}
@@ -112,7 +38,7 @@ func TestSecurityAuthorizationRequestRefusals(t *testing.T) {
 	t.Run("too many pending", func(t *testing.T) {
 		var got string
 		for range authz.MaxPendingApprovals + 1 {
-			got, _ = h.call("user_collaboration", map[string]any{"operation": "request_authorization", "path": out, "access": "file_operations:write"})
+			got, _, _ = h.call("user_collaboration", map[string]any{"operation": "request_authorization", "path": out, "access": "file_operations:write"})
 		}
 		if want := "error too_many_requests:"; !strings.HasPrefix(got, want) {
 			t.Errorf("request %d = %q, want prefix %q", authz.MaxPendingApprovals+1, got, want)
@@ -139,22 +65,27 @@ func TestSecurityReasonIsDisplayText(t *testing.T) {
 // print the bearer token although reading the token file is refused.
 func TestSecurityGrepCannotReadTheToken(t *testing.T) {
 	h := newCollabHarness(t, false)
-	if err := os.WriteFile(filepath.Join(h.state, "token"), []byte("TOKEN-0123456789\n"), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(h.st.Dir(), "token"), []byte("TOKEN-0123456789\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	parent := filepath.Dir(h.state)
+	parent := filepath.Dir(h.st.Dir())
 	for _, args := range []map[string]any{
 		{"operation": "grep_search", "pattern": "TOKEN-", "path": parent, "include_hidden": true, "include_ignored": true},
-		{"operation": "read_file", "path": filepath.Join(h.state, "token")},
+		{"operation": "read_file", "path": filepath.Join(h.st.Dir(), "token")},
 	} {
-		got, isErr := h.call("file_operations", args)
+		got, isErr, _ := h.call("file_operations", args)
 		if !isErr || strings.Contains(got, "0123456789") || !strings.HasPrefix(got, "error protected_path:") {
 			t.Errorf("file_operations(%v) = %q (isError %v), want a protected_path refusal", args, got, isErr)
 		}
 	}
-	// Listing names stays allowed.
-	if got, isErr := h.call("file_operations", map[string]any{"operation": "list_dir", "path": parent}); isErr {
-		t.Errorf("list_dir(%s) = %q, want a listing", parent, got)
+	// Listing names stays allowed: the rows of list_dir and file_search declare names only.
+	for _, args := range []map[string]any{
+		{"operation": "list_dir", "path": parent},
+		{"operation": "file_search", "pattern": "*", "path": parent},
+	} {
+		if got, isErr, _ := h.call("file_operations", args); isErr {
+			t.Errorf("file_operations(%v) = %q, want a listing", args, got)
+		}
 	}
 }
 
@@ -165,7 +96,7 @@ func TestSecurityElicitedGrant(t *testing.T) {
 	h := newCollabHarness(t, true)
 	out := t.TempDir()
 	h.answerWith = func(*mcp.ElicitParams) *mcp.ElicitResult { return &mcp.ElicitResult{Action: "accept"} }
-	got, isErr := h.call("user_collaboration", map[string]any{"operation": "request_authorization", "path": out, "access": "file_operations:write", "once": true, "minutes": 7})
+	got, isErr, _ := h.call("user_collaboration", map[string]any{"operation": "request_authorization", "path": out, "access": "file_operations:write", "once": true, "minutes": 7})
 	if isErr || !strings.Contains(got, "Granted file_operations:write on "+out) {
 		t.Fatalf("request_authorization = %q (isError %v), want a grant", got, isErr)
 	}

@@ -39,7 +39,7 @@ func rssMB(b *testing.B) float64 {
 // BenchmarkTerminalRunTrue measures run_command of `true` end to end through the in-memory MCP
 // transport: guard check, fork/exec of sh, wait, result shaping.
 func BenchmarkTerminalRunTrue(b *testing.B) {
-	h := newTermHarness(b, termOptions{})
+	h := newTermHarness(b, harnessOptions{})
 	var ds []time.Duration
 	for b.Loop() {
 		start := time.Now()
@@ -52,7 +52,7 @@ func BenchmarkTerminalRunTrue(b *testing.B) {
 // BenchmarkTerminalRoundTrip measures send_input of `echo x` followed by get_output waiting
 // until it has seen x, through the MCP transport.
 func BenchmarkTerminalRoundTrip(b *testing.B) {
-	h := newTermHarness(b, termOptions{})
+	h := newTermHarness(b, harnessOptions{})
 	h.mustOp("create_session", map[string]any{"session_id": "rt"})
 	seenX := regexp.MustCompile(`(?m)^x\r?$`)
 	var ds []time.Duration
@@ -79,7 +79,7 @@ func BenchmarkTerminalRoundTrip(b *testing.B) {
 // a bounded get_output meanwhile, then reports the process's RSS: history rings (2 MiB each)
 // and emulator backlogs (256 KiB each) bound it whatever the output rate.
 func BenchmarkTerminalResponsiveUnderLoad(b *testing.B) {
-	h := newTermHarness(b, termOptions{})
+	h := newTermHarness(b, harnessOptions{})
 	// Two conversations: one may hold at most 8 sessions.
 	for i := range 10 {
 		id, conv := fmt.Sprintf("y%d", i), fmt.Sprintf("load%d", i%2)

@@ -73,6 +73,8 @@ type listSessionsArgs struct{}
 
 // TerminalConfig is what terminal_operations needs from the wiring.
 type TerminalConfig struct {
+	// Manager is the terminal engine. The tool serves its sessions as resources (it takes the
+	// manager's update hook, see terminal.Manager.SetOnUpdate) and shuts it down on Close.
 	Manager *terminal.Manager
 	Guard   *authz.Guard
 	// MaxWait is the engine's cap on one wait (terminal.Config.MaxWait; 0 means its default of
@@ -90,6 +92,9 @@ type TerminalConfig struct {
 
 // terminalToolName is the tool's name, also the Tool field of guard requests.
 const terminalToolName = "terminal_operations"
+
+// terminalShutdownWait bounds closing every session when the registry closes.
+const terminalShutdownWait = 15 * time.Second
 
 // TerminalTool is terminal_operations: one-shot commands and named PTY sessions scoped to the
 // conversation, on the terminal engine. Every wait is bounded (run_command hands back an id to
@@ -109,6 +114,16 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 	// create_session, the first prompt (at most 10 s) after closing a session being replaced.
 	waiting := cfg.MaxWait + 30*time.Second
 	closing := 4*cfg.CloseGrace + 30*time.Second
+	res := newTerminalResources(cfg.Manager)
+	var shutdown func() error
+	if m := cfg.Manager; m != nil {
+		m.SetOnUpdate(res.Updated)
+		shutdown = func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), terminalShutdownWait)
+			defer cancel()
+			return m.Shutdown(ctx)
+		}
+	}
 	return &Tool{
 		Name:           terminalToolName,
 		Description:    "Shell commands and PTY sessions, in a sandbox and under the user's command rules.",
@@ -124,6 +139,9 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 			Op("list_sessions", "sessions and commands", RiskRead, t.list),
 			Op("close_session", "end it and its processes", RiskExecute, t.close).WithTimeout(closing),
 		},
+		Resources:     res.resources(),
+		Subscriptions: res,
+		Close:         shutdown,
 	}
 }
 
@@ -137,17 +155,9 @@ type terminalTool struct {
 
 // startDir checks a starting directory with the guard and returns its canonical path.
 func (t *terminalTool) startDir(ctx context.Context, c *Call, cwd string) (string, error) {
-	d, err := t.guard.Check(ctx, authz.Request{
-		Conversation: c.Conversation, Tool: terminalToolName, Operation: c.Operation,
-		Class: authz.ClassExecute, Path: cwd,
-	})
+	d, err := t.guard.Check(ctx, c.GuardRequest(authz.ClassExecute, cwd))
 	if err != nil {
-		err = GuardError(err)
-		var te *ToolError
-		if errors.As(err, &te) && te.Param == "path" {
-			te.Param = "cwd"
-		}
-		return "", err
+		return "", GuardError(err, "cwd")
 	}
 	return d.Canonical, nil
 }
@@ -165,10 +175,10 @@ type runStructured struct {
 
 func (t *terminalTool) run(ctx context.Context, c *Call, a *runCommandArgs) (*Result, error) {
 	if strings.TrimSpace(a.Command) == "" {
-		return nil, &ToolError{Code: "invalid_value", Param: "command", Message: "command is empty"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "command", Message: "command is empty"}
 	}
 	if a.TimeoutSeconds < 0 || a.YieldSeconds < 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "timeout_seconds", Message: "timeout_seconds and yield_seconds must be positive"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "timeout_seconds", Message: "timeout_seconds and yield_seconds must be positive"}
 	}
 	cwd, err := t.startDir(ctx, c, a.Cwd)
 	if err != nil {
@@ -365,7 +375,7 @@ func (t *terminalTool) create(ctx context.Context, c *Call, a *createSessionArgs
 
 func (t *terminalTool) send(ctx context.Context, c *Call, a *sendInputArgs) (*Result, error) {
 	if a.Text == "" && len(a.Keys) == 0 {
-		return nil, &ToolError{Code: "missing_parameter", Param: "text, keys", Message: "send_input needs text or keys",
+		return nil, &ToolError{Code: CodeMissingParameter, Param: "text, keys", Message: "send_input needs text or keys",
 			Next: "keys: " + terminal.KeyNames()}
 	}
 	q, stop := t.query(ctx, c, nil, a.WaitMS, a.WaitFor, a.MaxBytes)
@@ -622,17 +632,17 @@ func terminalError(err error, param string) error {
 	}
 	switch {
 	case errors.Is(err, terminal.ErrNoSession):
-		return &ToolError{Code: "no_session", Param: "session_id", Message: err.Error(), Next: "list_sessions shows this conversation's ids"}
+		return &ToolError{Code: CodeNoSession, Param: "session_id", Message: err.Error(), Next: "list_sessions shows this conversation's ids", Cause: err}
 	case errors.Is(err, terminal.ErrLimit):
-		return &ToolError{Code: "limit", Message: err.Error(), Next: "list_sessions, then close_session one you no longer need"}
+		return &ToolError{Code: CodeLimit, Message: err.Error(), Next: "list_sessions, then close_session one you no longer need", Cause: err}
 	case errors.Is(err, terminal.ErrEnded):
-		return &ToolError{Code: "session_ended", Param: "session_id", Message: err.Error(), Next: "get_history still reads it; create_session starts a new one"}
+		return &ToolError{Code: CodeSessionEnded, Param: "session_id", Message: err.Error(), Next: "get_history still reads it; create_session starts a new one", Cause: err}
 	case errors.Is(err, terminal.ErrBadCwd):
-		return &ToolError{Code: "not_found", Param: "cwd", Message: err.Error(), Next: "use an existing directory"}
+		return &ToolError{Code: CodeNotFound, Param: "cwd", Message: err.Error(), Next: "use an existing directory", Cause: err}
 	case errors.Is(err, terminal.ErrInvalid):
-		return &ToolError{Code: "invalid_value", Param: invalidParam(err, param), Message: err.Error()}
+		return &ToolError{Code: CodeInvalidValue, Param: invalidParam(err, param), Message: err.Error(), Cause: err}
 	case errors.Is(err, terminal.ErrShutdown):
-		return &ToolError{Code: "unavailable", Message: "toolhost is shutting down", Next: "call again after it restarts"}
+		return &ToolError{Code: CodeUnavailable, Message: "toolhost is shutting down", Next: "call again after it restarts", Cause: err}
 	}
 	return err
 }

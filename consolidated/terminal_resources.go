@@ -49,49 +49,52 @@ func parseTerminalURI(uri string) (conv, id, kind string, ok bool) {
 	return conv, id, parts[2], true
 }
 
-// TerminalResources serves each session's rendered screen and recent history as MCP
-// resources and tells subscribers when they change. It exists before the engine and the
-// server do: the engine's Config.OnUpdate is its Updated method, and Serve connects it to both
-// once they exist.
-type TerminalResources struct {
+// terminalResources serves each session's rendered screen and recent history as MCP resources
+// of terminal_operations and tells subscribers when they change: the engine's update hook is its
+// Updated method, and Serve gives it the server to notify.
+type terminalResources struct {
+	mgr *terminal.Manager
+
 	mu      sync.Mutex
 	server  *mcp.Server
-	mgr     *terminal.Manager
 	subs    map[string]int       // subscribed URI -> subscriptions
 	last    map[string]time.Time // conv/id -> last notification
 	pending map[string]bool      // conv/id -> a trailing notification is scheduled
 }
 
-// NewTerminalResources returns resources that serve nothing until Serve is called.
-func NewTerminalResources() *TerminalResources {
-	return &TerminalResources{subs: map[string]int{}, last: map[string]time.Time{}, pending: map[string]bool{}}
+func newTerminalResources(m *terminal.Manager) *terminalResources {
+	return &terminalResources{mgr: m, subs: map[string]int{}, last: map[string]time.Time{}, pending: map[string]bool{}}
 }
 
-// Serve adds the screen and history resource templates to s, reading from m.
-func (r *TerminalResources) Serve(s *mcp.Server, m *terminal.Manager) {
+// resources are the screen and history templates.
+func (r *terminalResources) resources() []Resource {
+	return []Resource{
+		{Template: &mcp.ResourceTemplate{
+			Name:        "terminal-screen",
+			URITemplate: TerminalScreenTemplate,
+			Description: "A terminal session's visible screen, rendered as text.",
+			MIMEType:    "text/plain",
+		}, Read: r.read},
+		{Template: &mcp.ResourceTemplate{
+			Name:        "terminal-history",
+			URITemplate: TerminalHistoryTemplate,
+			Description: "The recent output of a terminal session (ANSI removed).",
+			MIMEType:    "text/plain",
+		}, Read: r.read},
+	}
+}
+
+// Serve makes s the server that update notifications go to.
+func (r *terminalResources) Serve(s *mcp.Server) {
 	r.mu.Lock()
-	r.server, r.mgr = s, m
+	r.server = s
 	r.mu.Unlock()
-	s.AddResourceTemplate(&mcp.ResourceTemplate{
-		Name:        "terminal-screen",
-		URITemplate: TerminalScreenTemplate,
-		Description: "A terminal session's visible screen, rendered as text.",
-		MIMEType:    "text/plain",
-	}, r.read)
-	s.AddResourceTemplate(&mcp.ResourceTemplate{
-		Name:        "terminal-history",
-		URITemplate: TerminalHistoryTemplate,
-		Description: "The recent output of a terminal session (ANSI removed).",
-		MIMEType:    "text/plain",
-	}, r.read)
 }
 
-func (r *TerminalResources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (r *terminalResources) read(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
 	conv, id, kind, ok := parseTerminalURI(uri)
-	r.mu.Lock()
 	m := r.mgr
-	r.mu.Unlock()
 	if !ok || m == nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
@@ -110,17 +113,17 @@ func (r *TerminalResources) read(ctx context.Context, req *mcp.ReadResourceReque
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: text}}}, nil
 }
 
-// Subscribe records a resources/subscribe; it is meant for mcp.ServerOptions.SubscribeHandler
-// and accepts every URI (todo resources included), so one handler serves the whole server.
-func (r *TerminalResources) Subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+// Subscribe records a resources/subscribe. It counts every URI, its own or not; Updated
+// notifies only about its own.
+func (r *terminalResources) Subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
 	r.mu.Lock()
 	r.subs[req.Params.URI]++
 	r.mu.Unlock()
 	return nil
 }
 
-// Unsubscribe records a resources/unsubscribe (mcp.ServerOptions.UnsubscribeHandler).
-func (r *TerminalResources) Unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
+// Unsubscribe records a resources/unsubscribe.
+func (r *terminalResources) Unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
 	r.mu.Lock()
 	if r.subs[req.Params.URI] > 1 {
 		r.subs[req.Params.URI]--
@@ -134,7 +137,7 @@ func (r *TerminalResources) Unsubscribe(_ context.Context, req *mcp.UnsubscribeR
 // Updated is the engine's OnUpdate hook. It never blocks: notifications for a session go out
 // at most every 250 ms from their own goroutine, the last change always followed by one, and
 // only for URIs somebody subscribed to.
-func (r *TerminalResources) Updated(conv, id string) {
+func (r *terminalResources) Updated(conv, id string) {
 	k := conv + "\x00" + id
 	r.mu.Lock()
 	defer r.mu.Unlock()

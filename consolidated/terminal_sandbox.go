@@ -105,13 +105,13 @@ func refusalError(r *cmdrules.Refusal) *ToolError {
 		} else if v.Reason != "" {
 			msg += " (" + v.Reason + ")"
 		}
-		return &ToolError{Code: "command_denied", Param: "command", Message: msg,
+		return &ToolError{Code: CodeCommandDenied, Param: "command", Message: msg,
 			Next: "do something else, or ask the user in your reply; do not try to get around the rule (wrapping the command changes nothing)"}
 	case r.RequestID == "":
-		return &ToolError{Code: "command_unknown", Param: "text", Message: fmt.Sprintf("the line cannot be checked: %s", v.Reason),
+		return &ToolError{Code: CodeCommandUnknown, Param: "text", Message: fmt.Sprintf("the line cannot be checked: %s", v.Reason),
 			Next: "clear it (keys [\"ctrl-u\"] or [\"ctrl-c\"]) and send the whole line as text"}
 	}
-	return &ToolError{Code: "needs_approval", Param: "command",
+	return &ToolError{Code: CodeNeedsApproval, Param: "command",
 		Message: fmt.Sprintf("%s needs the user's approval (%s); authorization request %s is pending", what, v.Reason, r.RequestID),
 		Next:    fmt.Sprintf("ask the user to approve it in their terminal: toolhost approve %s (or POST /api/approvals/%s on serve); then call user_collaboration {\"operation\":\"check_request\",\"request_id\":%q} and send exactly the same command again", r.RequestID, r.RequestID, r.RequestID)}
 }
@@ -127,7 +127,7 @@ func guardTerminalError(err error) error {
 		if i := strings.Index(msg, sandbox.ErrUnavailable.Error()); i >= 0 {
 			msg = msg[i:]
 		}
-		return &ToolError{Code: "sandbox_unavailable", Message: msg,
+		return &ToolError{Code: CodeSandboxUnavailable, Message: msg,
 			Next: "the user must allow unconfined commands ([terminal] sandbox = \"off\" or allow_unsandboxed = true); terminals stay unavailable until then"}
 	}
 	return nil

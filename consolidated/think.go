@@ -21,13 +21,13 @@ func ThinkTool() *Tool {
 		Description: "Think step by step before acting: record reasoning or a plan. No side effects; nothing is fetched or changed.",
 		Single:      true,
 		Operations: []Operation{
-			Op("think", "record a thought", RiskRead, func(ctx context.Context, c *Call, a *thinkArgs) (*Result, error) {
+			Op("think", "record reasoning (no side effects)", RiskRead, func(ctx context.Context, c *Call, a *thinkArgs) (*Result, error) {
 				t := strings.TrimSpace(a.Thoughts)
 				if t == "" {
-					return nil, &ToolError{Code: "invalid_value", Param: "thoughts", Message: "thoughts is empty"}
+					return nil, &ToolError{Code: CodeInvalidValue, Param: "thoughts", Message: "thoughts is empty"}
 				}
 				if len(t) > MaxThoughtBytes {
-					return nil, &ToolError{Code: "too_large", Param: "thoughts", Message: "thoughts is over 64 KB; summarise instead of pasting content"}
+					return nil, &ToolError{Code: CodeTooLarge, Param: "thoughts", Message: "thoughts is over 64 KB; summarise instead of pasting content"}
 				}
 				n := c.Env.thoughts.Add(1)
 				c.Logger.Debug("thought", "n", n, "chars", utf8.RuneCountInString(t))

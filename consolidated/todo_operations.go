@@ -4,6 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/internal/todo"
 	"toolhost/reminders"
@@ -47,10 +51,12 @@ type todoUpdateArgs struct {
 }
 
 // TodoTool is todo_operations: the conversation's plan, persistent and shared by every toolhost
-// process on the same state directory.
+// process on the same state directory. It serves each conversation's list as the resource
+// toolhost://conversations/{id}/todos and, with rem, appends a reminder of the plan to other
+// tools' results when one is due.
 func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
 	t := &todoTool{st: st, rem: rem}
-	return &Tool{
+	tool := &Tool{
 		Name:           "todo_operations",
 		Description:    "Plan multi-step work. Mark a todo in-progress before starting it and completed right after; one in-progress at a time.",
 		Conversational: true,
@@ -60,7 +66,20 @@ func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
 			Op("update", "change todos by id", RiskState, t.update),
 			Op("add", "append todos", RiskState, t.add),
 		},
+		Resources: []Resource{{
+			Template: &mcp.ResourceTemplate{
+				Name:        "todos",
+				URITemplate: reminders.ResourceTemplate,
+				Description: "A conversation's todo list with progress.",
+				MIMEType:    "text/plain",
+			},
+			Read: t.readResource,
+		}},
 	}
+	if rem != nil {
+		tool.AfterCall = reminderHook(rem)
+	}
+	return tool
 }
 
 type todoTool struct {
@@ -80,7 +99,7 @@ func (t *todoTool) write(ctx context.Context, c *Call, a *todoWriteArgs) (*Resul
 
 func (t *todoTool) add(ctx context.Context, c *Call, a *todoWriteArgs) (*Result, error) {
 	if len(a.Todos) == 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "todos", Message: "add needs at least one todo"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "todos", Message: "add needs at least one todo"}
 	}
 	l, err := todo.Add(ctx, t.st, c.Conversation, items(a.Todos))
 	return t.result(ctx, c, l, err)
@@ -88,7 +107,7 @@ func (t *todoTool) add(ctx context.Context, c *Call, a *todoWriteArgs) (*Result,
 
 func (t *todoTool) update(ctx context.Context, c *Call, a *todoUpdateArgs) (*Result, error) {
 	if len(a.Updates) == 0 {
-		return nil, &ToolError{Code: "invalid_value", Param: "updates", Message: "update needs at least one {id, ...} entry"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "updates", Message: "update needs at least one {id, ...} entry"}
 	}
 	patches := make([]todo.Patch, len(a.Updates))
 	for i, p := range a.Updates {
@@ -111,7 +130,7 @@ func items(in []todoItem) []todo.Todo {
 func (t *todoTool) result(ctx context.Context, c *Call, l todo.List, err error) (*Result, error) {
 	if err != nil {
 		if ve, ok := todo.AsValidationError(err); ok {
-			return nil, &ToolError{Code: "invalid_todos", Message: ve.Error(), Next: "fix the named todos and call again; nothing was changed"}
+			return nil, &ToolError{Code: CodeInvalidTodos, Message: ve.Error(), Next: "fix the named todos and call again; nothing was changed", Cause: err}
 		}
 		return nil, err
 	}
@@ -123,9 +142,26 @@ func (t *todoTool) result(ctx context.Context, c *Call, l todo.List, err error) 
 	return &Result{Text: todo.Render(l), Structured: l.Snapshot()}, nil
 }
 
-// ReminderHook appends a todo reminder to results when the reminders package says one is due:
+// readResource serves a conversation's todo list with its current reminder.
+func (t *todoTool) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	conv, ok := reminders.ConversationFromURI(req.Params.URI)
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	l, err := todo.Read(ctx, t.st, conv)
+	if err != nil {
+		return nil, fmt.Errorf("read todos: %w", err)
+	}
+	text := todo.Render(l)
+	if block, err := reminders.For(ctx, t.st, conv); err == nil && strings.TrimSpace(block) != "" {
+		text += "\n\n" + block
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: text}}}, nil
+}
+
+// reminderHook appends a todo reminder to results when the reminders package says one is due:
 // only when the plan changed since the last one this conversation saw, or after N quiet calls.
-func ReminderHook(rem *reminders.Builder) func(ctx context.Context, c *Call, r *Result) {
+func reminderHook(rem *reminders.Builder) func(ctx context.Context, c *Call, r *Result) {
 	return func(ctx context.Context, c *Call, r *Result) {
 		if c.Tool == "todo_operations" || r.IsError {
 			return

@@ -1,7 +1,3 @@
-// Package consolidated is toolhost's MCP-facing layer. Each tool is declared once, as a table of
-// operations; everything a client sees (the operation enum, the flat input schema, annotations, the
-// description's operation list) and everything the server does with a call (validation, dispatch,
-// result shaping) is derived from that table, so no operation name is ever written twice.
 package consolidated
 
 import (
@@ -9,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Risk classifies what an operation may touch. It drives MCP annotations and profile filtering
@@ -30,6 +28,8 @@ const (
 
 // Order is the fixed order of every tool toolhost can advertise. tools/list always follows it,
 // whatever the SDK's own ordering, because clients cache the prompt prefix holding the list.
+// Names of tools not built yet are simply absent from the list; a new tool goes before
+// read_tool_result, and the relative order of existing tools never changes.
 var Order = []string{
 	"think",
 	"user_collaboration",
@@ -39,10 +39,13 @@ var Order = []string{
 	"terminal_operations",
 	"build_and_version_control",
 	"web_operations",
+	"database_operations",
 	"read_tool_result",
 }
 
-// Tool is one consolidated tool: a name, a short description and its table of operations.
+// Tool is one consolidated tool: a name, a short description and its table of operations, and
+// the optional parts that belong to it. The server registers the parts from the tool list while
+// the tool is advertised, and a profile that disables the tool drops them with it.
 type Tool struct {
 	Name string
 	// Description is the lead sentence; the operation list is appended from the table.
@@ -52,6 +55,36 @@ type Tool struct {
 	// Conversational tools accept conversation_id.
 	Conversational bool
 	Operations     []Operation
+
+	// Resources are the resources and resource templates the tool serves (a terminal's screen,
+	// a conversation's todo list).
+	Resources []Resource
+	// Subscriptions, when set, learns of resources/subscribe and unsubscribe and is given each
+	// server the registry is registered on, so that it can tell subscribers of changes.
+	Subscriptions Subscriptions
+	// AfterCall runs after every successful call of any advertised tool, and may append blocks
+	// to the result (the todo tool's reminders).
+	AfterCall func(ctx context.Context, c *Call, r *Result)
+	// Close releases what the tool holds (an engine, its processes) when the registry closes,
+	// advertised or not.
+	Close func() error
+}
+
+// Resource is one resource or resource template of a tool with the handler that reads it.
+// Exactly one of Resource and Template is set.
+type Resource struct {
+	Resource *mcp.Resource
+	Template *mcp.ResourceTemplate
+	Read     mcp.ResourceHandler
+}
+
+// Subscriptions receives the resources/subscribe and resources/unsubscribe requests of every
+// client (each advertised tool sees every URI and ignores those that are not its own), and the
+// servers to notify: Serve is called when the registry is registered on a server.
+type Subscriptions interface {
+	Subscribe(ctx context.Context, req *mcp.SubscribeRequest) error
+	Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error
+	Serve(s *mcp.Server)
 }
 
 // Operation is one row of a tool's table.
@@ -59,9 +92,12 @@ type Operation struct {
 	Name    string
 	Summary string
 	Risk    Risk
-	// Timeout is the default deadline for one call; MaxTimeout caps a caller's timeout_seconds
-	// where the operation accepts one. Zero means DefaultTimeout.
+	// Timeout is the deadline of one call (WithTimeout); zero means DefaultTimeout.
 	Timeout time.Duration
+	// NamesOnly declares that the operation's directory reads return names and metadata, never
+	// file contents (a listing, a glob). Its guard requests (Call.GuardRequest) say so, and the
+	// guard then lets it list a directory that holds a protected path.
+	NamesOnly bool
 
 	args   reflect.Type
 	handle func(ctx context.Context, c *Call, args any) (*Result, error)
@@ -94,6 +130,12 @@ func (op Operation) WithTimeout(d time.Duration) Operation {
 	return op
 }
 
+// WithNamesOnly returns a copy of op that reads names only (see Operation.NamesOnly).
+func (op Operation) WithNamesOnly() Operation {
+	op.NamesOnly = true
+	return op
+}
+
 func (op Operation) timeout() time.Duration {
 	if op.Timeout > 0 {
 		return op.Timeout
@@ -123,6 +165,11 @@ func (t *Tool) validate() {
 	}
 	if t.Single && len(t.Operations) != 1 {
 		panic(fmt.Sprintf("consolidated: single-purpose tool %s must have exactly one operation", t.Name))
+	}
+	for _, r := range t.Resources {
+		if (r.Resource == nil) == (r.Template == nil) || r.Read == nil {
+			panic(fmt.Sprintf("consolidated: tool %s declares a resource without exactly one of Resource and Template, or without Read", t.Name))
+		}
 	}
 	types := map[string]string{}
 	for _, op := range t.Operations {

@@ -111,7 +111,7 @@ func canElicit(c *Call) bool {
 func (u *collaboration) ask(ctx context.Context, c *Call, a *askArgs) (*Result, error) {
 	q := strings.TrimSpace(a.Question)
 	if q == "" {
-		return nil, &ToolError{Code: "invalid_value", Param: "question", Message: "question is empty"}
+		return nil, &ToolError{Code: CodeInvalidValue, Param: "question", Message: "question is empty"}
 	}
 	if ans, _ := elicitation(c); ans != nil {
 		switch ans.Action {
@@ -124,7 +124,7 @@ func (u *collaboration) ask(ctx context.Context, c *Call, a *askArgs) (*Result, 
 		}
 	}
 	if !canElicit(c) {
-		return nil, &ToolError{Code: "unsupported", Message: "this client cannot show questions (no elicitation support)",
+		return nil, &ToolError{Code: CodeUnsupported, Message: "this client cannot show questions (no elicitation support)",
 			Next: "ask the user in your reply and wait for their message"}
 	}
 	answer := map[string]any{"type": "string", "title": "Answer"}
@@ -154,11 +154,11 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 	if ans, state := elicitation(c); ans != nil {
 		id, ok := u.verify(state)
 		if !ok {
-			return nil, &ToolError{Code: "invalid_state", Message: "the answer does not belong to a request this server made; request authorization again"}
+			return nil, &ToolError{Code: CodeInvalidState, Message: "the answer does not belong to a request this server made; request authorization again"}
 		}
 		pending, err := g.Approvals().Get(ctx, id)
 		if errors.Is(err, authz.ErrNotFound) || err == nil && pending.Conversation != c.Conversation {
-			return nil, &ToolError{Code: "invalid_state", Message: "the answer does not belong to a request of this conversation; request authorization again"}
+			return nil, &ToolError{Code: CodeInvalidState, Message: "the answer does not belong to a request of this conversation; request authorization again"}
 		}
 		if err != nil {
 			return nil, err
@@ -183,11 +183,11 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 		minutes = max(1, min(orInt(minutes, 5), 24*60))
 		_, grant, err := g.Approve(ctx, id, time.Duration(minutes)*time.Minute, once, "elicitation")
 		if errors.Is(err, authz.ErrNotPending) {
-			return nil, &ToolError{Code: "not_pending", Param: "request_id", Message: fmt.Sprintf("request %s was already decided or has expired", id),
+			return nil, &ToolError{Code: CodeNotPending, Param: "request_id", Message: fmt.Sprintf("request %s was already decided or has expired", id),
 				Next: fmt.Sprintf("user_collaboration {\"operation\":\"check_request\",\"request_id\":%q} shows its outcome", id)}
 		}
 		if err != nil {
-			return nil, GuardError(err)
+			return nil, GuardError(err, "path")
 		}
 		return grantedResult(id, grant), nil
 	}
@@ -196,7 +196,7 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 		Once: a.Once, Minutes: a.Minutes, Reason: a.Reason,
 	})
 	if err != nil {
-		return nil, GuardError(err)
+		return nil, GuardError(err, "path")
 	}
 	if canElicit(c) {
 		scope := ap.Path
@@ -228,13 +228,13 @@ func (u *collaboration) checkRequest(ctx context.Context, c *Call, a *checkReque
 	for {
 		ap, err := g.Approvals().Get(ctx, a.RequestID)
 		if errors.Is(err, authz.ErrNotFound) {
-			return nil, &ToolError{Code: "not_found", Param: "request_id", Message: fmt.Sprintf("no authorization request %q", truncate(a.RequestID, 40))}
+			return nil, &ToolError{Code: CodeNotFound, Param: "request_id", Message: fmt.Sprintf("no authorization request %q", truncate(a.RequestID, 40))}
 		}
 		if err != nil {
 			return nil, err
 		}
 		if ap.Conversation != c.Conversation && ap.Conversation != "" {
-			return nil, &ToolError{Code: "not_found", Param: "request_id", Message: "that request belongs to another conversation"}
+			return nil, &ToolError{Code: CodeNotFound, Param: "request_id", Message: "that request belongs to another conversation"}
 		}
 		switch ap.Status {
 		case authz.StatusApproved:

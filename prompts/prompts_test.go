@@ -2,35 +2,17 @@ package prompts
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"toolhost/internal/golden"
+
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
 
 // describe renders a prompt's listing and text the way a reviewer wants to see them in a diff.
 func describe(p Prompt, text string) string {
@@ -69,7 +51,7 @@ func TestEmbeddedGolden(t *testing.T) {
 			if got.Source != SourceEmbedded {
 				t.Errorf("Get(%q).Source = %q, want %q", p.Name, got.Source, SourceEmbedded)
 			}
-			golden(t, p.Name+".golden", describe(got, text))
+			golden.CheckString(t, "testdata/"+p.Name+".golden", describe(got, text))
 		})
 	}
 	want := []string{"code_review", "summarize_diff", "toolhost_system", "write_tests"}

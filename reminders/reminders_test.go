@@ -2,43 +2,19 @@ package reminders
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
+	"toolhost/internal/golden"
 	"toolhost/internal/todo"
 	"toolhost/store"
+	"toolhost/store/storetest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
 
 var t0 = time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 
@@ -119,7 +95,7 @@ func TestGolden(t *testing.T) {
 	fmt.Fprintf(&sizes, "%-18s %6s %9s %6s %7s\n", "variant", "bytes", "estimate", "o200k", "cl100k")
 	for _, v := range variants() {
 		got := Build(v.list, v.notes, v.cfg)
-		golden(t, v.name+".golden", got+"\n")
+		golden.CheckString(t, "testdata/"+v.name+".golden", got+"\n")
 		est := EstimateTokens(got)
 		o, c := len(o200k.Encode(got, nil, nil)), len(cl100k.Encode(got, nil, nil))
 		fmt.Fprintf(&sizes, "%-18s %6d %9d %6d %7d\n", v.name, len(got), est, o, c)
@@ -127,7 +103,7 @@ func TestGolden(t *testing.T) {
 			t.Errorf("%s: estimate %d below real count (o200k %d, cl100k %d); the cap would not hold", v.name, est, o, c)
 		}
 	}
-	golden(t, "sizes.golden", sizes.String())
+	golden.CheckString(t, "testdata/sizes.golden", sizes.String())
 }
 
 func TestTokenCap(t *testing.T) {
@@ -181,16 +157,6 @@ func (s *staticMemories) RecentMemories(_ context.Context, _ string, since time.
 	return out, nil
 }
 
-func openStore(t *testing.T, dir string) *store.Store {
-	t.Helper()
-	st, err := store.Open(t.Context(), dir, store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
-}
-
 // step is one call in a cadence script: an optional change, then Next, and whether it delivers.
 type step struct {
 	name string
@@ -207,10 +173,10 @@ func TestCadence(t *testing.T) {
 	cfg.EveryNCalls = 3
 	// Two builders on two store handles, used alternately: they share the bookkeeping as two
 	// toolhost processes would.
-	b1, b2 := New(openStore(t, dir), cfg, mem), New(openStore(t, dir), cfg, mem)
+	b1, b2 := New(storetest.OpenDir(t, dir), cfg, mem), New(storetest.OpenDir(t, dir), cfg, mem)
 	b1.now = func() time.Time { return t0 }
 	b2.now = b1.now
-	st := openStore(t, dir)
+	st := storetest.OpenDir(t, dir)
 	change := func(fn func() error) func(t *testing.T) {
 		return func(t *testing.T) {
 			if err := fn(); err != nil {
@@ -260,7 +226,7 @@ func TestCadence(t *testing.T) {
 
 func TestDisabledAndNeverPeriodic(t *testing.T) {
 	ctx := t.Context()
-	st := openStore(t, t.TempDir())
+	st := storetest.OpenDir(t, t.TempDir())
 	if _, err := todo.Write(ctx, st, "c", tenSteps(1, true).Todos); err != nil {
 		t.Fatal(err)
 	}
@@ -289,7 +255,7 @@ func TestDisabledAndNeverPeriodic(t *testing.T) {
 
 func TestFor(t *testing.T) {
 	ctx := t.Context()
-	st := openStore(t, t.TempDir())
+	st := storetest.OpenDir(t, t.TempDir())
 	l, err := todo.Write(ctx, st, "c", tenSteps(3, true).Todos)
 	if err != nil {
 		t.Fatal(err)
@@ -315,11 +281,7 @@ func TestFor(t *testing.T) {
 // transaction for a conversation that has a todo list.
 func BenchmarkNext(b *testing.B) {
 	ctx := b.Context()
-	st, err := store.Open(ctx, b.TempDir(), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenWith(b, b.TempDir(), store.Options{})
 	if _, err := todo.Write(ctx, st, "c", tenSteps(3, true).Todos); err != nil {
 		b.Fatal(err)
 	}
@@ -334,11 +296,7 @@ func BenchmarkNext(b *testing.B) {
 // BenchmarkNextNoTodos is the cost for a conversation without todos: a read-only transaction.
 func BenchmarkNextNoTodos(b *testing.B) {
 	ctx := b.Context()
-	st, err := store.Open(ctx, b.TempDir(), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := storetest.OpenWith(b, b.TempDir(), store.Options{})
 	bl := New(st, DefaultConfig(), nil)
 	for b.Loop() {
 		if _, _, err := bl.Next(ctx, "c"); err != nil {

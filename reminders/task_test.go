@@ -9,7 +9,9 @@ import (
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
+	"toolhost/internal/golden"
 	"toolhost/internal/todo"
+	"toolhost/store/storetest"
 )
 
 // TestTenStepTask plays a model through a ten-step task the way the tool layer would see it: the
@@ -29,12 +31,12 @@ func TestTenStepTask(t *testing.T) {
 		fmt.Fprintf(&out, "=== mark todo_operations results delivered: %v\n", mark)
 		playTask(t, mark, enc, &out)
 	}
-	golden(t, "ten_step_task.golden", out.String())
+	golden.CheckString(t, "testdata/ten_step_task.golden", out.String())
 }
 
 func playTask(t *testing.T, mark bool, enc *tiktoken.Tiktoken, out *strings.Builder) {
 	ctx := t.Context()
-	st := openStore(t, t.TempDir())
+	st := storetest.OpenDir(t, t.TempDir())
 	const conv = "task"
 	b := New(st, DefaultConfig(), nil)
 	calls, reminders, tokens := 0, 0, 0

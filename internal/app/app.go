@@ -19,6 +19,7 @@ import (
 	"toolhost/consolidated"
 	"toolhost/internal/config"
 	"toolhost/internal/embed"
+	"toolhost/internal/fsread"
 	"toolhost/internal/memory"
 	"toolhost/internal/server"
 	"toolhost/reminders"
@@ -45,7 +46,6 @@ type App struct {
 	Guard       *authz.Guard
 	Reminders   *reminders.Builder
 	Memory      *memory.Service
-	terminal    *terminalWiring
 	termGuard   *terminalGuard
 	PromptsDir  string
 
@@ -129,25 +129,27 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	}
 	a.Memory = memory.New(a.Store, memory.Config{Embedder: embedder, Index: memory.IndexKind(cfg.Memory.Index)})
 	a.Reminders = reminders.New(a.Store, rcfg, a.Memory)
-	if rcfg.Enabled {
-		a.Env.AfterCall = append(a.Env.AfterCall, consolidated.ReminderHook(a.Reminders))
+	terminals, err := a.terminalManager()
+	if err != nil {
+		return nil, err
 	}
+	// The tool list: one constructor per tool, in any order (the registry orders them by
+	// consolidated.Order). Each tool carries its resources, hooks and Close.
 	tools := []*consolidated.Tool{
 		consolidated.ThinkTool(),
 		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration}),
 		consolidated.TodoTool(a.Store, a.Reminders),
 		consolidated.MemoryTool(a.Memory, a.Guard),
-		a.fileTool(),
+		// The read engine's line-index cache lives inside the tool, so repeated range reads of
+		// a large file seek instead of rescanning.
+		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries)}),
+		consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.termGuard}),
 		consolidated.ReadToolResultTool(),
 	}
-	tt, err := a.terminalTool()
-	if err != nil {
-		return nil, err
-	}
-	tools = append(tools, tt)
 	a.Registry = consolidated.NewRegistry(a.Env, tools, func(tool, op string, risk consolidated.Risk) bool {
 		return profile.Enabled(tool, op, string(risk))
 	})
+	a.closers = append(a.closers, a.Registry.Close)
 	return a, nil
 }
 
@@ -211,9 +213,9 @@ func canonicalPath(p string) (string, error) {
 	return abs, nil
 }
 
-// Server builds the MCP server for this configuration.
+// Server builds the MCP server for this configuration: the registry's tools with their
+// resources, and the prompts.
 func (a *App) Server() *mcp.Server {
-	sub, unsub := a.terminalSubscriptions()
 	return server.New(server.Options{
 		Name:         Name,
 		Version:      Version,
@@ -221,12 +223,6 @@ func (a *App) Server() *mcp.Server {
 		Registry:     a.Registry,
 		Logger:       a.Logger,
 		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Env.DefaultConversation, a.Logger)},
-		Setup: []func(*mcp.Server){
-			func(s *mcp.Server) { consolidated.AddTodoResources(s, a.Store) },
-			a.terminalSetup,
-		},
-		Subscribe:   sub,
-		Unsubscribe: unsub,
 	})
 }
 
@@ -276,6 +272,12 @@ func orDefault(s, d string) string {
 
 // TokenFile is where `toolhost serve` keeps its generated bearer token.
 func (a *App) TokenFile() string { return filepath.Join(a.StateDir, "token") }
+
+// ExplicitToken reports whether the user chose the HTTP bearer token (config or TOOLHOST_TOKEN)
+// rather than leaving Token to generate one into the state directory.
+func (a *App) ExplicitToken() bool {
+	return strings.TrimSpace(a.Config.HTTP.Token) != "" || strings.TrimSpace(os.Getenv("TOOLHOST_TOKEN")) != ""
+}
 
 // Token returns the HTTP bearer token: the configured one, else TOOLHOST_TOKEN, else the one kept
 // in the state dir, generated (0600) on first use.

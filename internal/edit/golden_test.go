@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"toolhost/internal/golden"
 )
 
 const goSource = `package shop
@@ -31,7 +33,7 @@ func Describe2(it Item) string {
 `
 
 // TestGoldenTexts pins the texts the model sees: failure diagnostics and
-// diffs. Rewrite with: go test ./internal/edit -run TestGoldenTexts -update
+// diffs. Rewrite with: TOOLHOST_GOLDEN=update go test ./internal/edit -run TestGoldenTexts
 func TestGoldenTexts(t *testing.T) {
 	ctx := context.Background()
 	files := map[string]string{"shop.go": goSource, "notes.md": "# Notes\n\nfirst\nsecond\n"}
@@ -116,7 +118,7 @@ func TestGoldenTexts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			golden(t, c.name+".golden", c.run(t))
+			golden.CheckString(t, "testdata/"+c.name+".golden", c.run(t))
 		})
 	}
 }

@@ -1,15 +1,10 @@
 package edit
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 // openRoot returns a root over a fresh temporary directory holding files.
 func openRoot(t testing.TB, files map[string]string) (*os.Root, string) {
@@ -63,23 +58,4 @@ func snapshot(t testing.TB, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	p := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create): %v", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, diff)
-	}
 }

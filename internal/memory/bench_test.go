@@ -17,6 +17,7 @@ import (
 
 	"toolhost/internal/embed"
 	"toolhost/store"
+	"toolhost/store/storetest"
 )
 
 // Benchmarks. Bulk data is embedded with the lexical embedder (512-d, the same dimension as
@@ -40,10 +41,7 @@ func reportPercentiles(b *testing.B, d []time.Duration) {
 // filledStore returns a store in dir holding n memories in the conversation scope of "c".
 func filledStore(b *testing.B, dir string, n int) *store.Store {
 	b.Helper()
-	st, err := store.Open(context.Background(), dir, store.Options{NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
+	st := storetest.OpenDir(b, dir)
 	fillStore(b, st, embed.NewLexical(embed.DefaultLexicalDim), n, "conversation:c")
 	return st
 }
@@ -141,10 +139,7 @@ func BenchmarkStore(b *testing.B) {
 		for _, sync := range []bool{false, true} {
 			b.Run(fmt.Sprintf("%s/fsync=%v", strings.ReplaceAll(e.ID(), "/", "-"), sync), func(b *testing.B) {
 				dir := b.TempDir()
-				st, err := store.Open(ctx, dir, store.Options{NoSync: !sync})
-				if err != nil {
-					b.Fatal(err)
-				}
+				st := storetest.OpenWith(b, dir, store.Options{NoSync: !sync})
 				fill := e
 				if e.ID() == embed.USELiteID {
 					// 10,000 real USE-Lite passes would take a minute; random unit vectors

@@ -3,18 +3,15 @@ package memory
 import (
 	"context"
 	"errors"
-	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"toolhost/internal/embed"
+	"toolhost/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata")
 
 // wordCount is a token counter for chunking tests: one token per word.
 func wordCount(s string) int { return len(strings.Fields(s)) }
@@ -72,19 +69,7 @@ func TestChunkGuideGolden(t *testing.T) {
 		}
 	}
 	got := strings.Join(chunks, "\n---\n") + "\n"
-	golden := filepath.Join("testdata", "guide.chunks.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("chunks of guide.md (-want +got):\n%s", diff)
-	}
+	golden.CheckString(t, "testdata/guide.chunks.golden", got)
 }
 
 func TestImport(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 
 	"toolhost/internal/embed"
 	"toolhost/store"
+	"toolhost/store/storetest"
 )
 
 // Environment of the child process spawned by TestSecondProcess.
@@ -85,11 +86,7 @@ func runRSSChild(dir string, kind IndexKind) error {
 
 func newTestStore(t testing.TB) *store.Store {
 	t.Helper()
-	st, err := store.Open(context.Background(), t.TempDir(), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
+	return storetest.Open(t)
 }
 
 // newLexical returns a Service with the fast lexical embedder on a fresh store.

@@ -1,17 +1,13 @@
 package server
 
 import (
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"toolhost/consolidated"
+	"toolhost/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // TestSeamErrorTexts pins the error texts the model reads when it calls a tool wrongly.
 func TestSeamErrorTexts(t *testing.T) {
@@ -43,19 +39,5 @@ func TestSeamErrorTexts(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "== %s %v\n%s\n\n", c.tool, c.args, got)
 	}
-	path := filepath.Join("testdata", "seam_errors.golden")
-	if *update {
-		os.MkdirAll("testdata", 0o755)
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update)", err)
-	}
-	if string(want) != b.String() {
-		t.Errorf("seam error texts drifted from %s; review and rerun with -update:\n%s", path, b.String())
-	}
+	golden.CheckString(t, "testdata/seam_errors.golden", b.String())
 }

@@ -10,7 +10,7 @@ import (
 
 	"toolhost/authz"
 	"toolhost/consolidated"
-	"toolhost/store"
+	"toolhost/store/storetest"
 )
 
 // TestHTTPHardening drives the real handler: every request needs the bearer token, a Host that
@@ -64,11 +64,7 @@ func TestHTTPHardening(t *testing.T) {
 // time.Duration, where 2^40 minutes would overflow into an arbitrary (possibly short) grant.
 func TestApprovalEndpointMinutes(t *testing.T) {
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir(), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	g, err := authz.New(ctx, authz.Config{WorkDir: t.TempDir(), StateDir: st.Dir(), Store: st})
 	if err != nil {
 		t.Fatal(err)

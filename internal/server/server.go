@@ -22,16 +22,12 @@ import (
 type Options struct {
 	Name, Version string
 	Instructions  string
-	Registry      *consolidated.Registry
-	Logger        *slog.Logger
-	// Setup runs after the tools are registered, to add resources.
-	Setup []func(*mcp.Server)
+	// Registry is the tool list: the server registers its tools, their resources and their
+	// subscription handlers from it.
+	Registry *consolidated.Registry
+	Logger   *slog.Logger
 	// Middleware runs inside toolhost's own (after recovery and ordering), e.g. to serve prompts.
 	Middleware []mcp.Middleware
-	// Subscribe and Unsubscribe handle resources/subscribe; the SDK refuses subscriptions
-	// without them. Set both or neither.
-	Subscribe   func(context.Context, *mcp.SubscribeRequest) error
-	Unsubscribe func(context.Context, *mcp.UnsubscribeRequest) error
 }
 
 // New builds the MCP server with toolhost's middleware.
@@ -49,11 +45,12 @@ func New(o Options) *mcp.Server {
 			Prompts: &mcp.PromptCapabilities{ListChanged: false},
 		},
 		PageSize: 1000,
+		// The SDK refuses resources/subscribe without these; the registry passes them to the
+		// advertised tools that track subscriptions.
+		SubscribeHandler:   o.Registry.Subscribe,
+		UnsubscribeHandler: o.Registry.Unsubscribe,
 	})
 	o.Registry.Register(s)
-	for _, f := range o.Setup {
-		f(s)
-	}
 	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), orderMiddleware(), resolveMiddleware(o.Registry)}, o.Middleware...)...)
 	return s
 }

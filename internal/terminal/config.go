@@ -48,7 +48,8 @@ type Config struct {
 	Store *store.Store
 	// OnUpdate is called (throttled to about four times a second per session, never on the
 	// output path) when a session's screen or history changed, so the MCP layer can send
-	// resource-updated notifications. It must not block for long.
+	// resource-updated notifications. It must not block for long. Manager.SetOnUpdate replaces it
+	// on a running manager.
 	OnUpdate func(conv, id string)
 	// Sandbox, when set, returns the confinement of a command or session about to start in
 	// cwd (nil: unconfined). It is asked at every start, so grants made since the last one

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hinshun/vt10x"
@@ -37,6 +38,9 @@ type Manager struct {
 	persist *persister
 	stop    chan struct{}
 	bg      sync.WaitGroup
+
+	// onUpdate is Config.OnUpdate, replaceable by SetOnUpdate once the manager runs.
+	onUpdate atomic.Pointer[func(conv, id string)]
 }
 
 type key struct{ conv, id string }
@@ -46,10 +50,24 @@ var (
 	jobIDPattern = regexp.MustCompile(`^cmd[0-9]+$`)
 )
 
+// SetOnUpdate replaces Config.OnUpdate: f is called, on the same terms, for changes from now on
+// (nil stops the calls). It lets the layer that serves the sessions as resources subscribe to a
+// manager that was built, and may be shared, before that layer existed.
+func (m *Manager) SetOnUpdate(f func(conv, id string)) {
+	if f == nil {
+		m.onUpdate.Store(nil)
+		return
+	}
+	m.onUpdate.Store(&f)
+}
+
 // NewManager prepares the shell rc file and starts the idle reaper and the persister.
 func NewManager(cfg Config) (*Manager, error) {
 	cfg = cfg.withDefaults()
 	m := &Manager{cfg: cfg, sessions: map[key]*session{}, jobs: map[key]*job{}, stop: make(chan struct{})}
+	if cfg.OnUpdate != nil {
+		m.onUpdate.Store(&cfg.OnUpdate)
+	}
 	m.shell, m.bash = resolveShell(cfg.Shell)
 	m.sigPrefix = defaultSignalPrefix()
 	var rnd [6]byte

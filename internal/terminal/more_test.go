@@ -45,6 +45,23 @@ func TestProgressAndUpdateHooks(t *testing.T) {
 	waitUntil(t, func() bool { mu.Lock(); defer mu.Unlock(); return updates["c/p"] > 0 }, "an OnUpdate call")
 }
 
+// TestSetOnUpdate: a hook set after the manager runs gets the updates Config.OnUpdate would.
+func TestSetOnUpdate(t *testing.T) {
+	var mu sync.Mutex
+	updates := 0
+	m := newTestManager(t, Config{})
+	m.SetOnUpdate(func(conv, id string) {
+		mu.Lock()
+		updates++
+		mu.Unlock()
+	})
+	createSession(t, m, "c", "late")
+	if _, err := m.Send(context.Background(), "c", "late", Input{Text: "echo hooked", Wait: OutputQuery{WaitMS: testWait, WaitFor: "hooked"}}); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, func() bool { mu.Lock(); defer mu.Unlock(); return updates > 0 }, "a call of the hook set by SetOnUpdate")
+}
+
 func TestIdleTimeoutClosesSession(t *testing.T) {
 	m := newTestManager(t, Config{IdleTimeout: 300 * time.Millisecond, CloseGrace: 200 * time.Millisecond})
 	createSession(t, m, "c", "idle")

@@ -268,8 +268,8 @@ func (s *session) notifyLoop() {
 			return
 		case <-s.updCh:
 		}
-		if s.m.cfg.OnUpdate != nil {
-			s.m.cfg.OnUpdate(s.conv, s.id)
+		if f := s.m.onUpdate.Load(); f != nil {
+			(*f)(s.conv, s.id)
 		}
 		t := time.NewTimer(updateEvery)
 		select {

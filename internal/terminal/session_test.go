@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
+	"toolhost/store/storetest"
 
-	"toolhost/store"
+	"golang.org/x/sys/unix"
 )
 
 func TestPromptMarkerExitCodes(t *testing.T) {
@@ -309,11 +309,7 @@ func waitUntil(t *testing.T, cond func() bool, what string) {
 func TestRestartShowsEndedSessions(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	st, err := store.Open(ctx, dir, store.Options{NoSync: true})
-	if err != nil {
-		t.Fatalf("store.Open() = %v", err)
-	}
-	defer st.Close()
+	st := storetest.OpenDir(t, dir)
 	m1, err := NewManager(Config{Store: st})
 	if err != nil {
 		t.Fatalf("NewManager() = %v", err)

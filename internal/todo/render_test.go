@@ -1,33 +1,12 @@
 package todo
 
 import (
-	"flag"
-	"os"
-	"path/filepath"
 	"testing"
+
+	"toolhost/internal/golden"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-// golden compares got with testdata/name, rewriting the file under -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
 
 func TestRender(t *testing.T) {
 	tests := []struct {
@@ -51,7 +30,7 @@ func TestRender(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			golden(t, "render_"+tt.name+".golden", Render(tt.list)+"\n")
+			golden.CheckString(t, "testdata/render_"+tt.name+".golden", Render(tt.list)+"\n")
 		})
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"go.etcd.io/bbolt"
 
 	"toolhost/store"
+	"toolhost/store/storetest"
 )
 
 // TestMain lets the test binary double as the worker process of the multi-process tests: with
@@ -133,12 +134,7 @@ func workerCmd(t *testing.T, dir, conv, name string, rounds int) *exec.Cmd {
 
 func openStore(t testing.TB, dir string, noSync bool) *store.Store {
 	t.Helper()
-	st, err := store.Open(t.Context(), dir, store.Options{NoSync: noSync})
-	if err != nil {
-		t.Fatalf("store.Open(%s) error: %v", dir, err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return st
+	return storetest.OpenWith(t, dir, store.Options{NoSync: noSync})
 }
 
 // checkAcks verifies that every acknowledged change is in l.

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"toolhost/internal/golden"
+)
+
+// TestCommandTable checks the rows: unique names, one action each, and help for every flag,
+// since usage and --help are printed from them.
+func TestCommandTable(t *testing.T) {
+	seen := map[string]bool{}
+	for _, g := range groups {
+		if g.title == "" || len(g.commands) == 0 {
+			t.Errorf("group %+v has no title or no commands", g)
+		}
+		for _, c := range g.commands {
+			if seen[c.name] {
+				t.Errorf("command %q is declared twice", c.name)
+			}
+			seen[c.name] = true
+			if (c.flags == nil) == (c.run == nil) {
+				t.Errorf("command %q sets %s; set exactly one of flags and run", c.name, map[bool]string{true: "neither", false: "both"}[c.flags == nil])
+			}
+			if c.help == "" {
+				t.Errorf("command %q has no help line", c.name)
+			}
+			if c.maxArgs >= 0 && c.maxArgs < c.minArgs {
+				t.Errorf("command %q takes %d to %d arguments", c.name, c.minArgs, c.maxArgs)
+			}
+			if fs := commandFlagSet(c); fs != nil {
+				fs.VisitAll(func(f *flag.Flag) {
+					if f.Usage == "" {
+						t.Errorf("flag --%s of %q has no help", f.Name, c.name)
+					}
+					if globalFlagSet().Lookup(f.Name) != nil {
+						t.Errorf("flag --%s of %q shadows a global flag", f.Name, c.name)
+					}
+				})
+			}
+		}
+	}
+	globalFlagSet().VisitAll(func(f *flag.Flag) {
+		if f.Usage == "" {
+			t.Errorf("global flag --%s has no help", f.Name)
+		}
+	})
+}
+
+// TestUsageGolden pins `toolhost help`: every command, its flags and the global flags, as
+// printed from the table.
+func TestUsageGolden(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if err := run([]string{"help"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	golden.CheckString(t, "testdata/usage.golden", out.String())
+	for _, g := range groups {
+		for _, c := range g.commands {
+			if !strings.Contains(out.String(), "  "+strings.TrimPrefix(usageLine(c), "toolhost ")) {
+				t.Errorf("usage lacks %q", usageLine(c))
+			}
+		}
+	}
+}
+
+func TestLookup(t *testing.T) {
+	tests := []struct {
+		args     []string
+		wantName string
+		wantRest []string
+		wantErr  string
+	}{
+		{[]string{"serve"}, "serve", []string{}, ""},
+		{[]string{"approve", "r1"}, "approve", []string{"r1"}, ""},
+		{[]string{"memory", "reembed"}, "memory reembed", []string{}, ""},
+		{[]string{"memory", "reembed", "extra"}, "memory reembed", []string{"extra"}, ""},
+		{[]string{"memory"}, "", nil, `no command "memory"; commands: memory reembed`},
+		{[]string{"memory", "forget"}, "", nil, `no command "memory forget"; commands: memory reembed`},
+		{[]string{"serv"}, "", nil, `unknown command "serv"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			c, rest, err := lookup(tt.args)
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("lookup(%q) error = %v, want %q", tt.args, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || c.name != tt.wantName || !slices.Equal(rest, tt.wantRest) {
+				t.Errorf("lookup(%q) = %q, %q, %v; want %q, %q", tt.args, c.name, rest, err, tt.wantName, tt.wantRest)
+			}
+		})
+	}
+}
+
+// TestRunRefusals: commands that must not start (wrong arguments, a decision from inside a
+// toolhost terminal) are refused before the app opens: the state directory is never touched.
+func TestRunRefusals(t *testing.T) {
+	state := t.TempDir() + "/state"
+	tests := []struct {
+		name     string
+		args     []string
+		terminal bool
+		want     string
+	}{
+		{"missing command", nil, false, "missing command"},
+		{"unknown command", []string{"frobnicate"}, false, `unknown command "frobnicate"`},
+		{"too few arguments", []string{"approve"}, false, "usage: toolhost approve ID [--for DURATION] [--once]"},
+		{"too many arguments", []string{"deny", "a", "b"}, false, "usage: toolhost deny ID"},
+		{"call without a tool", []string{"call"}, false, "usage: toolhost call TOOL ['JSON']"},
+		{"call with bad JSON", []string{"call", "think", "{"}, false, "call: arguments are not valid JSON"},
+		{"unknown flag", []string{"grants", "--for", "1m"}, false, "flag provided but not defined: -for"},
+		{"two formats", []string{"tools", "--json", "--markdown"}, false, "choose one of --json and --markdown"},
+		{"approve from a terminal", []string{"approve", "r1", "--once"}, true, "refusing to approve from inside a toolhost terminal session"},
+		{"revoke from a terminal", []string{"revoke", "g1"}, true, "refusing to revoke from inside a toolhost terminal session"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.terminal {
+				t.Setenv("TOOLHOST_TERMINAL_ID", "s1")
+			}
+			var out, errOut bytes.Buffer
+			err := run(append(tt.args, "--state-dir", state), &out, &errOut)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("run(%q) = %v, want %q", tt.args, err, tt.want)
+			}
+			if out.Len() > 0 {
+				t.Errorf("run(%q) wrote to stdout: %q", tt.args, out.String())
+			}
+		})
+	}
+	if _, err := os.Stat(state); err == nil {
+		t.Errorf("a refused command created the state directory %s", state)
+	}
+}
+
+// TestHelpFlags: --help after any command prints its usage from the table and succeeds.
+func TestHelpFlags(t *testing.T) {
+	for _, g := range groups {
+		for _, c := range g.commands {
+			var out, errOut bytes.Buffer
+			if err := run(append(strings.Fields(c.name), "--help"), &out, &errOut); err != nil {
+				t.Errorf("%s --help: %v", c.name, err)
+			}
+			if !strings.HasPrefix(errOut.String(), "Usage: "+usageLine(c)+"\n") {
+				t.Errorf("%s --help printed %q, want its usage line", c.name, errOut.String())
+			}
+		}
+	}
+}
+
+// TestToolsMarkdown: `toolhost tools --markdown` prints the registry's table, one row per tool.
+func TestToolsMarkdown(t *testing.T) {
+	dir := t.TempDir()
+	cfg := dir + "/config.toml"
+	if err := os.WriteFile(cfg, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	if err := run([]string{"tools", "--markdown", "--config", cfg, "--state-dir", dir + "/state", "--workdir", dir, "--disable", "memory_operations"}, &out, &errOut); err != nil {
+		t.Fatalf("tools --markdown: %v\n%s", err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) < 3 || lines[0] != "| # | tool | operations |" || !strings.HasPrefix(lines[2], "| 1 | `think` | ") {
+		t.Errorf("tools --markdown = %q, want the table starting with think", out.String())
+	}
+	if strings.Contains(out.String(), "memory_operations") || !strings.Contains(out.String(), "| 10 | `read_tool_result` |") {
+		t.Errorf("tools --markdown with memory_operations disabled = %q, want it absent and places kept", out.String())
+	}
+}

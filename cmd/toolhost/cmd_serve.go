@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"toolhost/internal/app"
+	"toolhost/internal/config"
+	"toolhost/internal/server"
+)
+
+// serveCommands serve MCP to clients.
+var serveCommands = group{title: "Serving", commands: []cliCommand{
+	{
+		name: "stdio",
+		help: "serve MCP over stdin/stdout (what editors and agent CLIs spawn)",
+		run:  serveStdio,
+	},
+	{
+		name: "serve",
+		help: "serve MCP over streamable HTTP at http://ADDR/mcp (loopback, bearer token)",
+		flags: func(fs *flag.FlagSet) action {
+			addr := fs.String("addr", "", "listen on `HOST:PORT` (default "+server.DefaultAddr+"); off loopback it needs a token you set")
+			token := fs.String("token", "", "bearer `TOKEN` (default: generated once, kept in the state dir, mode 0600); ps shows it to every local user")
+			noAuth := fs.Bool("no-auth", false, "no token; loopback only; for test clients that cannot send one")
+			stateless := fs.Bool("stateless", false, "serve every request without sessions")
+			return func(inv *invocation) error {
+				return serveHTTP(inv, func(cfg *config.Config) {
+					if *addr != "" {
+						cfg.HTTP.Addr = *addr
+					}
+					if *token != "" {
+						cfg.HTTP.Token = *token
+					}
+					cfg.HTTP.NoAuth = cfg.HTTP.NoAuth || *noAuth
+					cfg.HTTP.Stateless = cfg.HTTP.Stateless || *stateless
+				}, *token != "")
+			}
+		},
+	},
+}}
+
+func serveStdio(inv *invocation) error {
+	a, err := inv.App()
+	if err != nil {
+		return err
+	}
+	if err := a.MarkServer(); err != nil {
+		return err
+	}
+	a.Logger.Info("serving stdio", "workdir", a.Workdir, "profile", a.ProfileName, "tools", strings.Join(a.Registry.Names(), ","))
+	err = server.ServeStdio(inv.ctx, a.Server(), os.Stdin, inv.stdout, a.Logger)
+	if errors.Is(err, context.Canceled) && inv.ctx.Err() != nil {
+		return nil // SIGINT or SIGTERM: a normal shutdown, sessions closed with the app
+	}
+	return err
+}
+
+// serveHTTP serves the app over streamable HTTP where the exposure policy allows it.
+func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine bool) error {
+	a, err := inv.App(flags)
+	if err != nil {
+		return err
+	}
+	if err := a.MarkServer(); err != nil {
+		return err
+	}
+	hc := a.Config.HTTP
+	listen, err := server.Exposure{Addr: hc.Addr, NoAuth: hc.NoAuth, ExplicitToken: a.ExplicitToken(), AllowedHosts: hc.AllowedHosts}.Check()
+	if err != nil {
+		return err
+	}
+	hopts := server.HTTPOptions{
+		NoAuth:         hc.NoAuth,
+		Stateless:      hc.Stateless,
+		SessionTimeout: hc.SessionTimeout.Duration,
+		AllowedHosts:   listen.AllowedHosts,
+		Logger:         a.Logger,
+		Routes: map[string]http.Handler{
+			"/api/approvals":  server.OperatorPeer(server.ApprovalsHandler(a.Guard), a.Logger),
+			"/api/approvals/": server.OperatorPeer(server.ApprovalsHandler(a.Guard), a.Logger),
+		},
+	}
+	if tokenOnCommandLine {
+		a.Logger.Warn("--token puts the token on the command line, readable by every local process (ps); prefer TOOLHOST_TOKEN or the generated token file")
+	}
+	source := ""
+	if !hopts.NoAuth {
+		if hopts.Token, source, err = a.Token(); err != nil {
+			return err
+		}
+	} else {
+		a.Logger.Warn("serving without a bearer token (--no-auth): any local process can call tools")
+	}
+	ln, err := net.Listen("tcp", listen.Addr)
+	if err != nil {
+		return err
+	}
+	srv := server.NewHTTPServer(server.NewHTTPHandler(a.Server(), hopts))
+	url := fmt.Sprintf("http://%s/mcp", ln.Addr())
+	out := inv.stdout
+	fmt.Fprintf(out, "toolhost %s serving %s (workdir %s, profile %s)\n", app.Version, url, a.Workdir, a.ProfileName)
+	if hopts.NoAuth {
+		fmt.Fprintf(out, "no bearer token (--no-auth)\n\nClient config:\n{\"mcpServers\":{\"toolhost\":{\"type\":\"http\",\"url\":%q}}}\n", url)
+	} else {
+		fmt.Fprintf(out, "bearer token from %s\n\nClient config (paste into your client's MCP settings):\n", source)
+		fmt.Fprintf(out, "{\"mcpServers\":{\"toolhost\":{\"type\":\"http\",\"url\":%q,\"headers\":{\"Authorization\":\"Bearer %s\"}}}}\n", url, hopts.Token)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-inv.ctx.Done():
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
+}

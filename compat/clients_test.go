@@ -1,0 +1,232 @@
+//go:build compat
+
+package compat
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// client is one agent CLI: how to install (package), start (bin) and configure it. setup
+// writes the client's config files into the run's home and returns the command-line arguments
+// and extra environment. Each setup documents why a setting is there; compat/README.md says the
+// same for people.
+type client struct {
+	name       string
+	pkg        string // npm package (version pinned in package.json)
+	bin        string // node_modules/.bin entry
+	api        API
+	transports []string
+	setup      func(t *testing.T, r *run) (args, env []string)
+}
+
+// clients is the table of agent CLIs the suite drives.
+var clients = []*client{
+	{name: "claude-code", pkg: "@anthropic-ai/claude-code", bin: "claude", api: APIAnthropic, transports: []string{"stdio", "http"}, setup: setupClaude},
+	{name: "codex", pkg: "@openai/codex", bin: "codex", api: APIResponses, transports: []string{"stdio", "http"}, setup: setupCodex},
+	{name: "gemini-cli", pkg: "@google/gemini-cli", bin: "gemini", api: APIGemini, transports: []string{"stdio", "http"}, setup: setupGemini},
+	{name: "opencode", pkg: "opencode-ai", bin: "opencode", api: APIChat, transports: []string{"stdio", "http"}, setup: setupOpencode},
+	{name: "qwen-code", pkg: "@qwen-code/qwen-code", bin: "qwen", api: APIChat, transports: []string{"stdio", "http"}, setup: setupQwen},
+}
+
+// dummyKey is the API key every client sends; only the fake model sees it.
+const dummyKey = "sk-compat-dummy-key-00000000000000000000"
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeJSONFile(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, string(b))
+}
+
+// mcpJSON is the common "mcpServers" entry (Claude Code, Gemini CLI, Qwen Code).
+func mcpJSON(r *run, httpKey string, extra map[string]any) map[string]any {
+	e := map[string]any{}
+	if r.transport == "stdio" {
+		e["command"], e["args"] = r.mcp.Command, r.mcp.Args
+	} else {
+		e[httpKey] = r.mcp.URL
+		e["headers"] = map[string]string{"Authorization": "Bearer " + r.mcp.Token}
+	}
+	for k, v := range extra {
+		e[k] = v
+	}
+	return e
+}
+
+// Claude Code: the Anthropic Messages API at ANTHROPIC_BASE_URL with a dummy API key, print
+// mode (-p), the server from --mcp-config only (--strict-mcp-config), and its tools allowed
+// without prompts (--allowedTools mcp__toolhost). Running as root rules out
+// --dangerously-skip-permissions.
+func setupClaude(t *testing.T, r *run) (args, env []string) {
+	entry := mcpJSON(r, "url", nil)
+	if r.transport == "stdio" {
+		entry["type"] = "stdio"
+	} else {
+		entry["type"] = "http"
+	}
+	cfg := filepath.Join(r.dir, "claude-mcp.json")
+	writeJSONFile(t, cfg, map[string]any{"mcpServers": map[string]any{"toolhost": entry}})
+	// Skip the first-run onboarding and the API-key approval dialog.
+	writeJSONFile(t, filepath.Join(r.home, ".claude.json"), map[string]any{
+		"hasCompletedOnboarding": true, "bypassPermissionsModeAccepted": true,
+		"customApiKeyResponses": map[string]any{"approved": []string{dummyKey[len(dummyKey)-20:]}, "rejected": []string{}},
+	})
+	args = []string{"-p", r.prompt, "--mcp-config", cfg, "--strict-mcp-config", "--allowedTools", "mcp__toolhost",
+		"--model", "claude-sonnet-4-5", "--output-format", "json", "--max-turns", "30"}
+	env = []string{
+		"ANTHROPIC_BASE_URL=" + r.modelURL,
+		"ANTHROPIC_API_KEY=" + dummyKey,
+		"CLAUDE_CONFIG_DIR=" + filepath.Join(r.home, ".claude"),
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", // telemetry, error reports, update checks
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"DISABLE_AUTOUPDATER=1",
+		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
+		"MCP_TIMEOUT=60000",
+	}
+	return args, env
+}
+
+// Codex: a custom model provider (the OpenAI Responses API at the fake model, key from an env
+// var), `codex exec` with no approvals and no sandbox (the suite's temp dirs are the sandbox),
+// analytics and update checks off. CODEX_HOME keeps its config in the run's home.
+func setupCodex(t *testing.T, r *run) (args, env []string) {
+	var server string
+	if r.transport == "stdio" {
+		server = fmt.Sprintf("command = %s\nargs = %s\n", tomlString(r.mcp.Command), tomlStrings(r.mcp.Args))
+	} else {
+		server = fmt.Sprintf("url = %s\nbearer_token_env_var = \"COMPAT_TOOLHOST_TOKEN\"\n", tomlString(r.mcp.URL))
+	}
+	cfg := fmt.Sprintf(`model = "compat-model"
+model_provider = "compat"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[model_providers.compat]
+name = "compat"
+base_url = %s
+env_key = "COMPAT_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+
+[otel]
+exporter = "none"
+
+[mcp_servers.toolhost]
+%sstartup_timeout_sec = 60
+tool_timeout_sec = 120
+`, tomlString(r.modelURL+"/v1"), server)
+	codexHome := filepath.Join(r.home, ".codex")
+	writeFile(t, filepath.Join(codexHome, "config.toml"), cfg)
+	args = []string{"exec", "--skip-git-repo-check", "--color", "never", "-C", r.work, r.prompt}
+	env = []string{"CODEX_HOME=" + codexHome, "COMPAT_API_KEY=" + dummyKey, "COMPAT_TOOLHOST_TOKEN=" + r.mcp.Token}
+	return args, env
+}
+
+func tomlString(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func tomlStrings(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = tomlString(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// Gemini CLI: the Gemini API at GOOGLE_GEMINI_BASE_URL with a dummy GEMINI_API_KEY, the
+// server trusted (no confirmation), yolo approval, folder trust, telemetry, usage statistics
+// and update checks off.
+func setupGemini(t *testing.T, r *run) (args, env []string) {
+	settings := geminiSettings(r, "gemini-api-key")
+	settings["general"] = map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true}
+	settings["ui"] = map[string]any{"hideTips": true, "hideBanner": true}
+	writeJSONFile(t, filepath.Join(r.home, ".gemini", "settings.json"), settings)
+	args = []string{"-p", r.prompt, "--yolo", "-m", "gemini-2.5-pro", "--output-format", "json"}
+	env = []string{"GEMINI_API_KEY=" + dummyKey, "GOOGLE_GEMINI_BASE_URL=" + r.modelURL, "GEMINI_CLI_NO_RELAUNCH=true"}
+	return args, env
+}
+
+// geminiSettings is the settings.json part Gemini CLI and its fork Qwen Code share: the
+// server, trusted (no confirmations); the auth type; folder trust, usage statistics and
+// telemetry off.
+func geminiSettings(r *run, auth string) map[string]any {
+	return map[string]any{
+		"mcpServers": map[string]any{"toolhost": mcpJSON(r, "httpUrl", map[string]any{"trust": true, "timeout": 120000})},
+		"security":   map[string]any{"auth": map[string]any{"selectedType": auth}, "folderTrust": map[string]any{"enabled": false}},
+		"privacy":    map[string]any{"usageStatisticsEnabled": false},
+		"telemetry":  map[string]any{"enabled": false},
+	}
+}
+
+// opencode: a custom provider on the bundled OpenAI-compatible SDK (Chat Completions at the
+// fake model), the server as a local or remote MCP entry, every permission allowed, and
+// autoupdate, sharing, the models.dev catalogue and LSP downloads off.
+func setupOpencode(t *testing.T, r *run) (args, env []string) {
+	var server map[string]any
+	if r.transport == "stdio" {
+		server = map[string]any{"type": "local", "command": append([]string{r.mcp.Command}, r.mcp.Args...), "enabled": true, "timeout": 60000}
+	} else {
+		server = map[string]any{"type": "remote", "url": r.mcp.URL, "enabled": true, "oauth": false, "timeout": 60000,
+			"headers": map[string]string{"Authorization": "Bearer " + r.mcp.Token}}
+	}
+	cfg := filepath.Join(r.dir, "opencode.json")
+	writeJSONFile(t, cfg, map[string]any{
+		"$schema": "https://opencode.ai/config.json",
+		"provider": map[string]any{"compat": map[string]any{
+			"npm": "@ai-sdk/openai-compatible", "name": "compat",
+			"options": map[string]any{"baseURL": r.modelURL + "/v1", "apiKey": dummyKey},
+			"models":  map[string]any{"compat-model": map[string]any{"name": "compat-model", "tool_call": true, "limit": map[string]any{"context": 200000, "output": 8192}}},
+		}},
+		"model":       "compat/compat-model",
+		"small_model": "compat/compat-model",
+		"mcp":         map[string]any{"toolhost": server},
+		"permission":  map[string]any{"*": "allow"},
+		"autoupdate":  false,
+		"share":       "disabled",
+	})
+	args = []string{"run", "--model", "compat/compat-model", r.prompt}
+	env = []string{"OPENCODE_CONFIG=" + cfg, "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1",
+		"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_DEFAULT_PLUGINS=1", "OPENCODE_DISABLE_SHARE=1",
+		"OPENCODE_PURE=1"} // no plugin installs from npm
+	return args, env
+}
+
+// Qwen Code: OpenAI-compatible auth (Chat Completions at OPENAI_BASE_URL with a dummy key),
+// the server trusted, yolo approval, telemetry, usage statistics and update checks off.
+func setupQwen(t *testing.T, r *run) (args, env []string) {
+	settings := geminiSettings(r, "openai")
+	settings["general"] = map[string]any{"enableAutoUpdate": false} // 0.24 renamed disableAutoUpdate
+	settings["model"] = map[string]any{"name": "compat-model"}
+	writeJSONFile(t, filepath.Join(r.home, ".qwen", "settings.json"), settings)
+	args = []string{"-p", r.prompt, "--yolo", "--output-format", "json"}
+	env = []string{"OPENAI_API_KEY=" + dummyKey, "OPENAI_BASE_URL=" + r.modelURL + "/v1", "OPENAI_MODEL=compat-model"}
+	return args, env
+}

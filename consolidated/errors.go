@@ -1,0 +1,181 @@
+package consolidated
+
+import (
+	"fmt"
+	"strings"
+)
+
+// ErrorCode is the stable code of a ToolError: the word after "error" in the text the model
+// reads ("error not_found: ..."), which clients, tests and the log match on. Every code is
+// declared below, once, in the group of the situation it names, and testdata/error_codes.golden
+// lists them for review. It is a string type, so a literal still compiles, but
+// TestErrorCodesDeclared fails on one: use the constant, or declare a new code here.
+type ErrorCode string
+
+// Arguments: the call itself is wrong, and the model fixes it by changing its arguments.
+const (
+	// CodeInvalidArguments: the arguments are not a JSON object.
+	CodeInvalidArguments ErrorCode = "invalid_arguments"
+	// CodeUnknownTool: no tool has that name; the next step lists the tools.
+	CodeUnknownTool ErrorCode = "unknown_tool"
+	// CodeUnknownOperation: the tool has no such operation; the next step lists them.
+	CodeUnknownOperation ErrorCode = "unknown_operation"
+	// CodeMissingParameter: a required parameter (or one of a required pair) is missing.
+	CodeMissingParameter ErrorCode = "missing_parameter"
+	// CodeUnexpectedParameter: a parameter the operation does not take.
+	CodeUnexpectedParameter ErrorCode = "unexpected_parameter"
+	// CodeInvalidType: a parameter has the wrong JSON type.
+	CodeInvalidType ErrorCode = "invalid_type"
+	// CodeInvalidValue: a parameter's value is empty, out of range or not one of the allowed ones.
+	CodeInvalidValue ErrorCode = "invalid_value"
+	// CodeInvalidPattern: a glob or regular expression that does not parse or can never match.
+	CodeInvalidPattern ErrorCode = "invalid_pattern"
+	// CodeInvalidTodos: a todo list that breaks the plan's rules; nothing was changed.
+	CodeInvalidTodos ErrorCode = "invalid_todos"
+	// CodeBadPatch: a patch that does not parse, or names no file.
+	CodeBadPatch ErrorCode = "bad_patch"
+)
+
+// Path and guard: the path the model gave, or the working-directory guard's decision about it.
+// The guard's own codes (authz.Code*) pass through GuardError unchanged and are declared here too.
+const (
+	// CodeOutsideWorkdir: a write or execute outside the working directory; a grant fixes it.
+	CodeOutsideWorkdir ErrorCode = "outside_workdir"
+	// CodeNeedsGrant: a read outside the working directory while outside reads need a grant.
+	CodeNeedsGrant ErrorCode = "needs_grant"
+	// CodeProtectedPath: toolhost's own files or a repository's .git/config or hooks; only a
+	// grant naming them fixes it.
+	CodeProtectedPath ErrorCode = "protected_path"
+	// CodeSecretPath: a credential store on the deny list; only a grant naming it fixes it.
+	CodeSecretPath ErrorCode = "secret_path"
+	// CodeHardLink: a write to a file with several hard links; a grant naming it fixes it.
+	CodeHardLink ErrorCode = "hard_link"
+	// CodeIsWorkdir: a delete or rename of the working directory itself.
+	CodeIsWorkdir ErrorCode = "is_workdir"
+	// CodeInvalidRequest: the guard was asked something malformed (unknown class); a bug in the
+	// tool, reported as the guard words it.
+	CodeInvalidRequest ErrorCode = "invalid_request"
+	// CodeInvalidPath: a path that cannot name a file (NUL byte, too long) or leaves the tree.
+	CodeInvalidPath ErrorCode = "invalid_path"
+	// CodeNotFound: the path, id or name names nothing; the next step says how to find it.
+	CodeNotFound ErrorCode = "not_found"
+	// CodeExists: the target already exists and the operation would not replace it.
+	CodeExists ErrorCode = "exists"
+	// CodeIsDirectory: a directory where the operation needs a file.
+	CodeIsDirectory ErrorCode = "is_directory"
+	// CodeNotDirectory: a file (or a file among the parents) where a directory is needed.
+	CodeNotDirectory ErrorCode = "not_directory"
+	// CodeNotRegular: a FIFO, device or socket, which is never read or written.
+	CodeNotRegular ErrorCode = "not_regular"
+	// CodeSymlinkLoop: too many symbolic links on the way.
+	CodeSymlinkLoop ErrorCode = "symlink_loop"
+	// CodePermissionDenied: the operating system refused access.
+	CodePermissionDenied ErrorCode = "permission_denied"
+	// CodeMultipleRoots: one all-or-nothing write over files under different roots.
+	CodeMultipleRoots ErrorCode = "multiple_roots"
+)
+
+// State and sessions: what toolhost holds (files the model read, sessions, requests, the
+// profile) does not allow the call as it stands.
+const (
+	// CodeStale: the file changed (or was deleted) since the model last read it.
+	CodeStale ErrorCode = "stale"
+	// CodeConflict: the file changed while the edit was being written; nothing was written.
+	CodeConflict ErrorCode = "conflict"
+	// CodeAmbiguous: the text to replace occurs more than once.
+	CodeAmbiguous ErrorCode = "ambiguous"
+	// CodeCountMismatch: the number of replacements differs from expected_replacements.
+	CodeCountMismatch ErrorCode = "count_mismatch"
+	// CodeNoChange: the edit would leave the file as it is.
+	CodeNoChange ErrorCode = "no_change"
+	// CodePastEnd: the requested start is past the end of the file.
+	CodePastEnd ErrorCode = "past_end"
+	// CodeNotText: binary content where text is needed.
+	CodeNotText ErrorCode = "not_text"
+	// CodeNoSession: the conversation has no terminal session or command with that id.
+	CodeNoSession ErrorCode = "no_session"
+	// CodeSessionEnded: the session has exited; its history stays readable.
+	CodeSessionEnded ErrorCode = "session_ended"
+	// CodeInvalidState: an answer that belongs to no request of this server and conversation.
+	CodeInvalidState ErrorCode = "invalid_state"
+	// CodeNotPending: the authorization request was already decided or has expired.
+	CodeNotPending ErrorCode = "not_pending"
+	// CodeEmbedderChanged: the memories were embedded by another embedder; the user re-embeds.
+	CodeEmbedderChanged ErrorCode = "embedder_changed"
+	// CodeDisabled: the tool or operation is disabled in the active profile.
+	CodeDisabled ErrorCode = "disabled"
+	// CodeUnsupported: the client lacks a capability the operation needs (elicitation).
+	CodeUnsupported ErrorCode = "unsupported"
+)
+
+// Terminal guard: the user's command rules or the terminal sandbox stand in the way.
+const (
+	// CodeCommandDenied: a command rule denies the line; the text names the rule.
+	CodeCommandDenied ErrorCode = "command_denied"
+	// CodeNeedsApproval: a command rule asks about the line; an authorization request with the
+	// exact line is pending, and the same line runs once the user approves it.
+	CodeNeedsApproval ErrorCode = "needs_approval"
+	// CodeCommandUnknown: a line edited with keys cannot be checked; send it as text.
+	CodeCommandUnknown ErrorCode = "command_unknown"
+	// CodeSandboxUnavailable: the configured sandbox cannot be enforced here and the user has
+	// not accepted running commands unconfined.
+	CodeSandboxUnavailable ErrorCode = "sandbox_unavailable"
+)
+
+// Limits: the call is fine but exceeds a bound; a smaller request, or waiting, fixes it.
+const (
+	// CodeTooLarge: the input or the file is over a size limit.
+	CodeTooLarge ErrorCode = "too_large"
+	// CodeLimit: too many sessions are open.
+	CodeLimit ErrorCode = "limit"
+	// CodeTooManyRequests: too many authorization requests are already waiting for the user.
+	CodeTooManyRequests ErrorCode = "too_many_requests"
+	// CodeTimeout: the call did not finish within its deadline.
+	CodeTimeout ErrorCode = "timeout"
+	// CodeCancelled: the client cancelled the call.
+	CodeCancelled ErrorCode = "cancelled"
+)
+
+// Internal: nothing the model did; the log has the cause.
+const (
+	// CodeInternal: a failure inside toolhost (a bug, an I/O error); the text names the execution
+	// id to find in the log.
+	CodeInternal ErrorCode = "internal"
+	// CodeUnavailable: the service is not available here or now (shutting down, not configured).
+	CodeUnavailable ErrorCode = "unavailable"
+)
+
+// ToolError is a failure the model can fix. Its text names the code, the parameter concerned
+// and the next step; the cause, when there is one, goes to the log only, so that what the model
+// reads and what the operator needs travel together but apart.
+type ToolError struct {
+	Code    ErrorCode
+	Param   string
+	Message string
+	// Next is the next step: valid values, the nearest match, the call to make.
+	Next string
+	// Cause is the error the tool mapped to this one (an engine's, the guard's). Dispatch logs
+	// it; Error never shows it.
+	Cause error
+}
+
+// Error is the text the model reads.
+func (e *ToolError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "error %s: %s", e.Code, e.Message)
+	if e.Param != "" {
+		fmt.Fprintf(&b, "\nparameter: %s", e.Param)
+	}
+	if e.Next != "" {
+		fmt.Fprintf(&b, "\nnext: %s", e.Next)
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause, so errors.Is and errors.As see through a ToolError.
+func (e *ToolError) Unwrap() error { return e.Cause }
+
+// Errorf builds a ToolError without a parameter or next step.
+func Errorf(code ErrorCode, format string, args ...any) *ToolError {
+	return &ToolError{Code: code, Message: fmt.Sprintf(format, args...)}
+}

@@ -1,0 +1,247 @@
+package consolidated
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
+	"toolhost/internal/terminal"
+	"toolhost/store"
+	"toolhost/store/storetest"
+)
+
+const testConversation = "conv-test"
+
+// harness serves tools to a go-sdk client over the in-memory transport, registered the way
+// internal/server registers them (tools, their resources, the subscription handlers), on a real
+// store, guard and spill directory, and calls them as a client does. Every tool test uses it; the
+// tools to serve are the option that differs.
+type harness struct {
+	t     testing.TB
+	wd    string // the working directory, canonical
+	st    *store.Store
+	guard *authz.Guard
+	env   *Env
+	reg   *Registry
+	cs    *mcp.ClientSession
+	// tool is the tool op and mustOp call: the first one the options build.
+	tool string
+
+	mu       sync.Mutex
+	progress []string // messages of progress notifications
+	updated  []string // URIs of resource-updated notifications
+	elicited []*mcp.ElicitParams
+	// answerWith plays the user when a tool asks (harnessOptions.elicit).
+	answerWith func(*mcp.ElicitParams) *mcp.ElicitResult
+	closed     sync.Once
+}
+
+type harnessOptions struct {
+	// tools builds the tools to serve, on the harness's guard and store.
+	tools func(h *harness) []*Tool
+	// budgetTokens is the result budget (0: the default).
+	budgetTokens int
+	// st reuses a store (a restart); nil opens a new one.
+	st *store.Store
+	// protocol is the client's protocol version; "" is the SDK default.
+	protocol string
+	// elicit makes the client declare elicitation and answer with answerWith.
+	elicit bool
+}
+
+func newHarness(t testing.TB, o harnessOptions) *harness {
+	t.Helper()
+	ctx := context.Background()
+	wd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, wd: wd, st: o.st}
+	if h.st == nil {
+		h.st = storetest.Open(t)
+	}
+	if h.guard, err = authz.New(ctx, authz.Config{WorkDir: wd, StateDir: h.st.Dir(), Store: h.st}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.guard.Close() })
+	spill, err := NewSpill(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.env = &Env{Workdir: wd, DefaultConversation: testConversation, BudgetTokens: o.budgetTokens, Spill: spill}
+	tools := o.tools(h)
+	h.tool = tools[0].Name
+	h.reg = NewRegistry(h.env, tools, nil)
+	t.Cleanup(h.close)
+	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, &mcp.ServerOptions{
+		SubscribeHandler: h.reg.Subscribe, UnsubscribeHandler: h.reg.Unsubscribe,
+	})
+	h.reg.Register(s)
+	sTrans, cTrans := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, sTrans, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	copts := &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+			h.mu.Lock()
+			h.progress = append(h.progress, req.Params.Message)
+			h.mu.Unlock()
+		},
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+			h.mu.Lock()
+			h.updated = append(h.updated, req.Params.URI)
+			h.mu.Unlock()
+		},
+	}
+	if o.elicit {
+		copts.ElicitationHandler = func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			h.mu.Lock()
+			h.elicited = append(h.elicited, r.Params)
+			answer := h.answerWith
+			h.mu.Unlock()
+			return answer(r.Params), nil
+		}
+	}
+	var sopts *mcp.ClientSessionOptions
+	if o.protocol != "" {
+		sopts = &mcp.ClientSessionOptions{ProtocolVersion: o.protocol}
+	}
+	if h.cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts).Connect(ctx, cTrans, sopts); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.cs.Close() })
+	return h
+}
+
+// newFileHarness serves file_operations and read_tool_result.
+func newFileHarness(t testing.TB, budgetTokens int) *harness {
+	t.Helper()
+	return newHarness(t, harnessOptions{budgetTokens: budgetTokens, tools: func(h *harness) []*Tool {
+		return []*Tool{FileTool(FileConfig{Guard: h.guard}), ReadToolResultTool()}
+	}})
+}
+
+// newTermHarness serves terminal_operations on a terminal engine with short waits.
+func newTermHarness(t testing.TB, o harnessOptions) *harness {
+	t.Helper()
+	o.tools = func(h *harness) []*Tool { return []*Tool{testTerminalTool(h)} }
+	return newHarness(t, o)
+}
+
+// testTerminalTool is terminal_operations on a terminal engine of its own with short waits; the
+// harness closes it (and so the engine) at cleanup.
+func testTerminalTool(h *harness) *Tool {
+	h.t.Helper()
+	mgr, err := terminal.NewManager(terminal.Config{Store: h.st, CloseGrace: 500 * time.Millisecond, MaxWait: 20 * time.Second})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return TerminalTool(TerminalConfig{Manager: mgr, Guard: h.guard, MaxWait: 20 * time.Second})
+}
+
+// newCollabHarness serves user_collaboration and file_operations to a client that answers
+// elicitations (when elicit is set) with answerWith.
+func newCollabHarness(t testing.TB, elicit bool) *harness {
+	t.Helper()
+	return newHarness(t, harnessOptions{budgetTokens: 5000, elicit: elicit, tools: func(h *harness) []*Tool {
+		return []*Tool{UserCollaborationTool(CollaborationConfig{Guard: h.guard, MaxWait: 1}), FileTool(FileConfig{Guard: h.guard})}
+	}})
+}
+
+// close closes the tools (ending terminal sessions, as the server does when it stops); it runs at
+// cleanup, and earlier for tests of a restart.
+func (h *harness) close() {
+	h.closed.Do(func() {
+		if err := h.reg.Close(); err != nil {
+			h.t.Errorf("closing the tools: %v", err)
+		}
+	})
+}
+
+// callParams runs one call and returns its text (every block), whether it is an error, and its
+// structured content decoded into a map.
+func (h *harness) callParams(p *mcp.CallToolParams) (string, bool, map[string]any) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := h.cs.CallTool(ctx, p)
+	if err != nil {
+		h.t.Fatalf("CallTool(%s, %v): %v", p.Name, p.Arguments, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	var st map[string]any
+	if res.StructuredContent != nil {
+		raw, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(raw, &st)
+	}
+	return b.String(), res.IsError, st
+}
+
+// call runs tool with args.
+func (h *harness) call(tool string, args map[string]any) (string, bool, map[string]any) {
+	h.t.Helper()
+	return h.callParams(&mcp.CallToolParams{Name: tool, Arguments: args})
+}
+
+// op calls the harness's tool with operation op; args may be nil.
+func (h *harness) op(op string, args map[string]any) (string, bool, map[string]any) {
+	h.t.Helper()
+	m := map[string]any{"operation": op}
+	for k, v := range args {
+		m[k] = v
+	}
+	return h.call(h.tool, m)
+}
+
+// mustOp is op that fails the test when the call is an error.
+func (h *harness) mustOp(op string, args map[string]any) (string, map[string]any) {
+	h.t.Helper()
+	text, isErr, st := h.op(op, args)
+	if isErr {
+		h.t.Fatalf("%s %s %v failed:\n%s", h.tool, op, args, text)
+	}
+	return text, st
+}
+
+// write creates files under the working directory: path -> content.
+func (h *harness) write(files map[string]string) {
+	h.t.Helper()
+	for p, content := range files {
+		full := filepath.Join(h.wd, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			h.t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+}
+
+func (h *harness) read(p string) string {
+	h.t.Helper()
+	b, err := os.ReadFile(filepath.Join(h.wd, filepath.FromSlash(p)))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (h *harness) exists(p string) bool {
+	_, err := os.Lstat(filepath.Join(h.wd, filepath.FromSlash(p)))
+	return err == nil
+}

@@ -1,0 +1,80 @@
+package consolidated
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// waitOutput polls get_output until re matches the accumulated output or the deadline passes.
+func (h *harness) waitOutput(id string, re *regexp.Regexp, conv string) string {
+	h.t.Helper()
+	var all strings.Builder
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		args := map[string]any{"session_id": id, "wait_ms": 2000, "wait_for": re.String()}
+		if conv != "" {
+			args["conversation_id"] = conv
+		}
+		text, _ := h.mustOp("get_output", args)
+		_, body, _ := strings.Cut(text, "\n")
+		all.WriteString(body)
+		if re.MatchString(all.String()) {
+			return all.String()
+		}
+	}
+	h.t.Fatalf("output of %s never matched %s; got:\n%s", id, re, all.String())
+	return ""
+}
+
+// normalize replaces what changes between runs (durations, pids, temporary paths, cursors)
+// so that the texts can be compared with golden files.
+func (h *harness) normalize(s string) string {
+	s = strings.ReplaceAll(s, h.wd, "$WD")
+	s = regexp.MustCompile(`\b\d+(\.\d+)?(ms|µs|s|m\d+s)\b`).ReplaceAllString(s, "<dur>")
+	s = regexp.MustCompile(`pid \d+`).ReplaceAllString(s, "pid <pid>")
+	s = regexp.MustCompile(`cursor[ =]\d+`).ReplaceAllStringFunc(s, func(m string) string { return m[:len("cursor")+1] + "<n>" })
+	s = regexp.MustCompile(`idle \S+`).ReplaceAllString(s, "idle <dur>")
+	s = regexp.MustCompile(`/\S*/(bash|sh)\b`).ReplaceAllString(s, "<shell>")
+	return s
+}
+
+// procsWithArgs lists pids whose command line is exactly args.
+func procsWithArgs(t *testing.T, args ...string) []string {
+	t.Helper()
+	want := strings.Join(args, "\x00") + "\x00"
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && string(b) == want {
+			stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+			if strings.Contains(string(stat), ") Z ") {
+				continue // a zombie of some other parent is not ours to count
+			}
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// eventually polls cond until it holds or the deadline passes.
+func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
