@@ -23,15 +23,37 @@ type TerminalSandbox interface {
 	CanWrite(ctx context.Context, conv, path string) (ok, protected bool)
 }
 
-// deniedPath finds the path of a "Permission denied" in command output, as the usual
-// programs print it: `touch: cannot touch 'x': Permission denied`, `bash: x: Permission
-// denied`, `PermissionError: [Errno 13] Permission denied: 'x'`, `open x: permission denied`.
-var deniedPath = []*regexp.Regexp{
-	regexp.MustCompile(`[‘'"]([^‘’'"\n]+)[’'"]:? (?:[Pp]ermission denied|Read-only file system)`),
-	regexp.MustCompile(`[Pp]ermission denied: [‘'"]([^‘’'"\n]+)[’'"]`),
-	regexp.MustCompile(`(?m)(?:^|: )(/[^:\n]+|\.{0,2}/?[^\s:\n]+/[^:\n]*): (?:[Pp]ermission denied|Read-only file system)`),
-	regexp.MustCompile(`(?:open|mkdir|create|remove|rename|write) (/[^:\n]+): permission denied`),
+// deniedFile finds the file of the first "Permission denied" in command output, as the usual
+// programs print it: `touch: cannot touch 'x': Permission denied`, `sh: 1: cannot create x:
+// Permission denied`, `bash: x: Permission denied`, `open x: permission denied`, and
+// `PermissionError: [Errno 13] Permission denied: 'x'`.
+func deniedFile(output string) string {
+	for _, line := range strings.Split(output, "\n") {
+		i := strings.Index(strings.ToLower(line), "permission denied")
+		if i < 0 {
+			i = strings.Index(line, "Read-only file system")
+		}
+		if i < 0 {
+			continue
+		}
+		if m := quoted.FindStringSubmatch(line[i:]); m != nil {
+			return m[1]
+		}
+		before := strings.TrimRight(strings.TrimSpace(line[:i]), ":")
+		if m := lastQuoted.FindStringSubmatch(before); m != nil {
+			return m[1]
+		}
+		if f := strings.Fields(before); len(f) > 0 {
+			return strings.Trim(f[len(f)-1], ":")
+		}
+	}
+	return ""
 }
+
+var (
+	quoted     = regexp.MustCompile(`^\S+(?: \S+)?: [‘'"]([^‘’'"]+)[’'"]`)
+	lastQuoted = regexp.MustCompile(`[‘'"]([^‘’'"]+)[’'"]\s*$`)
+)
 
 // sandboxNote is the one line added to a command's output when the sandbox may have caused
 // a "Permission denied" in it: it names the sandbox and the request that would allow the
@@ -43,13 +65,7 @@ func (t *terminalTool) sandboxNote(ctx context.Context, conv, mode, cwd, output 
 	if !strings.Contains(output, "ermission denied") && !strings.Contains(output, "Read-only file system") {
 		return ""
 	}
-	var path string
-	for _, re := range deniedPath {
-		if m := re.FindStringSubmatch(output); m != nil {
-			path = strings.TrimSpace(m[1])
-			break
-		}
-	}
+	path := deniedFile(output)
 	what := "writes only in the working directory, temp dirs, build caches and paths granted to terminals"
 	if mode == string(sandbox.ModeReadOnly) {
 		what = "writes only in temp dirs"
