@@ -215,7 +215,7 @@ func TestTerminalWriteGrantAppliesToWhatStartsNext(t *testing.T) {
 func TestSandboxModes(t *testing.T) {
 	needLandlock(t)
 	for _, c := range []struct {
-		mode                string
+		mode                 string
 		inside, outside, tmp bool
 	}{
 		{"read-only", false, false, true},
