@@ -396,3 +396,64 @@ func CheckPeer(local, remote net.Addr) error {
 	}
 	return nil
 }
+
+// ScrubEnviron removes the values of secret variables from this process's original
+// environment block, the memory /proc/PID/environ shows. Being non-dumpable keeps same-user
+// processes out of it, but not root's (root reads it without CAP_SYS_PTRACE); a token passed
+// in the environment must not stay there. The variables keep their values inside the
+// process: each is first set again, which gives Go (and C) a copy of its own. names are
+// variable names; a trailing * matches a prefix.
+func ScrubEnviron(names []string) error {
+	match := func(name string) bool {
+		for _, n := range names {
+			if p, ok := strings.CutSuffix(n, "*"); ok && strings.HasPrefix(name, p) || n == name {
+				return true
+			}
+		}
+		return false
+	}
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return fmt.Errorf("scrub environment: %w", err)
+	}
+	closeAt := bytes.LastIndexByte(b, ')')
+	if closeAt < 0 {
+		return errors.New("scrub environment: malformed /proc/self/stat")
+	}
+	f := strings.Fields(string(b[closeAt+2:]))
+	if len(f) < 49 {
+		return errors.New("scrub environment: /proc/self/stat lacks env_start and env_end")
+	}
+	start, err1 := strconv.ParseInt(f[47], 10, 64)
+	end, err2 := strconv.ParseInt(f[48], 10, 64)
+	if err1 != nil || err2 != nil || end <= start || end-start > 16<<20 {
+		return errors.New("scrub environment: no environment block")
+	}
+	mem, err := os.OpenFile("/proc/self/mem", os.O_RDWR, 0)
+	if err != nil {
+		return fmt.Errorf("scrub environment: %w", err)
+	}
+	defer mem.Close()
+	block := make([]byte, end-start)
+	if _, err := mem.ReadAt(block, start); err != nil {
+		return fmt.Errorf("scrub environment: %w", err)
+	}
+	off := 0
+	for _, kv := range bytes.Split(block, []byte{0}) {
+		name, value, ok := bytes.Cut(kv, []byte{'='})
+		if ok && len(value) > 0 && match(string(name)) {
+			if v, set := os.LookupEnv(string(name)); set {
+				// Detach the process's own copy from the block before it is overwritten.
+				if err := os.Setenv(string(name), strings.Clone(v)); err != nil {
+					return fmt.Errorf("scrub environment: %w", err)
+				}
+			}
+			at := start + int64(off+len(name)+1)
+			if _, err := mem.WriteAt(make([]byte, len(value)), at); err != nil {
+				return fmt.Errorf("scrub environment: %w", err)
+			}
+		}
+		off += len(kv) + 1
+	}
+	return nil
+}

@@ -30,3 +30,6 @@ func PeerPIDs(local, remote net.Addr) ([]int, error) {
 func CheckPeer(local, remote net.Addr) error {
 	return fmt.Errorf("%w: no /proc on this system", ErrAncestryUnknown)
 }
+
+// ScrubEnviron has nothing to scrub where /proc does not show the environment.
+func ScrubEnviron(names []string) error { return nil }

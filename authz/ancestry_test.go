@@ -373,3 +373,31 @@ func TestProcAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestScrubEnviron: the value leaves /proc/self/environ and stays in the process.
+func TestScrubEnviron(t *testing.T) {
+	args := helperArgs()
+	if len(args) == 0 || args[0] != "scrub" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestScrubEnviron$", "--", "scrub")
+		cmd.Env = append(os.Environ(), "TOOLHOST_TOKEN=scrub-me-0123456789", "TOOLHOST_OTHER=also-me", "KEEP_ME=visible")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "SCRUBBED") {
+			t.Fatalf("helper: %v\n%s", err, out)
+		}
+		return
+	}
+	if err := ScrubEnviron([]string{"TOOLHOST_*"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile("/proc/self/environ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "scrub-me") || strings.Contains(string(b), "also-me") || !strings.Contains(string(b), "KEEP_ME=visible") {
+		t.Fatalf("environ after scrub: %q", b)
+	}
+	if os.Getenv("TOOLHOST_TOKEN") != "scrub-me-0123456789" {
+		t.Fatalf("the process lost its own value: %q", os.Getenv("TOOLHOST_TOKEN"))
+	}
+	fmt.Println("SCRUBBED")
+}

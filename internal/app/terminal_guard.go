@@ -225,6 +225,9 @@ func (a *App) MarkServer() error {
 	if err != nil {
 		return err
 	}
+	if err := authz.ScrubEnviron(a.scrubEnv()); err != nil {
+		a.Logger.Warn("secret variables stay readable in /proc/PID/environ by root", "err", err)
+	}
 	a.closers = append(a.closers, func() error { release(); return nil })
 	st := a.SandboxStatus()
 	if st.Refusing || st.Mode != sandbox.ModeOff && st.Effective == sandbox.ModeOff {
