@@ -107,6 +107,7 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	url := fmt.Sprintf("http://%s/mcp", ln.Addr())
 	out := inv.stdout
 	fmt.Fprintf(out, "toolhost %s serving %s (workdir %s, profile %s)\n", app.Version, url, a.Workdir, a.ProfileName)
+	fmt.Fprintln(out, a.SandboxStatus().Summary())
 	if hopts.NoAuth {
 		fmt.Fprintf(out, "no bearer token (--no-auth)\n\nClient config:\n{\"mcpServers\":{\"toolhost\":{\"type\":\"http\",\"url\":%q}}}\n", url)
 	} else {

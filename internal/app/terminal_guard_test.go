@@ -325,3 +325,23 @@ func TestCommandRulesThroughProtocol(t *testing.T) {
 		t.Error("a denied session line ran")
 	}
 }
+
+// TestSandboxUnavailableRefuses: where the configured sandbox cannot be enforced and the user
+// has not accepted running unconfined, commands and sessions are refused with the reason and
+// what the user can do; nothing runs.
+func TestSandboxUnavailableRefuses(t *testing.T) {
+	g := newGuardedApp(t, nil)
+	g.a.termGuard.status = sandbox.Status{Mode: sandbox.ModeWorkspaceWrite, Effective: sandbox.ModeWorkspaceWrite,
+		Problem: "the kernel has no Landlock (test)", Refusing: true}
+	text, isErr := g.run(t, "touch ran")
+	if !isErr || !strings.Contains(text, "sandbox_unavailable") || !strings.Contains(text, "the kernel has no Landlock (test)") || !strings.Contains(text, "allow_unsandboxed") {
+		t.Errorf("run_command without a usable sandbox: %s", text)
+	}
+	text, isErr = callText(t, g.cs, "terminal_operations", map[string]any{"operation": "create_session", "session_id": "s"})
+	if !isErr || !strings.Contains(text, "sandbox_unavailable") {
+		t.Errorf("create_session without a usable sandbox: %s", text)
+	}
+	if exists(filepath.Join(g.work, "ran")) {
+		t.Error("a command ran without its sandbox")
+	}
+}

@@ -288,3 +288,30 @@ func TestPlanExcludesAlongThePath(t *testing.T) {
 		t.Error("no directory was listed; the exclusion did not descend")
 	}
 }
+
+func TestStatusSummary(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		st   Status
+		want []string
+	}{
+		{"enforced", Status{Mode: ModeWorkspaceWrite, Effective: ModeWorkspaceWrite, ABI: 7}, []string{"workspace-write (Landlock ABI 7)"}},
+		{"read-only", Status{Mode: ModeReadOnly, Effective: ModeReadOnly, ABI: 7}, []string{"read-only", "temp dirs"}},
+		{"off", Status{Mode: ModeOff, Effective: ModeOff, ABI: 7}, []string{"off", "full authority"}},
+		{"refusing", Status{Mode: ModeWorkspaceWrite, Effective: ModeWorkspaceWrite, Problem: "no Landlock", Refusing: true}, []string{"unavailable (no Landlock)", "refused", "allow_unsandboxed"}},
+		{"accepted unconfined", Status{Mode: ModeWorkspaceWrite, Effective: ModeOff, Problem: "no Landlock"}, []string{"UNCONFINED"}},
+	} {
+		got := c.st.Summary()
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: Summary() = %q, want it to contain %q", c.name, got, w)
+			}
+		}
+	}
+	if d := (Status{Mode: ModeWorkspaceWrite, Effective: ModeWorkspaceWrite, ABI: 2}).Details(); !strings.Contains(strings.Join(d, "\n"), "truncate(2)") {
+		t.Errorf("ABI 2 details do not mention truncate: %q", d)
+	}
+	if p := (Status{Refusing: true}).Policy(Policy{}); p != nil {
+		t.Error("a refusing status gave a policy")
+	}
+}
