@@ -15,21 +15,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"toolhost/internal/sandbox"
+	"toolhost/internal/sandbox/sandboxtest"
 )
 
 // The walk-arounds of issue 12, attempted from a terminal of the real binary: every one must
 // fail, and the model's pending request must stay pending with no grant behind it.
-
-func needLandlock(t *testing.T) {
-	t.Helper()
-	if _, err := sandbox.ABI(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("Landlock is required in CI: %v", err)
-		}
-		t.Skipf("Landlock unavailable here: %v", err)
-	}
-}
 
 // pendingRequest files a model's request for a write outside, as the CLI's `call` does.
 func pendingRequest(t *testing.T, state, work string) string {
@@ -99,7 +89,7 @@ func TestWalkAroundsFromATerminal(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns the binary")
 	}
-	needLandlock(t)
+	sandboxtest.Require(t)
 	state, work := t.TempDir(), t.TempDir()
 	id := pendingRequest(t, state, work)
 	token := filepath.Join(state, "token")

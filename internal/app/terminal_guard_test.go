@@ -13,17 +13,8 @@ import (
 
 	"toolhost/internal/config"
 	"toolhost/internal/sandbox"
+	"toolhost/internal/sandbox/sandboxtest"
 )
-
-func needLandlock(t *testing.T) {
-	t.Helper()
-	if _, err := sandbox.ABI(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("Landlock is required in CI: %v", err)
-		}
-		t.Skipf("Landlock unavailable here: %v", err)
-	}
-}
 
 // guardedApp is an app on temporary directories with a config file holding an HTTP token
 // (so the config is unreadable to commands too) and a token file in the state directory.
@@ -34,25 +25,9 @@ type guardedApp struct {
 	outside                            string
 }
 
-// scratchOutsideTemp is a scratch directory that is not under a temp directory (which
-// commands may always write): under the home directory, removed afterwards.
-func scratchOutsideTemp(t *testing.T) string {
-	t.Helper()
-	home, err := os.UserHomeDir()
-	if err != nil {
-		t.Skipf("no home directory for a scratch dir outside the temp dirs: %v", err)
-	}
-	dir, err := os.MkdirTemp(home, ".toolhost-test-")
-	if err != nil {
-		t.Skipf("cannot make a scratch dir outside the temp dirs: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	return canon(t, dir)
-}
-
 func newGuardedApp(t *testing.T, edit func(*config.Config)) *guardedApp {
 	t.Helper()
-	root := scratchOutsideTemp(t)
+	root := sandboxtest.OutsideTemp(t)
 	// The state stays in a temp dir: the sandbox then has to cut it out of a writable tree.
 	g := &guardedApp{work: filepath.Join(root, "work"), state: canon(t, t.TempDir()), outside: filepath.Join(root, "outside")}
 	cfgDir := filepath.Join(root, "config")
@@ -104,7 +79,7 @@ func exists(p string) bool {
 // command through MCP, on the file system: the write happened or it did not, toolhost's
 // files are untouched, the token unreadable, and a refused write explained.
 func TestSandboxPromisesThroughProtocol(t *testing.T) {
-	needLandlock(t)
+	sandboxtest.Require(t)
 	g := newGuardedApp(t, nil)
 	before := map[string]string{}
 	for _, p := range []string{g.token, g.config} {
@@ -174,7 +149,7 @@ func TestSandboxPromisesThroughProtocol(t *testing.T) {
 // them for commands and sessions started after it, not for a session already running, and
 // says so.
 func TestTerminalWriteGrantAppliesToWhatStartsNext(t *testing.T) {
-	needLandlock(t)
+	sandboxtest.Require(t)
 	g := newGuardedApp(t, nil)
 	ctx := context.Background()
 	if text, isErr := callText(t, g.cs, "terminal_operations", map[string]any{"operation": "create_session", "session_id": "old"}); isErr || !strings.Contains(text, "sandbox workspace-write") {
@@ -213,7 +188,7 @@ func TestTerminalWriteGrantAppliesToWhatStartsNext(t *testing.T) {
 }
 
 func TestSandboxModes(t *testing.T) {
-	needLandlock(t)
+	sandboxtest.Require(t)
 	for _, c := range []struct {
 		mode                 string
 		inside, outside, tmp bool

@@ -1,49 +1,23 @@
-package sandbox
+package sandbox_test
 
 import (
-	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
-)
 
-// benchPolicy is a realistic workspace-write policy: a working directory, toolhost's state
-// and config under the home directory (as by default), so the exclusion walk runs through
-// directories that rarely change, as on a user's machine.
-func benchPolicy(b *testing.B) *Policy {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		b.Skip(err)
-	}
-	state, err := os.MkdirTemp(home, ".toolhost-bench-state-")
-	if err != nil {
-		b.Skip(err)
-	}
-	b.Cleanup(func() { os.RemoveAll(state) })
-	if err := os.WriteFile(filepath.Join(state, "token"), []byte("t"), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	return &Policy{
-		Mode:      ModeWorkspaceWrite,
-		Writable:  []string{b.TempDir()},
-		Temp:      []string{b.TempDir()},
-		Protected: []string{state, filepath.Join(home, ".config", "toolhost")},
-		Hidden:    []string{state},
-	}
-}
+	"toolhost/internal/sandbox"
+	"toolhost/internal/sandbox/sandboxtest"
+)
 
 // BenchmarkStartTrue compares starting and waiting for sh -c true confined against
 // unconfined, alternating in the same run, and reports the ratio (target: at most 1.2).
 func BenchmarkStartTrue(b *testing.B) {
-	if _, err := ABI(); err != nil {
-		b.Skip(err)
-	}
-	p := benchPolicy(b)
-	once := func(p *Policy) time.Duration {
+	sandboxtest.Require(b)
+	p := sandboxtest.HomePolicy(b)
+	once := func(p *sandbox.Policy) time.Duration {
 		t0 := time.Now()
 		cmd := exec.Command("/bin/sh", "-c", "true")
-		if err := Start(cmd, p); err != nil {
+		if err := sandbox.Start(cmd, p); err != nil {
 			b.Fatal(err)
 		}
 		if err := cmd.Wait(); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/hinshun/vt10x"
 
 	"toolhost/internal/sandbox"
+	"toolhost/internal/sandbox/sandboxtest"
 )
 
 func p50(ds []time.Duration) float64 {
@@ -104,21 +104,9 @@ func BenchmarkRunTrue(b *testing.B) {
 // the home directory as by default, so rules are cut around it) in alternation, and the
 // ratio of the medians is reported (target: at most 1.2).
 func BenchmarkRunTrueSandboxed(b *testing.B) {
-	if _, err := sandbox.ABI(); err != nil {
-		b.Skip(err)
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		b.Skip(err)
-	}
-	state, err := os.MkdirTemp(home, ".toolhost-bench-state-")
-	if err != nil {
-		b.Skip(err)
-	}
-	defer os.RemoveAll(state)
-	dir := b.TempDir()
-	policy := &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Writable: []string{dir}, Temp: []string{b.TempDir()},
-		Protected: []string{state, filepath.Join(home, ".config", "toolhost")}, Hidden: []string{state}}
+	sandboxtest.Require(b)
+	policy := sandboxtest.HomePolicy(b)
+	dir := policy.Writable[0]
 	confined := false
 	m, err := NewManager(Config{Sandbox: func(context.Context, string, string) (*sandbox.Policy, error) {
 		if confined {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"toolhost/internal/sandbox"
+	"toolhost/internal/sandbox/sandboxtest"
 )
 
 func TestLineStateFeed(t *testing.T) {
@@ -137,12 +138,7 @@ func TestCheckRefusesBeforeRunning(t *testing.T) {
 
 // TestSandboxHook: the policy returned for a start confines the command, and Info says so.
 func TestSandboxHook(t *testing.T) {
-	if _, err := sandbox.ABI(); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("Landlock is required in CI: %v", err)
-		}
-		t.Skip(err)
-	}
+	sandboxtest.Require(t)
 	work, other := t.TempDir(), t.TempDir()
 	m := newTestManager(t, Config{
 		Sandbox: func(_ context.Context, _, _ string) (*sandbox.Policy, error) {
