@@ -3,6 +3,7 @@ package cmdrules
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -593,7 +594,9 @@ func (c *checker) shell(args []word, st *syntax.Stmt, depth int, piped bool) {
 			i++
 			break
 		}
-		if !strings.HasPrefix(a.lit, "-") && !strings.HasPrefix(a.lit, "+") {
+		if !shellOption.MatchString(a.lit) {
+			// Not an option the shell knows the shape of: it is the script (or the shell fails
+			// on it); checking it as the script is the safe reading.
 			break
 		}
 		if strings.HasPrefix(a.lit, "--") {
@@ -651,6 +654,9 @@ func (c *checker) shell(args []word, st *syntax.Stmt, depth int, piped bool) {
 		c.unknown(render(args), "a shell reading its commands from a pipe")
 	}
 }
+
+// shellOption is the shape of a shell option word: -abc, +abc, --long-name.
+var shellOption = regexp.MustCompile(`^(?:[-+][A-Za-z]+|--[a-z][a-z-]*)$`)
 
 // literalScript checks a here-document or here-string fed to a shell.
 func (c *checker) literalScript(w *syntax.Word, depth int) {
