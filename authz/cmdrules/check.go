@@ -125,9 +125,13 @@ func (c *checker) script(src string, depth int) {
 		c.unknown(src, "scripts nested too deeply to check")
 		return
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		c.unknown(src, "the shell parser cannot read it: "+shorten(err.Error()))
+		return
+	}
+	if strayComment(f, src) {
+		c.unknown(src, "a '#' inside a word, which the parser would take for a comment where bash does not")
 		return
 	}
 	for _, st := range f.Stmts {
@@ -653,6 +657,23 @@ func (c *checker) shell(args []word, st *syntax.Stmt, depth int, piped bool) {
 	if piped {
 		c.unknown(render(args), "a shell reading its commands from a pipe")
 	}
+}
+
+// strayComment reports a comment that does not start a word: the parser ends a word such
+// as 0""# there and drops the rest of the line as a comment, where bash keeps the # in the
+// word and runs what follows. A line read differently from bash is not checked by guess.
+func strayComment(f *syntax.File, src string) bool {
+	stray := false
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if cm, ok := n.(*syntax.Comment); ok {
+			off := int(cm.Hash.Offset())
+			if off > 0 && off <= len(src) && !strings.ContainsRune(" \t\n;&|()<>", rune(src[off-1])) {
+				stray = true
+			}
+		}
+		return !stray
+	})
+	return stray
 }
 
 // shellOption is the shape of a shell option word: -abc, +abc, --long-name.

@@ -122,6 +122,8 @@ func TestDefaultRulesThroughShellConstructs(t *testing.T) {
 		{"bash -c of a variable", `bash -c "$S"`, Ask},
 		{"unparseable", "git push 'unterminated", Ask},
 		{"xargs with unknown arguments", "echo --force | xargs git push", Ask},
+		{"a # inside a word in a subshell", "(git push origin \"\"# +main\n)", Ask},
+		{"a shell option-shaped script", "bash -c '+x$(git push -f)'", Deny},
 		{"recursive delete of root", "rm -rf /", Ask},
 		{"recursive delete in home", "rm -fr ~/src", Ask},
 		{"recursive delete upwards", "rm -r ../x", Ask},
