@@ -390,12 +390,13 @@ type wrapper struct {
 	script  string // option whose value is a shell script ("-c")
 	joinAll bool   // the arguments are joined into a shell script (watch)
 	stdin   bool   // arguments come from standard input too (xargs): add an unknown word
+	assigns bool   // NAME=value words before the command set its environment (env, sudo)
 }
 
 var wrappers = map[string]wrapper{
-	"sudo":     {valued: "-u -g -C -D -h -p -r -t -T -U --user --group --chdir --prompt --role --type --host --other-user --close-from --command-timeout"},
+	"sudo":     {valued: "-u -g -C -D -h -p -r -t -T -U --user --group --chdir --prompt --role --type --host --other-user --close-from --command-timeout", assigns: true},
 	"doas":     {valued: "-u -C"},
-	"env":      {valued: "-u -C -S --unset --chdir --split-string"},
+	"env":      {valued: "-u -C -S --unset --chdir --split-string", assigns: true},
 	"nice":     {valued: "-n --adjustment"},
 	"ionice":   {valued: "-c -n --class --classdata"},
 	"chrt":     {skip: 1},
@@ -498,7 +499,7 @@ func (c *checker) wrapped(name string, w wrapper, args []word, st *syntax.Stmt, 
 	interactive := false
 	for i < len(args) {
 		a := args[i]
-		if name == "env" && isAssignment(a) {
+		if w.assigns && isAssignment(a) {
 			i++
 			continue
 		}
