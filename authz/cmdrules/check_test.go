@@ -4,7 +4,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -318,7 +317,15 @@ func TestGlobs(t *testing.T) {
 	}
 }
 
-var leadingAssignment = regexp.MustCompile(`^\s*[A-Za-z_][A-Za-z0-9_]*=`)
+// plainCommand reports whether line is one simple command that starts with its name.
+func plainCommand(line string) bool {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	if err != nil || len(f.Stmts) != 1 || f.Stmts[0].Negated || len(f.Stmts[0].Redirs) > 0 {
+		return false
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	return ok && len(call.Assigns) == 0 && len(call.Args) > 0
+}
 
 // FuzzCheck: Check never panics, and a line the defaults deny is never allowed once wrapped
 // in another construct.
@@ -339,10 +346,11 @@ func FuzzCheck(f *testing.F) {
 			return
 		}
 		wraps := []string{"bash -c " + q, "sh -c " + q, "eval " + q, "(" + line + "\n)", "{ " + line + "\n}",
-			"true; " + line, "echo $(" + line + "\n)", "sudo " + line, "env " + line}
-		if !leadingAssignment.MatchString(line) {
-			// nohup and command would run a program named "A=0": nothing of the line runs.
-			wraps = append(wraps, "nohup "+line, "command "+line)
+			"true; " + line, "echo $(" + line + "\n)"}
+		if plainCommand(line) {
+			// A prefix runs the line's first word as a program; with "!", "A=0" or "if" first,
+			// that program does not exist and nothing of the line runs.
+			wraps = append(wraps, "sudo "+line, "env "+line, "nohup "+line, "command "+line)
 		}
 		for _, wrap := range wraps {
 			if w := rs.Check(wrap, Env{}); w.Action == Allow {
