@@ -15,11 +15,14 @@ const (
 	ClassWrite   Class = "write"
 	ClassExecute Class = "execute"
 	ClassNetwork Class = "network"
+	// ClassCommand is running one exact command line that a command rule asks about; its
+	// grants carry the command and cover nothing else.
+	ClassCommand Class = "command"
 )
 
 func (c Class) valid() bool {
 	switch c {
-	case ClassRead, ClassWrite, ClassExecute, ClassNetwork:
+	case ClassRead, ClassWrite, ClassExecute, ClassNetwork, ClassCommand:
 		return true
 	}
 	return false
@@ -46,7 +49,7 @@ func ParseAccess(s string) (Access, error) {
 	if tool, class, ok := strings.Cut(s, ":"); ok {
 		c := Class(class)
 		if !c.valid() {
-			return Access{}, fmt.Errorf("%w: class must be read, write, execute or network", ErrInvalidAccess)
+			return Access{}, fmt.Errorf("%w: class must be read, write, execute, network or command", ErrInvalidAccess)
 		}
 		if tool != "*" && !isName(tool) {
 			return Access{}, fmt.Errorf("%w: tool name must be snake_case or *", ErrInvalidAccess)

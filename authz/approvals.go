@@ -53,6 +53,8 @@ type Approval struct {
 	Decided      time.Time `json:"decided,omitzero"`
 	DecidedBy    string    `json:"decided_by,omitempty"`
 	GrantID      string    `json:"grant_id,omitempty"`
+	// Command is the exact command line a command approval (class command) is about.
+	Command string `json:"command,omitempty"`
 }
 
 // ApprovalSpec is what the model asks for through user_collaboration request_authorization.
@@ -65,6 +67,7 @@ type ApprovalSpec struct {
 	Once         bool
 	Minutes      int
 	Reason       string
+	Command      string // for class command: the exact command line
 }
 
 // Approvals keeps approval requests in the store's approvals bucket.
@@ -95,6 +98,12 @@ func (a *Approvals) Create(ctx context.Context, s ApprovalSpec) (Approval, error
 	if err != nil {
 		return Approval{}, err
 	}
+	if (acc.Class == ClassCommand) != (s.Command != "") {
+		return Approval{}, fmt.Errorf("%w: a command approval names exactly one command, and only it does", ErrInvalidGrant)
+	}
+	if len(s.Command) > MaxCommandLen || !commandDisplayable(s.Command) {
+		return Approval{}, fmt.Errorf("%w: the command must be at most %d bytes of text without control characters other than newline and tab", ErrInvalidGrant, MaxCommandLen)
+	}
 	if err := checkGrantTarget(acc, s.Path, s.Host); err != nil {
 		return Approval{}, err
 	}
@@ -121,6 +130,7 @@ func (a *Approvals) Create(ctx context.Context, s ApprovalSpec) (Approval, error
 		Recursive:    s.Recursive,
 		Once:         s.Once,
 		Minutes:      s.Minutes,
+		Command:      s.Command,
 		Status:       StatusPending,
 		Created:      a.clock.Now().UTC(),
 		Expires:      a.clock.after(a.ttl),
@@ -235,6 +245,7 @@ func (a *Approvals) Approve(ctx context.Context, id string, duration time.Durati
 			By:           by,
 			Reason:       ap.Reason,
 			RequestID:    ap.ID,
+			Command:      ap.Command,
 		})
 		if err != nil {
 			return err
@@ -369,6 +380,12 @@ func displayText(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// commandDisplayable is displayable for a command line, which may span lines and hold tabs
+// (the CLI shows it quoted).
+func commandDisplayable(s string) bool {
+	return displayable(strings.NewReplacer("\n", " ", "\t", " ").Replace(s))
 }
 
 func hiddenRune(r rune) bool {

@@ -22,6 +22,10 @@ type AuthorizationRequest struct {
 // by elicitation and calls CreateGrant on acceptance. Unusable input is a *Denial or wraps
 // ErrInvalidAccess.
 func (g *Guard) RequestAuthorization(ctx context.Context, r AuthorizationRequest) (Approval, error) {
+	if a, err := ParseAccess(r.Access); err == nil && a.Class == ClassCommand {
+		// The exact command must be bound to the request; the terminal files it (RequestCommand).
+		return Approval{}, fmt.Errorf("%w: command approvals are requested by terminal_operations itself when a rule asks; run the command and follow its answer", ErrInvalidAccess)
+	}
 	c, host, err := g.canonicalTarget(r.Access, r.Path)
 	if err != nil {
 		return Approval{}, err

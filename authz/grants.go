@@ -39,6 +39,8 @@ type Grant struct {
 	Created      time.Time `json:"created"`
 	Expires      Deadline  `json:"expires"`
 	RequestID    string    `json:"request_id,omitempty"` // the approval request it answers, if any
+	// Command is the exact command line a command grant (class command) allows.
+	Command string `json:"command,omitempty"`
 
 	access Access
 	static bool // from configuration: never expires, never consumed
@@ -57,6 +59,7 @@ type GrantSpec struct {
 	By           string
 	Reason       string
 	RequestID    string
+	Command      string // for class command: the exact command line
 }
 
 // covers reports whether the grant covers canonical path p: the path itself, or for a recursive
@@ -79,6 +82,11 @@ func (g *Grant) matches(r *Request, canonical, anchor string) bool {
 		return false
 	}
 	if g.Conversation != "" && g.Conversation != "*" && g.Conversation != r.Conversation {
+		return false
+	}
+	// A command grant allows its one command line and nothing else; no other grant allows a
+	// command a rule asks about (a grant to run commands in a directory is not one).
+	if (g.Command != "" || r.Class == ClassCommand) && (r.Class != ClassCommand || g.Command != r.Command) {
 		return false
 	}
 	return g.access.covers(r) && g.covers(canonical) && g.namesAnchor(anchor)
@@ -166,6 +174,7 @@ func (g *Grants) build(s GrantSpec) (Grant, error) {
 		Created:      g.clock.Now().UTC(),
 		Expires:      g.clock.after(ttl),
 		RequestID:    s.RequestID,
+		Command:      s.Command,
 		access:       a,
 	}, nil
 }

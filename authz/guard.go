@@ -75,6 +75,8 @@ type Request struct {
 	// everything below (a grep), so a directory holding a protected or secret path needs a grant
 	// naming it. The caller's operation declares it; the guard knows no operation by name.
 	NamesOnly bool
+	// Command is the exact command line of a ClassCommand request (see Guard.CommandGranted).
+	Command string
 }
 
 // Decision is an allowed operation.
@@ -331,6 +333,11 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 	if !r.Class.valid() || !isName(r.Tool) || !isName(r.Operation) {
 		return Decision{}, nil, &Denial{Code: CodeInvalidRequest, Access: shorten(access),
 			Message: "request needs a tool, an operation and a class (read, write, execute or network)"}
+	}
+	if r.Class == ClassCommand {
+		// A command is not a path: it is allowed only by its own grant (CommandGranted).
+		return Decision{}, nil, &Denial{Code: CodeInvalidRequest, Access: shorten(access),
+			Message: "command approvals are checked with CommandGranted, not Check"}
 	}
 	if err := ctx.Err(); err != nil {
 		return Decision{}, nil, err

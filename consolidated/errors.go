@@ -157,6 +157,20 @@ const (
 	CodeUnsupported ErrorCode = "unsupported"
 )
 
+// Terminal guard: the user's command rules or the terminal sandbox stand in the way.
+const (
+	// CodeCommandDenied: a command rule denies the line; the text names the rule.
+	CodeCommandDenied ErrorCode = "command_denied"
+	// CodeNeedsApproval: a command rule asks about the line; an authorization request with the
+	// exact line is pending, and the same line runs once the user approves it.
+	CodeNeedsApproval ErrorCode = "needs_approval"
+	// CodeCommandUnknown: a line edited with keys cannot be checked; send it as text.
+	CodeCommandUnknown ErrorCode = "command_unknown"
+	// CodeSandboxUnavailable: the configured sandbox cannot be enforced here and the user has
+	// not accepted running commands unconfined.
+	CodeSandboxUnavailable ErrorCode = "sandbox_unavailable"
+)
+
 // Limits: the call is fine but exceeds a bound; a smaller request, or waiting, fixes it.
 const (
 	// CodeTooLarge: the input or the file is over a size limit.

@@ -86,6 +86,8 @@ type TerminalConfig struct {
 	// DefaultYield is the engine's run_command yield (terminal.Config.DefaultYield; 0 means
 	// its default of 15 s); calls that stream progress wait for it themselves.
 	DefaultYield time.Duration
+	// Sandbox explains refusals of the terminal sandbox in results; nil adds nothing.
+	Sandbox TerminalSandbox
 }
 
 // terminalToolName is the tool's name, also the Tool field of guard requests.
@@ -107,7 +109,7 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 	if cfg.DefaultYield <= 0 {
 		cfg.DefaultYield = 15 * time.Second
 	}
-	t := &terminalTool{mgr: cfg.Manager, guard: cfg.Guard, yield: cfg.DefaultYield, maxWait: cfg.MaxWait}
+	t := &terminalTool{mgr: cfg.Manager, guard: cfg.Guard, yield: cfg.DefaultYield, maxWait: cfg.MaxWait, sandbox: cfg.Sandbox}
 	// A wait ends by itself within MaxWait; the margin covers starting the process and, for
 	// create_session, the first prompt (at most 10 s) after closing a session being replaced.
 	waiting := cfg.MaxWait + 30*time.Second
@@ -124,7 +126,7 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 	}
 	return &Tool{
 		Name:           terminalToolName,
-		Description:    "Shell commands and PTY sessions. They run with the user's authority; the guard checks only where they start.",
+		Description:    "Shell commands and PTY sessions, in a sandbox and under the user's command rules.",
 		Conversational: true,
 		Operations: []Operation{
 			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting),
@@ -148,6 +150,7 @@ type terminalTool struct {
 	guard   *authz.Guard
 	yield   time.Duration
 	maxWait time.Duration
+	sandbox TerminalSandbox
 }
 
 // startDir checks a starting directory with the guard and returns its canonical path.
@@ -195,6 +198,9 @@ func (t *terminalTool) run(ctx context.Context, c *Call, a *runCommandArgs) (*Re
 	if err != nil {
 		return nil, terminalError(err, "command")
 	}
+	if !r.Running {
+		return t.noted(ctx, c, renderRun(r), r.Sandbox, r.Cwd, r.Stderr+r.Stdout), nil
+	}
 	if r.Running {
 		// Move the conversation's own cursor past what this answer shows, so a get_output
 		// without a cursor continues here; output that arrived meanwhile is shown too.
@@ -230,7 +236,7 @@ func (t *terminalTool) runStreaming(ctx context.Context, c *Call, spec terminal.
 		return nil, terminalError(err, "command")
 	}
 	if !r.Running {
-		return renderRun(r), nil
+		return t.noted(ctx, c, renderRun(r), r.Sandbox, r.Cwd, r.Stderr+r.Stdout), nil
 	}
 	p.chunk(r.Stdout + r.Stderr)
 	cursor := r.StdoutBytes + r.StderrBytes
@@ -246,7 +252,7 @@ func (t *terminalTool) runStreaming(ctx context.Context, c *Call, spec terminal.
 			return nil, terminalError(err, "command")
 		}
 		if out.Result != nil {
-			return renderRun(*out.Result), nil
+			return t.noted(ctx, c, renderRun(*out.Result), out.Sandbox, out.Cwd, out.Result.Stderr+out.Result.Stdout), nil
 		}
 		cursor = out.NextCursor
 	}
@@ -256,7 +262,7 @@ func (t *terminalTool) runStreaming(ctx context.Context, c *Call, spec terminal.
 		return nil, terminalError(err, "command")
 	}
 	if out.Result != nil {
-		return renderRun(*out.Result), nil
+		return t.noted(ctx, c, renderRun(*out.Result), out.Sandbox, out.Cwd, out.Result.Stderr+out.Result.Stdout), nil
 	}
 	if out.HasMore {
 		// Keep the tail instead: the newest output is what a running command is judged by.
@@ -363,7 +369,7 @@ func (t *terminalTool) create(ctx context.Context, c *Call, a *createSessionArgs
 	if !inf.ExitCodes {
 		codes = "exit codes unknown (not bash)"
 	}
-	text := fmt.Sprintf("session %s %s: pid %d, %s, %dx%d, %s; %s.\nnext: send_input session_id=%s", inf.ID, verb, inf.PID, inf.Cwd, inf.Cols, inf.Rows, inf.Shell, codes, inf.ID)
+	text := fmt.Sprintf("session %s %s: pid %d, %s, %dx%d, %s; %s; sandbox %s.\nnext: send_input session_id=%s", inf.ID, verb, inf.PID, inf.Cwd, inf.Cols, inf.Rows, inf.Shell, codes, orOff(inf.Sandbox), inf.ID)
 	return &Result{Text: text, Structured: sessionStructured{ID: inf.ID, PID: inf.PID, Cwd: inf.Cwd, Reused: inf.Reused, Restarted: inf.Restarted}}, nil
 }
 
@@ -391,7 +397,7 @@ func (t *terminalTool) send(ctx context.Context, c *Call, a *sendInputArgs) (*Re
 	if unread.Text != "" {
 		out.Text, out.Cursor = unread.Text+out.Text, unread.Cursor
 	}
-	res := renderOutput(out)
+	res := t.noted(ctx, c, renderOutput(out), out.Sandbox, out.Cwd, out.Text)
 	if q.WaitMS == 0 && !out.Exited {
 		// Without a wait the answer holds only what was there before (often the old prompt).
 		res.Text = strings.Replace(res.Text, "\n", "; sent without waiting: get_output wait_ms=5000 reads the result\n", 1)
@@ -414,7 +420,7 @@ func (t *terminalTool) output(ctx context.Context, c *Call, a *getOutputArgs) (*
 	if cursor == nil {
 		out = t.skipToTail(ctx, c.Conversation, out, q.MaxBytes)
 	}
-	return renderOutput(out), nil
+	return t.noted(ctx, c, renderOutput(out), out.Sandbox, out.Cwd, out.Text), nil
 }
 
 // skipToTail keeps the head of an answer read with the conversation's own cursor that left
@@ -621,6 +627,9 @@ func (t *terminalTool) close(ctx context.Context, c *Call, a *sessionIDArgs) (*R
 // terminalError turns the engine's typed errors into model-fixable ones; their texts are
 // written for a model. Anything else stays internal.
 func terminalError(err error, param string) error {
+	if te := guardTerminalError(err); te != nil {
+		return te
+	}
 	switch {
 	case errors.Is(err, terminal.ErrNoSession):
 		return &ToolError{Code: CodeNoSession, Param: "session_id", Message: err.Error(), Next: "list_sessions shows this conversation's ids", Cause: err}

@@ -275,8 +275,12 @@ func grantedResult(requestID string, g authz.Grant) *Result {
 	} else if g.Recursive {
 		scope += "/**"
 	}
+	text := fmt.Sprintf("Granted %s on %s until %s (%s). Retry the operation now.", g.Access, scope, g.Expires.Wall.Format(time.TimeOnly), uses)
+	if terminalWriteGrant(g.Access) {
+		text += " Terminal commands and sessions started from now on may write there; a session already running keeps its old sandbox (close_session, then create_session)."
+	}
 	return &Result{
-		Text: fmt.Sprintf("Granted %s on %s until %s (%s). Retry the operation now.", g.Access, scope, g.Expires.Wall.Format(time.TimeOnly), uses),
+		Text: text,
 		Structured: map[string]any{"request_id": requestID, "status": "approved", "grant_id": g.ID,
 			"access": g.Access, "path": g.Path, "host": g.Host, "recursive": g.Recursive, "expires": g.Expires.Wall},
 	}

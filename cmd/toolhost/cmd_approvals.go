@@ -4,9 +4,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/user"
+	"strconv"
 	"time"
 
 	"toolhost/authz"
+	"toolhost/internal/app"
 )
 
 // approvalCommands are the user's answers to a model's authorization requests. The ones that
@@ -20,7 +23,7 @@ var approvalCommands = group{title: "Approvals and grants", commands: []cliComma
 			forD := fs.Duration("for", 0, "the grant lasts `DURATION` (default: what the request asked, else 5m)")
 			once := fs.Bool("once", false, "the grant is used up by one call")
 			return func(inv *invocation) error {
-				a, err := inv.App()
+				a, err := operatorApp(inv)
 				if err != nil {
 					return err
 				}
@@ -37,7 +40,7 @@ var approvalCommands = group{title: "Approvals and grants", commands: []cliComma
 		name: "deny", args: "ID", minArgs: 1, maxArgs: 1, operator: true,
 		help: "deny an authorization request",
 		run: func(inv *invocation) error {
-			a, err := inv.App()
+			a, err := operatorApp(inv)
 			if err != nil {
 				return err
 			}
@@ -54,7 +57,7 @@ var approvalCommands = group{title: "Approvals and grants", commands: []cliComma
 		name: "revoke", args: "ID", minArgs: 1, maxArgs: 1, operator: true,
 		help: "revoke a grant",
 		run: func(inv *invocation) error {
-			a, err := inv.App()
+			a, err := operatorApp(inv)
 			if err != nil {
 				return err
 			}
@@ -67,12 +70,28 @@ var approvalCommands = group{title: "Approvals and grants", commands: []cliComma
 	},
 }}
 
-// operatorName is who decided, as grants and the audit log record it.
+// operatorName is who decided, as grants and the audit log record it: from the kernel's view,
+// not the environment ($USER is whatever the caller set).
 func operatorName() string {
-	if u := os.Getenv("USER"); u != "" {
-		return "cli:" + u
+	uid := os.Getuid()
+	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
+		return fmt.Sprintf("cli:%s (uid %d, pid %d)", u.Username, uid, os.Getpid())
 	}
-	return "cli"
+	return fmt.Sprintf("cli:uid %d (pid %d)", uid, os.Getpid())
+}
+
+// operatorApp opens the app for a command that decides, after checking that this process is
+// not below a toolhost server: however it was started (env -i, a copied binary, setsid), such
+// a process runs a model's command, and decisions come from the user.
+func operatorApp(inv *invocation) (*app.App, error) {
+	a, err := inv.App()
+	if err != nil {
+		return nil, err
+	}
+	if err := authz.CheckOperator(a.StateDir); err != nil {
+		return nil, fmt.Errorf("refusing to decide: %w; run it in your own terminal", err)
+	}
+	return a, nil
 }
 
 func listApprovals(inv *invocation) error {
@@ -89,6 +108,9 @@ func listApprovals(inv *invocation) error {
 	}
 	for _, ap := range list {
 		fmt.Fprintf(inv.stdout, "%s  %s on %s%s  conversation %s  expires %s\n", ap.ID, ap.Access, ap.Target(), recursiveMark(ap.Recursive && ap.Host == ""), ap.Conversation, ap.Expires.Wall.Format(time.TimeOnly))
+		if ap.Command != "" {
+			fmt.Fprintf(inv.stdout, "    command: %q\n", ap.Command)
+		}
 		if ap.Reason != "" {
 			fmt.Fprintf(inv.stdout, "    reason: %s\n", ap.Reason)
 		}

@@ -52,6 +52,9 @@ func serveStdio(inv *invocation) error {
 	if err != nil {
 		return err
 	}
+	if err := a.MarkServer(); err != nil {
+		return err
+	}
 	a.Logger.Info("serving stdio", "workdir", a.Workdir, "profile", a.ProfileName, "tools", strings.Join(a.Registry.Names(), ","))
 	err = server.ServeStdio(inv.ctx, a.Server(), os.Stdin, inv.stdout, a.Logger)
 	if errors.Is(err, context.Canceled) && inv.ctx.Err() != nil {
@@ -66,6 +69,9 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	if err != nil {
 		return err
 	}
+	if err := a.MarkServer(); err != nil {
+		return err
+	}
 	hc := a.Config.HTTP
 	listen, err := server.Exposure{Addr: hc.Addr, NoAuth: hc.NoAuth, ExplicitToken: a.ExplicitToken(), AllowedHosts: hc.AllowedHosts}.Check()
 	if err != nil {
@@ -78,8 +84,8 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		AllowedHosts:   listen.AllowedHosts,
 		Logger:         a.Logger,
 		Routes: map[string]http.Handler{
-			"/api/approvals":  server.ApprovalsHandler(a.Guard),
-			"/api/approvals/": server.ApprovalsHandler(a.Guard),
+			"/api/approvals":  server.OperatorPeer(server.ApprovalsHandler(a.Guard), a.Logger),
+			"/api/approvals/": server.OperatorPeer(server.ApprovalsHandler(a.Guard), a.Logger),
 		},
 	}
 	if tokenOnCommandLine {
@@ -105,6 +111,7 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	url := fmt.Sprintf("http://%s/mcp", ln.Addr())
 	out := inv.stdout
 	fmt.Fprintf(out, "toolhost %s serving %s (workdir %s, profile %s)\n", app.Version, url, a.Workdir, a.ProfileName)
+	fmt.Fprintln(out, a.SandboxStatus().Summary())
 	if hopts.NoAuth {
 		fmt.Fprintf(out, "no bearer token (--no-auth)\n\nClient config:\n{\"mcpServers\":{\"toolhost\":{\"type\":\"http\",\"url\":%q}}}\n", url)
 	} else {

@@ -16,6 +16,8 @@ type globalFlags struct {
 	config, workdir, stateDir, profile, tools, disable, conversation, logFile, logLevel string
 	readOnly                                                                            bool
 	budget                                                                              int
+	// sandbox overrides [terminal] sandbox.
+	sandbox string
 }
 
 // define declares the global flags on fs. Each definition's default is the value parsed so far,
@@ -32,6 +34,7 @@ func (g *globalFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&g.budget, "budget-tokens", g.budget, "cap one result at about `N` tokens (default 25000)")
 	fs.StringVar(&g.logFile, "log-file", g.logFile, "log to `FILE` instead of stderr")
 	fs.StringVar(&g.logLevel, "log-level", g.logLevel, "log at `LEVEL`: debug, info, warn or error (default info)")
+	fs.StringVar(&g.sandbox, "sandbox", g.sandbox, "confine terminal commands in sandbox `MODE`: workspace-write (default), read-only or off")
 }
 
 // apply sets what the flags give on cfg.
@@ -47,6 +50,7 @@ func (g *globalFlags) apply(cfg *config.Config) {
 	set(&cfg.Conversation, g.conversation)
 	set(&cfg.LogFile, g.logFile)
 	set(&cfg.LogLevel, g.logLevel)
+	set(&cfg.Terminal.Sandbox, g.sandbox)
 	if g.budget > 0 {
 		cfg.BudgetTokens = g.budget
 	}

@@ -51,6 +51,7 @@ type App struct {
 	Memory    *memory.Service
 	// Journal makes multi-file edits crash-atomic; Open recovers what a crashed process left.
 	Journal    *edit.Journal
+	termGuard  *terminalGuard
 	PromptsDir string
 
 	closers []func() error
@@ -153,7 +154,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		// The read engine's line-index cache lives inside the tool, so repeated range reads of
 		// a large file seek instead of rescanning; the journal makes every write crash-atomic.
 		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries), Journal: a.Journal}),
-		consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration}),
+		consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.termGuard}),
 		a.buildTool(terminals),
 		web,
 		a.databaseTool(),

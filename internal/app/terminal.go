@@ -8,9 +8,15 @@ import (
 
 // terminalManager starts the terminal engine from the [terminal] configuration and the store
 // (session metadata and history tails survive a restart), with toolhost's own secrets scrubbed
-// from every child's environment. terminal_operations serves it and shuts it down on Close.
+// from every child's environment, each command confined and checked by the terminal guard.
+// terminal_operations serves it and shuts it down on Close.
 func (a *App) terminalManager() (*terminal.Manager, error) {
 	tc := a.Config.Terminal
+	tg, err := a.openTerminalGuard()
+	if err != nil {
+		return nil, err
+	}
+	a.termGuard = tg
 	return terminal.NewManager(terminal.Config{
 		Shell:                      tc.Shell,
 		MaxSessionsPerConversation: tc.MaxSessionsPerConversation,
@@ -22,6 +28,9 @@ func (a *App) terminalManager() (*terminal.Manager, error) {
 		MaxTimeout:                 tc.MaxTimeout.Duration,
 		ScrubEnv:                   a.scrubEnv(),
 		Store:                      a.Store,
+		Sandbox:                    tg.policy,
+		Check:                      tg.check,
+		Env:                        tg.env,
 	})
 }
 

@@ -19,6 +19,9 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"toolhost/authz/cmdrules"
+	"toolhost/internal/sandbox"
 )
 
 // Config is the whole configuration. Zero values mean "use the default".
@@ -99,7 +102,28 @@ type Terminal struct {
 	DefaultTimeout Duration `toml:"default_timeout"`
 	MaxTimeout     Duration `toml:"max_timeout"`
 	HistoryBytes   int      `toml:"history_bytes"`
+
+	// Sandbox confines commands with Landlock: "workspace-write" (default), "read-only" or
+	// "off". The --sandbox flag overrides it.
+	Sandbox string `toml:"sandbox"`
+	// AllowUnsandboxed accepts running commands unconfined where the kernel cannot enforce
+	// the configured sandbox; without it, commands are refused there.
+	AllowUnsandboxed bool `toml:"allow_unsandboxed"`
+	// Writable adds paths commands may write under workspace-write ("~/" is the home
+	// directory), beside the working directory, grants, temp dirs and build caches.
+	Writable []string `toml:"writable"`
+	// Rules are ordered command rules, "ACTION PATTERN [# NAME]" (allow, ask or deny), matched
+	// before the shipped defaults.
+	Rules []string `toml:"rules"`
+	// RulesUnmatched is the action for commands no rule matches: "allow" (default), "ask",
+	// or "deny" (an allow-list).
+	RulesUnmatched string `toml:"rules_unmatched"`
+	// DefaultRules keeps the shipped rules after the configured ones (default true).
+	DefaultRules *bool `toml:"default_rules"`
 }
+
+// UseDefaultRules reports whether the shipped command rules apply.
+func (t Terminal) UseDefaultRules() bool { return t.DefaultRules == nil || *t.DefaultRules }
 
 // Profile says which tools and operations are enabled.
 type Profile struct {
@@ -217,7 +241,44 @@ func Load(path string, explicit bool) (*Config, error) {
 		return nil, fmt.Errorf("config %s:%d: %w %q", path, keyLine(data, k), ErrUnknownKey, k)
 	}
 	c.Path = path
-	return c, c.validate()
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if err := c.checkRules(data); err != nil {
+		return nil, fmt.Errorf("config %s:%w", path, err)
+	}
+	return c, nil
+}
+
+// checkRules parses [terminal] rules so a mistake stops the start with the line it is on.
+func (c *Config) checkRules(data []byte) error {
+	_, err := cmdrules.New(c.Terminal.Rules, c.Terminal.RulesUnmatched, false)
+	var se *cmdrules.SyntaxError
+	if !errors.As(err, &se) {
+		if err != nil {
+			return fmt.Errorf("%d: terminal.%w", keyLine(data, "terminal.rules_unmatched"), err)
+		}
+		return nil
+	}
+	return fmt.Errorf("%d: terminal.rules: %q: %s", ruleLine(data, c.Terminal.Rules, se.Index), se.Rule, se.Msg)
+}
+
+// ruleLine finds the line of the index-th entry of [terminal] rules: the entries are looked
+// for in order after the key, each as written or TOML-escaped.
+func ruleLine(data []byte, rules []string, index int) int {
+	start := keyLine(data, "terminal.rules")
+	lines := strings.Split(string(data), "\n")
+	at := max(start-1, 0)
+	for k := 0; k <= index && k < len(rules); k++ {
+		escaped := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(rules[k])
+		for i := at; i < len(lines); i++ {
+			if strings.Contains(lines[i], rules[k]) || strings.Contains(lines[i], escaped) {
+				at = i
+				break
+			}
+		}
+	}
+	return at + 1
 }
 
 func (c *Config) validate() error {
@@ -239,6 +300,9 @@ func (c *Config) validate() error {
 	}
 	if c.Web.MaxResponseBytes < 0 || c.Web.MaxDownloadBytes < 0 || c.Web.PerHostConcurrency < 0 || c.Web.MaxBrowsers < 0 {
 		return fmt.Errorf("config: web limits must not be negative")
+	}
+	if _, err := sandbox.ParseMode(c.Terminal.Sandbox); err != nil {
+		return fmt.Errorf("config: terminal.%w", err)
 	}
 	return validateDatabases(c.Databases)
 }

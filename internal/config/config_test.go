@@ -36,6 +36,12 @@ func TestLoad(t *testing.T) {
 		{"unknown key in web", "[web]\nallow = []\nalow = []\n", `config.toml:3: unknown configuration key "web.alow"`},
 		{"too many redirects", "[web]\nmax_redirects = 11\n", "web.max_redirects must be between 0 and 10"},
 		{"negative web limit", "[web]\nmax_browsers = -1\n", "web limits must not be negative"},
+		{"terminal sandbox", "[terminal]\nsandbox = \"read-only\"\nallow_unsandboxed = true\nwritable = [\"~/.cache/x\"]\n", ""},
+		{"bad sandbox mode", "[terminal]\nsandbox = \"strict\"\n", "want workspace-write, read-only or off"},
+		{"rules", "[terminal]\nrules_unmatched = \"deny\"\ndefault_rules = false\nrules = [\n  \"allow git status\",\n  \"deny git push --force* # force\",\n]\n", ""},
+		{"rule with a bad action names its line", "[terminal]\nrules = [\n  \"allow git status\",\n  \"deny ls\",\n  \"permit rm\",\n]\n", `config.toml:5: terminal.rules: "permit rm"`},
+		{"rule with a bad pattern names its line", "[terminal]\nrules = [\"allow ls\", \"deny a; b\"]\n", `config.toml:2: terminal.rules: "deny a; b": a pattern is one command`},
+		{"bad unmatched action", "[terminal]\nrules_unmatched = \"maybe\"\n", "config.toml:2: terminal.rules_unmatched"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,6 +12,9 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/hinshun/vt10x"
+
+	"toolhost/internal/sandbox"
+	"toolhost/internal/sandbox/sandboxtest"
 )
 
 func p50(ds []time.Duration) float64 {
@@ -94,6 +97,46 @@ func BenchmarkRunTrue(b *testing.B) {
 		ds = append(ds, time.Since(start))
 	}
 	b.ReportMetric(p50(ds), "p50-ms")
+}
+
+// BenchmarkRunTrueSandboxed measures what the sandbox adds to run_command true: the same
+// manager runs the command unconfined and confined (workspace-write, toolhost's state under
+// the home directory as by default, so rules are cut around it) in alternation, and the
+// ratio of the medians is reported (target: at most 1.2).
+func BenchmarkRunTrueSandboxed(b *testing.B) {
+	sandboxtest.Require(b)
+	policy := sandboxtest.HomePolicy(b)
+	dir := policy.Writable[0]
+	confined := false
+	m, err := NewManager(Config{Sandbox: func(context.Context, string, string) (*sandbox.Policy, error) {
+		if confined {
+			return policy, nil
+		}
+		return nil, nil
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	run := func() time.Duration {
+		start := time.Now()
+		r, err := m.Run(context.Background(), "b", RunSpec{Command: "true", Cwd: dir})
+		if err != nil || r.Running || r.ExitCode != 0 {
+			b.Fatalf("Run(true) = %+v, %v", r, err)
+		}
+		return time.Since(start)
+	}
+	var plain, boxed []time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		confined = false
+		plain = append(plain, run())
+		confined = true
+		boxed = append(boxed, run())
+	}
+	b.ReportMetric(p50(plain), "plain-p50-ms")
+	b.ReportMetric(p50(boxed), "sandboxed-p50-ms")
+	b.ReportMetric(p50(boxed)/p50(plain), "ratio")
 }
 
 func rssKB() int {

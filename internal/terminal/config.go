@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"context"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"toolhost/internal/sandbox"
 	"toolhost/store"
 )
 
@@ -48,6 +51,16 @@ type Config struct {
 	// resource-updated notifications. It must not block for long. Manager.SetOnUpdate replaces it
 	// on a running manager.
 	OnUpdate func(conv, id string)
+	// Sandbox, when set, returns the confinement of a command or session about to start in
+	// cwd (nil: unconfined). It is asked at every start, so grants made since the last one
+	// apply; a session keeps what it started with. An error refuses the start.
+	Sandbox func(ctx context.Context, conv, cwd string) (*sandbox.Policy, error)
+	// Check, when set, decides each line before it runs (the command of run_command, each
+	// line submitted to a session). Its error refuses the line and is returned by Run and
+	// Send as is; ErrIncomplete lets an unfinished statement be typed.
+	Check func(ctx context.Context, conv string, line Line) error
+	// Env holds variables set in every child (after the server's own, before the caller's).
+	Env map[string]string
 }
 
 const (

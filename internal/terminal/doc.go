@@ -14,11 +14,12 @@
 // 64 KiB. A one-shot command keeps the same ring plus a head and tail of each of stdout and
 // stderr (64 KiB each).
 //
-// Security: commands run with the authority of the user who runs toolhost. The working
-// directory guard (package authz) decides where a command or session starts; it does not and
-// cannot limit what a shell command then reads, writes or executes. Secrets that belong to
-// toolhost itself (its token and config-only variables, any variable whose name starts with
-// TOOLHOST_, and Config.ScrubEnv) are removed from the environment of every child.
+// Security: the working directory guard (package authz) decides where a command or session
+// starts; Config.Sandbox confines what it then touches (a Landlock policy per start, package
+// sandbox) and Config.Check decides every line before it runs (the command rules). Secrets
+// that belong to toolhost itself (its token and config-only variables, any variable whose
+// name starts with TOOLHOST_, and Config.ScrubEnv) are removed from the environment of every
+// child.
 //
 // Wiring (for the terminal_operations tool): run_command → Manager.Run, create_session →
 // Create, send_input → Send (Input.Wait carries wait_ms/wait_for/max_bytes), get_output →

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"toolhost/internal/sandbox"
 )
 
 // RunSpec describes a one-shot command.
@@ -54,6 +56,8 @@ type RunResult struct {
 	Truncated  bool   `json:"truncated,omitempty"`
 	DurationMS int64  `json:"duration_ms"`
 	Cwd        string `json:"cwd"`
+	// Sandbox is the mode the command ran under (workspace-write, read-only, off).
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // capture keeps the head and tail of one output stream.
@@ -113,6 +117,7 @@ type job struct {
 	started time.Time
 	timer   *time.Timer
 	pipes   []*os.File
+	sandbox string // the sandbox mode it runs under
 
 	// Guarded by stream.mu.
 	stdout, stderr capture
@@ -124,11 +129,11 @@ type job struct {
 	closeOnce      sync.Once
 }
 
-func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration) (*job, error) {
+func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration, policy *sandbox.Policy) (*job, error) {
 	j := &job{
 		stream: newStream(m.cfg.HistoryBytes), m: m, conv: conv, id: id,
 		command: spec.Command, cwd: spec.Cwd, running: true, exit: -1,
-		done: make(chan struct{}),
+		done: make(chan struct{}), sandbox: modeOf(policy),
 	}
 	j.stdout.tail = newRing(tailBytes)
 	j.stderr.tail = newRing(tailBytes)
@@ -145,14 +150,14 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration)
 	}
 	cmd := m.command("/bin/sh", "-c", spec.Command)
 	cmd.Dir = spec.Cwd
-	cmd.Env = childEnv(m.cfg.ScrubEnv, noTerminal, spec.Env, j.sel.marker)
+	cmd.Env = childEnv(m.cfg.ScrubEnv, noTerminal, m.extraEnv(spec.Env), j.sel.marker)
 	cmd.Stdout, cmd.Stderr = outW, errW
 	// A new kernel session: no controlling terminal (nothing can prompt on /dev/tty) and
 	// one id that covers every process group the command creates.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	j.started = time.Now()
 	j.lastUse = j.started
-	if err := cmd.Start(); err != nil {
+	if err := sandbox.Start(cmd, policy); err != nil {
 		outR.Close()
 		outW.Close()
 		errR.Close()
@@ -247,7 +252,7 @@ func (j *job) closePipes() {
 
 func (j *job) resultLocked(budget int) RunResult {
 	r := RunResult{ID: j.id, Running: j.running, ExitCode: j.exit, TimedOut: j.timedOut,
-		StdoutBytes: j.stdout.total, StderrBytes: j.stderr.total, Cwd: j.cwd}
+		StdoutBytes: j.stdout.total, StderrBytes: j.stderr.total, Cwd: j.cwd, Sandbox: j.sandbox}
 	var t1, t2 bool
 	r.Stdout, t1 = j.stdout.render(budget, j.id)
 	r.Stderr, t2 = j.stderr.render(budget, j.id)
@@ -267,6 +272,7 @@ func (j *job) output(ctx context.Context, q OutputQuery) (Output, error) {
 	})
 	j.mu.Lock()
 	out.ID = j.id
+	out.Sandbox, out.Cwd = j.sandbox, j.cwd
 	out.CommandRunning = j.running
 	out.Finished = !j.running
 	out.Exited = !j.running
@@ -283,7 +289,7 @@ func (j *job) output(ctx context.Context, q OutputQuery) (Output, error) {
 func (j *job) info() Info {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	inf := Info{ID: j.id, Conversation: j.conv, Kind: "command", Cwd: j.cwd, Shell: "/bin/sh",
+	inf := Info{ID: j.id, Conversation: j.conv, Kind: "command", Cwd: j.cwd, Shell: "/bin/sh", Sandbox: j.sandbox,
 		PID: j.pid, State: StateRunning, Started: j.started, Ended: j.ended,
 		IdleSeconds: int64(time.Since(j.lastUse).Seconds()), LastCommand: truncateRunes(j.command, 200)}
 	if !j.running {

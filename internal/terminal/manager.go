@@ -116,7 +116,22 @@ func (m *Manager) command(name string, args ...string) *exec.Cmd {
 }
 
 func (m *Manager) sessionEnv(s *session) []string {
-	return childEnv(m.cfg.ScrubEnv, "xterm-256color", s.envExtra(), s.sel.marker)
+	return childEnv(m.cfg.ScrubEnv, "xterm-256color", m.extraEnv(s.envExtra()), s.sel.marker)
+}
+
+// extraEnv is Config.Env overridden by the caller's variables.
+func (m *Manager) extraEnv(caller map[string]string) map[string]string {
+	if len(m.cfg.Env) == 0 {
+		return caller
+	}
+	out := make(map[string]string, len(m.cfg.Env)+len(caller))
+	for k, v := range m.cfg.Env {
+		out[k] = v
+	}
+	for k, v := range caller {
+		out[k] = v
+	}
+	return out
 }
 
 func (m *Manager) idleLoop() {
@@ -173,6 +188,10 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 	}
 	if fi, err := os.Stat(spec.Cwd); err != nil || !fi.IsDir() {
 		return Info{}, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
+	}
+	policy, err := m.policy(ctx, conv, spec.Cwd)
+	if err != nil {
+		return Info{}, fmt.Errorf("create session: %w", err)
 	}
 	restarted := false
 	m.mu.Lock()
@@ -253,7 +272,7 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 		shell: m.shell, bash: m.bash, started: now, state: StateStarting,
 		cols: spec.Cols, rows: spec.Rows, vt: vt10x.New(vt10x.WithSize(spec.Cols, spec.Rows)),
 		ready: make(chan struct{}), sentDone: -1, cAtSend: -1, readerDone: make(chan struct{}), waitDone: make(chan struct{}),
-		updCh: make(chan struct{}, 1), stopUpd: make(chan struct{}), extra: spec.Env,
+		updCh: make(chan struct{}, 1), stopUpd: make(chan struct{}), extra: spec.Env, policy: policy,
 	}
 	s.view = newLogView(s.log, s.onMarker)
 	s.sel.marker = markerEnv + "=" + m.instance + "/" + conv + "/" + id
@@ -557,6 +576,15 @@ func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult
 	if fi, err := os.Stat(spec.Cwd); err != nil || !fi.IsDir() {
 		return RunResult{}, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
 	}
+	if m.cfg.Check != nil {
+		if err := m.cfg.Check(ctx, conv, Line{Text: spec.Command, Dir: spec.Cwd}); err != nil {
+			return RunResult{}, err
+		}
+	}
+	policy, err := m.policy(ctx, conv, spec.Cwd)
+	if err != nil {
+		return RunResult{}, fmt.Errorf("run command: %w", err)
+	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -591,7 +619,7 @@ func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult
 	m.seq++
 	id := "cmd" + strconv.Itoa(m.seq)
 	m.mu.Unlock()
-	j, err := m.startJob(conv, id, spec, timeout)
+	j, err := m.startJob(conv, id, spec, timeout, policy)
 	if err != nil {
 		return RunResult{}, err
 	}

@@ -55,6 +55,10 @@ type Output struct {
 	// Result is the complete result of a one-shot command once it has finished.
 	Result   *RunResult `json:"result,omitempty"`
 	WaitedMS int64      `json:"waited_ms"`
+	// Sandbox is the mode the session or command runs under, and Cwd its directory (a
+	// session's start directory), so a refusal in the output can be explained.
+	Sandbox string `json:"sandbox,omitempty"`
+	Cwd     string `json:"cwd,omitempty"`
 }
 
 const (

@@ -16,6 +16,8 @@ import (
 	"github.com/creack/pty"
 	"github.com/hinshun/vt10x"
 	"golang.org/x/sys/unix"
+
+	"toolhost/internal/sandbox"
 )
 
 // Session states reported by Info.State.
@@ -63,6 +65,9 @@ type Info struct {
 	// existed with another cwd (or had exited) and was replaced.
 	Reused    bool `json:"reused,omitempty"`
 	Restarted bool `json:"restarted,omitempty"`
+	// Sandbox is the mode it runs under (workspace-write, read-only, off); a session keeps
+	// the sandbox, and so the grants, it started with.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // Input is what send_input types into a session.
@@ -126,6 +131,8 @@ type session struct {
 	stopUpd    chan struct{}
 	stopOnce   sync.Once
 	extra      map[string]string
+	policy     *sandbox.Policy // the sandbox it started under (nil: unconfined)
+	line       lineState       // what the shell's line editor holds (for Config.Check)
 }
 
 func (m *Manager) rcFile() string { return m.rcDir + "/bashrc" }
@@ -163,7 +170,7 @@ func (s *session) start() error {
 	cmd.Env = s.m.sessionEnv(s)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Start(); err != nil {
+	if err := sandbox.Start(cmd, s.policy); err != nil {
 		ptmx.Close()
 		tty.Close()
 		return fmt.Errorf("start shell %s: %w", s.shell, err)
@@ -366,6 +373,13 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 		submit = submit || strings.Contains(kb, "\r")
 	}
 	s.awaitStart(ctx)
+	// Lines are decided before anything is typed, in the order they are typed.
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	line, err := s.m.checkInput(ctx, s, b.String())
+	if err != nil {
+		return 0, err
+	}
 	s.mu.Lock()
 	if s.state != StateRunning {
 		st := s.state
@@ -392,8 +406,6 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 	if b.Len() == 0 {
 		return doneBefore, nil
 	}
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
 	if atPrompt {
 		s.awaitLineEditor(ctx)
 	}
@@ -408,6 +420,9 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 		}
 		return doneBefore, fmt.Errorf("write to session %q: %w", s.id, err)
 	}
+	s.mu.Lock()
+	s.line = line
+	s.mu.Unlock()
 	return doneBefore, nil
 }
 
@@ -534,6 +549,7 @@ func (s *session) output(ctx context.Context, q OutputQuery, since int) (Output,
 		out.ExitCode = &c
 	}
 	out.Exited = s.state != StateRunning
+	out.Sandbox, out.Cwd = modeOf(s.policy), s.cwd
 	s.mu.Unlock()
 	return out, err
 }
@@ -664,7 +680,7 @@ func (s *session) info() Info {
 		ID: s.id, Conversation: s.conv, Kind: "session", Cwd: s.cwd, Shell: s.shell,
 		PID: s.pid, State: s.state, Started: s.started, Ended: s.ended,
 		IdleSeconds: int64(time.Since(s.lastUse).Seconds()), LastCommand: s.lastCommand,
-		ExitCodes: s.bash, Cols: s.cols, Rows: s.rows,
+		ExitCodes: s.bash, Cols: s.cols, Rows: s.rows, Sandbox: modeOf(s.policy),
 	}
 	if e := s.exitLocked(); e != nil {
 		c := *e

@@ -1,0 +1,317 @@
+package sandbox
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// needLandlock skips outside CI when the kernel cannot confine; in CI a missing sandbox is a
+// failure, not a skip.
+func needLandlock(t *testing.T) {
+	t.Helper()
+	if _, err := ABI(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("Landlock is required in CI: %v", err)
+		}
+		t.Skipf("Landlock unavailable here: %v", err)
+	}
+}
+
+// tree is a scratch layout: a working directory holding toolhost's state (as when the
+// working directory is the home directory), a directory outside, a temp dir and a config.
+type tree struct {
+	root, work, state, token, outside, tmp, config, sub string
+}
+
+func newTree(t *testing.T) tree {
+	t.Helper()
+	root := Canonical(t.TempDir())
+	tr := tree{
+		root:    root,
+		work:    filepath.Join(root, "work"),
+		state:   filepath.Join(root, "work", ".local", "state", "toolhost"),
+		outside: filepath.Join(root, "outside"),
+		tmp:     filepath.Join(root, "tmp"),
+		sub:     filepath.Join(root, "work", "src"),
+	}
+	tr.token = filepath.Join(tr.state, "token")
+	tr.config = filepath.Join(root, "work", ".config", "toolhost", "config.toml")
+	for _, d := range []string{tr.state, tr.outside, tr.tmp, tr.sub, filepath.Dir(tr.config), filepath.Join(tr.work, ".local", "share")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, data := range map[string]string{tr.token: "secret-token\n", tr.config: "[terminal]\n", filepath.Join(tr.outside, "keep"): "outside\n", filepath.Join(tr.sub, "a.txt"): "a\n"} {
+		if err := os.WriteFile(p, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return tr
+}
+
+func (tr tree) policy(mode Mode) *Policy {
+	return &Policy{
+		Mode:      mode,
+		Writable:  []string{tr.work},
+		Temp:      []string{tr.tmp},
+		Protected: []string{tr.state, tr.config, filepath.Dir(tr.config)},
+		Hidden:    []string{tr.state},
+	}
+}
+
+// run runs script with sh under p in dir and returns its exit code and combined output.
+func run(t *testing.T, p *Policy, dir, script string) (int, string) {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", "-c", script)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TMPDIR="+filepath.Join(dir))
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := Start(cmd, p); err != nil {
+		t.Fatalf("Start(%q): %v", script, err)
+	}
+	err := cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("wait %q: %v", script, err)
+	}
+	return code, out.String()
+}
+
+func exists(p string) bool {
+	_, err := os.Lstat(p)
+	return err == nil
+}
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestWorkspaceWritePromises checks each promise of workspace-write on the file system: the
+// write happened or it did not, and toolhost's files are untouched.
+func TestWorkspaceWritePromises(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	p := tr.policy(ModeWorkspaceWrite)
+	q := strconv.Quote
+	cases := []struct {
+		name   string
+		script string
+		ok     bool   // exit status 0 expected
+		check  string // path that must exist afterwards ("" none)
+		absent string // path that must not exist afterwards
+	}{
+		{name: "write in a subdirectory of the working directory", script: "echo hi > src/new.txt", ok: true, check: filepath.Join(tr.sub, "new.txt")},
+		{name: "mkdir and write deep inside", script: "mkdir -p src/a/b && echo x > src/a/b/c", ok: true, check: filepath.Join(tr.sub, "a/b/c")},
+		{name: "write in the temp dir", script: "echo t > " + q(filepath.Join(tr.tmp, "t")), ok: true, check: filepath.Join(tr.tmp, "t")},
+		{name: "write outside", script: "echo x > " + q(filepath.Join(tr.outside, "x")), absent: filepath.Join(tr.outside, "x")},
+		{name: "delete outside", script: "rm -f " + q(filepath.Join(tr.outside, "keep")), check: filepath.Join(tr.outside, "keep")},
+		{name: "write into the state dir", script: "echo x > " + q(filepath.Join(tr.state, "x")), absent: filepath.Join(tr.state, "x")},
+		{name: "overwrite the token", script: "echo stolen > " + q(tr.token)},
+		{name: "truncate the token", script: "truncate -s 0 " + q(tr.token)},
+		{name: "read the token", script: "cat " + q(tr.token)},
+		{name: "copy the token out", script: "cp " + q(tr.token) + " src/stolen", absent: filepath.Join(tr.sub, "stolen")},
+		{name: "hard link the token into the workdir", script: "ln " + q(tr.token) + " src/link", absent: filepath.Join(tr.sub, "link")},
+		{name: "read the token through a symlink", script: "ln -s " + q(tr.token) + " src/sym && cat src/sym"},
+		{name: "write outside through a symlink", script: "ln -sf " + q(tr.outside) + " src/out && echo x > src/out/y", absent: filepath.Join(tr.outside, "y")},
+		{name: "rename the state dir away", script: "mv " + q(filepath.Join(tr.work, ".local", "state")) + " gone", check: tr.state},
+		{name: "remove the state dir", script: "rm -rf " + q(filepath.Join(tr.work, ".local")), check: tr.token},
+		{name: "rewrite the config", script: "echo 'x=1' >> " + q(tr.config)},
+		{name: "replace the config dir", script: "rm -rf " + q(filepath.Join(tr.work, ".config")), check: tr.config},
+		{name: "create the prompts dir beside the config", script: "mkdir " + q(filepath.Join(filepath.Dir(tr.config), "prompts")), absent: filepath.Join(filepath.Dir(tr.config), "prompts")},
+		{name: "a detached child stays confined", script: "setsid -w sh -c 'echo x > " + filepath.Join(tr.outside, "z") + "'", absent: filepath.Join(tr.outside, "z")},
+		{name: "list the state dir names", script: "ls " + q(tr.state) + " | grep -q token", ok: true},
+		{name: "write to /dev/null", script: "echo x > /dev/null", ok: true},
+		{name: "no privilege gain (no_new_privs)", script: "grep -q 'NoNewPrivs:.*1' /proc/self/status", ok: true},
+		{name: "no ptrace of the server", script: "grep -q '^CapBnd:.*' /proc/self/status && ! (cat /proc/" + strconv.Itoa(os.Getpid()) + "/mem 2>/dev/null | head -c1 | grep -q .)", ok: true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out := run(t, p, tr.work, c.script)
+			if (code == 0) != c.ok {
+				t.Errorf("%q: exit %d, want success=%v; output:\n%s", c.script, code, c.ok, out)
+			}
+			if !c.ok && strings.Contains(out, "secret-token") {
+				t.Errorf("%q printed the token: %s", c.script, out)
+			}
+			if c.check != "" && !exists(c.check) {
+				t.Errorf("%q: %s does not exist afterwards", c.script, c.check)
+			}
+			if c.absent != "" && exists(c.absent) {
+				t.Errorf("%q: %s exists afterwards", c.script, c.absent)
+			}
+		})
+	}
+	if got := read(t, tr.token); got != "secret-token\n" {
+		t.Errorf("token = %q after the attempts", got)
+	}
+	if got := read(t, tr.config); got != "[terminal]\n" {
+		t.Errorf("config = %q after the attempts", got)
+	}
+}
+
+// TestLimitsOfExclusion pins the documented limit: directly in a directory that holds a
+// protected path, entries cannot be created; everywhere else in the tree they can.
+func TestLimitsOfExclusion(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	p := tr.policy(ModeWorkspaceWrite)
+	if code, _ := run(t, p, tr.work, "echo x > top.txt"); code == 0 || exists(filepath.Join(tr.work, "top.txt")) {
+		t.Errorf("creating a file directly in a directory that holds toolhost's state succeeded; the documented limit changed")
+	}
+	if code, out := run(t, p, tr.work, "echo x > .local/share/ok"); code != 0 {
+		t.Errorf("a sibling subtree of the state dir is not writable: %s", out)
+	}
+	// Without a protected path inside, the working directory is writable at its top.
+	plain := &Policy{Mode: ModeWorkspaceWrite, Writable: []string{tr.sub}, Temp: []string{tr.tmp}, Protected: []string{tr.state}, Hidden: []string{tr.state}}
+	if code, out := run(t, plain, tr.sub, "echo x > top.txt"); code != 0 {
+		t.Errorf("writing at the top of a plain working directory failed: %s", out)
+	}
+}
+
+func TestReadOnlyMode(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	p := tr.policy(ModeReadOnly)
+	if code, _ := run(t, p, tr.work, "echo x > src/new"); code == 0 || exists(filepath.Join(tr.sub, "new")) {
+		t.Error("read-only: a write in the working directory succeeded")
+	}
+	if code, out := run(t, p, tr.work, "cat src/a.txt && echo t > "+filepath.Join(tr.tmp, "t")); code != 0 {
+		t.Errorf("read-only: reading the workdir or writing temp failed: %s", out)
+	}
+	if code, _ := run(t, p, tr.work, "cat "+tr.token); code == 0 {
+		t.Error("read-only: the token was readable")
+	}
+}
+
+// TestServerThreadsStayUnconfined starts many confined commands at once and then checks
+// that every goroutine of the test process can still write outside the policy: no
+// restricted thread was reused.
+func TestServerThreadsStayUnconfined(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	p := tr.policy(ModeReadOnly)
+	var wg sync.WaitGroup
+	for i := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := exec.Command("/bin/true")
+			if err := Start(cmd, p); err != nil {
+				t.Errorf("start %d: %v", i, err)
+				return
+			}
+			_ = cmd.Wait()
+		}()
+	}
+	wg.Wait()
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f := filepath.Join(tr.outside, "w"+strconv.Itoa(i))
+			if err := os.WriteFile(f, []byte("x"), 0o600); err != nil {
+				t.Errorf("the server lost write access: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestParseMode(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want Mode
+		ok   bool
+	}{{"", ModeWorkspaceWrite, true}, {"workspace-write", ModeWorkspaceWrite, true}, {"read-only", ModeReadOnly, true}, {"off", ModeOff, true}, {"none", "", false}, {"Off", "", false}} {
+		got, err := ParseMode(c.in)
+		if got != c.want || (err == nil) != c.ok {
+			t.Errorf("ParseMode(%q) = %q, %v; want %q, ok=%v", c.in, got, err, c.want, c.ok)
+		}
+	}
+}
+
+func TestCanWrite(t *testing.T) {
+	tr := newTree(t)
+	p := tr.policy(ModeWorkspaceWrite)
+	for _, c := range []struct {
+		path          string
+		ok, protected bool
+	}{
+		{filepath.Join(tr.sub, "x"), true, false},
+		{filepath.Join(tr.outside, "x"), false, false},
+		{tr.token, false, true},
+		{tr.config, false, true},
+		{filepath.Join(tr.tmp, "x"), true, false},
+		{"/dev/null", true, false},
+	} {
+		ok, prot := p.CanWrite(c.path)
+		if ok != c.ok || prot != c.protected {
+			t.Errorf("CanWrite(%s) = %v, %v; want %v, %v", c.path, ok, prot, c.ok, c.protected)
+		}
+	}
+}
+
+// TestPlanExcludesAlongThePath checks the rule plan itself: no rule on an ancestor of a
+// protected path carries a write right, and no rule on an ancestor of a hidden path carries
+// the right to read file contents.
+func TestPlanExcludesAlongThePath(t *testing.T) {
+	tr := newTree(t)
+	pl, err := tr.policy(ModeWorkspaceWrite).normalized().plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range pl.rules {
+		for _, prot := range []string{tr.state, tr.config} {
+			if within(prot, r.path) && r.rights&rightsWrite != 0 {
+				t.Errorf("rule %s %b grants writes over protected %s", r.path, r.rights, prot)
+			}
+		}
+		if within(tr.token, r.path) && r.rights&rightsContents != 0 {
+			t.Errorf("rule %s %b grants reading the token", r.path, r.rights)
+		}
+	}
+	if len(pl.dirs) == 0 {
+		t.Error("no directory was listed; the exclusion did not descend")
+	}
+}
+
+func TestStatusSummary(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		st   Status
+		want []string
+	}{
+		{"enforced", Status{Mode: ModeWorkspaceWrite, Effective: ModeWorkspaceWrite, ABI: 7}, []string{"workspace-write (Landlock ABI 7)"}},
+		{"read-only", Status{Mode: ModeReadOnly, Effective: ModeReadOnly, ABI: 7}, []string{"read-only", "temp dirs"}},
+		{"off", Status{Mode: ModeOff, Effective: ModeOff, ABI: 7}, []string{"off", "full authority"}},
+		{"refusing", Status{Mode: ModeWorkspaceWrite, Effective: ModeWorkspaceWrite, Problem: "no Landlock", Refusing: true}, []string{"unavailable (no Landlock)", "refused", "allow_unsandboxed"}},
+		{"accepted unconfined", Status{Mode: ModeWorkspaceWrite, Effective: ModeOff, Problem: "no Landlock"}, []string{"UNCONFINED"}},
+	} {
+		got := c.st.Summary()
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: Summary() = %q, want it to contain %q", c.name, got, w)
+			}
+		}
+	}
+	if d := (Status{Mode: ModeWorkspaceWrite, Effective: ModeWorkspaceWrite, ABI: 2}).Details(); !strings.Contains(strings.Join(d, "\n"), "truncate(2)") {
+		t.Errorf("ABI 2 details do not mention truncate: %q", d)
+	}
+	if p := (Status{Refusing: true}).Policy(Policy{}); p != nil {
+		t.Error("a refusing status gave a policy")
+	}
+}

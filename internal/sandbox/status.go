@@ -1,0 +1,107 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrUnavailable is returned by Start (wrapped, with the reason) when a confined mode is
+// configured and the kernel cannot enforce it. Nothing is started.
+var ErrUnavailable = errors.New("terminal sandbox unavailable")
+
+// Status is what the sandbox enforces on this machine for a configured mode: the startup
+// line and `toolhost doctor` print it.
+type Status struct {
+	// Mode is the configured mode.
+	Mode Mode
+	// Effective is what commands run under: Mode, or ModeOff when Landlock is missing and the
+	// user accepted running unconfined.
+	Effective Mode
+	// ABI is the kernel's Landlock ABI version (0: none).
+	ABI int
+	// Problem says why Landlock cannot be used, when it cannot.
+	Problem string
+	// Refusing is set when a confined mode is configured, Landlock is missing and running
+	// unconfined was not accepted: every command and session is refused.
+	Refusing bool
+}
+
+// Check works out what a configured mode means here. allowUnconfined is the user's
+// acceptance of running commands unconfined where Landlock is missing.
+func Check(mode Mode, allowUnconfined bool) Status {
+	s := Status{Mode: mode, Effective: mode}
+	if mode == ModeOff {
+		s.ABI, _ = ABI()
+		return s
+	}
+	abi, err := ABI()
+	if err == nil {
+		err = selfTest()
+	}
+	s.ABI = abi
+	if err != nil {
+		s.Problem = err.Error()
+		if allowUnconfined {
+			s.Effective = ModeOff
+		} else {
+			s.Refusing = true
+		}
+	}
+	return s
+}
+
+// Policy returns the policy a command runs under for this status (nil when unconfined);
+// base carries the paths, Status the mode.
+func (s Status) Policy(base Policy) *Policy {
+	if s.Effective == ModeOff || s.Refusing {
+		return nil
+	}
+	base.Mode = s.Effective
+	return &base
+}
+
+// Summary is the one-line startup message.
+func (s Status) Summary() string {
+	switch {
+	case s.Refusing:
+		return fmt.Sprintf("terminal sandbox %s configured but unavailable (%s): terminal commands are refused; set [terminal] sandbox = \"off\" or allow_unsandboxed = true to run them unconfined", s.Mode, s.Problem)
+	case s.Mode != ModeOff && s.Effective == ModeOff:
+		return fmt.Sprintf("terminal sandbox unavailable (%s): commands run UNCONFINED, as allow_unsandboxed = true accepts", s.Problem)
+	case s.Effective == ModeOff:
+		return "terminal sandbox off: commands run with your full authority"
+	case s.Effective == ModeReadOnly:
+		return fmt.Sprintf("terminal sandbox read-only (Landlock ABI %d): commands write only in temp dirs; toolhost's state unreadable", s.ABI)
+	}
+	return fmt.Sprintf("terminal sandbox workspace-write (Landlock ABI %d): commands write only in the working directory, granted paths, temp dirs and build caches; toolhost's own files read-only, its state unreadable", s.ABI)
+}
+
+// Details lists what is and is not enforced, for `toolhost doctor`.
+func (s Status) Details() []string {
+	var out []string
+	if s.ABI > 0 {
+		out = append(out, fmt.Sprintf("Landlock ABI %d available", s.ABI))
+	} else {
+		out = append(out, "Landlock unavailable: "+s.Problem)
+	}
+	if s.Refusing || s.Effective == ModeOff {
+		out = append(out, "enforced: nothing on file access (commands are "+map[bool]string{true: "refused", false: "unconfined"}[s.Refusing]+")")
+	} else {
+		w := "the working directory, paths granted with terminal_operations:write, temp dirs, Go/npm/pip/cargo caches, [terminal] writable"
+		if s.Effective == ModeReadOnly {
+			w = "temp dirs only"
+		}
+		out = append(out,
+			"enforced: writes only in "+w,
+			"enforced: toolhost's state dir, config, token, prompts dir and log never writable; state dir contents (token) unreadable",
+			"enforced: no privilege gain (no_new_privs: sudo, su and setuid programs fail); no ptrace of toolhost or other processes outside the sandbox",
+		)
+		if s.ABI < 2 {
+			out = append(out, "limited: ABI 1 refuses every rename or link across directories")
+		}
+		if s.ABI < 3 {
+			out = append(out, "NOT enforced: truncate(2) of read-only files (Landlock ABI 3 needed)")
+		}
+		out = append(out, "NOT enforced: network, UNIX sockets (D-Bus, systemd-run --user, agents), signals, reads outside toolhost's state (e.g. ~/.ssh)")
+	}
+	return out
+}

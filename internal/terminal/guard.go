@@ -1,0 +1,178 @@
+package terminal
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"toolhost/internal/sandbox"
+)
+
+// Line is what Config.Check decides before it runs: the command of run_command, or a line
+// typed into a session and submitted (with the lines of an unfinished statement before it).
+type Line struct {
+	// Text is the line as it will run.
+	Text string
+	// Dir is where it runs: the command's directory, or the session shell's current one.
+	Dir string
+	// Session is the session's id; empty for run_command.
+	Session string
+	// Unknown says editing keys (tab, arrows, ctrl-r, ...) changed the line in ways the engine
+	// cannot follow, so Text is only what was typed.
+	Unknown bool
+	// Foreground says a program was running in the session: the line probably goes to it (a
+	// REPL, a prompt), not to the shell. A nested shell reads it as a command, though.
+	Foreground bool
+}
+
+// ErrIncomplete, returned by Config.Check, says Text is an unfinished shell statement (an
+// open quote, a `for` without `done`): the shell waits for more and runs nothing yet, so the
+// engine types it and checks it again together with the next line.
+var ErrIncomplete = errors.New("unfinished shell statement")
+
+// lineState follows what a session's shell line editor holds, from the bytes typed into it:
+// enough to know which lines get submitted, and to say when keys made that unknowable.
+// Guarded by session.mu.
+type lineState struct {
+	buf     []rune // typed since the last submit
+	unknown bool   // editing keys were used on buf
+	last    string // the last submitted line (what "up" recalls)
+	partial string // submitted lines of an unfinished statement
+}
+
+// submitted is one line the shell receives on enter.
+type submitted struct {
+	text    string
+	unknown bool
+}
+
+// feed simulates typing p and returns the lines submitted; st is updated (use a copy to try).
+func (st *lineState) feed(p string) []submitted {
+	var out []submitted
+	for i := 0; i < len(p); {
+		r, n := utf8.DecodeRuneInString(p[i:])
+		i += n
+		switch {
+		case r == '\r' || r == '\n':
+			line := string(st.buf)
+			out = append(out, submitted{text: line, unknown: st.unknown})
+			if strings.TrimSpace(line) != "" && !st.unknown {
+				st.last = line
+			}
+			st.buf, st.unknown = nil, false
+		case r == 0x03 || r == 0x1c: // ctrl-c, ctrl-\: the line is discarded
+			st.buf, st.unknown = nil, false
+			st.partial = ""
+		case r == 0x15 && !st.unknown: // ctrl-u at the end of the line: erase it
+			st.buf = nil
+		case (r == 0x7f || r == 0x08) && !st.unknown: // backspace
+			if len(st.buf) > 0 {
+				st.buf = st.buf[:len(st.buf)-1]
+			}
+		case r == 0x0c || r == 0x1a || r == 0x04 && len(st.buf) == 0:
+			// ctrl-l redraws, ctrl-z suspends the program, ctrl-d on an empty line ends input.
+		case r == 0x1b:
+			seq := escapeSeq(p[i:])
+			i += len(seq)
+			switch {
+			case (seq == "[A" || seq == "OA") && len(st.buf) == 0 && !st.unknown:
+				st.buf = []rune(st.last) // up on a fresh line recalls the last line
+			case (seq == "[B" || seq == "OB") && len(st.buf) == 0:
+			default:
+				st.unknown = true
+			}
+		case r == 0x10 && len(st.buf) == 0 && !st.unknown: // ctrl-p: as up
+			st.buf = []rune(st.last)
+		case r < 0x20:
+			// tab completion, ctrl-r search, ctrl-a/e/k/w/y...: the line is no longer known.
+			st.unknown = true
+		default:
+			st.buf = append(st.buf, r)
+		}
+	}
+	return out
+}
+
+// escapeSeq returns the rest of an escape sequence after ESC (CSI or SS3), or "" for a lone
+// ESC.
+func escapeSeq(p string) string {
+	if p == "" {
+		return ""
+	}
+	switch p[0] {
+	case 'O':
+		if len(p) >= 2 {
+			return p[:2]
+		}
+		return p
+	case '[':
+		for j := 1; j < len(p); j++ {
+			if p[j] >= 0x40 && p[j] <= 0x7e {
+				return p[:j+1]
+			}
+		}
+		return p
+	}
+	return ""
+}
+
+// checkInput decides the lines that typing p into s would submit. On success the new line
+// state is returned for the caller to keep once the bytes are written.
+func (m *Manager) checkInput(ctx context.Context, s *session, p string) (lineState, error) {
+	s.mu.Lock()
+	st := s.line
+	st.buf = append([]rune(nil), st.buf...)
+	foreground := s.bash && s.cmdRunning
+	pid := s.pid
+	s.mu.Unlock()
+	if m.cfg.Check == nil {
+		return st, nil
+	}
+	dir := shellDir(pid, s.cwd)
+	for _, sub := range st.feed(p) {
+		text := sub.text
+		if st.partial != "" {
+			text = st.partial + "\n" + text
+		}
+		err := m.cfg.Check(ctx, s.conv, Line{Text: text, Dir: dir, Session: s.id, Unknown: sub.unknown, Foreground: foreground})
+		switch {
+		case errors.Is(err, ErrIncomplete) && !foreground:
+			st.partial = text
+		case err != nil:
+			return lineState{}, err
+		default:
+			st.partial = ""
+		}
+	}
+	return st, nil
+}
+
+// shellDir is the current directory of a session's shell (it moves with cd), or its start
+// directory when /proc cannot say.
+func shellDir(pid int, fallback string) string {
+	if pid <= 0 {
+		return fallback
+	}
+	if d, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd"); err == nil && strings.HasPrefix(d, "/") {
+		return d
+	}
+	return fallback
+}
+
+// policy asks Config.Sandbox for the confinement of a command or session starting now.
+func (m *Manager) policy(ctx context.Context, conv, cwd string) (*sandbox.Policy, error) {
+	if m.cfg.Sandbox == nil {
+		return nil, nil
+	}
+	return m.cfg.Sandbox(ctx, conv, cwd)
+}
+
+func modeOf(p *sandbox.Policy) string {
+	if p == nil {
+		return string(sandbox.ModeOff)
+	}
+	return string(p.Mode)
+}

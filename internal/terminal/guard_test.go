@@ -1,0 +1,178 @@
+package terminal
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"toolhost/internal/sandbox"
+	"toolhost/internal/sandbox/sandboxtest"
+)
+
+func TestLineStateFeed(t *testing.T) {
+	cases := []struct {
+		name  string
+		last  string
+		typed []string
+		want  []submitted
+	}{
+		{"a line", "", []string{"ls -la\r"}, []submitted{{text: "ls -la"}}},
+		{"two lines in one text", "", []string{"a\nb\r"}, []submitted{{text: "a"}, {text: "b"}}},
+		{"typed in two sends", "", []string{"git push --for", "ce\r"}, []submitted{{text: "git push --force"}}},
+		{"backspace", "", []string{"lsx\x7f\r"}, []submitted{{text: "ls"}}},
+		{"ctrl-c discards", "", []string{"rm -rf /\x03", "ls\r"}, []submitted{{text: "ls"}}},
+		{"ctrl-u erases", "", []string{"rm -rf /\x15ls\r"}, []submitted{{text: "ls"}}},
+		{"up recalls the last line", "make run", []string{"\x1b[A\r"}, []submitted{{text: "make run"}}},
+		{"ctrl-p recalls too", "make run", []string{"\x10\r"}, []submitted{{text: "make run"}}},
+		{"tab completion is unknown", "", []string{"git pu\tsh\r"}, []submitted{{text: "git push", unknown: true}}},
+		{"arrows inside a line are unknown", "", []string{"git push\x1b[Dx\r"}, []submitted{{text: "git pushx", unknown: true}}},
+		{"up after typing is unknown", "x", []string{"a\x1b[A\r"}, []submitted{{text: "a", unknown: true}}},
+		{"ctrl-r search is unknown", "", []string{"\x12force\r"}, []submitted{{text: "force", unknown: true}}},
+		{"unknown ends with the line", "", []string{"a\tb\r", "ls\r"}, []submitted{{text: "ab", unknown: true}, {text: "ls"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			st := lineState{last: c.last}
+			var got []submitted
+			for _, p := range c.typed {
+				got = append(got, st.feed(p)...)
+			}
+			if len(got) != len(c.want) {
+				t.Fatalf("feed(%q) = %+v, want %+v", c.typed, got, c.want)
+			}
+			for i := range got {
+				if got[i] != c.want[i] {
+					t.Errorf("feed(%q)[%d] = %+v, want %+v", c.typed, i, got[i], c.want[i])
+				}
+			}
+		})
+	}
+}
+
+var errRefused = errors.New("refused by the test rule")
+
+// recorder is a Config.Check that refuses lines containing "forbidden", reports statements
+// ending in "do" as unfinished, and records what it saw.
+type recorder struct {
+	mu    sync.Mutex
+	lines []Line
+}
+
+func (r *recorder) check(_ context.Context, _ string, l Line) error {
+	r.mu.Lock()
+	r.lines = append(r.lines, l)
+	r.mu.Unlock()
+	switch {
+	case strings.Contains(l.Text, "forbidden"):
+		return errRefused
+	case strings.HasSuffix(strings.TrimSpace(l.Text), "do"):
+		return ErrIncomplete
+	}
+	return nil
+}
+
+func (r *recorder) seen() []Line {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Line(nil), r.lines...)
+}
+
+// TestCheckRefusesBeforeRunning: a refused command or session line never runs (the file it
+// would create does not appear) and the hook's error comes back as is.
+func TestCheckRefusesBeforeRunning(t *testing.T) {
+	rec := &recorder{}
+	m := newTestManager(t, Config{Check: rec.check})
+	dir := t.TempDir()
+	ctx := context.Background()
+	_, err := m.Run(ctx, "c", RunSpec{Command: "touch made-by-run; echo forbidden", Cwd: dir})
+	if !errors.Is(err, errRefused) {
+		t.Fatalf("Run of a refused command = %v, want the hook's error", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made-by-run")); err == nil {
+		t.Error("the refused command ran")
+	}
+	inf, err := m.Create(ctx, "c", SessionSpec{Name: "s", Cwd: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Send(ctx, "c", inf.ID, Input{Text: "touch made-by-session # forbidden"})
+	if !errors.Is(err, errRefused) {
+		t.Fatalf("Send of a refused line = %v, want the hook's error", err)
+	}
+	// An unfinished statement is typed and checked again with its end.
+	if _, err := m.Send(ctx, "c", inf.ID, Input{Text: "for i in 1; do"}); err != nil {
+		t.Fatalf("Send of an unfinished statement = %v", err)
+	}
+	if _, err := m.Send(ctx, "c", inf.ID, Input{Text: "touch made-in-loop-$i; done # forbidden"}); !errors.Is(err, errRefused) {
+		t.Fatalf("the end of a refused statement = %v", err)
+	}
+	if _, err := m.Send(ctx, "c", inf.ID, Input{Keys: []string{"ctrl-c"}, Wait: OutputQuery{WaitMS: testWait}}); err != nil {
+		t.Fatal(err)
+	}
+	runIn(t, m, "c", inf.ID, "touch allowed")
+	for _, f := range []string{"made-by-session", "made-in-loop-1"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+			t.Errorf("%s exists: a refused line ran", f)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "allowed")); err != nil {
+		t.Errorf("the allowed line did not run: %v", err)
+	}
+	var joined bool
+	for _, l := range rec.seen() {
+		if l.Session == inf.ID && strings.HasPrefix(l.Text, "for i in 1; do\n") {
+			joined = true
+		}
+		if l.Session != "" && l.Dir == "" {
+			t.Errorf("a session line without its directory: %+v", l)
+		}
+	}
+	if !joined {
+		t.Errorf("the end of the statement was not checked with its beginning: %+v", rec.seen())
+	}
+}
+
+// TestSandboxHook: the policy returned for a start confines the command, and Info says so.
+func TestSandboxHook(t *testing.T) {
+	sandboxtest.Require(t)
+	work, other := t.TempDir(), t.TempDir()
+	m := newTestManager(t, Config{
+		Sandbox: func(_ context.Context, _, _ string) (*sandbox.Policy, error) {
+			return &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Writable: []string{work}}, nil
+		},
+		Env: map[string]string{"FROM_CONFIG": "yes"},
+	})
+	ctx := context.Background()
+	r, err := m.Run(ctx, "c", RunSpec{Command: "echo $FROM_CONFIG > inside; echo x > " + filepath.Join(other, "outside"), Cwd: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ExitCode == 0 || !strings.Contains(r.Stderr, "Permission denied") {
+		t.Errorf("the write outside did not fail with Permission denied: %+v", r)
+	}
+	if b, err := os.ReadFile(filepath.Join(work, "inside")); err != nil || string(b) != "yes\n" {
+		t.Errorf("inside = %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(other, "outside")); err == nil {
+		t.Error("the sandboxed command wrote outside")
+	}
+	list, _ := m.List(ctx, "c")
+	if len(list) == 0 || list[0].Sandbox != string(sandbox.ModeWorkspaceWrite) {
+		t.Errorf("List = %+v, want the sandbox mode", list)
+	}
+	inf, err := m.Create(ctx, "c", SessionSpec{Name: "s", Cwd: work})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := runIn(t, m, "c", inf.ID, "echo y > "+filepath.Join(other, "from-session"))
+	if !strings.Contains(out, "Permission denied") {
+		t.Errorf("session write outside: %q", out)
+	}
+	if _, err := os.Stat(filepath.Join(other, "from-session")); err == nil {
+		t.Error("the sandboxed session wrote outside")
+	}
+}
