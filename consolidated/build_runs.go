@@ -97,7 +97,7 @@ func (b *buildTool) runTask(ctx context.Context, c *Call, a *runTaskArgs) (*Resu
 		return nil, taskError(err, a.Name, cands)
 	}
 	title := "$ " + t.Command
-	r, err := b.start(ctx, c, dir, t.Command, a.TimeoutSeconds, 0)
+	r, err := b.start(ctx, c, dir, t.Command, "", a.TimeoutSeconds, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func (b *buildTool) runPlan(ctx context.Context, c *Call, kind runKind, plan *ta
 	if err != nil {
 		return nil, fmt.Errorf("report dir: %w", err)
 	}
-	r, err := b.start(ctx, c, plan.Dir, plan.Script(reports), timeout, 1<<10)
+	r, err := b.start(ctx, c, plan.Dir, plan.Script(reports), plan.Commands(reports), timeout, 1<<10)
 	if err != nil {
 		os.RemoveAll(reports)
 		return nil, err
@@ -160,13 +160,14 @@ func (b *buildTool) runPlan(ctx context.Context, c *Call, kind runKind, plan *ta
 	return finishRun(r, pr), nil
 }
 
-// start runs a shell command through the terminal engine.
-func (b *buildTool) start(ctx context.Context, c *Call, dir, command string, timeout, maxBytes int) (terminal.RunResult, error) {
+// start runs a shell command through the terminal engine; the command rules judge check
+// instead when it is set (the tools a plan's wrapper script runs).
+func (b *buildTool) start(ctx context.Context, c *Call, dir, command, check string, timeout, maxBytes int) (terminal.RunResult, error) {
 	if timeout < 0 {
 		return terminal.RunResult{}, &ToolError{Code: CodeInvalidValue, Param: "timeout_seconds", Message: "timeout_seconds must be positive"}
 	}
 	r, err := b.cfg.Terminal.Run(ctx, c.Conversation, terminal.RunSpec{
-		Command: command, Cwd: dir, Env: runEnv, MaxBytes: maxBytes,
+		Command: command, Check: check, Cwd: dir, Env: runEnv, MaxBytes: maxBytes,
 		Timeout: time.Duration(timeout) * time.Second, Yield: b.cfg.DefaultYield,
 	})
 	if err != nil {

@@ -24,7 +24,7 @@ var toolBudget = map[string]int{
 	"think":                     90,
 	"user_collaboration":        280,
 	"todo_operations":           360,
-	"memory_operations":         290,
+	"memory_operations":         300,
 	"file_operations":           780,
 	"terminal_operations":       470,
 	"build_and_version_control": 430,

@@ -450,6 +450,16 @@ func joinRunners(rs []Runner) string {
 	return strings.Join(s, ", ")
 }
 
+// Commands are the tools' own commands of the script Script(reportDir) writes, one per line:
+// what command rules judge, since the wrapper around them is toolhost's.
+func (p *Plan) Commands(reportDir string) string {
+	lines := make([]string, len(p.Steps))
+	for i, s := range p.Steps {
+		lines[i] = strings.ReplaceAll(s.Command, "{report}", shellQuote(filepath.Join(reportDir, strconv.Itoa(i))+".json"))
+	}
+	return strings.Join(lines, "\n")
+}
+
 // Script is the shell script that runs the plan: each step prints its command, then runs with both
 // streams through tee into reportDir/N.out, writing its exit status to reportDir/N.exit.
 func (p *Plan) Script(reportDir string) string {

@@ -577,7 +577,11 @@ func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult
 		return RunResult{}, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
 	}
 	if m.cfg.Check != nil {
-		if err := m.cfg.Check(ctx, conv, Line{Text: spec.Command, Dir: spec.Cwd}); err != nil {
+		line := spec.Command
+		if spec.Check != "" {
+			line = spec.Check
+		}
+		if err := m.cfg.Check(ctx, conv, Line{Text: line, Dir: spec.Cwd}); err != nil {
 			return RunResult{}, err
 		}
 	}
