@@ -26,7 +26,7 @@ var toolBudget = map[string]int{
 	"todo_operations":           360,
 	"memory_operations":         300,
 	"file_operations":           780,
-	"terminal_operations":       470,
+	"terminal_operations":       460,
 	"build_and_version_control": 430,
 	"web_operations":            425,
 	"database_operations":       215,
