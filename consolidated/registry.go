@@ -43,15 +43,17 @@ type Allow func(tool, op string, risk Risk) bool
 // Registry is the set of tools this server advertises, in the fixed order, with the operations the
 // profile enables.
 type Registry struct {
-	env     *Env
-	tools   []*Tool                // every declared tool, in Order
-	enabled map[string][]Operation // advertised tools -> enabled operations
+	env   *Env
+	tools []*Tool // every declared tool, in Order
+	// on maps advertised tools to their enabled operations. The console swaps it whole when
+	// the operator switches an operation (SetAllow); readers take one snapshot per use.
+	on atomic.Pointer[map[string][]Operation]
 }
 
 // NewRegistry filters tools through allow and orders them by Order. Tools whose name is not in
 // Order are a programming error.
 func NewRegistry(env *Env, tools []*Tool, allow Allow) *Registry {
-	r := &Registry{env: env, enabled: map[string][]Operation{}}
+	r := &Registry{env: env}
 	for _, name := range Order {
 		for _, t := range tools {
 			if t.Name != name {
@@ -59,15 +61,6 @@ func NewRegistry(env *Env, tools []*Tool, allow Allow) *Registry {
 			}
 			t.validate()
 			r.tools = append(r.tools, t)
-			var ops []Operation
-			for _, op := range t.Operations {
-				if allow == nil || allow(t.Name, op.Name, op.Risk) {
-					ops = append(ops, op)
-				}
-			}
-			if len(ops) > 0 {
-				r.enabled[t.Name] = ops
-			}
 		}
 	}
 	for _, t := range tools {
@@ -75,14 +68,16 @@ func NewRegistry(env *Env, tools []*Tool, allow Allow) *Registry {
 			panic("consolidated: tool " + t.Name + " is not in Order")
 		}
 	}
+	r.SetAllow(allow)
 	return r
 }
 
 // Tools returns the advertised tools in the fixed order, as clients will see them.
 func (r *Registry) Tools() []*mcp.Tool {
 	var out []*mcp.Tool
+	enabled := r.enabled()
 	for _, t := range r.tools {
-		ops, ok := r.enabled[t.Name]
+		ops, ok := enabled[t.Name]
 		if !ok {
 			continue
 		}
@@ -101,8 +96,9 @@ func (r *Registry) Tools() []*mcp.Tool {
 func (r *Registry) MarkdownTable() string {
 	var b strings.Builder
 	b.WriteString("| # | tool | operations |\n|---|------|------------|\n")
+	enabled := r.enabled()
 	for _, t := range r.advertised() {
-		ops := r.enabled[t.Name]
+		ops := enabled[t.Name]
 		what := ops[0].Summary
 		if !t.Single {
 			names := make([]string, len(ops))
@@ -151,9 +147,7 @@ func annotations(ops []Operation) *mcp.ToolAnnotations {
 // Subscribe and Unsubscribe (mcp.ServerOptions.SubscribeHandler and UnsubscribeHandler).
 func (r *Registry) Register(s *mcp.Server) {
 	for _, t := range r.Tools() {
-		s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return r.Dispatch(ctx, t.Name, req.Params.Arguments, req), nil
-		})
+		r.addTool(s, t)
 	}
 	for _, t := range r.advertised() {
 		for _, res := range t.Resources {
@@ -210,8 +204,9 @@ func (r *Registry) Close() error {
 // advertised returns the tools the profile enables, in the fixed order.
 func (r *Registry) advertised() []*Tool {
 	var out []*Tool
+	enabled := r.enabled()
 	for _, t := range r.tools {
-		if _, ok := r.enabled[t.Name]; ok {
+		if _, ok := enabled[t.Name]; ok {
 			out = append(out, t)
 		}
 	}
@@ -233,8 +228,9 @@ func (r *Registry) Resolve(name string, args json.RawMessage) (tool string, newA
 		}
 	}
 	var owners []string
+	enabled := r.enabled()
 	for _, t := range r.tools {
-		if _, on := r.enabled[t.Name]; !on || t.Single {
+		if _, on := enabled[t.Name]; !on || t.Single {
 			continue
 		}
 		if _, has := t.operation(name); has {
@@ -307,7 +303,7 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 	if t == nil {
 		return nil, &ToolError{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool %q", c.Tool), Next: "tools: " + strings.Join(r.Names(), ", ")}
 	}
-	enabled, advertised := r.enabled[t.Name]
+	enabled, advertised := r.enabled()[t.Name]
 	if !advertised {
 		return nil, &ToolError{Code: CodeDisabled, Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
 			Next: "tools: " + strings.Join(r.Names(), ", ")}

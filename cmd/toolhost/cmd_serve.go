@@ -63,6 +63,17 @@ func serveStdio(inv *invocation) error {
 	return err
 }
 
+// operatorCredential is the secret console sessions are bound to and the sign-in form
+// accepts: the bearer token, or with --no-auth a secret made for this process (only the
+// printed sign-in link then signs in).
+func operatorCredential(hopts server.HTTPOptions) func() (string, error) {
+	cred := hopts.Token
+	if cred == "" {
+		cred = app.RandomSecret()
+	}
+	return func() (string, error) { return cred, nil }
+}
+
 // serveHTTP serves the app over streamable HTTP where the exposure policy allows it.
 func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine bool) error {
 	a, err := inv.App(flags)
@@ -107,11 +118,19 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	if _, err := a.RegisterListener(ln.Addr().String()); err != nil {
 		return err
 	}
-	srv := server.NewHTTPServer(server.NewHTTPHandler(a.Server(), hopts))
+	mcpServer := a.Server()
+	con, err := a.Console(operatorCredential(hopts), ln.Addr().String())
+	if err != nil {
+		return err
+	}
+	hopts.Console = con
+	srv := server.NewHTTPServer(server.NewHTTPHandler(mcpServer, hopts))
+	srv.RegisterOnShutdown(con.Close)
 	url := fmt.Sprintf("http://%s/mcp", ln.Addr())
 	out := inv.stdout
 	fmt.Fprintf(out, "toolhost %s serving %s (workdir %s, profile %s)\n", app.Version, url, a.Workdir, a.ProfileName)
 	fmt.Fprintln(out, a.SandboxStatus().Summary())
+	fmt.Fprintf(out, "console: open %s (one-time sign-in link)\n", con.SignInURL("http://"+ln.Addr().String()))
 	if hopts.NoAuth {
 		fmt.Fprintf(out, "no bearer token (--no-auth)\n\nClient config:\n{\"mcpServers\":{\"toolhost\":{\"type\":\"http\",\"url\":%q}}}\n", url)
 	} else {

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,6 +24,7 @@ import (
 	"toolhost/internal/embed"
 	"toolhost/internal/fsread"
 	"toolhost/internal/memory"
+	"toolhost/internal/terminal"
 	"toolhost/internal/server"
 	"toolhost/reminders"
 	"toolhost/store"
@@ -53,6 +56,15 @@ type App struct {
 	Journal    *edit.Journal
 	termGuard  *terminalGuard
 	PromptsDir string
+	// Terminals is the terminal engine (the console shows its sessions).
+	Terminals *terminal.Manager
+	// Started is when Open ran, for uptime.
+	Started time.Time
+	// switches are the operations the console switched off (config.Switches), and servers
+	// the MCP servers built by Server, which a switch updates at once.
+	switchMu sync.Mutex
+	switches config.Switches
+	servers  []*mcp.Server
 
 	closers []func() error
 }
@@ -63,7 +75,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{Config: cfg, Logger: logger}
+	a := &App{Config: cfg, Logger: logger, Started: time.Now()}
 	name, profile, err := cfg.ActiveProfile()
 	if err != nil {
 		return nil, err
@@ -140,6 +152,10 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	if err != nil {
 		return nil, err
 	}
+	a.Terminals = terminals
+	if a.switches, err = config.LoadSwitches(a.SwitchesFile()); err != nil {
+		return nil, err
+	}
 	web, err := a.webTool()
 	if err != nil {
 		return nil, err
@@ -160,9 +176,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		a.databaseTool(),
 		consolidated.ReadToolResultTool(),
 	}
-	a.Registry = consolidated.NewRegistry(a.Env, tools, func(tool, op string, risk consolidated.Risk) bool {
-		return profile.Enabled(tool, op, string(risk))
-	})
+	a.Registry = consolidated.NewRegistry(a.Env, tools, a.allow)
 	a.closers = append(a.closers, a.Registry.Close)
 	return a, nil
 }
@@ -188,7 +202,7 @@ func (a *App) openGuard(ctx context.Context, profile config.Profile) (*authz.Gua
 	}
 	// The user's prompts become instructions to every agent, and the log holds what calls did:
 	// neither may be written by a model.
-	protected := []string{a.PromptsDir}
+	protected := []string{a.PromptsDir, a.SwitchesFile()}
 	if a.Config.LogFile != "" {
 		if p, err := canonicalPath(a.Config.LogFile); err == nil {
 			protected = append(protected, p)
@@ -230,7 +244,7 @@ func canonicalPath(p string) (string, error) {
 // Server builds the MCP server for this configuration: the registry's tools with their
 // resources, and the prompts.
 func (a *App) Server() *mcp.Server {
-	return server.New(server.Options{
+	s := server.New(server.Options{
 		Name:         Name,
 		Version:      Version,
 		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with read_tool_result.",
@@ -238,6 +252,10 @@ func (a *App) Server() *mcp.Server {
 		Logger:       a.Logger,
 		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Env.DefaultConversation, a.Logger)},
 	})
+	a.switchMu.Lock()
+	a.servers = append(a.servers, s)
+	a.switchMu.Unlock()
+	return s
 }
 
 // Close releases the engines.

@@ -57,7 +57,7 @@ func (a *App) openTerminalGuard() (*terminalGuard, error) {
 	if cfgFile == "" {
 		cfgFile = config.DefaultPath()
 	}
-	protected := []string{a.StateDir, cfgFile, a.TokenFile(), a.PromptsDir}
+	protected := []string{a.StateDir, cfgFile, a.SwitchesFile(), a.TokenFile(), a.PromptsDir}
 	if a.Config.LogFile != "" {
 		if p, err := canonicalPath(a.Config.LogFile); err == nil {
 			protected = append(protected, p)

@@ -29,6 +29,10 @@ type HTTPOptions struct {
 	AllowedHosts []string
 	// Routes are extra token-protected handlers, such as the approval endpoint.
 	Routes map[string]http.Handler
+	// Console, when set, serves every other path without the bearer token: the operator
+	// console signs its users in with its own session cookie. The Host and Origin checks
+	// still apply to it.
+	Console http.Handler
 	Logger *slog.Logger
 }
 
@@ -67,9 +71,29 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	}
 	var h http.Handler = mux
 	h = authenticate(h, o.Token, o.NoAuth)
+	h = withConsole(h, o.Console, o.Routes)
 	h = checkOrigin(h)
 	h = checkHost(h, o.AllowedHosts)
 	return h
+}
+
+// withConsole sends the paths that are not the MCP endpoint or a route to the console.
+func withConsole(api, console http.Handler, routes map[string]http.Handler) http.Handler {
+	if console == nil {
+		return api
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p := r.URL.Path
+		claimed := p == "/mcp"
+		for route := range routes {
+			claimed = claimed || p == route || strings.HasSuffix(route, "/") && strings.HasPrefix(p, route)
+		}
+		if claimed {
+			api.ServeHTTP(w, r)
+			return
+		}
+		console.ServeHTTP(w, r)
+	})
 }
 
 // NewHTTPServer wraps h with timeouts and header limits.

@@ -1,0 +1,121 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"toolhost/consolidated"
+	"toolhost/internal/config"
+	"toolhost/internal/console"
+)
+
+// SwitchesFile is the console's managed include file of switched-off operations.
+func (a *App) SwitchesFile() string { return config.SwitchesPath(a.Config.Path) }
+
+// allow is the registry's rule: the active profile, then the console's switches.
+func (a *App) allow(tool, op string, risk consolidated.Risk) bool {
+	return a.Profile.Enabled(tool, op, string(risk)) && !a.switches.Off(tool, op)
+}
+
+// ConsoleTools is the console's view of the tools: the registry's declared tools and the
+// switches, applied to every server Server built.
+func (a *App) ConsoleTools() console.Tools { return consoleTools{a} }
+
+type consoleTools struct{ a *App }
+
+func (t consoleTools) Catalog() console.Catalog {
+	a := t.a
+	cat := console.Catalog{Profile: a.ProfileName, File: a.SwitchesFile()}
+	names := slices.Sorted(func(yield func(string) bool) {
+		for n := range config.Builtin {
+			if !yield(n) {
+				return
+			}
+		}
+		for n := range a.Config.Profiles {
+			if _, builtin := config.Builtin[n]; !builtin && !yield(n) {
+				return
+			}
+		}
+	})
+	for _, n := range names {
+		p, ok := a.Config.Profiles[n]
+		if !ok {
+			p = config.Builtin[n]
+		}
+		cat.Profiles = append(cat.Profiles, console.ProfileInfo{Name: n, Summary: p.Summary()})
+	}
+	for _, tool := range a.Registry.Declared() {
+		ti := console.ToolInfo{Name: tool.Name, Place: slices.Index(consolidated.Order, tool.Name) + 1}
+		for _, op := range tool.Operations {
+			oi := console.OperationInfo{Name: op.Name, Summary: op.Summary, Risk: string(op.Risk), Enabled: a.Registry.Enabled(tool.Name, op.Name)}
+			if !a.Profile.Enabled(tool.Name, op.Name, string(op.Risk)) {
+				oi.Locked = "profile " + a.ProfileName
+			}
+			ti.Advertised = ti.Advertised || oi.Enabled
+			ti.Operations = append(ti.Operations, oi)
+		}
+		cat.Tools = append(cat.Tools, ti)
+	}
+	return cat
+}
+
+func (t consoleTools) SetEnabled(ctx context.Context, tool, op string, on bool) error {
+	a := t.a
+	var found *consolidated.Operation
+	for _, d := range a.Registry.Declared() {
+		if d.Name != tool {
+			continue
+		}
+		for i := range d.Operations {
+			if d.Operations[i].Name == op {
+				found = &d.Operations[i]
+			}
+		}
+	}
+	if found == nil {
+		return fmt.Errorf("no operation %s.%s", tool, op)
+	}
+	if on && !a.Profile.Enabled(tool, op, string(found.Risk)) {
+		return fmt.Errorf("profile %s disables %s.%s; change the profile in the configuration", a.ProfileName, tool, op)
+	}
+	a.switchMu.Lock()
+	defer a.switchMu.Unlock()
+	next := config.Switches{Disable: slices.DeleteFunc(slices.Clone(a.switches.Disable), func(s string) bool { return s == tool+"."+op })}
+	if !on {
+		next.Disable = append(next.Disable, tool+"."+op)
+	} else if slices.Contains(next.Disable, tool) {
+		return fmt.Errorf("the whole tool %s is switched off in %s; remove it there", tool, a.SwitchesFile())
+	}
+	if err := next.Write(a.SwitchesFile()); err != nil {
+		return err
+	}
+	a.switches = next
+	if a.Registry.SetAllow(a.allow) {
+		for _, s := range a.servers {
+			a.Registry.Sync(s)
+		}
+	}
+	return nil
+}
+
+// Console builds the operator console over this app's engines; credential is the operator
+// secret sessions are bound to, listeners the addresses serve listens on.
+func (a *App) Console(credential func() (string, error), listeners ...string) (*console.Console, error) {
+	return console.New(console.Options{
+		Guard:      a.Guard,
+		Credential: credential,
+		Store:      a.Store,
+		Memory:     a.Memory,
+		Terminals:  a.Terminals,
+		Tools:      a.ConsoleTools(),
+		AuditFile:  filepath.Join(a.StateDir, "audit.jsonl"),
+		Logger:     a.Logger,
+		Health: func(context.Context) console.Health {
+			return console.Health{Version: Version, Started: a.Started, Workdir: a.Workdir, Profile: a.ProfileName,
+				StateDir: a.StateDir, Sandbox: a.SandboxStatus().Summary(), Embedder: a.Memory.Embedder().ID(), Listeners: listeners}
+		},
+	})
+}

@@ -1,0 +1,243 @@
+// Package console is the operator console that `toolhost serve` hosts at / on its loopback
+// listener: the user's window into toolhost in a browser. It shows pending approval requests
+// live and answers them, lists and revokes grants, switches tool operations on and off, shows
+// terminals, todo lists, memory, activity and health.
+//
+// The pages are server-rendered Go templates with embedded static files and a little of our
+// own JavaScript; live parts arrive as server-sent events carrying rendered HTML fragments, so
+// the essential actions (approve, deny, revoke) are plain HTML forms that work without
+// JavaScript.
+//
+// Only the user may act here, never a model: a session starts from the one-time sign-in link
+// `serve` prints (or the operator credential typed into the sign-in form), lives in an
+// HttpOnly SameSite=Strict cookie bound to the operator credential, and every request is
+// refused when the process on the other end of the connection descends from a toolhost server
+// (a model's terminal or browser). Every form carries a CSRF token, every state change must
+// come with this console's own Origin, and the content security policy allows nothing but the
+// console's own files.
+package console
+
+import (
+	"context"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"toolhost/authz"
+	"toolhost/internal/memory"
+	"toolhost/internal/terminal"
+	"toolhost/store"
+)
+
+//go:embed templates/*.html static/*
+var files embed.FS
+
+// Options are what the console shows and acts on. Guard and Credential are required; a page
+// whose engine is nil says so instead of showing data.
+type Options struct {
+	// Guard holds approval requests and grants.
+	Guard *authz.Guard
+	// Credential returns the operator credential sessions are bound to: a session cookie is
+	// valid only while the credential it was signed with is current, so rotating the
+	// credential signs every browser out. It is also what the sign-in form accepts.
+	Credential func() (string, error)
+	// Store holds the conversations' todo lists.
+	Store *store.Store
+	// Memory is searched, browsed, deleted from and imported into on the memory page.
+	Memory *memory.Service
+	// Terminals are shown read-only, and closed on request.
+	Terminals *terminal.Manager
+	// Tools lists and switches tool operations.
+	Tools Tools
+	// Executions is the execution engine's history; nil until one is wired.
+	Executions Executions
+	// Health describes the running server.
+	Health func(ctx context.Context) Health
+	// AuditFile is the guard's JSON-lines audit log (the state directory's audit.jsonl).
+	AuditFile string
+	Logger *slog.Logger
+	// CheckPeer refuses a request whose connection comes from a toolhost server or one of
+	// its descendants; nil means authz.CheckPeer on the request's connection.
+	CheckPeer func(r *http.Request) error
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Poll is how often live pages look for changes (default 150ms).
+	Poll time.Duration
+}
+
+// Console is the console's HTTP handler.
+type Console struct {
+	o       Options
+	pages   *pages
+	static  http.Handler
+	auth    *auth
+	routes  []route
+	imports sync.Map // scope and name -> importJob started from the console
+
+	closeOnce sync.Once
+	closed    chan struct{} // ends the live event streams
+}
+
+// route is one row of the console's table of paths: a GET page, or a POST action that needs
+// the CSRF token. Public routes are served before sign-in (the sign-in page and its styles).
+type route struct {
+	method  string
+	pattern string
+	public  bool
+	handle  func(c *Console, w http.ResponseWriter, r *http.Request, s *session)
+}
+
+// New returns the console. It serves every path not claimed by the MCP endpoint and the API
+// routes; paths it does not know are 404 before any sign-in check.
+func New(o Options) (*Console, error) {
+	if o.Guard == nil || o.Credential == nil {
+		return nil, errors.New("console: Guard and Credential are required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Poll <= 0 {
+		o.Poll = 150 * time.Millisecond
+	}
+	if o.CheckPeer == nil {
+		o.CheckPeer = checkPeer
+	}
+	p, err := parsePages()
+	if err != nil {
+		return nil, err
+	}
+	static, err := fs.Sub(files, "static")
+	if err != nil {
+		return nil, fmt.Errorf("console: static files: %w", err)
+	}
+	c := &Console{o: o, pages: p, static: http.StripPrefix("/static/", http.FileServerFS(static)), closed: make(chan struct{})}
+	c.auth = newAuth(o.Credential, o.Now)
+	c.routes = routes()
+	return c, nil
+}
+
+// Close ends the live event streams, so that an HTTP server's Shutdown need not wait for
+// open pages. The console keeps serving ordinary requests.
+func (c *Console) Close() { c.closeOnce.Do(func() { close(c.closed) }) }
+
+// routes is the console's table: every page and action, once.
+func routes() []route {
+	return []route{
+		{method: "GET", pattern: "/signin", public: true, handle: (*Console).signInPage},
+		{method: "POST", pattern: "/signin", public: true, handle: (*Console).signInWithCredential},
+		{method: "GET", pattern: "/static/", public: true, handle: func(c *Console, w http.ResponseWriter, r *http.Request, _ *session) {
+			w.Header().Set("Cache-Control", "no-cache")
+			c.static.ServeHTTP(w, r)
+		}},
+		{method: "POST", pattern: "/signout", handle: (*Console).signOut},
+		{method: "GET", pattern: "/", handle: (*Console).approvalsPage},
+		{method: "POST", pattern: "/approvals/", handle: (*Console).decide},
+		{method: "POST", pattern: "/grants/", handle: (*Console).revoke},
+		{method: "GET", pattern: "/events", handle: (*Console).events},
+		{method: "GET", pattern: "/tools", handle: (*Console).toolsPage},
+		{method: "POST", pattern: "/tools", handle: (*Console).toggle},
+		{method: "GET", pattern: "/terminals", handle: (*Console).terminalsPage},
+		{method: "POST", pattern: "/terminals/close", handle: (*Console).closeTerminal},
+		{method: "GET", pattern: "/plans", handle: (*Console).plansPage},
+		{method: "GET", pattern: "/memory", handle: (*Console).memoryPage},
+		{method: "POST", pattern: "/memory/delete", handle: (*Console).deleteMemory},
+		{method: "POST", pattern: "/memory/import", handle: (*Console).importDocument},
+		{method: "GET", pattern: "/activity", handle: (*Console).activityPage},
+		{method: "POST", pattern: "/executions/", handle: (*Console).cancelExecution},
+		{method: "GET", pattern: "/health", handle: (*Console).healthPage},
+	}
+}
+
+// match finds the route of a request: exact paths, and patterns ending in / as prefixes.
+func (c *Console) match(r *http.Request) (route, bool) {
+	for _, rt := range c.routes {
+		if rt.method != r.Method && !(rt.method == "GET" && r.Method == http.MethodHead) {
+			continue
+		}
+		if r.URL.Path == rt.pattern || rt.pattern != "/" && strings.HasSuffix(rt.pattern, "/") && strings.HasPrefix(r.URL.Path, rt.pattern) {
+			return rt, true
+		}
+	}
+	return route{}, false
+}
+
+// ServeHTTP applies the console's rules in order: security headers, the peer process, the
+// route, the Origin, the session and, for a change, the CSRF token.
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "+
+		"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Cross-Origin-Opener-Policy", "same-origin")
+	h.Set("Cross-Origin-Resource-Policy", "same-origin")
+	h.Set("Cache-Control", "no-store")
+	if err := c.o.CheckPeer(r); err != nil {
+		c.o.Logger.Warn("console request refused", "remote", r.RemoteAddr, "path", r.URL.Path, "err", err)
+		http.Error(w, "refused: "+err.Error()+"; the console is for you, not for a process toolhost started", http.StatusForbidden)
+		return
+	}
+	rt, ok := c.match(r)
+	if !ok {
+		if _, any := c.matchPath(r.URL.Path); any {
+			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+			return
+		}
+		http.NotFound(w, r)
+		return
+	}
+	if err := checkOrigin(r); err != nil {
+		http.Error(w, err.Error(), http.StatusForbidden)
+		return
+	}
+	if rt.public {
+		rt.handle(c, w, r, nil)
+		return
+	}
+	s := c.auth.session(r)
+	if s == nil {
+		if r.Method == http.MethodGet && r.URL.Path != "/events" {
+			http.Redirect(w, r, "/signin", http.StatusSeeOther)
+			return
+		}
+		http.Error(w, "sign in first: open the link `toolhost serve` printed", http.StatusUnauthorized)
+		return
+	}
+	if r.Method == http.MethodPost && !c.auth.validCSRF(r, s) {
+		http.Error(w, "missing or wrong CSRF token: reload the page and try again", http.StatusForbidden)
+		return
+	}
+	rt.handle(c, w, r, s)
+}
+
+// matchPath reports whether any route has this path, whatever its method.
+func (c *Console) matchPath(p string) (route, bool) {
+	for _, rt := range c.routes {
+		if p == rt.pattern || rt.pattern != "/" && strings.HasSuffix(rt.pattern, "/") && strings.HasPrefix(p, rt.pattern) {
+			return rt, true
+		}
+	}
+	return route{}, false
+}
+
+// checkPeer refuses connections from toolhost servers and their descendants (authz.CheckPeer),
+// and requests whose connection cannot be checked.
+func checkPeer(r *http.Request) error {
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	remote, err := net.ResolveTCPAddr("tcp", r.RemoteAddr)
+	if local == nil || err != nil {
+		return errors.New("the console needs a TCP connection whose peer process can be checked")
+	}
+	return authz.CheckPeer(local, remote)
+}

@@ -1,0 +1,58 @@
+package console
+
+import (
+	"context"
+	"io/fs"
+	"net/http"
+	"path/filepath"
+	"time"
+)
+
+// Health describes the running server for the health page.
+type Health struct {
+	Version   string
+	Started   time.Time
+	Workdir   string
+	Profile   string
+	StateDir  string
+	Sandbox   string // the sandbox status line
+	Embedder  string
+	Listeners []string
+}
+
+// stateDirSize adds up the regular files under dir.
+func stateDirSize(ctx context.Context, dir string) (int64, error) {
+	var total int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // a file removed while walking, or unreadable: not counted
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				total += info.Size()
+			}
+		}
+		return nil
+	})
+	return total, err
+}
+
+func (c *Console) healthPage(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.o.Health == nil {
+		c.render(w, r, http.StatusOK, "health", s, map[string]any{"Missing": true})
+		return
+	}
+	h := c.o.Health(r.Context())
+	data := map[string]any{"H": h, "Uptime": c.o.Now().Sub(h.Started)}
+	if h.StateDir != "" {
+		size, err := stateDirSize(r.Context(), h.StateDir)
+		if err != nil {
+			c.o.Logger.Warn("console state dir size", "err", err)
+		}
+		data["StateSize"] = size
+	}
+	c.render(w, r, http.StatusOK, "health", s, data)
+}

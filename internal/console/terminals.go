@@ -1,0 +1,74 @@
+package console
+
+import (
+	"context"
+	"net/http"
+
+	"toolhost/internal/terminal"
+)
+
+// terminalView is one terminal with its rendered screen (sessions) or output tail (commands).
+type terminalView struct {
+	terminal.Info
+	Screen string
+}
+
+// historyBytes is how much of a terminal's log the page shows under its screen.
+const historyBytes = 4 << 10
+
+func (c *Console) terminalsData(ctx context.Context, r *http.Request, s *session) (map[string]any, error) {
+	data := map[string]any{"CSRF": s.csrf}
+	m := c.o.Terminals
+	if m == nil {
+		data["Missing"] = true
+		return data, nil
+	}
+	type group struct {
+		Conversation string
+		Terminals    []terminalView
+	}
+	var groups []group
+	for _, conv := range m.Conversations() {
+		infos, err := m.List(ctx, conv)
+		if err != nil {
+			return nil, err
+		}
+		g := group{Conversation: conv}
+		for _, in := range infos {
+			v := terminalView{Info: in}
+			if in.Kind == "session" && in.State == "running" {
+				v.Screen, _ = m.Screen(conv, in.ID)
+			} else if h, err := m.History(conv, in.ID, -historyBytes, historyBytes); err == nil {
+				v.Screen = h.Text
+			}
+			g.Terminals = append(g.Terminals, v)
+		}
+		groups = append(groups, g)
+	}
+	data["Groups"] = groups
+	return data, nil
+}
+
+func (c *Console) terminalsPage(w http.ResponseWriter, r *http.Request, s *session) {
+	data, err := c.terminalsData(r.Context(), r, s)
+	if err != nil {
+		c.fail(w, r, s, http.StatusInternalServerError, "Cannot list the terminals.", err)
+		return
+	}
+	c.render(w, r, http.StatusOK, "terminals", s, data)
+}
+
+// closeTerminal answers POST /terminals/close: conversation=ID id=ID.
+func (c *Console) closeTerminal(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.o.Terminals == nil {
+		c.fail(w, r, s, http.StatusNotFound, "No terminals in this server.", nil)
+		return
+	}
+	conv, id := r.PostFormValue("conversation"), r.PostFormValue("id")
+	if err := c.o.Terminals.Close(r.Context(), conv, id); err != nil {
+		c.fail(w, r, s, http.StatusNotFound, "Not closed: "+err.Error(), err)
+		return
+	}
+	c.o.Logger.Info("console closed terminal", "conversation", conv, "id", id)
+	http.Redirect(w, r, "/terminals", http.StatusSeeOther)
+}

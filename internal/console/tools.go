@@ -1,0 +1,75 @@
+package console
+
+import (
+	"context"
+	"net/http"
+)
+
+// Tools is what the tools page lists and switches. internal/app implements it over the
+// registry, the running MCP servers and the managed toggles file.
+type Tools interface {
+	// Catalog lists every declared tool in the fixed order with its operations.
+	Catalog() Catalog
+	// SetEnabled switches one operation on or off: written to the toggles file atomically,
+	// applied to the running servers at once (connected clients get
+	// notifications/tools/list_changed), kept across restarts.
+	SetEnabled(ctx context.Context, tool, op string, on bool) error
+}
+
+// Catalog is the tools page's content.
+type Catalog struct {
+	// Profile is the active profile; Profiles are every profile with what it does.
+	Profile  string
+	Profiles []ProfileInfo
+	Tools    []ToolInfo
+	// File is where the console writes its switches.
+	File string
+}
+
+// ProfileInfo names a profile and says what it enables.
+type ProfileInfo struct {
+	Name, Summary string
+}
+
+// ToolInfo is one tool, in the fixed order.
+type ToolInfo struct {
+	Name       string
+	Place      int // 1-based place in the fixed order
+	Advertised bool
+	Operations []OperationInfo
+}
+
+// OperationInfo is one operation with its risk and state.
+type OperationInfo struct {
+	Name, Summary, Risk string
+	Enabled             bool
+	// Locked says why the console cannot switch it on (the profile disables it); "" when it can.
+	Locked string
+}
+
+func (c *Console) toolsPage(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.o.Tools == nil {
+		c.render(w, r, http.StatusOK, "tools", s, map[string]any{"Missing": true})
+		return
+	}
+	c.render(w, r, http.StatusOK, "tools", s, map[string]any{"Catalog": c.o.Tools.Catalog(), "Saved": r.URL.Query().Get("saved")})
+}
+
+// toggle answers POST /tools: tool=NAME op=NAME on=1|0.
+func (c *Console) toggle(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.o.Tools == nil {
+		c.fail(w, r, s, http.StatusNotFound, "Tool switches are not available in this server.", nil)
+		return
+	}
+	tool, op, on := r.PostFormValue("tool"), r.PostFormValue("op"), r.PostFormValue("on")
+	if tool == "" || op == "" || on != "1" && on != "0" {
+		c.fail(w, r, s, http.StatusBadRequest, "A switch needs tool, op and on=1 or on=0.", nil)
+		return
+	}
+	if err := c.o.Tools.SetEnabled(r.Context(), tool, op, on == "1"); err != nil {
+		c.fail(w, r, s, http.StatusBadRequest, "Not switched: "+err.Error(), err)
+		return
+	}
+	c.o.Logger.Info("console switched operation", "tool", tool, "op", op, "on", on == "1")
+	http.Redirect(w, r, "/tools?saved="+tool+"."+op+"#"+tool, http.StatusSeeOther)
+}
