@@ -227,7 +227,25 @@ func startServe(t *testing.T, extra ...string) (url, token string) {
 // startServeWith is startServe with a configuration file's content.
 func startServeWith(t *testing.T, config string, extra ...string) (url, token string) {
 	t.Helper()
-	cmd := command(t, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
+	sv := startServeFull(t, config, extra...)
+	return sv.url, sv.token
+}
+
+// served is a running `toolhost serve` as its output describes it.
+type served struct {
+	url, token string
+	// signIn is the console's one-time sign-in link.
+	signIn string
+	// state and work are its state and working directories.
+	state, work string
+}
+
+// startServeFull runs `toolhost serve` with a configuration file's content and reads what it
+// printed: the MCP URL, the token and the console's sign-in link.
+func startServeFull(t *testing.T, config string, extra ...string) served {
+	t.Helper()
+	sv := served{state: t.TempDir(), work: t.TempDir()}
+	cmd := commandIn(t, sv.state, sv.work, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
 	os.WriteFile(cmd.Args[len(cmd.Args)-1], []byte(config), 0o600)
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -238,21 +256,24 @@ func startServeWith(t *testing.T, config string, extra ...string) (url, token st
 	for sc.Scan() {
 		line := sc.Text()
 		if i := strings.Index(line, "serving http://"); i >= 0 {
-			url = strings.Fields(line[i+len("serving "):])[0]
+			sv.url = strings.Fields(line[i+len("serving "):])[0]
+		}
+		if rest, ok := strings.CutPrefix(line, "console: open "); ok {
+			sv.signIn = strings.Fields(rest)[0]
 		}
 		if i := strings.Index(line, `"Bearer `); i >= 0 {
-			token = strings.TrimSuffix(strings.Fields(line[i+len(`"Bearer `):])[0], `"}}}}`)
+			sv.token = strings.TrimSuffix(strings.Fields(line[i+len(`"Bearer `):])[0], `"}}}}`)
 			break
 		}
 		if strings.HasPrefix(line, "{") && strings.Contains(line, "mcpServers") {
 			break
 		}
 	}
-	if url == "" {
+	if sv.url == "" {
 		t.Fatalf("serve printed no URL")
 	}
 	go io.Copy(io.Discard, stdout)
-	return url, token
+	return sv
 }
 
 type bearer struct {

@@ -24,8 +24,8 @@ import (
 	"toolhost/internal/embed"
 	"toolhost/internal/fsread"
 	"toolhost/internal/memory"
-	"toolhost/internal/terminal"
 	"toolhost/internal/server"
+	"toolhost/internal/terminal"
 	"toolhost/reminders"
 	"toolhost/store"
 )

@@ -62,7 +62,7 @@ type Options struct {
 	Health func(ctx context.Context) Health
 	// AuditFile is the guard's JSON-lines audit log (the state directory's audit.jsonl).
 	AuditFile string
-	Logger *slog.Logger
+	Logger    *slog.Logger
 	// CheckPeer refuses a request whose connection comes from a toolhost server or one of
 	// its descendants; nil means authz.CheckPeer on the request's connection.
 	CheckPeer func(r *http.Request) error
@@ -179,7 +179,9 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: under no-referrer Chromium sends "Origin: null" with a
+	// form post, and the Origin check must see the console's own.
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")

@@ -307,7 +307,7 @@ func TestHeaders(t *testing.T) {
 					t.Errorf("CSP %q lacks %q", csp, want)
 				}
 			}
-			if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Referrer-Policy") != "no-referrer" {
+			if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Referrer-Policy") != "same-origin" {
 				t.Errorf("headers: %v", resp.Header)
 			}
 		})

@@ -33,7 +33,7 @@ type HTTPOptions struct {
 	// console signs its users in with its own session cookie. The Host and Origin checks
 	// still apply to it.
 	Console http.Handler
-	Logger *slog.Logger
+	Logger  *slog.Logger
 }
 
 // DefaultMaxBodyBytes bounds an HTTP request body.

@@ -41,7 +41,8 @@ func New(o Options) *mcp.Server {
 		Logger:       logger,
 		// No logging capability: toolhost logs to stderr or a file, never to the client.
 		Capabilities: &mcp.ServerCapabilities{
-			Tools:   &mcp.ToolCapabilities{ListChanged: false},
+			// The operator console switches operations while clients are connected.
+			Tools:   &mcp.ToolCapabilities{ListChanged: true},
 			Prompts: &mcp.PromptCapabilities{ListChanged: false},
 		},
 		PageSize: 1000,

@@ -1,0 +1,362 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/browser"
+	"toolhost/internal/nettest"
+)
+
+// These tests drive the operator console of the real binary in real headless Chromium.
+
+// screenshotsEnv names the directory screenshots of the console's pages are written to (the
+// README's docs/console); unset, none are taken.
+const screenshotsEnv = "TOOLHOST_CONSOLE_SCREENSHOTS"
+
+// newChromium starts a headless Chromium for one test and returns its tab's context.
+func newChromium(t *testing.T) context.Context {
+	t.Helper()
+	bin, err := browser.FindChromium("")
+	if err != nil {
+		nettest.Missing(t, "Chromium is not installed (apt-get install chromium): "+err.Error())
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Headless,
+		chromedp.DisableGPU,
+		chromedp.WindowSize(1280, 900),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Env("GOOGLE_API_KEY=no", "GOOGLE_DEFAULT_CLIENT_ID=no", "GOOGLE_DEFAULT_CLIENT_SECRET=no"),
+	}
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	tab, tabCancel := chromedp.NewContext(allocCtx)
+	t.Cleanup(func() { tabCancel(); allocCancel() })
+	// The first action starts the browser and must run on the tab's own context.
+	if err := chromedp.Do(tab); err != nil {
+		t.Fatalf("start Chromium: %v", err)
+	}
+	return tab
+}
+
+// within bounds one step of a test on the browser's tab.
+func within(t *testing.T, tab context.Context, d time.Duration, what string, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(tab, d)
+	defer cancel()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		dump, cancel := context.WithTimeout(tab, 5*time.Second)
+		defer cancel()
+		loc, _ := chromedp.Run(dump, chromedp.Location())
+		text, _ := chromedp.Run(dump, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+		t.Fatalf("%s: %v\npage %s:\n%s", what, err, loc, text)
+	}
+}
+
+// screenshot writes the page to $TOOLHOST_CONSOLE_SCREENSHOTS/name.png when set.
+func screenshot(t *testing.T, tab context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv(screenshotsEnv)
+	if dir == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(tab, 20*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// httpClient connects an MCP client to sv over HTTP; version "" is the newest protocol.
+func httpClient(t *testing.T, sv served, version string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	tr := &mcp.StreamableClientTransport{Endpoint: sv.url, HTTPClient: &http.Client{Transport: bearer{sv.token, http.DefaultTransport}}}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool and returns its text and structured content.
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, map[string]any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", tool, args["operation"], err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	var st map[string]any
+	raw, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(raw, &st)
+	if res.IsError {
+		return "ERROR " + b.String(), st
+	}
+	return b.String(), st
+}
+
+// signIn opens the sign-in link in the browser and lands on the approvals page.
+func signIn(t *testing.T, tab context.Context, sv served) {
+	t.Helper()
+	if sv.signIn == "" {
+		t.Fatal("serve printed no console sign-in link")
+	}
+	within(t, tab, 30*time.Second, "sign in", chromedp.Navigate(sv.signIn), chromedp.WaitVisible(chromedp.CSS("section.pending")))
+	loc, err := chromedp.Run(tab, chromedp.Location())
+	if err != nil || strings.Contains(loc, "token=") {
+		t.Errorf("after sign-in the address is %q (%v); want the token gone", loc, err)
+	}
+}
+
+// TestConsoleApprovalLive: a model's request appears on the open page without a reload, with
+// an in-page notification; approving it once from the page lets the MCP client proceed.
+func TestConsoleApprovalLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the binary and Chromium")
+	}
+	tab := newChromium(t)
+	sv := startServeFull(t, "")
+	cs := httpClient(t, sv, "", nil)
+	signIn(t, tab, sv)
+	outside := filepath.Join(t.TempDir(), "report.txt")
+
+	start := time.Now()
+	text, st := call(t, cs, "user_collaboration", map[string]any{"operation": "request_authorization",
+		"path": outside, "access": "file_operations:write", "reason": "write the weekly report"})
+	id, _ := st["request_id"].(string)
+	if id == "" {
+		t.Fatalf("no request id: %s", text)
+	}
+	within(t, tab, 10*time.Second, "request appears live", chromedp.WaitVisible(chromedp.CSS("#req-"+id)))
+	t.Logf("figure: approval request reached the open page %v after the call returned", time.Since(start).Round(time.Millisecond))
+	within(t, tab, 5*time.Second, "in-page notification", chromedp.WaitVisible(chromedp.CSS("#toast")))
+	toast, _ := chromedp.Run(tab, chromedp.Text(chromedp.CSS("#toast")))
+	if !strings.Contains(toast, "New approval request") || !strings.Contains(toast, "report.txt") {
+		t.Errorf("notification = %q", toast)
+	}
+	page, _ := chromedp.Run(tab, chromedp.Text(chromedp.CSS("#req-"+id)))
+	for _, want := range []string{"write the weekly report", "file_operations:write", "request_authorization", outside} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the request on the page lacks %q:\n%s", want, page)
+		}
+	}
+	screenshot(t, tab, "approvals")
+
+	// Until the user answers, the model's write is refused.
+	if text, _ := call(t, cs, "file_operations", map[string]any{"operation": "create_file", "path": outside, "content": "x"}); !strings.HasPrefix(text, "ERROR") {
+		t.Fatalf("write before approval: %s", text)
+	}
+	within(t, tab, 20*time.Second, "approve once",
+		chromedp.SetValue(chromedp.CSS("#req-"+id+" select"), "once"),
+		chromedp.Click(chromedp.CSS("#req-"+id+" button.approve")),
+		chromedp.WaitNotPresent(chromedp.CSS("#req-"+id)),
+		chromedp.WaitVisible(chromedp.CSS("section.grants tbody tr")))
+	text, st = call(t, cs, "user_collaboration", map[string]any{"operation": "check_request", "request_id": id})
+	if st["status"] != "approved" {
+		t.Fatalf("check_request after approval: %s %v", text, st)
+	}
+	if text, _ := call(t, cs, "file_operations", map[string]any{"operation": "create_file", "path": outside, "content": "weekly\n"}); strings.HasPrefix(text, "ERROR") {
+		t.Fatalf("write after approval: %s", text)
+	}
+	if b, err := os.ReadFile(outside); err != nil || string(b) != "weekly\n" {
+		t.Errorf("file = %q, %v", b, err)
+	}
+	// Once means once.
+	if text, _ := call(t, cs, "file_operations", map[string]any{"operation": "create_file", "path": outside + ".2", "content": "x"}); !strings.HasPrefix(text, "ERROR") {
+		t.Errorf("second write on a one-time grant: %s", text)
+	}
+}
+
+// TestConsoleToolSwitch: switching an operation off in the page removes it from a connected
+// client's next tools/list (after notifications/tools/list_changed), keeps the order, and
+// survives in the managed file; switching it on brings it back in its place.
+func TestConsoleToolSwitch(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the binary and Chromium")
+	}
+	tab := newChromium(t)
+	sv := startServeFull(t, "")
+	changed := make(chan struct{}, 16)
+	cs := httpClient(t, sv, "2025-06-18", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}})
+	if got := strings.Join(toolNames(t, cs), ","); got != wantTools {
+		t.Fatalf("tools before = %s", got)
+	}
+	signIn(t, tab, sv)
+	within(t, tab, 20*time.Second, "tools page", chromedp.Navigate(strings.TrimSuffix(sv.url, "/mcp")+"/tools"),
+		chromedp.WaitVisible(chromedp.CSS(`button[aria-label="switch think.think off"]`)))
+	screenshot(t, tab, "tools")
+	switchOp := func(label string) {
+		t.Helper()
+		within(t, tab, 20*time.Second, label, chromedp.Click(chromedp.CSS(`button[aria-label="`+label+`"]`)), chromedp.WaitVisible(chromedp.CSS("p.ok")))
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no notifications/tools/list_changed reached the client", label)
+		}
+	}
+	switchOp("switch think.think off")
+	if got, want := strings.Join(toolNames(t, cs), ","), strings.TrimPrefix(wantTools, "think,"); got != want {
+		t.Errorf("tools after switching think off = %s, want %s", got, want)
+	}
+	res, _ := call(t, cs, "think", map[string]any{"thoughts": "x"})
+	if !strings.HasPrefix(res, "ERROR") {
+		t.Errorf("a call of the switched-off tool: %s", res)
+	}
+	b, err := os.ReadFile(filepath.Join(sv.state, "console.toml"))
+	if err != nil || !strings.Contains(string(b), `"think.think"`) {
+		t.Errorf("managed file: %q, %v", b, err)
+	}
+	switchOp("switch file_operations.delete_file off")
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range tools.Tools {
+		if tl.Name == "file_operations" {
+			raw, _ := json.Marshal(tl.InputSchema)
+			if strings.Contains(string(raw), `"delete_file"`) || !strings.Contains(string(raw), `"read_file"`) {
+				t.Errorf("file_operations schema after switching delete_file off: %s", raw)
+			}
+		}
+	}
+	switchOp("switch think.think on")
+	if got, want := strings.Join(toolNames(t, cs), ","), wantTools; got != want {
+		t.Errorf("tools after switching think back on = %s, want %s (the fixed order)", got, want)
+	}
+}
+
+// TestConsoleTerminalLive: a terminal's screen on the page follows the session without a
+// reload, and the page can close the session.
+func TestConsoleTerminalLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the binary and Chromium")
+	}
+	tab := newChromium(t)
+	sv := startServeFull(t, "")
+	cs := httpClient(t, sv, "", nil)
+	if text, _ := call(t, cs, "terminal_operations", map[string]any{"operation": "create_session", "session_id": "dev"}); strings.HasPrefix(text, "ERROR") {
+		t.Fatal(text)
+	}
+	call(t, cs, "terminal_operations", map[string]any{"operation": "send_input", "session_id": "dev", "text": "echo first-$((40+2))", "wait_for": "first-42"})
+	signIn(t, tab, sv)
+	within(t, tab, 20*time.Second, "terminals page", chromedp.Navigate(strings.TrimSuffix(sv.url, "/mcp")+"/terminals"),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#term-dev pre") && document.querySelector("#term-dev pre").textContent.includes("first-42")`))
+	call(t, cs, "terminal_operations", map[string]any{"operation": "send_input", "session_id": "dev", "text": "echo second-$((50+8))", "wait_for": "second-58"})
+	within(t, tab, 10*time.Second, "screen updates live",
+		chromedp.Poll[chromedp.Void](`document.querySelector("#term-dev pre").textContent.includes("second-58")`))
+	screenshot(t, tab, "terminals")
+	within(t, tab, 20*time.Second, "close", chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
+		chromedp.Click(chromedp.CSS("#term-dev button.deny")), chromedp.WaitNotPresent(chromedp.CSS("#term-dev button.deny")))
+	text, _ := call(t, cs, "terminal_operations", map[string]any{"operation": "list_sessions"})
+	if strings.Contains(text, "running") || !strings.Contains(text, "closed") && !strings.Contains(text, "ended") {
+		t.Errorf("list_sessions after closing from the console:\n%s", text)
+	}
+}
+
+// TestConsolePages: the other pages render in the browser with what the model stored (and
+// are captured for the README when screenshots are asked for).
+func TestConsolePages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the binary and Chromium")
+	}
+	tab := newChromium(t)
+	sv := startServeFull(t, "")
+	cs := httpClient(t, sv, "", nil)
+	call(t, cs, "todo_operations", map[string]any{"operation": "write", "todos": []map[string]any{
+		{"id": 1, "title": "Read the failing test", "status": "completed"},
+		{"id": 2, "title": "Fix the parser", "status": "in-progress", "description": "quoted fields with commas"},
+		{"id": 3, "title": "Run the suite", "status": "not-started"},
+	}})
+	call(t, cs, "memory_operations", map[string]any{"operation": "store_memory", "content": "The CSV parser lives in internal/csv and treats quotes per RFC 4180."})
+	call(t, cs, "think", map[string]any{"thoughts": "plan the fix"})
+	signIn(t, tab, sv)
+	base := strings.TrimSuffix(sv.url, "/mcp")
+	pages := []struct{ name, path, want string }{
+		{"plans", "/plans", "Fix the parser"},
+		{"memory", "/memory", "CSV parser"},
+		{"activity", "/activity", "Audit trail"},
+		{"health", "/health", "toolhost"},
+	}
+	for _, p := range pages {
+		within(t, tab, 20*time.Second, p.name, chromedp.Navigate(base+p.path),
+			chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector("main").textContent.includes(%q)`, p.want)))
+		screenshot(t, tab, p.name)
+	}
+	// No request left the machine or went anywhere but the console: the CSP allows only 'self'.
+	entries, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`performance.getEntriesByType("resource").map(e => e.name)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := slices.IndexFunc(entries, func(u string) bool { return !strings.HasPrefix(u, base+"/") }); i >= 0 {
+		t.Errorf("the page fetched %s", entries[i])
+	}
+}
+
+// TestConsoleRefusesTerminals: a process in a toolhost terminal that read the sign-in link
+// cannot spend it (the peer is the server's descendant), and the user's browser still can.
+func TestConsoleRefusesTerminals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the binary")
+	}
+	sv := startServeFull(t, "", "--sandbox", "off")
+	cs := httpClient(t, sv, "", nil)
+	host := strings.TrimPrefix(strings.TrimSuffix(sv.url, "/mcp"), "http://")
+	hostName, port, _ := strings.Cut(host, ":")
+	path := strings.TrimPrefix(sv.signIn, "http://"+host)
+	script := fmt.Sprintf(`exec 3<>/dev/tcp/%s/%s; printf 'GET %s HTTP/1.0\r\nHost: %s\r\n\r\n' >&3; cat <&3`, hostName, port, path, host)
+	text := runText(t, cs, "bash -c "+shellQuote(script))
+	if !strings.Contains(text, "403") || !strings.Contains(text, "runs under a toolhost server") {
+		t.Errorf("sign-in from a terminal: want 403 and the ancestry refusal, got:\n%s", text)
+	}
+	cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := cl.Get(sv.signIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Errorf("the user's sign-in after the refused attempt: %d %v; want 303 and a session", resp.StatusCode, resp.Cookies())
+	}
+}
