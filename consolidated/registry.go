@@ -146,8 +146,9 @@ func annotations(ops []Operation) *mcp.ToolAnnotations {
 	return a
 }
 
-// Register adds the advertised tools to s, with their resources, and gives the tools that track
-// subscriptions the server to notify. s should route resources/subscribe and unsubscribe to
+// Register adds the advertised tools to s, with their resources, gives the tools that track
+// subscriptions the server to notify, and scopes resources to conversations (see
+// resourceMiddleware). s should route resources/subscribe and unsubscribe to
 // Subscribe and Unsubscribe (mcp.ServerOptions.SubscribeHandler and UnsubscribeHandler).
 func (r *Registry) Register(s *mcp.Server) {
 	for _, t := range r.Tools() {
@@ -167,11 +168,17 @@ func (r *Registry) Register(s *mcp.Server) {
 			t.Subscriptions.Serve(s)
 		}
 	}
+	s.AddReceivingMiddleware(r.resourceMiddleware())
 }
 
 // Subscribe passes a resources/subscribe to every advertised tool that tracks subscriptions.
 // A URI nobody serves is accepted too: the client then simply hears of no change.
 func (r *Registry) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	// Another conversation's resource is not found: a subscription would tell the client
+	// when that conversation acts.
+	if !r.ownResource(req.Session, req.Params.URI) {
+		return mcp.ResourceNotFoundError(req.Params.URI)
+	}
 	for _, t := range r.advertised() {
 		if t.Subscriptions != nil {
 			if err := t.Subscriptions.Subscribe(ctx, req); err != nil {
@@ -352,7 +359,10 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 	} else {
 		c.Operation = op.Name
 	}
-	c.Conversation = r.env.DefaultConversation
+	c.Conversation = r.Conversation(nil)
+	if c.Request != nil {
+		c.Conversation = r.Conversation(c.Request.Session)
+	}
 	if v, ok := m["conversation_id"]; ok && t.Conversational && !isZeroJSON(v) {
 		var conv string
 		if json.Unmarshal(v, &conv) != nil || !conversationIDPattern.MatchString(conv) {

@@ -3,6 +3,7 @@ package consolidated
 import (
 	"context"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -51,19 +52,104 @@ func parseTerminalURI(uri string) (conv, id, kind string, ok bool) {
 
 // terminalResources serves each session's rendered screen and recent history as MCP resources
 // of terminal_operations and tells subscribers when they change: the engine's update hook is its
-// Updated method, and Serve gives it the server to notify.
+// Updated method, and Serve gives it the servers to notify.
 type terminalResources struct {
 	mgr *terminal.Manager
 
 	mu      sync.Mutex
-	server  *mcp.Server
+	servers []*mcp.Server
 	subs    map[string]int       // subscribed URI -> subscriptions
 	last    map[string]time.Time // conv/id -> last notification
 	pending map[string]bool      // conv/id -> a trailing notification is scheduled
+	// live holds the sessions registered on the server as concrete resources, per
+	// conversation, so that resources/list shows them and the go-sdk sends
+	// notifications/resources/list_changed when they come and go.
+	live map[string]map[string]bool
+	// seen holds every conv/id a sync has looked at (commands too), so that output of a
+	// command, which never becomes a listed session, does not start a sync each time.
+	seen map[string]bool
+	// syncMu orders syncs, so that two never register and remove the same session at once.
+	syncMu sync.Mutex
 }
 
 func newTerminalResources(m *terminal.Manager) *terminalResources {
-	return &terminalResources{mgr: m, subs: map[string]int{}, last: map[string]time.Time{}, pending: map[string]bool{}}
+	return &terminalResources{mgr: m, subs: map[string]int{}, last: map[string]time.Time{}, pending: map[string]bool{}, live: map[string]map[string]bool{}, seen: map[string]bool{}}
+}
+
+// sync registers conv's sessions that are new and removes those that are gone. It runs after
+// every call that may start or end one (terminal_operations, build_and_version_control's runs)
+// and when a session the server does not list yet produces output; a session ended by the
+// idle timeout leaves the list at the next of these.
+func (r *terminalResources) sync(ctx context.Context, conv string) {
+	r.mu.Lock()
+	servers := slices.Clone(r.servers)
+	r.mu.Unlock()
+	if len(servers) == 0 || r.mgr == nil {
+		return
+	}
+	infos, err := r.mgr.List(ctx, conv)
+	if err != nil {
+		return
+	}
+	want := map[string]terminal.Info{}
+	for _, in := range infos {
+		if in.Kind == "session" && (in.State == terminal.StateRunning || in.State == terminal.StateExited) {
+			want[in.ID] = in
+		}
+	}
+	r.syncMu.Lock()
+	defer r.syncMu.Unlock()
+	r.mu.Lock()
+	for _, in := range infos {
+		r.seen[conv+"\x00"+in.ID] = true
+	}
+	have := r.live[conv]
+	var gone []string
+	for id := range have {
+		if _, ok := want[id]; !ok {
+			gone = append(gone, TerminalURI(conv, id, "screen"), TerminalURI(conv, id, "history"))
+			delete(have, id)
+		}
+	}
+	var added []terminal.Info
+	for id, in := range want {
+		if !have[id] {
+			added = append(added, in)
+		}
+	}
+	if len(added) > 0 && have == nil {
+		have = map[string]bool{}
+		r.live[conv] = have
+	}
+	for _, in := range added {
+		have[in.ID] = true
+	}
+	if len(have) == 0 {
+		delete(r.live, conv)
+	}
+	r.mu.Unlock()
+	for _, s := range servers {
+		if len(gone) > 0 {
+			s.RemoveResources(gone...)
+		}
+		for _, in := range added {
+			title := "terminal " + in.ID
+			if in.Cwd != "" {
+				title += " in " + in.Cwd
+			}
+			s.AddResource(&mcp.Resource{URI: TerminalURI(conv, in.ID, "screen"), Name: "terminal-screen-" + in.ID, Title: title + ": screen",
+				Description: "The session's visible screen, rendered as text.", MIMEType: "text/plain"}, r.read)
+			s.AddResource(&mcp.Resource{URI: TerminalURI(conv, in.ID, "history"), Name: "terminal-history-" + in.ID, Title: title + ": history",
+				Description: "The session's recent output (ANSI removed).", MIMEType: "text/plain"}, r.read)
+		}
+	}
+}
+
+// afterCall keeps the registered sessions current after the calls that start and end them.
+func (r *terminalResources) afterCall(ctx context.Context, c *Call, _ *Result) {
+	if c.Tool == terminalToolName || c.Tool == "build_and_version_control" {
+		r.sync(ctx, c.Conversation)
+	}
 }
 
 // resources are the screen and history templates.
@@ -84,10 +170,10 @@ func (r *terminalResources) resources() []Resource {
 	}
 }
 
-// Serve makes s the server that update notifications go to.
+// Serve adds s to the servers that update notifications and live sessions go to.
 func (r *terminalResources) Serve(s *mcp.Server) {
 	r.mu.Lock()
-	r.server = s
+	r.servers = append(r.servers, s)
 	r.mu.Unlock()
 }
 
@@ -141,7 +227,10 @@ func (r *terminalResources) Updated(conv, id string) {
 	k := conv + "\x00" + id
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.server == nil || r.pending[k] {
+	if len(r.servers) > 0 && !r.live[conv][id] && !r.seen[k] {
+		go r.sync(context.Background(), conv) // a session started outside a call's sync
+	}
+	if len(r.servers) == 0 || r.pending[k] {
 		return
 	}
 	screen, history := TerminalURI(conv, id, "screen"), TerminalURI(conv, id, "history")
@@ -154,7 +243,7 @@ func (r *terminalResources) Updated(conv, id string) {
 		r.mu.Lock()
 		delete(r.pending, k)
 		r.last[k] = time.Now()
-		s := r.server
+		servers := slices.Clone(r.servers)
 		var uris []string
 		for _, u := range []string{screen, history} {
 			if r.subs[u] > 0 {
@@ -162,10 +251,12 @@ func (r *terminalResources) Updated(conv, id string) {
 			}
 		}
 		r.mu.Unlock()
-		for _, u := range uris {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u})
-			cancel()
+		for _, s := range servers {
+			for _, u := range uris {
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				_ = s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u})
+				cancel()
+			}
 		}
 	})
 }
