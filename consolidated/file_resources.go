@@ -41,7 +41,7 @@ func (f *fileTool) resources() []Resource {
 			Title:       "Project file",
 			URITemplate: FileTemplate,
 			Description: "A file by absolute path, read through the working-directory guard (read_file's rules); binary files as blobs, at most 1 MiB.",
-		}, Read: f.readFileResource, Prefix: "file://"},
+		}, Read: f.readFileResource, Prefix: "file://", Complete: f.completePath},
 		{Resource: &mcp.Resource{
 			URI:         WorkdirURI,
 			Name:        "workdir",
@@ -141,4 +141,29 @@ func (f *fileTool) readWorkdir(ctx context.Context, req *mcp.ReadResourceRequest
 		b.WriteString(name + "\n")
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: b.String()}}}, nil
+}
+
+// completePath completes the file template's path variable (an absolute path without its
+// leading slash) toward and then inside the working directory; relativePath asks for paths
+// relative to it (prompt arguments).
+func (f *fileTool) completePath(ctx context.Context, _, variable, value string, _ map[string]string) []string {
+	if variable == relativePath {
+		return completePath(ctx, f.guard.Root(), value)
+	}
+	if variable != "path" {
+		return nil
+	}
+	wd := strings.TrimPrefix(filepath.ToSlash(f.guard.WorkDir()), "/") + "/"
+	if strings.HasPrefix(wd, value) {
+		return []string{wd}
+	}
+	rest, ok := strings.CutPrefix(value, wd)
+	if !ok {
+		return nil
+	}
+	out := completePath(ctx, f.guard.Root(), rest)
+	for i := range out {
+		out[i] = wd + out[i]
+	}
+	return out
 }

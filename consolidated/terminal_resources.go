@@ -160,14 +160,35 @@ func (r *terminalResources) resources() []Resource {
 			URITemplate: TerminalScreenTemplate,
 			Description: "A terminal session's visible screen, rendered as text.",
 			MIMEType:    "text/plain",
-		}, Read: r.read},
+		}, Read: r.read, Complete: r.complete},
 		{Template: &mcp.ResourceTemplate{
 			Name:        "terminal-history",
 			URITemplate: TerminalHistoryTemplate,
 			Description: "The recent output of a terminal session (ANSI removed).",
 			MIMEType:    "text/plain",
-		}, Read: r.read},
+		}, Read: r.read, Complete: r.complete},
 	}
+}
+
+// complete proposes the caller's conversation and the ids of its sessions.
+func (r *terminalResources) complete(ctx context.Context, conv, variable, value string, chosen map[string]string) []string {
+	switch variable {
+	case "conversation":
+		return completeOwnConversation(conv, value)
+	case "id":
+		if c, ok := chosen["conversation"]; ok && c != conv || r.mgr == nil {
+			return nil
+		}
+		infos, _ := r.mgr.List(ctx, conv)
+		var out []string
+		for _, in := range infos {
+			if in.Kind == "session" && strings.HasPrefix(in.ID, value) && !slices.Contains(out, in.ID) {
+				out = append(out, in.ID)
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // Serve adds s to the servers that update notifications and live sessions go to.

@@ -74,6 +74,12 @@ func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
 				MIMEType:    "text/plain",
 			},
 			Read: t.readResource,
+			Complete: func(_ context.Context, conv, variable, value string, _ map[string]string) []string {
+				if variable != "id" {
+					return nil
+				}
+				return completeOwnConversation(conv, value)
+			},
 		}},
 		ListResources: func(_ context.Context, conv string) []*mcp.Resource {
 			return []*mcp.Resource{{URI: reminders.ResourceURI(conv), Name: "todos", Title: "Todo list",

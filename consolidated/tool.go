@@ -86,6 +86,8 @@ type Resource struct {
 	// template variable only within one path segment, so file:///{path} alone would not
 	// reach file:///src/main.go.
 	Prefix string
+	// Complete proposes values of the template's variables (completion/complete).
+	Complete Completer
 }
 
 // Subscriptions receives the resources/subscribe and resources/unsubscribe requests of every

@@ -49,6 +49,8 @@ func New(o Options) *mcp.Server {
 		// advertised tools that track subscriptions.
 		SubscribeHandler:   o.Registry.Subscribe,
 		UnsubscribeHandler: o.Registry.Unsubscribe,
+		// Resource template variables and prompt arguments that name paths.
+		CompletionHandler: o.Registry.Complete,
 	})
 	o.Registry.Register(s)
 	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), orderMiddleware(), resolveMiddleware(o.Registry)}, o.Middleware...)...)
