@@ -2,6 +2,7 @@ package consolidated
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"slices"
 	"strings"
@@ -19,7 +20,9 @@ import (
 const (
 	TerminalScreenTemplate  = "toolhost://terminals/{conversation}/{id}/screen"
 	TerminalHistoryTemplate = "toolhost://terminals/{conversation}/{id}/history"
-	terminalURIPrefix       = "toolhost://terminals/"
+	// CommandsTemplate is a conversation's command history.
+	CommandsTemplate  = "toolhost://conversations/{conversation}/commands"
+	terminalURIPrefix = "toolhost://terminals/"
 	// terminalHistoryBytes is how much of the history the resource shows: the recent tail.
 	terminalHistoryBytes = 64 << 10
 	// terminalUpdateEvery bounds resource-updated notifications per session.
@@ -162,12 +165,47 @@ func (r *terminalResources) resources() []Resource {
 			MIMEType:    "text/plain",
 		}, Read: r.read, Complete: r.complete},
 		{Template: &mcp.ResourceTemplate{
+			Name:        "commands",
+			URITemplate: CommandsTemplate,
+			Description: "Every command run in a conversation (run_command, and lines typed into sessions whose shell reports statuses), with exit code and duration.",
+			MIMEType:    "text/plain",
+		}, Read: r.readCommands, Complete: r.complete},
+		{Template: &mcp.ResourceTemplate{
 			Name:        "terminal-history",
 			URITemplate: TerminalHistoryTemplate,
 			Description: "The recent output of a terminal session (ANSI removed).",
 			MIMEType:    "text/plain",
 		}, Read: r.read, Complete: r.complete},
 	}
+}
+
+// readCommands renders a conversation's command history, oldest first.
+func (r *terminalResources) readCommands(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	conv, _ := ResourceConversation(uri)
+	if conv == "" || uri != ConversationURI(conv, "commands") {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	var recs []terminal.CommandRecord
+	if r.mgr != nil {
+		recs = r.mgr.Commands(conv)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d commands (oldest first; the last %d are kept)\n", len(recs), terminal.MaxCommandRecords)
+	for _, c := range recs {
+		exit := "exit ?"
+		if c.ExitCode >= 0 {
+			exit = fmt.Sprintf("exit %d", c.ExitCode)
+		}
+		fmt.Fprintf(&b, "%s  %-8s %7s  [%s] %s\n", c.Started.Format(time.DateTime), exit, c.Duration.Round(time.Millisecond*100), c.Session, c.Command)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "text/plain", Text: b.String()}}}, nil
+}
+
+// listResources shows the caller its command history.
+func (r *terminalResources) listResources(_ context.Context, conv string) []*mcp.Resource {
+	return []*mcp.Resource{{URI: ConversationURI(conv, "commands"), Name: "commands", Title: "Command history",
+		Description: "Every command run in this conversation, with exit code and duration.", MIMEType: "text/plain"}}
 }
 
 // complete proposes the caller's conversation and the ids of its sessions.

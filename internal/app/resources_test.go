@@ -87,7 +87,8 @@ func testLiveResources(t *testing.T, version string) {
 	conv := a.Env.DefaultConversation
 	todos := reminders.ResourceURI(conv)
 
-	if got, want := resourceURIs(t, cs), []string{todos, consolidated.WorkdirURI, consolidated.GitContextURI}; !sameSet(got, want) {
+	commands := consolidated.ConversationURI(conv, "commands")
+	if got, want := resourceURIs(t, cs), []string{todos, commands, consolidated.WorkdirURI, consolidated.GitContextURI}; !sameSet(got, want) {
 		t.Errorf("resources/list before any session = %v, want %v", got, want)
 	}
 
@@ -102,6 +103,28 @@ func testLiveResources(t *testing.T, version string) {
 	}
 	if _, err := readResource(cs, screen); err != nil {
 		t.Errorf("read %s: %v", screen, err)
+	}
+
+	// The command history has every command, with its exit code: one-shot and typed.
+	if text, isErr := callText(t, cs, "terminal_operations", map[string]any{"operation": "run_command", "command": "echo one; exit 3"}); isErr {
+		t.Fatalf("run_command: %s", text)
+	}
+	if text, isErr := callText(t, cs, "terminal_operations", map[string]any{"operation": "send_input", "session_id": "w", "text": "true && echo typed", "wait_for": "typed"}); isErr {
+		t.Fatalf("send_input: %s", text)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		c, err := readResource(cs, commands)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(c.Text, "exit 3") && strings.Contains(c.Text, "echo one; exit 3") && strings.Contains(c.Text, "[w] true && echo typed") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("command history = %q, want the run_command with exit 3 and the typed line", c.Text)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 
 	// Another conversation's session (the model may name one) is neither listed nor readable.

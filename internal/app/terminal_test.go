@@ -50,7 +50,7 @@ func TestTerminalWiring(t *testing.T) {
 		t.Errorf("run_command echo $TOOLHOST_TOKEN = %q (isError %v), want token=none", text, res.IsError)
 	}
 	cs := connect(t, a, nil, "")
-	if got, want := templateNames(t, cs), []string{"file", "terminal-history", "terminal-screen", "todos"}; !slices.Equal(got, want) {
+	if got, want := templateNames(t, cs), []string{"commands", "file", "terminal-history", "terminal-screen", "todos"}; !slices.Equal(got, want) {
 		t.Errorf("resource templates = %v, want %v", got, want)
 	}
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: consolidated.TerminalURI(a.Env.DefaultConversation, "w", "screen")}); err != nil {

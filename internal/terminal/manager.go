@@ -42,6 +42,8 @@ type Manager struct {
 
 	// onUpdate is Config.OnUpdate, replaceable by SetOnUpdate once the manager runs.
 	onUpdate atomic.Pointer[func(conv, id string)]
+	// commands is the log of finished commands (Commands).
+	commands commandLog
 }
 
 type key struct{ conv, id string }
