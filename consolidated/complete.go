@@ -27,6 +27,12 @@ var pathArguments = []string{"target", "path", "file"}
 // directory's entries. Values that belong to another conversation are never proposed: a
 // conversation variable completes to the caller's own conversation only.
 func (r *Registry) Complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	if reg, err := r.route(ctx, req.Session); err != nil || reg != r {
+		if err != nil {
+			return nil, resourceError(err)
+		}
+		return reg.Complete(ctx, req)
+	}
 	p := req.Params
 	res := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
 	if p == nil || p.Ref == nil {

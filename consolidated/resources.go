@@ -70,23 +70,30 @@ func (r *Registry) ownResource(session *mcp.ServerSession, uri string) bool {
 func (r *Registry) resourceMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "resources/read" && method != "resources/list" {
+				return next(ctx, method, req)
+			}
 			ss, _ := req.GetSession().(*mcp.ServerSession)
-			ctx = context.WithValue(ctx, conversationKey{}, r.Conversation(ss))
-			switch x := req.(type) {
-			case *mcp.ReadResourceRequest:
-				if x.Params == nil {
-					break
-				}
-				if !r.ownResource(ss, x.Params.URI) {
+			reg, err := r.route(ctx, ss) // the session's workspace
+			if err != nil {
+				return nil, resourceError(err)
+			}
+			ctx = context.WithValue(ctx, conversationKey{}, reg.Conversation(ss))
+			if x, ok := req.(*mcp.ReadResourceRequest); ok && x.Params != nil {
+				if !reg.ownResource(ss, x.Params.URI) {
 					return nil, mcp.ResourceNotFoundError(x.Params.URI)
 				}
-				if read := r.prefixRoute(x.Params.URI); read != nil {
+				if reg != r {
+					if res, found, err := reg.readResource(ctx, x); found {
+						return res, err
+					}
+				} else if read := r.prefixRoute(x.Params.URI); read != nil {
 					return read(ctx, x)
 				}
 			}
 			res, err := next(ctx, method, req)
 			if lr, ok := res.(*mcp.ListResourcesResult); ok && err == nil {
-				r.ListResources(ctx, ss, lr)
+				reg.ListResources(ctx, ss, lr)
 			}
 			return res, err
 		}

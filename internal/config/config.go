@@ -73,6 +73,10 @@ type HTTP struct {
 	Stateless      bool     `toml:"stateless"`
 	AllowedHosts   []string `toml:"allowed_hosts"`
 	SessionTimeout Duration `toml:"session_timeout"`
+	// AllowedRoots are the directories under which an HTTP client's root may set its
+	// session's working directory (when no workdir is configured); without them, roots are
+	// refused on serve. On stdio, when set, they bound roots too.
+	AllowedRoots []string `toml:"allowed_roots"`
 }
 
 // Reminders configures the <system-reminder> blocks appended to tool results.
