@@ -140,10 +140,13 @@ func (r *terminalResources) sync(ctx context.Context, conv string) {
 			if in.Cwd != "" {
 				title += " in " + in.Cwd
 			}
-			s.AddResource(&mcp.Resource{URI: TerminalURI(conv, in.ID, "screen"), Name: "terminal-screen-" + in.ID, Title: title + ": screen",
-				Description: "The session's visible screen, rendered as text.", MIMEType: "text/plain"}, r.read)
-			s.AddResource(&mcp.Resource{URI: TerminalURI(conv, in.ID, "history"), Name: "terminal-history-" + in.ID, Title: title + ": history",
-				Description: "The session's recent output (ANSI removed).", MIMEType: "text/plain"}, r.read)
+			for _, kind := range []struct{ name, what string }{
+				{"screen", "The session's visible screen, rendered as text."},
+				{"history", "The session's recent output (ANSI removed)."},
+			} {
+				s.AddResource(&mcp.Resource{URI: TerminalURI(conv, in.ID, kind.name), Name: "terminal-" + kind.name + "-" + in.ID,
+					Title: title + ": " + kind.name, Description: kind.what, MIMEType: "text/plain"}, r.read)
+			}
 		}
 	}
 }
