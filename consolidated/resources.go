@@ -51,7 +51,8 @@ func ResourceConversation(uri string) (conv string, scoped bool) {
 
 // Conversation returns the conversation the client behind session works in: the one its tool
 // calls without conversation_id run in, so that what resources show is what its tools act on.
-// A nil session (an in-process call) has the default conversation.
+// A nil session (an in-process call) has the default conversation. It is the one lookup of a
+// session's conversation: Dispatch, resources, subscriptions and completion all use it.
 func (r *Registry) Conversation(session *mcp.ServerSession) string {
 	return r.env.DefaultConversation
 }
