@@ -131,7 +131,7 @@ func (f *fileTool) readWorkdir(ctx context.Context, req *mcp.ReadResourceRequest
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Working directory: %s\n%d directories, %d files at the top level\n", f.guard.WorkDir(), len(dirs), len(files))
+	fmt.Fprintf(&b, "Working directory: %s\nTop level: %d directories and %d files\n", f.guard.WorkDir(), len(dirs), len(files))
 	all := append(dirs, files...)
 	for i, name := range all {
 		if i == workdirEntries {
