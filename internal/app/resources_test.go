@@ -123,7 +123,7 @@ func testLiveResources(t *testing.T, version string) {
 		if strings.Contains(c.Text, "exit 3") && strings.Contains(c.Text, "echo one; exit 3") && strings.Contains(c.Text, "[w] true && echo typed") {
 			// The times and durations vary; the shape is pinned.
 			shape := regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`).ReplaceAllString(c.Text, "DATE TIME")
-			shape = regexp.MustCompile(`\s\d+(\.\d+)?m?s\s`).ReplaceAllString(shape, " DUR ")
+			shape = regexp.MustCompile(`\s+\d+(\.\d+)?m?s\s+`).ReplaceAllString(shape, "  DUR  ")
 			shape = regexp.MustCompile(`\[c\d+\]`).ReplaceAllString(shape, "[ID]")
 			golden.CheckString(t, "testdata/resources/commands.txt", shape)
 			break
