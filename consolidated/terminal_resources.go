@@ -68,8 +68,8 @@ type terminalResources struct {
 	// conversation, so that resources/list shows them and the go-sdk sends
 	// notifications/resources/list_changed when they come and go.
 	live map[string]map[string]bool
-	// seen holds every conv/id a sync has looked at (commands too), so that output of a
-	// command, which never becomes a listed session, does not start a sync each time.
+	// seen holds every conv/id whose output started a sync, so that output of a command,
+	// which never becomes a listed session, does not start one each time.
 	seen map[string]bool
 	// syncMu orders syncs, so that two never register and remove the same session at once.
 	syncMu sync.Mutex
@@ -90,13 +90,10 @@ func (r *terminalResources) sync(ctx context.Context, conv string) {
 	if len(servers) == 0 || r.mgr == nil {
 		return
 	}
-	infos, err := r.mgr.List(ctx, conv)
-	if err != nil {
-		return
-	}
+	infos := r.mgr.Sessions(conv)
 	want := map[string]terminal.Info{}
 	for _, in := range infos {
-		if in.Kind == "session" && (in.State == terminal.StateRunning || in.State == terminal.StateExited) {
+		if in.State == terminal.StateRunning || in.State == terminal.StateExited {
 			want[in.ID] = in
 		}
 	}
@@ -220,10 +217,9 @@ func (r *terminalResources) complete(ctx context.Context, conv, variable, value 
 		if c, ok := chosen["conversation"]; ok && c != conv || r.mgr == nil {
 			return nil
 		}
-		infos, _ := r.mgr.List(ctx, conv)
 		var out []string
-		for _, in := range infos {
-			if in.Kind == "session" && strings.HasPrefix(in.ID, value) && !slices.Contains(out, in.ID) {
+		for _, in := range r.mgr.Sessions(conv) {
+			if strings.HasPrefix(in.ID, value) && !slices.Contains(out, in.ID) {
 				out = append(out, in.ID)
 			}
 		}
@@ -290,6 +286,7 @@ func (r *terminalResources) Updated(conv, id string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.servers) > 0 && !r.live[conv][id] && !r.seen[k] {
+		r.seen[k] = true                      // once per session or command
 		go r.sync(context.Background(), conv) // a session started outside a call's sync
 	}
 	if len(r.servers) == 0 || r.pending[k] {
