@@ -120,17 +120,21 @@ func (c *Config) mergeProject(workdir string, lookup func(string) (string, bool)
 	if err != nil {
 		return fmt.Errorf("project config %s: %w", path, err)
 	}
+	unknown := map[string]bool{}
+	for _, k := range md.Undecoded() {
+		unknown[k.String()] = true
+	}
 	for _, k := range md.Keys() {
 		key := k.String()
 		if projectKeys[key] {
 			continue
 		}
 		line := keyLine(data, key)
-		if _, known := fieldByKey(reflect.ValueOf(p).Elem(), key); known || isMapOrArrayKey(key) {
-			return fmt.Errorf("project config %s:%d: %q %w: a project file may not widen the boundary; set it in your own configuration (%s) if you mean it",
-				path, line, key, ErrUserOnlyKey, userConfigName(c))
+		if unknown[key] {
+			return fmt.Errorf("project config %s:%d: %w %q", path, line, ErrUnknownKey, key)
 		}
-		return fmt.Errorf("project config %s:%d: %w %q", path, line, ErrUnknownKey, key)
+		return fmt.Errorf("project config %s:%d: %q %w: a project file may not widen the boundary; set it in your own configuration (%s) if you mean it",
+			path, line, key, ErrUserOnlyKey, userConfigName(c))
 	}
 	if err := p.expandAll(lookup); err != nil {
 		var ke *keyError
@@ -218,13 +222,6 @@ func fieldByKey(v reflect.Value, key string) (reflect.Value, bool) {
 		}
 	}
 	return v, true
-}
-
-// isMapOrArrayKey reports keys under the configuration's maps and arrays of tables
-// ("profiles.dev.read_only", "grants.path"), which fieldByKey does not walk.
-func isMapOrArrayKey(key string) bool {
-	first, _, _ := strings.Cut(key, ".")
-	return first == "profiles" || first == "grants" || first == "databases"
 }
 
 func userConfigName(c *Config) string {
