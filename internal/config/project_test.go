@@ -242,13 +242,19 @@ func TestRender(t *testing.T) {
 	}
 	c.Workdir = wd
 	c.SetOrigin("workdir", Origin{Flag: "--workdir"})
-	var b bytes.Buffer
-	if err := c.Render(&b); err != nil {
-		t.Fatal(err)
+	for _, all := range []bool{false, true} {
+		var b bytes.Buffer
+		if err := c.Render(&b, all); err != nil {
+			t.Fatal(err)
+		}
+		got := strings.ReplaceAll(b.String(), dir, "$DIR")
+		if strings.Contains(got, "s3cret") || strings.Contains(got, "hunter2") {
+			t.Fatalf("Render shows a secret:\n%s", got)
+		}
+		name := "testdata/render.golden"
+		if all {
+			name = "testdata/render_all.golden"
+		}
+		golden.CheckString(t, name, got)
 	}
-	got := strings.ReplaceAll(b.String(), dir, "$DIR")
-	if strings.Contains(got, "s3cret") || strings.Contains(got, "hunter2") {
-		t.Fatalf("Render shows a secret:\n%s", got)
-	}
-	golden.CheckString(t, "testdata/render.golden", got)
 }

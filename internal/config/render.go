@@ -17,12 +17,13 @@ var secretKeys = map[string]bool{"http.token": true}
 // Render writes the effective configuration as TOML, one key a line with its origin as a
 // comment ("# flag --workdir", "# /home/me/.config/toolhost/config.toml:3",
 // "# /w/.toolhost.toml:2 (project)"). Keys left at their default are omitted; the token is
-// hidden and connection strings are masked.
-func (c *Config) Render(w io.Writer) error {
+// hidden and connection strings are masked. With all, every key left at its default is listed
+// too, as a comment, so the output names every key there is.
+func (c *Config) Render(w io.Writer, all bool) error {
 	tw := &errWriter{w: w}
 	v := reflect.ValueOf(c).Elem()
 	// Scalars of the top level first: TOML puts them before any table.
-	c.renderTable(tw, v, "", false)
+	c.renderTable(tw, v, "", false, all)
 	t := v.Type()
 	for i := range t.NumField() {
 		name, ok := tomlName(t.Field(i))
@@ -32,17 +33,17 @@ func (c *Config) Render(w io.Writer) error {
 		f := v.Field(i)
 		switch {
 		case f.Kind() == reflect.Struct && f.Type() != reflect.TypeFor[Duration]():
-			c.renderTable(tw, f, name, true)
+			c.renderTable(tw, f, name, true, all)
 		case f.Kind() == reflect.Map:
 			keys := f.MapKeys()
 			slices.SortFunc(keys, func(a, b reflect.Value) int { return strings.Compare(a.String(), b.String()) })
 			for _, k := range keys {
-				c.renderTable(tw, f.MapIndex(k), name+"."+k.String(), true)
+				c.renderTable(tw, f.MapIndex(k), name+"."+k.String(), true, all)
 			}
 		case f.Kind() == reflect.Slice && f.Type().Elem().Kind() == reflect.Struct:
 			for j := range f.Len() {
 				fmt.Fprintf(tw, "\n[[%s]]  # %s\n", name, c.origin(name))
-				c.renderTable(tw, f.Index(j), name, false)
+				c.renderTable(tw, f.Index(j), name, false, all)
 			}
 		}
 	}
@@ -66,7 +67,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 // renderTable writes the scalar keys of the table v (named key), with a header when header is
 // set and some key is shown.
-func (c *Config) renderTable(w io.Writer, v reflect.Value, key string, header bool) {
+func (c *Config) renderTable(w io.Writer, v reflect.Value, key string, header, all bool) {
 	t := v.Type()
 	for i := range t.NumField() {
 		name, ok := tomlName(t.Field(i))
@@ -79,12 +80,16 @@ func (c *Config) renderTable(w io.Writer, v reflect.Value, key string, header bo
 			continue
 		}
 		_, set := c.Origins[full]
-		if !set && f.IsZero() {
+		if !set && f.IsZero() && !all {
 			continue
 		}
 		if header {
 			fmt.Fprintf(w, "\n[%s]\n", key)
 			header = false
+		}
+		if !set && f.IsZero() {
+			fmt.Fprintf(w, "# %s  (default)\n", name)
+			continue
 		}
 		fmt.Fprintf(w, "%s = %s  # %s\n", name, renderValue(full, f), c.origin(full))
 	}
