@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -215,6 +216,9 @@ func TestFileResource(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(wd, "escape.txt")); err != nil {
 		t.Fatal(err)
 	}
+	if err := syscall.Mkfifo(filepath.Join(wd, "pipe"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 
 	c, err := readResource(cs, "file://"+filepath.ToSlash(strings.ReplaceAll(text, " ", "%20")))
 	if err != nil || c.Text != "hello\n" || c.Blob != nil {
@@ -230,6 +234,7 @@ func TestFileResource(t *testing.T) {
 		{"dot-dot out of the working directory", "file://" + wd + "/../" + filepath.Base(filepath.Dir(outside)) + "/notes.txt", "needs_grant"},
 		{"encoded dot-dot", "file://" + wd + "/%2e%2e/" + filepath.Base(filepath.Dir(outside)) + "/notes.txt", "needs_grant"},
 		{"a directory", "file://" + wd + "/src", "is_directory"},
+		{"a FIFO, which must not hang the read", "file://" + wd + "/pipe", "not_regular"},
 		{"a remote host", "file://example.com" + text, "file:///ABSOLUTE/PATH"},
 		{"a query", "file://" + bin + "?raw=1", "file:///ABSOLUTE/PATH"},
 	} {
