@@ -13,6 +13,10 @@ import (
 	"toolhost/consolidated"
 )
 
+// MaxWorkspaces bounds the working directories clients' roots open in one server: each is a
+// guard, a terminal engine and tools of its own, kept until the server stops.
+const MaxWorkspaces = 16
+
 // workspaces are the apps opened for clients' roots, by canonical working directory.
 type workspaces struct {
 	mu        sync.Mutex
@@ -65,6 +69,9 @@ func (a *App) openRoot(ctx context.Context, uri string, overHTTP bool) (*App, er
 	defer a.roots.mu.Unlock()
 	if ws := a.roots.apps[dir]; ws != nil {
 		return ws, nil
+	}
+	if len(a.roots.apps) >= MaxWorkspaces {
+		return nil, fmt.Errorf("%d workspaces are open already, the most one server keeps; restart it, or start one per project with --workdir", MaxWorkspaces)
 	}
 	cfg := *a.Config
 	cfg.Workdir = dir
