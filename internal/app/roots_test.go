@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -145,5 +146,32 @@ func TestRootsNeedAllowedRootsOverHTTP(t *testing.T) {
 	cs, _ := rootClient(t, a, dirIn(t, t.TempDir(), "elsewhere"))
 	if got := workdirOf(t, cs); got != a.Workdir {
 		t.Errorf("workdir = %s, want the server's %s", got, a.Workdir)
+	}
+}
+
+// TestRootsAreBounded: a client naming one directory after another opens at most
+// MaxWorkspaces workspaces; the next root is refused, and known ones keep working.
+func TestRootsAreBounded(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := testAppWith(t, func(cfg *config.Config) { cfg.HTTP.AllowedRoots = []string{base} })
+	ctx := context.Background()
+	first := ""
+	for i := range MaxWorkspaces {
+		d := dirIn(t, base, "p"+strconv.Itoa(i))
+		if _, err := a.openRoot(ctx, "file://"+d, true); err != nil {
+			t.Fatalf("open workspace %d: %v", i, err)
+		}
+		if first == "" {
+			first = d
+		}
+	}
+	if _, err := a.openRoot(ctx, "file://"+dirIn(t, base, "one-too-many"), true); err == nil || !strings.Contains(err.Error(), "workspaces are open already") {
+		t.Errorf("open workspace %d = %v, want refused", MaxWorkspaces+1, err)
+	}
+	if _, err := a.openRoot(ctx, "file://"+first, true); err != nil {
+		t.Errorf("reopen a known workspace = %v", err)
 	}
 }
