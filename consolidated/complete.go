@@ -50,6 +50,9 @@ func (r *Registry) Complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 			values = c(ctx, conv, p.Argument.Name, p.Argument.Value, chosen)
 		}
 	case "ref/prompt":
+		if p.Argument.Name == "conversation_id" { // todo_reminder
+			values = completeOwnConversation(conv, p.Argument.Value)
+		}
 		if slices.Contains(pathArguments, p.Argument.Name) {
 			if c := r.completer(func(res Resource) bool { return res.Prefix == "file://" }); c != nil {
 				values = c(ctx, conv, relativePath, p.Argument.Value, chosen)

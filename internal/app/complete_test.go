@@ -67,6 +67,7 @@ func TestCompletion(t *testing.T) {
 		{"prompt target", prompt("code_review"), "target", "", nil, []string{"README.md", "src/"}},
 		{"prompt target inside", prompt("write_tests"), "target", "src/", nil, []string{"src/main.go", "src/maps/"}},
 		{"prompt argument that names no path", prompt("fix_error"), "error", "x", nil, nil},
+		{"prompt conversation: the caller's only", prompt("todo_reminder"), "conversation_id", "", nil, []string{conv}},
 		{"unknown template", resource("toolhost://nope/{x}"), "x", "", nil, nil},
 	}
 	for _, tt := range tests {
