@@ -120,7 +120,7 @@ func (r *Registry) route(ctx context.Context, ss *mcp.ServerSession) (*Registry,
 	}
 	switch {
 	case w.err != nil:
-		return nil, &ToolError{Code: CodeRefused, Message: fmt.Sprintf("the client's root %s is refused: %v", w.root, w.err),
+		return nil, &ToolError{Code: CodeRootRefused, Message: fmt.Sprintf("the client's root %s is refused: %v", w.root, w.err),
 			Next: "ask the user to allow it ([http] allowed_roots in their toolhost config) or to start toolhost with --workdir"}
 	case w.reg != nil:
 		return w.reg, nil
