@@ -74,6 +74,10 @@ func (r *Registry) Sync(s *mcp.Server) {
 // addTool registers one advertised tool on s, dispatched through the registry.
 func (r *Registry) addTool(s *mcp.Server, t *mcp.Tool) {
 	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return r.Dispatch(ctx, t.Name, req.Params.Arguments, req), nil
+		reg, err := r.route(ctx, req.Session)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		return reg.Dispatch(ctx, t.Name, req.Params.Arguments, req), nil
 	})
 }

@@ -65,6 +65,8 @@ type App struct {
 	switchMu sync.Mutex
 	switches config.Switches
 	servers  []*mcp.Server
+	// roots are the workspaces clients' roots opened (UseRoots).
+	roots workspaces
 
 	closers []func() error
 }

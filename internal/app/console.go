@@ -98,6 +98,15 @@ func (t consoleTools) SetEnabled(ctx context.Context, tool, op string, on bool) 
 			a.Registry.Sync(s)
 		}
 	}
+	// Workspaces opened for clients' roots dispatch their sessions' calls: they switch too.
+	a.roots.mu.Lock()
+	defer a.roots.mu.Unlock()
+	for _, ws := range a.roots.apps {
+		ws.switchMu.Lock()
+		ws.switches = next
+		ws.Registry.SetAllow(ws.allow)
+		ws.switchMu.Unlock()
+	}
 	return nil
 }
 
