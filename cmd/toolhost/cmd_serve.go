@@ -13,6 +13,7 @@ import (
 
 	"toolhost/internal/app"
 	"toolhost/internal/config"
+	"toolhost/internal/console"
 	"toolhost/internal/server"
 )
 
@@ -25,7 +26,7 @@ var serveCommands = group{title: "Serving", commands: []cliCommand{
 	},
 	{
 		name: "serve",
-		help: "serve MCP over streamable HTTP at http://ADDR/mcp (loopback, bearer token)",
+		help: "serve MCP over streamable HTTP at http://ADDR/mcp (loopback, bearer token) and the operator console at http://ADDR/",
 		flags: func(fs *flag.FlagSet) action {
 			addr := fs.String("addr", "", "listen on `HOST:PORT` (default "+server.DefaultAddr+"); off loopback it needs a token you set")
 			token := fs.String("token", "", "bearer `TOKEN` (default: generated once, kept in the state dir, mode 0600); ps shows it to every local user")
@@ -132,6 +133,7 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	hopts.Console = con
 	srv := server.NewHTTPServer(server.NewHTTPHandler(mcpServer, hopts))
 	srv.RegisterOnShutdown(con.Close)
+	srv.ConnContext = console.ConnContext
 	url := fmt.Sprintf("http://%s/mcp", ln.Addr())
 	out := inv.stdout
 	fmt.Fprintf(out, "toolhost %s serving %s (workdir %s, profile %s)\n", app.Version, url, a.Workdir, a.ProfileName)

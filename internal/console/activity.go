@@ -29,16 +29,16 @@ type Executions interface {
 	History(ctx context.Context, q ExecutionQuery) (ExecutionPage, error)
 	// Cancel stops a running execution; an unknown or finished one is an error.
 	Cancel(ctx context.Context, id string) error
-	// Stats are the per-tool metrics, in the fixed tool order.
-	Stats(ctx context.Context) ([]ToolStats, error)
+	// Stats are the aggregate and per-tool metrics.
+	Stats(ctx context.Context) (ExecutionStats, error)
 }
 
 // Execution is one tool call the engine ran or runs.
 type Execution struct {
 	ID, Conversation, Tool, Operation string
-	// Status is the engine's word: running, ok, error, cancelled, ...
+	// Status is the engine's word: running, success, failed, cancelled, timeout, denied, ...
 	Status   string
-	Summary  string // arguments or command, short
+	Summary  string // the command, or the arguments, short
 	Started  time.Time
 	Duration time.Duration // so far, while running
 	Error    string
@@ -46,27 +46,30 @@ type Execution struct {
 
 // ExecutionQuery filters and pages the history; empty fields do not filter.
 type ExecutionQuery struct {
-	Tool, Operation, Status, Conversation string
-	// Cursor continues a previous page (ExecutionPage.Next); "" is the newest page.
-	Cursor string
-	Limit  int
+	Tool, Status, Conversation string
+	Offset, Limit              int
 }
 
 // ExecutionPage is one page of history.
 type ExecutionPage struct {
 	Executions []Execution
-	Next       string // cursor of the next (older) page; "" at the end
-	Total      int    // executions matching the filters, when the engine knows; -1 otherwise
+	More       bool // another page follows
+}
+
+// ExecutionStats are the engine's aggregates.
+type ExecutionStats struct {
+	Total       int64
+	SuccessRate float64
+	// Tools are the per-tool figures, most called first.
+	Tools []ToolStats
 }
 
 // ToolStats are one tool's metrics.
 type ToolStats struct {
-	Tool     string
-	Calls    int
-	Errors   int
-	P50, P95 time.Duration
-	// Series is the calls per interval over the recent past, oldest first, for the chart.
-	Series []int
+	Tool        string
+	Calls       int64
+	SuccessRate float64
+	P50, P95    time.Duration
 }
 
 // auditRows is how many audit records the page shows, and auditTail how much of the log's
@@ -103,38 +106,33 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, s *sessio
 		return
 	}
 	if c.o.Executions != nil {
-		q := ExecutionQuery{Tool: r.FormValue("tool"), Operation: r.FormValue("operation"), Status: r.FormValue("status"),
-			Conversation: r.FormValue("conversation"), Cursor: r.FormValue("cursor"), Limit: pageSize}
+		q := ExecutionQuery{Tool: r.FormValue("tool"), Status: r.FormValue("status"), Conversation: r.FormValue("conversation"), Limit: pageSize}
+		q.Offset, _ = strconv.Atoi(r.FormValue("offset"))
+		q.Offset = max(q.Offset, 0)
 		page, err := c.o.Executions.History(ctx, q)
 		if err != nil {
-			c.fail(w, r, s, http.StatusInternalServerError, "Cannot read the execution history.", err)
+			c.fail(w, r, s, http.StatusBadRequest, "Cannot read the execution history: "+err.Error(), err)
 			return
 		}
 		data["Query"], data["History"] = q, page
-		if page.Next != "" {
-			v := url.Values{"tool": {q.Tool}, "operation": {q.Operation}, "status": {q.Status}, "conversation": {q.Conversation}, "cursor": {page.Next}}
-			data["NextURL"] = "/activity?" + v.Encode()
+		pageURL := func(offset int) string {
+			v := url.Values{"tool": {q.Tool}, "status": {q.Status}, "conversation": {q.Conversation}, "offset": {strconv.Itoa(offset)}}
+			return "/activity?" + v.Encode()
+		}
+		if page.More {
+			data["NextURL"] = pageURL(q.Offset + q.Limit)
+		}
+		if q.Offset > 0 {
+			data["PrevURL"] = pageURL(max(q.Offset-q.Limit, 0))
 		}
 		stats, err := c.o.Executions.Stats(ctx)
 		if err != nil {
 			c.fail(w, r, s, http.StatusInternalServerError, "Cannot read the metrics.", err)
 			return
 		}
-		type statView struct {
-			ToolStats
-			Success float64
-			Chart   template.HTML
-		}
-		var views []statView
-		for _, st := range stats {
-			v := statView{ToolStats: st, Success: 1}
-			if st.Calls > 0 {
-				v.Success = float64(st.Calls-st.Errors) / float64(st.Calls)
-			}
-			v.Chart = sparkline(st.Series)
-			views = append(views, v)
-		}
-		data["Stats"] = views
+		data["Stats"] = stats
+		data["CallsChart"] = callsChart(stats.Tools)
+		data["LatencyChart"] = latencyChart(stats.Tools)
 	}
 	audit, err := readAudit(c.o.AuditFile, auditRows)
 	if err != nil {
@@ -209,27 +207,47 @@ func readAudit(path string, n int) ([]authz.AuditRecord, error) {
 	return out, nil
 }
 
-// sparkline draws a series as a small SVG area chart, scaled to its own maximum.
-func sparkline(series []int) template.HTML {
-	const w, h = 120, 30
-	if len(series) == 0 {
+// chartRow is the height of one tool's row in the charts.
+const chartRow = 18
+
+// callsChart draws calls per tool as horizontal bars, the failed share in red.
+func callsChart(tools []ToolStats) template.HTML {
+	if len(tools) == 0 {
 		return ""
 	}
-	top := slices.Max(series)
-	if top == 0 {
-		top = 1
+	top := slices.MaxFunc(tools, func(a, b ToolStats) int { return int(a.Calls - b.Calls) }).Calls
+	return barChart(tools, "calls by tool", func(t ToolStats) (float64, float64, string) {
+		w := float64(t.Calls) / float64(max(top, 1))
+		return w, w * t.SuccessRate, fmt.Sprintf("%d calls, %.0f%% ok", t.Calls, t.SuccessRate*100)
+	})
+}
+
+// latencyChart draws each tool's p95 as a bar with its p50 inside it.
+func latencyChart(tools []ToolStats) template.HTML {
+	if len(tools) == 0 {
+		return ""
 	}
+	top := slices.MaxFunc(tools, func(a, b ToolStats) int { return int(a.P95 - b.P95) }).P95
+	return barChart(tools, "latency by tool", func(t ToolStats) (float64, float64, string) {
+		return float64(t.P95) / float64(max(top, 1)), float64(t.P50) / float64(max(top, 1)),
+			"p50 " + humanDuration(t.P50) + " · p95 " + humanDuration(t.P95)
+	})
+}
+
+// barChart draws one row per tool: its name, an outer bar, an inner bar (fractions of the
+// bar width) and a label. Our own SVG: no chart library, no script.
+func barChart(tools []ToolStats, title string, row func(ToolStats) (outer, inner float64, label string)) template.HTML {
+	const width, nameW, barW = 640, 190, 260
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg viewBox="0 0 %d %d" preserveAspectRatio="none" role="img" aria-label="calls over time"><path d="M0 %d`, w, h, h)
-	step := float64(w)
-	if len(series) > 1 {
-		step = float64(w) / float64(len(series)-1)
+	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-label="%s">`, width, len(tools)*chartRow+4, template.HTMLEscapeString(title))
+	for i, t := range tools {
+		outer, inner, label := row(t)
+		y := i*chartRow + 2
+		fmt.Fprintf(&b, `<text x="0" y="%d" class="name">%s</text>`, y+12, template.HTMLEscapeString(t.Tool))
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="12" class="outer"/>`, nameW, y+2, outer*barW)
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%.1f" height="12" class="inner"/>`, nameW, y+2, inner*barW)
+		fmt.Fprintf(&b, `<text x="%d" y="%d" class="label">%s</text>`, nameW+barW+8, y+12, template.HTMLEscapeString(label))
 	}
-	for i, v := range series {
-		x := float64(i) * step
-		y := float64(h) - float64(v)/float64(top)*float64(h-2)
-		b.WriteString(" L" + strconv.FormatFloat(x, 'f', 1, 64) + " " + strconv.FormatFloat(y, 'f', 1, 64))
-	}
-	fmt.Fprintf(&b, ` L%d %d Z" fill="#c7d7fe" stroke="#2457c5" stroke-width="1"/></svg>`, w, h)
+	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
 }

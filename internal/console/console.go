@@ -185,7 +185,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
-	if err := c.o.CheckPeer(r); err != nil {
+	if err := c.peer(r); err != nil {
 		c.o.Logger.Warn("console request refused", "remote", r.RemoteAddr, "path", r.URL.Path, "err", err)
 		http.Error(w, "refused: "+err.Error()+"; the console is for you, not for a process toolhost started", http.StatusForbidden)
 		return
@@ -231,6 +231,33 @@ func (c *Console) matchPath(p string) (route, bool) {
 		}
 	}
 	return route{}, false
+}
+
+// connKey holds a connection's peerVerdict in its requests' contexts (ConnContext).
+type connKey struct{}
+
+// peerVerdict is the peer check of one connection, made on its first request.
+type peerVerdict struct {
+	once sync.Once
+	err  error
+}
+
+// ConnContext is for http.Server.ConnContext: each connection gets a place for its peer
+// verdict. The process behind a connection does not change, so /proc is scanned once per
+// connection instead of once per request (a scan costs milliseconds on a busy machine).
+func ConnContext(ctx context.Context, _ net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, &peerVerdict{})
+}
+
+// peer runs CheckPeer once per connection when the server gives connections a context
+// (ConnContext), else on every request.
+func (c *Console) peer(r *http.Request) error {
+	v, ok := r.Context().Value(connKey{}).(*peerVerdict)
+	if !ok {
+		return c.o.CheckPeer(r)
+	}
+	v.once.Do(func() { v.err = c.o.CheckPeer(r) })
+	return v.err
 }
 
 // checkPeer refuses connections from toolhost servers and their descendants (authz.CheckPeer),

@@ -27,10 +27,11 @@ type fixture struct {
 	srv    *httptest.Server
 	cred   atomic.Value // string
 	peer   atomic.Value // error returned by CheckPeer
+	checks atomic.Int64 // CheckPeer calls
 	outDir string
 }
 
-func newFixture(t *testing.T, mutate func(*Options)) *fixture {
+func newFixture(t testing.TB, mutate func(*Options)) *fixture {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
@@ -57,6 +58,7 @@ func newFixture(t *testing.T, mutate func(*Options)) *fixture {
 		Credential: func() (string, error) { return f.cred.Load().(string), nil },
 		AuditFile:  filepath.Join(state, "audit.jsonl"),
 		CheckPeer: func(r *http.Request) error {
+			f.checks.Add(1)
 			if err := f.peer.Load().(error); err.Error() != "" {
 				return err
 			}
@@ -70,20 +72,24 @@ func newFixture(t *testing.T, mutate func(*Options)) *fixture {
 	if f.c, err = New(o); err != nil {
 		t.Fatal(err)
 	}
-	f.srv = httptest.NewServer(f.c)
+	f.srv = httptest.NewUnstartedServer(f.c)
+	f.srv.Config.ConnContext = ConnContext
+	f.srv.Start()
 	t.Cleanup(func() { f.c.Close(); f.srv.Close() })
 	return f
 }
 
-// client is a browser-like client: a cookie jar, no redirects followed.
-func (f *fixture) client(t *testing.T) *http.Client {
+// client is a browser-like client: a cookie jar, its own connections, no redirects followed.
+func (f *fixture) client(t testing.TB) *http.Client {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
-	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	tr := &http.Transport{} // connections of its own: the peer verdict is kept per connection
+	t.Cleanup(tr.CloseIdleConnections)
+	return &http.Client{Jar: jar, Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 // signIn spends a fresh sign-in link with cl and returns the page's CSRF token.
-func (f *fixture) signIn(t *testing.T, cl *http.Client) string {
+func (f *fixture) signIn(t testing.TB, cl *http.Client) string {
 	t.Helper()
 	resp, err := cl.Get(f.c.SignInURL(f.srv.URL))
 	if err != nil {
@@ -101,7 +107,7 @@ func (f *fixture) signIn(t *testing.T, cl *http.Client) string {
 	return m[1]
 }
 
-func (f *fixture) get(t *testing.T, cl *http.Client, path string) (int, string) {
+func (f *fixture) get(t testing.TB, cl *http.Client, path string) (int, string) {
 	t.Helper()
 	resp, err := cl.Get(f.srv.URL + path)
 	if err != nil {
@@ -113,7 +119,7 @@ func (f *fixture) get(t *testing.T, cl *http.Client, path string) (int, string) 
 }
 
 // post sends a form as a page of this console would, then lets mod spoil it.
-func (f *fixture) post(t *testing.T, cl *http.Client, path string, form url.Values, mod func(*http.Request)) (int, string) {
+func (f *fixture) post(t testing.TB, cl *http.Client, path string, form url.Values, mod func(*http.Request)) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", f.srv.URL+path, strings.NewReader(form.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
@@ -131,7 +137,7 @@ func (f *fixture) post(t *testing.T, cl *http.Client, path string, form url.Valu
 	return resp.StatusCode, string(b)
 }
 
-func (f *fixture) request(t *testing.T, path string) authz.Approval {
+func (f *fixture) request(t testing.TB, path string) authz.Approval {
 	t.Helper()
 	ap, err := f.g.RequestAuthorization(context.Background(), authz.AuthorizationRequest{
 		Conversation: "conv-1", Path: filepath.Join(f.outDir, path), Access: "file_operations:read", Reason: "read the report"})
@@ -194,10 +200,17 @@ func TestSecurityRules(t *testing.T) {
 		{"wrong credential in the sign-in form", func() (int, string) {
 			return f.post(t, stranger, "/signin", url.Values{"credential": {"guess"}}, nil)
 		}, http.StatusForbidden},
-		{"descendant process", func() (int, string) {
+		{"descendant process with the user's cookie", func() (int, string) {
 			f.peer.Store(authz.ErrDescendant)
 			defer f.peer.Store(errors.New(""))
-			return f.post(t, user, "/approvals/"+ap.ID, approve, nil)
+			// A connection of its own: the verdict is kept per connection.
+			desc := &http.Client{Jar: user.Jar, Transport: &http.Transport{}, CheckRedirect: user.CheckRedirect}
+			return f.post(t, desc, "/approvals/"+ap.ID, approve, nil)
+		}, http.StatusForbidden},
+		{"descendant process with a fresh sign-in link", func() (int, string) {
+			f.peer.Store(authz.ErrDescendant)
+			defer f.peer.Store(errors.New(""))
+			return f.get(t, f.client(t), strings.TrimPrefix(f.c.SignInURL(f.srv.URL), f.srv.URL))
 		}, http.StatusForbidden},
 		{"duration beyond the longest grant", func() (int, string) {
 			return f.post(t, user, "/approvals/"+ap.ID, url.Values{"csrf": {csrf}, "decision": {"approve"}, "duration": {"99999999"}}, nil)
@@ -429,4 +442,26 @@ func TestLiveApprovals(t *testing.T) {
 		}
 	}
 	t.Fatal("the stream ended without the request")
+}
+
+// TestPeerCheckedPerConnection: the peer process is looked up once per connection, and a new
+// connection is looked up again.
+func TestPeerCheckedPerConnection(t *testing.T) {
+	f := newFixture(t, nil)
+	cl := f.client(t)
+	f.signIn(t, cl)
+	before := f.checks.Load()
+	for range 5 {
+		if code, _ := f.get(t, cl, "/"); code != http.StatusOK {
+			t.Fatalf("page: %d", code)
+		}
+	}
+	if n := f.checks.Load() - before; n != 0 {
+		t.Errorf("%d peer checks for five requests on a checked connection, want 0", n)
+	}
+	other := &http.Client{Jar: cl.Jar, Transport: &http.Transport{}}
+	f.get(t, other, "/")
+	if n := f.checks.Load() - before; n != 1 {
+		t.Errorf("%d peer checks after a new connection, want 1", n)
+	}
 }

@@ -40,8 +40,7 @@ var funcs = template.FuncMap{
 	"pct": func(f float64) string {
 		return fmt.Sprintf("%.0f%%", f*100)
 	},
-	"pctnum": func(f float64) string { return fmt.Sprintf("%.1f", f*100) },
-	"join":   strings.Join,
+	"join": strings.Join,
 }
 
 func parsePages() (*pages, error) {
