@@ -333,7 +333,11 @@ func TestConsolePages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("figure: %s page weight %d bytes uncompressed", p.name, weight)
+		load, err := chromedp.Run(tab, chromedp.Evaluate[float64](`performance.getEntriesByType("navigation")[0].duration`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("figure: %s page weight %d bytes uncompressed, loaded in %.0f ms", p.name, weight, load)
 		if weight > 100<<10 {
 			t.Errorf("%s page weighs %d bytes, over the 100 KB budget", p.name, weight)
 		}
