@@ -147,16 +147,24 @@ func signIn(t *testing.T, tab context.Context, sv served) {
 	}
 }
 
-// TestConsoleApprovalLive: a model's request appears on the open page without a reload, with
-// an in-page notification; approving it once from the page lets the MCP client proceed.
-func TestConsoleApprovalLive(t *testing.T) {
+// consoleSession starts Chromium and `toolhost serve`, connects an MCP client (protocol
+// version, "" for the newest) and signs the browser in.
+func consoleSession(t *testing.T, version string, opts *mcp.ClientOptions) (context.Context, served, *mcp.ClientSession) {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("spawns the binary and Chromium")
 	}
 	tab := newChromium(t)
 	sv := startServeFull(t, "")
-	cs := httpClient(t, sv, "", nil)
+	cs := httpClient(t, sv, version, opts)
 	signIn(t, tab, sv)
+	return tab, sv, cs
+}
+
+// TestConsoleApprovalLive: a model's request appears on the open page without a reload, with
+// an in-page notification; approving it once from the page lets the MCP client proceed.
+func TestConsoleApprovalLive(t *testing.T) {
+	tab, _, cs := consoleSession(t, "", nil)
 	outside := filepath.Join(t.TempDir(), "report.txt")
 
 	start := time.Now()
@@ -210,19 +218,13 @@ func TestConsoleApprovalLive(t *testing.T) {
 // client's next tools/list (after notifications/tools/list_changed), keeps the order, and
 // survives in the managed file; switching it on brings it back in its place.
 func TestConsoleToolSwitch(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns the binary and Chromium")
-	}
-	tab := newChromium(t)
-	sv := startServeFull(t, "")
 	changed := make(chan struct{}, 16)
-	cs := httpClient(t, sv, "2025-06-18", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+	tab, sv, cs := consoleSession(t, "2025-06-18", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 		changed <- struct{}{}
 	}})
 	if got := strings.Join(toolNames(t, cs), ","); got != wantTools {
 		t.Fatalf("tools before = %s", got)
 	}
-	signIn(t, tab, sv)
 	within(t, tab, 20*time.Second, "tools page", chromedp.Navigate(strings.TrimSuffix(sv.url, "/mcp")+"/tools"),
 		chromedp.WaitVisible(chromedp.CSS(`button[aria-label="switch think.think off"]`)))
 	screenshot(t, tab, "tools")
@@ -269,17 +271,11 @@ func TestConsoleToolSwitch(t *testing.T) {
 // TestConsoleTerminalLive: a terminal's screen on the page follows the session without a
 // reload, and the page can close the session.
 func TestConsoleTerminalLive(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns the binary and Chromium")
-	}
-	tab := newChromium(t)
-	sv := startServeFull(t, "")
-	cs := httpClient(t, sv, "", nil)
+	tab, sv, cs := consoleSession(t, "", nil)
 	if text, _ := call(t, cs, "terminal_operations", map[string]any{"operation": "create_session", "session_id": "dev"}); strings.HasPrefix(text, "ERROR") {
 		t.Fatal(text)
 	}
 	call(t, cs, "terminal_operations", map[string]any{"operation": "send_input", "session_id": "dev", "text": "echo first-$((40+2))", "wait_for": "first-42"})
-	signIn(t, tab, sv)
 	within(t, tab, 20*time.Second, "terminals page", chromedp.Navigate(strings.TrimSuffix(sv.url, "/mcp")+"/terminals"),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#term-dev pre") && document.querySelector("#term-dev pre").textContent.includes("first-42")`))
 	call(t, cs, "terminal_operations", map[string]any{"operation": "send_input", "session_id": "dev", "text": "echo second-$((50+8))", "wait_for": "second-58"})
@@ -297,12 +293,7 @@ func TestConsoleTerminalLive(t *testing.T) {
 // TestConsolePages: the other pages render in the browser with what the model stored (and
 // are captured for the README when screenshots are asked for).
 func TestConsolePages(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns the binary and Chromium")
-	}
-	tab := newChromium(t)
-	sv := startServeFull(t, "")
-	cs := httpClient(t, sv, "", nil)
+	tab, sv, cs := consoleSession(t, "", nil)
 	call(t, cs, "todo_operations", map[string]any{"operation": "write", "todos": []map[string]any{
 		{"id": 1, "title": "Read the failing test", "status": "completed"},
 		{"id": 2, "title": "Fix the parser", "status": "in-progress", "description": "quoted fields with commas"},
@@ -310,7 +301,6 @@ func TestConsolePages(t *testing.T) {
 	}})
 	call(t, cs, "memory_operations", map[string]any{"operation": "store_memory", "content": "The CSV parser lives in internal/csv and treats quotes per RFC 4180."})
 	call(t, cs, "think", map[string]any{"thoughts": "plan the fix"})
-	signIn(t, tab, sv)
 	base := strings.TrimSuffix(sv.url, "/mcp")
 	pages := []struct{ name, path, want string }{
 		{"approvals", "/", "Pending requests"},
