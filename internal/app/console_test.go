@@ -1,0 +1,98 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/config"
+)
+
+// TestConsoleSwitches: a switch reaches a connected client's next tools/list and dispatch at
+// once, is written to the managed file, and holds in the next server; the switches that
+// cannot apply are refused with nothing written.
+func TestConsoleSwitches(t *testing.T) {
+	cfgPath := filepath.Join(t.TempDir(), "config.toml")
+	withPath := func(c *config.Config) { c.Path = cfgPath }
+	a := testAppWith(t, withPath)
+	cs := connect(t, a, nil, "2025-06-18")
+	tools := a.ConsoleTools()
+	ctx := context.Background()
+	if err := tools.SetEnabled(ctx, "file_operations", "delete_file", false); err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(res.Tools, func(tl *mcp.Tool) bool { return tl.Name == "file_operations" })
+	if i < 0 {
+		t.Fatal("file_operations gone after switching one operation off")
+	}
+	schema, _ := json.Marshal(res.Tools[i].InputSchema)
+	if strings.Contains(string(schema), `"delete_file"`) {
+		t.Errorf("delete_file still in the schema: %s", schema)
+	}
+	work := a.Workdir
+	os.WriteFile(filepath.Join(work, "keep.txt"), []byte("x"), 0o600)
+	if text, isErr := callText(t, cs, "file_operations", map[string]any{"operation": "delete_file", "path": "keep.txt"}); !isErr {
+		t.Errorf("delete_file after the switch: %s", text)
+	}
+	if _, err := os.Stat(filepath.Join(work, "keep.txt")); err != nil {
+		t.Errorf("the file went: %v", err)
+	}
+	data, err := os.ReadFile(config.SwitchesPath(cfgPath))
+	if err != nil || !strings.Contains(string(data), `"file_operations.delete_file"`) {
+		t.Fatalf("managed file: %q, %v", data, err)
+	}
+	if again := testAppWith(t, withPath); again.Registry.Enabled("file_operations", "delete_file") {
+		t.Error("a new server has delete_file on again")
+	}
+	cat := tools.Catalog()
+	if len(cat.Tools) != len(a.Registry.Declared()) || cat.Profile != "full" || cat.File != config.SwitchesPath(cfgPath) {
+		t.Errorf("catalog: %d tools, profile %q, file %q", len(cat.Tools), cat.Profile, cat.File)
+	}
+	for _, ti := range cat.Tools {
+		for _, op := range ti.Operations {
+			if ti.Name+"."+op.Name == "file_operations.delete_file" && op.Enabled {
+				t.Error("the catalog shows delete_file on")
+			}
+		}
+	}
+
+	refusals := []struct {
+		name, tool, op string
+		on             bool
+		edit           func(*config.Config)
+		want           string
+	}{
+		{"unknown operation", "file_operations", "format_disk", false, withPath, "no operation"},
+		{"unknown tool", "shell", "run", false, withPath, "no operation"},
+		{"profile disables it", "file_operations", "create_file", true, func(c *config.Config) { c.Path = cfgPath; c.Profile = "read-only" }, "profile read-only"},
+	}
+	for _, tc := range refusals {
+		t.Run(tc.name, func(t *testing.T) {
+			b := testAppWith(t, tc.edit)
+			before, _ := os.ReadFile(config.SwitchesPath(cfgPath))
+			err := b.ConsoleTools().SetEnabled(ctx, tc.tool, tc.op, tc.on)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("SetEnabled(%s.%s, %v) = %v, want an error with %q", tc.tool, tc.op, tc.on, err, tc.want)
+			}
+			if after, _ := os.ReadFile(config.SwitchesPath(cfgPath)); string(after) != string(before) {
+				t.Errorf("the managed file changed on a refusal:\n%s", after)
+			}
+		})
+	}
+	if err := tools.SetEnabled(ctx, "file_operations", "delete_file", true); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Registry.Enabled("file_operations", "delete_file") {
+		t.Error("delete_file still off after switching it on")
+	}
+}

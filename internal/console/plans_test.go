@@ -1,0 +1,98 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"toolhost/internal/embed"
+	"toolhost/internal/memory"
+	"toolhost/internal/todo"
+)
+
+// TestPlansAndMemory: todo lists per conversation; memory search, delete and a document
+// import whose progress ends at done.
+func TestPlansAndMemory(t *testing.T) {
+	var svc *memory.Service
+	f := newFixture(t, func(o *Options) {
+		emb, err := embed.New("lexical")
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc = memory.New(o.Store, memory.Config{Embedder: emb})
+		t.Cleanup(func() { svc.Close() })
+		o.Memory = svc
+	})
+	ctx := context.Background()
+	if _, err := todo.Write(ctx, f.c.o.Store, "conv-a", []todo.Todo{{ID: 1, Title: "Fix the parser", Status: todo.StatusInProgress}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := svc.Store(ctx, memory.StoreRequest{Conversation: "conv-a", Content: "The deploy script lives in tools/deploy.sh and needs VPN."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := f.client(t)
+	csrf := f.signIn(t, cl)
+
+	if _, page := f.get(t, cl, "/plans"); !strings.Contains(page, "Fix the parser") || !strings.Contains(page, "conv-a") {
+		t.Errorf("plans page lacks the todo list:\n%s", page)
+	}
+	if _, page := f.get(t, cl, "/memory?conversation=conv-a&q=deploy+script"); !strings.Contains(page, "tools/deploy.sh") {
+		t.Errorf("search lacks the memory:\n%s", page)
+	}
+	// An import through the form, followed to its end.
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	mw.WriteField("csrf", csrf)
+	mw.WriteField("conversation", "conv-a")
+	fw, _ := mw.CreateFormFile("file", "guide.md")
+	fw.Write([]byte(strings.Repeat("# Section\n\nThe release checklist says to tag, build and announce.\n\n", 40)))
+	mw.Close()
+	req, _ := http.NewRequest("POST", f.srv.URL+"/memory/import", &body)
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	req.Header.Set("Origin", f.srv.URL)
+	resp, err := cl.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("import: %d", resp.StatusCode)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		data, _ := f.c.importsData(ctx, nil, nil)
+		imports := data["Imports"].([]importView)
+		if len(imports) == 1 && imports[0].Finished {
+			if imports[0].Error != "" || imports[0].Percent != 100 {
+				t.Fatalf("import ended with %+v", imports[0])
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("import not finished: %+v", imports)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, page := f.get(t, cl, "/memory?conversation=conv-a"); !strings.Contains(page, "guide.md") || !strings.Contains(page, `<progress max="100" value="100">`) {
+		t.Errorf("memory page after the import lacks the document or its finished bar:\n%s", page)
+	}
+	// Delete needs the CSRF token like every change, then removes the memory.
+	form := url.Values{"conversation": {"conv-a"}, "id": {strconv.FormatUint(st.ID, 10)}}
+	if code, _ := f.post(t, cl, "/memory/delete", form, nil); code != http.StatusForbidden {
+		t.Errorf("delete without CSRF: %d", code)
+	}
+	form.Set("csrf", csrf)
+	if code, body := f.post(t, cl, "/memory/delete", form, nil); code != http.StatusSeeOther {
+		t.Fatalf("delete: %d\n%s", code, body)
+	}
+	if _, err := svc.Get(ctx, "conv-a", st.ID); err == nil {
+		t.Error("the memory is still there after delete")
+	}
+}
