@@ -85,6 +85,9 @@ type Console struct {
 	closed    chan struct{} // ends the live event streams
 }
 
+// maxFormBytes bounds a form post (an upload adds maxImportBytes).
+const maxFormBytes = 64 << 10
+
 // route is one row of the console's table of paths: a GET page, or a POST action that needs
 // the CSRF token. Public routes are served before sign-in (the sign-in page and its styles).
 type route struct {
@@ -215,6 +218,14 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		http.Error(w, "sign in first: open the link `toolhost serve` printed", http.StatusUnauthorized)
 		return
+	}
+	if r.Method == http.MethodPost {
+		// Forms are small; only an uploaded document may be large.
+		limit := int64(maxFormBytes)
+		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
+			limit = maxImportBytes + maxFormBytes
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, limit)
 	}
 	if r.Method == http.MethodPost && !c.auth.validCSRF(r, s) {
 		http.Error(w, "missing or wrong CSRF token: reload the page and try again", http.StatusForbidden)
