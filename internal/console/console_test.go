@@ -465,3 +465,25 @@ func TestPeerCheckedPerConnection(t *testing.T) {
 		t.Errorf("%d peer checks after a new connection, want 1", n)
 	}
 }
+
+// TestStreamEndsWithSession: signing out ends the open event streams of that session.
+func TestStreamEndsWithSession(t *testing.T) {
+	f := newFixture(t, nil)
+	cl := f.client(t)
+	csrf := f.signIn(t, cl)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", f.srv.URL+"/events?topic=approvals", nil)
+	resp, err := cl.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	other := &http.Client{Jar: cl.Jar, Transport: &http.Transport{}, CheckRedirect: cl.CheckRedirect}
+	if code, _ := f.post(t, other, "/signout", url.Values{"csrf": {csrf}}, nil); code != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", code)
+	}
+	if _, err := io.ReadAll(resp.Body); err != nil {
+		t.Fatalf("the stream did not end cleanly after sign-out: %v", err)
+	}
+}

@@ -52,6 +52,9 @@ func (c *Console) events(w http.ResponseWriter, r *http.Request, s *session) {
 	defer tick.Stop()
 	last, idle := "", time.Now()
 	for {
+		if c.auth.session(r) == nil {
+			return // signed out, expired, or the credential changed: the stream ends with the session
+		}
 		data, err := t.data(c, ctx, r, s)
 		if err == nil {
 			var html string
