@@ -282,6 +282,14 @@ func TestConsoleTerminalLive(t *testing.T) {
 	within(t, tab, 10*time.Second, "screen updates live",
 		chromedp.Poll[chromedp.Void](`document.querySelector("#term-dev pre").textContent.includes("second-58")`))
 	screenshot(t, tab, "terminals")
+	href, err := chromedp.Run(tab, chromedp.Evaluate[string](`document.querySelector('#term-dev a[href^="/terminals/history"]').href`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	within(t, tab, 20*time.Second, "history", chromedp.Navigate(href),
+		chromedp.Poll[chromedp.Void](`document.querySelector("main pre") && document.querySelector("main pre").textContent.includes("second-58")`))
+	within(t, tab, 20*time.Second, "back to the terminals", chromedp.Navigate(strings.TrimSuffix(sv.url, "/mcp")+"/terminals"),
+		chromedp.WaitVisible(chromedp.CSS("#term-dev button.deny")))
 	within(t, tab, 20*time.Second, "close", chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
 		chromedp.Click(chromedp.CSS("#term-dev button.deny")), chromedp.WaitNotPresent(chromedp.CSS("#term-dev button.deny")))
 	text, _ := call(t, cs, "terminal_operations", map[string]any{"operation": "list_sessions"})

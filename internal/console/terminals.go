@@ -3,6 +3,8 @@ package console
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strconv"
 
 	"toolhost/internal/terminal"
 )
@@ -71,4 +73,42 @@ func (c *Console) closeTerminal(w http.ResponseWriter, r *http.Request, s *sessi
 	}
 	c.o.Logger.Info("console closed terminal", "conversation", conv, "id", id)
 	http.Redirect(w, r, "/terminals", http.StatusSeeOther)
+}
+
+// historyPage is how much of a terminal's log one history page shows.
+const historyPage = 32 << 10
+
+// terminalHistory pages a terminal's retained log (GET /terminals/history?conversation=&id=&offset=),
+// the newest page first.
+func (c *Console) terminalHistory(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.o.Terminals == nil {
+		c.fail(w, r, s, http.StatusNotFound, "No terminals in this server.", nil)
+		return
+	}
+	conv, id := r.FormValue("conversation"), r.FormValue("id")
+	offset := int64(-historyPage)
+	if v := r.FormValue("offset"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			c.fail(w, r, s, http.StatusBadRequest, "offset must be a number of bytes", nil)
+			return
+		}
+		offset = n
+	}
+	h, err := c.o.Terminals.History(conv, id, offset, historyPage)
+	if err != nil {
+		c.fail(w, r, s, http.StatusNotFound, "No such terminal: "+err.Error(), err)
+		return
+	}
+	link := func(off int64) string {
+		return "/terminals/history?" + url.Values{"conversation": {conv}, "id": {id}, "offset": {strconv.FormatInt(off, 10)}}.Encode()
+	}
+	data := map[string]any{"Conversation": conv, "ID": id, "H": h}
+	if h.Offset > h.Start {
+		data["OlderURL"] = link(max(h.Offset-historyPage, h.Start))
+	}
+	if end := h.Offset + int64(len(h.Text)); end < h.End {
+		data["NewerURL"] = link(end)
+	}
+	c.render(w, r, http.StatusOK, "history", s, data)
 }
