@@ -284,20 +284,44 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// TokenFile is where `toolhost serve` keeps its generated bearer token.
-func (a *App) TokenFile() string { return filepath.Join(a.StateDir, "token") }
-
-// ExplicitToken reports whether the user chose the HTTP bearer token (config or TOOLHOST_TOKEN)
-// rather than leaving Token to generate one into the state directory.
-func (a *App) ExplicitToken() bool {
-	return strings.TrimSpace(a.Config.HTTP.Token) != "" || strings.TrimSpace(os.Getenv("TOOLHOST_TOKEN")) != ""
+// TokenFile is the file holding the bearer token: [http] token_file when set, else where
+// `toolhost serve` keeps its generated token in the state directory. The guard protects it and
+// the terminal sandbox hides it.
+func (a *App) TokenFile() string {
+	if f := strings.TrimSpace(a.Config.HTTP.TokenFile); f != "" {
+		if p, err := canonicalPath(f); err == nil {
+			return p
+		}
+		return f
+	}
+	return filepath.Join(a.StateDir, "token")
 }
 
-// Token returns the HTTP bearer token: the configured one, else TOOLHOST_TOKEN, else the one kept
-// in the state dir, generated (0600) on first use.
+// OperatorTokenFile is the file holding the operator credential (authz.OperatorToken).
+func (a *App) OperatorTokenFile() string { return authz.OperatorTokenPath(a.StateDir) }
+
+// ExplicitToken reports whether the user chose the HTTP bearer token (config, token file or
+// TOOLHOST_TOKEN) rather than leaving Token to generate one into the state directory.
+func (a *App) ExplicitToken() bool {
+	return strings.TrimSpace(a.Config.HTTP.Token) != "" || strings.TrimSpace(a.Config.HTTP.TokenFile) != "" ||
+		strings.TrimSpace(os.Getenv("TOOLHOST_TOKEN")) != ""
+}
+
+// Token returns the HTTP bearer token: the configured one, else the configured token file's,
+// else TOOLHOST_TOKEN, else the one kept in the state dir, generated (0600) on first use.
 func (a *App) Token() (token string, source string, err error) {
 	if t := strings.TrimSpace(a.Config.HTTP.Token); t != "" {
 		return t, "config", nil
+	}
+	if strings.TrimSpace(a.Config.HTTP.TokenFile) != "" {
+		b, err := os.ReadFile(a.TokenFile())
+		if err != nil {
+			return "", "", fmt.Errorf("http.token_file: %w", err)
+		}
+		if t := strings.TrimSpace(string(b)); len(t) >= 16 {
+			return t, a.TokenFile(), nil
+		}
+		return "", "", fmt.Errorf("http.token_file %s: the token must be at least 16 characters", a.TokenFile())
 	}
 	if t := strings.TrimSpace(os.Getenv("TOOLHOST_TOKEN")); t != "" {
 		return t, "TOOLHOST_TOKEN", nil

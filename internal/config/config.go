@@ -63,7 +63,11 @@ type Config struct {
 type HTTP struct {
 	Addr string `toml:"addr"`
 	// Token is the bearer token; default: generated once and kept in the state dir.
-	Token          string   `toml:"token"`
+	Token string `toml:"token"`
+	// TokenFile names a file holding the bearer token (keep it 0600): unlike a token in the
+	// environment or the config, no process reads it from the server, and the terminal sandbox
+	// hides it from commands.
+	TokenFile      string   `toml:"token_file"`
 	NoAuth         bool     `toml:"no_auth"`
 	Stateless      bool     `toml:"stateless"`
 	AllowedHosts   []string `toml:"allowed_hosts"`
