@@ -384,7 +384,10 @@ func (f *fileTool) suggest(ctx context.Context, c *Call, err error, given string
 	}
 	rel, rerr := filepath.Rel(f.guard.WorkDir(), canon)
 	if rerr != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return err
+		if strings.Contains(given, `\`) {
+			te.Next = `separate directories with /; a \ is part of a file name here`
+		}
+		return te
 	}
 	rel = filepath.ToSlash(rel)
 	dir, base := path.Split(rel)
@@ -412,6 +415,9 @@ func (f *fileTool) suggest(ctx context.Context, c *Call, err error, given string
 	}
 	if len(names) > 0 {
 		te.Next = "did you mean " + strings.Join(names, ", ") + "?"
+	} else if strings.Contains(given, `\`) {
+		// A Windows habit: here a backslash is part of the name, never a separator.
+		te.Next = `separate directories with /; a \ is part of a file name here`
 	}
 	return te
 }

@@ -84,7 +84,7 @@ func TestSecurityPathWalkArounds(t *testing.T) {
 		// want are substrings the answer must have; every secret must be absent.
 		want []string
 	}{
-		{"read with backslashes after the home directory", map[string]any{"operation": "read_file", "path": home + `\.ssh\id_ed25519`}, []string{"not_found"}},
+		{"read with backslashes after the home directory", map[string]any{"operation": "read_file", "path": home + `\.ssh\id_ed25519`}, []string{"not_found", "separate directories with /"}},
 		{"read with backslashes everywhere", map[string]any{"operation": "read_file", "path": bs + `\.ssh\id_ed25519`}, []string{"not_found"}},
 		{"read relative with backslashes climbing out", map[string]any{"operation": "read_file", "path": `..\..\` + filepath.Base(home) + `\.ssh\id_ed25519`}, []string{"not_found"}},
 		{"read with tilde and backslashes", map[string]any{"operation": "read_file", "path": `~\.ssh\id_ed25519`}, []string{"not_found"}},
