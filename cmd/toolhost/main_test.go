@@ -432,21 +432,7 @@ func TestApprovalEndpoint(t *testing.T) {
 		} `json:"structuredContent"`
 	}
 	json.Unmarshal(out, &res)
-	cmd := commandIn(t, state, work, "serve", "--addr", "127.0.0.1:0")
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
-	sc := bufio.NewScanner(stdout)
-	var url string
-	for sc.Scan() {
-		if i := strings.Index(sc.Text(), "serving http://"); i >= 0 {
-			url = strings.Fields(sc.Text()[i+len("serving "):])[0]
-			break
-		}
-	}
-	go io.Copy(io.Discard, stdout)
+	url := serveIn(t, state, work)
 	clientToken := readToken(t, filepath.Join(state, "token"))
 	operatorToken := readToken(t, filepath.Join(state, "operator-token"))
 	if fi, err := os.Stat(filepath.Join(state, "operator-token")); err != nil || fi.Mode().Perm() != 0o600 {
@@ -511,8 +497,25 @@ func TestOperatorEndpointsStayClosedWithoutAuth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns the binary")
 	}
-	state, work := t.TempDir(), t.TempDir()
-	cmd := commandIn(t, state, work, "serve", "--addr", "127.0.0.1:0", "--no-auth")
+	url := serveIn(t, t.TempDir(), t.TempDir(), "--no-auth")
+	base := strings.TrimSuffix(url, "/mcp")
+	for _, path := range []string{"/api/approvals", "/api/grants", "/api/approvals/x"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET %s under --no-auth = %d, want 401", path, resp.StatusCode)
+		}
+	}
+}
+
+// serveIn starts `serve` on a free loopback port with the given state and working directories
+// and returns the URL it printed.
+func serveIn(t *testing.T, state, work string, extra ...string) string {
+	t.Helper()
+	cmd := commandIn(t, state, work, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -526,18 +529,11 @@ func TestOperatorEndpointsStayClosedWithoutAuth(t *testing.T) {
 			break
 		}
 	}
-	go io.Copy(io.Discard, stdout)
-	base := strings.TrimSuffix(url, "/mcp")
-	for _, path := range []string{"/api/approvals", "/api/grants", "/api/approvals/x"} {
-		resp, err := http.Get(base + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("GET %s under --no-auth = %d, want 401", path, resp.StatusCode)
-		}
+	if url == "" {
+		t.Fatal("serve printed no URL")
 	}
+	go io.Copy(io.Discard, stdout)
+	return url
 }
 
 func readToken(t *testing.T, path string) string {
