@@ -82,3 +82,53 @@ func FuzzOpenedIsDecided(f *testing.F) {
 		}
 	})
 }
+
+// FuzzWalkRevealsOnlyReadable asserts that secret rules are the same for walks as for direct
+// reads: every name a recursive listing below a Target shows is one a direct names-only read
+// allows, and every file a search reads is one read_file would read.
+func FuzzWalkRevealsOnlyReadable(f *testing.F) {
+	for _, s := range []string{".", "~", "..", "../..", "../../..", "~/.ssh", "link_out_dir", "sub", "/", "~/.sshx"} {
+		f.Add(s)
+	}
+	fx := newFixture(f, nil)
+	oneWayTree(f, fx)
+	writeFile(f, filepath.Join(fx.home, "proj", ".env.local"), "secret")
+	writeFile(f, filepath.Join(fx.home, ".config", "toolhost", "token"), "secret")
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, p string) {
+		if strings.HasPrefix(p, "/") && p != "/" && !strings.HasPrefix(p, fx.base) {
+			return // keep the walks inside the fixture
+		}
+		if p == "/" {
+			p = fx.base
+		}
+		tg, err := fx.g.Open(ctx, namesOnly(req(ClassRead, "list_dir", p)))
+		if err != nil {
+			return
+		}
+		defer tg.Close()
+		res, err := fsread.ListDir(ctx, tg.Root, tg.Rel, fsread.ListOptions{Screen: tg, Recursive: true, IncludeHidden: true, IncludeIgnored: true, MaxEntries: 10_000})
+		if err != nil {
+			return
+		}
+		for _, e := range res.Entries {
+			c := filepath.Join(tg.dir, e.Path)
+			if e.Type == fsread.TypeSymlink || e.Type == fsread.TypeOther {
+				continue // the name of a link or a FIFO, never followed or opened
+			}
+			if _, err := fx.g.Check(ctx, namesOnly(req(ClassRead, "list_dir", c))); err != nil {
+				t.Errorf("listing %q showed %s, which a direct read refuses: %v", p, c, err)
+			}
+		}
+		gr, err := fsread.Grep(ctx, tg.Root, tg.Rel, fsread.GrepOptions{Screen: tg, Pattern: ".", IncludeHidden: true, IncludeIgnored: true, MaxMatches: 10_000})
+		if err != nil {
+			return
+		}
+		for _, m := range gr.Matches {
+			c := filepath.Join(tg.dir, m.Path)
+			if _, err := fx.g.Check(ctx, req(ClassRead, "read_file", c)); err != nil {
+				t.Errorf("a search of %q read %s, which read_file refuses: %v", p, c, err)
+			}
+		}
+	})
+}
