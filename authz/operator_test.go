@@ -121,3 +121,26 @@ func TestProcessOrigin(t *testing.T) {
 		t.Errorf("ProcessOrigin(self) = %+v, want pid %d, uid %d and a command name", o, os.Getpid(), os.Getuid())
 	}
 }
+
+// TestOperatorTokenIsProtected: the guard refuses every tool access to the operator token,
+// whichever way the path is spelled.
+func TestOperatorTokenIsProtected(t *testing.T) {
+	f := newFixture(t, nil)
+	if _, _, err := OperatorToken(f.state); err != nil {
+		t.Fatal(err)
+	}
+	p := OperatorTokenPath(f.state)
+	symlink(t, p, filepath.Join(f.wd, "op-link"))
+	for _, r := range []Request{
+		req(ClassRead, "read_file", p),
+		req(ClassRead, "read_file", f.state+"/./"+OperatorTokenFile),
+		req(ClassRead, "read_file", "op-link"),
+		req(ClassRead, "grep_search", f.state),
+		namesOnly(req(ClassRead, "list_dir", f.state)),
+		req(ClassWrite, "create_file", p),
+	} {
+		if got := decideOutcome(t, f.g, r); got.kind != CodeProtectedPath {
+			t.Errorf("Check(%s %s) = %+v, want protected_path", r.Operation, r.Path, got)
+		}
+	}
+}
