@@ -132,3 +132,33 @@ func FuzzWalkRevealsOnlyReadable(f *testing.F) {
 		}
 	})
 }
+
+// TestOpenedFileIsTheDecidedOne: a file swapped in under the decided name between the check
+// and the open is refused, by read_file's engine and by Target.OpenRead alike.
+func TestOpenedFileIsTheDecidedOne(t *testing.T) {
+	fx := newFixture(t, nil)
+	ctx := context.Background()
+	for _, where := range []string{fx.wd, fx.out} {
+		t.Run(filepath.Base(where), func(t *testing.T) {
+			p := filepath.Join(where, "decided.txt")
+			writeFile(t, p, "decided")
+			tg, err := fx.g.Open(ctx, req(ClassRead, "read_file", p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			writeFile(t, p+".new", "swapped in")
+			if err := os.Rename(p+".new", p); err != nil {
+				t.Fatal(err)
+			}
+			_, err = fsread.NewReader(0).Read(ctx, tg.Root, tg.Rel, fsread.ReadOptions{Screen: tg})
+			if d, ok := AsDenial(err); !ok || d.Code != CodeChanged {
+				t.Errorf("Read after a swap = %v, want a %s denial", err, CodeChanged)
+			}
+			if f, err := tg.OpenRead(); err == nil {
+				f.Close()
+				t.Errorf("OpenRead after a swap succeeded, want a %s denial", CodeChanged)
+			}
+		})
+	}
+}
