@@ -408,7 +408,7 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 	} else if write && res.exists && ft == unix.S_IFREG && res.st.Nlink > 1 {
 		anchor, code = c, CodeHardLink
 		msg = fmt.Sprintf("%s has %d hard links, so changing it changes other files too; only a grant naming it allows this", shorten(c), res.st.Nlink)
-	} else if r.Class == ClassRead && !r.NamesOnly && res.exists && ft == unix.S_IFREG && res.st.Nlink > 1 && !g.links.onlyInside(ctx, statKey(&res.st), uint64(res.st.Nlink)) {
+	} else if r.Class == ClassRead && !r.NamesOnly && res.exists && ft == unix.S_IFREG && res.st.Nlink > 1 && !g.links.onlyInside(ctx, statKey(&res.st), uint64(res.st.Nlink), res.st.Ctim.Nano()) {
 		// Another name of the same file may be a credential anywhere on the disk: reading it
 		// here would read that. Links all found inside the working directory are harmless.
 		anchor, code = c, CodeHardLink
@@ -563,7 +563,7 @@ func (t *Target) OpenRead() (*os.File, error) {
 			Message: fmt.Sprintf("%s is a %s; only regular files and directories can be used", shorten(t.Canonical), typeName(uint32(ft)))}
 	}
 	if ft == unix.S_IFREG {
-		if err := t.vet(t.Rel, statKey(&st), uint64(st.Nlink)); err != nil {
+		if err := t.vet(t.Rel, statKey(&st), uint64(st.Nlink), st.Ctim.Nano()); err != nil {
 			f.Close()
 			return nil, err
 		}

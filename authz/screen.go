@@ -50,10 +50,10 @@ func (g *Guard) WorkDirScreen() fsread.Screen {
 // guard decided on must be the one that was opened, and a file with several hard links is read
 // only when a grant names it or all its links are inside the working directory.
 func (t *Target) Opened(rel string, id fsread.FileID) error {
-	return t.vet(rel, fileKey{id.Dev, id.Ino}, id.Nlink)
+	return t.vet(rel, fileKey{id.Dev, id.Ino}, id.Nlink, id.Ctime)
 }
 
-func (t *Target) vet(rel string, k fileKey, nlink uint64) error {
+func (t *Target) vet(rel string, k fileKey, nlink uint64, ctime int64) error {
 	g := t.guard
 	if g == nil {
 		return nil
@@ -70,7 +70,7 @@ func (t *Target) vet(rel string, k fileKey, nlink uint64) error {
 	if t.grant != nil && t.grant.Path == c {
 		return nil // a grant naming the file is the user's word on it
 	}
-	if g.links.onlyInside(context.Background(), k, nlink) {
+	if g.links.onlyInside(context.Background(), k, nlink, ctime) {
 		return nil
 	}
 	return &Denial{Code: CodeHardLink, Canonical: c, Access: "read", Message: sharedMessage(c, nlink),
@@ -87,40 +87,56 @@ const (
 	// linkWalkMax bounds the entries one census of the working directory looks at; a larger
 	// tree proves fewer files linked only inside (they are refused, never allowed wrongly).
 	linkWalkMax = 200_000
-	// linkCensusAge is how long a census answers before a file it cannot vouch for triggers a
-	// new one, so a burst of refused reads costs one walk, not one each.
-	linkCensusAge = 2 * time.Second
+	// linkCensusInterval is the least time between two censuses, so a burst of reads of files
+	// the census cannot vouch for costs one walk, not one each.
+	linkCensusInterval = 2 * time.Second
+	// linkClockSlack covers the coarse clock of file timestamps.
+	linkClockSlack = 20 * time.Millisecond
 )
 
 // linkIndex answers "are all the links of this file inside the working directory?" from a census
 // of the multiply-linked regular files in it: a file is linked only inside when the census found
 // as many of its names inside as it has links. Building one costs an lstat per file, so it is
-// built only when a multiply-linked file is read and kept while it answers.
+// built only when a multiply-linked file is read, and kept: its answer about a file stands while
+// the file's status change time (which every link and unlink updates) is the one the census saw.
 type linkIndex struct {
 	dir string
 
 	mu     sync.Mutex
-	built  time.Time
-	counts map[fileKey]uint64
+	built  time.Time // when the last census started
+	counts map[fileKey]linkSeen
 }
 
-func (x *linkIndex) onlyInside(ctx context.Context, k fileKey, nlink uint64) bool {
+// linkSeen is what a census saw of one file: its names inside and its status change time.
+type linkSeen struct {
+	names uint64
+	ctime int64
+}
+
+func (x *linkIndex) onlyInside(ctx context.Context, k fileKey, nlink uint64, ctime int64) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if x.counts != nil && x.counts[k] == nlink {
-		return true
+	if x.counts != nil {
+		s, seen := x.counts[k]
+		switch {
+		case seen && s.ctime == ctime:
+			return s.names == nlink // unchanged since the census counted it
+		case !seen && ctime < x.built.Add(-linkClockSlack).UnixNano():
+			return false // unchanged since before the census, which found no name of it inside
+		case time.Since(x.built) < linkCensusInterval:
+			return false // cannot vouch for it yet: refused, never allowed on a guess
+		}
 	}
-	if x.counts != nil && time.Since(x.built) < linkCensusAge {
-		return false
-	}
-	x.counts, x.built = x.census(ctx), time.Now()
-	return x.counts[k] == nlink
+	x.built = time.Now()
+	x.counts = x.census(ctx)
+	s := x.counts[k]
+	return s.names == nlink && s.ctime == ctime
 }
 
 // census walks the working directory without following symlinks and counts the names of every
 // multiply-linked regular file.
-func (x *linkIndex) census(ctx context.Context) map[fileKey]uint64 {
-	counts := map[fileKey]uint64{}
+func (x *linkIndex) census(ctx context.Context) map[fileKey]linkSeen {
+	counts := map[fileKey]linkSeen{}
 	seen := 0
 	filepath.WalkDir(x.dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -139,7 +155,8 @@ func (x *linkIndex) census(ctx context.Context) map[fileKey]uint64 {
 		if unix.Lstat(p, &st) != nil || st.Nlink < 2 || st.Mode&unix.S_IFMT != unix.S_IFREG {
 			return nil
 		}
-		counts[statKey(&st)]++
+		k := statKey(&st)
+		counts[k] = linkSeen{names: counts[k].names + 1, ctime: st.Ctim.Nano()}
 		return nil
 	})
 	return counts

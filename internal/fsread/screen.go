@@ -19,10 +19,12 @@ type Screen interface {
 	Opened(rel string, id FileID) error
 }
 
-// FileID identifies an open file: device and inode, and how many hard links it has (a file
-// with several may also be reachable somewhere the caller may not read).
+// FileID identifies an open file: device and inode, how many hard links it has (a file with
+// several may also be reachable somewhere the caller may not read), and its status change time
+// in nanoseconds (which every link and unlink updates).
 type FileID struct {
 	Dev, Ino, Nlink uint64
+	Ctime           int64
 }
 
 // ErrWithheld is what Opened returns (wrapped) for a file the screen refuses to reveal.
