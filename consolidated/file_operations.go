@@ -167,9 +167,8 @@ func FileTool(cfg FileConfig) *Tool {
 	}
 	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered), journal: cfg.Journal, now: cfg.Now}
 	return &Tool{
-		Name:           "file_operations",
-		Description:    "Read, search and edit files. Outside the working directory, writes need a grant (user_collaboration). Edits fail if the file changed since you read it; each write returns its diff.",
-		Conversational: true,
+		Name:        "file_operations",
+		Description: "Read, search and edit files. Outside the working directory, writes need a grant (user_collaboration). Edits fail if the file changed since you read it; each write returns its diff.",
 		Operations: []Operation{
 			Op("read_file", "lines or bytes of a file", RiskRead, f.readFile),
 			Op("list_dir", "directory entries", RiskRead, f.listDir).WithTimeout(fileSearchTimeout).WithNamesOnly(),

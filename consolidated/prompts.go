@@ -19,8 +19,8 @@ const reminderPrompt = "todo_reminder"
 
 // PromptsMiddleware serves prompts/list and prompts/get from the prompts package on every call, so
 // that Markdown prompts the user drops into userDir appear without a restart. It also serves the
-// todo reminder as a prompt.
-func PromptsMiddleware(userDir string, st *store.Store, defaultConv string, logger *slog.Logger) mcp.Middleware {
+// todo reminder of the session's own conversation as a prompt.
+func PromptsMiddleware(userDir string, st *store.Store, env *Env, logger *slog.Logger) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
@@ -37,8 +37,7 @@ func PromptsMiddleware(userDir string, st *store.Store, defaultConv string, logg
 					}
 					res.Prompts = append(res.Prompts, mp)
 				}
-				res.Prompts = append(res.Prompts, &mcp.Prompt{Name: reminderPrompt, Description: "The current todo reminder for a conversation.",
-					Arguments: []*mcp.PromptArgument{{Name: "conversation_id", Description: "Default: this connection's."}}})
+				res.Prompts = append(res.Prompts, &mcp.Prompt{Name: reminderPrompt, Description: "The current todo reminder of this session's conversation."})
 				return res, nil
 			case "prompts/get":
 				gr, ok := req.(*mcp.GetPromptRequest)
@@ -46,9 +45,9 @@ func PromptsMiddleware(userDir string, st *store.Store, defaultConv string, logg
 					return next(ctx, method, req)
 				}
 				if gr.Params.Name == reminderPrompt {
-					conv := gr.Params.Arguments["conversation_id"]
-					if conv == "" {
-						conv = defaultConv
+					conv, err := env.sessionConversation(ctx, gr.Session, gr.Extra)
+					if err != nil {
+						return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "this session has no conversation yet; try again"}
 					}
 					text, err := reminders.For(ctx, st, conv)
 					if err != nil {

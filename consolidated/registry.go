@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -25,7 +24,11 @@ import (
 type Env struct {
 	Workdir  string
 	StateDir string
-	// DefaultConversation scopes calls that send no conversation_id.
+	// Conversations gives each MCP session the conversation it leased; the transport decides a
+	// call's conversation, never its arguments.
+	Conversations *Sessions
+	// DefaultConversation is the conversation of calls without a session (toolhost call,
+	// in-process tests) and of every call when Conversations is nil (a pinned conversation).
 	DefaultConversation string
 	// Profile names the active profile in "disabled" errors.
 	Profile string
@@ -157,15 +160,32 @@ func (r *Registry) Register(s *mcp.Server) {
 	}
 	for _, t := range r.advertised() {
 		for _, res := range t.Resources {
+			read := r.ownConversation(res)
 			if res.Template != nil {
-				s.AddResourceTemplate(res.Template, res.Read)
+				s.AddResourceTemplate(res.Template, read)
 			} else {
-				s.AddResource(res.Resource, res.Read)
+				s.AddResource(res.Resource, read)
 			}
 		}
 		if t.Subscriptions != nil {
 			t.Subscriptions.Serve(s)
 		}
+	}
+}
+
+// ownConversation is res's handler, limited to the reader's own conversation when the resource
+// belongs to one.
+func (r *Registry) ownConversation(res Resource) mcp.ResourceHandler {
+	if res.Conversation == nil {
+		return res.Read
+	}
+	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+		conv, ok := res.Conversation(req.Params.URI)
+		own, err := r.env.sessionConversation(ctx, req.Session, req.Extra)
+		if !ok || err != nil || conv != own {
+			return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		}
+		return res.Read(ctx, req)
 	}
 }
 
@@ -269,8 +289,6 @@ func (r *Registry) declared(name string) *Tool {
 	return nil
 }
 
-var conversationIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
-
 // Dispatch runs one call: validation, the handler under its deadline with panic recovery, result
 // shaping and logging. It never returns a protocol error: everything the model can act on is an
 // isError result.
@@ -352,15 +370,13 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 	} else {
 		c.Operation = op.Name
 	}
-	c.Conversation = r.env.DefaultConversation
-	if v, ok := m["conversation_id"]; ok && t.Conversational && !isZeroJSON(v) {
-		var conv string
-		if json.Unmarshal(v, &conv) != nil || !conversationIDPattern.MatchString(conv) {
-			return nil, &ToolError{Code: CodeInvalidValue, Param: "conversation_id", Message: "conversation_id must be 1-128 characters of letters, digits and . _ : @ -"}
-		}
-		c.Conversation = conv
-	} else if ok && !t.Conversational && !isZeroJSON(v) {
-		return nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id", Message: t.Name + " does not take conversation_id"}
+	if v, ok := m["conversation_id"]; ok && !isZeroJSON(v) {
+		return nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id",
+			Message: "conversation_id is not a parameter: the connection chooses the conversation", Next: "call again without conversation_id"}
+	}
+	delete(m, "conversation_id")
+	if c.Conversation, err = r.env.conversation(ctx, c.Request); err != nil {
+		return nil, &ToolError{Code: CodeUnavailable, Message: "this session has no conversation yet; try again in a moment", Cause: err}
 	}
 	args, err := decodeArgs(op, m)
 	if err != nil {
@@ -433,7 +449,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		id := ""
 		if r.env.Spill != nil {
 			var serr error
-			if id, serr = r.env.Spill.Put(text); serr != nil {
+			if id, serr = r.env.Spill.Put(c.Conversation, text); serr != nil {
 				c.Logger.Error("spill", "err", serr)
 				id = ""
 			}

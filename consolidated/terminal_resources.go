@@ -74,14 +74,20 @@ func (r *terminalResources) resources() []Resource {
 			URITemplate: TerminalScreenTemplate,
 			Description: "A terminal session's visible screen, rendered as text.",
 			MIMEType:    "text/plain",
-		}, Read: r.read},
+		}, Read: r.read, Conversation: terminalURIConversation},
 		{Template: &mcp.ResourceTemplate{
 			Name:        "terminal-history",
 			URITemplate: TerminalHistoryTemplate,
 			Description: "The recent output of a terminal session (ANSI removed).",
 			MIMEType:    "text/plain",
-		}, Read: r.read},
+		}, Read: r.read, Conversation: terminalURIConversation},
 	}
+}
+
+// terminalURIConversation is the conversation a terminal resource URI belongs to.
+func terminalURIConversation(uri string) (string, bool) {
+	conv, _, _, ok := parseTerminalURI(uri)
+	return conv, ok
 }
 
 // Serve makes s the server that update notifications go to.

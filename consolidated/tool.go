@@ -53,10 +53,8 @@ type Tool struct {
 	// OperationsPlaceholder in it stands for the enabled operations' names.
 	Description string
 	// Single marks a tool with exactly one purpose: its schema has no operation field.
-	Single bool
-	// Conversational tools accept conversation_id.
-	Conversational bool
-	Operations     []Operation
+	Single     bool
+	Operations []Operation
 
 	// Resources are the resources and resource templates the tool serves (a terminal's screen,
 	// a conversation's todo list).
@@ -78,6 +76,10 @@ type Resource struct {
 	Resource *mcp.Resource
 	Template *mcp.ResourceTemplate
 	Read     mcp.ResourceHandler
+	// Conversation, when set, names the conversation a URI belongs to: the registry serves the
+	// resource only to a session working in that conversation, and answers "not found" to any
+	// other, as if the URI named nothing.
+	Conversation func(uri string) (conv string, ok bool)
 }
 
 // Subscriptions receives the resources/subscribe and resources/unsubscribe requests of every

@@ -56,9 +56,8 @@ func UserCollaborationTool(cfg CollaborationConfig) *Tool {
 	rand.Read(key)
 	u := &collaboration{cfg: cfg, key: key}
 	return &Tool{
-		Name:           "user_collaboration",
-		Description:    "Ask the user a question or for authorization (paths outside the working directory, protected paths).",
-		Conversational: true,
+		Name:        "user_collaboration",
+		Description: "Ask the user a question or for authorization (paths outside the working directory, protected paths).",
 		Operations: []Operation{
 			Op("ask", "question to the user", RiskState, u.ask).WithTimeout(10 * time.Minute),
 			Op("request_authorization", "ask the user to grant access", RiskState, u.requestAuthorization).WithTimeout(10 * time.Minute),

@@ -12,12 +12,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/config"
+	"toolhost/internal/conversation"
 	"toolhost/internal/edit"
 	"toolhost/internal/embed"
 	"toolhost/internal/fsread"
@@ -92,6 +94,9 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	if err != nil {
 		return nil, err
 	}
+	// A configured conversation pins every session to it; otherwise each session leases its
+	// own (openConversations), and the working directory's first conversation serves calls
+	// without a session (toolhost call).
 	conv := cfg.Conversation
 	if conv == "" {
 		conv = config.DefaultConversation(a.Workdir)
@@ -164,7 +169,29 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		return profile.Enabled(tool, op, string(risk))
 	})
 	a.closers = append(a.closers, a.Registry.Close)
+	if cfg.Conversation == "" {
+		if err := a.openConversations(conv); err != nil {
+			a.Close()
+			return nil, err
+		}
+	}
 	return a, nil
+}
+
+// openConversations gives each MCP session a conversation of its own, leased in the store so
+// that the sessions of every process on this state directory stay apart; base names them.
+func (a *App) openConversations(base string) error {
+	leases, err := conversation.New(a.Store, conversation.Options{Workdir: a.Workdir, Base: base})
+	if err != nil {
+		return err
+	}
+	a.Env.Conversations = consolidated.NewSessions(leases, a.Logger)
+	a.closers = append(a.closers, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return a.Env.Conversations.Close(ctx)
+	})
+	return nil
 }
 
 // openGuard builds the working-directory guard: toolhost's own files are protected, configured
@@ -236,7 +263,7 @@ func (a *App) Server() *mcp.Server {
 		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with read_tool_result.",
 		Registry:     a.Registry,
 		Logger:       a.Logger,
-		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Env.DefaultConversation, a.Logger)},
+		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Env, a.Logger)},
 	})
 }
 

@@ -69,9 +69,9 @@ func TestTodoFlowWithReminders(t *testing.T) {
 		t.Errorf("reminder came after %d quiet calls, want about %d", quiet, reminders.DefaultEveryNCalls)
 	}
 	// Another conversation has its own list.
-	got, _ = contents(t, cs, "todo_operations", map[string]any{"operation": "read", "conversation_id": "other"})
+	got, _ = contents(t, connect(t, a, nil, ""), "todo_operations", map[string]any{"operation": "read"})
 	if strings.Contains(got[0], "Read the code") {
-		t.Errorf("conversation other sees this conversation's todos: %q", got[0])
+		t.Errorf("another session sees this conversation's todos: %q", got[0])
 	}
 	// add keeps completed todos and numbers after the highest id.
 	got, isErr = contents(t, cs, "todo_operations", map[string]any{"operation": "add", "newTodos": []map[string]any{{"title": "Update the docs"}}})

@@ -1,0 +1,166 @@
+package consolidated
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/reminders"
+)
+
+// newConvHarness serves the tools whose state follows the conversation: todos (with their
+// resource), files and read_tool_result, with a budget small enough to spill a listing.
+func newConvHarness(t *testing.T) *harness {
+	t.Helper()
+	return newHarness(t, harnessOptions{budgetTokens: 300, tools: func(h *harness) []*Tool {
+		return []*Tool{TodoTool(h.st, nil), testFileTool(h), ReadToolResultTool()}
+	}})
+}
+
+func todoTitles(h *harness, session string) string {
+	h.t.Helper()
+	text, isErr, _ := h.call("todo_operations", map[string]any{"operation": "read", "conversation_id": session})
+	if isErr {
+		h.t.Fatalf("read todos in %s: %s", session, text)
+	}
+	return text
+}
+
+// TestSessionsKeepTheirOwnConversation: two sessions on one server (two chats on one project)
+// never see each other's plan, whatever they call first.
+func TestSessionsKeepTheirOwnConversation(t *testing.T) {
+	h := newConvHarness(t)
+	if a, b := h.conversation(""), h.conversation("b"); a == b || a != testConversation {
+		t.Fatalf("sessions leased %q and %q; want %q and another", a, b, testConversation)
+	}
+	h.call("todo_operations", map[string]any{"operation": "write", "todos": []map[string]any{{"id": 1, "title": "plan of a", "status": "in-progress"}}})
+	h.call("todo_operations", map[string]any{"operation": "write", "conversation_id": "b", "todos": []map[string]any{{"id": 1, "title": "plan of b", "status": "in-progress"}}})
+	tests := []struct{ name, session, want, notWant string }{
+		{"first session", "", "plan of a", "plan of b"},
+		{"second session", "b", "plan of b", "plan of a"},
+		{"third session", "c", "", "plan of"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := todoTitles(h, tt.session)
+			if !strings.Contains(got, tt.want) || strings.Contains(got, tt.notWant) {
+				t.Errorf("todos of session %q = %q, want %q and not %q", tt.session, got, tt.want, tt.notWant)
+			}
+		})
+	}
+}
+
+// TestModelCannotNameAConversation: conversation_id is not a parameter; a call that sends one
+// is refused and changes nothing, in any spelling a model might try.
+func TestModelCannotNameAConversation(t *testing.T) {
+	h := newConvHarness(t)
+	other := h.conversation("other")
+	h.call("todo_operations", map[string]any{"operation": "write", "conversation_id": "other",
+		"todos": []map[string]any{{"id": 1, "title": "secret plan", "status": "in-progress"}}})
+	tests := []struct {
+		name string
+		args map[string]any
+	}{
+		{"read another conversation", map[string]any{"operation": "read", "conversation_id": other}},
+		{"camelCase", map[string]any{"operation": "read", "conversationId": other}},
+		{"write into another conversation", map[string]any{"operation": "write", "conversation_id": other,
+			"todos": []map[string]any{{"id": 1, "title": "overwritten", "status": "in-progress"}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// h.cs directly: the harness would take conversation_id as a session's name.
+			res, err := h.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "todo_operations", Arguments: tt.args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
+			if !res.IsError || !strings.Contains(text, "the connection chooses the conversation") || strings.Contains(text, "secret plan") {
+				t.Errorf("call with %v = %q (error %v), want unexpected_parameter naming the conversation", tt.args, text, res.IsError)
+			}
+		})
+	}
+	if got := todoTitles(h, "other"); !strings.Contains(got, "secret plan") {
+		t.Errorf("the other conversation's plan = %q, want it untouched", got)
+	}
+	if got := todoTitles(h, ""); strings.Contains(got, "secret plan") || strings.Contains(got, "overwritten") {
+		t.Errorf("the caller's own plan = %q, want empty", got)
+	}
+}
+
+// TestSpillFollowsTheConversation: a spilled result's id pages only in the conversation whose
+// call produced it.
+func TestSpillFollowsTheConversation(t *testing.T) {
+	h := newConvHarness(t)
+	var files = map[string]string{}
+	for i := range 80 {
+		files["dir/file-with-a-long-name-"+strings.Repeat("x", 20)+string(rune('a'+i%26))+strings.Repeat("y", i)+".txt"] = "x"
+	}
+	h.write(files)
+	text, isErr, _ := h.call("file_operations", map[string]any{"operation": "list_dir", "path": "dir"})
+	m := regexp.MustCompile(`"id":"(r[0-9a-f]{12})"`).FindStringSubmatch(text)
+	if isErr || m == nil {
+		t.Fatalf("list_dir was not spilled: %s", text)
+	}
+	tests := []struct {
+		name, session string
+		wantErr       bool
+	}{
+		{"own conversation", "", false},
+		{"another conversation", "other", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, isErr, _ := h.call("read_tool_result", map[string]any{"id": m[1], "conversation_id": tt.session})
+			if isErr != tt.wantErr || tt.wantErr && !strings.Contains(got, "not_found") {
+				t.Errorf("read_tool_result(%s) in %s = %q (error %v), want error %v", m[1], tt.session, got, isErr, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestResourcesFollowTheConversation: a session reads its own todo resource; another
+// conversation's URI is not found, as if it named nothing.
+func TestResourcesFollowTheConversation(t *testing.T) {
+	h := newConvHarness(t)
+	other := h.conversation("other")
+	h.call("todo_operations", map[string]any{"operation": "write", "conversation_id": "other",
+		"todos": []map[string]any{{"id": 1, "title": "secret plan", "status": "in-progress"}}})
+	ctx := context.Background()
+	if _, err := h.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: reminders.ResourceURI(other)}); err == nil {
+		t.Errorf("ReadResource of another conversation's todos succeeded, want not found")
+	}
+	res, err := h.session("other").ReadResource(ctx, &mcp.ReadResourceParams{URI: reminders.ResourceURI(other)})
+	if err != nil || !strings.Contains(res.Contents[0].Text, "secret plan") {
+		t.Errorf("ReadResource of the session's own todos = %v, %v", res, err)
+	}
+}
+
+// TestClosedSessionIsResumed: when a session ends, the next new session takes its
+// conversation and finds its plan (an agent restarted).
+func TestClosedSessionIsResumed(t *testing.T) {
+	h := newConvHarness(t)
+	a := h.conversation("a")
+	h.call("todo_operations", map[string]any{"operation": "write", "conversation_id": "a",
+		"todos": []map[string]any{{"id": 1, "title": "plan of a", "status": "in-progress"}}})
+	h.session("a").Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		// The release follows the session's end asynchronously; a session opened before it
+		// gets a conversation of its own, so ask until a new session resumes.
+		name := "resumed-" + time.Now().Format("150405.000000")
+		if h.conversation(name) == a {
+			if got := todoTitles(h, name); !strings.Contains(got, "plan of a") {
+				t.Errorf("resumed session's todos = %q, want the plan of a", got)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no new session resumed %s after it was released", a)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
