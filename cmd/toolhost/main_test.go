@@ -585,7 +585,7 @@ func TestTwoServersShareState(t *testing.T) {
 		}
 	}
 	for _, conv := range []string{"a", "b"} {
-		out, err := commandIn(t, state, work, "call", "todo_operations", `{"operation":"read","conversation_id":"`+conv+`"}`).Output()
+		out, err := commandIn(t, state, work, "--conversation", conv, "call", "todo_operations", `{"operation":"read"}`).Output()
 		if err != nil {
 			t.Fatalf("read %s: %v", conv, err)
 		}
@@ -643,7 +643,7 @@ func TestKilledServerLosesNoAcknowledgedTodo(t *testing.T) {
 	if acked < 14 {
 		t.Fatalf("only %d updates acknowledged before the kill", acked)
 	}
-	out, err := commandIn(t, state, work, "call", "todo_operations", `{"operation":"read","conversation_id":"crash"}`).Output()
+	out, err := commandIn(t, state, work, "--conversation", "crash", "call", "todo_operations", `{"operation":"read"}`).Output()
 	if err != nil {
 		t.Fatalf("reopening the state after SIGKILL: %v %s", err, out)
 	}
