@@ -30,7 +30,8 @@ type Config struct {
 	Workdir string `toml:"workdir"`
 	// StateDir holds the bbolt file, the token and spilled results; default: XDG state dir.
 	StateDir string `toml:"state_dir"`
-	// Conversation is the default conversation id; default: derived from the working directory.
+	// Conversation pins every session to one conversation id; default: each session leases
+	// its own (internal/conversation).
 	Conversation string `toml:"conversation"`
 	// Profile selects a built-in or configured profile; default "full".
 	Profile  string `toml:"profile"`
