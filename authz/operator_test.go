@@ -1,6 +1,7 @@
 package authz
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -142,5 +143,32 @@ func TestOperatorTokenIsProtected(t *testing.T) {
 		if got := decideOutcome(t, f.g, r); got.kind != CodeProtectedPath {
 			t.Errorf("Check(%s %s) = %+v, want protected_path", r.Operation, r.Path, got)
 		}
+	}
+}
+
+// TestRevokeIsAudited: a revocation names who revoked, like an approval.
+func TestRevokeIsAudited(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	gr, err := f.g.CreateGrant(ctx, GrantSpec{Access: "file_operations:write", Path: f.out, Recursive: true, By: "cli:test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := ProcessOrigin("cli", os.Getpid()).String()
+	if err := f.g.Revoke(ctx, gr.ID, by); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.g.Revoke(ctx, gr.ID, by); !errors.Is(err, ErrNotFound) {
+		t.Errorf("second Revoke = %v, want ErrNotFound", err)
+	}
+	f.g.Close() // flush the audit queue
+	var found bool
+	for _, r := range f.audit.records() {
+		if r.Event == "grant_revoked" && r.GrantID == gr.ID && r.By == by {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no grant_revoked record with by %q in %+v", by, f.audit.records())
 	}
 }

@@ -59,7 +59,7 @@ var approvalCommands = group{title: "Approvals and grants", commands: []cliComma
 			if err != nil {
 				return err
 			}
-			if err := a.Guard.Grants().Revoke(inv.ctx, inv.args[0]); err != nil {
+			if err := a.Guard.Revoke(inv.ctx, inv.args[0], operatorName()); err != nil {
 				return err
 			}
 			fmt.Fprintf(inv.stdout, "revoked %s\n", inv.args[0])

@@ -98,7 +98,7 @@ func GrantsHandler(g *authz.Guard) http.Handler {
 			}
 			writeJSON(w, http.StatusOK, map[string]any{"grants": list})
 		case r.Method == http.MethodDelete && id != "":
-			switch err := g.Grants().Revoke(ctx, id); {
+			switch err := g.Revoke(ctx, id, decidedBy(r)); {
 			case errors.Is(err, authz.ErrNotFound):
 				http.Error(w, "no such grant", http.StatusNotFound)
 			case err != nil:
