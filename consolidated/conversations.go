@@ -54,14 +54,11 @@ func NewSessions(leases Leaser, logger *slog.Logger) *Sessions {
 var errSessionPrincipal = fmt.Errorf("this session belongs to another principal")
 
 // Conversation is the conversation of a request on ss (with extra, the request's transport
-// details) from the principal in ctx. A session without an id that came over HTTP is a
-// stateless request: it has no session to lease for and works in its principal's shared
+// details) from its principal (principalOf). A session without an id that came over HTTP is
+// a stateless request: it has no session to lease for and works in its principal's shared
 // conversation (Leaser.Shared).
 func (s *Sessions) Conversation(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExtra) (string, error) {
-	principal := ""
-	if p, ok := authz.PrincipalFrom(ctx); ok {
-		principal = p.Name
-	}
+	principal := principalOf(ctx, extra)
 	if ss.ID() == "" && extra != nil && extra.Header != nil {
 		return s.leases.Shared(principal), nil
 	}
@@ -92,6 +89,20 @@ func (s *Sessions) Conversation(ctx context.Context, ss *mcp.ServerSession, extr
 		return "", errSessionPrincipal
 	}
 	return l.conv, nil
+}
+
+// principalOf names who sends a request: the principal in ctx (authz.WithPrincipal, set by a
+// transport that runs the handler on the request's context), else the user id of the bearer
+// token the HTTP transport verified (go-sdk hands it to handlers as RequestExtra.TokenInfo,
+// while the HTTP request's own context does not reach them), else "" (the local user).
+func principalOf(ctx context.Context, extra *mcp.RequestExtra) string {
+	if p, ok := authz.PrincipalFrom(ctx); ok {
+		return p.Name
+	}
+	if extra != nil && extra.TokenInfo != nil {
+		return extra.TokenInfo.UserID
+	}
+	return ""
 }
 
 // releaseWhenDone gives the session's conversation back when the session ends.

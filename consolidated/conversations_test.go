@@ -7,9 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toolhost/authz"
+	"toolhost/internal/conversation"
 	"toolhost/reminders"
+	"toolhost/store/storetest"
 )
 
 // newConvHarness serves the tools whose state follows the conversation: todos (with their
@@ -162,5 +166,61 @@ func TestClosedSessionIsResumed(t *testing.T) {
 			t.Fatalf("no new session resumed %s after it was released", a)
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestSessionPrincipals: the principal comes from the transport (the context, else the
+// verified token's user id), a session keeps the principal it leased with, and a stateless
+// request works in its principal's shared conversation.
+func TestSessionPrincipals(t *testing.T) {
+	st := storetest.Open(t)
+	leases, err := conversation.New(st, conversation.Options{Workdir: "/w", Base: "wd-x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions := NewSessions(leases, nil)
+	t.Cleanup(func() { sessions.Close(context.Background()) })
+	server := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, nil)
+	connect := func() *mcp.ServerSession {
+		sTrans, _ := mcp.NewInMemoryTransports()
+		ss, err := server.Connect(context.Background(), sTrans, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { ss.Close() })
+		return ss
+	}
+	as := func(name string) context.Context {
+		return authz.WithPrincipal(context.Background(), authz.Principal{Name: name})
+	}
+	token := func(user string) *mcp.RequestExtra {
+		return &mcp.RequestExtra{TokenInfo: &auth.TokenInfo{UserID: user}}
+	}
+	// first is a principal's first leased conversation: its stateless one's name without the
+	// suffix.
+	first := func(p string) string { return strings.TrimSuffix(leases.Shared(p), "-stateless") }
+	alice, carol := connect(), connect()
+	tests := []struct {
+		name    string
+		ctx     context.Context
+		ss      *mcp.ServerSession
+		extra   *mcp.RequestExtra
+		want    string // "" when an error is wanted
+		wantErr bool
+	}{
+		{"alice's session leases", as("alice"), alice, nil, first("alice"), false},
+		{"alice again, same conversation", as("alice"), alice, nil, first("alice"), false},
+		{"bob on alice's session", as("bob"), alice, nil, "", true},
+		{"the local user on alice's session", context.Background(), alice, nil, "", true},
+		{"a token's user id names the principal", context.Background(), carol, token("carol"), first("carol"), false},
+		{"stateless request", as("alice"), connect(), &mcp.RequestExtra{Header: map[string][]string{}}, leases.Shared("alice"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := sessions.Conversation(tt.ctx, tt.ss, tt.extra)
+			if (err != nil) != tt.wantErr || got != tt.want {
+				t.Errorf("Conversation = %q, %v; want %q (error %v)", got, err, tt.want, tt.wantErr)
+			}
+		})
 	}
 }
