@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -176,5 +177,39 @@ func TestHTTPConversations(t *testing.T) {
 			t.Fatal("no new session resumed a's conversation after a ended")
 		}
 		time.Sleep(50 * time.Millisecond) // the release follows the session's end
+	}
+}
+
+// TestConversationsCommand: `toolhost conversations` shows who holds what and which
+// conversation a restarted agent resumes.
+func TestConversationsCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns servers")
+	}
+	state, work := t.TempDir(), t.TempDir()
+	list := func() string {
+		t.Helper()
+		out, err := commandIn(t, state, work, "conversations").CombinedOutput()
+		if err != nil {
+			t.Fatalf("conversations: %v %s", err, out)
+		}
+		return string(out)
+	}
+	if got := list(); !strings.Contains(got, "a new stdio session here starts conversation wd-") {
+		t.Errorf("conversations before any session = %q", got)
+	}
+	a, cmdA := stdioSession(t, state, work)
+	writePlan(t, a, "plan of a")
+	if got, want := list(), fmt.Sprintf("held by pid %d", cmdA.Process.Pid); !strings.Contains(got, want) || strings.Contains(got, "resumes it") {
+		t.Errorf("conversations while a runs = %q, want %q and nothing to resume", got, want)
+	}
+	a.Close()
+	cmdA.Wait()
+	if got := list(); !strings.Contains(got, "released") || !strings.Contains(got, "<- a new stdio session here resumes it") {
+		t.Errorf("conversations after a ended = %q, want it released and resumable", got)
+	}
+	out, err := commandIn(t, state, work, "--conversation", "pinned", "conversations").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "pinned to conversation pinned") {
+		t.Errorf("conversations with a pinned conversation = %v %s", err, out)
 	}
 }

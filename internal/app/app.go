@@ -55,6 +55,9 @@ type App struct {
 	Journal    *edit.Journal
 	termGuard  *terminalGuard
 	PromptsDir string
+	// Leases are the conversations leased to live sessions; nil when a configured
+	// conversation pins every session.
+	Leases *conversation.Leases
 
 	closers []func() error
 }
@@ -185,6 +188,7 @@ func (a *App) openConversations(base string) error {
 	if err != nil {
 		return err
 	}
+	a.Leases = leases
 	a.Env.Conversations = consolidated.NewSessions(leases, a.Logger)
 	a.closers = append(a.closers, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

@@ -101,32 +101,9 @@ func (l *Leases) Acquire(ctx context.Context, principal, session string) (string
 	defer l.mu.Unlock()
 	var conv string
 	err := l.st.Update(ctx, func(tx *store.Tx) error {
-		conv = ""
-		var best time.Time
-		taken := map[string]bool{}
-		err := tx.ForEach(leasesPath, func(id string, val []byte) error {
-			taken[id] = true
-			var r record
-			if err := json.Unmarshal(val, &r); err != nil {
-				return nil // an unreadable record keeps its id taken and is never handed out
-			}
-			if r.Principal != principal || r.Workdir != l.o.Workdir || !l.free(id, r) {
-				return nil
-			}
-			at := r.Released
-			if r.Holder != "" {
-				at = r.Leased // a dead holder: when it took the lease is all we know
-			}
-			if conv == "" || at.After(best) {
-				conv, best = id, at
-			}
-			return nil
-		})
-		if err != nil {
+		var err error
+		if conv, err = l.next(tx, principal); err != nil {
 			return err
-		}
-		if conv == "" {
-			conv = l.newID(principal, taken)
 		}
 		return tx.PutJSON(leasesPath, conv, record{
 			Principal: principal, Workdir: l.o.Workdir,
@@ -139,6 +116,56 @@ func (l *Leases) Acquire(ctx context.Context, principal, session string) (string
 	l.held[conv] = session
 	l.count++
 	return conv, nil
+}
+
+// next is the conversation a new session of principal takes: the free one of principal in
+// this working directory released most recently, else the first unused id.
+func (l *Leases) next(tx *store.Tx, principal string) (string, error) {
+	conv := ""
+	var best time.Time
+	taken := map[string]bool{}
+	err := tx.ForEach(leasesPath, func(id string, val []byte) error {
+		taken[id] = true
+		var r record
+		if err := json.Unmarshal(val, &r); err != nil {
+			return nil // an unreadable record keeps its id taken and is never handed out
+		}
+		if r.Principal != principal || r.Workdir != l.o.Workdir || !l.free(id, r) {
+			return nil
+		}
+		at := r.Released
+		if r.Holder != "" {
+			at = r.Leased // a dead holder: when it took the lease is all we know
+		}
+		if conv == "" || at.After(best) {
+			conv, best = id, at
+		}
+		return nil
+	})
+	if err != nil {
+		return "", err
+	}
+	if conv == "" {
+		conv = l.newID(principal, taken)
+	}
+	return conv, nil
+}
+
+// Next is the conversation the next new session of principal would take, without taking it:
+// the one a restarted agent resumes.
+func (l *Leases) Next(ctx context.Context, principal string) (string, error) {
+	if principal == "" {
+		principal = LocalPrincipal
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var conv string
+	err := l.st.View(ctx, func(tx *store.Tx) error {
+		var err error
+		conv, err = l.next(tx, principal)
+		return err
+	})
+	return conv, err
 }
 
 // free reports whether the lease on id is not held by a live session: released, held by a

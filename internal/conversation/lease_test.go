@@ -45,8 +45,8 @@ func (w *world) leases(pid int, workdir string) *Leases {
 	return l
 }
 
-// step is one action of a scenario: "acquire P WORKDIR PRINCIPAL" (the result is checked
-// against want), "release P WORKDIR CONV", "kill P", "close P WORKDIR".
+// step is one action of a scenario: "acquire P WORKDIR PRINCIPAL" and "next P WORKDIR
+// PRINCIPAL" (the result is checked against want), "release P WORKDIR CONV", "kill P", "close P WORKDIR".
 type step struct {
 	do, want string
 }
@@ -66,8 +66,12 @@ func TestLeases(t *testing.T) {
 			{"acquire 1 /w stdio", "wd-base-3"}, // a second session of the same process
 		}},
 		{"a restart resumes the released conversation", []step{
+			{"next 1 /w stdio", "wd-base"},
 			{"acquire 1 /w stdio", "wd-base"},
+			{"next 1 /w stdio", "wd-base-2"},
 			{"release 1 /w wd-base", ""},
+			{"next 3 /w stdio", "wd-base"},
+			{"next 3 /w stdio", "wd-base"}, // Next takes nothing
 			{"acquire 2 /w stdio", "wd-base"},
 		}},
 		{"the most recently released is taken first", []step{
@@ -135,6 +139,11 @@ func TestLeases(t *testing.T) {
 					got, err := w.leases(pid, f[2]).Acquire(ctx, f[3], "")
 					if err != nil || got != s.want {
 						t.Fatalf("step %d %q: Acquire = %q, %v; want %q", i, s.do, got, err, s.want)
+					}
+				case "next":
+					got, err := w.leases(pid, f[2]).Next(ctx, f[3])
+					if err != nil || got != s.want {
+						t.Fatalf("step %d %q: Next = %q, %v; want %q", i, s.do, got, err, s.want)
 					}
 				case "release":
 					if err := w.leases(pid, f[2]).Release(ctx, f[3]); err != nil {
