@@ -2,7 +2,7 @@ package consolidated
 
 import (
 	"context"
-	"fmt"
+	"errors"
 	"log/slog"
 	"sync"
 
@@ -30,8 +30,10 @@ type Sessions struct {
 	leases Leaser
 	logger *slog.Logger
 
-	mu   sync.Mutex
-	live map[*mcp.ServerSession]*sessionLease
+	mu       sync.Mutex
+	live     map[*mcp.ServerSession]*sessionLease
+	closed   bool
+	releases sync.WaitGroup // releases of ended sessions under way; Close waits for them
 }
 
 // sessionLease is one session's conversation, leased once however many calls arrive together.
@@ -50,8 +52,12 @@ func NewSessions(leases Leaser, logger *slog.Logger) *Sessions {
 	return &Sessions{leases: leases, logger: logger, live: map[*mcp.ServerSession]*sessionLease{}}
 }
 
-// errSessionPrincipal: a request on a session came with another principal's credential.
-var errSessionPrincipal = fmt.Errorf("this session belongs to another principal")
+var (
+	// errSessionPrincipal: a request on a session came with another principal's credential.
+	errSessionPrincipal = errors.New("this session belongs to another principal")
+	// errSessionsClosed: the server is stopping and leases no more conversations.
+	errSessionsClosed = errors.New("the server is stopping")
+)
 
 // Conversation is the conversation of a request on ss (with extra, the request's transport
 // details) from its principal (principalOf). A session without an id that came over HTTP is
@@ -63,6 +69,10 @@ func (s *Sessions) Conversation(ctx context.Context, ss *mcp.ServerSession, extr
 		return s.leases.Shared(principal), nil
 	}
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return "", errSessionsClosed
+	}
 	l, ok := s.live[ss]
 	if !ok {
 		l = &sessionLease{principal: principal}
@@ -84,6 +94,9 @@ func (s *Sessions) Conversation(ctx context.Context, ss *mcp.ServerSession, extr
 	})
 	if l.err != nil {
 		return "", l.err
+	}
+	if l.conv == "" {
+		return "", errSessionsClosed // Close ran first and settled the lease empty
 	}
 	if l.principal != principal {
 		return "", errSessionPrincipal
@@ -111,10 +124,13 @@ func (s *Sessions) releaseWhenDone(ss *mcp.ServerSession, l *sessionLease) {
 	s.mu.Lock()
 	_, live := s.live[ss]
 	delete(s.live, ss)
-	s.mu.Unlock()
-	if !live {
+	if !live || s.closed {
+		s.mu.Unlock()
 		return // Close released it
 	}
+	s.releases.Add(1)
+	s.mu.Unlock()
+	defer s.releases.Done()
 	if err := s.leases.Release(context.Background(), l.conv); err != nil {
 		s.logger.Warn("conversation not released; it counts as released once this process ends", "conv", l.conv, "err", err)
 		return
@@ -122,15 +138,18 @@ func (s *Sessions) releaseWhenDone(ss *mcp.ServerSession, l *sessionLease) {
 	s.logger.Info("conversation released", "conv", l.conv, "session", ss.ID())
 }
 
-// Close releases the conversations of every session still live (the server is stopping).
+// Close releases the conversations of every session still live (the server is stopping),
+// after the releases of sessions that just ended; none follow once it returns.
 func (s *Sessions) Close(ctx context.Context) error {
 	s.mu.Lock()
+	s.closed = true
 	held := make([]*sessionLease, 0, len(s.live))
 	for ss, l := range s.live {
 		held = append(held, l)
 		delete(s.live, ss)
 	}
 	s.mu.Unlock()
+	s.releases.Wait()
 	var first error
 	for _, l := range held {
 		l.once.Do(func() {}) // waits for a lease being taken

@@ -102,6 +102,9 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	}
 	h.env = &Env{Workdir: wd, DefaultConversation: testConversation, BudgetTokens: o.budgetTokens, Spill: spill,
 		Conversations: NewSessions(leases, nil)}
+	// After the sessions' own cleanups (registered later, run earlier): no release may write
+	// the store once its directory is being removed.
+	t.Cleanup(func() { h.env.Conversations.Close(context.Background()) })
 	tools := o.tools(h)
 	h.tool = tools[0].Name
 	h.reg = NewRegistry(h.env, tools, nil)
