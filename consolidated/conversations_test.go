@@ -2,6 +2,7 @@ package consolidated
 
 import (
 	"context"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -220,6 +221,44 @@ func TestSessionPrincipals(t *testing.T) {
 			got, err := sessions.Conversation(tt.ctx, tt.ss, tt.extra)
 			if (err != nil) != tt.wantErr || got != tt.want {
 				t.Errorf("Conversation = %q, %v; want %q (error %v)", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestRequestsAndGrantsFollowTheConversation: a pending request and the grant the user gives
+// for it belong to the conversation that asked; another session can neither follow the request
+// nor use the grant.
+func TestRequestsAndGrantsFollowTheConversation(t *testing.T) {
+	h := newCollabHarness(t, false)
+	out, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, isErr, st := h.call("user_collaboration", map[string]any{"operation": "request_authorization", "path": out, "access": "file_operations:write", "recursive": true})
+	id, _ := st["request_id"].(string)
+	if isErr || id == "" {
+		t.Fatalf("request_authorization = %q %v, want a pending request", text, st)
+	}
+	if got, isErr, _ := h.call("user_collaboration", map[string]any{"operation": "check_request", "request_id": id, "conversation_id": "other"}); !isErr || !strings.Contains(got, "another conversation") {
+		t.Errorf("check_request of another session's request = %q, want not found", got)
+	}
+	if _, _, err := h.guard.Approve(context.Background(), id, time.Minute, false, "test user"); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, session string
+		wantErr       bool
+	}{
+		{"the conversation that asked", "", false},
+		{"another session", "other", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, isErr, _ := h.call("file_operations", map[string]any{"operation": "create_file", "conversation_id": tt.session,
+				"path": filepath.Join(out, tt.name+".txt"), "content": "x"})
+			if isErr != tt.wantErr {
+				t.Errorf("create_file outside from %s = %q (error %v), want error %v", tt.name, got, isErr, tt.wantErr)
 			}
 		})
 	}
