@@ -309,14 +309,7 @@ func TestHTTPBinary(t *testing.T) {
 	}
 	for _, version := range []string{"", "2025-06-18"} {
 		t.Run("protocol "+version, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			cs := httpSession(t, url, token, version)
 			if got, want := strings.Join(toolNames(t, cs), ","), wantTools; got != want {
 				t.Errorf("tools = %s, want %s", got, want)
 			}
