@@ -199,3 +199,34 @@ func TestSecurityImportHardLink(t *testing.T) {
 		t.Errorf("search_memory after refused imports = %q, want no secret", got)
 	}
 }
+
+// TestSecurityGitDiffScreened: git reads the work tree itself, so a whole-repository git_diff
+// leaves out the changed files read_file refuses — here a tracked file replaced by a hard link
+// to a secret outside — and says how many; naming the file gets the guard's refusal.
+func TestSecurityGitDiffScreened(t *testing.T) {
+	h := newBuildHarness(t, buildOptions{})
+	h.repo("")
+	h.write("key.txt", "placeholder\n")
+	h.git("", "add", "key.txt")
+	h.git("", "commit", "-qm", "key placeholder")
+	secret := filepath.Join(t.TempDir(), "id_ed25519")
+	if err := os.WriteFile(secret, []byte(linkedKey+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(h.wd, "key.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(secret, filepath.Join(h.wd, "key.txt")); err != nil {
+		t.Fatal(err)
+	}
+	h.write("a.txt", "one\ntwo\nthree\nfour\n")
+	for _, args := range []map[string]any{{}, {"stat_only": true}} {
+		got := h.mustOp("git_diff", args)
+		if strings.Contains(got, "LINKEDSECRET") || !strings.Contains(got, "1 changed file(s) withheld") || !strings.Contains(got, "a.txt") {
+			t.Errorf("git_diff %v = %q, want a.txt shown and key.txt withheld", args, got)
+		}
+	}
+	if got := h.errOp("git_diff", map[string]any{"paths": []string{"key.txt"}}); !strings.Contains(got, "hard_link") || strings.Contains(got, "LINKEDSECRET") {
+		t.Errorf("git_diff key.txt = %q, want the hard_link refusal", got)
+	}
+}
