@@ -107,15 +107,16 @@ func (s *Sessions) Conversation(ctx context.Context, ss *mcp.ServerSession, extr
 // principalOf names who sends a request: the principal in ctx (authz.WithPrincipal, set by a
 // transport that runs the handler on the request's context), else the user id of the bearer
 // token the HTTP transport verified (go-sdk hands it to handlers as RequestExtra.TokenInfo,
-// while the HTTP request's own context does not reach them), else "" (the local user).
+// while the HTTP request's own context does not reach them), else the local user
+// (authz.StdioPrincipal).
 func principalOf(ctx context.Context, extra *mcp.RequestExtra) string {
-	if p, ok := authz.PrincipalFrom(ctx); ok {
+	if p, ok := authz.PrincipalFrom(ctx); ok && p.Name != "" {
 		return p.Name
 	}
-	if extra != nil && extra.TokenInfo != nil {
+	if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
 		return extra.TokenInfo.UserID
 	}
-	return ""
+	return authz.StdioPrincipal.Name
 }
 
 // releaseWhenDone gives the session's conversation back when the session ends.

@@ -375,7 +375,9 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 			Message: "conversation_id is not a parameter: the connection chooses the conversation", Next: "call again without conversation_id"}
 	}
 	delete(m, "conversation_id")
-	if c.Conversation, err = r.env.conversation(ctx, c.Request); err != nil {
+	if c.Conversation, err = r.env.conversation(ctx, c.Request); errors.Is(err, errSessionPrincipal) {
+		return nil, &ToolError{Code: CodeUnavailable, Message: "this session was opened with another credential", Next: "open a new session with this credential", Cause: err}
+	} else if err != nil {
 		return nil, &ToolError{Code: CodeUnavailable, Message: "this session has no conversation yet; try again in a moment", Cause: err}
 	}
 	args, err := decodeArgs(op, m)
