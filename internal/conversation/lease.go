@@ -30,8 +30,9 @@ import (
 )
 
 // LocalPrincipal is the principal name of a session whose transport named none (stdio, or an
-// HTTP server with a single client token): authz.StdioPrincipal's name. Its conversations are named after the base alone,
-// as they were before leases, so state kept by an older toolhost is found again.
+// HTTP server with a single client token): authz.StdioPrincipal's name. Its conversations are
+// named after the base alone, as they were before leases, so state kept by an older toolhost
+// is found again.
 const LocalPrincipal = "stdio"
 
 // ErrBadBase: the base conversation id cannot name conversations.
