@@ -654,7 +654,34 @@ func (b *buildTool) index(ctx context.Context, c *Call, a *gitPathsArgs, add boo
 	if err != nil {
 		return nil, gitError(err, "repo")
 	}
-	return &Result{Text: git.RenderStatus(st, git.RenderOptions{State: repo.State(), MaxPerSection: 50})}, nil
+	note := ""
+	if add {
+		// git add reads the files itself: what a direct read refuses must not reach the index,
+		// where git_commit and git_show would reveal it.
+		var refused []string
+		for _, e := range st.Entries {
+			if !e.Staged() || e.X == 'D' {
+				continue
+			}
+			_, err := b.cfg.Guard.Check(ctx, authz.Request{Conversation: c.Conversation, Tool: buildToolName, Operation: c.Operation,
+				Class: authz.ClassRead, Path: repo.Top + "/" + e.Path})
+			if _, denied := authz.AsDenial(err); denied {
+				refused = append(refused, e.Path)
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		if len(refused) > 0 {
+			if err := repo.Unstage(ctx, refused); err != nil {
+				return nil, gitError(err, "paths")
+			}
+			if st, err = repo.Status(ctx, nil); err != nil {
+				return nil, gitError(err, "repo")
+			}
+			note = fmt.Sprintf("\nnot staged, a direct read refuses them (credentials, toolhost state or files linked outside): %s", strings.Join(refused, ", "))
+		}
+	}
+	return &Result{Text: git.RenderStatus(st, git.RenderOptions{State: repo.State(), MaxPerSection: 50}) + note}, nil
 }
 
 func (b *buildTool) commit(ctx context.Context, c *Call, a *gitCommitArgs) (*Result, error) {

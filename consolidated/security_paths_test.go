@@ -229,4 +229,12 @@ func TestSecurityGitDiffScreened(t *testing.T) {
 	if got := h.errOp("git_diff", map[string]any{"paths": []string{"key.txt"}}); !strings.Contains(got, "hard_link") || strings.Contains(got, "LINKEDSECRET") {
 		t.Errorf("git_diff key.txt = %q, want the hard_link refusal", got)
 	}
+	// Staging everything leaves the link out of the index, so no commit can carry it.
+	if got := h.mustOp("git_stage", map[string]any{"paths": []string{"."}}); !strings.Contains(got, "not staged, a direct read refuses them") || !strings.Contains(got, "key.txt") {
+		t.Errorf("git_stage . = %q, want key.txt left unstaged", got)
+	}
+	h.mustOp("git_commit", map[string]any{"message": "more"})
+	if got := h.mustOp("git_show", map[string]any{"ref": "HEAD"}); strings.Contains(got, "LINKEDSECRET") || !strings.Contains(got, "four") {
+		t.Errorf("git_show HEAD = %q, want a.txt's change and no secret", got)
+	}
 }
