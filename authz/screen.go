@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -28,6 +29,11 @@ func (t *Target) Withhold(rel string, isDir bool) bool {
 	if g == nil {
 		return false
 	}
+	if t.dir == g.workdir && len(g.insideProtected) == 0 && len(g.insideSecrets) == 0 && !hasGitName(rel) {
+		// The common walk: inside a working directory that holds none of toolhost's files and
+		// no credential store, only .git internals can be protected.
+		return false
+	}
 	c := filepath.Join(t.dir, filepath.FromSlash(rel))
 	inside := within(c, g.workdir)
 	a, ok := g.protectedAnchor(c, inside, false, false)
@@ -38,6 +44,25 @@ func (t *Target) Withhold(rel string, isDir bool) bool {
 		return false
 	}
 	return t.grant == nil || !t.grant.covers(c) || !t.grant.namesAnchor(a)
+}
+
+// hasGitName reports whether a component of the slash-separated rel is .git in any case (the
+// first component of the working directory's own path is not in rel; its repository root is).
+func hasGitName(rel string) bool {
+	for {
+		i := strings.IndexByte(rel, '/')
+		comp := rel
+		if i >= 0 {
+			comp = rel[:i]
+		}
+		if len(comp) == 4 && strings.EqualFold(comp, ".git") {
+			return true
+		}
+		if i < 0 {
+			return false
+		}
+		rel = rel[i+1:]
+	}
 }
 
 // WorkDirScreen screens a walk of the working directory that no request opened (a did-you-mean
