@@ -105,6 +105,7 @@ type Guard struct {
 	grants           *Grants
 	approvals        *Approvals
 	links            *linkIndex
+	plainInside      bool // no protected or secret rule can match inside the working directory
 	audit            *auditor
 	clock            Clock
 	log              *slog.Logger
@@ -180,6 +181,8 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 			g.insideSecrets = append(g.insideSecrets, r)
 		}
 	}
+	// A walk inside the working directory can skip the rules when none can match there.
+	g.plainInside = len(g.insideProtected) == 0 && len(g.insideSecrets) == 0 && !hasGitName(strings.TrimPrefix(g.workdir, "/"))
 	static := make([]GrantSpec, len(cfg.StaticGrants))
 	for i, s := range cfg.StaticGrants {
 		// Configuration may spell paths through symlinks or with ~/; decisions see canonical paths.

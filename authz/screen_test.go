@@ -49,3 +49,23 @@ func TestLinkCensus(t *testing.T) {
 		}
 	}
 }
+
+func TestHasGitName(t *testing.T) {
+	tests := []struct {
+		rel  string
+		want bool
+	}{
+		{".git", true},
+		{"a/.git/config", true},
+		{"a/.GIT", true},
+		{".gitignore", false},
+		{"a/x.git", false},
+		{"a/.github/workflows", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := hasGitName(tt.rel); got != tt.want {
+			t.Errorf("hasGitName(%q) = %v, want %v", tt.rel, got, tt.want)
+		}
+	}
+}
