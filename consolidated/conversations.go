@@ -164,15 +164,6 @@ func (s *Sessions) Close(ctx context.Context) error {
 	return first
 }
 
-// conversation is the conversation of a call: its session's when the server leases, else the
-// Env's default (a pinned conversation, toolhost call, calls without a session).
-func (e *Env) conversation(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
-	if req == nil {
-		return e.sessionConversation(ctx, nil, nil)
-	}
-	return e.sessionConversation(ctx, req.Session, req.Extra)
-}
-
 // sessionConversation is the conversation of a request on ss (tool call, resource read,
 // prompt).
 func (e *Env) sessionConversation(ctx context.Context, ss *mcp.ServerSession, extra *mcp.RequestExtra) (string, error) {

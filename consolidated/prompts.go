@@ -19,8 +19,9 @@ const reminderPrompt = "todo_reminder"
 
 // PromptsMiddleware serves prompts/list and prompts/get from the prompts package on every call, so
 // that Markdown prompts the user drops into userDir appear without a restart. It also serves the
-// todo reminder of the session's own conversation as a prompt.
-func PromptsMiddleware(userDir string, st *store.Store, env *Env, logger *slog.Logger) mcp.Middleware {
+// todo reminder of the session's own conversation (in the workspace reg routes it to) as a
+// prompt.
+func PromptsMiddleware(userDir string, st *store.Store, reg *Registry, logger *slog.Logger) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
@@ -45,7 +46,11 @@ func PromptsMiddleware(userDir string, st *store.Store, env *Env, logger *slog.L
 					return next(ctx, method, req)
 				}
 				if gr.Params.Name == reminderPrompt {
-					conv, err := env.sessionConversation(ctx, gr.Session, gr.Extra)
+					ws, err := reg.route(ctx, gr.Session)
+					if err != nil {
+						return nil, resourceError(err)
+					}
+					conv, err := ws.Conversation(ctx, gr.Session, gr.Extra)
 					if err != nil {
 						return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "this session has no conversation yet; try again"}
 					}

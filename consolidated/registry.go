@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -49,6 +50,12 @@ type Registry struct {
 	env     *Env
 	tools   []*Tool                // every declared tool, in Order
 	enabled map[string][]Operation // advertised tools -> enabled operations
+	// roots routes sessions to the workspace of their client's root (UseRoots).
+	roots *sessionRoots
+
+	mu           sync.Mutex
+	registeredOn []*mcp.Server        // the servers Register was called with
+	served       map[*mcp.Server]bool // the servers this registry's tools were given
 }
 
 // NewRegistry filters tools through allow and orders them by Order. Tools whose name is not in
@@ -149,49 +156,50 @@ func annotations(ops []Operation) *mcp.ToolAnnotations {
 	return a
 }
 
-// Register adds the advertised tools to s, with their resources, and gives the tools that track
-// subscriptions the server to notify. s should route resources/subscribe and unsubscribe to
+// Register adds the advertised tools to s, with their resources, gives the tools that track
+// subscriptions the server to notify, and scopes resources to conversations (see
+// resourceMiddleware). s should route resources/subscribe and unsubscribe to
 // Subscribe and Unsubscribe (mcp.ServerOptions.SubscribeHandler and UnsubscribeHandler).
 func (r *Registry) Register(s *mcp.Server) {
 	for _, t := range r.Tools() {
 		s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return r.Dispatch(ctx, t.Name, req.Params.Arguments, req), nil
+			reg, err := r.route(ctx, req.Session)
+			if err != nil {
+				return errorResult(err), nil
+			}
+			return reg.Dispatch(ctx, t.Name, req.Params.Arguments, req), nil
 		})
 	}
+	r.mu.Lock()
+	r.registeredOn = append(r.registeredOn, s)
+	r.mu.Unlock()
 	for _, t := range r.advertised() {
 		for _, res := range t.Resources {
-			read := r.ownConversation(res)
 			if res.Template != nil {
-				s.AddResourceTemplate(res.Template, read)
+				s.AddResourceTemplate(res.Template, res.Read)
 			} else {
-				s.AddResource(res.Resource, read)
+				s.AddResource(res.Resource, res.Read)
 			}
 		}
-		if t.Subscriptions != nil {
-			t.Subscriptions.Serve(s)
-		}
 	}
-}
-
-// ownConversation is res's handler, limited to the reader's own conversation when the resource
-// belongs to one.
-func (r *Registry) ownConversation(res Resource) mcp.ResourceHandler {
-	if res.Conversation == nil {
-		return res.Read
-	}
-	return func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		conv, ok := res.Conversation(req.Params.URI)
-		own, err := r.env.sessionConversation(ctx, req.Session, req.Extra)
-		if !ok || err != nil || conv != own {
-			return nil, mcp.ResourceNotFoundError(req.Params.URI)
-		}
-		return res.Read(ctx, req)
-	}
+	r.serveOn([]*mcp.Server{s})
+	s.AddReceivingMiddleware(r.resourceMiddleware())
 }
 
 // Subscribe passes a resources/subscribe to every advertised tool that tracks subscriptions.
 // A URI nobody serves is accepted too: the client then simply hears of no change.
 func (r *Registry) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	if reg, err := r.route(ctx, req.Session); err != nil || reg != r {
+		if err != nil {
+			return err
+		}
+		return reg.Subscribe(ctx, req)
+	}
+	// Another conversation's resource is not found: a subscription would tell the client
+	// when that conversation acts.
+	if !ownResource(r.callerConversation(ctx, req.Session, req.Extra), req.Params.URI) {
+		return mcp.ResourceNotFoundError(req.Params.URI)
+	}
 	for _, t := range r.advertised() {
 		if t.Subscriptions != nil {
 			if err := t.Subscriptions.Subscribe(ctx, req); err != nil {
@@ -204,6 +212,9 @@ func (r *Registry) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 
 // Unsubscribe passes a resources/unsubscribe like Subscribe.
 func (r *Registry) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest) error {
+	if reg, err := r.route(ctx, req.Session); err == nil && reg != r {
+		return reg.Unsubscribe(ctx, req)
+	}
 	for _, t := range r.advertised() {
 		if t.Subscriptions != nil {
 			if err := t.Subscriptions.Unsubscribe(ctx, req); err != nil {
@@ -375,7 +386,7 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 			Message: "conversation_id is not a parameter: the connection chooses the conversation", Next: "call again without conversation_id"}
 	}
 	delete(m, "conversation_id")
-	if c.Conversation, err = r.env.conversation(ctx, c.Request); errors.Is(err, errSessionPrincipal) {
+	if c.Conversation, err = r.callConversation(ctx, c.Request); errors.Is(err, errSessionPrincipal) {
 		return nil, &ToolError{Code: CodeUnavailable, Message: "this session was opened with another credential", Next: "open a new session with this credential", Cause: err}
 	} else if err != nil {
 		return nil, &ToolError{Code: CodeUnavailable, Message: "this session has no conversation yet; try again in a moment", Cause: err}

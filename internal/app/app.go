@@ -58,6 +58,8 @@ type App struct {
 	// Leases are the conversations leased to live sessions; nil when a configured
 	// conversation pins every session.
 	Leases *conversation.Leases
+	// roots are the workspaces clients' roots opened (UseRoots).
+	roots workspaces
 
 	closers []func() error
 }
@@ -267,7 +269,7 @@ func (a *App) Server() *mcp.Server {
 		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with read_tool_result.",
 		Registry:     a.Registry,
 		Logger:       a.Logger,
-		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Env, a.Logger)},
+		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
 	})
 }
 
