@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/fsread"
 )
 
 // maxCompletions is the most values one completion/complete answers (the protocol's limit).
@@ -90,8 +92,8 @@ func completeOwnConversation(conv, value string) []string {
 
 // completePath lists the entries of the working directory (root) that complete value, a
 // slash-separated path relative to it: "src/ma" proposes "src/main.go" and "src/maps/".
-// Hidden entries appear only once a "." is typed, and .git never.
-func completePath(ctx context.Context, root *os.Root, value string) []string {
+// Hidden entries appear only once a "." is typed, .git never, and nothing screen withholds.
+func completePath(ctx context.Context, root *os.Root, screen fsread.Screen, value string) []string {
 	dir, base := path.Split(value)
 	clean := path.Clean("./" + dir)
 	if strings.HasPrefix(clean, "..") || path.IsAbs(dir) {
@@ -109,6 +111,9 @@ func completePath(ctx context.Context, root *os.Root, value string) []string {
 		}
 		if !strings.HasPrefix(name, base) || name == ".git" || strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".") {
 			continue
+		}
+		if screen != nil && screen.Withhold(path.Join(clean, name), e.IsDir()) {
+			continue // a name list_dir would withhold: ~/.ssh with the working directory at ~
 		}
 		if e.IsDir() {
 			name += "/"
