@@ -10,6 +10,3 @@ func randomToken() string {
 	rand.Read(b[:])
 	return "th_" + hex.EncodeToString(b[:])
 }
-
-// RandomSecret is a fresh random secret in the token's format.
-func RandomSecret() string { return randomToken() }

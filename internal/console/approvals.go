@@ -72,9 +72,9 @@ func (c *Console) decide(w http.ResponseWriter, r *http.Request, s *session) {
 				return
 			}
 		}
-		_, _, err = c.o.Guard.Approve(ctx, id, time.Duration(minutes)*time.Minute, once, "console")
+		_, _, err = c.o.Guard.Approve(ctx, id, time.Duration(minutes)*time.Minute, once, decidedBy(r))
 	case "deny":
-		_, err = c.o.Guard.Deny(ctx, id, "console")
+		_, err = c.o.Guard.Deny(ctx, id, decidedBy(r))
 	default:
 		c.fail(w, r, s, http.StatusBadRequest, "decision must be approve or deny", nil)
 		return
@@ -99,7 +99,7 @@ func (c *Console) revoke(w http.ResponseWriter, r *http.Request, s *session) {
 		http.NotFound(w, r)
 		return
 	}
-	err := c.o.Guard.Grants().Revoke(r.Context(), id)
+	err := c.o.Guard.Revoke(r.Context(), id, decidedBy(r))
 	switch {
 	case errors.Is(err, authz.ErrNotFound):
 		c.fail(w, r, s, http.StatusNotFound, "No such grant (it may have expired or been used up).", nil)

@@ -64,8 +64,9 @@ type Options struct {
 	AuditFile string
 	Logger    *slog.Logger
 	// CheckPeer refuses a request whose connection comes from a toolhost server or one of
-	// its descendants; nil means authz.CheckPeer on the request's connection.
-	CheckPeer func(r *http.Request) error
+	// its descendants, and otherwise describes the peer process for the decisions it makes;
+	// nil means authz.CheckPeerOrigin on the request's connection.
+	CheckPeer func(r *http.Request) (authz.Origin, error)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Poll is how often live pages look for changes (default 150ms).
@@ -189,7 +190,8 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
-	if err := c.peer(r); err != nil {
+	origin, err := c.peer(r)
+	if err != nil {
 		c.o.Logger.Warn("console request refused", "remote", r.RemoteAddr, "path", r.URL.Path, "err", err)
 		http.Error(w, "refused: "+err.Error()+"; the console is for you, not for a process toolhost started", http.StatusForbidden)
 		return
@@ -207,6 +209,7 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusForbidden)
 		return
 	}
+	r = r.WithContext(authz.WithOrigin(r.Context(), origin))
 	if rt.public {
 		rt.handle(c, w, r, nil)
 		return
@@ -250,8 +253,9 @@ type connKey struct{}
 
 // peerVerdict is the peer check of one connection, made on its first request.
 type peerVerdict struct {
-	once sync.Once
-	err  error
+	once   sync.Once
+	origin authz.Origin
+	err    error
 }
 
 // ConnContext is for http.Server.ConnContext: each connection gets a place for its peer
@@ -263,22 +267,31 @@ func ConnContext(ctx context.Context, _ net.Conn) context.Context {
 
 // peer runs CheckPeer once per connection when the server gives connections a context
 // (ConnContext), else on every request.
-func (c *Console) peer(r *http.Request) error {
+func (c *Console) peer(r *http.Request) (authz.Origin, error) {
 	v, ok := r.Context().Value(connKey{}).(*peerVerdict)
 	if !ok {
 		return c.o.CheckPeer(r)
 	}
-	v.once.Do(func() { v.err = c.o.CheckPeer(r) })
-	return v.err
+	v.once.Do(func() { v.origin, v.err = c.o.CheckPeer(r) })
+	return v.origin, v.err
 }
 
-// checkPeer refuses connections from toolhost servers and their descendants (authz.CheckPeer),
-// and requests whose connection cannot be checked.
-func checkPeer(r *http.Request) error {
+// checkPeer refuses connections from toolhost servers and their descendants
+// (authz.CheckPeerOrigin), and requests whose connection cannot be checked.
+func checkPeer(r *http.Request) (authz.Origin, error) {
 	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	remote, err := net.ResolveTCPAddr("tcp", r.RemoteAddr)
 	if local == nil || err != nil {
-		return errors.New("the console needs a TCP connection whose peer process can be checked")
+		return authz.Origin{}, errors.New("the console needs a TCP connection whose peer process can be checked")
 	}
-	return authz.CheckPeer(local, remote)
+	return authz.CheckPeerOrigin("console", local, remote)
+}
+
+// decidedBy is who decides through r, as grants and the audit log record it: the console's
+// channel with the peer process and its user.
+func decidedBy(r *http.Request) string {
+	if o, ok := authz.OriginFrom(r.Context()); ok && o.Channel != "" {
+		return o.String()
+	}
+	return "console"
 }

@@ -57,10 +57,10 @@ func newFixture(t testing.TB, mutate func(*Options)) *fixture {
 		Store:      st,
 		Credential: func() (string, error) { return f.cred.Load().(string), nil },
 		AuditFile:  filepath.Join(state, "audit.jsonl"),
-		CheckPeer: func(r *http.Request) error {
+		CheckPeer: func(r *http.Request) (authz.Origin, error) {
 			f.checks.Add(1)
 			if err := f.peer.Load().(error); err.Error() != "" {
-				return err
+				return authz.Origin{}, err
 			}
 			return checkPeer(r)
 		},
@@ -236,7 +236,7 @@ func TestSecurityRules(t *testing.T) {
 	if got, body := f.post(t, user, "/approvals/"+ap.ID, approve, nil); got != http.StatusSeeOther {
 		t.Fatalf("approve with every rule met: %d\n%s", got, body)
 	}
-	if got, _ := f.g.Approvals().Get(context.Background(), ap.ID); got.Status != authz.StatusApproved || got.DecidedBy != "console" {
+	if got, _ := f.g.Approvals().Get(context.Background(), ap.ID); got.Status != authz.StatusApproved || !strings.HasPrefix(got.DecidedBy, "console:") || !strings.Contains(got.DecidedBy, "pid ") {
 		t.Errorf("after approving: %+v", got)
 	}
 }

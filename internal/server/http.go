@@ -30,11 +30,16 @@ type HTTPOptions struct {
 	// EventStoreBytes bounds the events kept so that a stateful client can resume a dropped
 	// stream with Last-Event-ID (default DefaultEventStoreBytes).
 	EventStoreBytes int
-	// Routes are extra token-protected handlers, such as the approval endpoint.
+	// Routes are extra handlers behind the MCP client token (or none, with NoAuth).
 	Routes map[string]http.Handler
-	// Console, when set, serves every other path without the bearer token: the operator
-	// console signs its users in with its own session cookie. The Host and Origin checks
-	// still apply to it.
+	// OperatorRoutes are the operator endpoints (approvals, grants, the operator API): each is
+	// served behind Operator with OperatorToken, never behind the client token, and NoAuth does
+	// not open them. Without an OperatorToken they answer 401 to everything.
+	OperatorRoutes map[string]http.Handler
+	OperatorToken  string
+	// Console, when set, serves every path that is not /mcp, a route or an operator route,
+	// without the client token: the operator console signs its users in with its own session
+	// cookie bound to the operator token. The Host and Origin checks still apply to it.
 	Console http.Handler
 	Logger  *slog.Logger
 }
@@ -64,8 +69,8 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 		EventStore: events,
 	})
 	stateful = checkReplay(stateful, events)
-	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+	client := http.NewServeMux()
+	client.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		if o.Stateless || r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
 			stateless.ServeHTTP(w, r)
 			return
@@ -73,33 +78,29 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 		stateful.ServeHTTP(w, r)
 	})
 	for path, h := range o.Routes {
-		mux.Handle(path, h)
+		client.Handle(path, h)
+	}
+	// Two credentials, two trees: the client token opens /mcp and Routes, the operator token
+	// opens OperatorRoutes, and neither opens the other's.
+	mux := http.NewServeMux()
+	clientAuth := authenticate(client, o.Token, o.NoAuth)
+	if o.Console == nil {
+		mux.Handle("/", clientAuth)
+	} else {
+		// The console takes what no other tree claims.
+		mux.Handle("/", o.Console)
+		mux.Handle("/mcp", clientAuth)
+		for path := range o.Routes {
+			mux.Handle(path, clientAuth)
+		}
+	}
+	for path, h := range o.OperatorRoutes {
+		mux.Handle(path, Operator(h, o.OperatorToken, logger))
 	}
 	var h http.Handler = mux
-	h = authenticate(h, o.Token, o.NoAuth)
-	h = withConsole(h, o.Console, o.Routes)
 	h = checkOrigin(h)
 	h = checkHost(h, o.AllowedHosts)
 	return h
-}
-
-// withConsole sends the paths that are not the MCP endpoint or a route to the console.
-func withConsole(api, console http.Handler, routes map[string]http.Handler) http.Handler {
-	if console == nil {
-		return api
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p := r.URL.Path
-		claimed := p == "/mcp"
-		for route := range routes {
-			claimed = claimed || p == route || strings.HasSuffix(route, "/") && strings.HasPrefix(p, route)
-		}
-		if claimed {
-			api.ServeHTTP(w, r)
-			return
-		}
-		console.ServeHTTP(w, r)
-	})
 }
 
 // NewHTTPServer wraps h with timeouts and header limits.
