@@ -472,9 +472,18 @@ func (t *terminalTool) skipToTail(ctx context.Context, conv string, out terminal
 	return out
 }
 
+// impliedWaitMS is the wait of a wait_for given without wait_ms: long enough for a build or a
+// server start, well inside the minute after which clients abandon a call.
+const impliedWaitMS = 30_000
+
 // query builds the engine's output query, with a progress callback when the client asked for
 // progress. stop flushes nothing; it only ends the throttle's bookkeeping.
 func (t *terminalTool) query(ctx context.Context, c *Call, cursor *int64, waitMS int, waitFor string, maxBytes int) (terminal.OutputQuery, func()) {
+	if waitFor != "" && waitMS <= 0 {
+		// A pattern to wait for without a wait time means "wait until it appears"; a zero wait
+		// would return at once, before the pattern could match.
+		waitMS = impliedWaitMS
+	}
 	q := terminal.OutputQuery{Cursor: cursor, WaitMS: max(waitMS, 0), WaitFor: waitFor, MaxBytes: maxBytes}
 	if waitMS <= 0 {
 		return q, func() {}
