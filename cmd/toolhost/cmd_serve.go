@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -81,6 +82,7 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		NoAuth:         hc.NoAuth,
 		Stateless:      hc.Stateless,
 		SessionTimeout: hc.SessionTimeout.Duration,
+		SessionDir:     filepath.Join(a.StateDir, "http-sessions"),
 		AllowedHosts:   listen.AllowedHosts,
 		Logger:         a.Logger,
 		Routes: map[string]http.Handler{
