@@ -331,7 +331,7 @@ func diffResult(c *Call, what string, stats []git.FileStat, text []byte, truncat
 	if what != "" {
 		b.WriteString(what + "\n")
 	}
-	if len(stats) > 0 && len(text)+len(what) > budgetBytes(c.Env.BudgetTokens) {
+	if len(stats) > 0 && len(text)+len(what) > c.BudgetBytes() {
 		b.WriteString(git.RenderStat(stats, 200) + "\n\n")
 	}
 	b.Write(text)

@@ -377,7 +377,7 @@ func (d *dbTool) query(ctx context.Context, c *Call, a *dbQueryArgs) (*Result, e
 		return nil, err
 	}
 	defer db.Close()
-	budget := budgetBytes(c.Env.BudgetTokens) - 512
+	budget := c.BudgetBytes() - 512
 	res, err := db.Query(ctx, database.Query{SQL: a.SQL, Params: paramValues(a.Params), MaxRows: a.Limit, MaxBytes: budget})
 	if err != nil {
 		return nil, d.toolError(err, "sql", "")

@@ -203,7 +203,7 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 	defer t.Close()
 	// Stop reading at the result budget, so a long file ends in "continue with start_line"
 	// rather than being cut in the middle and spilled.
-	budget := budgetBytes(c.Env.BudgetTokens)
+	budget := c.BudgetBytes()
 	room := budget - min(512, budget/4)
 	switch a.Encoding {
 	case edit.EncodingUTF16LE, edit.EncodingUTF16BE, edit.EncodingLatin1, edit.EncodingWindows1252:

@@ -29,7 +29,8 @@ type Env struct {
 	DefaultConversation string
 	// Profile names the active profile in "disabled" errors.
 	Profile string
-	// BudgetTokens caps a result's text; larger text is cut and spilled.
+	// BudgetTokens caps a result's text; larger text is cut and spilled. Zero means the
+	// calling client's default (see Call.BudgetBytes).
 	BudgetTokens int
 	Spill        *Spill
 	Logger       *slog.Logger
@@ -46,6 +47,9 @@ type Registry struct {
 	env     *Env
 	tools   []*Tool                // every declared tool, in Order
 	enabled map[string][]Operation // advertised tools -> enabled operations
+	// observe, when set, sees each successful result before it is shaped for the client; the
+	// package's tests read the structured facts there, since clients never receive them.
+	observe func(c *Call, res *Result)
 }
 
 // NewRegistry filters tools through allow and orders them by Order. Tools whose name is not in
@@ -275,11 +279,25 @@ var conversationIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
 // shaping and logging. It never returns a protocol error: everything the model can act on is an
 // isError result.
 func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMessage, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	out, _ := r.DispatchFacts(ctx, toolName, raw, req)
+	return out
+}
+
+// DispatchFacts is Dispatch that also returns the structured facts the handler reported
+// (Result.Structured: ids, exit codes, statuses), which clients never receive. The CLI's call
+// command prints them for scripts; facts is nil for an error or a handler that reports none.
+func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.RawMessage, req *mcp.CallToolRequest) (out *mcp.CallToolResult, facts any) {
 	start := time.Now()
 	c := &Call{Tool: toolName, ExecutionID: newExecutionID(), Env: r.env, Request: req}
 	c.Logger = r.env.logger().With("exec", c.ExecutionID, "tool", toolName)
 	res, err := r.run(ctx, c, raw)
-	out := r.toMCP(ctx, c, res, err)
+	out = r.toMCP(ctx, c, res, err)
+	if err == nil && res != nil {
+		facts = res.Structured
+		if r.observe != nil {
+			r.observe(c, res)
+		}
+	}
 	outcome := "ok"
 	var cause error
 	switch {
@@ -299,7 +317,7 @@ func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMe
 		attrs = append(attrs, "cause", cause.Error())
 	}
 	c.Logger.Info("call", attrs...)
-	return out
+	return out, facts
 }
 
 func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Result, error) {
@@ -362,9 +380,12 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 	} else if ok && !t.Conversational && !isZeroJSON(v) {
 		return nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id", Message: t.Name + " does not take conversation_id"}
 	}
-	args, err := decodeArgs(op, m)
+	args, ignored, err := decodeArgs(op, m)
 	if err != nil {
 		return nil, err
+	}
+	if len(ignored) > 0 {
+		c.notes = append(c.notes, ignoredNote(op, ignored))
 	}
 	return r.invoke(ctx, c, op, args)
 }
@@ -406,6 +427,13 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 }
 
 // toMCP shapes a handler's outcome into the result the client receives.
+//
+// The result carries no structuredContent, whatever the handler put in Result.Structured.
+// Clients disagree on what reaches the model: Claude Code and Codex forward only
+// structuredContent when a result has one, Qwen Code forwards it next to the text. The text is
+// the result (content, output, diff, hits, the next step, reminders), so a client of either
+// kind passes it on once, whole. toolhost declares no outputSchema, which would oblige it to
+// send structuredContent.
 func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *mcp.CallToolResult {
 	if err != nil {
 		var te *ToolError
@@ -413,7 +441,11 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 			c.Logger.Error("handler error", "op", c.Operation, "err", err)
 			te = &ToolError{Code: CodeInternal, Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, c.Operation, c.ExecutionID)}
 		}
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Error()}}}
+		content := []mcp.Content{&mcp.TextContent{Text: te.Error()}}
+		if len(c.notes) > 0 {
+			content = append(content, &mcp.TextContent{Text: strings.Join(c.notes, "\n")})
+		}
+		return &mcp.CallToolResult{IsError: true, Content: content}
 	}
 	if res == nil {
 		res = &Result{Text: "ok"}
@@ -427,9 +459,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		}
 	}
 	text := res.Text
-	max := budgetBytes(r.env.BudgetTokens)
-	structured := res.Structured
-	if len(text) > max && !res.NoSpill {
+	if max := c.BudgetBytes(); len(text) > max && !res.NoSpill {
 		id := ""
 		if r.env.Spill != nil {
 			var serr error
@@ -439,19 +469,16 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 			}
 		}
 		text = cut(text, max, id)
-		structured = nil // the text is the bounded view; do not send the full payload twice
-	}
-	if structured != nil {
-		if b, err := json.Marshal(structured); err != nil || len(b) > max {
-			structured = nil
-		}
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: text}}
 	content = append(content, res.Content...)
 	for _, x := range res.Extra {
 		content = append(content, &mcp.TextContent{Text: x})
 	}
-	return &mcp.CallToolResult{Content: content, StructuredContent: structured, IsError: res.IsError}
+	if len(c.notes) > 0 {
+		content = append(content, &mcp.TextContent{Text: strings.Join(c.notes, "\n")})
+	}
+	return &mcp.CallToolResult{Content: content, IsError: res.IsError}
 }
 
 func opNames(ops []Operation) []string {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -181,13 +182,17 @@ func TestApprovalEndpointRefusesTerminals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := json.Marshal(res.StructuredContent)
-	var st struct {
-		RequestID string `json:"request_id"`
+	// The model reads the request id in the text (clients receive no structuredContent).
+	var st struct{ RequestID string }
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			if m := regexp.MustCompile(`Authorization request (\S+) is pending`).FindStringSubmatch(tc.Text); m != nil {
+				st.RequestID = m[1]
+			}
+		}
 	}
-	json.Unmarshal(raw, &st)
 	if st.RequestID == "" {
-		t.Fatalf("no request id: %s", raw)
+		t.Fatalf("no request id: %+v", res.Content)
 	}
 	host := strings.TrimPrefix(strings.TrimSuffix(url, "/mcp"), "http://")
 	hostName, port, _ := strings.Cut(host, ":")
