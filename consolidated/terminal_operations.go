@@ -126,7 +126,7 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 	}
 	return &Tool{
 		Name:           terminalToolName,
-		Description:    "Shell commands and PTY sessions, in a sandbox and under the user's command rules.",
+		Description:    "Shell commands and PTY sessions: " + OperationsPlaceholder + ". They run in a sandbox, under the user's command rules.",
 		Conversational: true,
 		Operations: []Operation{
 			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting),
@@ -135,8 +135,8 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 			Op("get_output", "new output, optionally waiting", RiskRead, t.output).WithTimeout(waiting),
 			Op("get_screen", "rendered visible screen", RiskRead, t.screen),
 			Op("get_history", "page retained output", RiskRead, t.history),
-			Op("resize_session", "set PTY size", RiskExecute, t.resize),
-			Op("list_sessions", "sessions and commands", RiskRead, t.list),
+			Op("resize_session", "", RiskExecute, t.resize),
+			Op("list_sessions", "", RiskRead, t.list),
 			Op("close_session", "end it and its processes", RiskExecute, t.close).WithTimeout(closing),
 		},
 		Resources:     res.resources(),

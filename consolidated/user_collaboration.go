@@ -57,7 +57,7 @@ func UserCollaborationTool(cfg CollaborationConfig) *Tool {
 	u := &collaboration{cfg: cfg, key: key}
 	return &Tool{
 		Name:           "user_collaboration",
-		Description:    "Ask the user a question or for authorization (paths outside the working directory, protected paths).",
+		Description:    "Ask the user: " + OperationsPlaceholder + ". Questions, and authorization for paths outside the working directory or protected ones.",
 		Conversational: true,
 		Operations: []Operation{
 			Op("ask", "question to the user", RiskState, u.ask).WithTimeout(10 * time.Minute),
