@@ -441,11 +441,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 			c.Logger.Error("handler error", "op", c.Operation, "err", err)
 			te = &ToolError{Code: CodeInternal, Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, c.Operation, c.ExecutionID)}
 		}
-		content := []mcp.Content{&mcp.TextContent{Text: te.Error()}}
-		if len(c.notes) > 0 {
-			content = append(content, &mcp.TextContent{Text: strings.Join(c.notes, "\n")})
-		}
-		return &mcp.CallToolResult{IsError: true, Content: content}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: withNotes(te.Error(), c.notes)}}}
 	}
 	if res == nil {
 		res = &Result{Text: "ok"}
@@ -470,15 +466,21 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		}
 		text = cut(text, max, id)
 	}
-	content := []mcp.Content{&mcp.TextContent{Text: text}}
+	content := []mcp.Content{&mcp.TextContent{Text: withNotes(text, c.notes)}}
 	content = append(content, res.Content...)
 	for _, x := range res.Extra {
 		content = append(content, &mcp.TextContent{Text: x})
 	}
-	if len(c.notes) > 0 {
-		content = append(content, &mcp.TextContent{Text: strings.Join(c.notes, "\n")})
-	}
 	return &mcp.CallToolResult{Content: content, IsError: res.IsError}
+}
+
+// withNotes ends a result's main text with the call's notes, after a blank line: in the text
+// itself rather than a block of their own, since some clients join blocks without a break.
+func withNotes(text string, notes []string) string {
+	if len(notes) == 0 {
+		return text
+	}
+	return text + "\n\n" + strings.Join(notes, "\n")
 }
 
 func opNames(ops []Operation) []string {

@@ -132,7 +132,7 @@ func TestSeamValidation(t *testing.T) {
 		{"missing operation", "file_operations", map[string]any{"text": "hi"}, "error missing_parameter: file_operations requires operation\nparameter: operation\nnext: operations: echo, boom, wait, stuck, write_it", true},
 		{"unknown operation", "file_operations", map[string]any{"operation": "ecko", "text": "hi"}, "error unknown_operation: file_operations has no operation \"ecko\"\nparameter: operation\nnext: did you mean echo?", true},
 		{"missing parameter", "file_operations", map[string]any{"operation": "echo"}, "error missing_parameter: echo requires text\nparameter: text\nnext: valid parameters: text string (required), count integer, tags array, mode string", true},
-		{"extra parameter", "file_operations", map[string]any{"operation": "echo", "text": "a", "millis": 5}, "a||conv-defaultNote: echo does not take millis; ignored.", false},
+		{"extra parameter", "file_operations", map[string]any{"operation": "echo", "text": "a", "millis": 5}, "a||conv-default\n\nNote: echo does not take millis; ignored.", false},
 		{"extra parameter, text missing", "file_operations", map[string]any{"operation": "echo", "millis": 5}, "error unexpected_parameter: echo does not take millis, and requires text", true},
 		{"client-injected keys", "file_operations", map[string]any{"operation": "echo", "text": "a", "wait_for_previous": true, "_hint": 1}, "a||conv-default", false},
 		{"extra but empty parameter is ignored", "file_operations", map[string]any{"operation": "echo", "text": "a", "millis": 0, "path": ""}, "a||conv-default", false},
