@@ -62,6 +62,8 @@ type harnessOptions struct {
 	st *store.Store
 	// protocol is the client's protocol version; "" is the SDK default.
 	protocol string
+	// clientName is the clientInfo name the client sends; "" is "test".
+	clientName string
 	// elicit makes the client declare elicitation and answer with answerWith.
 	elicit bool
 	// guard, when set, adjusts the guard's configuration (outside reads that need a grant).
@@ -142,7 +144,11 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	if o.protocol != "" {
 		sopts = &mcp.ClientSessionOptions{ProtocolVersion: o.protocol}
 	}
-	if h.cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts).Connect(ctx, cTrans, sopts); err != nil {
+	name := o.clientName
+	if name == "" {
+		name = "test"
+	}
+	if h.cs, err = mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, copts).Connect(ctx, cTrans, sopts); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.cs.Close() })
