@@ -31,7 +31,7 @@ func (g *globalFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&g.tools, "tools", g.tools, "comma-separated `LIST` of tools (or tool.operation) to enable; others are off")
 	fs.StringVar(&g.disable, "disable", g.disable, "comma-separated `LIST` of tools (or tool.operation) to disable")
 	fs.StringVar(&g.conversation, "conversation", g.conversation, "scope calls without conversation_id to `ID` (default: derived from the working directory)")
-	fs.IntVar(&g.budget, "budget-tokens", g.budget, "cap one result at about `N` tokens (default 25000)")
+	fs.IntVar(&g.budget, "budget-tokens", g.budget, "cap one result at about `N` tokens (default: the client's own, else 25000)")
 	fs.StringVar(&g.logFile, "log-file", g.logFile, "log to `FILE` instead of stderr")
 	fs.StringVar(&g.logLevel, "log-level", g.logLevel, "log at `LEVEL`: debug, info, warn or error (default info)")
 	fs.StringVar(&g.sandbox, "sandbox", g.sandbox, "confine terminal commands in sandbox `MODE`: workspace-write (default), read-only or off")
