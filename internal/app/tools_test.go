@@ -197,18 +197,7 @@ func indexOf(list []string, s string) int {
 // start the list.
 func TestDescriptionsNameOperationsFirst(t *testing.T) {
 	for _, tl := range testApp(t).Registry.Tools() {
-		var s struct {
-			Properties struct {
-				Operation struct {
-					Enum []string `json:"enum"`
-				} `json:"operation"`
-			} `json:"properties"`
-		}
-		b, _ := json.Marshal(tl.InputSchema)
-		if err := json.Unmarshal(b, &s); err != nil {
-			t.Fatal(err)
-		}
-		ops := s.Properties.Operation.Enum
+		ops := operationEnum(t, tl.InputSchema)
 		if len(ops) == 0 {
 			continue // a single-purpose tool
 		}
@@ -223,4 +212,22 @@ func TestDescriptionsNameOperationsFirst(t *testing.T) {
 			t.Errorf("%s: the first 150 characters %q do not start the operation list", tl.Name, start)
 		}
 	}
+}
+
+// operationEnum is the operation names an input schema offers; none for a single-purpose tool.
+func operationEnum(t *testing.T, schema any) []string {
+	t.Helper()
+	b, err := json.Marshal(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties map[string]struct {
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.Properties["operation"].Enum
 }
