@@ -31,6 +31,9 @@ type HTTPOptions struct {
 	// AllowedHosts are extra Host header values accepted besides loopback names (for a
 	// non-loopback bind).
 	AllowedHosts []string
+	// EventStoreBytes bounds the events kept so that a stateful client can resume a dropped
+	// stream with Last-Event-ID (default DefaultEventStoreBytes).
+	EventStoreBytes int
 	// Routes are extra token-protected handlers, such as the approval endpoint.
 	Routes map[string]http.Handler
 	Logger *slog.Logger
@@ -55,9 +58,11 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless: true, Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes, PropagateRequestCancellation: true,
 	})
-	// The keeper, not the go-sdk, closes idle sessions: the go-sdk counts only POSTs as use.
+	// The keeper, not the go-sdk, closes idle sessions (the go-sdk counts only POSTs as use) and
+	// brings back sessions lost to a restart or to idleness.
+	events := newEventStore(o.EventStoreBytes)
 	sdkStateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
-		Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes,
+		Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes, EventStore: events,
 	})
 	var records *sessionRecords
 	if o.SessionDir != "" {
@@ -66,7 +71,8 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 			logger.Warn("http sessions will not survive a restart", "err", err)
 		}
 	}
-	stateful := newSessionKeeper(s, sdkStateful, o.SessionTimeout, records, logger)
+	var stateful http.Handler = newSessionKeeper(s, sdkStateful, o.SessionTimeout, records, events, logger)
+	stateful = checkReplay(stateful, events)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
 		if o.Stateless || r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {

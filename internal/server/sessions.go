@@ -45,6 +45,7 @@ type sessionKeeper struct {
 	sdk     http.Handler // the go-sdk's stateful handler, which creates sessions
 	timeout time.Duration
 	records *sessionRecords // nil: sessions resume only within this process
+	events  mcp.EventStore  // given to resumed sessions, as the go-sdk gives it to new ones
 	logger  *slog.Logger
 
 	mu sync.Mutex
@@ -67,16 +68,36 @@ type keptSession struct {
 	idle   *time.Timer // runs while active is 0
 }
 
-// sessionRecord is what a session needs to come back: what its initialize said.
+// sessionRecord is what a session needs to come back: what its initialize said. The
+// capabilities are kept as the client sent them: the go-sdk's ClientCapabilities does not
+// marshal back what it read (roots is RootsV2, which JSON skips).
 type sessionRecord struct {
-	ID              string                  `json:"id"`
-	ProtocolVersion string                  `json:"protocol_version"`
-	ClientInfo      *mcp.Implementation     `json:"client_info,omitempty"`
-	Capabilities    *mcp.ClientCapabilities `json:"capabilities,omitempty"`
+	ID              string              `json:"id"`
+	ProtocolVersion string              `json:"protocol_version"`
+	ClientInfo      *mcp.Implementation `json:"client_info,omitempty"`
+	Capabilities    json.RawMessage     `json:"capabilities,omitempty"`
 }
 
-func newSessionKeeper(s *mcp.Server, sdk http.Handler, timeout time.Duration, records *sessionRecords, logger *slog.Logger) *sessionKeeper {
-	return &sessionKeeper{server: s, sdk: sdk, timeout: timeout, records: records, logger: logger,
+// initializeParams rebuilds the session's initialize parameters from the record.
+func (rec sessionRecord) initializeParams() *mcp.InitializeParams {
+	ip := &mcp.InitializeParams{ProtocolVersion: rec.ProtocolVersion, ClientInfo: rec.ClientInfo}
+	if len(rec.Capabilities) == 0 {
+		return ip
+	}
+	var caps mcp.ClientCapabilities
+	var v2 struct {
+		Roots *mcp.RootCapabilities `json:"roots"`
+	}
+	if json.Unmarshal(rec.Capabilities, &caps) != nil || json.Unmarshal(rec.Capabilities, &v2) != nil {
+		return ip
+	}
+	caps.RootsV2 = v2.Roots // what the go-sdk's own decoding of initialize does
+	ip.Capabilities = &caps
+	return ip
+}
+
+func newSessionKeeper(s *mcp.Server, sdk http.Handler, timeout time.Duration, records *sessionRecords, events mcp.EventStore, logger *slog.Logger) *sessionKeeper {
+	return &sessionKeeper{server: s, sdk: sdk, timeout: timeout, records: records, events: events, logger: logger,
 		live: map[string]*keptSession{}, gone: map[string]sessionRecord{}, deleted: map[string]bool{}}
 }
 
@@ -167,8 +188,12 @@ func (k *sessionKeeper) serveNew(w http.ResponseWriter, r *http.Request) {
 // initializeRecord reads the initialize request in body, if that is what it holds.
 func initializeRecord(body []byte) sessionRecord {
 	var req struct {
-		Method string                `json:"method"`
-		Params *mcp.InitializeParams `json:"params"`
+		Method string `json:"method"`
+		Params *struct {
+			ProtocolVersion string              `json:"protocolVersion"`
+			ClientInfo      *mcp.Implementation `json:"clientInfo"`
+			Capabilities    json.RawMessage     `json:"capabilities"`
+		} `json:"params"`
 	}
 	if json.Unmarshal(body, &req) != nil || req.Method != "initialize" || req.Params == nil || req.Params.ProtocolVersion == "" {
 		return sessionRecord{}
@@ -304,16 +329,32 @@ func (k *sessionKeeper) resume(r *http.Request, rec sessionRecord) (*keptSession
 	if negotiated == "" {
 		negotiated = rec.ProtocolVersion
 	}
-	t := &mcp.StreamableServerTransport{SessionID: rec.ID}
+	t := &mcp.StreamableServerTransport{SessionID: rec.ID, EventStore: k.events}
 	state := &mcp.ServerSessionState{
-		InitializeParams:          &mcp.InitializeParams{ProtocolVersion: rec.ProtocolVersion, ClientInfo: rec.ClientInfo, Capabilities: rec.Capabilities},
-		InitializedParams:         &mcp.InitializedParams{},
+		InitializeParams:          rec.initializeParams(),
 		NegotiatedProtocolVersion: negotiated,
 	}
 	// The session outlives this request: its context must not end with it.
-	ss, err := k.server.Connect(context.WithoutCancel(r.Context()), t, &mcp.ServerSessionOptions{State: state})
+	ctx := context.WithoutCancel(r.Context())
+	ss, err := k.server.Connect(ctx, t, &mcp.ServerSessionOptions{State: state})
 	if err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
+	}
+	// Replay the client's notifications/initialized, so that what the server does on it runs
+	// for this session too: asking for the client's roots, which choose the session's
+	// workspace. Without it a resumed session would fall back to the default workspace.
+	replay, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL.String(), strings.NewReader(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	if err != nil {
+		ss.Close()
+		return nil, fmt.Errorf("replay initialized: %w", err)
+	}
+	replay.Header.Set("Content-Type", "application/json")
+	replay.Header.Set("Accept", "application/json, text/event-stream")
+	rw := &discardWriter{header: http.Header{}}
+	t.ServeHTTP(rw, replay)
+	if rw.code >= 300 {
+		ss.Close()
+		return nil, fmt.Errorf("replay initialized: status %d", rw.code)
 	}
 	ks := &keptSession{ss: ss, own: t, record: rec}
 	k.mu.Lock()
@@ -381,6 +422,27 @@ func (k *sessionKeeper) end(id string) {
 	k.mu.Unlock()
 	if k.records != nil {
 		k.records.remove(id)
+	}
+}
+
+// discardWriter takes the answer to a request the keeper makes itself.
+type discardWriter struct {
+	header http.Header
+	code   int
+}
+
+func (d *discardWriter) Header() http.Header { return d.header }
+
+func (d *discardWriter) Write(b []byte) (int, error) {
+	if d.code == 0 {
+		d.code = http.StatusOK
+	}
+	return len(b), nil
+}
+
+func (d *discardWriter) WriteHeader(code int) {
+	if d.code == 0 {
+		d.code = code
 	}
 }
 

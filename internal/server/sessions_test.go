@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -23,7 +24,10 @@ type sessionServer struct {
 
 func newSessionServer(dir string, timeout time.Duration) *sessionServer {
 	reg := consolidated.NewRegistry(&consolidated.Env{DefaultConversation: "c"}, []*consolidated.Tool{consolidated.ThinkTool()}, nil)
-	s := New(Options{Name: "toolhost", Version: "test", Registry: reg})
+	return serveSessions(New(Options{Name: "toolhost", Version: "test", Registry: reg}), dir, timeout)
+}
+
+func serveSessions(s *mcp.Server, dir string, timeout time.Duration) *sessionServer {
 	return &sessionServer{mcp: s, h: NewHTTPHandler(s, HTTPOptions{Token: "tok", SessionDir: dir, SessionTimeout: timeout})}
 }
 
@@ -203,4 +207,66 @@ func TestHTTPSessionIdleness(t *testing.T) {
 		}
 		synctest.Wait()
 	})
+}
+
+// TestHTTPSessionResumeRunsInitialized: a resumed session goes through the server's
+// InitializedHandler again, with the client's capabilities as it sent them (roots included),
+// so that what the server decides there (the workspace of the client's root) holds for the
+// resumed session too, instead of the default workspace.
+func TestHTTPSessionResumeRunsInitialized(t *testing.T) {
+	var dir string
+	type seen struct {
+		id    string
+		roots bool
+	}
+	var mu sync.Mutex
+	var inits []seen
+	newServer := func() *sessionServer {
+		s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, &mcp.ServerOptions{
+			InitializedHandler: func(_ context.Context, req *mcp.InitializedRequest) {
+				caps := req.Session.InitializeParams().Capabilities
+				mu.Lock()
+				inits = append(inits, seen{req.Session.ID(), caps != nil && caps.RootsV2 != nil && caps.RootsV2.ListChanged})
+				mu.Unlock()
+			},
+		})
+		return serveSessions(s, dir, time.Hour)
+	}
+	dir = t.TempDir()
+	first := newServer()
+	code, id, body := first.post(t, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":true}},"clientInfo":{"name":"qwen","version":"1"}}}`)
+	if code != http.StatusOK || id == "" {
+		t.Fatalf("initialize = %d, session %q: %s", code, id, body)
+	}
+	// The go-sdk handles notifications apart from the request that carried them.
+	handled := func(n int) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			mu.Lock()
+			got := len(inits)
+			mu.Unlock()
+			if got >= n {
+				return
+			}
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		t.Fatalf("InitializedHandler ran %d times, want %d", len(inits), n)
+	}
+	first.post(t, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	handled(1)
+	for s := range first.mcp.Sessions() {
+		s.Close()
+	}
+
+	second := newServer()
+	if code, _, body := second.post(t, id, `{"jsonrpc":"2.0","id":3,"method":"ping"}`); code != http.StatusOK {
+		t.Fatalf("ping after the restart = %d: %s", code, body)
+	}
+	handled(2)
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []seen{{id, true}, {id, true}}; !slices.Equal(inits, want) {
+		t.Errorf("InitializedHandler saw %v, want %v (once at the start, once on resume, with roots)", inits, want)
+	}
 }
