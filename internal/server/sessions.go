@@ -51,8 +51,8 @@ type sessionKeeper struct {
 	mu sync.Mutex
 	// live are the sessions this process holds, by id.
 	live map[string]*keptSession
-	// gone are sessions that closed (idle) in this process; they resume from here when there
-	// are no records on disk.
+	// gone are sessions that closed in this process, kept only when there are no records on
+	// disk; they resume from here.
 	gone map[string]sessionRecord
 	// deleted are the ids a client ended with DELETE: they stay ended.
 	deleted map[string]bool
@@ -264,15 +264,26 @@ func (k *sessionKeeper) watch(id string, ks *keptSession) {
 	ks.ss.Wait()
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if k.live[id] == ks {
-		delete(k.live, id)
-		if ks.idle != nil {
-			ks.idle.Stop()
-		}
-		if !k.deleted[id] {
-			k.gone[id] = ks.record
-		}
+	k.forget(id, ks)
+}
+
+// forget moves a closing session from live to gone; k.mu is held. Without records on disk,
+// gone is the only memory of closed sessions, bounded like deleted.
+func (k *sessionKeeper) forget(id string, ks *keptSession) {
+	if k.live[id] != ks {
+		return
 	}
+	delete(k.live, id)
+	if ks.idle != nil {
+		ks.idle.Stop()
+	}
+	if k.deleted[id] || k.records != nil {
+		return
+	}
+	if len(k.gone) >= maxDeleted {
+		clear(k.gone)
+	}
+	k.gone[id] = ks.record
 }
 
 // acquire returns the live session id names, resuming it when it is known but not live, and
@@ -404,6 +415,11 @@ func (k *sessionKeeper) release(id string, ks *keptSession) {
 func (k *sessionKeeper) expire(id string, ks *keptSession) {
 	k.mu.Lock()
 	idle := ks.active == 0 && k.live[id] == ks
+	if idle {
+		// Forget it now, not when the close is done: a request arriving meanwhile resumes it
+		// instead of reaching a session that is closing.
+		k.forget(id, ks)
+	}
 	k.mu.Unlock()
 	if idle {
 		k.logger.Info("http session idle; closed until the client comes back", "session", id, "timeout", k.timeout)
