@@ -36,9 +36,9 @@ func EstimateTokens(s string) int {
 // notice, the head and the tail. A configured budget_tokens overrides them all.
 //
 // Measured by the compat suite: Claude Code keeps results up to 50,000 characters whole and
-// shows a 2 KB preview of larger ones; Codex keeps about 12 KB, head and tail; Qwen Code keeps
+// shows a 2 KB preview of larger ones; Codex keeps about 10 KB, head and tail; Qwen Code keeps
 // 25,000 characters (and 1,000 lines) and previews beyond; opencode keeps 50 KB (and 2,000
-// lines).
+// lines); Gemini CLI keeps about 40,000 characters, head and tail.
 var clientBudgets = []struct {
 	Match string // a word of the lowercased clientInfo name
 	Bytes int
@@ -47,6 +47,7 @@ var clientBudgets = []struct {
 	{"codex", 10_000},
 	{"qwen", 20_000},
 	{"opencode", 40_000},
+	{"gemini", 36_000},
 }
 
 // clientBudget is the budget of the client that sent info, or 0 when toolhost knows no budget

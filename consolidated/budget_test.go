@@ -77,7 +77,7 @@ func TestClientBudget(t *testing.T) {
 		{"Codex", &mcp.Implementation{Name: "codex-mcp-client", Version: "0.169.0"}, 10_000},
 		{"Qwen Code", &mcp.Implementation{Name: "qwen-cli-mcp-client-toolhost"}, 20_000},
 		{"opencode", &mcp.Implementation{Name: "opencode"}, 40_000},
-		{"Gemini CLI keeps the default", &mcp.Implementation{Name: "gemini-cli-mcp-client"}, 0},
+		{"Gemini CLI", &mcp.Implementation{Name: "gemini-cli-mcp-client", Version: "0.61.0"}, 36_000},
 		{"unknown client", &mcp.Implementation{Name: "my-agent"}, 0},
 		{"no client info", nil, 0},
 	}
