@@ -14,6 +14,7 @@ import (
 	"mime"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -151,7 +152,34 @@ func (k *sessionKeeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	if r.Method == http.MethodGet {
+		r = k.withoutLostEvents(r, id)
+	}
 	ks.own.ServeHTTP(w, r)
+}
+
+// withoutLostEvents drops a Last-Event-ID that names events from before the session was
+// resumed: they ended with the old process (or the closed session), and the go-sdk would
+// refuse the reconnecting GET instead of opening the stream again.
+func (k *sessionKeeper) withoutLostEvents(r *http.Request, id string) *http.Request {
+	eid := r.Header.Get("Last-Event-ID")
+	stream, idx, ok := strings.Cut(eid, "_")
+	n, err := strconv.Atoi(idx)
+	if eid == "" || k.events == nil || !ok || err != nil || n < 0 {
+		return r // none, or malformed: the go-sdk answers that itself
+	}
+	known := true
+	for _, err := range k.events.After(r.Context(), id, stream, n) {
+		known = err == nil || errors.Is(err, mcp.ErrEventsPurged)
+		break
+	}
+	if known {
+		return r
+	}
+	k.logger.Info("http session resumed: events before the resume are lost", "session", id, "last_event_id", eid)
+	r = r.Clone(r.Context())
+	r.Header.Del("Last-Event-ID")
+	return r
 }
 
 // serveNew lets the go-sdk create a session and takes it over as soon as the answer to the

@@ -270,3 +270,46 @@ func TestHTTPSessionResumeRunsInitialized(t *testing.T) {
 		t.Errorf("InitializedHandler saw %v, want %v (once at the start, once on resume, with roots)", inits, want)
 	}
 }
+
+// TestHTTPSessionResumeReopensGETStream: after a restart, a client reconnecting its GET stream
+// with the Last-Event-ID of the old process gets a new stream (the old events are gone with the
+// process), not an error that would leave it without server-to-client messages.
+func TestHTTPSessionResumeReopensGETStream(t *testing.T) {
+	tests := []struct {
+		name, lastEventID string
+		want              int
+	}{
+		{"standalone stream", "_7", http.StatusOK},
+		{"a request's stream", "3_2", http.StatusOK},
+		{"malformed", "x_y_z", http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// A session per case: a session has one standalone stream at a time.
+			dir := t.TempDir()
+			first := newSessionServer(dir, time.Hour)
+			id := first.initialize(t)
+			for s := range first.mcp.Sessions() {
+				s.Close()
+			}
+			srv := httptest.NewServer(newSessionServer(dir, time.Hour).h)
+			defer srv.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			r, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/mcp", nil)
+			r.Header.Set("Accept", "text/event-stream")
+			r.Header.Set("Authorization", "Bearer tok")
+			r.Header.Set(sessionIDHeader, id)
+			r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+			r.Header.Set("Last-Event-ID", tt.lastEventID)
+			resp, err := srv.Client().Do(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Errorf("GET with Last-Event-ID %q after the restart = %d, want %d", tt.lastEventID, resp.StatusCode, tt.want)
+			}
+		})
+	}
+}
