@@ -24,9 +24,9 @@ type globalFlags struct {
 // define declares the global flags on fs. Each definition's default is the value parsed so far,
 // so that a second flag set (the command's) keeps what the first one read.
 func (g *globalFlags) define(fs *flag.FlagSet) {
-	fs.StringVar(&g.config, "config", g.config, "read the TOML config from `FILE` (default $XDG_CONFIG_HOME/toolhost/config.toml)")
+	fs.StringVar(&g.config, "config", g.config, "read the TOML config from `FILE` (default $XDG_CONFIG_HOME/toolhost/config.toml, as your shell sets it)")
 	fs.StringVar(&g.workdir, "workdir", g.workdir, "let the guard allow the working directory `DIR` (default: the current directory)")
-	fs.StringVar(&g.stateDir, "state-dir", g.stateDir, "keep state in `DIR` (default $XDG_STATE_HOME/toolhost)")
+	fs.StringVar(&g.stateDir, "state-dir", g.stateDir, "keep state in `DIR` (default $XDG_STATE_HOME/toolhost, as your shell sets it)")
 	fs.StringVar(&g.profile, "profile", g.profile, "use profile `NAME`: full, read-only, small, or one from the config")
 	fs.BoolVar(&g.readOnly, "read-only", g.readOnly, "enable only operations that read")
 	fs.StringVar(&g.tools, "tools", g.tools, "comma-separated `LIST` of tools (or tool.operation) to enable; others are off")
