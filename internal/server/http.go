@@ -92,6 +92,7 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	// Two credentials, two trees: the client token opens /mcp and Routes, the operator token
 	// opens OperatorRoutes, and neither opens the other's.
 	mux := http.NewServeMux()
+	// Paths neither tree serves are 404 before authentication (see notFound).
 	mux.Handle("/", notFound(authenticate(client, o.Token, o.NoAuth), client))
 	for path, h := range o.OperatorRoutes {
 		mux.Handle(path, Operator(h, o.OperatorToken, logger))

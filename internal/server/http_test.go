@@ -127,7 +127,7 @@ func TestHTTPAuthChallenges(t *testing.T) {
 		{"openid configuration", http.MethodGet, "/.well-known/openid-configuration", "", http.StatusNotFound, ""},
 		{"default registration endpoint", http.MethodPost, "/register", "", http.StatusNotFound, ""},
 		{"well-known with a wrong token", http.MethodGet, "/.well-known/oauth-authorization-server", "Bearer tok-999", http.StatusNotFound, ""},
-		// The mux redirects to the clean path, where the token is required again.
+		// The router sends an unclean path to its clean form, which then needs the token.
 		{"mcp below a well-known path", http.MethodPost, "/.well-known/../mcp", "", http.StatusTemporaryRedirect, ""},
 	}
 	for _, tt := range tests {
