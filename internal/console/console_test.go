@@ -388,20 +388,27 @@ func TestDecisions(t *testing.T) {
 	}
 }
 
+// stream opens the event stream of a topic; it ends with the test.
+func (f *fixture) stream(t *testing.T, cl *http.Client, topic string) *http.Response {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	req, _ := http.NewRequestWithContext(ctx, "GET", f.srv.URL+"/events?topic="+topic, nil)
+	resp, err := cl.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
 // TestLiveApprovals: a request made while the event stream is open arrives as an event
 // carrying the rendered request.
 func TestLiveApprovals(t *testing.T) {
 	f := newFixture(t, nil)
 	cl := f.client(t)
 	f.signIn(t, cl)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", f.srv.URL+"/events?topic=approvals", nil)
-	resp, err := cl.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := f.stream(t, cl, "approvals")
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("content type %q", ct)
 	}
@@ -471,14 +478,7 @@ func TestStreamEndsWithSession(t *testing.T) {
 	f := newFixture(t, nil)
 	cl := f.client(t)
 	csrf := f.signIn(t, cl)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	req, _ := http.NewRequestWithContext(ctx, "GET", f.srv.URL+"/events?topic=approvals", nil)
-	resp, err := cl.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
+	resp := f.stream(t, cl, "approvals")
 	other := &http.Client{Jar: cl.Jar, Transport: &http.Transport{}, CheckRedirect: cl.CheckRedirect}
 	if code, _ := f.post(t, other, "/signout", url.Values{"csrf": {csrf}}, nil); code != http.StatusSeeOther {
 		t.Fatalf("sign out: %d", code)
