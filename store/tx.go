@@ -310,3 +310,39 @@ func ParseSeqKey(k string) (n uint64, ok bool) {
 	}
 	return binary.BigEndian.Uint64([]byte(k)), true
 }
+
+// SeekReverse walks bucket b in descending key order from the last key < before (all keys if
+// before is empty), calling fn with copies until fn returns more == false or an error, which is
+// returned unchanged. Nested buckets are skipped. fn must not modify bucket b. It serves
+// newest-first pages over time-ordered keys.
+func (t *Tx) SeekReverse(b Path, before string, fn func(key string, val []byte) (more bool, err error)) error {
+	bk := t.bucket(b)
+	if bk == nil {
+		return nil
+	}
+	c := bk.Cursor()
+	var k, v []byte
+	if before == "" {
+		k, v = c.Last()
+	} else {
+		k, v = c.Seek([]byte(before))
+		if k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+	}
+	for ; k != nil; k, v = c.Prev() {
+		if v == nil {
+			continue
+		}
+		more, err := fn(string(k), clone(v))
+		if err != nil {
+			return err
+		}
+		if !more {
+			return nil
+		}
+	}
+	return nil
+}
