@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/internal/engine"
 )
 
 // Call is what a handler knows about the call it serves.
@@ -17,6 +18,11 @@ type Call struct {
 	ExecutionID string
 	// Conversation scopes todos, terminals, grants and reminders.
 	Conversation string
+	// Principal is who calls (from the transport's credential); its tier was checked.
+	Principal authz.Principal
+	// Execution records this call in the history; nil when the server keeps none. Terminal
+	// work adds its command line and exit code, and work that outlives the call continues it.
+	Execution *engine.Execution
 	Env          *Env
 	Logger       *slog.Logger
 
@@ -59,4 +65,18 @@ func Text(format string, args ...any) *Result {
 		return &Result{Text: format}
 	}
 	return &Result{Text: fmt.Sprintf(format, args...)}
+}
+
+// SetCommand records the command line of terminal work in the execution history.
+func (c *Call) SetCommand(line string) {
+	if c.Execution != nil {
+		c.Execution.SetCommand(line)
+	}
+}
+
+// SetExitCode records the exit code of terminal work in the execution history.
+func (c *Call) SetExitCode(code int) {
+	if c.Execution != nil {
+		c.Execution.SetExitCode(code)
+	}
 }

@@ -2,8 +2,6 @@ package consolidated
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/internal/engine"
 )
 
 // Env carries what handlers share: configuration and the engines they call. It is built once by
@@ -33,6 +32,10 @@ type Env struct {
 	BudgetTokens int
 	Spill        *Spill
 	Logger       *slog.Logger
+	// Executions records every call; nil keeps no history.
+	Executions *engine.Engine
+	// Limits rate-limits calls per principal and category; nil sets no limit.
+	Limits *engine.Limits
 
 	thoughts atomic.Int64
 }
@@ -79,11 +82,21 @@ func NewRegistry(env *Env, tools []*Tool, allow Allow) *Registry {
 }
 
 // Tools returns the advertised tools in the fixed order, as clients will see them.
-func (r *Registry) Tools() []*mcp.Tool {
-	var out []*mcp.Tool
+func (r *Registry) Tools() []*mcp.Tool { return r.ToolsFor(authz.TierAdmin) }
+
+// ToolsFor returns the tools a principal of tier may call: each with only the operations its
+// tier allows, and none where it allows no operation. The list is the same bytes on every
+// call for a tier (clients cache the prompt prefix that holds it).
+func (r *Registry) ToolsFor(tier authz.Tier) []*mcp.Tool {
+	out := []*mcp.Tool{}
 	for _, t := range r.tools {
-		ops, ok := r.enabled[t.Name]
-		if !ok {
+		var ops []Operation
+		for _, op := range r.enabled[t.Name] {
+			if tier.Allows(op.RiskCategory()) {
+				ops = append(ops, op)
+			}
+		}
+		if len(ops) == 0 {
 			continue
 		}
 		out = append(out, &mcp.Tool{
@@ -166,6 +179,10 @@ func (r *Registry) Register(s *mcp.Server) {
 		if t.Subscriptions != nil {
 			t.Subscriptions.Serve(s)
 		}
+	}
+	if r.env.Executions != nil {
+		s.AddResource(&mcp.Resource{URI: RecentExecutionsURI, Name: "recent-executions", MIMEType: "application/json",
+			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors."}, r.recentExecutions)
 	}
 }
 
@@ -276,10 +293,19 @@ var conversationIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
 // isError result.
 func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMessage, req *mcp.CallToolRequest) *mcp.CallToolResult {
 	start := time.Now()
-	c := &Call{Tool: toolName, ExecutionID: newExecutionID(), Env: r.env, Request: req}
+	c := &Call{Tool: toolName, ExecutionID: engine.NewID(start), Env: r.env, Request: req, Principal: principalOf(ctx)}
 	c.Logger = r.env.logger().With("exec", c.ExecutionID, "tool", toolName)
-	res, err := r.run(ctx, c, raw)
+	op, args, err := r.prepare(c, raw)
+	ctx, x := r.begin(ctx, c, op, raw)
+	var res *Result
+	if err == nil {
+		err = r.admit(c, op)
+	}
+	if err == nil {
+		res, err = r.invoke(ctx, c, op, args)
+	}
 	out := r.toMCP(ctx, c, res, err)
+	r.finish(ctx, c, x, out, err)
 	outcome := "ok"
 	var cause error
 	switch {
@@ -302,19 +328,21 @@ func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMe
 	return out
 }
 
-func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Result, error) {
+// prepare finds the operation and decodes its arguments, setting the call's operation and
+// conversation; an error is for the model.
+func (r *Registry) prepare(c *Call, raw json.RawMessage) (Operation, any, error) {
 	t := r.declared(c.Tool)
 	if t == nil {
-		return nil, &ToolError{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool %q", c.Tool), Next: "tools: " + strings.Join(r.Names(), ", ")}
+		return Operation{}, nil, &ToolError{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool %q", c.Tool), Next: "tools: " + strings.Join(r.Names(), ", ")}
 	}
 	enabled, advertised := r.enabled[t.Name]
 	if !advertised {
-		return nil, &ToolError{Code: CodeDisabled, Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
+		return Operation{}, nil, &ToolError{Code: CodeDisabled, Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
 			Next: "tools: " + strings.Join(r.Names(), ", ")}
 	}
 	m, err := rawArgs(raw)
 	if err != nil {
-		return nil, err
+		return Operation{}, nil, err
 	}
 	m = canonicalKeys(t, m)
 	op := enabled[0]
@@ -322,11 +350,11 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 		var name string
 		if v, ok := m["operation"]; ok {
 			if json.Unmarshal(v, &name) != nil {
-				return nil, &ToolError{Code: CodeInvalidType, Param: "operation", Message: "operation must be a string", Next: "operations: " + strings.Join(opNames(enabled), ", ")}
+				return Operation{}, nil, &ToolError{Code: CodeInvalidType, Param: "operation", Message: "operation must be a string", Next: "operations: " + strings.Join(opNames(enabled), ", ")}
 			}
 		}
 		if name == "" {
-			return nil, &ToolError{Code: CodeMissingParameter, Param: "operation", Message: t.Name + " requires operation",
+			return Operation{}, nil, &ToolError{Code: CodeMissingParameter, Param: "operation", Message: t.Name + " requires operation",
 				Next: "operations: " + strings.Join(opNames(enabled), ", ")}
 		}
 		c.Operation = name
@@ -338,7 +366,7 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 		}
 		if !found {
 			if _, declared := t.operation(name); declared {
-				return nil, &ToolError{Code: CodeDisabled, Param: "operation",
+				return Operation{}, nil, &ToolError{Code: CodeDisabled, Param: "operation",
 					Message: fmt.Sprintf("%s.%s is disabled in profile %s", t.Name, name, r.env.profile()),
 					Next:    "operations: " + strings.Join(opNames(enabled), ", ")}
 			}
@@ -347,7 +375,7 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 			if n := nearest(name, opNames(enabled)); n != "" {
 				te.Next = fmt.Sprintf("did you mean %s? operations: %s", n, strings.Join(opNames(enabled), ", "))
 			}
-			return nil, te
+			return Operation{}, nil, te
 		}
 	} else {
 		c.Operation = op.Name
@@ -356,17 +384,17 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 	if v, ok := m["conversation_id"]; ok && t.Conversational && !isZeroJSON(v) {
 		var conv string
 		if json.Unmarshal(v, &conv) != nil || !conversationIDPattern.MatchString(conv) {
-			return nil, &ToolError{Code: CodeInvalidValue, Param: "conversation_id", Message: "conversation_id must be 1-128 characters of letters, digits and . _ : @ -"}
+			return Operation{}, nil, &ToolError{Code: CodeInvalidValue, Param: "conversation_id", Message: "conversation_id must be 1-128 characters of letters, digits and . _ : @ -"}
 		}
 		c.Conversation = conv
 	} else if ok && !t.Conversational && !isZeroJSON(v) {
-		return nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id", Message: t.Name + " does not take conversation_id"}
+		return Operation{}, nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id", Message: t.Name + " does not take conversation_id"}
 	}
 	args, err := decodeArgs(op, m)
 	if err != nil {
-		return nil, err
+		return op, nil, err
 	}
-	return r.invoke(ctx, c, op, args)
+	return op, args, nil
 }
 
 // invoke runs the handler in its own goroutine so that a handler that ignores its context cannot
@@ -400,6 +428,9 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, &ToolError{Code: CodeTimeout, Message: fmt.Sprintf("%s.%s did not finish within %s", c.Tool, op.Name, op.timeout()),
 				Next: "narrow the request, or use a smaller range"}
+		}
+		if errors.Is(context.Cause(ctx), engine.ErrCancelled) {
+			return nil, &ToolError{Code: CodeCancelled, Message: fmt.Sprintf("execution %s was cancelled by the operator", c.ExecutionID)}
 		}
 		return nil, &ToolError{Code: CodeCancelled, Message: "the call was cancelled"}
 	}
@@ -476,11 +507,6 @@ func (e *Env) profile() string {
 	return e.Profile
 }
 
-func newExecutionID() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("x%x-%s", time.Now().UnixMilli()&0xffffffff, hex.EncodeToString(b[:]))
-}
 
 // loggedVerbatim are the parameters whose short values the log shows: names and ids that say
 // what a call was about. Everything else (content, commands, input, queries, reasons) is logged

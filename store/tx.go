@@ -27,6 +27,9 @@ const (
 	BucketExecutions = "executions"
 	// BucketMemories holds semantic memories (text, metadata, embedder ID, vector).
 	BucketMemories = "memories"
+	// BucketTokens holds the HTTP client tokens, keyed by the SHA-256 of the secret (created
+	// on first use).
+	BucketTokens = "tokens"
 )
 
 // Path names a bucket by the chain of bucket names from the top level, e.g.

@@ -83,11 +83,13 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		SessionTimeout: hc.SessionTimeout.Duration,
 		AllowedHosts:   listen.AllowedHosts,
 		Logger:         a.Logger,
-		Routes: map[string]http.Handler{
-			"/api/approvals":  server.OperatorPeer(server.ApprovalsHandler(a.Guard), a.Logger),
-			"/api/approvals/": server.OperatorPeer(server.ApprovalsHandler(a.Guard), a.Logger),
-		},
+		Resolve:        a.Tokens.Resolve,
+		Health:         a.Ready,
 	}
+	metrics := server.NewMetrics(a.Executions.ActiveCount)
+	a.OnFinish(metrics.Observe)
+	hopts.Routes = server.OperatorRoutes(server.OperatorAPI{Guard: a.Guard, Executions: a.Executions, Limits: a.Limits,
+		Metrics: metrics.Handler(), Logger: a.Logger})
 	if tokenOnCommandLine {
 		a.Logger.Warn("--token puts the token on the command line, readable by every local process (ps); prefer TOOLHOST_TOKEN or the generated token file")
 	}
@@ -107,7 +109,11 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	if _, err := a.RegisterListener(ln.Addr().String()); err != nil {
 		return err
 	}
-	srv := server.NewHTTPServer(server.NewHTTPHandler(a.Server(), hopts))
+	principal := server.DefaultPrincipal
+	if hopts.NoAuth {
+		principal = server.AnonymousPrincipal
+	}
+	srv := server.NewHTTPServer(server.NewHTTPHandler(a.ServerAs(principal), hopts))
 	url := fmt.Sprintf("http://%s/mcp", ln.Addr())
 	out := inv.stdout
 	fmt.Fprintf(out, "toolhost %s serving %s (workdir %s, profile %s)\n", app.Version, url, a.Workdir, a.ProfileName)

@@ -20,6 +20,7 @@ import (
 	"toolhost/internal/config"
 	"toolhost/internal/edit"
 	"toolhost/internal/embed"
+	"toolhost/internal/engine"
 	"toolhost/internal/fsread"
 	"toolhost/internal/memory"
 	"toolhost/internal/server"
@@ -53,6 +54,13 @@ type App struct {
 	Journal    *edit.Journal
 	termGuard  *terminalGuard
 	PromptsDir string
+	// Executions records every call; Limits rate-limits them; StdioPrincipal is who calls
+	// over stdio (admin unless [stdio] tier lowers it).
+	Executions     *engine.Engine
+	Tokens         *authz.Tokens
+	Limits         *engine.Limits
+	StdioPrincipal authz.Principal
+	finishHooks    []func(engine.Record)
 
 	closers []func() error
 }
@@ -125,6 +133,10 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	}
 	a.closers = append(a.closers, a.Guard.Close)
 	a.openJournal()
+	if err := a.openExecutions(ctx); err != nil {
+		return nil, err
+	}
+	a.Env.Executions, a.Env.Limits = a.Executions, a.Limits
 	rcfg := reminders.DefaultConfig()
 	rcfg.Enabled = !cfg.Reminders.Off
 	rcfg.EveryNCalls = cfg.Reminders.EveryNCalls
@@ -228,9 +240,13 @@ func canonicalPath(p string) (string, error) {
 }
 
 // Server builds the MCP server for this configuration: the registry's tools with their
-// resources, and the prompts.
-func (a *App) Server() *mcp.Server {
+// resources, and the prompts. Requests without a token act as the stdio principal.
+func (a *App) Server() *mcp.Server { return a.ServerAs(a.StdioPrincipal) }
+
+// ServerAs is Server with the principal of requests that carry no token.
+func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 	return server.New(server.Options{
+		Principal:    p,
 		Name:         Name,
 		Version:      Version,
 		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with read_tool_result.",

@@ -113,6 +113,8 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 
 // Start describes a call as it begins.
 type Start struct {
+	// ID is the execution's id (NewID); empty means Begin makes one.
+	ID              string
 	Tool, Operation string
 	Category        authz.Category
 	Risk            string
@@ -150,8 +152,11 @@ type Execution struct {
 func (e *Engine) Begin(ctx context.Context, s Start) (context.Context, *Execution) {
 	now := e.opts.Now()
 	x := &Execution{e: e, started: time.Now(), done: make(chan struct{})}
+	if s.ID == "" {
+		s.ID = NewID(now)
+	}
 	x.rec = Record{
-		ID: NewID(now), Tool: s.Tool, Operation: s.Operation, Category: s.Category, Risk: s.Risk,
+		ID: s.ID, Tool: s.Tool, Operation: s.Operation, Category: s.Category, Risk: s.Risk,
 		Principal: s.Principal, Conversation: s.Conversation, Client: s.Client, Args: MaskArgs(s.Args),
 		Status: StatusRunning, Start: now.UTC(), Owner: e.self.String(),
 	}

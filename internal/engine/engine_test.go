@@ -413,3 +413,52 @@ func TestSIGKILLDuringStream(t *testing.T) {
 		t.Errorf("orphans after restart: %+v, %v", p, err)
 	}
 }
+
+func TestLimits(t *testing.T) {
+	now := time.Unix(0, 0)
+	l := &Limits{PerPrincipal: Rate{N: 3, Per: time.Minute}, PerCategory: map[authz.Category]Rate{authz.CategoryDangerous: {N: 1, Per: time.Minute}}, Now: func() time.Time { return now }}
+	alice := authz.Principal{Name: "alice"}
+	steps := []struct {
+		name    string
+		p       authz.Principal
+		own     Rate
+		c       authz.Category
+		advance time.Duration
+		limited string // part of the LimitError's limit, "" for allowed
+	}{
+		{"first safe", alice, Rate{}, authz.CategorySafe, 0, ""},
+		{"first dangerous", alice, Rate{}, authz.CategoryDangerous, 0, ""},
+		{"second dangerous refused by category", alice, Rate{}, authz.CategoryDangerous, 0, "dangerous calls of alice"},
+		{"refused call took nothing: third call passes", alice, Rate{}, authz.CategorySafe, 0, ""},
+		{"fourth refused by principal", alice, Rate{}, authz.CategorySafe, 0, "principal alice"},
+		{"another principal has its own bucket", authz.Principal{Name: "bob"}, Rate{}, authz.CategorySafe, 0, ""},
+		{"own rate replaces the default", authz.Principal{Name: "carol"}, Rate{N: 1, Per: time.Hour}, authz.CategorySafe, 0, ""},
+		{"own rate refuses the second", authz.Principal{Name: "carol"}, Rate{N: 1, Per: time.Hour}, authz.CategorySafe, 0, "principal carol: 1/h"},
+		{"after 20s one more call of alice", alice, Rate{}, authz.CategorySafe, 20 * time.Second, ""},
+	}
+	for _, s := range steps {
+		now = now.Add(s.advance)
+		err := l.Allow(s.p, s.own, s.c)
+		var le *LimitError
+		switch {
+		case s.limited == "" && err != nil:
+			t.Errorf("%s: Allow = %v, want allowed", s.name, err)
+		case s.limited != "" && (!errors.As(err, &le) || !strings.Contains(le.Limit, s.limited) || le.Wait <= 0):
+			t.Errorf("%s: Allow = %v, want a LimitError on %q with a wait", s.name, err, s.limited)
+		}
+	}
+}
+
+func TestParseRate(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Rate
+		bad  bool
+	}{{"60/min", Rate{60, time.Minute}, false}, {"10/s", Rate{10, time.Second}, false}, {"5/h", Rate{5, time.Hour}, false},
+		{"", Rate{}, false}, {"0", Rate{}, false}, {"60", Rate{}, true}, {"x/min", Rate{}, true}, {"-1/min", Rate{}, true}, {"3/day", Rate{}, true}} {
+		got, err := ParseRate(tt.in)
+		if (err != nil) != tt.bad || got != tt.want {
+			t.Errorf("ParseRate(%q) = %v, %v; want %v, bad %v", tt.in, got, err, tt.want, tt.bad)
+		}
+	}
+}

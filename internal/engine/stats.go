@@ -179,7 +179,7 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 			return Stats{}, err
 		}
 	}
-	s := Stats{Total: a.Total, ByStatus: a.ByStatus, SuccessRate: rate(a.ByStatus[StatusSuccess], a.Total),
+	s := Stats{Total: a.Total, ByStatus: a.ByStatus, SuccessRate: successRate(a.ByStatus[StatusSuccess], a.Total),
 		Tools: groups(a.Tools), Categories: groups(a.Categories), TopOperations: []OperationCount{},
 		Active: len(e.Active(ctx, authz.Principal{Tier: authz.TierAdmin}))}
 	for op, n := range a.Operations {
@@ -195,7 +195,7 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	return s, nil
 }
 
-func rate(n, total int64) float64 {
+func successRate(n, total int64) float64 {
 	if total == 0 {
 		return 0
 	}
@@ -205,7 +205,7 @@ func rate(n, total int64) float64 {
 func groups(m map[string]*group) []GroupStats {
 	out := []GroupStats{}
 	for name, g := range m {
-		out = append(out, GroupStats{Name: name, Count: g.Count, SuccessRate: rate(g.Success, g.Count),
+		out = append(out, GroupStats{Name: name, Count: g.Count, SuccessRate: successRate(g.Success, g.Count),
 			P50MS: g.percentile(0.50), P95MS: g.percentile(0.95)})
 	}
 	slices.SortFunc(out, func(x, y GroupStats) int {

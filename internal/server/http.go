@@ -1,7 +1,10 @@
 package server
 
 import (
+	"context"
 	"crypto/subtle"
+	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -9,7 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
 )
 
 // HTTPOptions configure the streamable HTTP transport.
@@ -27,10 +33,23 @@ type HTTPOptions struct {
 	// AllowedHosts are extra Host header values accepted besides loopback names (for a
 	// non-loopback bind).
 	AllowedHosts []string
-	// Routes are extra token-protected handlers, such as the approval endpoint.
+	// Resolve maps a bearer token other than Token to its principal (the token table); nil
+	// accepts Token alone. Token itself is the admin principal "default".
+	Resolve func(ctx context.Context, secret string) (authz.Principal, error)
+	// Routes are extra token-protected handlers, such as the approval endpoint; the operator
+	// API (OperatorRoutes) goes here. Each handler finds the caller with authz.PrincipalFrom.
 	Routes map[string]http.Handler
+	// Health answers GET /readyz: nil means ready. /healthz and /readyz need no credentials
+	// and say nothing but ok or not.
+	Health func(ctx context.Context) error
 	Logger *slog.Logger
 }
+
+// Principals of requests that carry the configured token, or none under NoAuth.
+var (
+	DefaultPrincipal   = authz.Principal{Name: "default", Tier: authz.TierAdmin}
+	AnonymousPrincipal = authz.Principal{Name: "anonymous", Tier: authz.TierAdmin}
+)
 
 // DefaultMaxBodyBytes bounds an HTTP request body.
 const DefaultMaxBodyBytes = 8 << 20
@@ -54,22 +73,80 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout,
 	})
-	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+	var mcpHandler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.Stateless || r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
 			stateless.ServeHTTP(w, r)
 			return
 		}
 		stateful.ServeHTTP(w, r)
 	})
+	if !o.NoAuth {
+		// The SDK carries the principal to tool handlers as the request's TokenInfo (also on
+		// stateful sessions, per request), and pins a session to the principal that opened it.
+		mcpHandler = auth.RequireBearerToken(func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+			p, ok := authz.PrincipalFrom(r.Context())
+			if !ok {
+				return nil, auth.ErrInvalidToken
+			}
+			return TokenInfoOf(p), nil
+		}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(mcpHandler)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", mcpHandler)
 	for path, h := range o.Routes {
 		mux.Handle(path, h)
 	}
 	var h http.Handler = mux
-	h = authenticate(h, o.Token, o.NoAuth)
+	h = authenticate(h, o)
 	h = checkOrigin(h)
 	h = checkHost(h, o.AllowedHosts)
-	return h
+	return withHealth(h, o.Health)
+}
+
+// withHealth answers the probes before any check: a load balancer or kubelet sends no token
+// and may use any Host. They reveal only whether the server is up and ready.
+func withHealth(next http.Handler, ready func(context.Context) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz":
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			io.WriteString(w, "ok\n")
+		case "/readyz":
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+			defer cancel()
+			if ready != nil && ready(ctx) != nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				io.WriteString(w, "not ready\n")
+				return
+			}
+			io.WriteString(w, "ready\n")
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// TokenInfoOf is how a principal travels inside the SDK (RequestExtra.TokenInfo).
+func TokenInfoOf(p authz.Principal) *auth.TokenInfo {
+	return &auth.TokenInfo{UserID: p.Name, Extra: map[string]any{"tier": string(p.Tier), "rate": p.Rate}}
+}
+
+// PrincipalOf reads a principal back from TokenInfoOf; a missing or unknown tier is view_only,
+// so a malformed one fails closed.
+func PrincipalOf(ti *auth.TokenInfo) authz.Principal {
+	p := authz.Principal{Name: ti.UserID, Tier: authz.TierViewOnly}
+	if s, ok := ti.Extra["tier"].(string); ok {
+		if t, err := authz.ParseTier(s); err == nil {
+			p.Tier = t
+		}
+	}
+	if s, ok := ti.Extra["rate"].(string); ok {
+		p.Rate = s
+	}
+	return p
 }
 
 // NewHTTPServer wraps h with timeouts and header limits.
@@ -82,19 +159,38 @@ func NewHTTPServer(h http.Handler) *http.Server {
 	}
 }
 
-func authenticate(next http.Handler, token string, noAuth bool) http.Handler {
+// authenticate resolves the bearer token to a principal and puts it into the request's
+// context: the configured token is the admin "default", others come from the token table.
+func authenticate(next http.Handler, o HTTPOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !noAuth {
+		p := AnonymousPrincipal
+		if !o.NoAuth {
 			// The scheme name is case-insensitive (RFC 9110 §11.1); some clients send "bearer".
 			scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
 			ok = ok && strings.EqualFold(scheme, "Bearer")
-			if !ok || token == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
+			got = strings.TrimSpace(got)
+			switch {
+			case ok && o.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(o.Token)) == 1:
+				p = DefaultPrincipal
+			case ok && got != "" && o.Resolve != nil:
+				var err error
+				p, err = o.Resolve(r.Context(), got)
+				if err != nil && !errors.Is(err, authz.ErrBadToken) {
+					// The token table could not be read: not the client's fault.
+					http.Error(w, "token check unavailable; retry", http.StatusServiceUnavailable)
+					return
+				}
+				ok = err == nil
+			default:
+				ok = false
+			}
+			if !ok {
 				w.Header().Set("WWW-Authenticate", `Bearer realm="toolhost"`)
-				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+				http.Error(w, "missing, wrong or revoked bearer token", http.StatusUnauthorized)
 				return
 			}
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(authz.WithPrincipal(r.Context(), p)))
 	})
 }
 
