@@ -2,10 +2,10 @@ package authz
 
 import (
 	"context"
-	"encoding/json"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"

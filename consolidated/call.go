@@ -23,8 +23,8 @@ type Call struct {
 	// Execution records this call in the history; nil when the server keeps none. Terminal
 	// work adds its command line and exit code, and work that outlives the call continues it.
 	Execution *engine.Execution
-	Env          *Env
-	Logger       *slog.Logger
+	Env       *Env
+	Logger    *slog.Logger
 
 	// Request is the SDK request, for elicitation and progress; nil for in-process calls.
 	Request *mcp.CallToolRequest

@@ -507,7 +507,6 @@ func (e *Env) profile() string {
 	return e.Profile
 }
 
-
 // loggedVerbatim are the parameters whose short values the log shows: names and ids that say
 // what a call was about. Everything else (content, commands, input, queries, reasons) is logged
 // by size only, since it may carry secrets a model typed or read.
