@@ -286,6 +286,9 @@ func (r *Registry) declared(name string) *Tool {
 	return nil
 }
 
+// cancelWait is how long a cancelled call waits for its handler to say how the work ended.
+const cancelWait = 2 * time.Second
+
 var conversationIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
 
 // Dispatch runs one call: validation, the handler under its deadline with panic recovery, result
@@ -425,6 +428,19 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 	case o := <-done:
 		return o.res, o.err
 	case <-ctx.Done():
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// A handler that honours cancellation (a command killed with its tree) answers
+			// with how the work ended; one that does not is not waited for long.
+			t := time.NewTimer(cancelWait)
+			defer t.Stop()
+			select {
+			case o := <-done:
+				if o.err == nil && o.res != nil {
+					return o.res, nil
+				}
+			case <-t.C:
+			}
+		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, &ToolError{Code: CodeTimeout, Message: fmt.Sprintf("%s.%s did not finish within %s", c.Tool, op.Name, op.timeout()),
 				Next: "narrow the request, or use a smaller range"}
