@@ -61,7 +61,7 @@ type sessionIDArgs struct {
 
 type closeSessionArgs struct {
 	SessionID string `json:"session_id" alias:"id,session,name,session_name"`
-	Signal    string `json:"signal,omitempty" jsonschema:"close_session: first signal (TERM default, INT, HUP, QUIT, KILL, USR1, USR2); the rest is killed after a grace."`
+	Signal    string `json:"signal,omitempty" jsonschema:"close_session: TERM (default), INT, HUP, KILL…"`
 }
 
 type getHistoryArgs struct {

@@ -23,10 +23,10 @@ import (
 var toolBudget = map[string]int{
 	"think":                     90,
 	"user_collaboration":        280,
-	"todo_operations":           360,
+	"todo_operations":           350,
 	"memory_operations":         300,
 	"file_operations":           780,
-	"terminal_operations":       460,
+	"terminal_operations":       470,
 	"build_and_version_control": 430,
 	"web_operations":            425,
 	"database_operations":       215,

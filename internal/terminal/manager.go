@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"errors"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -693,8 +694,12 @@ wait:
 		case <-notify: // nil without Progress: never ready
 			time.Sleep(20 * time.Millisecond) // coalesce chunks of a chatty command
 		case <-ctx.Done():
-			// The caller gave up: the command goes with it, and the answer says how it ended.
-			j.cancel()
+			// A cancelled caller (MCP cancellation, an operator's cancel) takes the command
+			// with it, and the answer says how it ended. A deadline only ends the wait: the
+			// command keeps running under its own timeout, readable by its id.
+			if errors.Is(ctx.Err(), context.Canceled) {
+				j.cancel()
+			}
 			j.mu.Lock()
 			r := j.resultLocked(budget)
 			j.mu.Unlock()
