@@ -116,7 +116,8 @@ func (r *Registry) finish(ctx context.Context, c *Call, x *engine.Execution, out
 	if rec.ErrorCode != "" {
 		data["error_code"] = rec.ErrorCode
 	}
-	logToClient(ctx, c, clientLevel(rec), data)
+	// Finish cancelled the execution's context; the message still belongs to this request.
+	logToClient(context.WithoutCancel(ctx), c, clientLevel(rec), data)
 }
 
 // logToClient tells the client of an execution's lifecycle at the level it chose

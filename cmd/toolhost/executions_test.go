@@ -401,7 +401,11 @@ func TestOperatorAPIOverHTTP(t *testing.T) {
 	}
 	for _, b := range bad {
 		var body map[string]any
-		code, _ := api(t, "GET", base+b.path, token, &body)
+		var into any = &body
+		if b.param == "" {
+			into = nil // the mux's own 404 is plain text
+		}
+		code, _ := api(t, "GET", base+b.path, token, into)
 		if code != b.code || (b.param != "" && body["param"] != b.param) {
 			t.Errorf("GET %s = %d %v, want %d naming %q", b.path, code, body, b.code, b.param)
 		}
@@ -555,7 +559,7 @@ func TestExecutionsOverStdio(t *testing.T) {
 			mu.Lock()
 			logs = append(logs, string(b))
 			mu.Unlock()
-		}}).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+		}}).Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -627,6 +631,29 @@ func TestExecutionsOverStdio(t *testing.T) {
 	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "toolhost://executions/recent"})
 	if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, id) {
 		t.Errorf("recent executions resource = %+v, %v", res, err)
+	}
+	// On 2026-07-28 the level travels in each request's _meta.
+	logs2 := make(chan string, 8)
+	cs2, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-exec-test-new", Version: "1"}, &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			b, _ := json.Marshal(r.Params)
+			logs2 <- string(b)
+		}}).Connect(ctx, &mcp.CommandTransport{Command: commandIn(t, state, work, "stdio")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs2.Close()
+	if _, err := cs2.CallTool(ctx, &mcp.CallToolParams{Name: "think", Arguments: map[string]any{"thoughts": "x"},
+		Meta: mcp.Meta{mcp.MetaKeyLogLevel: "info"}}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case m := <-logs2:
+		if !strings.Contains(m, `"event":"finished"`) || strings.Contains(m, `"event":"started"`) {
+			t.Errorf("new-protocol log message at info = %s, want only the finish", m)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("no log message on the new protocol with _meta level info")
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -176,10 +176,16 @@ func (e *Engine) Begin(ctx context.Context, s Start) (context.Context, *Executio
 func (x *Execution) ID() string { return x.rec.ID }
 
 // SetCommand records the command line of terminal work.
+// The running record is journalled again, so other processes (toolhost active) see it.
 func (x *Execution) SetCommand(line string) {
-	x.e.mu.Lock()
+	e := x.e
+	e.mu.Lock()
 	x.rec.Command = cutString(line, 1000)
-	x.e.mu.Unlock()
+	if !x.finished && !e.closed {
+		r := x.rec
+		e.appendLocked(&r)
+	}
+	e.mu.Unlock()
 }
 
 // SetExitCode records the exit code of terminal work.

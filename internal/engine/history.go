@@ -90,6 +90,48 @@ func (e *Engine) flush(ctx context.Context) error {
 	return nil
 }
 
+// importLive stores the finished records that other running processes have journalled but
+// not flushed yet, so a history page or stats read from any process (the CLI) includes every
+// acknowledged call. Their owners flush the same records later; store skips what exists.
+func (e *Engine) importLive(ctx context.Context) error {
+	if e.opts.Store == nil {
+		return nil
+	}
+	var finished []Record
+	for _, r := range e.liveJournals() {
+		if r.Finished() {
+			finished = append(finished, r)
+		}
+	}
+	if len(finished) == 0 {
+		return nil
+	}
+	var missing []Record
+	err := e.opts.Store.View(ctx, func(tx *store.Tx) error {
+		for _, r := range finished {
+			if _, ok := tx.Get(recordsBucket, r.ID); !ok {
+				missing = append(missing, r)
+			}
+		}
+		return nil
+	})
+	if err != nil || len(missing) == 0 {
+		return err
+	}
+	return e.store(ctx, missing)
+}
+
+// sync brings this process's pending records and other processes' unflushed ones into bbolt
+// before a query. Failures only make the answer older; they are logged.
+func (e *Engine) sync(ctx context.Context) {
+	if err := e.flush(ctx); err != nil {
+		e.logger.Debug("flush before query", "err", err)
+	}
+	if err := e.importLive(ctx); err != nil {
+		e.logger.Debug("import other processes' executions", "err", err)
+	}
+}
+
 // Flush moves pending records into bbolt now (tests, and queries that must see this process's
 // last calls).
 func (e *Engine) Flush(ctx context.Context) error { return e.flush(ctx) }
@@ -340,9 +382,7 @@ func (e *Engine) List(ctx context.Context, f Filter) (Page, error) {
 		page.More = len(matched) > f.Offset+f.Limit
 		return page, nil
 	}
-	if err := e.flush(ctx); err != nil {
-		e.logger.Debug("flush before history", "err", err)
-	}
+	e.sync(ctx)
 	if e.opts.Store == nil {
 		return page, nil
 	}

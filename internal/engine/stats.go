@@ -165,9 +165,7 @@ type OperationCount struct {
 
 // Stats reads the aggregates (no scan of the history) and counts what runs now.
 func (e *Engine) Stats(ctx context.Context) (Stats, error) {
-	if err := e.flush(ctx); err != nil {
-		e.logger.Debug("flush before stats", "err", err)
-	}
+	e.sync(ctx)
 	a := &aggregate{ByStatus: map[Status]int64{}}
 	if e.opts.Store != nil {
 		err := e.opts.Store.View(ctx, func(tx *store.Tx) error {
