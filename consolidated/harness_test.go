@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/internal/engine"
 	"toolhost/internal/edit"
 	"toolhost/internal/terminal"
 	"toolhost/store"
@@ -58,6 +59,8 @@ type harnessOptions struct {
 	elicit bool
 	// guard, when set, adjusts the guard's configuration (outside reads that need a grant).
 	guard func(*authz.Config)
+	// executions records calls in an execution engine on the harness's store (h.env.Executions).
+	executions bool
 }
 
 func newHarness(t testing.TB, o harnessOptions) *harness {
@@ -84,6 +87,14 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 		t.Fatal(err)
 	}
 	h.env = &Env{Workdir: wd, DefaultConversation: testConversation, BudgetTokens: o.budgetTokens, Spill: spill}
+	if o.executions {
+		e, err := engine.Open(ctx, engine.Options{StateDir: h.st.Dir(), Store: h.st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		h.env.Executions = e
+	}
 	tools := o.tools(h)
 	h.tool = tools[0].Name
 	h.reg = NewRegistry(h.env, tools, nil)

@@ -286,8 +286,10 @@ func (r *Registry) declared(name string) *Tool {
 	return nil
 }
 
-// cancelWait is how long a cancelled call waits for its handler to say how the work ended.
-const cancelWait = 2 * time.Second
+// cancelWait is how long a cancelled call waits for its handler to say how the work ended: a
+// command's tree is killed with SIGKILL after a grace and up to 5 s of retries, and the
+// execution is not recorded as cancelled before its processes are gone.
+const cancelWait = 10 * time.Second
 
 var conversationIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
 

@@ -421,7 +421,7 @@ func TestOperatorAPIOverHTTP(t *testing.T) {
 			Name string  `json:"name"`
 			P50  float64 `json:"p50_ms"`
 		} `json:"tools"`
-		Categories []struct{ Name string } `json:"categories"`
+		Categories []struct{ Name string }      `json:"categories"`
 		TopOps     []struct{ Operation string } `json:"top_operations"`
 	}
 	if code, _ := api(t, "GET", base+"/api/stats", token, &stats); code != 200 || stats.Total < 2 || len(stats.Tools) < 2 || len(stats.TopOps) < 2 {
@@ -525,7 +525,7 @@ func TestHundredConcurrentExecutions(t *testing.T) {
 		t.Errorf("%d results, want 100", n)
 	}
 	if left := countProcs(marker); left != 0 {
-		t.Errorf("%d sleeping processes left", left)
+		t.Errorf("%d sleeping processes left after every cancel returned", left)
 	}
 	var p execPage
 	api(t, "GET", base+"/api/executions?status=cancelled&limit=100", token, &p)
@@ -718,4 +718,3 @@ func TestSIGKILLedServerLeavesNoRunningExecution(t *testing.T) {
 		t.Errorf("active after restart = %q", out)
 	}
 }
-

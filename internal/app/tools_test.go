@@ -4,13 +4,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
+	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/config"
 	"toolhost/internal/golden"
@@ -188,4 +191,35 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// TestTierToolLists pins what each tier is shown in tools/list, as tool and operation names
+// (the schemas themselves are pinned by TestToolGolden), and that each tier's list is the same
+// bytes every time: clients cache the prompt prefix that holds it.
+func TestTierToolLists(t *testing.T) {
+	a := testApp(t)
+	for _, tier := range authz.Tiers {
+		t.Run(string(tier), func(t *testing.T) {
+			tools := a.Registry.ToolsFor(tier)
+			first, _ := json.Marshal(tools)
+			again, _ := json.Marshal(testApp(t).Registry.ToolsFor(tier))
+			if !bytes.Equal(first, again) {
+				t.Errorf("tools/list of tier %s differs between two servers", tier)
+			}
+			var b strings.Builder
+			for _, tl := range tools {
+				var schema struct {
+					Properties struct {
+						Operation struct {
+							Enum []string `json:"enum"`
+						} `json:"operation"`
+					} `json:"properties"`
+				}
+				sb, _ := json.Marshal(tl.InputSchema)
+				json.Unmarshal(sb, &schema)
+				fmt.Fprintf(&b, "%s: %s\n", tl.Name, strings.Join(schema.Properties.Operation.Enum, " "))
+			}
+			golden.Check(t, filepath.Join("testdata", "tiers", string(tier)+".golden"), []byte(b.String()))
+		})
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"toolhost/authz"
@@ -25,6 +26,26 @@ func indexBucket(field, value string) store.Path {
 
 // indexed are the fields a history filter can name, each with its own index.
 var indexed = []string{"tool", "status", "category", "principal", "conversation"}
+
+// indexValue is what an index entry holds: the indexed fields of its record, so a filter is
+// matched on the index's own (adjacent) pages and only the records of the page are read.
+func indexValue(r *Record) []byte {
+	vals := make([]string, len(indexed))
+	for i, f := range indexed {
+		vals[i] = fieldOf(r, f)
+	}
+	return []byte(strings.Join(vals, "\x1f"))
+}
+
+// indexRecord is the part of a record an index entry (or the record itself) gives.
+func indexRecord(id string, v []byte) Record {
+	vals := strings.Split(string(v), "\x1f")
+	r := Record{ID: id}
+	if len(vals) == len(indexed) {
+		r.Tool, r.Status, r.Category, r.Principal, r.Conversation = vals[0], Status(vals[1]), authz.Category(vals[2]), vals[3], vals[4]
+	}
+	return r
+}
 
 func fieldOf(r *Record, field string) string {
 	switch field {
@@ -158,7 +179,7 @@ func (e *Engine) store(ctx context.Context, recs []Record) error {
 			}
 			for _, f := range indexed {
 				if v := fieldOf(r, f); v != "" {
-					if err := tx.Put(indexBucket(f, v), r.ID, []byte{1}); err != nil {
+					if err := tx.Put(indexBucket(f, v), r.ID, indexValue(r)); err != nil {
 						return err
 					}
 					if err := addCount(tx, f+"="+v, 1); err != nil {
@@ -411,7 +432,8 @@ func (e *Engine) List(ctx context.Context, f Filter) (Page, error) {
 			return nil
 		}
 		useIndex := best >= 0
-		return tx.SeekReverse(bucket, before, func(k string, v []byte) (bool, error) {
+		var ids []string
+		err := tx.SeekReverse(bucket, before, func(k string, v []byte) (bool, error) {
 			if since != "" && k < since {
 				return false, nil
 			}
@@ -420,27 +442,34 @@ func (e *Engine) List(ctx context.Context, f Filter) (Page, error) {
 			}
 			var r Record
 			if useIndex {
-				found, err := tx.GetJSON(recordsBucket, k, &r)
-				if err != nil || !found {
-					return true, nil
-				}
+				r = indexRecord(k, v)
 			} else if json.Unmarshal(v, &r) != nil {
 				return true, nil
 			}
-			if !f.matches(&r) {
+			if !f.matchesFields(&r) {
 				return true, nil
 			}
 			if skip > 0 {
 				skip--
 				return true, nil
 			}
-			if len(page.Executions) == f.Limit {
+			if len(ids) == f.Limit {
 				page.More = true
 				return false, nil
 			}
-			page.Executions = append(page.Executions, r)
+			ids = append(ids, k)
 			return true, nil
 		})
+		if err != nil {
+			return err
+		}
+		for _, id := range ids {
+			var r Record
+			if found, err := tx.GetJSON(recordsBucket, id, &r); err == nil && found {
+				page.Executions = append(page.Executions, r)
+			}
+		}
+		return nil
 	})
 	return page, err
 }
@@ -459,6 +488,16 @@ func (f *Filter) field(name string) string {
 		return f.Conversation
 	}
 	return ""
+}
+
+// matchesFields checks the indexed fields and the viewer; since and until are key ranges.
+func (f *Filter) matchesFields(r *Record) bool {
+	for _, fl := range indexed {
+		if v := f.field(fl); v != "" && fieldOf(r, fl) != v {
+			return false
+		}
+	}
+	return visible(f.Viewer, r)
 }
 
 func (f *Filter) matches(r *Record) bool {

@@ -1,10 +1,10 @@
 package terminal
 
 import (
-	"errors"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
