@@ -76,7 +76,11 @@ func (ts *Tokens) Create(ctx context.Context, name string, tier Tier, rate strin
 	err := ts.st.Update(ctx, func(tx *store.Tx) error {
 		var clash bool
 		err := tx.ForEach(tokenBucket, func(_ string, v []byte) error {
-			clash = clash || strings.Contains(string(v), fmt.Sprintf(`"name":%q`, name))
+			var t Token
+			if err := json.Unmarshal(v, &t); err != nil {
+				return err
+			}
+			clash = clash || t.Name == name
 			return nil
 		})
 		if err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -120,12 +121,16 @@ var executionCommands = group{title: "Executions and tokens", commands: []cliCom
 			if err != nil {
 				return err
 			}
-			r, err := a.Executions.Cancel(inv.ctx, authz.StdioPrincipal, id)
+			ctx, cancel := context.WithTimeout(inv.ctx, 15*time.Second)
+			defer cancel()
+			r, err := a.Executions.Cancel(ctx, authz.StdioPrincipal, id)
 			switch {
 			case errors.Is(err, engine.ErrNotFound):
 				return fmt.Errorf("no execution %s", id)
 			case errors.Is(err, engine.ErrFinished):
 				return fmt.Errorf("execution %s already finished (%s)", id, r.Status)
+			case errors.Is(err, context.DeadlineExceeded):
+				return fmt.Errorf("cancel of %s requested, but it has not ended within 15s (its process, owner %s, may be stuck)", id, r.Owner)
 			case err != nil:
 				return err
 			}

@@ -290,6 +290,9 @@ func TestTiersTokensAndLimitsOverHTTP(t *testing.T) {
 		if code, _ := api(t, "POST", base+"/api/executions/"+adminID+"/cancel", basic, nil); code != 404 {
 			t.Errorf("basic cancels admin's execution = %d, want 404", code)
 		}
+		if code, _ := api(t, "GET", base+"/api/approvals", basic, nil); code != 403 {
+			t.Errorf("basic lists approvals = %d, want 403 (approving is granting: admin only)", code)
+		}
 		var all execPage
 		api(t, "GET", base+"/api/executions?limit=100", admin, &all)
 		seen := map[string]bool{}

@@ -68,7 +68,7 @@ func bigHistory(b *testing.B) string {
 			for j := i; j < i+batch; j++ {
 				start := now.Add(-20 * 24 * time.Hour).Add(time.Duration(j) * (20 * 24 * time.Hour / n))
 				recs = append(recs, Record{ID: NewID(start), Tool: tools[j%len(tools)], Operation: "op" + fmt.Sprint(j%7),
-					Category: []authz.Category{authz.CategorySafe, authz.CategoryModerate, authz.CategoryDangerous}[j%3],
+					Category:  []authz.Category{authz.CategorySafe, authz.CategoryModerate, authz.CategoryDangerous}[j%3],
 					Principal: []string{"stdio", "alice", "bob"}[j%3], Conversation: fmt.Sprintf("conv%d", j%50),
 					Status: Statuses[1+j%(len(Statuses)-1)], Start: start, DurationMS: float64(j%1000) / 10})
 			}

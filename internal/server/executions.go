@@ -41,8 +41,9 @@ type OperatorAPI struct {
 func OperatorRoutes(o OperatorAPI) map[string]http.Handler {
 	routes := map[string]http.Handler{}
 	if o.Guard != nil {
-		routes["/api/approvals"] = OperatorPeer(ApprovalsHandler(o.Guard), o.Logger)
-		routes["/api/approvals/"] = OperatorPeer(ApprovalsHandler(o.Guard), o.Logger)
+		// Approving is granting: only an admin principal, and never a toolhost descendant.
+		routes["/api/approvals"] = adminOnly(OperatorPeer(ApprovalsHandler(o.Guard), o.Logger))
+		routes["/api/approvals/"] = adminOnly(OperatorPeer(ApprovalsHandler(o.Guard), o.Logger))
 	}
 	if o.Executions != nil {
 		h := ExecutionsHandler(o.Executions)
@@ -82,6 +83,17 @@ func operator(h http.Handler, lim *engine.Limits) http.Handler {
 					return
 				}
 			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// adminOnly refuses principals below the admin tier.
+func adminOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p, _ := authz.PrincipalFrom(r.Context()); p.Tier != authz.TierAdmin {
+			writeError(w, http.StatusForbidden, "", fmt.Sprintf("needs tier admin; %s has tier %s", p.Name, p.Tier))
+			return
 		}
 		h.ServeHTTP(w, r)
 	})
