@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolhost/authz"
+	"toolhost/internal/app"
 	"toolhost/internal/engine"
 	"toolhost/internal/server"
 )
@@ -67,47 +68,33 @@ var executionCommands = group{title: "Executions and tokens", commands: []cliCom
 	{
 		name: "stats",
 		help: "totals, success rate, p50/p95 per tool, top operations, categories, active count",
-		flags: func(fs *flag.FlagSet) action {
-			asJSON := fs.Bool("json", false, "print JSON")
-			return func(inv *invocation) error {
-				a, err := inv.App()
-				if err != nil {
-					return err
-				}
-				s, err := a.Executions.Stats(inv.ctx)
-				if err != nil {
-					return err
-				}
-				if *asJSON {
-					return printJSON(inv.stdout, s)
-				}
-				printStats(inv.stdout, s)
-				return nil
+		flags: withJSON(func(inv *invocation, a *app.App, asJSON bool) error {
+			s, err := a.Executions.Stats(inv.ctx)
+			if err != nil {
+				return err
 			}
-		},
+			if asJSON {
+				return printJSON(inv.stdout, s)
+			}
+			printStats(inv.stdout, s)
+			return nil
+		}),
 	},
 	{
 		name: "active",
 		help: "executions running now in every toolhost process on the state directory",
-		flags: func(fs *flag.FlagSet) action {
-			asJSON := fs.Bool("json", false, "print JSON")
-			return func(inv *invocation) error {
-				a, err := inv.App()
-				if err != nil {
-					return err
-				}
-				list := a.Executions.Active(inv.ctx, authz.StdioPrincipal)
-				if *asJSON {
-					return printJSON(inv.stdout, map[string]any{"executions": list})
-				}
-				if len(list) == 0 {
-					fmt.Fprintln(inv.stdout, "no running executions")
-					return nil
-				}
-				printRecords(inv.stdout, list)
+		flags: withJSON(func(inv *invocation, a *app.App, asJSON bool) error {
+			list := a.Executions.Active(inv.ctx, authz.StdioPrincipal)
+			if asJSON {
+				return printJSON(inv.stdout, map[string]any{"executions": list})
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(inv.stdout, "no running executions")
 				return nil
 			}
-		},
+			printRecords(inv.stdout, list)
+			return nil
+		}),
 	},
 	{
 		name: "cancel", args: "ID", minArgs: 1, maxArgs: 1, operator: true,
@@ -204,6 +191,20 @@ var executionCommands = group{title: "Executions and tokens", commands: []cliCom
 		},
 	},
 }}
+
+// withJSON is the flags of a command whose only flag is --json: it opens the app and runs f.
+func withJSON(f func(inv *invocation, a *app.App, asJSON bool) error) func(fs *flag.FlagSet) action {
+	return func(fs *flag.FlagSet) action {
+		asJSON := fs.Bool("json", false, "print JSON")
+		return func(inv *invocation) error {
+			a, err := inv.App()
+			if err != nil {
+				return err
+			}
+			return f(inv, a, *asJSON)
+		}
+	}
+}
 
 // flagError names the flag of a bad filter.
 func flagError(err error) error {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,29 +22,12 @@ import (
 // returns the base URL (without /mcp) and the default token.
 func serveIn(t *testing.T, state, work, config string) (base, token string) {
 	t.Helper()
-	cmd := commandIn(t, state, work, "serve", "--addr", "127.0.0.1:0")
 	os.WriteFile(filepath.Join(state, "config.toml"), []byte(config), 0o600)
-	stdout, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+	url, token := runServe(t, commandIn(t, state, work, "serve", "--addr", "127.0.0.1:0"))
+	if token == "" {
+		t.Fatal("serve printed no token")
 	}
-	t.Cleanup(func() { cmd.Process.Signal(os.Interrupt); cmd.Wait() })
-	sc := bufio.NewScanner(stdout)
-	for sc.Scan() {
-		line := sc.Text()
-		if i := strings.Index(line, "serving http://"); i >= 0 {
-			base = strings.TrimSuffix(strings.Fields(line[i+len("serving "):])[0], "/mcp")
-		}
-		if i := strings.Index(line, `"Bearer `); i >= 0 {
-			token = strings.TrimSuffix(strings.Fields(line[i+len(`"Bearer `):])[0], `"}}}}`)
-			break
-		}
-	}
-	if base == "" || token == "" {
-		t.Fatal("serve printed no URL or token")
-	}
-	go io.Copy(io.Discard, stdout)
-	return base, token
+	return strings.TrimSuffix(url, "/mcp"), token
 }
 
 // cli runs a toolhost command on the state directory and returns stdout, stderr and its error.

@@ -229,6 +229,12 @@ func startServeWith(t *testing.T, config string, extra ...string) (url, token st
 	t.Helper()
 	cmd := command(t, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
 	os.WriteFile(cmd.Args[len(cmd.Args)-1], []byte(config), 0o600)
+	return runServe(t, cmd)
+}
+
+// runServe starts a serve command and reads the URL and token it prints.
+func runServe(t *testing.T, cmd *exec.Cmd) (url, token string) {
+	t.Helper()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

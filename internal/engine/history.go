@@ -474,20 +474,10 @@ func (e *Engine) List(ctx context.Context, f Filter) (Page, error) {
 	return page, err
 }
 
+// field is the filter's value for an indexed field ("" when it does not filter on it).
 func (f *Filter) field(name string) string {
-	switch name {
-	case "tool":
-		return f.Tool
-	case "status":
-		return string(f.Status)
-	case "category":
-		return string(f.Category)
-	case "principal":
-		return f.Principal
-	case "conversation":
-		return f.Conversation
-	}
-	return ""
+	r := Record{Tool: f.Tool, Status: f.Status, Category: f.Category, Principal: f.Principal, Conversation: f.Conversation}
+	return fieldOf(&r, name)
 }
 
 // matchesFields checks the indexed fields and the viewer; since and until are key ranges.
