@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
-	"toolhost/internal/engine"
 	"toolhost/internal/edit"
+	"toolhost/internal/engine"
 	"toolhost/internal/terminal"
 	"toolhost/store"
 	"toolhost/store/storetest"
