@@ -462,3 +462,17 @@ func TestParseRate(t *testing.T) {
 		}
 	}
 }
+
+func TestAllowRequestHasItsOwnBucket(t *testing.T) {
+	l := &Limits{PerPrincipal: Rate{N: 1, Per: time.Hour}}
+	p := authz.Principal{Name: "console"}
+	if err := l.AllowRequest(p, Rate{}); err != nil {
+		t.Fatalf("first request = %v", err)
+	}
+	if err := l.AllowRequest(p, Rate{}); err == nil {
+		t.Error("second request within the hour allowed")
+	}
+	if err := l.Allow(p, Rate{}, authz.CategorySafe); err != nil {
+		t.Errorf("a tool call after the API requests = %v, want its own bucket", err)
+	}
+}

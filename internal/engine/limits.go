@@ -99,14 +99,37 @@ func (l *Limits) Allow(p authz.Principal, own Rate, c authz.Category) error {
 	if principal.Unlimited() {
 		principal = l.PerPrincipal
 	}
-	type check struct {
-		key, name string
-		r         Rate
-	}
-	checks := []check{
+	return l.take(now, []check{
 		{"p\x00" + p.Name + "\x00" + principal.String(), "principal " + p.Name + ": " + principal.String(), principal},
 		{"c\x00" + p.Name + "\x00" + string(c), string(c) + " calls of " + p.Name + ": " + l.PerCategory[c].String(), l.PerCategory[c]},
+	})
+}
+
+// AllowRequest takes one operator API request of p (history, stats, metrics) from a bucket of
+// its own, at the principal's rate, so a console that polls does not use up the tool calls.
+func (l *Limits) AllowRequest(p authz.Principal, own Rate) error {
+	if l == nil {
+		return nil
 	}
+	now := time.Now()
+	if l.Now != nil {
+		now = l.Now()
+	}
+	r := own
+	if r.Unlimited() {
+		r = l.PerPrincipal
+	}
+	return l.take(now, []check{{"r\x00" + p.Name + "\x00" + r.String(), "requests of " + p.Name + ": " + r.String(), r}})
+}
+
+// check is one bucket a call must pass.
+type check struct {
+	key, name string
+	r         Rate
+}
+
+// take passes all checks or none: a refused call takes nothing from any bucket.
+func (l *Limits) take(now time.Time, checks []check) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.limiters == nil {

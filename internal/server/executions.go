@@ -71,7 +71,7 @@ func operator(h http.Handler, lim *engine.Limits) http.Handler {
 		}
 		if lim != nil {
 			own, _ := engine.ParseRate(p.Rate)
-			if err := lim.Allow(p, own, authz.CategorySafe); err != nil {
+			if err := lim.AllowRequest(p, own); err != nil {
 				var le *engine.LimitError
 				if errors.As(err, &le) {
 					secs := int(math.Ceil(le.Wait.Seconds()))
