@@ -185,9 +185,16 @@ func TestTiersTokensAndLimitsOverHTTP(t *testing.T) {
 		if !isErr || !strings.Contains(text, "forbidden") || !strings.Contains(text, "execute_basic") {
 			t.Errorf("view_only think = %q, want forbidden naming execute_basic", text)
 		}
+		// The names models get wrong resolve to the same check, not around it.
+		for _, name := range []string{"file_operations.read_file", "read_file"} {
+			text, isErr := callText(t, cs, name, map[string]any{"path": "x"})
+			if !isErr || !strings.Contains(text, "forbidden") {
+				t.Errorf("view_only %s = %q, want forbidden", name, text)
+			}
+		}
 		var p execPage
-		if code, _ := api(t, "GET", base+"/api/executions", viewer, &p); code != 200 || len(p.Executions) != 1 || p.Executions[0].Status != "denied" {
-			t.Errorf("view_only history = %d %+v, want its one denied call", code, p)
+		if code, _ := api(t, "GET", base+"/api/executions", viewer, &p); code != 200 || len(p.Executions) != 3 || p.Executions[0].Status != "denied" {
+			t.Errorf("view_only history = %d %+v, want its three denied calls", code, p)
 		}
 	})
 	t.Run("execute_basic sees and runs only safe and moderate operations", func(t *testing.T) {
@@ -289,6 +296,33 @@ func TestTiersTokensAndLimitsOverHTTP(t *testing.T) {
 		}
 		if !seen["basic"] || !seen["viewer"] || !seen["default"] {
 			t.Errorf("admin history principals = %v, want basic, viewer and default", seen)
+		}
+	})
+	t.Run("a session stays with the token that opened it", func(t *testing.T) {
+		post := func(tok, session, body string) *http.Response {
+			req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+tok)
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+			if session != "" {
+				req.Header.Set("Mcp-Session-Id", session)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			return resp
+		}
+		resp := post(admin, "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)
+		session := resp.Header.Get("Mcp-Session-Id")
+		if session == "" {
+			t.Fatalf("initialize gave no session: %d", resp.StatusCode)
+		}
+		if resp := post(basic, session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`); resp.StatusCode != 403 {
+			t.Errorf("basic token on admin's session = %d, want 403", resp.StatusCode)
 		}
 	})
 	t.Run("revoked token refused on its next request", func(t *testing.T) {

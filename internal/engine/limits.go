@@ -54,7 +54,7 @@ func (r Rate) String() string {
 	return fmt.Sprintf("%d/%s", r.N, unit)
 }
 
-// limit is the token-bucket form of r: the average rate, with a burst of the whole period's
+// limiter is the token-bucket form of r: the average rate, with a burst of the whole period's
 // allowance so a client may spend it at once and then waits.
 func (r Rate) limiter() *rate.Limiter {
 	return rate.NewLimiter(rate.Limit(float64(r.N)/r.Per.Seconds()), r.N)
