@@ -175,12 +175,12 @@ func (e *Engine) Begin(ctx context.Context, s Start) (context.Context, *Executio
 // ID is the execution's id.
 func (x *Execution) ID() string { return x.rec.ID }
 
-// SetCommand records the command line of terminal work.
+// SetCommand records the command line of terminal work, its secrets masked.
 // The running record is journalled again, so other processes (toolhost active) see it.
 func (x *Execution) SetCommand(line string) {
 	e := x.e
 	e.mu.Lock()
-	x.rec.Command = cutString(line, 1000)
+	x.rec.Command = cutString(MaskText(line), 1000)
 	if !x.finished && !e.closed {
 		r := x.rec
 		e.appendLocked(&r)

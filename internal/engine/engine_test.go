@@ -248,6 +248,16 @@ func TestMaskArgs(t *testing.T) {
 	}
 }
 
+func TestCommandIsMasked(t *testing.T) {
+	e := openEngine(t, t.TempDir(), Options{})
+	_, x := e.Begin(context.Background(), Start{Tool: "terminal_operations", Principal: "stdio"})
+	x.SetCommand("curl -H 'Authorization: Bearer abcdefghijklmnop' https://bob:pw@example.com/")
+	r := x.Finish(Outcome{})
+	if strings.Contains(r.Command, "abcdefghijklmnop") || strings.Contains(r.Command, "pw@") {
+		t.Errorf("Command = %q, want the secrets masked", r.Command)
+	}
+}
+
 func TestValidID(t *testing.T) {
 	id := NewID(time.Now())
 	for _, tt := range []struct {

@@ -53,21 +53,26 @@ func mask(key string, v any) any {
 		if key != "" && secretKey.MatchString(key) && x != "" {
 			return "***"
 		}
-		x = secretValue.ReplaceAllStringFunc(x, func(m string) string {
-			if strings.HasPrefix(m, "://") {
-				return "://***@"
-			}
-			if i := strings.IndexAny(m, "=: \t"); i > 0 && !strings.HasPrefix(strings.ToLower(m), "bearer") {
-				return m[:i+1] + "***"
-			}
-			if strings.HasPrefix(strings.ToLower(m), "bearer") {
-				return m[:6] + " ***"
-			}
-			return "***"
-		})
-		return cutString(x, MaxArgValue)
+		return cutString(MaskText(x), MaxArgValue)
 	}
 	return v
+}
+
+// MaskText masks the secrets inside free text (a command line): bearer tokens, NAME=value of
+// secret names, well-known token prefixes and credentials in URLs.
+func MaskText(x string) string {
+	return secretValue.ReplaceAllStringFunc(x, func(m string) string {
+		if strings.HasPrefix(m, "://") {
+			return "://***@"
+		}
+		if i := strings.IndexAny(m, "=: \t"); i > 0 && !strings.HasPrefix(strings.ToLower(m), "bearer") {
+			return m[:i+1] + "***"
+		}
+		if strings.HasPrefix(strings.ToLower(m), "bearer") {
+			return m[:6] + " ***"
+		}
+		return "***"
+	})
 }
 
 // cutString keeps the first max bytes of s on a rune boundary and says how much was cut.
