@@ -158,7 +158,10 @@ const RecentExecutionsURI = "toolhost://executions/recent"
 func (r *Registry) recentExecutions(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	e := r.env.Executions
 	p := principalOf(ctx)
-	conv := r.env.DefaultConversation
+	conv := CallerConversation(ctx)
+	if conv == "" {
+		conv = r.env.DefaultConversation
+	}
 	var active []engine.Record
 	for _, x := range e.Active(ctx, p) {
 		if x.Conversation == conv {

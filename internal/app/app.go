@@ -61,6 +61,8 @@ type App struct {
 	Limits         *engine.Limits
 	StdioPrincipal authz.Principal
 	finishHooks    []func(engine.Record)
+	// roots are the workspaces clients' roots opened (UseRoots).
+	roots workspaces
 
 	closers []func() error
 }
@@ -68,6 +70,12 @@ type App struct {
 // Open resolves the configuration into a running set of engines and the tool registry. It does
 // no work that only some calls need (the embedder, terminals): those start on first use.
 func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, error) {
+	return open(ctx, cfg, logger, nil)
+}
+
+// open is Open; a workspace opened for a client's root passes the app that opened it, whose
+// execution history, tokens and rate limits it shares (one principal, one set of buckets).
+func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *App) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -133,7 +141,9 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	}
 	a.closers = append(a.closers, a.Guard.Close)
 	a.openJournal()
-	if err := a.openExecutions(ctx); err != nil {
+	if parent != nil {
+		a.Executions, a.Limits, a.Tokens, a.StdioPrincipal = parent.Executions, parent.Limits, parent.Tokens, parent.StdioPrincipal
+	} else if err := a.openExecutions(ctx); err != nil {
 		return nil, err
 	}
 	a.Env.Executions, a.Env.Limits = a.Executions, a.Limits

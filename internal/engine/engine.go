@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -51,10 +53,11 @@ type Options struct {
 
 // Engine records executions. It is safe for concurrent use.
 type Engine struct {
-	opts   Options
-	dir    string // executions/ under the state directory
-	self   owner.ID
-	logger *slog.Logger
+	opts     Options
+	dir      string // executions/ under the state directory
+	self     owner.ID
+	instance string // random, names this engine's journals
+	logger   *slog.Logger
 
 	mu       sync.Mutex
 	journal  *os.File
@@ -92,7 +95,7 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	e := &Engine{
-		opts: o, dir: filepath.Join(o.StateDir, "executions"), self: owner.Self(), logger: o.Logger,
+		opts: o, dir: filepath.Join(o.StateDir, "executions"), self: owner.Self(), instance: randomHex(4), logger: o.Logger,
 		running: map[string]*Execution{}, flushKick: make(chan struct{}, 1), flushDone: make(chan struct{}),
 	}
 	for _, d := range []string{e.journalDir(), e.cancelDir()} {
@@ -306,4 +309,10 @@ func (e *Engine) Close() error {
 		}
 	}
 	return err
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }

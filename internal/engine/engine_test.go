@@ -486,3 +486,29 @@ func TestAllowRequestHasItsOwnBucket(t *testing.T) {
 		t.Errorf("a tool call after the API requests = %v, want its own bucket", err)
 	}
 }
+
+// TestTwoEnginesInOneProcess: engines of one process (workspaces) keep their own journals and
+// see and cancel each other's running executions.
+func TestTwoEnginesInOneProcess(t *testing.T) {
+	dir := t.TempDir()
+	st := storetest.OpenWith(t, dir, store.Options{NoSync: true})
+	a := openEngine(t, dir, Options{Store: st})
+	b := openEngine(t, dir, Options{Store: st})
+	ctx, x := a.Begin(context.Background(), Start{Tool: "terminal_operations", Principal: "stdio"})
+	go func() {
+		<-ctx.Done()
+		x.Finish(Outcome{Status: StatusCancelled})
+	}()
+	if got := b.Active(context.Background(), admin); len(got) != 1 || got[0].ID != x.ID() {
+		t.Fatalf("b.Active = %+v, want a's execution", got)
+	}
+	cctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if r, err := b.Cancel(cctx, admin, x.ID()); err != nil || r.Status != StatusCancelled {
+		t.Errorf("b.Cancel(a's execution) = %+v, %v", r, err)
+	}
+	fin := call(b, "think", "think", "stdio", StatusSuccess, 0)
+	if r, err := a.Get(context.Background(), admin, fin.ID); err != nil || r.Status != StatusSuccess {
+		t.Errorf("a.Get(b's finished call) = %+v, %v", r, err)
+	}
+}

@@ -20,10 +20,14 @@ import (
 func (e *Engine) journalDir() string { return filepath.Join(e.dir, "journal") }
 func (e *Engine) cancelDir() string  { return filepath.Join(e.dir, "cancel") }
 
-// openJournal starts this process's next journal file, OWNER.SEQ.jsonl.
+// journalPrefix starts the names of this engine's journal files: OWNER.INSTANCE-. The instance
+// tells engines of one process apart (a workspace opened for a client's root has its own).
+func (e *Engine) journalPrefix() string { return e.self.String() + "." + e.instance + "-" }
+
+// openJournal starts this engine's next journal file, OWNER.INSTANCE-SEQ.jsonl.
 func (e *Engine) openJournal() error {
 	e.jseq++
-	name := filepath.Join(e.journalDir(), e.self.String()+"."+strconv.Itoa(e.jseq)+".jsonl")
+	name := filepath.Join(e.journalDir(), e.journalPrefix()+strconv.Itoa(e.jseq)+".jsonl")
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND|os.O_TRUNC, 0o600)
 	if err != nil {
 		return fmt.Errorf("open execution journal: %w", err)
@@ -71,8 +75,8 @@ func (e *Engine) rotateLocked() {
 	os.Remove(old.Name())
 }
 
-// journalOwner parses the owner of a journal file name: OWNER.SEQ.jsonl, or a replay claim
-// OWNER.SEQ.jsonl.replay-CLAIMER whose claimer is what matters.
+// journalOwner parses the owner of a journal file name: OWNER.INSTANCE-SEQ.jsonl, or a replay
+// claim OWNER.INSTANCE-SEQ.jsonl.replay-CLAIMER whose claimer is what matters.
 func journalOwner(name string) (owner.ID, bool) {
 	if _, claimer, ok := strings.Cut(name, ".replay-"); ok {
 		return owner.Parse(claimer)
@@ -178,18 +182,19 @@ func (e *Engine) replay(ctx context.Context, path string, dead owner.ID) error {
 	return os.Remove(path)
 }
 
-// liveJournals returns the records in the journals of other running processes, folded per
-// execution: what they are running and what they finished but have not flushed yet.
+// liveJournals returns the records in the journals of other running engines (other processes,
+// or other engines of this one), folded per execution: what they are running and what they
+// finished but have not flushed yet.
 func (e *Engine) liveJournals() []Record {
 	entries, err := os.ReadDir(e.journalDir())
 	if err != nil {
 		return nil
 	}
-	self := e.self.String()
+	own := e.journalPrefix()
 	var out []Record
 	for _, ent := range entries {
 		name := ent.Name()
-		if strings.HasPrefix(name, self+".") || strings.Contains(name, ".replay-") {
+		if strings.HasPrefix(name, own) || strings.Contains(name, ".replay-") {
 			continue
 		}
 		id, ok := journalOwner(name)
