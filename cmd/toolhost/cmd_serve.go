@@ -25,7 +25,7 @@ var serveCommands = group{title: "Serving", commands: []cliCommand{
 	},
 	{
 		name: "serve",
-		help: "serve MCP over streamable HTTP at http://ADDR/mcp (loopback, bearer token)",
+		help: "serve MCP over streamable HTTP at http://ADDR/mcp (loopback, bearer token), with the operator API",
 		flags: func(fs *flag.FlagSet) action {
 			addr := fs.String("addr", "", "listen on `HOST:PORT` (default "+server.DefaultAddr+"); off loopback it needs a token you set")
 			token := fs.String("token", "", "bearer `TOKEN` (default: generated once, kept in the state dir, mode 0600); ps shows it to every local user")
