@@ -74,9 +74,24 @@ func (c *Call) SetCommand(line string) {
 	}
 }
 
-// SetExitCode records the exit code of terminal work in the execution history.
+// SetExitCode records the exit code of terminal work in the execution history: a non-zero
+// code makes the execution failed there (the model still reads a normal result).
 func (c *Call) SetExitCode(code int) {
 	if c.Execution != nil {
 		c.Execution.SetExitCode(code)
+		if code != 0 {
+			c.Execution.Report(exitOutcome(code, false))
+		}
 	}
+}
+
+// exitOutcome is how a command's end reads in the history.
+func exitOutcome(code int, timedOut bool) engine.Outcome {
+	switch {
+	case timedOut:
+		return engine.Outcome{Status: engine.StatusTimeout, ErrorCode: string(CodeTimeout), Error: fmt.Sprintf("killed by its timeout (exit %d)", code)}
+	case code != 0:
+		return engine.Outcome{Status: engine.StatusFailed, ErrorCode: "exit_status", Error: fmt.Sprintf("exit %d", code)}
+	}
+	return engine.Outcome{Status: engine.StatusSuccess}
 }

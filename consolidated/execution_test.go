@@ -138,8 +138,8 @@ func TestLongCommandStaysOneExecution(t *testing.T) {
 		r, _ = e.Get(context.Background(), authz.StdioPrincipal, id)
 		return r.Finished()
 	})
-	if r.Status != engine.StatusSuccess || r.ExitCode == nil || *r.ExitCode != 3 || !strings.Contains(r.Command, "sleep 1.5") {
-		t.Errorf("ended execution = %+v, want success with exit 3 and the command", r)
+	if r.Status != engine.StatusFailed || r.ErrorCode != "exit_status" || r.ExitCode == nil || *r.ExitCode != 3 || !strings.Contains(r.Command, "sleep 1.5") {
+		t.Errorf("ended execution = %+v, want failed with exit 3 and the command", r)
 	}
 
 	_, st = h.mustOp("run_command", map[string]any{"command": "sleep 30", "yield_seconds": 1})
@@ -150,6 +150,42 @@ func TestLongCommandStaysOneExecution(t *testing.T) {
 	}
 	if _, err := e.Cancel(context.Background(), authz.StdioPrincipal, id); !errors.Is(err, engine.ErrFinished) {
 		t.Errorf("second Cancel = %v, want ErrFinished", err)
+	}
+}
+
+// TestCommandOutcomes: how a command's end reads in the history: exit 0 success, non-zero
+// failed (the model still gets a normal result), killed by its timeout timeout.
+func TestCommandOutcomes(t *testing.T) {
+	h := newTermHarness(t, harnessOptions{executions: true})
+	e := h.env.Executions
+	tests := []struct {
+		command string
+		timeout int
+		status  engine.Status
+		exit    int
+	}{
+		{"true", 0, engine.StatusSuccess, 0},
+		{"exit 2", 0, engine.StatusFailed, 2},
+		{"sleep 30", 1, engine.StatusTimeout, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.command, func(t *testing.T) {
+			args := map[string]any{"command": tt.command, "yield_seconds": 20}
+			if tt.timeout > 0 {
+				args["timeout_seconds"] = tt.timeout
+			}
+			if text, isErr, _ := h.op("run_command", args); isErr {
+				t.Fatalf("run_command = %q", text)
+			}
+			page, err := e.List(context.Background(), engine.Filter{Viewer: authz.StdioPrincipal, Limit: 1})
+			if err != nil || len(page.Executions) != 1 {
+				t.Fatalf("List = %+v, %v", page, err)
+			}
+			r := page.Executions[0]
+			if r.Status != tt.status || r.ExitCode == nil || (tt.exit >= 0 && *r.ExitCode != tt.exit) || r.Command != tt.command {
+				t.Errorf("record = status %s exit %v command %q, want %s exit %d", r.Status, r.ExitCode, r.Command, tt.status, tt.exit)
+			}
+		})
 	}
 }
 

@@ -215,6 +215,9 @@ func (t *terminalTool) run(ctx context.Context, c *Call, a *runCommandArgs) (*Re
 			res.Text += fmt.Sprintf("\n(execution %s runs until the command ends)", st.Execution)
 		case st.ExitCode != nil:
 			c.SetExitCode(*st.ExitCode)
+			if st.TimedOut && c.Execution != nil {
+				c.Execution.Report(exitOutcome(*st.ExitCode, true))
+			}
 		}
 	}
 	return res, nil
@@ -235,14 +238,14 @@ func (t *terminalTool) continueExecution(c *Call, st *runStructured) {
 	go func() {
 		<-ended
 		r, err := t.mgr.Wait(context.Background(), conv, id, 0)
-		o := engine.Outcome{Status: engine.StatusSuccess}
+		var o engine.Outcome
 		switch {
 		case err != nil:
 			o = engine.Outcome{Status: engine.StatusFailed, ErrorCode: string(CodeInternal), Error: err.Error()}
 		case r.Cancelled:
-			o.Status = engine.StatusCancelled
-		case r.TimedOut:
-			o.Status = engine.StatusTimeout
+			o = engine.Outcome{Status: engine.StatusCancelled, ErrorCode: string(CodeCancelled), Error: fmt.Sprintf("cancelled (exit %d)", r.ExitCode)}
+		default:
+			o = exitOutcome(r.ExitCode, r.TimedOut)
 		}
 		if err == nil {
 			x.SetExitCode(r.ExitCode)
@@ -712,7 +715,9 @@ func (t *terminalTool) closeSession(ctx context.Context, c *Call, a *closeSessio
 		how = " with SIG" + name
 	}
 	if r, err := t.mgr.Wait(ctx, c.Conversation, a.SessionID, 0); err == nil && !r.Running {
-		c.SetExitCode(r.ExitCode)
+		if c.Execution != nil {
+			c.Execution.SetExitCode(r.ExitCode) // the command's; closing it succeeded
+		}
 		return Text("closed %s%s; its processes are gone (exit %d; output stays readable with get_history)", a.SessionID, how, r.ExitCode), nil
 	}
 	return Text("closed %s%s; its processes are gone (history stays readable with get_history)", a.SessionID, how), nil

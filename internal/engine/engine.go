@@ -145,6 +145,7 @@ type Execution struct {
 
 	// Guarded by e.mu.
 	rec      Record
+	hint     *Outcome // how the work ended, by the handler that knows (a command's exit)
 	detached bool
 	onCancel func()
 	finished bool
@@ -198,6 +199,15 @@ func (x *Execution) SetExitCode(code int) {
 	x.e.mu.Unlock()
 }
 
+// Report tells how the work ended when a successful call does not say it: a command that
+// exited non-zero is a normal result for the model, but a failed execution for the operator;
+// one killed by its timeout timed out. Finish uses it when its own outcome is a success.
+func (x *Execution) Report(o Outcome) {
+	x.e.mu.Lock()
+	x.hint = &o
+	x.e.mu.Unlock()
+}
+
 // Continue marks the execution as outliving its call: the work it started (a command past its
 // yield) goes on, and whoever owns that work calls Finish when it ends. cancel, when set, is
 // how Cancel stops that work once the call's context is gone.
@@ -229,6 +239,9 @@ func (x *Execution) Finish(o Outcome) Record {
 		return r
 	}
 	x.finished = true
+	if x.hint != nil && (o.Status == StatusSuccess || o.Status == "") {
+		o.Status, o.ErrorCode, o.Error = x.hint.Status, x.hint.ErrorCode, x.hint.Error
+	}
 	x.rec.Status = o.Status
 	if x.rec.Status == "" || x.rec.Status == StatusRunning {
 		x.rec.Status = StatusSuccess
