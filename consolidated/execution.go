@@ -14,9 +14,9 @@ import (
 	"toolhost/internal/engine"
 )
 
-// principalOf is who calls: the principal the transport put into ctx, else the user who
+// callerPrincipal is who calls: the principal the transport put into ctx, else the user who
 // started the process (in-process calls, tests).
-func principalOf(ctx context.Context) authz.Principal {
+func callerPrincipal(ctx context.Context) authz.Principal {
 	if p, ok := authz.PrincipalFrom(ctx); ok {
 		return p
 	}
@@ -157,7 +157,7 @@ const RecentExecutionsURI = "toolhost://executions/recent"
 // last 20 finished executions, as JSON, only the caller's own.
 func (r *Registry) recentExecutions(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	e := r.env.Executions
-	p := principalOf(ctx)
+	p := callerPrincipal(ctx)
 	conv := CallerConversation(ctx)
 	if conv == "" {
 		conv = r.env.DefaultConversation

@@ -3,6 +3,7 @@ package consolidated
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/internal/conversation"
 	"toolhost/internal/edit"
 	"toolhost/internal/engine"
 	"toolhost/internal/terminal"
@@ -34,6 +36,14 @@ type harness struct {
 	env   *Env
 	reg   *Registry
 	cs    *mcp.ClientSession
+	// server, client and sopts open more sessions: a test's "conversation_id" argument names
+	// a client session of its own (named), which leases its own conversation as a second chat
+	// would; the argument itself never reaches the server.
+	server *mcp.Server
+	client *mcp.Client
+	sopts  *mcp.ClientSessionOptions
+	named  map[string]*mcp.ClientSession
+	convOf map[string]string // session name ("" for cs) -> the conversation it leased
 	// tool is the tool op and mustOp call: the first one the options build.
 	tool string
 
@@ -44,17 +54,27 @@ type harness struct {
 	// answerWith plays the user when a tool asks (harnessOptions.elicit).
 	answerWith func(*mcp.ElicitParams) *mcp.ElicitResult
 	closed     sync.Once
+	// facts are the structured facts of each call's result by the call's key (factsKey in
+	// _meta), as the registry's observer saw them: clients never receive them.
+	facts map[string]any
+	calls int
 }
+
+// factsKey is the _meta key that ties a harness call to the facts its result reported.
+const factsKey = "toolhost.test/call"
 
 type harnessOptions struct {
 	// tools builds the tools to serve, on the harness's guard and store.
 	tools func(h *harness) []*Tool
 	// budgetTokens is the result budget (0: the default).
 	budgetTokens int
-	// st reuses a store (a restart); nil opens a new one.
+	// st and wd reuse a store and working directory (a restart); nil and "" make new ones.
 	st *store.Store
+	wd string
 	// protocol is the client's protocol version; "" is the SDK default.
 	protocol string
+	// clientName is the clientInfo name the client sends; "" is "test".
+	clientName string
 	// elicit makes the client declare elicitation and answer with answerWith.
 	elicit bool
 	// guard, when set, adjusts the guard's configuration (outside reads that need a grant).
@@ -66,9 +86,12 @@ type harnessOptions struct {
 func newHarness(t testing.TB, o harnessOptions) *harness {
 	t.Helper()
 	ctx := context.Background()
-	wd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	wd := o.wd
+	var err error
+	if wd == "" {
+		if wd, err = filepath.EvalSymlinks(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	h := &harness{t: t, wd: wd, st: o.st}
 	if h.st == nil {
@@ -86,7 +109,15 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.env = &Env{Workdir: wd, DefaultConversation: testConversation, BudgetTokens: o.budgetTokens, Spill: spill}
+	leases, err := conversation.New(h.st, conversation.Options{Workdir: wd, Base: testConversation})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.env = &Env{Workdir: wd, DefaultConversation: testConversation, BudgetTokens: o.budgetTokens, Spill: spill,
+		Conversations: NewSessions(leases, nil)}
+	// After the sessions' own cleanups (registered later, run earlier): no release may write
+	// the store once its directory is being removed.
+	t.Cleanup(func() { h.env.Conversations.Close(context.Background()) })
 	if o.executions {
 		e, err := engine.Open(ctx, engine.Options{StateDir: h.st.Dir(), Store: h.st})
 		if err != nil {
@@ -98,17 +129,23 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	tools := o.tools(h)
 	h.tool = tools[0].Name
 	h.reg = NewRegistry(h.env, tools, nil)
+	h.facts = map[string]any{}
+	h.reg.observe = func(c *Call, res *Result) {
+		if c.Request == nil || c.Request.Params == nil {
+			return
+		}
+		if key, ok := c.Request.Params.GetMeta()[factsKey].(string); ok {
+			h.mu.Lock()
+			h.facts[key] = res.Structured
+			h.mu.Unlock()
+		}
+	}
 	t.Cleanup(h.close)
 	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, &mcp.ServerOptions{
 		SubscribeHandler: h.reg.Subscribe, UnsubscribeHandler: h.reg.Unsubscribe,
 	})
 	h.reg.Register(s)
-	sTrans, cTrans := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, sTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
+	h.server, h.named, h.convOf = s, map[string]*mcp.ClientSession{}, map[string]string{}
 	copts := &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			h.mu.Lock()
@@ -130,15 +167,67 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 			return answer(r.Params), nil
 		}
 	}
-	var sopts *mcp.ClientSessionOptions
 	if o.protocol != "" {
-		sopts = &mcp.ClientSessionOptions{ProtocolVersion: o.protocol}
+		h.sopts = &mcp.ClientSessionOptions{ProtocolVersion: o.protocol}
 	}
-	if h.cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts).Connect(ctx, cTrans, sopts); err != nil {
-		t.Fatal(err)
+	name := o.clientName
+	if name == "" {
+		name = "test"
 	}
-	t.Cleanup(func() { h.cs.Close() })
+	h.client = mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, copts)
+	h.cs = h.connect("")
 	return h
+}
+
+// connect opens a client session named name and leases its conversation at once, so that the
+// harness's first session works in testConversation whatever a test calls first.
+func (h *harness) connect(name string) *mcp.ClientSession {
+	h.t.Helper()
+	ctx := context.Background()
+	sTrans, cTrans := mcp.NewInMemoryTransports()
+	ss, err := h.server.Connect(ctx, sTrans, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { ss.Close() })
+	cs, err := h.client.Connect(ctx, cTrans, h.sopts)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { cs.Close() })
+	conv, err := h.env.Conversations.Conversation(ctx, ss, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.mu.Lock()
+	h.convOf[name] = conv
+	h.mu.Unlock()
+	return cs
+}
+
+// session is the client session a test's "conversation_id" names ("" is the first one).
+func (h *harness) session(name string) *mcp.ClientSession {
+	if name == "" {
+		return h.cs
+	}
+	h.mu.Lock()
+	cs, ok := h.named[name]
+	h.mu.Unlock()
+	if !ok {
+		cs = h.connect(name)
+		h.mu.Lock()
+		h.named[name] = cs
+		h.mu.Unlock()
+	}
+	return cs
+}
+
+// conversation is the conversation the session name leased ("" is the first session's).
+func (h *harness) conversation(name string) string {
+	h.session(name)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.convOf[name]
 }
 
 // newFileHarness serves file_operations, with an edit journal in the state directory, and
@@ -200,15 +289,40 @@ func (h *harness) close() {
 	})
 }
 
-// callParams runs one call and returns its text (every block), whether it is an error, and its
-// structured content decoded into a map.
+// callParams runs one call and returns its text (every block), whether it is an error, and the
+// structured facts the handler reported, decoded into a map. Those never reach the client: a
+// result with structuredContent fails the test.
 func (h *harness) callParams(p *mcp.CallToolParams) (string, bool, map[string]any) {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := h.cs.CallTool(ctx, p)
+	cs := h.cs
+	if args, ok := p.Arguments.(map[string]any); ok {
+		if name, ok := args["conversation_id"].(string); ok {
+			cs = h.session(name)
+			rest := make(map[string]any, len(args))
+			for k, v := range args {
+				if k != "conversation_id" {
+					rest[k] = v
+				}
+			}
+			p = &mcp.CallToolParams{Name: p.Name, Arguments: rest, Meta: p.Meta}
+		}
+	}
+	h.mu.Lock()
+	h.calls++
+	key := fmt.Sprint(h.calls)
+	h.mu.Unlock()
+	if p.Meta == nil {
+		p.Meta = mcp.Meta{}
+	}
+	p.Meta[factsKey] = key
+	res, err := cs.CallTool(ctx, p)
 	if err != nil {
 		h.t.Fatalf("CallTool(%s, %v): %v", p.Name, p.Arguments, err)
+	}
+	if res.StructuredContent != nil {
+		h.t.Errorf("CallTool(%s, %v) has structuredContent %v, want none: clients that forward only it would lose the text", p.Name, p.Arguments, res.StructuredContent)
 	}
 	var b strings.Builder
 	for _, c := range res.Content {
@@ -216,9 +330,13 @@ func (h *harness) callParams(p *mcp.CallToolParams) (string, bool, map[string]an
 			b.WriteString(tc.Text)
 		}
 	}
+	h.mu.Lock()
+	facts := h.facts[key]
+	delete(h.facts, key)
+	h.mu.Unlock()
 	var st map[string]any
-	if res.StructuredContent != nil {
-		raw, _ := json.Marshal(res.StructuredContent)
+	if facts != nil {
+		raw, _ := json.Marshal(facts)
 		_ = json.Unmarshal(raw, &st)
 	}
 	return b.String(), res.IsError, st

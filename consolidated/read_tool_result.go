@@ -23,12 +23,12 @@ func ReadToolResultTool() *Tool {
 				if c.Env.Spill == nil {
 					return nil, Errorf(CodeUnavailable, "no spilled results are kept by this server")
 				}
-				max := int64(budgetBytes(c.Env.BudgetTokens)) - 200
+				max := int64(c.BudgetBytes()) - 200
 				length := a.Length
 				if length <= 0 || length > max {
 					length = max
 				}
-				text, start, total, err := c.Env.Spill.Page(a.ID, a.Offset, length)
+				text, start, total, err := c.Env.Spill.Page(c.Conversation, a.ID, a.Offset, length)
 				if errors.Is(err, ErrNoSpill) {
 					return nil, &ToolError{Code: CodeNotFound, Param: "id", Message: fmt.Sprintf("no spilled result %q (ids look like r0123456789ab; results are kept 24 hours)", truncate(a.ID, 40))}
 				}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -25,11 +24,16 @@ import (
 type Env struct {
 	Workdir  string
 	StateDir string
-	// DefaultConversation scopes calls that send no conversation_id.
+	// Conversations gives each MCP session the conversation it leased; the transport decides a
+	// call's conversation, never its arguments.
+	Conversations *Sessions
+	// DefaultConversation is the conversation of calls without a session (toolhost call,
+	// in-process tests) and of every call when Conversations is nil (a pinned conversation).
 	DefaultConversation string
 	// Profile names the active profile in "disabled" errors.
 	Profile string
-	// BudgetTokens caps a result's text; larger text is cut and spilled.
+	// BudgetTokens caps a result's text; larger text is cut and spilled. Zero means the
+	// calling client's default (see Call.BudgetBytes).
 	BudgetTokens int
 	Spill        *Spill
 	Logger       *slog.Logger
@@ -50,6 +54,9 @@ type Registry struct {
 	env     *Env
 	tools   []*Tool                // every declared tool, in Order
 	enabled map[string][]Operation // advertised tools -> enabled operations
+	// observe, when set, sees each successful result before it is shaped for the client; the
+	// package's tests read the structured facts there, since clients never receive them.
+	observe func(c *Call, res *Result)
 	// roots routes sessions to the workspace of their client's root (UseRoots).
 	roots *sessionRoots
 
@@ -211,7 +218,7 @@ func (r *Registry) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 	}
 	// Another conversation's resource is not found: a subscription would tell the client
 	// when that conversation acts.
-	if !r.ownResource(req.Session, req.Params.URI) {
+	if !ownResource(r.callerConversation(ctx, req.Session, req.Extra), req.Params.URI) {
 		return mcp.ResourceNotFoundError(req.Params.URI)
 	}
 	for _, t := range r.advertised() {
@@ -319,16 +326,22 @@ func (r *Registry) declared(name string) *Tool {
 // execution is not recorded as cancelled before its processes are gone.
 const cancelWait = 10 * time.Second
 
-var conversationIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
-
 // Dispatch runs one call: validation, the handler under its deadline with panic recovery, result
 // shaping and logging. It never returns a protocol error: everything the model can act on is an
 // isError result.
 func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMessage, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	out, _ := r.DispatchFacts(ctx, toolName, raw, req)
+	return out
+}
+
+// DispatchFacts is Dispatch that also returns the structured facts the handler reported
+// (Result.Structured: ids, exit codes, statuses), which clients never receive. The CLI's call
+// command prints them for scripts; facts is nil for an error or a handler that reports none.
+func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.RawMessage, req *mcp.CallToolRequest) (out *mcp.CallToolResult, facts any) {
 	start := time.Now()
-	c := &Call{Tool: toolName, ExecutionID: engine.NewID(start), Env: r.env, Request: req, Principal: principalOf(ctx)}
+	c := &Call{Tool: toolName, ExecutionID: engine.NewID(start), Env: r.env, Request: req, Principal: callerPrincipal(ctx)}
 	c.Logger = r.env.logger().With("exec", c.ExecutionID, "tool", toolName)
-	op, args, err := r.prepare(c, raw)
+	op, args, err := r.prepare(ctx, c, raw)
 	ctx, x := r.begin(ctx, c, op, raw)
 	var res *Result
 	if err == nil {
@@ -337,7 +350,13 @@ func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMe
 	if err == nil {
 		res, err = r.invoke(ctx, c, op, args)
 	}
-	out := r.toMCP(ctx, c, res, err)
+	out = r.toMCP(ctx, c, res, err)
+	if err == nil && res != nil {
+		facts = res.Structured
+		if r.observe != nil {
+			r.observe(c, res)
+		}
+	}
 	r.finish(ctx, c, x, out, err)
 	outcome := "ok"
 	var cause error
@@ -358,12 +377,12 @@ func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMe
 		attrs = append(attrs, "cause", cause.Error())
 	}
 	c.Logger.Info("call", attrs...)
-	return out
+	return out, facts
 }
 
 // prepare finds the operation and decodes its arguments, setting the call's operation and
 // conversation; an error is for the model.
-func (r *Registry) prepare(c *Call, raw json.RawMessage) (Operation, any, error) {
+func (r *Registry) prepare(ctx context.Context, c *Call, raw json.RawMessage) (Operation, any, error) {
 	t := r.declared(c.Tool)
 	if t == nil {
 		return Operation{}, nil, &ToolError{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool %q", c.Tool), Next: "tools: " + strings.Join(r.Names(), ", ")}
@@ -413,22 +432,22 @@ func (r *Registry) prepare(c *Call, raw json.RawMessage) (Operation, any, error)
 	} else {
 		c.Operation = op.Name
 	}
-	c.Conversation = r.Conversation(nil)
-	if c.Request != nil {
-		c.Conversation = r.Conversation(c.Request.Session)
+	if v, ok := m["conversation_id"]; ok && !isZeroJSON(v) {
+		return op, nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id",
+			Message: "conversation_id is not a parameter: the connection chooses the conversation", Next: "call again without conversation_id"}
 	}
-	if v, ok := m["conversation_id"]; ok && t.Conversational && !isZeroJSON(v) {
-		var conv string
-		if json.Unmarshal(v, &conv) != nil || !conversationIDPattern.MatchString(conv) {
-			return Operation{}, nil, &ToolError{Code: CodeInvalidValue, Param: "conversation_id", Message: "conversation_id must be 1-128 characters of letters, digits and . _ : @ -"}
-		}
-		c.Conversation = conv
-	} else if ok && !t.Conversational && !isZeroJSON(v) {
-		return Operation{}, nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id", Message: t.Name + " does not take conversation_id"}
+	delete(m, "conversation_id")
+	if c.Conversation, err = r.callConversation(ctx, c.Request); errors.Is(err, errSessionPrincipal) {
+		return op, nil, &ToolError{Code: CodeUnavailable, Message: "this session was opened with another credential", Next: "open a new session with this credential", Cause: err}
+	} else if err != nil {
+		return op, nil, &ToolError{Code: CodeUnavailable, Message: "this session has no conversation yet; try again in a moment", Cause: err}
 	}
-	args, err := decodeArgs(op, m)
+	args, ignored, err := decodeArgs(op, m)
 	if err != nil {
 		return op, nil, err
+	}
+	if len(ignored) > 0 {
+		c.notes = append(c.notes, ignoredNote(op, ignored))
 	}
 	return op, args, nil
 }
@@ -486,6 +505,13 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 }
 
 // toMCP shapes a handler's outcome into the result the client receives.
+//
+// The result carries no structuredContent, whatever the handler put in Result.Structured.
+// Clients disagree on what reaches the model: Claude Code and Codex forward only
+// structuredContent when a result has one, Qwen Code forwards it next to the text. The text is
+// the result (content, output, diff, hits, the next step, reminders), so a client of either
+// kind passes it on once, whole. toolhost declares no outputSchema, which would oblige it to
+// send structuredContent.
 func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *mcp.CallToolResult {
 	if err != nil {
 		var te *ToolError
@@ -493,7 +519,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 			c.Logger.Error("handler error", "op", c.Operation, "err", err)
 			te = &ToolError{Code: CodeInternal, Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, c.Operation, c.ExecutionID)}
 		}
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Error()}}}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: withNotes(te.Error(), c.notes)}}}
 	}
 	if res == nil {
 		res = &Result{Text: "ok"}
@@ -507,31 +533,32 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		}
 	}
 	text := res.Text
-	max := budgetBytes(r.env.BudgetTokens)
-	structured := res.Structured
-	if len(text) > max && !res.NoSpill {
+	if max := c.BudgetBytes(); len(text) > max && !res.NoSpill {
 		id := ""
 		if r.env.Spill != nil {
 			var serr error
-			if id, serr = r.env.Spill.Put(text); serr != nil {
+			if id, serr = r.env.Spill.Put(c.Conversation, text); serr != nil {
 				c.Logger.Error("spill", "err", serr)
 				id = ""
 			}
 		}
 		text = cut(text, max, id)
-		structured = nil // the text is the bounded view; do not send the full payload twice
 	}
-	if structured != nil {
-		if b, err := json.Marshal(structured); err != nil || len(b) > max {
-			structured = nil
-		}
-	}
-	content := []mcp.Content{&mcp.TextContent{Text: text}}
+	content := []mcp.Content{&mcp.TextContent{Text: withNotes(text, c.notes)}}
 	content = append(content, res.Content...)
 	for _, x := range res.Extra {
 		content = append(content, &mcp.TextContent{Text: x})
 	}
-	return &mcp.CallToolResult{Content: content, StructuredContent: structured, IsError: res.IsError}
+	return &mcp.CallToolResult{Content: content, IsError: res.IsError}
+}
+
+// withNotes ends a result's main text with the call's notes, after a blank line: in the text
+// itself rather than a block of their own, since some clients join blocks without a break.
+func withNotes(text string, notes []string) string {
+	if len(notes) == 0 {
+		return text
+	}
+	return text + "\n\n" + strings.Join(notes, "\n")
 }
 
 func opNames(ops []Operation) []string {

@@ -396,7 +396,7 @@ func TestTerminalRestartShowsEnded(t *testing.T) {
 	h.mustOp("create_session", map[string]any{"session_id": "old"})
 	h.mustOp("send_input", map[string]any{"session_id": "old", "text": "echo before-restart", "wait_ms": 10000})
 	h.close()
-	h2 := newTermHarness(t, harnessOptions{st: h.st})
+	h2 := newTermHarness(t, harnessOptions{st: h.st, wd: h.wd})
 	text, _ := h2.mustOp("list_sessions", nil)
 	if !strings.Contains(text, "old session "+terminal.StateEnded) {
 		t.Errorf("list_sessions after restart = %q, want old ended", text)
@@ -426,7 +426,7 @@ func TestTerminalArgumentErrors(t *testing.T) {
 		{"bad name", "create_session", map[string]any{"session_id": "a b"}, "parameter: session_id"},
 		{"input to a job", "send_input", map[string]any{"session_id": "cmd1", "text": "x"}, "parameter: session_id"},
 		{"screen of a job", "get_screen", map[string]any{"session_id": "cmd1"}, "parameter: session_id"},
-		{"wrong param", "get_screen", map[string]any{"session_id": "e", "command": "ls"}, "unexpected_parameter"},
+		{"wrong param, the required one missing", "get_screen", map[string]any{"sid": "e", "command": "ls"}, "unexpected_parameter"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

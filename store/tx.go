@@ -30,6 +30,9 @@ const (
 	// BucketTokens holds the HTTP client tokens, keyed by the SHA-256 of the secret (created
 	// on first use).
 	BucketTokens = "tokens"
+	// BucketLeases holds which live MCP session holds which conversation (created on first use,
+	// not by a migration: an older toolhost never reads it).
+	BucketLeases = "leases"
 )
 
 // Path names a bucket by the chain of bucket names from the top level, e.g.

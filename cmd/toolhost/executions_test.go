@@ -18,9 +18,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// serveIn runs `toolhost serve` on a state directory the test also drives with the CLI, and
+// serveExec runs `toolhost serve` on a state directory the test also drives with the CLI, and
 // returns the base URL (without /mcp) and the default token.
-func serveIn(t *testing.T, state, work, config string) (base, token string) {
+func serveExec(t *testing.T, state, work, config string) (base, token string) {
 	t.Helper()
 	os.WriteFile(filepath.Join(state, "config.toml"), []byte(config), 0o600)
 	url, token := runServe(t, commandIn(t, state, work, "serve", "--addr", "127.0.0.1:0"))
@@ -51,10 +51,17 @@ func createToken(t *testing.T, state, work, name string, flags ...string) string
 
 func connectHTTP(t *testing.T, base, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
+	return connectHTTPVersion(t, base, token, opts, "")
+}
+
+// connectHTTPVersion connects on a protocol version: before 2026-07-28 a client is a session,
+// with a conversation of its own.
+func connectHTTPVersion(t *testing.T, base, token string, opts *mcp.ClientOptions, version string) *mcp.ClientSession {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	tr := &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "exec-test", Version: "1"}, opts).Connect(ctx, tr, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "exec-test", Version: "1"}, opts).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +181,7 @@ func TestTiersTokensAndLimitsOverHTTP(t *testing.T) {
 	if err != nil || !strings.Contains(out, "basic") || !strings.Contains(out, "execute_basic") || strings.Contains(out, basic) {
 		t.Errorf("token list = %q, %v (must list names and tiers, never tokens)", out, err)
 	}
-	base, admin := serveIn(t, state, work, "")
+	base, admin := serveExec(t, state, work, "")
 
 	t.Run("view_only sees no tools and calls nothing", func(t *testing.T) {
 		cs := connectHTTP(t, base, viewer, nil)
@@ -285,8 +292,8 @@ func TestTiersTokensAndLimitsOverHTTP(t *testing.T) {
 		if code, _ := api(t, "POST", base+"/api/executions/"+adminID+"/cancel", basic, nil); code != 404 {
 			t.Errorf("basic cancels admin's execution = %d, want 404", code)
 		}
-		if code, _ := api(t, "GET", base+"/api/approvals", basic, nil); code != 403 {
-			t.Errorf("basic lists approvals = %d, want 403 (approving is granting: admin only)", code)
+		if code, _ := api(t, "GET", base+"/api/approvals", admin, nil); code != 401 {
+			t.Errorf("a client token (even admin) lists approvals = %d, want 401: only the operator token decides", code)
 		}
 		var all execPage
 		api(t, "GET", base+"/api/executions?limit=100", admin, &all)
@@ -349,7 +356,7 @@ func TestTiersTokensAndLimitsOverHTTP(t *testing.T) {
 // the probes, with their bad input.
 func TestOperatorAPIOverHTTP(t *testing.T) {
 	state, work := t.TempDir(), t.TempDir()
-	base, token := serveIn(t, state, work, "")
+	base, token := serveExec(t, state, work, "")
 	cs := connectHTTP(t, base, token, nil)
 	callThink(t, cs)
 
@@ -369,6 +376,11 @@ func TestOperatorAPIOverHTTP(t *testing.T) {
 	}
 	if code, _ := api(t, "GET", base+"/metrics", "", nil); code != 401 {
 		t.Errorf("metrics without a token = %d, want 401", code)
+	}
+	// The operator token opens the same routes, as the admin operator.
+	var opPage execPage
+	if code, _ := api(t, "GET", base+"/api/executions", readToken(t, filepath.Join(state, "operator-token")), &opPage); code != 200 || len(opPage.Executions) != 1 {
+		t.Errorf("history with the operator token = %d %+v, want the think call", code, opPage)
 	}
 
 	// A command that sleeps, cancelled through the API: the call says so, the tree is gone.
@@ -505,18 +517,20 @@ func TestHundredConcurrentExecutions(t *testing.T) {
 		t.Skip("100 commands")
 	}
 	state, work := t.TempDir(), t.TempDir()
-	base, token := serveIn(t, state, work, "[terminal]\nsandbox = \"off\"\n")
+	base, token := serveExec(t, state, work, "[terminal]\nsandbox = \"off\"\n")
 	marker := fmt.Sprintf("sleep 4%d", time.Now().UnixNano()%1000+100)
 	var wg sync.WaitGroup
 	results := make(chan string, 100)
-	for c := range 10 {
-		cs := connectHTTP(t, base, token, nil)
+	for range 10 {
+		// Each client is a session with a conversation of its own (a conversation runs at most
+		// 16 commands at once).
+		cs := connectHTTPVersion(t, base, token, nil, "2025-11-25")
 		for range 10 {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				results <- tryCall(cs, "terminal_operations", map[string]any{"operation": "run_command", "command": marker,
-					"yield_seconds": 60, "timeout_seconds": 120, "conversation_id": fmt.Sprintf("client%d", c)})
+					"yield_seconds": 60, "timeout_seconds": 120})
 			}()
 		}
 	}

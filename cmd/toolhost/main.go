@@ -27,7 +27,7 @@ import (
 var groups []group
 
 func init() {
-	groups = []group{serveCommands, toolCommands, approvalCommands, executionCommands, guardCommands, memoryCommands, configCommands, otherCommands}
+	groups = []group{serveCommands, toolCommands, conversationCommands, approvalCommands, executionCommands, guardCommands, memoryCommands, configCommands, otherCommands}
 }
 
 // A group is a titled list of commands, one file each.
@@ -134,6 +134,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 	if cmd.operator && os.Getenv("TOOLHOST_TERMINAL_ID") != "" {
 		// A toolhost terminal runs commands a model typed; a grant must come from the user.
 		return fmt.Errorf("refusing to %s from inside a toolhost terminal session: run it in your own terminal", cmd.name)
+	}
+	if fromUserShell() {
+		// Clients that start toolhost with a stripped environment find the user's config and
+		// state through this note; failing to write it only loses that convenience.
+		_ = config.RememberXDGDirs()
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

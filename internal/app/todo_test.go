@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toolhost/internal/config"
 	"toolhost/reminders"
 )
 
@@ -69,9 +70,9 @@ func TestTodoFlowWithReminders(t *testing.T) {
 		t.Errorf("reminder came after %d quiet calls, want about %d", quiet, reminders.DefaultEveryNCalls)
 	}
 	// Another conversation has its own list.
-	got, _ = contents(t, cs, "todo_operations", map[string]any{"operation": "read", "conversation_id": "other"})
+	got, _ = contents(t, connect(t, a, nil, ""), "todo_operations", map[string]any{"operation": "read"})
 	if strings.Contains(got[0], "Read the code") {
-		t.Errorf("conversation other sees this conversation's todos: %q", got[0])
+		t.Errorf("another session sees this conversation's todos: %q", got[0])
 	}
 	// add keeps completed todos and numbers after the highest id.
 	got, isErr = contents(t, cs, "todo_operations", map[string]any{"operation": "add", "newTodos": []map[string]any{{"title": "Update the docs"}}})
@@ -125,7 +126,61 @@ func TestTodoResourceAndPrompts(t *testing.T) {
 	if err != nil || !strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, "Ship it") {
 		t.Fatalf("todo_reminder prompt = %v, %v", pr, err)
 	}
+	// The reminder is the session's own: another session's conversation has no todos.
+	pr, err = connect(t, a, nil, "").GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "todo_reminder"})
+	if err != nil || strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, "Ship it") {
+		t.Errorf("todo_reminder prompt of another session = %v, %v; want no todos", pr, err)
+	}
 	if _, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "nope"}); err == nil {
 		t.Error("unknown prompt returned no error")
+	}
+}
+
+// TestConversationPinned: with a configured conversation every session works in it, as the
+// user chose; without one, each session has its own.
+func TestConversationPinned(t *testing.T) {
+	write := map[string]any{"operation": "write", "todos": []map[string]any{{"id": 1, "title": "shared plan", "status": "in-progress"}}}
+	tests := []struct {
+		name   string
+		pinned string
+		shared bool
+	}{
+		{"pinned", "team", true},
+		{"leased per session", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := testAppWith(t, func(c *config.Config) { c.Conversation = tt.pinned })
+			if got, isErr := contents(t, connect(t, a, nil, ""), "todo_operations", write); isErr {
+				t.Fatalf("write = %q", got)
+			}
+			got, _ := contents(t, connect(t, a, nil, ""), "todo_operations", map[string]any{"operation": "read"})
+			if strings.Contains(got[0], "shared plan") != tt.shared {
+				t.Errorf("second session's todos = %q, want shared %v", got[0], tt.shared)
+			}
+		})
+	}
+}
+
+// TestTodoStatusSynonyms: the statuses of other agents' plan tools (Claude Code's and OpenAI's
+// pending/in_progress/completed, and todo/doing/done) are accepted through the real tool.
+func TestTodoStatusSynonyms(t *testing.T) {
+	a := testApp(t)
+	cs := connect(t, a, nil, "")
+	got, isErr := contents(t, cs, "todo_operations", map[string]any{"operation": "write", "todos": []map[string]any{
+		{"id": 1, "content": "Read the code", "status": "in_progress"},
+		{"id": 2, "content": "Write the fix", "status": "pending"},
+		{"id": 3, "content": "Plan", "status": "done"},
+	}})
+	if isErr || !strings.Contains(got[0], "1/3 completed") || !strings.Contains(got[0], "1 in-progress") {
+		t.Fatalf("write with pending/in_progress/done = %q (isError %v), want 1/3 completed, 1 in-progress", got, isErr)
+	}
+	got, isErr = contents(t, cs, "todo_operations", map[string]any{"operation": "update", "updates": []map[string]any{{"id": 1, "status": "finished"}, {"id": 2, "status": "doing"}}})
+	if isErr || !strings.Contains(got[0], "2/3 completed") {
+		t.Fatalf("update with finished/doing = %q (isError %v), want 2/3 completed", got, isErr)
+	}
+	got, isErr = contents(t, cs, "todo_operations", map[string]any{"operation": "update", "updates": []map[string]any{{"id": 2, "status": "cancelled"}}})
+	if !isErr || !strings.Contains(got[0], `"cancelled" is not a status`) {
+		t.Errorf("update with cancelled = %q (isError %v), want a status error (no one meaning)", got, isErr)
 	}
 }

@@ -30,7 +30,8 @@ type Config struct {
 	Workdir string `toml:"workdir"`
 	// StateDir holds the bbolt file, the token and spilled results; default: XDG state dir.
 	StateDir string `toml:"state_dir"`
-	// Conversation is the default conversation id; default: derived from the working directory.
+	// Conversation pins every session to one conversation id; default: each session leases
+	// its own (internal/conversation).
 	Conversation string `toml:"conversation"`
 	// Profile selects a built-in or configured profile; default "full".
 	Profile  string `toml:"profile"`
@@ -73,7 +74,11 @@ type Config struct {
 type HTTP struct {
 	Addr string `toml:"addr"`
 	// Token is the bearer token; default: generated once and kept in the state dir.
-	Token          string   `toml:"token"`
+	Token string `toml:"token"`
+	// TokenFile names a file holding the bearer token (keep it 0600): unlike a token in the
+	// environment or the config, no process reads it from the server, and the terminal sandbox
+	// hides it from commands.
+	TokenFile      string   `toml:"token_file"`
 	NoAuth         bool     `toml:"no_auth"`
 	Stateless      bool     `toml:"stateless"`
 	AllowedHosts   []string `toml:"allowed_hosts"`
@@ -246,24 +251,16 @@ var Builtin = map[string]Profile{
 // ErrUnknownKey is wrapped by Load for keys the configuration does not define.
 var ErrUnknownKey = errors.New("unknown configuration key")
 
-// DefaultPath is $XDG_CONFIG_HOME/toolhost/config.toml (or ~/.config/...).
+// DefaultPath is $XDG_CONFIG_HOME/toolhost/config.toml (or ~/.config/...). Without
+// XDG_CONFIG_HOME it uses the value noted from the user's shell (see [RememberXDGDirs]).
 func DefaultPath() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "toolhost", "config.toml")
+	return filepath.Join(xdgHome("XDG_CONFIG_HOME"), "toolhost", "config.toml")
 }
 
-// DefaultStateDir is $XDG_STATE_HOME/toolhost (or ~/.local/state/toolhost).
+// DefaultStateDir is $XDG_STATE_HOME/toolhost (or ~/.local/state/toolhost). Without
+// XDG_STATE_HOME it uses the value noted from the user's shell (see [RememberXDGDirs]).
 func DefaultStateDir() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "toolhost")
+	return filepath.Join(xdgHome("XDG_STATE_HOME"), "toolhost")
 }
 
 // Load reads path. A missing file at the default path is an empty configuration; a missing file

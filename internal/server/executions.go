@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"net/http"
 	"strconv"
@@ -15,22 +14,18 @@ import (
 	"toolhost/internal/engine"
 )
 
-// OperatorAPI is what the operator routes serve. Every field is optional; a nil one leaves its
-// routes out.
-type OperatorAPI struct {
-	Guard      *authz.Guard
+// ExecutionAPI is what the execution routes serve. A nil Metrics leaves /metrics out.
+type ExecutionAPI struct {
 	Executions *engine.Engine
 	// Limits rate-limit the API's own requests per principal (429 with RateLimit-* and
 	// Retry-After headers).
 	Limits  *engine.Limits
 	Metrics http.Handler
-	Logger  *slog.Logger
 }
 
-// OperatorRoutes are the operator endpoints, all behind this one wrapper so that a change of
-// their credential (the peer-process check, an operator token) protects them all:
+// ExecutionRoutes are the execution history's endpoints, for HTTPOptions.PrincipalRoutes:
+// the operator token opens them as the admin operator, a client token as its own principal.
 //
-//	GET  /api/approvals, POST /api/approvals/ID        approvals (peer process checked)
 //	GET  /api/executions?tool=&category=&status=&conversation=&principal=&since=&until=&limit=&offset=
 //	GET  /api/executions/ID
 //	POST /api/executions/ID/cancel
@@ -38,31 +33,18 @@ type OperatorAPI struct {
 //	GET  /metrics                                      Prometheus text format
 //
 // A principal sees and cancels only its own executions unless it is an admin.
-func OperatorRoutes(o OperatorAPI) map[string]http.Handler {
-	routes := map[string]http.Handler{}
-	if o.Guard != nil {
-		// Approving is granting: only an admin principal, and never a toolhost descendant.
-		routes["/api/approvals"] = adminOnly(OperatorPeer(ApprovalsHandler(o.Guard), o.Logger))
-		routes["/api/approvals/"] = adminOnly(OperatorPeer(ApprovalsHandler(o.Guard), o.Logger))
-	}
-	if o.Executions != nil {
-		h := ExecutionsHandler(o.Executions)
-		routes["/api/executions"] = h
-		routes["/api/executions/"] = h
-		routes["/api/stats"] = h
-	}
+func ExecutionRoutes(o ExecutionAPI) map[string]http.Handler {
+	h := limited(ExecutionsHandler(o.Executions), o.Limits)
+	routes := map[string]http.Handler{"/api/executions": h, "/api/executions/": h, "/api/stats": h}
 	if o.Metrics != nil {
-		routes["/metrics"] = o.Metrics
-	}
-	for path, h := range routes {
-		routes[path] = operator(h, o.Limits)
+		routes["/metrics"] = limited(o.Metrics, o.Limits)
 	}
 	return routes
 }
 
-// operator is the one wrapper of the operator routes: a request needs a principal (set by the
-// HTTP authentication) and passes the principal's rate limit, else it is refused whole.
-func operator(h http.Handler, lim *engine.Limits) http.Handler {
+// limited lets a request through with a principal (set by the credential's check) that is
+// within its rate limit, else refuses it whole.
+func limited(h http.Handler, lim *engine.Limits) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, ok := authz.PrincipalFrom(r.Context())
 		if !ok {
@@ -83,17 +65,6 @@ func operator(h http.Handler, lim *engine.Limits) http.Handler {
 					return
 				}
 			}
-		}
-		h.ServeHTTP(w, r)
-	})
-}
-
-// adminOnly refuses principals below the admin tier.
-func adminOnly(h http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p, _ := authz.PrincipalFrom(r.Context()); p.Tier != authz.TierAdmin {
-			writeError(w, http.StatusForbidden, "", fmt.Sprintf("needs tier admin; %s has tier %s", p.Name, p.Tier))
-			return
 		}
 		h.ServeHTTP(w, r)
 	})

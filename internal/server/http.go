@@ -26,8 +26,12 @@ type HTTPOptions struct {
 	// Stateless serves every request without a session. Requests on protocol 2026-07-28 or later
 	// are always served statelessly, as that protocol requires.
 	Stateless bool
-	// SessionTimeout closes stateful sessions idle this long.
+	// SessionTimeout closes stateful sessions idle this long (no request in flight and no GET
+	// stream open). A closed session comes back on the client's next request.
 	SessionTimeout time.Duration
+	// SessionDir keeps a record of each stateful session, so that a restarted server takes
+	// the old session ids back; empty: sessions resume only within this process.
+	SessionDir string
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64
 	// AllowedHosts are extra Host header values accepted besides loopback names (for a
@@ -36,23 +40,25 @@ type HTTPOptions struct {
 	// EventStoreBytes bounds the events kept so that a stateful client can resume a dropped
 	// stream with Last-Event-ID (default DefaultEventStoreBytes).
 	EventStoreBytes int
-	// Resolve maps a bearer token other than Token to its principal (the token table); nil
-	// accepts Token alone. Token itself is the admin principal "default".
+	// Resolve maps a client bearer token other than Token to its principal (the token table,
+	// authz.Tokens); nil accepts Token alone. Token itself is the admin principal "default".
 	Resolve func(ctx context.Context, secret string) (authz.Principal, error)
-	// Routes are extra token-protected handlers, such as the approval endpoint; the operator
-	// API (OperatorRoutes) goes here. Each handler finds the caller with authz.PrincipalFrom.
+	// Routes are extra handlers behind the MCP client token (or none, with NoAuth).
 	Routes map[string]http.Handler
+	// PrincipalRoutes (the execution history, stats, metrics) open to the operator token, as
+	// the admin operator behind Operator, and to client tokens, as their own principal: each
+	// handler reads the caller with authz.PrincipalFrom and shows a principal only its own.
+	PrincipalRoutes map[string]http.Handler
 	// Health answers GET /readyz: nil means ready. /healthz and /readyz need no credentials
 	// and say nothing but ok or not.
 	Health func(ctx context.Context) error
-	Logger *slog.Logger
+	// OperatorRoutes are the operator endpoints (approvals, grants, the operator API): each is
+	// served behind Operator with OperatorToken, never behind the client token, and NoAuth does
+	// not open them. Without an OperatorToken they answer 401 to everything.
+	OperatorRoutes map[string]http.Handler
+	OperatorToken  string
+	Logger         *slog.Logger
 }
-
-// Principals of requests that carry the configured token, or none under NoAuth.
-var (
-	DefaultPrincipal   = authz.Principal{Name: "default", Tier: authz.TierAdmin}
-	AnonymousPrincipal = authz.Principal{Name: "anonymous", Tier: authz.TierAdmin}
-)
 
 // DefaultMaxBodyBytes bounds an HTTP request body.
 const DefaultMaxBodyBytes = 8 << 20
@@ -73,11 +79,20 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless: true, Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes, PropagateRequestCancellation: true,
 	})
+	// The keeper, not the go-sdk, closes idle sessions (the go-sdk counts only POSTs as use) and
+	// brings back sessions lost to a restart or to idleness.
 	events := newEventStore(o.EventStoreBytes)
-	var stateful http.Handler = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
-		Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout,
-		EventStore: events,
+	sdkStateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+		Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes, EventStore: events,
 	})
+	var records *sessionRecords
+	if o.SessionDir != "" {
+		var err error
+		if records, err = openSessionRecords(o.SessionDir); err != nil {
+			logger.Warn("http sessions will not survive a restart", "err", err)
+		}
+	}
+	var stateful http.Handler = newSessionKeeper(s, sdkStateful, o.SessionTimeout, records, events, logger)
 	stateful = checkReplay(stateful, events)
 	var mcpHandler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.Stateless || r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
@@ -87,8 +102,8 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 		stateful.ServeHTTP(w, r)
 	})
 	if !o.NoAuth {
-		// The SDK carries the principal to tool handlers as the request's TokenInfo (also on
-		// stateful sessions, per request), and pins a session to the principal that opened it.
+		// The SDK carries the principal to tool handlers as the request's TokenInfo (per
+		// request, also on stateful sessions), and pins a session to the principal that opened it.
 		mcpHandler = auth.RequireBearerToken(func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
 			p, ok := authz.PrincipalFrom(r.Context())
 			if !ok {
@@ -97,16 +112,40 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 			return TokenInfoOf(p), nil
 		}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(mcpHandler)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcpHandler)
+	client := http.NewServeMux()
+	client.Handle("/mcp", mcpHandler)
 	for path, h := range o.Routes {
-		mux.Handle(path, h)
+		client.Handle(path, h)
+	}
+	// Two credentials, two trees: the client token opens /mcp and Routes, the operator token
+	// opens OperatorRoutes, and neither opens the other's. PrincipalRoutes take either, each
+	// with its own checks.
+	mux := http.NewServeMux()
+	// Paths neither tree serves are 404 before authentication (see notFound).
+	mux.Handle("/", notFound(authenticate(client, o), client))
+	for path, h := range o.OperatorRoutes {
+		mux.Handle(path, Operator(h, o.OperatorToken, logger))
+	}
+	for path, h := range o.PrincipalRoutes {
+		mux.Handle(path, eitherCredential(Operator(h, o.OperatorToken, logger), authenticate(h, o), o.OperatorToken))
 	}
 	var h http.Handler = mux
-	h = authenticate(h, o)
 	h = checkOrigin(h)
 	h = checkHost(h, o.AllowedHosts)
 	return withHealth(h, o.Health)
+}
+
+// eitherCredential sends a request that carries the operator token to operator (the admin
+// operator, peer-checked), and any other to client (a client token's principal).
+func eitherCredential(operator, client http.Handler, operatorToken string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		if ok && strings.EqualFold(scheme, "Bearer") && operatorToken != "" && authz.OperatorTokenMatches(operatorToken, strings.TrimSpace(got)) {
+			operator.ServeHTTP(w, r)
+			return
+		}
+		client.ServeHTTP(w, r)
+	})
 }
 
 // withHealth answers the probes before any check: a load balancer or kubelet sends no token
@@ -134,6 +173,12 @@ func withHealth(next http.Handler, ready func(context.Context) error) http.Handl
 		}
 	})
 }
+
+// Principals of client requests that carry the configured token, or none under NoAuth.
+var (
+	DefaultPrincipal   = authz.Principal{Name: "default", Tier: authz.TierAdmin}
+	AnonymousPrincipal = authz.Principal{Name: "anonymous", Tier: authz.TierAdmin}
+)
 
 // TokenInfoOf is how a principal travels inside the SDK (RequestExtra.TokenInfo).
 func TokenInfoOf(p authz.Principal) *auth.TokenInfo {
@@ -165,20 +210,28 @@ func NewHTTPServer(h http.Handler) *http.Server {
 	}
 }
 
-// authenticate resolves the bearer token to a principal and puts it into the request's
-// context: the configured token is the admin "default", others come from the token table.
+// authenticate requires a client bearer token and puts its principal into the request's
+// context: the configured token is the admin "default", others come from the token table (a
+// revoked one is wrong from its next request on). Its 401 says which of three things went wrong, in
+// the form RFC 6750 gives clients to tell them apart: no credentials (a bare challenge), another
+// scheme (invalid_request), or a wrong token (invalid_token). MCP clients that see a bare
+// challenge look for OAuth and ask the user to "authenticate"; for a wrong token they should say
+// so instead.
 func authenticate(next http.Handler, o HTTPOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p := AnonymousPrincipal
 		if !o.NoAuth {
+			header := strings.TrimSpace(r.Header.Get("Authorization"))
 			// The scheme name is case-insensitive (RFC 9110 §11.1); some clients send "bearer".
-			scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+			scheme, got, ok := strings.Cut(header, " ")
 			ok = ok && strings.EqualFold(scheme, "Bearer")
 			got = strings.TrimSpace(got)
+			valid := false
 			switch {
-			case ok && o.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(o.Token)) == 1:
-				p = DefaultPrincipal
-			case ok && got != "" && o.Resolve != nil:
+			case !ok:
+			case o.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(o.Token)) == 1:
+				p, valid = DefaultPrincipal, true
+			case got != "" && o.Resolve != nil:
 				var err error
 				p, err = o.Resolve(r.Context(), got)
 				if err != nil && !errors.Is(err, authz.ErrBadToken) {
@@ -186,17 +239,38 @@ func authenticate(next http.Handler, o HTTPOptions) http.Handler {
 					http.Error(w, "token check unavailable; retry", http.StatusServiceUnavailable)
 					return
 				}
-				ok = err == nil
-			default:
-				ok = false
+				valid = err == nil
 			}
-			if !ok {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="toolhost"`)
-				http.Error(w, "missing, wrong or revoked bearer token", http.StatusUnauthorized)
+			if !valid {
+				challenge, msg := `Bearer realm="toolhost"`, "missing bearer token: send Authorization: Bearer TOKEN"
+				switch {
+				case header == "":
+				case !ok:
+					challenge += `, error="invalid_request", error_description="toolhost takes Authorization: Bearer TOKEN"`
+					msg = "toolhost takes Authorization: Bearer TOKEN"
+				default:
+					challenge += `, error="invalid_token", error_description="wrong token: use the token toolhost serve printed (TOOLHOST_TOKEN or the token file in its state dir)"`
+					msg = "wrong bearer token: use the token toolhost serve printed (TOOLHOST_TOKEN or the token file in its state dir)"
+				}
+				w.Header().Set("WWW-Authenticate", challenge)
+				http.Error(w, msg, http.StatusUnauthorized)
 				return
 			}
 		}
 		next.ServeHTTP(w, r.WithContext(authz.WithPrincipal(r.Context(), p)))
+	})
+}
+
+// notFound answers 404 for paths the server does not serve, before authentication. OAuth
+// clients probe /.well-known/oauth-protected-resource and friends after a 401; a 401 there too
+// would make them believe an OAuth flow exists, where 404 says there is none.
+func notFound(next http.Handler, mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "" {
+			http.NotFound(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
 	})
 }
 
