@@ -157,6 +157,7 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	base := strings.TrimSuffix(url, "/mcp")
 	fmt.Fprintf(out, "\nOperator API (approvals, grants; not for MCP clients), with the operator token in %s:\n", operatorFile)
 	fmt.Fprintf(out, "  curl -H \"Authorization: Bearer $(cat %s)\" %s/api/approvals\n", operatorFile, base)
+	fmt.Fprintf(out, "Executions (/api/executions, /api/stats, /metrics) take the operator token or a client token (its own only).\n")
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
