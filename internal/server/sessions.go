@@ -129,6 +129,10 @@ func (k *sessionKeeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	defer k.release(id, ks)
 	if r.Method == http.MethodDelete {
 		k.end(id)
+		// Forget it before it closes, so that no request reaches the closing session.
+		k.mu.Lock()
+		k.forget(id, ks)
+		k.mu.Unlock()
 		if ks.own == nil {
 			k.sdk.ServeHTTP(w, r)
 			return
