@@ -224,7 +224,12 @@ func (t *Tx) Seek(b Path, from string, fn func(key string, val []byte) (more boo
 	} else {
 		k, v = c.Seek([]byte(from))
 	}
-	for ; k != nil; k, v = c.Next() {
+	return walk(k, v, c.Next, fn)
+}
+
+// walk calls fn with copies of the plain keys from k on, stepping with next, until fn stops.
+func walk(k, v []byte, next func() ([]byte, []byte), fn func(key string, val []byte) (more bool, err error)) error {
+	for ; k != nil; k, v = next() {
 		if v == nil {
 			continue
 		}
@@ -338,17 +343,5 @@ func (t *Tx) SeekReverse(b Path, before string, fn func(key string, val []byte) 
 			k, v = c.Prev()
 		}
 	}
-	for ; k != nil; k, v = c.Prev() {
-		if v == nil {
-			continue
-		}
-		more, err := fn(string(k), clone(v))
-		if err != nil {
-			return err
-		}
-		if !more {
-			return nil
-		}
-	}
-	return nil
+	return walk(k, v, c.Prev, fn)
 }
