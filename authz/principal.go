@@ -15,6 +15,8 @@ type Principal struct {
 	Name string `json:"name"`
 	// Tier decides which risk categories the principal may call.
 	Tier Tier `json:"tier"`
+	// Rate is the principal's own rate limit ("60/min"; empty: the configured default).
+	Rate string `json:"rate,omitempty"`
 }
 
 // StdioPrincipal is the principal of a stdio server: the user who started it, with full power

@@ -7,6 +7,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/internal/engine"
 )
 
 // Call is what a handler knows about the call it serves.
@@ -18,8 +19,13 @@ type Call struct {
 	// Conversation scopes todos, terminals, grants, reminders and spills: the conversation
 	// the call's session leased (Env.Conversations), never an argument.
 	Conversation string
-	Env          *Env
-	Logger       *slog.Logger
+	// Principal is who calls (from the transport's credential); its tier was checked.
+	Principal authz.Principal
+	// Execution records this call in the history; nil when the server keeps none. Terminal
+	// work adds its command line and exit code, and work that outlives the call continues it.
+	Execution *engine.Execution
+	Env       *Env
+	Logger    *slog.Logger
 
 	// Request is the SDK request, for elicitation and progress; nil for in-process calls.
 	Request *mcp.CallToolRequest
@@ -79,4 +85,33 @@ func Text(format string, args ...any) *Result {
 		return &Result{Text: format}
 	}
 	return &Result{Text: fmt.Sprintf(format, args...)}
+}
+
+// SetCommand records the command line of terminal work in the execution history.
+func (c *Call) SetCommand(line string) {
+	if c.Execution != nil {
+		c.Execution.SetCommand(line)
+	}
+}
+
+// SetExitCode records the exit code of terminal work in the execution history: a non-zero
+// code makes the execution failed there (the model still reads a normal result).
+func (c *Call) SetExitCode(code int) {
+	if c.Execution != nil {
+		c.Execution.SetExitCode(code)
+		if code != 0 {
+			c.Execution.Report(exitOutcome(code, false))
+		}
+	}
+}
+
+// exitOutcome is how a command's end reads in the history.
+func exitOutcome(code int, timedOut bool) engine.Outcome {
+	switch {
+	case timedOut:
+		return engine.Outcome{Status: engine.StatusTimeout, ErrorCode: string(CodeTimeout), Error: fmt.Sprintf("killed by its timeout (exit %d)", code)}
+	case code != 0:
+		return engine.Outcome{Status: engine.StatusFailed, ErrorCode: "exit_status", Error: fmt.Sprintf("exit %d", code)}
+	}
+	return engine.Outcome{Status: engine.StatusSuccess}
 }

@@ -185,8 +185,13 @@ const (
 	CodeTooManyRequests ErrorCode = "too_many_requests"
 	// CodeTimeout: the call did not finish within its deadline.
 	CodeTimeout ErrorCode = "timeout"
-	// CodeCancelled: the client cancelled the call.
+	// CodeCancelled: the client or an operator cancelled the call.
 	CodeCancelled ErrorCode = "cancelled"
+	// CodeRateLimited: the caller's rate limit is reached; the text says how long to wait.
+	CodeRateLimited ErrorCode = "rate_limited"
+	// CodeForbidden: the caller's tier may not run the operation; the text names the tier
+	// needed. Only the user can give a token another tier.
+	CodeForbidden ErrorCode = "forbidden"
 )
 
 // Repositories and builds: the state of a git repository or a project refuses the call as it

@@ -16,6 +16,7 @@ import (
 	"toolhost/authz"
 	"toolhost/internal/conversation"
 	"toolhost/internal/edit"
+	"toolhost/internal/engine"
 	"toolhost/internal/terminal"
 	"toolhost/store"
 	"toolhost/store/storetest"
@@ -78,6 +79,8 @@ type harnessOptions struct {
 	elicit bool
 	// guard, when set, adjusts the guard's configuration (outside reads that need a grant).
 	guard func(*authz.Config)
+	// executions records calls in an execution engine on the harness's store (h.env.Executions).
+	executions bool
 }
 
 func newHarness(t testing.TB, o harnessOptions) *harness {
@@ -115,6 +118,14 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	// After the sessions' own cleanups (registered later, run earlier): no release may write
 	// the store once its directory is being removed.
 	t.Cleanup(func() { h.env.Conversations.Close(context.Background()) })
+	if o.executions {
+		e, err := engine.Open(ctx, engine.Options{StateDir: h.st.Dir(), Store: h.st})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		h.env.Executions = e
+	}
 	tools := o.tools(h)
 	h.tool = tools[0].Name
 	h.reg = NewRegistry(h.env, tools, nil)

@@ -1,6 +1,7 @@
 package consolidated
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toolhost/authz"
 	"toolhost/internal/embed"
+	"toolhost/internal/engine"
 	"toolhost/internal/memory"
 )
 
@@ -113,5 +116,40 @@ func TestImportContinuesInTheBackground(t *testing.T) {
 	got, isErr, _ := follow.call("memory_operations", map[string]any{"operation": "search_memory", "query": "how is batch 250 handled"})
 	if isErr || !strings.Contains(got, "big.md") {
 		t.Errorf("search after the import = %q", got)
+	}
+}
+
+// TestImportIsOneExecution: the call that starts a background import stays one running
+// execution until the import ends; cancelling that execution cancels the import.
+func TestImportIsOneExecution(t *testing.T) {
+	h, _ := newImportHarness(t, time.Millisecond, nil)
+	e := openTestEngine(t, h)
+	h.env.Executions = e
+	h.write(map[string]string{"big.md": bigDocument(), "other.md": bigDocument() + "\nmore\n"})
+	running := func() []engine.Record {
+		return e.Active(context.Background(), authz.StdioPrincipal)
+	}
+	if _, st := importDoc(h, "big.md", ""); st["status"] != "running" {
+		t.Skip("the import finished within the yield; nothing runs in the background")
+	}
+	if r := running(); len(r) != 1 || r[0].Operation != "import_document" {
+		t.Fatalf("running after the call = %+v, want the import's execution", r)
+	}
+	eventually(t, 2*time.Minute, "the import's execution to end", func() bool { return len(running()) == 0 })
+	page, _ := e.List(context.Background(), engine.Filter{Viewer: authz.StdioPrincipal, Tool: "memory_operations"})
+	if len(page.Executions) != 1 || page.Executions[0].Status != engine.StatusSuccess {
+		t.Errorf("import's execution = %+v, want one success", page.Executions)
+	}
+
+	if _, st := importDoc(h, "other.md", ""); st["status"] != "running" {
+		t.Skip("the second import finished within the yield")
+	}
+	r := running()
+	if len(r) != 1 {
+		t.Fatalf("running = %+v", r)
+	}
+	got, err := e.Cancel(context.Background(), authz.StdioPrincipal, r[0].ID)
+	if err != nil || got.Status != engine.StatusCancelled {
+		t.Errorf("Cancel(import) = %+v, %v; want cancelled", got, err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/internal/engine"
 	"toolhost/internal/memory"
 )
 
@@ -290,6 +291,9 @@ func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocum
 		return nil, memoryError(err, "path")
 	}
 	if !m.waitImport(ctx, c, job) {
+		if !attached {
+			continueImport(c, job)
+		}
 		done, total := job.Progress()
 		verb := "Importing"
 		if attached {
@@ -315,6 +319,26 @@ func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocum
 		return &Result{Text: fmt.Sprintf("Re-imported %s: %d chunks replace %d in %s.", r.Name, r.Chunks, r.Replaced, r.Scope), Structured: r}, nil
 	}
 	return &Result{Text: fmt.Sprintf("Imported %s: %d chunks in %s.", r.Name, r.Chunks, r.Scope), Structured: r}, nil
+}
+
+// continueImport keeps the execution that started an import running until the import ends in
+// the background; cancelling the execution cancels the import.
+func continueImport(c *Call, job *memory.ImportJob) {
+	x := c.Execution
+	if x == nil {
+		return
+	}
+	x.Continue(job.Cancel)
+	go func() {
+		<-job.Done()
+		o := engine.Outcome{Status: engine.StatusSuccess}
+		if _, err := job.Result(); errors.Is(err, context.Canceled) {
+			o.Status = engine.StatusCancelled
+		} else if err != nil {
+			o.Status, o.ErrorCode, o.Error = engine.StatusFailed, "import_failed", err.Error()
+		}
+		x.Finish(o)
+	}()
 }
 
 // importProgressEvery bounds import progress notifications to four a second.

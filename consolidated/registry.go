@@ -2,8 +2,6 @@ package consolidated
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/internal/engine"
 )
 
 // Env carries what handlers share: configuration and the engines they call. It is built once by
@@ -38,6 +37,10 @@ type Env struct {
 	BudgetTokens int
 	Spill        *Spill
 	Logger       *slog.Logger
+	// Executions records every call; nil keeps no history.
+	Executions *engine.Engine
+	// Limits rate-limits calls per principal and category; nil sets no limit.
+	Limits *engine.Limits
 
 	thoughts atomic.Int64
 }
@@ -87,12 +90,22 @@ func NewRegistry(env *Env, tools []*Tool, allow Allow) *Registry {
 }
 
 // Tools returns the advertised tools in the fixed order, as clients will see them.
-func (r *Registry) Tools() []*mcp.Tool {
-	var out []*mcp.Tool
+func (r *Registry) Tools() []*mcp.Tool { return r.ToolsFor(authz.TierAdmin) }
+
+// ToolsFor returns the tools a principal of tier may call: each with only the operations its
+// tier allows, and none where it allows no operation. The list is the same bytes on every
+// call for a tier (clients cache the prompt prefix that holds it).
+func (r *Registry) ToolsFor(tier authz.Tier) []*mcp.Tool {
+	out := []*mcp.Tool{}
 	enabled := r.enabled()
 	for _, t := range r.tools {
-		ops, ok := enabled[t.Name]
-		if !ok {
+		var ops []Operation
+		for _, op := range enabled[t.Name] {
+			if tier.Allows(op.RiskCategory()) {
+				ops = append(ops, op)
+			}
+		}
+		if len(ops) == 0 {
 			continue
 		}
 		out = append(out, &mcp.Tool{
@@ -175,6 +188,10 @@ func (r *Registry) Register(s *mcp.Server) {
 				s.AddResource(res.Resource, res.Read)
 			}
 		}
+	}
+	if r.env.Executions != nil {
+		s.AddResource(&mcp.Resource{URI: RecentExecutionsURI, Name: "recent-executions", MIMEType: "application/json",
+			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors."}, r.recentExecutions)
 	}
 	r.serveOn([]*mcp.Server{s})
 	s.AddReceivingMiddleware(r.resourceMiddleware())
@@ -296,6 +313,11 @@ func (r *Registry) declared(name string) *Tool {
 	return nil
 }
 
+// cancelWait is how long a cancelled call waits for its handler to say how the work ended: a
+// command's tree is killed with SIGKILL after a grace and up to 5 s of retries, and the
+// execution is not recorded as cancelled before its processes are gone.
+const cancelWait = 10 * time.Second
+
 // Dispatch runs one call: validation, the handler under its deadline with panic recovery, result
 // shaping and logging. It never returns a protocol error: everything the model can act on is an
 // isError result.
@@ -309,9 +331,17 @@ func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMe
 // command prints them for scripts; facts is nil for an error or a handler that reports none.
 func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.RawMessage, req *mcp.CallToolRequest) (out *mcp.CallToolResult, facts any) {
 	start := time.Now()
-	c := &Call{Tool: toolName, ExecutionID: newExecutionID(), Env: r.env, Request: req}
+	c := &Call{Tool: toolName, ExecutionID: engine.NewID(start), Env: r.env, Request: req, Principal: callerPrincipal(ctx)}
 	c.Logger = r.env.logger().With("exec", c.ExecutionID, "tool", toolName)
-	res, err := r.run(ctx, c, raw)
+	op, args, err := r.prepare(ctx, c, raw)
+	ctx, x := r.begin(ctx, c, op, raw)
+	var res *Result
+	if err == nil {
+		err = r.admit(c, op)
+	}
+	if err == nil {
+		res, err = r.invoke(ctx, c, op, args)
+	}
 	out = r.toMCP(ctx, c, res, err)
 	if err == nil && res != nil {
 		facts = res.Structured
@@ -319,6 +349,7 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 			r.observe(c, res)
 		}
 	}
+	r.finish(ctx, c, x, out, err)
 	outcome := "ok"
 	var cause error
 	switch {
@@ -341,19 +372,21 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 	return out, facts
 }
 
-func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Result, error) {
+// prepare finds the operation and decodes its arguments, setting the call's operation and
+// conversation; an error is for the model.
+func (r *Registry) prepare(ctx context.Context, c *Call, raw json.RawMessage) (Operation, any, error) {
 	t := r.declared(c.Tool)
 	if t == nil {
-		return nil, &ToolError{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool %q", c.Tool), Next: "tools: " + strings.Join(r.Names(), ", ")}
+		return Operation{}, nil, &ToolError{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool %q", c.Tool), Next: "tools: " + strings.Join(r.Names(), ", ")}
 	}
 	enabled, advertised := r.enabled()[t.Name]
 	if !advertised {
-		return nil, &ToolError{Code: CodeDisabled, Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
+		return Operation{}, nil, &ToolError{Code: CodeDisabled, Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
 			Next: "tools: " + strings.Join(r.Names(), ", ")}
 	}
 	m, err := rawArgs(raw)
 	if err != nil {
-		return nil, err
+		return Operation{}, nil, err
 	}
 	m = canonicalKeys(t, m)
 	op := enabled[0]
@@ -361,11 +394,11 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 		var name string
 		if v, ok := m["operation"]; ok {
 			if json.Unmarshal(v, &name) != nil {
-				return nil, &ToolError{Code: CodeInvalidType, Param: "operation", Message: "operation must be a string", Next: "operations: " + strings.Join(opNames(enabled), ", ")}
+				return Operation{}, nil, &ToolError{Code: CodeInvalidType, Param: "operation", Message: "operation must be a string", Next: "operations: " + strings.Join(opNames(enabled), ", ")}
 			}
 		}
 		if name == "" {
-			return nil, &ToolError{Code: CodeMissingParameter, Param: "operation", Message: t.Name + " requires operation",
+			return Operation{}, nil, &ToolError{Code: CodeMissingParameter, Param: "operation", Message: t.Name + " requires operation",
 				Next: "operations: " + strings.Join(opNames(enabled), ", ")}
 		}
 		c.Operation = name
@@ -377,7 +410,7 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 		}
 		if !found {
 			if _, declared := t.operation(name); declared {
-				return nil, &ToolError{Code: CodeDisabled, Param: "operation",
+				return Operation{}, nil, &ToolError{Code: CodeDisabled, Param: "operation",
 					Message: fmt.Sprintf("%s.%s is disabled in profile %s", t.Name, name, r.env.profile()),
 					Next:    "operations: " + strings.Join(opNames(enabled), ", ")}
 			}
@@ -386,29 +419,29 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 			if n := nearest(name, opNames(enabled)); n != "" {
 				te.Next = fmt.Sprintf("did you mean %s? operations: %s", n, strings.Join(opNames(enabled), ", "))
 			}
-			return nil, te
+			return Operation{}, nil, te
 		}
 	} else {
 		c.Operation = op.Name
 	}
 	if v, ok := m["conversation_id"]; ok && !isZeroJSON(v) {
-		return nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id",
+		return op, nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id",
 			Message: "conversation_id is not a parameter: the connection chooses the conversation", Next: "call again without conversation_id"}
 	}
 	delete(m, "conversation_id")
 	if c.Conversation, err = r.callConversation(ctx, c.Request); errors.Is(err, errSessionPrincipal) {
-		return nil, &ToolError{Code: CodeUnavailable, Message: "this session was opened with another credential", Next: "open a new session with this credential", Cause: err}
+		return op, nil, &ToolError{Code: CodeUnavailable, Message: "this session was opened with another credential", Next: "open a new session with this credential", Cause: err}
 	} else if err != nil {
-		return nil, &ToolError{Code: CodeUnavailable, Message: "this session has no conversation yet; try again in a moment", Cause: err}
+		return op, nil, &ToolError{Code: CodeUnavailable, Message: "this session has no conversation yet; try again in a moment", Cause: err}
 	}
 	args, ignored, err := decodeArgs(op, m)
 	if err != nil {
-		return nil, err
+		return op, nil, err
 	}
 	if len(ignored) > 0 {
 		c.notes = append(c.notes, ignoredNote(op, ignored))
 	}
-	return r.invoke(ctx, c, op, args)
+	return op, args, nil
 }
 
 // invoke runs the handler in its own goroutine so that a handler that ignores its context cannot
@@ -439,9 +472,25 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 	case o := <-done:
 		return o.res, o.err
 	case <-ctx.Done():
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// A handler that honours cancellation (a command killed with its tree) answers
+			// with how the work ended; one that does not is not waited for long.
+			t := time.NewTimer(cancelWait)
+			defer t.Stop()
+			select {
+			case o := <-done:
+				if o.err == nil && o.res != nil {
+					return o.res, nil
+				}
+			case <-t.C:
+			}
+		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			return nil, &ToolError{Code: CodeTimeout, Message: fmt.Sprintf("%s.%s did not finish within %s", c.Tool, op.Name, op.timeout()),
 				Next: "narrow the request, or use a smaller range"}
+		}
+		if errors.Is(context.Cause(ctx), engine.ErrCancelled) {
+			return nil, &ToolError{Code: CodeCancelled, Message: fmt.Sprintf("execution %s was cancelled by the operator", c.ExecutionID)}
 		}
 		return nil, &ToolError{Code: CodeCancelled, Message: "the call was cancelled"}
 	}
@@ -524,12 +573,6 @@ func (e *Env) profile() string {
 		return "default"
 	}
 	return e.Profile
-}
-
-func newExecutionID() string {
-	var b [6]byte
-	rand.Read(b[:])
-	return fmt.Sprintf("x%x-%s", time.Now().UnixMilli()&0xffffffff, hex.EncodeToString(b[:]))
 }
 
 // loggedVerbatim are the parameters whose short values the log shows: names and ids that say

@@ -43,7 +43,7 @@ func (h *harness) normalize(s string) string {
 }
 
 // procsWithArgs lists pids whose command line is exactly args.
-func procsWithArgs(t *testing.T, args ...string) []string {
+func procsWithArgs(t testing.TB, args ...string) []string {
 	t.Helper()
 	want := strings.Join(args, "\x00") + "\x00"
 	entries, err := os.ReadDir("/proc")

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/internal/engine"
 	"toolhost/internal/terminal"
 )
 
@@ -55,6 +57,11 @@ type getOutputArgs struct {
 
 type sessionIDArgs struct {
 	SessionID string `json:"session_id" alias:"id,session,name,session_name"`
+}
+
+type closeSessionArgs struct {
+	SessionID string `json:"session_id" alias:"id,session,name,session_name"`
+	Signal    string `json:"signal,omitempty" jsonschema:"close_session: TERM (default), INT, HUP, KILL…"`
 }
 
 type getHistoryArgs struct {
@@ -136,7 +143,7 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 			Op("get_history", "page retained output", RiskRead, t.history),
 			Op("resize_session", "", RiskExecute, t.resize),
 			Op("list_sessions", "", RiskRead, t.list),
-			Op("close_session", "end it and its processes", RiskExecute, t.close).WithTimeout(closing),
+			Op("close_session", "end it and its processes", RiskExecute, t.closeSession).WithTimeout(closing),
 		},
 		Resources:     res.resources(),
 		Subscriptions: res,
@@ -172,6 +179,10 @@ type runStructured struct {
 	DurationMS int64  `json:"duration_ms"`
 	Cursor     *int64 `json:"cursor,omitempty"`
 	Truncated  bool   `json:"truncated,omitempty"`
+	Cancelled  bool   `json:"cancelled,omitempty"`
+	// Execution is the execution id of a command handed back still running: the history
+	// keeps it running until the command ends, and cancelling it kills the command.
+	Execution string `json:"execution,omitempty"`
 }
 
 func (t *terminalTool) run(ctx context.Context, c *Call, a *runCommandArgs) (*Result, error) {
@@ -191,11 +202,68 @@ func (t *terminalTool) run(ctx context.Context, c *Call, a *runCommandArgs) (*Re
 		Yield:    time.Duration(a.YieldSeconds) * time.Second,
 		MaxBytes: a.MaxBytes,
 	}
+	c.SetCommand(a.Command)
+	res, err := t.runCommand(ctx, c, a, spec)
+	if err != nil || res == nil {
+		return res, err
+	}
+	if st, ok := res.Structured.(*runStructured); ok {
+		switch {
+		case st.Running:
+			t.continueExecution(c, st)
+			res.Text += fmt.Sprintf("\n(execution %s runs until the command ends)", st.Execution)
+		case st.ExitCode != nil:
+			c.SetExitCode(*st.ExitCode)
+			if st.TimedOut && c.Execution != nil {
+				c.Execution.Report(exitOutcome(*st.ExitCode, true))
+			}
+		}
+	}
+	return res, nil
+}
+
+// continueExecution keeps the call's execution running while the command it started runs
+// past its yield: it ends with the command (its exit code recorded), and cancelling it kills
+// the command's tree.
+func (t *terminalTool) continueExecution(c *Call, st *runStructured) {
+	x := c.Execution
+	ended := t.mgr.Ended(c.Conversation, st.ID)
+	if x == nil || ended == nil {
+		return
+	}
+	st.Execution = x.ID()
+	conv, id := c.Conversation, st.ID
+	x.Continue(func() { t.mgr.Cancel(conv, id) })
+	go func() {
+		<-ended
+		r, err := t.mgr.Wait(context.Background(), conv, id, 0)
+		var o engine.Outcome
+		switch {
+		case err != nil:
+			o = engine.Outcome{Status: engine.StatusFailed, ErrorCode: string(CodeInternal), Error: err.Error()}
+		case r.Cancelled:
+			o = engine.Outcome{Status: engine.StatusCancelled, ErrorCode: string(CodeCancelled), Error: fmt.Sprintf("cancelled (exit %d)", r.ExitCode)}
+		default:
+			o = exitOutcome(r.ExitCode, r.TimedOut)
+		}
+		if err == nil {
+			x.SetExitCode(r.ExitCode)
+		}
+		x.Finish(o)
+	}()
+}
+
+// runCommand runs the command and renders its outcome. A call cancelled while the command runs
+// kills its process tree, and the answer says so with the exit status.
+func (t *terminalTool) runCommand(ctx context.Context, c *Call, a *runCommandArgs, spec terminal.RunSpec) (*Result, error) {
 	if p := newProgress(ctx, c); p != nil {
 		defer p.stop()
 		return t.runStreaming(ctx, c, spec, p)
 	}
 	r, err := t.mgr.Run(ctx, c.Conversation, spec)
+	if err != nil && r.ID != "" && ctx.Err() != nil {
+		return renderRun(r), nil
+	}
 	if err != nil {
 		return nil, terminalError(err, "command")
 	}
@@ -249,6 +317,12 @@ func (t *terminalTool) runStreaming(ctx context.Context, c *Call, spec terminal.
 		out, err := t.mgr.Output(ctx, c.Conversation, r.ID, terminal.OutputQuery{
 			Cursor: &cursor, WaitMS: int(left / time.Millisecond), MaxBytes: 1 << 20, Progress: p.chunk,
 		})
+		if err != nil && ctx.Err() != nil {
+			t.mgr.Cancel(c.Conversation, r.ID)
+			if fin, werr := t.mgr.Wait(context.Background(), c.Conversation, r.ID, 0); werr == nil {
+				return renderRun(fin), nil
+			}
+		}
 		if err != nil {
 			return nil, terminalError(err, "command")
 		}
@@ -283,8 +357,12 @@ func (t *terminalTool) runStreaming(ctx context.Context, c *Call, spec terminal.
 // renderRun is the text the model sees for a one-shot command, finished or handed back.
 func renderRun(r terminal.RunResult) *Result {
 	var b strings.Builder
-	st := &runStructured{ID: r.ID, Running: r.Running, TimedOut: r.TimedOut, DurationMS: r.DurationMS, Truncated: r.Truncated}
+	st := &runStructured{ID: r.ID, Running: r.Running, TimedOut: r.TimedOut, DurationMS: r.DurationMS, Truncated: r.Truncated, Cancelled: r.Cancelled}
 	switch {
+	case r.Cancelled:
+		code := r.ExitCode
+		st.ExitCode = &code
+		fmt.Fprintf(&b, "cancelled after %s; the process tree was killed (exit %d)\n", roundDur(ms(r.DurationMS)), r.ExitCode)
 	case r.Running:
 		cursor := r.StdoutBytes + r.StderrBytes
 		st.Cursor = &cursor
@@ -627,11 +705,30 @@ func (t *terminalTool) list(ctx context.Context, c *Call, _ *listSessionsArgs) (
 	return &Result{Text: strings.TrimRight(b.String(), "\n"), Structured: map[string]any{"sessions": entries}}, nil
 }
 
-func (t *terminalTool) close(ctx context.Context, c *Call, a *sessionIDArgs) (*Result, error) {
-	if err := t.mgr.Close(ctx, c.Conversation, a.SessionID); err != nil {
+func (t *terminalTool) closeSession(ctx context.Context, c *Call, a *closeSessionArgs) (*Result, error) {
+	name := strings.TrimPrefix(strings.ToUpper(strings.TrimSpace(a.Signal)), "SIG")
+	var sig syscall.Signal
+	if name != "" {
+		var ok bool
+		if sig, ok = terminal.Signals[name]; !ok {
+			return nil, &ToolError{Code: CodeInvalidValue, Param: "signal", Message: fmt.Sprintf("unknown signal %q", a.Signal),
+				Next: "signals: TERM, INT, HUP, QUIT, KILL, USR1, USR2"}
+		}
+	}
+	if err := t.mgr.CloseWith(ctx, c.Conversation, a.SessionID, sig); err != nil {
 		return nil, terminalError(err, "session_id")
 	}
-	return Text("closed %s; its processes are gone (history stays readable with get_history)", a.SessionID), nil
+	how := ""
+	if name != "" {
+		how = " with SIG" + name
+	}
+	if r, err := t.mgr.Wait(ctx, c.Conversation, a.SessionID, 0); err == nil && !r.Running {
+		if c.Execution != nil {
+			c.Execution.SetExitCode(r.ExitCode) // the command's; closing it succeeded
+		}
+		return Text("closed %s%s; its processes are gone (exit %d; output stays readable with get_history)", a.SessionID, how, r.ExitCode), nil
+	}
+	return Text("closed %s%s; its processes are gone (history stays readable with get_history)", a.SessionID, how), nil
 }
 
 // terminalError turns the engine's typed errors into model-fixable ones; their texts are

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
 )
 
 // Risk classifies what an operation may touch. It drives MCP annotations and profile filtering
@@ -102,6 +104,9 @@ type Operation struct {
 	Name    string
 	Summary string
 	Risk    Risk
+	// Category is the risk category tiers are judged by (WithCategory); empty means the one
+	// Risk implies (see Category).
+	Category authz.Category
 	// Timeout is the deadline of one call (WithTimeout); zero means DefaultTimeout.
 	Timeout time.Duration
 	// NamesOnly declares that the operation's directory reads return names and metadata, never
@@ -138,6 +143,30 @@ func Op[A any](name, summary string, risk Risk, h func(ctx context.Context, c *C
 func (op Operation) WithTimeout(d time.Duration) Operation {
 	op.Timeout = d
 	return op
+}
+
+// WithCategory returns a copy of op that declares its risk category explicitly, where its Risk
+// does not say it exactly (a question to the user changes only toolhost's state, but it
+// interrupts the user: dangerous).
+func (op Operation) WithCategory(c authz.Category) Operation {
+	op.Category = c
+	return op
+}
+
+// RiskCategory is the category an operation's tier check uses: the declared one, else derived
+// from Risk: read-only is safe; toolhost's own state and the network are moderate; the user's
+// files and programs are dangerous.
+func (op Operation) RiskCategory() authz.Category {
+	if op.Category != "" {
+		return op.Category
+	}
+	switch op.Risk {
+	case RiskRead:
+		return authz.CategorySafe
+	case RiskState, RiskNetwork:
+		return authz.CategoryModerate
+	}
+	return authz.CategoryDangerous
 }
 
 // WithNamesOnly returns a copy of op that reads names only (see Operation.NamesOnly).

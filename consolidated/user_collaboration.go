@@ -60,9 +60,9 @@ func UserCollaborationTool(cfg CollaborationConfig) *Tool {
 		Name:        "user_collaboration",
 		Description: "Ask the user: " + OperationsPlaceholder + ". Questions, and authorization for paths outside the working directory or protected ones.",
 		Operations: []Operation{
-			Op("ask", "question to the user", RiskState, u.ask).WithTimeout(10 * time.Minute),
-			Op("request_authorization", "ask the user to grant access", RiskState, u.requestAuthorization).WithTimeout(10 * time.Minute),
-			Op("check_request", "status of a request", RiskState, u.checkRequest).WithTimeout(time.Minute),
+			Op("ask", "question to the user", RiskState, u.ask).WithTimeout(10 * time.Minute).WithCategory(authz.CategoryDangerous),
+			Op("request_authorization", "ask the user to grant access", RiskState, u.requestAuthorization).WithTimeout(10 * time.Minute).WithCategory(authz.CategoryDangerous),
+			Op("check_request", "status of a request", RiskState, u.checkRequest).WithTimeout(time.Minute).WithCategory(authz.CategorySafe),
 		},
 	}
 }

@@ -27,6 +27,9 @@ const (
 	BucketExecutions = "executions"
 	// BucketMemories holds semantic memories (text, metadata, embedder ID, vector).
 	BucketMemories = "memories"
+	// BucketTokens holds the HTTP client tokens, keyed by the SHA-256 of the secret (created
+	// on first use).
+	BucketTokens = "tokens"
 	// BucketLeases holds which live MCP session holds which conversation (created on first use,
 	// not by a migration: an older toolhost never reads it).
 	BucketLeases = "leases"
@@ -221,7 +224,12 @@ func (t *Tx) Seek(b Path, from string, fn func(key string, val []byte) (more boo
 	} else {
 		k, v = c.Seek([]byte(from))
 	}
-	for ; k != nil; k, v = c.Next() {
+	return walk(k, v, c.Next, fn)
+}
+
+// walk calls fn with copies of the plain keys from k on, stepping with next, until fn stops.
+func walk(k, v []byte, next func() ([]byte, []byte), fn func(key string, val []byte) (more bool, err error)) error {
+	for ; k != nil; k, v = next() {
 		if v == nil {
 			continue
 		}
@@ -312,4 +320,28 @@ func ParseSeqKey(k string) (n uint64, ok bool) {
 		return 0, false
 	}
 	return binary.BigEndian.Uint64([]byte(k)), true
+}
+
+// SeekReverse walks bucket b in descending key order from the last key < before (all keys if
+// before is empty), calling fn with copies until fn returns more == false or an error, which is
+// returned unchanged. Nested buckets are skipped. fn must not modify bucket b. It serves
+// newest-first pages over time-ordered keys.
+func (t *Tx) SeekReverse(b Path, before string, fn func(key string, val []byte) (more bool, err error)) error {
+	bk := t.bucket(b)
+	if bk == nil {
+		return nil
+	}
+	c := bk.Cursor()
+	var k, v []byte
+	if before == "" {
+		k, v = c.Last()
+	} else {
+		k, v = c.Seek([]byte(before))
+		if k == nil {
+			k, v = c.Last()
+		} else {
+			k, v = c.Prev()
+		}
+	}
+	return walk(k, v, c.Prev, fn)
 }

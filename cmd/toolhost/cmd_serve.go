@@ -28,7 +28,7 @@ var serveCommands = group{title: "Serving", commands: []cliCommand{
 	},
 	{
 		name: "serve",
-		help: "serve MCP over streamable HTTP at http://ADDR/mcp (loopback, bearer token), console at /",
+		help: "serve MCP over streamable HTTP at http://ADDR/mcp (loopback, bearer token), the operator API, and the console at /",
 		flags: func(fs *flag.FlagSet) action {
 			addr := fs.String("addr", "", "listen on `HOST:PORT` (default "+server.DefaultAddr+"); off loopback it needs a token you set")
 			token := fs.String("token", "", "bearer `TOKEN` (default: generated once, kept in the state dir, mode 0600); ps shows it to every local user")
@@ -120,9 +120,14 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		SessionDir:     filepath.Join(a.StateDir, "http-sessions"),
 		AllowedHosts:   listen.AllowedHosts,
 		Logger:         a.Logger,
+		Resolve:        a.Tokens.Resolve,
+		Health:         a.Ready,
 		OperatorToken:  operatorToken,
 		OperatorRoutes: operatorRoutes(a),
 	}
+	metrics := server.NewMetrics(a.Executions.ActiveCount)
+	a.OnFinish(metrics.Observe)
+	hopts.PrincipalRoutes = server.ExecutionRoutes(server.ExecutionAPI{Executions: a.Executions, Limits: a.Limits, Metrics: metrics.Handler()})
 	if tokenOnCommandLine {
 		a.Logger.Warn("--token puts the token on the command line, readable by every local process (ps); prefer --token-file or the generated token file")
 	}
@@ -142,7 +147,11 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	if _, err := a.RegisterListener(ln.Addr().String()); err != nil {
 		return err
 	}
-	mcpServer := a.Server()
+	principal := server.DefaultPrincipal
+	if hopts.NoAuth {
+		principal = server.AnonymousPrincipal
+	}
+	mcpServer := a.ServerAs(principal)
 	con, err := a.Console(operatorCredential(a.StateDir), ln.Addr().String())
 	if err != nil {
 		return err
@@ -165,6 +174,7 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	base := strings.TrimSuffix(url, "/mcp")
 	fmt.Fprintf(out, "\nOperator API (approvals, grants; not for MCP clients), with the operator token in %s:\n", operatorFile)
 	fmt.Fprintf(out, "  curl -H \"Authorization: Bearer $(cat %s)\" %s/api/approvals\n", operatorFile, base)
+	fmt.Fprintf(out, "Executions (/api/executions, /api/stats, /metrics) take the operator token or a client token (its own only).\n")
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

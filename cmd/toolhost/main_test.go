@@ -254,6 +254,23 @@ func startServeFull(t *testing.T, config string, extra ...string) served {
 	sv := served{state: t.TempDir(), work: t.TempDir()}
 	cmd := commandIn(t, sv.state, sv.work, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
 	os.WriteFile(cmd.Args[len(cmd.Args)-1], []byte(config), 0o600)
+	printed := readServe(t, cmd)
+	sv.url, sv.token, sv.signIn = printed.url, printed.token, printed.signIn
+	return sv
+}
+
+// runServe starts a serve command and reads the URL and token it prints.
+func runServe(t *testing.T, cmd *exec.Cmd) (url, token string) {
+	t.Helper()
+	sv := readServe(t, cmd)
+	return sv.url, sv.token
+}
+
+// readServe starts a serve command and reads what it prints: the URL, the token and the
+// console's sign-in link.
+func readServe(t *testing.T, cmd *exec.Cmd) served {
+	t.Helper()
+	var sv served
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

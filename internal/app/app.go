@@ -23,6 +23,7 @@ import (
 	"toolhost/internal/conversation"
 	"toolhost/internal/edit"
 	"toolhost/internal/embed"
+	"toolhost/internal/engine"
 	"toolhost/internal/fsread"
 	"toolhost/internal/memory"
 	"toolhost/internal/server"
@@ -66,6 +67,13 @@ type App struct {
 	switchMu sync.Mutex
 	switches config.Switches
 	servers  []*mcp.Server
+	// Executions records every call; Limits rate-limits them; StdioPrincipal is who calls
+	// over stdio (admin unless [stdio] tier lowers it).
+	Executions     *engine.Engine
+	Tokens         *authz.Tokens
+	Limits         *engine.Limits
+	StdioPrincipal authz.Principal
+	finishHooks    []func(engine.Record)
 	// Leases are the conversations leased to live sessions; nil when a configured
 	// conversation pins every session.
 	Leases *conversation.Leases
@@ -78,6 +86,12 @@ type App struct {
 // Open resolves the configuration into a running set of engines and the tool registry. It does
 // no work that only some calls need (the embedder, terminals): those start on first use.
 func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, error) {
+	return open(ctx, cfg, logger, nil)
+}
+
+// open is Open; a workspace opened for a client's root passes the app that opened it, whose
+// execution history, tokens and rate limits it shares (one principal, one set of buckets).
+func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *App) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
@@ -146,6 +160,12 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	}
 	a.closers = append(a.closers, a.Guard.Close)
 	a.openJournal()
+	if parent != nil {
+		a.Executions, a.Limits, a.Tokens, a.StdioPrincipal = parent.Executions, parent.Limits, parent.Tokens, parent.StdioPrincipal
+	} else if err := a.openExecutions(ctx); err != nil {
+		return nil, err
+	}
+	a.Env.Executions, a.Env.Limits = a.Executions, a.Limits
 	rcfg := reminders.DefaultConfig()
 	rcfg.Enabled = !cfg.Reminders.Off
 	rcfg.EveryNCalls = cfg.Reminders.EveryNCalls
@@ -274,9 +294,13 @@ func canonicalPath(p string) (string, error) {
 }
 
 // Server builds the MCP server for this configuration: the registry's tools with their
-// resources, and the prompts.
-func (a *App) Server() *mcp.Server {
+// resources, and the prompts. Requests without a token act as the stdio principal.
+func (a *App) Server() *mcp.Server { return a.ServerAs(a.StdioPrincipal) }
+
+// ServerAs is Server with the principal of requests that carry no token.
+func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 	s := server.New(server.Options{
+		Principal:    p,
 		Name:         Name,
 		Version:      Version,
 		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with the read_tool_result tool.",

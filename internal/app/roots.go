@@ -79,7 +79,7 @@ func (a *App) openRoot(ctx context.Context, uri string, overHTTP bool) (*App, er
 	if err := cfg.MergeProject(dir); err != nil {
 		return nil, err
 	}
-	ws, err := Open(ctx, &cfg, a.Logger.With("workspace", dir))
+	ws, err := open(ctx, &cfg, a.Logger.With("workspace", dir), a)
 	if err != nil {
 		return nil, fmt.Errorf("open the workspace %s: %w", dir, err)
 	}

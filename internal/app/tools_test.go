@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/pkoukk/tiktoken-go"
 	tiktoken_loader "github.com/pkoukk/tiktoken-go-loader"
 
+	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/config"
 	"toolhost/internal/golden"
@@ -24,10 +26,10 @@ import (
 var toolBudget = map[string]int{
 	"think":                     86,
 	"user_collaboration":        285,
-	"todo_operations":           360,
+	"todo_operations":           355,
 	"memory_operations":         305,
 	"file_operations":           785,
-	"terminal_operations":       456,
+	"terminal_operations":       461,
 	"build_and_version_control": 428,
 	"web_operations":            425,
 	"database_operations":       213,
@@ -189,6 +191,28 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// TestTierToolLists pins what each tier is shown in tools/list, as tool and operation names
+// (the schemas themselves are pinned by TestToolGolden), and that each tier's list is the same
+// bytes every time: clients cache the prompt prefix that holds it.
+func TestTierToolLists(t *testing.T) {
+	a := testApp(t)
+	for _, tier := range authz.Tiers {
+		t.Run(string(tier), func(t *testing.T) {
+			tools := a.Registry.ToolsFor(tier)
+			first, _ := json.Marshal(tools)
+			again, _ := json.Marshal(testApp(t).Registry.ToolsFor(tier))
+			if !bytes.Equal(first, again) {
+				t.Errorf("tools/list of tier %s differs between two servers", tier)
+			}
+			var b strings.Builder
+			for _, tl := range tools {
+				fmt.Fprintf(&b, "%s: %s\n", tl.Name, strings.Join(operationEnum(t, tl.InputSchema), " "))
+			}
+			golden.Check(t, filepath.Join("testdata", "tiers", string(tier)+".golden"), []byte(b.String()))
+		})
+	}
 }
 
 // TestDescriptionsNameOperationsFirst: Claude Code and Qwen Code defer MCP tools and show the

@@ -55,6 +55,11 @@ type Config struct {
 	Web       Web                `toml:"web"`
 	Grants    []Grant            `toml:"grants"`
 	Databases []Database         `toml:"databases"`
+	// Executions bounds the execution history; Limits rate-limits calls; Stdio sets the stdio
+	// principal's tier.
+	Executions Executions `toml:"executions"`
+	Limits     Limits     `toml:"limits"`
+	Stdio      Stdio      `toml:"stdio"`
 
 	// Path is the file this configuration was read from, if any.
 	Path string `toml:"-"`
@@ -82,6 +87,29 @@ type HTTP struct {
 	// session's working directory (when no workdir is configured); without them, roots are
 	// refused on serve. On stdio, when set, they bound roots too.
 	AllowedRoots []string `toml:"allowed_roots"`
+}
+
+// Executions bounds the shared execution history: the last MaxRecords executions younger than
+// MaxAge are kept (defaults 100,000 and 30 days).
+type Executions struct {
+	MaxRecords int      `toml:"max_records"`
+	MaxAge     Duration `toml:"max_age"`
+}
+
+// Limits are rate limits, each "N/s", "N/min" or "N/h" (empty: none). PerPrincipal bounds all
+// calls of one principal (a token's own --rate replaces it); Safe, Moderate and Dangerous bound
+// one principal's calls of that risk category.
+type Limits struct {
+	PerPrincipal string `toml:"per_principal"`
+	Safe         string `toml:"safe"`
+	Moderate     string `toml:"moderate"`
+	Dangerous    string `toml:"dangerous"`
+}
+
+// Stdio configures the principal of stdio servers: the user who started them.
+type Stdio struct {
+	// Tier is view_only, execute_basic, execute_advanced or admin (default admin).
+	Tier string `toml:"tier"`
 }
 
 // Reminders configures the <system-reminder> blocks appended to tool results.
@@ -331,8 +359,22 @@ func (c *Config) validate() error {
 	if _, err := sandbox.ParseMode(c.Terminal.Sandbox); err != nil {
 		return fmt.Errorf("config: terminal.%w", err)
 	}
+	if c.Executions.MaxRecords < 0 || c.Executions.MaxAge.Duration < 0 {
+		return fmt.Errorf("config: executions.max_records and executions.max_age must not be negative")
+	}
+	for key, v := range map[string]string{"per_principal": c.Limits.PerPrincipal, "safe": c.Limits.Safe, "moderate": c.Limits.Moderate, "dangerous": c.Limits.Dangerous} {
+		if !rateSyntax.MatchString(strings.TrimSpace(v)) {
+			return fmt.Errorf("config: limits.%s %q: want N/s, N/min or N/h, e.g. 60/min", key, v)
+		}
+	}
+	if v := c.Stdio.Tier; v != "" && v != "view_only" && v != "execute_basic" && v != "execute_advanced" && v != "admin" {
+		return fmt.Errorf("config: stdio.tier %q: want view_only, execute_basic, execute_advanced or admin", v)
+	}
 	return validateDatabases(c.Databases)
 }
+
+// rateSyntax is a rate limit as engine.ParseRate reads it, or nothing.
+var rateSyntax = regexp.MustCompile(`^(|0|none|\d+\s*/\s*(s|sec|second|m|min|minute|h|hour))$`)
 
 var tableLine = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?`)
 var keyValueLine = regexp.MustCompile(`^\s*("?[A-Za-z0-9_.-]+"?)\s*=`)

@@ -139,3 +139,28 @@ func TestREADMEConfigParses(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func TestExecutionsLimitsAndStdio(t *testing.T) {
+	tests := []struct {
+		name, body, wantErr string
+	}{
+		{"all set", "[executions]\nmax_records = 10\nmax_age = \"1h\"\n[limits]\nper_principal = \"60/min\"\ndangerous = \"5 / s\"\n[stdio]\ntier = \"execute_basic\"\n", ""},
+		{"empty limits", "[limits]\nsafe = \"\"\nmoderate = \"0\"\n", ""},
+		{"negative records", "[executions]\nmax_records = -1\n", "executions.max_records"},
+		{"limit without unit", "[limits]\nper_principal = \"60\"\n", "limits.per_principal"},
+		{"limit with a bad unit", "[limits]\ndangerous = \"3/day\"\n", "limits.dangerous"},
+		{"unknown tier", "[stdio]\ntier = \"root\"\n", "stdio.tier"},
+		{"unknown key", "[limits]\nburst = 3\n", "burst"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(write(t, tt.body), true)
+			if tt.wantErr == "" && err != nil {
+				t.Fatalf("Load = %v", err)
+			}
+			if tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Errorf("Load = %v, want an error naming %s", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -43,6 +43,10 @@ func (j *ImportJob) Progress() (done, total int) {
 // Done is closed when the import has finished, well or not.
 func (j *ImportJob) Done() <-chan struct{} { return j.done }
 
+// Cancel stops the import (an operator's cancel of its execution); nothing of it is kept, as
+// with Close. Done is closed once it has stopped.
+func (j *ImportJob) Cancel() { j.cancel() }
+
 // Result returns the import's outcome once Done is closed.
 func (j *ImportJob) Result() (ImportResult, error) {
 	<-j.done

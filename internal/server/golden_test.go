@@ -34,7 +34,7 @@ func TestSeamErrorTexts(t *testing.T) {
 	for _, c := range cases {
 		got, _ := h.call(c.tool, c.args)
 		// Execution ids differ per run.
-		if i := strings.Index(got, "(execution x"); i >= 0 {
+		if i := strings.Index(got, "(execution exec_"); i >= 0 {
 			j := strings.Index(got[i:], ")")
 			got = got[:i] + "(execution X)" + got[i+j+1:]
 		}

@@ -1,7 +1,10 @@
 package server
 
 import (
+	"context"
 	"crypto/subtle"
+	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -9,7 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
 )
 
 // HTTPOptions configure the streamable HTTP transport.
@@ -34,8 +40,18 @@ type HTTPOptions struct {
 	// EventStoreBytes bounds the events kept so that a stateful client can resume a dropped
 	// stream with Last-Event-ID (default DefaultEventStoreBytes).
 	EventStoreBytes int
+	// Resolve maps a client bearer token other than Token to its principal (the token table,
+	// authz.Tokens); nil accepts Token alone. Token itself is the admin principal "default".
+	Resolve func(ctx context.Context, secret string) (authz.Principal, error)
 	// Routes are extra handlers behind the MCP client token (or none, with NoAuth).
 	Routes map[string]http.Handler
+	// PrincipalRoutes (the execution history, stats, metrics) open to the operator token, as
+	// the admin operator behind Operator, and to client tokens, as their own principal: each
+	// handler reads the caller with authz.PrincipalFrom and shows a principal only its own.
+	PrincipalRoutes map[string]http.Handler
+	// Health answers GET /readyz: nil means ready. /healthz and /readyz need no credentials
+	// and say nothing but ok or not.
+	Health func(ctx context.Context) error
 	// OperatorRoutes are the operator endpoints (approvals, grants, the operator API): each is
 	// served behind Operator with OperatorToken, never behind the client token, and NoAuth does
 	// not open them. Without an OperatorToken they answer 401 to everything.
@@ -82,21 +98,34 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	}
 	var stateful http.Handler = newSessionKeeper(s, sdkStateful, o.SessionTimeout, records, events, logger)
 	stateful = checkReplay(stateful, events)
-	client := http.NewServeMux()
-	client.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+	var mcpHandler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.Stateless || r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
 			stateless.ServeHTTP(w, r)
 			return
 		}
 		stateful.ServeHTTP(w, r)
 	})
+	if !o.NoAuth {
+		// The SDK carries the principal to tool handlers as the request's TokenInfo (per
+		// request, also on stateful sessions), and pins a session to the principal that opened it.
+		mcpHandler = auth.RequireBearerToken(func(ctx context.Context, _ string, r *http.Request) (*auth.TokenInfo, error) {
+			p, ok := authz.PrincipalFrom(r.Context())
+			if !ok {
+				return nil, auth.ErrInvalidToken
+			}
+			return TokenInfoOf(p), nil
+		}, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(mcpHandler)
+	}
+	client := http.NewServeMux()
+	client.Handle("/mcp", mcpHandler)
 	for path, h := range o.Routes {
 		client.Handle(path, h)
 	}
 	// Two credentials, two trees: the client token opens /mcp and Routes, the operator token
-	// opens OperatorRoutes, and neither opens the other's.
+	// opens OperatorRoutes, and neither opens the other's. PrincipalRoutes take either, each
+	// with its own checks.
 	mux := http.NewServeMux()
-	clientAuth := authenticate(client, o.Token, o.NoAuth)
+	clientAuth := authenticate(client, o)
 	if o.Console == nil {
 		// Paths neither tree serves are 404 before authentication (see notFound).
 		mux.Handle("/", notFound(clientAuth, client))
@@ -112,10 +141,78 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	for path, h := range o.OperatorRoutes {
 		mux.Handle(path, Operator(h, o.OperatorToken, logger))
 	}
+	for path, h := range o.PrincipalRoutes {
+		mux.Handle(path, eitherCredential(Operator(h, o.OperatorToken, logger), authenticate(h, o), o.OperatorToken))
+	}
 	var h http.Handler = mux
 	h = checkOrigin(h)
 	h = checkHost(h, o.AllowedHosts)
-	return h
+	return withHealth(h, o.Health)
+}
+
+// eitherCredential sends a request that carries the operator token to operator (the admin
+// operator, peer-checked), and any other to client (a client token's principal).
+func eitherCredential(operator, client http.Handler, operatorToken string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+		if ok && strings.EqualFold(scheme, "Bearer") && operatorToken != "" && authz.OperatorTokenMatches(operatorToken, strings.TrimSpace(got)) {
+			operator.ServeHTTP(w, r)
+			return
+		}
+		client.ServeHTTP(w, r)
+	})
+}
+
+// withHealth answers the probes before any check: a load balancer or kubelet sends no token
+// and may use any Host. They reveal only whether the server is up and ready.
+func withHealth(next http.Handler, ready func(context.Context) error) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/healthz":
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			io.WriteString(w, "ok\n")
+		case "/readyz":
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.Header().Set("Cache-Control", "no-store")
+			ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+			defer cancel()
+			if ready != nil && ready(ctx) != nil {
+				w.WriteHeader(http.StatusServiceUnavailable)
+				io.WriteString(w, "not ready\n")
+				return
+			}
+			io.WriteString(w, "ready\n")
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// Principals of client requests that carry the configured token, or none under NoAuth.
+var (
+	DefaultPrincipal   = authz.Principal{Name: "default", Tier: authz.TierAdmin}
+	AnonymousPrincipal = authz.Principal{Name: "anonymous", Tier: authz.TierAdmin}
+)
+
+// TokenInfoOf is how a principal travels inside the SDK (RequestExtra.TokenInfo).
+func TokenInfoOf(p authz.Principal) *auth.TokenInfo {
+	return &auth.TokenInfo{UserID: p.Name, Extra: map[string]any{"tier": string(p.Tier), "rate": p.Rate}}
+}
+
+// PrincipalOf reads a principal back from TokenInfoOf; a missing or unknown tier is view_only,
+// so a malformed one fails closed.
+func PrincipalOf(ti *auth.TokenInfo) authz.Principal {
+	p := authz.Principal{Name: ti.UserID, Tier: authz.TierViewOnly}
+	if s, ok := ti.Extra["tier"].(string); ok {
+		if t, err := authz.ParseTier(s); err == nil {
+			p.Tier = t
+		}
+	}
+	if s, ok := ti.Extra["rate"].(string); ok {
+		p.Rate = s
+	}
+	return p
 }
 
 // NewHTTPServer wraps h with timeouts and header limits.
@@ -128,19 +225,38 @@ func NewHTTPServer(h http.Handler) *http.Server {
 	}
 }
 
-// authenticate requires the bearer token. Its 401 says which of three things went wrong, in
+// authenticate requires a client bearer token and puts its principal into the request's
+// context: the configured token is the admin "default", others come from the token table (a
+// revoked one is wrong from its next request on). Its 401 says which of three things went wrong, in
 // the form RFC 6750 gives clients to tell them apart: no credentials (a bare challenge), another
 // scheme (invalid_request), or a wrong token (invalid_token). MCP clients that see a bare
 // challenge look for OAuth and ask the user to "authenticate"; for a wrong token they should say
 // so instead.
-func authenticate(next http.Handler, token string, noAuth bool) http.Handler {
+func authenticate(next http.Handler, o HTTPOptions) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !noAuth {
+		p := AnonymousPrincipal
+		if !o.NoAuth {
 			header := strings.TrimSpace(r.Header.Get("Authorization"))
 			// The scheme name is case-insensitive (RFC 9110 §11.1); some clients send "bearer".
 			scheme, got, ok := strings.Cut(header, " ")
 			ok = ok && strings.EqualFold(scheme, "Bearer")
-			if !ok || token == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
+			got = strings.TrimSpace(got)
+			valid := false
+			switch {
+			case !ok:
+			case o.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(o.Token)) == 1:
+				p, valid = DefaultPrincipal, true
+			case got != "" && o.Resolve != nil:
+				var err error
+				p, err = o.Resolve(r.Context(), got)
+				if err != nil && !errors.Is(err, authz.ErrBadToken) {
+					// The token table could not be read: not the client's fault.
+					http.Error(w, "token check unavailable; retry", http.StatusServiceUnavailable)
+					return
+				}
+				valid = err == nil
+			}
+			if !valid {
 				challenge, msg := `Bearer realm="toolhost"`, "missing bearer token: send Authorization: Bearer TOKEN"
 				switch {
 				case header == "":
@@ -156,7 +272,7 @@ func authenticate(next http.Handler, token string, noAuth bool) http.Handler {
 				return
 			}
 		}
-		next.ServeHTTP(w, r)
+		next.ServeHTTP(w, r.WithContext(authz.WithPrincipal(r.Context(), p)))
 	})
 }
 

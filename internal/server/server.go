@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toolhost/authz"
 	"toolhost/consolidated"
 )
 
@@ -28,6 +29,9 @@ type Options struct {
 	Logger   *slog.Logger
 	// Middleware runs inside toolhost's own (after recovery and ordering), e.g. to serve prompts.
 	Middleware []mcp.Middleware
+	// Principal is who calls when the request carries no token (stdio, --no-auth); the zero
+	// value means authz.StdioPrincipal.
+	Principal authz.Principal
 }
 
 // New builds the MCP server with toolhost's middleware.
@@ -39,11 +43,13 @@ func New(o Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: o.Instructions,
 		Logger:       logger,
-		// No logging capability: toolhost logs to stderr or a file, never to the client.
+		// Logging: clients that set a level (logging/setLevel) hear of executions starting and
+		// ending (notifications/message); toolhost's own log stays on stderr or in a file.
 		Capabilities: &mcp.ServerCapabilities{
 			// The operator console switches operations while clients are connected.
 			Tools:   &mcp.ToolCapabilities{ListChanged: true},
 			Prompts: &mcp.PromptCapabilities{ListChanged: false},
+			Logging: &mcp.LoggingCapabilities{},
 		},
 		PageSize: 1000,
 		// The SDK refuses resources/subscribe without these; the registry passes them to the
@@ -57,7 +63,7 @@ func New(o Options) *mcp.Server {
 		RootsListChangedHandler: o.Registry.RootsChanged,
 	})
 	o.Registry.Register(s)
-	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), orderMiddleware(), resolveMiddleware(o.Registry)}, o.Middleware...)...)
+	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), principalMiddleware(o.Registry, o.Principal), orderMiddleware(), resolveMiddleware(o.Registry)}, o.Middleware...)...)
 	return s
 }
 
@@ -128,6 +134,31 @@ func resolveMiddleware(reg *consolidated.Registry) mcp.Middleware {
 			cr2 := *cr
 			cr2.Params = &p
 			return next(ctx, method, &cr2)
+		}
+	}
+}
+
+// principalMiddleware puts the caller's principal into the context of every request: the one
+// the HTTP authentication resolved from the bearer token (carried as the SDK's TokenInfo), else
+// the server's own (stdio). tools/list then shows only what the principal's tier may call.
+func principalMiddleware(reg *consolidated.Registry, def authz.Principal) mcp.Middleware {
+	if def.Name == "" {
+		def = authz.StdioPrincipal
+	}
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			p := def
+			if ex := req.GetExtra(); ex != nil && ex.TokenInfo != nil {
+				p = PrincipalOf(ex.TokenInfo)
+			}
+			ctx = authz.WithPrincipal(ctx, p)
+			res, err := next(ctx, method, req)
+			if method == "tools/list" && err == nil && p.Tier != authz.TierAdmin {
+				if lr, ok := res.(*mcp.ListToolsResult); ok {
+					lr.Tools = reg.ToolsFor(p.Tier)
+				}
+			}
+			return res, err
 		}
 	}
 }

@@ -46,6 +46,8 @@ type RunResult struct {
 	// ExitCode is the exit status (128+signal when killed by a signal, -1 while running).
 	ExitCode int  `json:"exit_code"`
 	TimedOut bool `json:"timed_out,omitempty"`
+	// Cancelled says the caller cancelled the call and the process tree was killed.
+	Cancelled bool `json:"cancelled,omitempty"`
 	// Stdout and Stderr are the captured streams within the budget, cleaned like a session's
 	// log (escape sequences removed, \r and backspace resolved); get_output and get_history
 	// of the command's id give the raw bytes.
@@ -127,6 +129,7 @@ type job struct {
 	running        bool
 	exit           int
 	timedOut       bool
+	cancelled      bool
 	ended          time.Time
 	done           chan struct{}
 	closeOnce      sync.Once
@@ -237,13 +240,39 @@ func (j *job) waitLoop(readers *sync.WaitGroup) {
 
 // kill ends the command's whole tree (used by close_session and shutdown).
 func (j *job) kill(ctx context.Context, grace time.Duration) {
-	j.sel.killAll(ctx, grace)
+	j.killWith(ctx, 0, grace)
+}
+
+// killWith ends the command's tree starting with signal sig (zero: SIGHUP and SIGTERM).
+func (j *job) killWith(ctx context.Context, sig syscall.Signal, grace time.Duration) {
+	j.sel.killWith(ctx, sig, grace)
 	select {
 	case <-j.done:
 	case <-time.After(5 * time.Second):
 	}
 	j.closePipes()
 }
+
+// cancel kills the command's tree because its caller gave up (an MCP cancellation, an
+// operator's cancel), with a short grace: the caller waits for the exit status. It returns
+// once the command has ended, or after 5 seconds.
+func (j *job) cancel() {
+	j.mu.Lock()
+	if !j.running {
+		j.mu.Unlock()
+		return
+	}
+	j.cancelled = true
+	j.mu.Unlock()
+	j.sel.killAll(context.Background(), cancelGrace)
+	select {
+	case <-j.done:
+	case <-time.After(5 * time.Second):
+	}
+}
+
+// cancelGrace is how long a cancelled command has between SIGTERM and SIGKILL.
+const cancelGrace = 50 * time.Millisecond
 
 // closePipes stops draining output; a leftover background process that still writes then
 // gets SIGPIPE. Used when the command is closed or forgotten.
@@ -256,7 +285,7 @@ func (j *job) closePipes() {
 }
 
 func (j *job) resultLocked(budget int) RunResult {
-	r := RunResult{ID: j.id, Running: j.running, ExitCode: j.exit, TimedOut: j.timedOut,
+	r := RunResult{ID: j.id, Running: j.running, ExitCode: j.exit, TimedOut: j.timedOut, Cancelled: j.cancelled,
 		StdoutBytes: j.stdout.total, StderrBytes: j.stderr.total, Cwd: j.cwd, Sandbox: j.sandbox}
 	var t1, t2 bool
 	r.Stdout, t1 = j.stdout.render(budget, j.id)

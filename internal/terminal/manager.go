@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/hinshun/vt10x"
@@ -201,6 +203,27 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 		m.mu.Unlock()
 		return Info{}, ErrShutdown
 	}
+	if spec.Name == "" {
+		// A create without a name means "a shell": the conversation's default one while it
+		// is alive in the same directory, so a model that forgets its id gets no second shell.
+		for k, old := range m.sessions {
+			if k.conv != conv || !old.unnamed {
+				continue
+			}
+			old.mu.Lock()
+			same := old.cwd == spec.Cwd && old.state == StateRunning
+			if same {
+				old.lastUse = time.Now()
+			}
+			old.mu.Unlock()
+			if same {
+				m.mu.Unlock()
+				inf := old.info()
+				inf.Reused = true
+				return inf, nil
+			}
+		}
+	}
 	if spec.Name != "" {
 		if old, ok := m.sessions[key{conv, spec.Name}]; ok {
 			old.mu.Lock()
@@ -275,6 +298,7 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 		cols: spec.Cols, rows: spec.Rows, vt: vt10x.New(vt10x.WithSize(spec.Cols, spec.Rows)),
 		ready: make(chan struct{}), sentDone: -1, cAtSend: -1, readerDone: make(chan struct{}), waitDone: make(chan struct{}),
 		updCh: make(chan struct{}, 1), stopUpd: make(chan struct{}), extra: spec.Env, policy: policy,
+		unnamed: spec.Name == "",
 	}
 	s.view = newLogView(s.log, s.onMarker)
 	s.sel.marker = markerEnv + "=" + m.instance + "/" + conv + "/" + id
@@ -501,6 +525,18 @@ func (m *Manager) Sessions(conv string) []Info {
 // Close ends a session (every process of it) or kills a command's process tree (including
 // what it left running in the background); either stays readable.
 func (m *Manager) Close(ctx context.Context, conv, id string) error {
+	return m.CloseWith(ctx, conv, id, 0)
+}
+
+// Signals close_session accepts, by name.
+var Signals = map[string]syscall.Signal{
+	"HUP": syscall.SIGHUP, "INT": syscall.SIGINT, "QUIT": syscall.SIGQUIT, "TERM": syscall.SIGTERM,
+	"KILL": syscall.SIGKILL, "USR1": syscall.SIGUSR1, "USR2": syscall.SIGUSR2,
+}
+
+// CloseWith is Close starting with signal sig instead of SIGHUP and SIGTERM (zero); whatever
+// still runs after the grace time is killed.
+func (m *Manager) CloseWith(ctx context.Context, conv, id string, sig syscall.Signal) error {
 	m.mu.Lock()
 	s := m.sessions[key{conv, id}]
 	j := m.jobs[key{conv, id}]
@@ -512,11 +548,11 @@ func (m *Manager) Close(ctx context.Context, conv, id string) error {
 	m.mu.Unlock()
 	switch {
 	case s != nil:
-		s.terminate(ctx, m.cfg.CloseGrace)
+		s.terminateWith(ctx, sig, m.cfg.CloseGrace)
 		m.persistLater(s)
 		return nil
 	case j != nil:
-		j.kill(ctx, m.cfg.CloseGrace)
+		j.killWith(ctx, sig, m.cfg.CloseGrace)
 		return nil
 	}
 	if _, ok := m.persist.load(ctx, conv, id); ok {
@@ -679,6 +715,12 @@ wait:
 		case <-notify: // nil without Progress: never ready
 			time.Sleep(20 * time.Millisecond) // coalesce chunks of a chatty command
 		case <-ctx.Done():
+			// A cancelled caller (MCP cancellation, an operator's cancel) takes the command
+			// with it, and the answer says how it ended. A deadline only ends the wait: the
+			// command keeps running under its own timeout, readable by its id.
+			if errors.Is(ctx.Err(), context.Canceled) {
+				j.cancel()
+			}
 			j.mu.Lock()
 			r := j.resultLocked(budget)
 			j.mu.Unlock()
@@ -693,4 +735,25 @@ wait:
 		j.cursor = j.log.end()
 	}
 	return j.resultLocked(budget), nil
+}
+
+// Ended returns a channel closed when command id of conv has ended, or nil when there is no
+// such command. A command that outlives its call stays one execution until then.
+func (m *Manager) Ended(conv, id string) <-chan struct{} {
+	_, j := m.lookup(conv, id)
+	if j == nil {
+		return nil
+	}
+	return j.done
+}
+
+// Cancel kills command id of conv as a cancelled call (its result says so) and returns once it
+// has ended.
+func (m *Manager) Cancel(conv, id string) error {
+	_, j := m.lookup(conv, id)
+	if j == nil {
+		return noSession(conv, id)
+	}
+	j.cancel()
+	return nil
 }

@@ -149,6 +149,29 @@ func TestRunCanceledKeepsCommand(t *testing.T) {
 	}
 }
 
+// TestRunCancelledKillsTree: a cancelled caller takes the command's whole tree with it (also a
+// background child in its own process group), and the result says so with the exit status.
+func TestRunCancelledKillsTree(t *testing.T) {
+	m := newTestManager(t, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	num := "7" + strconv.Itoa(os.Getpid()%1000+100)
+	marker := "sleep " + num
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		cancel()
+	}()
+	r, err := m.Run(ctx, "c", RunSpec{Command: "setsid " + marker + " & " + marker + "; echo survived", Cwd: t.TempDir(), Yield: 30 * time.Second})
+	if !errors.Is(err, context.Canceled) || r.Running || !r.Cancelled || r.ExitCode <= 0 {
+		t.Fatalf("Run(cancelled) = %+v, %v; want a finished, cancelled result with the exit status", r, err)
+	}
+	if strings.Contains(r.Stdout, "survived") {
+		t.Errorf("the command went on after the cancel: %q", r.Stdout)
+	}
+	if pids := procsWithArg(num); len(pids) > 0 {
+		t.Errorf("processes %v of the cancelled command are left", pids)
+	}
+}
+
 func TestPlainShFallback(t *testing.T) {
 	m := newTestManager(t, Config{Shell: "sh"})
 	inf := createSession(t, m, "c", "plain")

@@ -107,13 +107,23 @@ func (sel procSelector) members() []int {
 // so that processes forked meanwhile are caught too. It returns the pids still alive at the
 // end (normally none).
 func (sel procSelector) killAll(ctx context.Context, grace time.Duration) []int {
+	return sel.killWith(ctx, 0, grace)
+}
+
+// killWith is killAll with the first signal chosen by the caller (close_session's signal);
+// zero means SIGHUP and SIGTERM. Whatever is left after grace is killed.
+func (sel procSelector) killWith(ctx context.Context, sig syscall.Signal, grace time.Duration) []int {
 	pids := sel.members()
 	if len(pids) == 0 {
 		return nil
 	}
 	for _, p := range pids {
-		_ = syscall.Kill(p, syscall.SIGHUP)
-		_ = syscall.Kill(p, syscall.SIGTERM)
+		if sig != 0 {
+			_ = syscall.Kill(p, sig)
+		} else {
+			_ = syscall.Kill(p, syscall.SIGHUP)
+			_ = syscall.Kill(p, syscall.SIGTERM)
+		}
 		_ = syscall.Kill(p, syscall.SIGCONT)
 	}
 	if waitGone(ctx, sel, grace) {

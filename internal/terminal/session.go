@@ -95,6 +95,9 @@ type session struct {
 	pid     int
 	f       *os.File
 	started time.Time
+	// unnamed marks the conversation's default shell: created without a name, and returned
+	// again by a create without a name while it is alive.
+	unnamed bool
 
 	writeMu sync.Mutex
 
@@ -654,6 +657,11 @@ func (s *session) resize(cols, rows int) error {
 // terminate kills every process of the session, closes the PTY and reaps the shell. It
 // is bounded: grace plus a few seconds of SIGKILL rounds at most.
 func (s *session) terminate(ctx context.Context, grace time.Duration) {
+	s.terminateWith(ctx, 0, grace)
+}
+
+// terminateWith ends the session starting with signal sig (zero: SIGHUP and SIGTERM).
+func (s *session) terminateWith(ctx context.Context, sig syscall.Signal, grace time.Duration) {
 	s.mu.Lock()
 	if s.state == StateRunning || s.state == StateStarting {
 		s.state = StateClosed
@@ -667,7 +675,7 @@ func (s *session) terminate(ctx context.Context, grace time.Duration) {
 	if !started {
 		return
 	}
-	if left := s.sel.killAll(ctx, grace); len(left) > 0 {
+	if left := s.sel.killWith(ctx, sig, grace); len(left) > 0 {
 		slog.Warn("terminal session processes survived SIGKILL", "session", s.id, "pids", left)
 	}
 	_ = s.f.Close()

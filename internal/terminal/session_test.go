@@ -255,10 +255,14 @@ func TestCreateReuseRestartAndLimits(t *testing.T) {
 	if err != nil || !moved.Restarted || moved.PID == first.PID || moved.Cwd != dir2 {
 		t.Errorf("Create(other cwd) = %+v, %v; want a restarted session in %s", moved, err, dir2)
 	}
-	if _, err := m.Create(ctx, "c", SessionSpec{Cwd: dir1}); err != nil {
+	second, err := m.Create(ctx, "c", SessionSpec{Cwd: dir1})
+	if err != nil {
 		t.Fatalf("Create(second) = %v", err)
 	}
-	if _, err := m.Create(ctx, "c", SessionSpec{Cwd: dir1}); !errors.Is(err, ErrLimit) {
+	if dflt, err := m.Create(ctx, "c", SessionSpec{Cwd: dir1}); err != nil || !dflt.Reused || dflt.ID != second.ID {
+		t.Errorf("Create(no name again) = %+v, %v; want the conversation's default shell %s reused", dflt, err, second.ID)
+	}
+	if _, err := m.Create(ctx, "c", SessionSpec{Name: "third", Cwd: dir1}); !errors.Is(err, ErrLimit) {
 		t.Errorf("Create(third in conversation) = %v, want ErrLimit", err)
 	}
 	if _, err := m.Create(ctx, "d", SessionSpec{Cwd: dir1}); err != nil {

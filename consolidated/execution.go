@@ -1,0 +1,183 @@
+package consolidated
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
+	"toolhost/internal/engine"
+)
+
+// callerPrincipal is who calls: the principal the transport put into ctx, else the user who
+// started the process (in-process calls, tests).
+func callerPrincipal(ctx context.Context) authz.Principal {
+	if p, ok := authz.PrincipalFrom(ctx); ok {
+		return p
+	}
+	return authz.StdioPrincipal
+}
+
+// begin records the call as a running execution, once the operation is known (or known to be
+// wrong: a refused call is an execution too).
+func (r *Registry) begin(ctx context.Context, c *Call, op Operation, raw json.RawMessage) (context.Context, *engine.Execution) {
+	e := r.env.Executions
+	if e == nil {
+		return ctx, nil
+	}
+	s := engine.Start{ID: c.ExecutionID, Tool: c.Tool, Operation: c.Operation, Principal: c.Principal.Name,
+		Conversation: c.Conversation, Args: raw}
+	if op.Name != "" {
+		s.Category, s.Risk = op.RiskCategory(), string(op.Risk)
+	}
+	if c.Request != nil && c.Request.Session != nil {
+		if ip := c.Request.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+			s.Client = ip.ClientInfo.Name
+		}
+	}
+	ctx, x := e.Begin(ctx, s)
+	c.Execution = x
+	logToClient(ctx, c, "debug", map[string]any{"event": "started", "principal": c.Principal.Name})
+	return ctx, x
+}
+
+// admit checks the caller's tier and rate limits before the handler runs.
+func (r *Registry) admit(c *Call, op Operation) error {
+	cat := op.RiskCategory()
+	if !c.Principal.Tier.Allows(cat) {
+		return &ToolError{Code: CodeForbidden, Param: "operation",
+			Message: fmt.Sprintf("%s.%s is a %s operation and needs tier %s; %s has tier %s", c.Tool, op.Name, cat, authz.Least(cat), c.Principal.Name, c.Principal.Tier),
+			Next:    "use the operations tools/list shows you, or ask the user for a token of tier " + string(authz.Least(cat))}
+	}
+	own, err := engine.ParseRate(c.Principal.Rate)
+	if err != nil {
+		own = engine.Rate{}
+	}
+	if err := r.env.Limits.Allow(c.Principal, own, cat); err != nil {
+		var le *engine.LimitError
+		if errors.As(err, &le) {
+			return &ToolError{Code: CodeRateLimited, Message: fmt.Sprintf("rate limit reached (%s)", le.Limit),
+				Next: fmt.Sprintf("retry in %s", le.Wait.Round(time.Millisecond)), Cause: err}
+		}
+		return err
+	}
+	return nil
+}
+
+// deniedCodes are the refusals of the guard, the command rules and the tiers: the call was
+// not allowed to run, as opposed to running and failing.
+var deniedCodes = []ErrorCode{CodeForbidden, CodeOutsideWorkdir, CodeNeedsGrant, CodeProtectedPath, CodeSecretPath,
+	CodeHardLink, CodeCommandDenied, CodeNeedsApproval, CodeNetworkDenied, CodeNetworkRefused, CodeSandboxUnavailable}
+
+// finish records how the call ended, unless its work continues past the call (a command past
+// its yield), whose owner finishes it.
+func (r *Registry) finish(ctx context.Context, c *Call, x *engine.Execution, out *mcp.CallToolResult, err error) {
+	if x == nil || x.Continued() {
+		return
+	}
+	o := engine.Outcome{Status: engine.StatusSuccess}
+	for _, c := range out.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			o.ResultBytes += len(t.Text)
+		}
+	}
+	var te *ToolError
+	switch {
+	case errors.As(err, &te):
+		o.ErrorCode, o.Error = string(te.Code), te.Message
+		switch {
+		case te.Code == CodeTimeout:
+			o.Status = engine.StatusTimeout
+		case te.Code == CodeCancelled:
+			o.Status = engine.StatusCancelled
+		case te.Code == CodeRateLimited:
+			o.Status = engine.StatusRateLimited
+		case slices.Contains(deniedCodes, te.Code):
+			o.Status = engine.StatusDenied
+		default:
+			o.Status = engine.StatusFailed
+		}
+	case err != nil:
+		o.Status, o.ErrorCode = engine.StatusFailed, string(CodeInternal)
+	case out.IsError:
+		o.Status = engine.StatusFailed
+	}
+	if ctx.Err() != nil && (errors.Is(context.Cause(ctx), engine.ErrCancelled) || errors.Is(ctx.Err(), context.Canceled)) {
+		// The handler answered after a cancel (a command killed with its tree): still cancelled.
+		o.Status = engine.StatusCancelled
+	}
+	rec := x.Finish(o)
+	data := map[string]any{"event": "finished", "status": string(rec.Status), "duration_ms": rec.DurationMS}
+	if rec.ErrorCode != "" {
+		data["error_code"] = rec.ErrorCode
+	}
+	// Finish cancelled the execution's context; the message still belongs to this request.
+	logToClient(context.WithoutCancel(ctx), c, clientLevel(rec), data)
+}
+
+// logToClient tells the client of an execution's lifecycle at the level it chose
+// (logging/setLevel, or the request's _meta on 2026-07-28); nothing is sent before it chooses.
+func logToClient(ctx context.Context, c *Call, level mcp.LoggingLevel, data map[string]any) {
+	if c.Request == nil || c.Request.Session == nil {
+		return
+	}
+	data["execution"] = c.ExecutionID
+	data["tool"] = c.Tool
+	if c.Operation != "" {
+		data["operation"] = c.Operation
+	}
+	if err := c.Request.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "toolhost.executions", Data: data}); err != nil {
+		c.Logger.Debug("log to client", "err", err)
+	}
+}
+
+// clientLevel is the level of an execution's end: errors the model caused are warnings,
+// toolhost's own failures errors.
+func clientLevel(r engine.Record) mcp.LoggingLevel {
+	switch r.Status {
+	case engine.StatusSuccess:
+		return "info"
+	case engine.StatusFailed:
+		if r.ErrorCode == string(CodeInternal) {
+			return "error"
+		}
+	}
+	return "warning"
+}
+
+// RecentExecutionsURI is the resource with the conversation's own recent executions.
+const RecentExecutionsURI = "toolhost://executions/recent"
+
+// recentExecutions serves RecentExecutionsURI: what the caller's conversation runs now and its
+// last 20 finished executions, as JSON, only the caller's own.
+func (r *Registry) recentExecutions(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	e := r.env.Executions
+	p := callerPrincipal(ctx)
+	conv := CallerConversation(ctx)
+	if conv == "" {
+		conv = r.env.DefaultConversation
+	}
+	var active []engine.Record
+	for _, x := range e.Active(ctx, p) {
+		if x.Conversation == conv {
+			active = append(active, x)
+		}
+	}
+	page, err := e.List(ctx, engine.Filter{Conversation: conv, Viewer: p, Limit: 20})
+	if err != nil {
+		return nil, fmt.Errorf("read recent executions: %w", err)
+	}
+	if active == nil {
+		active = []engine.Record{}
+	}
+	b, err := json.MarshalIndent(map[string]any{"conversation": conv, "running": active, "recent": page.Executions}, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: RecentExecutionsURI, MIMEType: "application/json", Text: string(b)}}}, nil
+}
