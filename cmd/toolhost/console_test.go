@@ -323,7 +323,7 @@ func TestConsolePages(t *testing.T) {
 	for _, p := range pages {
 		within(t, tab, 20*time.Second, p.name, chromedp.Navigate(base+p.path),
 			chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector("main").textContent.includes(%q)`, p.want)))
-		if p.name != "approvals" && p.name != "tools" && p.name != "terminals" {
+		if !slices.Contains([]string{"approvals", "tools", "terminals", "activity"}, p.name) {
 			screenshot(t, tab, p.name) // the others are taken with live content by their tests
 		}
 		// The page's own weight: the document and every file it loaded, uncompressed.
@@ -376,5 +376,44 @@ func TestConsoleRefusesTerminals(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
 		t.Errorf("the user's sign-in after the refused attempt: %d %v; want 303 and a session", resp.StatusCode, resp.Cookies())
+	}
+}
+
+// TestConsoleCancelRunning: a running command appears on the activity page with its elapsed
+// time; Cancel there ends its process tree, the model's call says cancelled, and the history
+// shows it.
+func TestConsoleCancelRunning(t *testing.T) {
+	tab, sv, cs := consoleSession(t, "", nil)
+	base := strings.TrimSuffix(sv.url, "/mcp")
+	marker := fmt.Sprintf("sleep 4%d", time.Now().UnixNano()%1000+100)
+	done := make(chan string, 1)
+	go func() {
+		done <- tryCall(cs, "terminal_operations", map[string]any{"operation": "run_command",
+			"command": "sh -c '" + marker + "' & " + marker + "; echo never", "yield_seconds": 60, "timeout_seconds": 120})
+	}()
+	waitProcs(t, marker, 2)
+	within(t, tab, 20*time.Second, "running on the page", chromedp.Navigate(base+"/activity"),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`[...document.querySelectorAll("#live tr")].some(r => r.textContent.includes(%q))`, marker)))
+	screenshot(t, tab, "activity")
+	// The form posts and the page reloads; the model's call ending is what says it was done.
+	within(t, tab, 20*time.Second, "cancel", chromedp.Click(chromedp.CSS(`#live tr[id^="exec-"] button.deny`)))
+	select {
+	case got := <-done:
+		if !strings.Contains(got, "cancelled") || strings.Contains(got, "never") {
+			t.Errorf("the cancelled call's result = %q, want it to say cancelled", got)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the model's call did not end after the cancel")
+	}
+	if n := countProcs(marker); n != 0 {
+		t.Errorf("%d processes of the cancelled command left", n)
+	}
+	within(t, tab, 20*time.Second, "no longer running", chromedp.Navigate(base+"/activity"),
+		chromedp.Poll[chromedp.Void](`document.querySelector("#live") && !document.querySelector('#live tr[id^="exec-"]')`))
+	within(t, tab, 20*time.Second, "history", chromedp.Navigate(base+"/activity?status=cancelled"),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector("main").textContent.includes(%q)`, marker)))
+	text, _ := chromedp.Run(tab, chromedp.Text(chromedp.CSS("main")))
+	if !strings.Contains(text, "cancelled") || !strings.Contains(text, "terminal_operations") {
+		t.Errorf("history after the cancel:\n%s", text)
 	}
 }

@@ -120,6 +120,7 @@ func (a *App) Console(credential func() (string, error), listeners ...string) (*
 		Memory:     a.Memory,
 		Terminals:  a.Terminals,
 		Tools:      a.ConsoleTools(),
+		Executions: a.consoleExecutions(),
 		AuditFile:  filepath.Join(a.StateDir, "audit.jsonl"),
 		Logger:     a.Logger,
 		Health: func(context.Context) console.Health {
@@ -127,4 +128,12 @@ func (a *App) Console(credential func() (string, error), listeners ...string) (*
 				StateDir: a.StateDir, Sandbox: a.SandboxStatus().Summary(), Embedder: a.Memory.Embedder().ID(), Listeners: listeners}
 		},
 	})
+}
+
+// consoleExecutions is the engine as the activity page reads it; nil without an engine.
+func (a *App) consoleExecutions() console.Executions {
+	if a.Executions == nil {
+		return nil
+	}
+	return consoleExecutions{a.Executions}
 }

@@ -48,7 +48,7 @@ func testApp(t *testing.T) *App {
 }
 
 // testAppWith opens an app on temporary directories, with the configuration adjusted by edit.
-func testAppWith(t *testing.T, edit func(*config.Config)) *App {
+func testAppWith(t testing.TB, edit func(*config.Config)) *App {
 	t.Helper()
 	cfg := &config.Config{Workdir: t.TempDir(), StateDir: t.TempDir(), PromptsDir: filepath.Join(t.TempDir(), "prompts")}
 	cfg.ApprovalWait.Duration = 200 * time.Millisecond
