@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/config"
 	"toolhost/internal/console"
@@ -50,7 +51,8 @@ func (t consoleTools) Catalog() console.Catalog {
 	for _, tool := range a.Registry.Declared() {
 		ti := console.ToolInfo{Name: tool.Name, Place: slices.Index(consolidated.Order, tool.Name) + 1}
 		for _, op := range tool.Operations {
-			oi := console.OperationInfo{Name: op.Name, Summary: op.Summary, Risk: string(op.Risk), Enabled: a.Registry.Enabled(tool.Name, op.Name)}
+			oi := console.OperationInfo{Name: op.Name, Summary: op.Summary, Risk: string(op.Risk),
+				Tier: string(authz.Least(op.RiskCategory())), Enabled: a.Registry.Enabled(tool.Name, op.Name)}
 			if !a.Profile.Enabled(tool.Name, op.Name, string(op.Risk)) {
 				oi.Locked = "profile " + a.ProfileName
 			}
@@ -58,6 +60,15 @@ func (t consoleTools) Catalog() console.Catalog {
 			ti.Operations = append(ti.Operations, oi)
 		}
 		cat.Tools = append(cat.Tools, ti)
+	}
+	if a.Tokens != nil {
+		tokens, err := a.Tokens.List(context.Background())
+		if err != nil {
+			a.Logger.Warn("console: list tokens", "err", err)
+		}
+		for _, tk := range tokens {
+			cat.Tokens = append(cat.Tokens, console.TokenInfo{Name: tk.Name, Tier: string(tk.Tier), Rate: tk.Rate, Created: tk.Created})
+		}
 	}
 	return cat
 }

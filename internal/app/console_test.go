@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toolhost/authz"
 	"toolhost/internal/config"
 )
 
@@ -54,7 +55,13 @@ func TestConsoleSwitches(t *testing.T) {
 	if again := testAppWith(t, withPath); again.Registry.Enabled("file_operations", "delete_file") {
 		t.Error("a new server has delete_file on again")
 	}
+	if _, _, err := a.Tokens.Create(ctx, "ci-bot", authz.TierViewOnly, ""); err != nil {
+		t.Fatal(err)
+	}
 	cat := tools.Catalog()
+	if len(cat.Tokens) != 1 || cat.Tokens[0].Name != "ci-bot" || cat.Tokens[0].Tier != string(authz.TierViewOnly) {
+		t.Errorf("catalog tokens = %+v, want ci-bot at %s", cat.Tokens, authz.TierViewOnly)
+	}
 	if len(cat.Tools) != len(a.Registry.Declared()) || cat.Profile != "full" || cat.File != config.SwitchesPath(cfgPath) {
 		t.Errorf("catalog: %d tools, profile %q, file %q", len(cat.Tools), cat.Profile, cat.File)
 	}
@@ -62,6 +69,9 @@ func TestConsoleSwitches(t *testing.T) {
 		for _, op := range ti.Operations {
 			if ti.Name+"."+op.Name == "file_operations.delete_file" && op.Enabled {
 				t.Error("the catalog shows delete_file on")
+			}
+			if ti.Name+"."+op.Name == "file_operations.read_file" && op.Tier != string(authz.Least(authz.CategorySafe)) {
+				t.Errorf("read_file needs tier %q, want %q", op.Tier, authz.Least(authz.CategorySafe))
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"net/http"
+	"time"
 )
 
 // Tools is what the tools page lists and switches. internal/app implements it over the
@@ -24,6 +25,14 @@ type Catalog struct {
 	Tools    []ToolInfo
 	// File is where the console writes its switches.
 	File string
+	// Tokens are the HTTP client tokens with their tiers (`toolhost token create/revoke`).
+	Tokens []TokenInfo
+}
+
+// TokenInfo is one client token as the tools page lists it; never its secret.
+type TokenInfo struct {
+	Name, Tier, Rate string
+	Created          time.Time
 }
 
 // ProfileInfo names a profile and says what it enables.
@@ -42,7 +51,9 @@ type ToolInfo struct {
 // OperationInfo is one operation with its risk and state.
 type OperationInfo struct {
 	Name, Summary, Risk string
-	Enabled             bool
+	// Tier is the lowest token tier that may call it.
+	Tier    string
+	Enabled bool
 	// Locked says why the console cannot switch it on (the profile disables it); "" when it can.
 	Locked string
 }
