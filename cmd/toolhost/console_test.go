@@ -385,6 +385,12 @@ func TestConsoleRefusesTerminals(t *testing.T) {
 func TestConsoleCancelRunning(t *testing.T) {
 	tab, sv, cs := consoleSession(t, "", nil)
 	base := strings.TrimSuffix(sv.url, "/mcp")
+	// Some finished work first, for the history and the charts.
+	for i := range 3 {
+		call(t, cs, "think", map[string]any{"thoughts": fmt.Sprintf("step %d", i)})
+	}
+	call(t, cs, "file_operations", map[string]any{"operation": "list_dir", "path": "."})
+	call(t, cs, "file_operations", map[string]any{"operation": "read_file", "path": "missing.txt"})
 	marker := fmt.Sprintf("sleep 4%d", time.Now().UnixNano()%1000+100)
 	done := make(chan string, 1)
 	go func() {

@@ -103,6 +103,8 @@ func humanDuration(d time.Duration) string {
 	switch {
 	case d < 0:
 		return "0s"
+	case d < time.Millisecond:
+		return fmt.Sprintf("%dµs", d.Microseconds())
 	case d < time.Second:
 		return fmt.Sprintf("%dms", d.Milliseconds())
 	case d < time.Minute:
