@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -109,18 +110,23 @@ type MemorySource interface {
 	RecentMemories(ctx context.Context, conv string, since time.Time) ([]MemoryNote, error)
 }
 
-// Builder builds and delivers reminders for any conversation. It holds no per-conversation state
-// in memory; everything is in the store.
+// Builder builds and delivers reminders for any conversation. What was delivered is in the store;
+// only the count of quiet calls since then is kept in memory (see [Builder.Next]).
 type Builder struct {
 	st  *store.Store
 	cfg Config
 	mem MemorySource
 	now func() time.Time
+
+	mu sync.Mutex
+	// quiet counts, per conversation, the calls without a reminder not yet added to the stored
+	// CallsSince, so a call that delivers nothing writes nothing.
+	quiet map[string]int
 }
 
 // New returns a Builder reading todo lists from st. mem may be nil (no memory reminders).
 func New(st *store.Store, cfg Config, mem MemorySource) *Builder {
-	return &Builder{st: st, cfg: cfg.withDefaults(), mem: mem, now: time.Now}
+	return &Builder{st: st, cfg: cfg.withDefaults(), mem: mem, now: time.Now, quiet: map[string]int{}}
 }
 
 // For returns conv's current reminder with the default configuration: the Go API for programs
@@ -159,6 +165,11 @@ type state struct {
 // when a memory newer than the last delivered one was stored, or after EveryNCalls calls without
 // a reminder. Nothing is delivered when the configuration is off or there is nothing to say (an
 // empty list and no recent memories).
+//
+// A call that delivers nothing only reads: its quiet call is counted in memory, because a synced
+// write per tool call would cost more than the call itself. A conversation is leased by one
+// session at a time, so the count is not shared; a restart forgets at most EveryNCalls calls,
+// which only delays the next periodic reminder.
 func (b *Builder) Next(ctx context.Context, conv string) (block string, ok bool, err error) {
 	if !b.cfg.Enabled {
 		return "", false, nil
@@ -167,45 +178,52 @@ func (b *Builder) Next(ctx context.Context, conv string) (block string, ok bool,
 	if err != nil {
 		return "", false, err
 	}
-	if len(notes) == 0 {
-		// Most conversations never use todos: answer them from a read-only transaction.
-		var l todo.List
-		err := b.st.View(ctx, func(tx *store.Tx) error {
-			var err error
-			l, err = todo.Load(tx, conv)
-			return err
-		})
-		if err != nil || len(l.Todos) == 0 {
-			return "", false, err
-		}
-	}
-	err = b.st.Update(ctx, func(tx *store.Tx) error {
-		l, err := todo.Load(tx, conv)
-		if err != nil {
+	var (
+		l todo.List
+		s state
+	)
+	err = b.st.View(ctx, func(tx *store.Tx) error {
+		var err error
+		if l, err = todo.Load(tx, conv); err != nil || (len(l.Todos) == 0 && len(notes) == 0) {
 			return err
 		}
-		if len(l.Todos) == 0 && len(notes) == 0 {
-			return nil
-		}
-		var s state
 		if _, err := tx.GetJSON(todo.BucketPath(conv), StateKey, &s); err != nil {
 			return fmt.Errorf("read reminder state: %w", err)
 		}
-		hash, newest := todoHash(l), newestNote(notes)
-		changed := hash != s.TodoHash || newest.After(s.NewestMemory)
-		due := b.cfg.EveryNCalls > 0 && s.CallsSince >= b.cfg.EveryNCalls
-		if changed || due {
-			block, ok = Build(l, notes, b.cfg), true
-			s = state{TodoHash: hash, NewestMemory: newest, DeliveredAt: b.now().UTC()}
-		} else {
-			s.CallsSince++
-		}
-		return tx.PutJSON(todo.BucketPath(conv), StateKey, s)
+		return nil
 	})
 	if err != nil {
 		return "", false, fmt.Errorf("reminder for %s: %w", conv, err)
 	}
-	return block, ok, nil
+	if len(l.Todos) == 0 && len(notes) == 0 {
+		return "", false, nil
+	}
+	hash, newest := todoHash(l), newestNote(notes)
+	b.mu.Lock()
+	calls := s.CallsSince + b.quiet[conv]
+	b.mu.Unlock()
+	changed := hash != s.TodoHash || newest.After(s.NewestMemory)
+	due := b.cfg.EveryNCalls > 0 && calls >= b.cfg.EveryNCalls
+	if !changed && !due {
+		b.mu.Lock()
+		b.quiet[conv]++
+		b.mu.Unlock()
+		return "", false, nil
+	}
+	s = state{TodoHash: hash, NewestMemory: newest, DeliveredAt: b.now().UTC()}
+	if err := b.st.Update(ctx, func(tx *store.Tx) error {
+		return tx.PutJSON(todo.BucketPath(conv), StateKey, s)
+	}); err != nil {
+		return "", false, fmt.Errorf("reminder for %s: %w", conv, err)
+	}
+	b.resetQuiet(conv)
+	return Build(l, notes, b.cfg), true, nil
+}
+
+func (b *Builder) resetQuiet(conv string) {
+	b.mu.Lock()
+	delete(b.quiet, conv)
+	b.mu.Unlock()
 }
 
 // MarkDelivered records conv's current state as seen without returning a block. The tool layer
@@ -225,7 +243,11 @@ func (b *Builder) MarkDelivered(ctx context.Context, conv string) error {
 			return err
 		}
 		s := state{TodoHash: todoHash(l), NewestMemory: newestNote(notes), DeliveredAt: b.now().UTC()}
-		return tx.PutJSON(todo.BucketPath(conv), StateKey, s)
+		if err := tx.PutJSON(todo.BucketPath(conv), StateKey, s); err != nil {
+			return err
+		}
+		b.resetQuiet(conv)
+		return nil
 	})
 }
 
