@@ -228,7 +228,8 @@ func (b *Builder) resetQuiet(conv string) {
 
 // MarkDelivered records conv's current state as seen without returning a block. The tool layer
 // calls it after a todo_operations result, which already shows the whole list, so the next tool
-// result does not repeat it.
+// result does not repeat it. When the stored state already says so (a read after a read), it
+// writes nothing.
 func (b *Builder) MarkDelivered(ctx context.Context, conv string) error {
 	if !b.cfg.Enabled {
 		return nil
@@ -237,12 +238,33 @@ func (b *Builder) MarkDelivered(ctx context.Context, conv string) error {
 	if err != nil {
 		return err
 	}
+	newest := newestNote(notes)
+	seen := func(tx *store.Tx) (l todo.List, s state, current bool, err error) {
+		if l, err = todo.Load(tx, conv); err != nil {
+			return l, s, false, err
+		}
+		if _, err := tx.GetJSON(todo.BucketPath(conv), StateKey, &s); err != nil {
+			return l, s, false, fmt.Errorf("read reminder state: %w", err)
+		}
+		return l, s, s.TodoHash == todoHash(l) && s.NewestMemory.Equal(newest), nil
+	}
+	var current bool
+	if err := b.st.View(ctx, func(tx *store.Tx) error {
+		_, _, current, err = seen(tx)
+		return err
+	}); err != nil {
+		return err
+	}
+	if current {
+		b.resetQuiet(conv)
+		return nil
+	}
 	return b.st.Update(ctx, func(tx *store.Tx) error {
-		l, err := todo.Load(tx, conv)
+		l, _, _, err := seen(tx)
 		if err != nil {
 			return err
 		}
-		s := state{TodoHash: todoHash(l), NewestMemory: newestNote(notes), DeliveredAt: b.now().UTC()}
+		s := state{TodoHash: todoHash(l), NewestMemory: newest, DeliveredAt: b.now().UTC()}
 		if err := tx.PutJSON(todo.BucketPath(conv), StateKey, s); err != nil {
 			return err
 		}
