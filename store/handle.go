@@ -106,6 +106,9 @@ func (s *Store) announceWait() (withdraw func()) {
 // transaction left the handle healthy. Writers of this process queue first, so they do not poll
 // the file lock against each other.
 func (s *Store) acquire(ctx context.Context, writable bool) (*handle, func(healthy bool), error) {
+	if s.unavailable != nil {
+		return nil, nil, s.unavailable
+	}
 	if s.closed.Load() {
 		return nil, nil, ErrClosed
 	}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -53,6 +55,16 @@ var ErrClosed = errors.New("state store closed")
 // anyway could corrupt data this version does not understand, so the user must upgrade instead.
 var ErrNewerSchema = errors.New("state store written by a newer toolhost")
 
+// ErrDamaged is returned by a transaction that panicked. bbolt panics when it meets a damaged page,
+// so the transaction is abandoned, its handle closed, and the caller gets this error naming the
+// file instead of a crashed call or a lock that is never released. `toolhost doctor --repair`
+// keeps a copy of the file and rebuilds what can be read (see Repair).
+var ErrDamaged = errors.New("state store damaged")
+
+// ErrUnavailable is wrapped by every transaction of a Store made by Unavailable: the process runs
+// without its state (file and terminal operations still work) and says why on each state operation.
+var ErrUnavailable = errors.New("state store unavailable")
+
 // ErrReadOnlyTx is returned by Tx writes inside View, which runs on a read-only file handle.
 var ErrReadOnlyTx = errors.New("write in a read-only transaction")
 
@@ -87,7 +99,30 @@ type Store struct {
 
 	mu  sync.Mutex
 	cur *handle // the cached read-write handle, nil when none is kept
+
+	// unavailable, when set, is the error every transaction returns (see Unavailable).
+	unavailable error
 }
+
+// Unavailable returns a Store for state directory dir whose every transaction fails with an error
+// wrapping ErrUnavailable and cause (which should name the path and the reason, as Open's errors
+// do). A server uses it when Open fails, so that operations that do not need the state keep working.
+func Unavailable(dir string, cause error) *Store {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return &Store{
+		dir:         abs,
+		path:        filepath.Join(abs, dbFileName),
+		writers:     make(chan struct{}, 1),
+		opener:      make(chan struct{}, 1),
+		unavailable: fmt.Errorf("%w: %w", ErrUnavailable, cause),
+	}
+}
+
+// Err returns nil for a working Store and the cause for one made by Unavailable.
+func (s *Store) Err() error { return s.unavailable }
 
 // Open prepares the state directory dir (created with mode 0700 if missing) and its toolhost.db
 // (mode 0600), running any pending schema migrations. The file is closed again before Open returns.
@@ -208,6 +243,13 @@ func (s *Store) run(ctx context.Context, writable bool, fn func(tx *Tx) error) (
 	}
 	healthy := true
 	defer func() { release(healthy) }()
+	defer func() {
+		if p := recover(); p != nil {
+			healthy = false
+			slog.Error("state store transaction panicked", "path", s.path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = fmt.Errorf("%w: %s: %v; run toolhost doctor --repair", ErrDamaged, s.path, p)
+		}
+	}()
 	btx, err := h.db.Begin(writable)
 	if err != nil {
 		healthy = false
