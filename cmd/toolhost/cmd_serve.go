@@ -55,6 +55,7 @@ func serveStdio(inv *invocation) error {
 	if err := a.MarkServer(); err != nil {
 		return err
 	}
+	a.CheckStateLater()
 	a.Logger.Info("serving stdio", "workdir", a.Workdir, "profile", a.ProfileName, "tools", strings.Join(a.Registry.Names(), ","))
 	err = server.ServeStdio(inv.ctx, a.Server(), os.Stdin, inv.stdout, a.Logger)
 	if errors.Is(err, context.Canceled) && inv.ctx.Err() != nil {
@@ -72,6 +73,7 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	if err := a.MarkServer(); err != nil {
 		return err
 	}
+	a.CheckStateLater()
 	hc := a.Config.HTTP
 	listen, err := server.Exposure{Addr: hc.Addr, NoAuth: hc.NoAuth, ExplicitToken: a.ExplicitToken(), AllowedHosts: hc.AllowedHosts}.Check()
 	if err != nil {

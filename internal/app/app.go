@@ -85,13 +85,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 	if a.StateDir, err = filepath.Abs(a.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
-	if err := os.MkdirAll(a.StateDir, 0o700); err != nil {
-		return nil, fmt.Errorf("state dir: %w", err)
-	}
-	spill, err := consolidated.NewSpill(filepath.Join(a.StateDir, "results"))
-	if err != nil {
-		return nil, err
-	}
+	spill := a.openSpill()
 	conv := cfg.Conversation
 	if conv == "" {
 		conv = config.DefaultConversation(a.Workdir)
@@ -109,7 +103,7 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		Spill:               spill,
 		Logger:              logger,
 	}
-	if a.Store, err = store.Open(ctx, a.StateDir, store.Options{}); err != nil {
+	if err := a.openState(ctx); err != nil {
 		return nil, err
 	}
 	a.PromptsDir = cfg.PromptsDir
