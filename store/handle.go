@@ -87,19 +87,35 @@ func (s *Store) othersWaiting() bool {
 	return false
 }
 
-// announceWait takes a shared lock on the waiters' file through a descriptor of its own, so that a
-// holder in this process sees it too; the returned func withdraws it.
-func (s *Store) announceWait() (withdraw func()) {
-	f, err := os.OpenFile(filepath.Join(s.dir, waitFileName), os.O_RDONLY, 0)
+// waitNotice is this process's announcement that it waits for the database: a shared lock on the
+// waiters' file through a descriptor of its own, so that a holder in this process sees it too.
+type waitNotice struct {
+	f *os.File
+}
+
+// announce takes the shared lock unless it is held already. It fails only while a holder checks
+// (its exclusive lock lasts two system calls), so the retry loop calls it on every round.
+func (w *waitNotice) announce(dir string) {
+	if w.f != nil {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(dir, waitFileName), os.O_RDONLY, 0)
 	if err != nil {
-		return func() {}
+		return
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
-		// Only a holder's instantaneous check holds it exclusively; the next retry announces again.
 		f.Close()
-		return func() {}
+		return
 	}
-	return func() { f.Close() }
+	w.f = f
+}
+
+// withdraw releases the announcement.
+func (w *waitNotice) withdraw() {
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
 }
 
 // acquire returns a handle for one transaction and its release, which is told whether the
@@ -330,8 +346,8 @@ func (s *Store) openDB(ctx context.Context, deadline time.Time, writable bool) (
 	case !errors.Is(err, berrors.ErrTimeout):
 		return nil, false, fmt.Errorf("open state store %s: %w", s.path, err)
 	}
-	withdraw := s.announceWait()
-	defer func() { withdraw() }()
+	var notice waitNotice
+	defer notice.withdraw()
 	bopts := rw
 	if !writable {
 		bopts = &bbolt.Options{Timeout: flockTimeout, ReadOnly: true}
@@ -344,6 +360,7 @@ func (s *Store) openDB(ctx context.Context, deadline time.Time, writable bool) (
 		}
 	}()
 	for {
+		notice.announce(s.dir)
 		db, err := bbolt.Open(s.path, fileMode, bopts)
 		if err == nil {
 			return db, false, nil

@@ -4,7 +4,9 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"testing"
 
 	"toolhost/store"
@@ -33,4 +35,25 @@ func OpenWith(t testing.TB, dir string, opts store.Options) *store.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// Damage overwrites the type of the page of the database file at path that holds marker, as a
+// torn write or a bad sector would: bbolt panics when a cursor reaches that page. The file must be
+// closed by every process while this runs.
+func Damage(t testing.TB, path, marker string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(b, []byte(marker))
+	if i < 0 {
+		t.Fatalf("marker %q not in %s", marker, path)
+	}
+	// bbolt's page size is the OS page size when the file is created.
+	page := i / os.Getpagesize() * os.Getpagesize()
+	b[page+8], b[page+9] = 0xee, 0xee // the page's flags: no such page type
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }
