@@ -29,11 +29,17 @@ func (s *Store) Check(ctx context.Context) error {
 // walk visits every key under cursor c, descending into nested buckets, and calls copyKV (when
 // not nil) for each plain value, and with k == nil for each nested bucket (its path and
 // sequence) before its contents. path names c's bucket. A panic (bbolt meeting a damaged page)
-// becomes an ErrDamaged error naming the bucket, after the values visited so far.
+// becomes an ErrDamaged error naming the bucket; a damaged nested bucket does not stop the walk of
+// its siblings, so everything readable is visited. n counts the values visited; err joins the
+// damage found (and is the first write error of copyKV, which stops the walk).
 func walk(ctx context.Context, c *bbolt.Cursor, copyKV func(path []string, k, v []byte, seq uint64) error, path []string) (n int, err error) {
+	var damage []error
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: bucket %q: %v", ErrDamaged, strings.Join(path, "/"), p)
+			damage = append(damage, fmt.Errorf("%w: bucket %q: %v", ErrDamaged, strings.Join(path, "/"), p))
+		}
+		if err == nil {
+			err = errors.Join(damage...)
 		}
 	}()
 	for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -49,24 +55,37 @@ func walk(ctx context.Context, c *bbolt.Cursor, copyKV func(path []string, k, v 
 			n++
 			continue
 		}
-		// A transaction's root cursor belongs to its root bucket, so this also finds top-level buckets.
-		child := c.Bucket().Bucket(k)
-		if child == nil {
-			return n, fmt.Errorf("%w: bucket %q: nested bucket %q unreadable", ErrDamaged, strings.Join(path, "/"), k)
-		}
 		sub := append(append([]string(nil), path...), string(k))
-		if copyKV != nil {
-			if err := copyKV(sub, nil, nil, child.Sequence()); err != nil {
-				return n, err
-			}
-		}
-		m, err := walk(ctx, child.Cursor(), copyKV, sub)
+		m, err := walkNested(ctx, c.Bucket(), k, copyKV, sub)
 		n += m
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrDamaged) {
 			return n, err
+		}
+		if err != nil {
+			damage = append(damage, err)
 		}
 	}
 	return n, nil
+}
+
+// walkNested walks the bucket named k inside parent (a transaction's root cursor belongs to its
+// root bucket, so this also finds top-level buckets), turning a panic on the way in into damage.
+func walkNested(ctx context.Context, parent *bbolt.Bucket, k []byte, copyKV func(path []string, k, v []byte, seq uint64) error, sub []string) (n int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: bucket %q: %v", ErrDamaged, strings.Join(sub, "/"), p)
+		}
+	}()
+	child := parent.Bucket(k)
+	if child == nil {
+		return 0, fmt.Errorf("%w: bucket %q unreadable", ErrDamaged, strings.Join(sub, "/"))
+	}
+	if copyKV != nil {
+		if err := copyKV(sub, nil, nil, child.Sequence()); err != nil {
+			return 0, err
+		}
+	}
+	return walk(ctx, child.Cursor(), copyKV, sub)
 }
 
 // RepairReport says what Repair did.
