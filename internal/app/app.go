@@ -154,6 +154,10 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		a.databaseTool(),
 		consolidated.ReadToolResultTool(),
 	}
+	if err := checkProfileNames(name, profile, cfg.Profiles, tools); err != nil {
+		a.Close()
+		return nil, err
+	}
 	a.Registry = consolidated.NewRegistry(a.Env, tools, func(tool, op string, risk consolidated.Risk) bool {
 		return profile.Enabled(tool, op, string(risk))
 	})

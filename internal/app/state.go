@@ -28,8 +28,9 @@ const (
 func (a *App) openState(ctx context.Context) error {
 	st, err := store.Open(ctx, a.StateDir, store.Options{})
 	if err == nil {
+		// Not closed with the app: calls still running at Close may read it, and an idle
+		// handle lets go of the file by itself (see store's handle.go).
 		a.Store = st
-		a.closers = append(a.closers, st.Close)
 		return nil
 	}
 	if errors.Is(err, store.ErrNewerSchema) || ctx.Err() != nil {
