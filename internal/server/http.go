@@ -55,13 +55,13 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 		Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout,
 	})
 	mux := http.NewServeMux()
-	mux.HandleFunc("/mcp", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/mcp", protocolEdges(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.Stateless || r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
 			stateless.ServeHTTP(w, r)
 			return
 		}
 		stateful.ServeHTTP(w, r)
-	})
+	}), o.MaxBodyBytes))
 	for path, h := range o.Routes {
 		mux.Handle(path, h)
 	}
