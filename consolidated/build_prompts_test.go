@@ -35,5 +35,8 @@ func TestPromptsNameRealBuildOperations(t *testing.T) {
 		if (p.Name == "code_review" || p.Name == "summarize_diff") && !slices.Contains(used, "git_diff") {
 			t.Errorf("prompt %s does not name git_diff", p.Name)
 		}
+		if p.Name == "fix_error" && (!slices.Contains(used, "run_tests") || !slices.Contains(used, "get_errors")) {
+			t.Errorf("prompt fix_error does not name run_tests and get_errors: %v", used)
+		}
 	}
 }

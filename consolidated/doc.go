@@ -69,7 +69,13 @@
 // while the tool is advertised (a profile that disables the tool drops it too):
 //
 //   - Resources: a [Resource] is an MCP resource or resource template with the handler that reads
-//     it (the todo list per conversation, a terminal's screen and history).
+//     it (the todo list per conversation, a terminal's screen and history), optionally a Prefix
+//     that routes URIs a template cannot match (file:///{path}) and a [Completer] for its
+//     variables. A resource of a conversation carries the conversation in its URI (see
+//     [ResourceConversation]); the registry hides and refuses it for every other conversation.
+//   - ListResources: the resources/list entries of the caller's conversation (its todo list,
+//     its command history); resources that come and go, like terminal sessions, are added to
+//     and removed from the server instead, so that clients hear list_changed.
 //   - Subscriptions: a [Subscriptions] tracker learns of resources/subscribe and unsubscribe for
 //     every URI and is given each server to notify (see terminal_resources.go).
 //   - AfterCall: runs after every successful call of any advertised tool and may append blocks to

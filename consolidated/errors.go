@@ -159,6 +159,9 @@ const (
 	CodeDisabled ErrorCode = "disabled"
 	// CodeUnsupported: the client lacks a capability the operation needs (elicitation).
 	CodeUnsupported ErrorCode = "unsupported"
+	// CodeRootRefused: the client's root, which would be the session's working directory, is
+	// not a directory or not allowed by the user; the user allows it or sets --workdir.
+	CodeRootRefused ErrorCode = "root_refused"
 )
 
 // Terminal guard: the user's command rules or the terminal sandbox stand in the way.

@@ -167,6 +167,7 @@ func FileTool(cfg FileConfig) *Tool {
 	}
 	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered), journal: cfg.Journal, now: cfg.Now}
 	return &Tool{
+		Resources:      f.resources(),
 		Name:           "file_operations",
 		Description:    "Read, search and edit files. Outside the working directory, writes need a grant (user_collaboration). Edits fail if the file changed since you read it; each write returns its diff.",
 		Conversational: true,

@@ -141,6 +141,8 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 		},
 		Resources:     res.resources(),
 		Subscriptions: res,
+		ListResources: res.listResources,
+		AfterCall:     res.afterCall,
 		Close:         shutdown,
 	}
 }

@@ -55,7 +55,7 @@ type todoUpdateArgs struct {
 // toolhost://conversations/{id}/todos and, with rem, appends a reminder of the plan to other
 // tools' results when one is due.
 func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
-	t := &todoTool{st: st, rem: rem}
+	t := &todoTool{st: st, rem: rem, changes: &notifier{}}
 	tool := &Tool{
 		Name:           "todo_operations",
 		Description:    "Plan multi-step work. Mark a todo in-progress before starting it and completed right after; one in-progress at a time.",
@@ -74,7 +74,18 @@ func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
 				MIMEType:    "text/plain",
 			},
 			Read: t.readResource,
+			Complete: func(_ context.Context, conv, variable, value string, _ map[string]string) []string {
+				if variable != "id" {
+					return nil
+				}
+				return completeOwnConversation(conv, value)
+			},
 		}},
+		ListResources: func(_ context.Context, conv string) []*mcp.Resource {
+			return []*mcp.Resource{{URI: reminders.ResourceURI(conv), Name: "todos", Title: "Todo list",
+				Description: "This conversation's todo list with progress.", MIMEType: "text/plain"}}
+		},
+		Subscriptions: t.changes,
 	}
 	if rem != nil {
 		tool.AfterCall = reminderHook(rem)
@@ -85,6 +96,8 @@ func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
 type todoTool struct {
 	st  *store.Store
 	rem *reminders.Builder
+	// changes tells subscribers of toolhost://conversations/{id}/todos of every change.
+	changes *notifier
 }
 
 func (t *todoTool) read(ctx context.Context, c *Call, _ *todoNoArgs) (*Result, error) {
@@ -133,6 +146,9 @@ func (t *todoTool) result(ctx context.Context, c *Call, l todo.List, err error) 
 			return nil, &ToolError{Code: CodeInvalidTodos, Message: ve.Error(), Next: "fix the named todos and call again; nothing was changed", Cause: err}
 		}
 		return nil, err
+	}
+	if c.Operation != "read" {
+		t.changes.Updated(reminders.ResourceURI(c.Conversation))
 	}
 	if t.rem != nil {
 		if err := t.rem.MarkDelivered(ctx, c.Conversation); err != nil {

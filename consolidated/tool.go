@@ -61,6 +61,10 @@ type Tool struct {
 	// Resources are the resources and resource templates the tool serves (a terminal's screen,
 	// a conversation's todo list).
 	Resources []Resource
+	// ListResources lists the resources of a conversation that resources/list shows to the
+	// client working in it, besides the fixed Resources (the conversation's todo list). A
+	// template among Resources serves their reads.
+	ListResources func(ctx context.Context, conv string) []*mcp.Resource
 	// Subscriptions, when set, learns of resources/subscribe and unsubscribe and is given each
 	// server the registry is registered on, so that it can tell subscribers of changes.
 	Subscriptions Subscriptions
@@ -78,6 +82,12 @@ type Resource struct {
 	Resource *mcp.Resource
 	Template *mcp.ResourceTemplate
 	Read     mcp.ResourceHandler
+	// Prefix, when set, sends every URI starting with it to Read. The go-sdk matches a
+	// template variable only within one path segment, so file:///{path} alone would not
+	// reach file:///src/main.go.
+	Prefix string
+	// Complete proposes values of the template's variables (completion/complete).
+	Complete Completer
 }
 
 // Subscriptions receives the resources/subscribe and resources/unsubscribe requests of every

@@ -54,7 +54,7 @@ func TestEmbeddedGolden(t *testing.T) {
 			golden.CheckString(t, "testdata/"+p.Name+".golden", describe(got, text))
 		})
 	}
-	want := []string{"code_review", "summarize_diff", "toolhost_system", "write_tests"}
+	want := []string{"code_review", "fix_error", "summarize_diff", "toolhost_system", "write_tests"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("embedded prompt names (-want +got):\n%s", diff)
 	}
@@ -94,7 +94,7 @@ func TestUserPrompts(t *testing.T) {
 	for _, p := range list {
 		got = append(got, p.Source+":"+p.Name)
 	}
-	want := []string{"embedded:code_review", "embedded:summarize_diff", "embedded:toolhost_system", "embedded:write_tests", "user:deploy", "user:plain"}
+	want := []string{"embedded:code_review", "embedded:fix_error", "embedded:summarize_diff", "embedded:toolhost_system", "embedded:write_tests", "user:deploy", "user:plain"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("List() names (-want +got):\n%s", diff)
 	}
@@ -137,8 +137,8 @@ func TestUserPrompts(t *testing.T) {
 
 func TestListMissingDir(t *testing.T) {
 	list, err := List(filepath.Join(t.TempDir(), "nope"))
-	if err != nil || len(list) != 4 {
-		t.Errorf("List(missing dir) = %d prompts, %v; want the 4 embedded ones and no error", len(list), err)
+	if err != nil || len(list) != 5 {
+		t.Errorf("List(missing dir) = %d prompts, %v; want the 5 embedded ones and no error", len(list), err)
 	}
 }
 
@@ -155,7 +155,7 @@ func TestGetErrors(t *testing.T) {
 		{"unknown argument", "code_review", map[string]string{"focs": "x"}, ErrUnknownArgument,
 			`prompt code_review: unknown prompt argument "focs"; it takes target, focus`},
 		{"unknown prompt", "nope", nil, ErrNotFound,
-			`prompt not found: "nope"; available: code_review, summarize_diff, toolhost_system, write_tests`},
+			`prompt not found: "nope"; available: code_review, fix_error, summarize_diff, toolhost_system, write_tests`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

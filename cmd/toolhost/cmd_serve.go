@@ -56,6 +56,9 @@ func serveStdio(inv *invocation) error {
 		return err
 	}
 	a.CheckStateLater()
+	if a.Config.Workdir == "" {
+		a.UseRoots(false) // no --workdir: the client's first root chooses it
+	}
 	a.Logger.Info("serving stdio", "workdir", a.Workdir, "profile", a.ProfileName, "tools", strings.Join(a.Registry.Names(), ","))
 	err = server.ServeStdio(inv.ctx, a.Server(), os.Stdin, inv.stdout, a.Logger)
 	if errors.Is(err, context.Canceled) && inv.ctx.Err() != nil {
@@ -74,6 +77,9 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		return err
 	}
 	a.CheckStateLater()
+	if a.Config.Workdir == "" {
+		a.UseRoots(true) // no --workdir: each session's first root, under [http] allowed_roots
+	}
 	hc := a.Config.HTTP
 	listen, err := server.Exposure{Addr: hc.Addr, NoAuth: hc.NoAuth, ExplicitToken: a.ExplicitToken(), AllowedHosts: hc.AllowedHosts}.Check()
 	if err != nil {

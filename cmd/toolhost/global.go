@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -37,33 +38,43 @@ func (g *globalFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&g.sandbox, "sandbox", g.sandbox, "confine terminal commands in sandbox `MODE`: workspace-write (default), read-only or off")
 }
 
-// apply sets what the flags give on cfg.
+// apply sets what the flags give on cfg, recording each as the value's origin.
 func (g *globalFlags) apply(cfg *config.Config) {
-	set := func(dst *string, v string) {
+	set := func(dst *string, v, key, flag string) {
 		if v != "" {
 			*dst = v
+			cfg.SetOrigin(key, config.Origin{Flag: flag})
 		}
 	}
-	set(&cfg.Workdir, g.workdir)
-	set(&cfg.StateDir, g.stateDir)
-	set(&cfg.Profile, g.profile)
-	set(&cfg.Conversation, g.conversation)
-	set(&cfg.LogFile, g.logFile)
-	set(&cfg.LogLevel, g.logLevel)
-	set(&cfg.Terminal.Sandbox, g.sandbox)
+	set(&cfg.Workdir, g.workdir, "workdir", "--workdir")
+	set(&cfg.StateDir, g.stateDir, "state_dir", "--state-dir")
+	set(&cfg.Profile, g.profile, "profile", "--profile")
+	set(&cfg.Conversation, g.conversation, "conversation", "--conversation")
+	set(&cfg.LogFile, g.logFile, "log_file", "--log-file")
+	set(&cfg.LogLevel, g.logLevel, "log_level", "--log-level")
+	set(&cfg.Terminal.Sandbox, g.sandbox, "terminal.sandbox", "--sandbox")
 	if g.budget > 0 {
 		cfg.BudgetTokens = g.budget
+		cfg.SetOrigin("budget_tokens", config.Origin{Flag: "--budget-tokens"})
 	}
 	if g.readOnly || g.tools != "" || g.disable != "" {
 		name, p, err := cfg.ActiveProfile()
 		if err != nil {
 			return // app.Open reports the unknown profile
 		}
-		p.ReadOnly = p.ReadOnly || g.readOnly
+		key := "profiles." + name + "."
+		if g.readOnly {
+			p.ReadOnly = true
+			cfg.SetOrigin(key+"read_only", config.Origin{Flag: "--read-only"})
+		}
 		if g.tools != "" {
 			p.Tools = splitList(g.tools)
+			cfg.SetOrigin(key+"tools", config.Origin{Flag: "--tools"})
 		}
-		p.Disable = append(p.Disable, splitList(g.disable)...)
+		if g.disable != "" {
+			p.Disable = append(p.Disable, splitList(g.disable)...)
+			cfg.SetOrigin(key+"disable", config.Origin{Flag: "--disable"})
+		}
 		if cfg.Profiles == nil {
 			cfg.Profiles = map[string]config.Profile{}
 		}
@@ -72,18 +83,39 @@ func (g *globalFlags) apply(cfg *config.Config) {
 	}
 }
 
-// openApp loads the configuration, applies the global flags and then adjust, and opens the app
-// with its logger. The returned function closes both.
-func openApp(ctx context.Context, g *globalFlags, stderr io.Writer, adjust ...func(*config.Config)) (*app.App, func(), error) {
+// loadConfig builds the effective configuration: the user's file, then the project file
+// (.toolhost.toml in the working directory, which may only narrow), then the flags.
+func loadConfig(g *globalFlags) (*config.Config, error) {
 	path, explicit := g.config, g.config != ""
 	if !explicit {
 		path = config.DefaultPath()
 	}
 	cfg, err := config.Load(path, explicit)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	// The working directory is never a project key, so the flag or the user's file decides
+	// where the project file is.
+	wd := cmp.Or(g.workdir, cfg.Workdir)
+	if wd == "" {
+		if wd, err = os.Getwd(); err != nil {
+			return nil, fmt.Errorf("working directory: %w", err)
+		}
+	}
+	if err := cfg.MergeProject(wd); err != nil {
+		return nil, err
 	}
 	g.apply(cfg)
+	return cfg, nil
+}
+
+// openApp loads the configuration, applies the global flags and then adjust, and opens the app
+// with its logger. The returned function closes both.
+func openApp(ctx context.Context, g *globalFlags, stderr io.Writer, adjust ...func(*config.Config)) (*app.App, func(), error) {
+	cfg, err := loadConfig(g)
+	if err != nil {
+		return nil, nil, err
+	}
 	for _, f := range adjust {
 		f(cfg)
 	}

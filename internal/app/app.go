@@ -53,6 +53,8 @@ type App struct {
 	Journal    *edit.Journal
 	termGuard  *terminalGuard
 	PromptsDir string
+	// roots are the workspaces clients' roots opened (UseRoots).
+	roots workspaces
 
 	closers []func() error
 }

@@ -66,6 +66,15 @@ func (a *App) webTool() (*consolidated.Tool, error) {
 // request and no page can reach toolhost itself, whatever [web] allow says. The returned
 // function removes it.
 func (a *App) RegisterListener(addr string) (func(), error) {
+	a.roots.mu.Lock()
+	a.roots.listeners = append(a.roots.listeners, addr)
+	for _, ws := range a.roots.apps {
+		if _, err := ws.RegisterListener(addr); err != nil {
+			a.roots.mu.Unlock()
+			return nil, err
+		}
+	}
+	a.roots.mu.Unlock()
 	if a.NetGuard == nil {
 		return func() {}, nil
 	}

@@ -57,6 +57,11 @@ type Config struct {
 
 	// Path is the file this configuration was read from, if any.
 	Path string `toml:"-"`
+	// Project is the project file merged over it (.toolhost.toml in the working directory), if any.
+	Project string `toml:"-"`
+	// Origins says where each key that is set came from, by dotted key ("http.addr"); keys
+	// not in it have their default. `toolhost config` prints it.
+	Origins map[string]Origin `toml:"-"`
 }
 
 // HTTP configures `toolhost serve`.
@@ -68,6 +73,10 @@ type HTTP struct {
 	Stateless      bool     `toml:"stateless"`
 	AllowedHosts   []string `toml:"allowed_hosts"`
 	SessionTimeout Duration `toml:"session_timeout"`
+	// AllowedRoots are the directories under which an HTTP client's root may set its
+	// session's working directory (when no workdir is configured); without them, roots are
+	// refused on serve. On stdio, when set, they bound roots too.
+	AllowedRoots []string `toml:"allowed_roots"`
 }
 
 // Reminders configures the <system-reminder> blocks appended to tool results.
@@ -179,9 +188,17 @@ type Grant struct {
 }
 
 // Duration is a time.Duration written as "10m" in TOML.
-type Duration struct{ time.Duration }
+type Duration struct {
+	time.Duration
+	// unexpanded holds text with a ${VAR} until Load expands it and parses the result.
+	unexpanded string
+}
 
 func (d *Duration) UnmarshalText(b []byte) error {
+	if strings.Contains(string(b), "${") {
+		d.unexpanded = string(b)
+		return nil
+	}
 	v, err := time.ParseDuration(string(b))
 	if err != nil {
 		return fmt.Errorf("invalid duration %q", b)
@@ -222,8 +239,13 @@ func DefaultStateDir() string {
 }
 
 // Load reads path. A missing file at the default path is an empty configuration; a missing file
-// that was named explicitly is an error.
+// that was named explicitly is an error. Strings have ${VAR} and ${VAR:-default} expanded from
+// the environment (see Expand).
 func Load(path string, explicit bool) (*Config, error) {
+	return load(path, explicit, os.LookupEnv)
+}
+
+func load(path string, explicit bool, lookup func(string) (string, bool)) (*Config, error) {
 	c := &Config{}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
@@ -244,6 +266,14 @@ func Load(path string, explicit bool) (*Config, error) {
 		return nil, fmt.Errorf("config %s:%d: %w %q", path, keyLine(data, k), ErrUnknownKey, k)
 	}
 	c.Path = path
+	if err := c.expandAll(lookup); err != nil {
+		var ke *keyError
+		errors.As(err, &ke)
+		return nil, fmt.Errorf("config %s:%d: %w", path, keyLine(data, ke.key), err)
+	}
+	for _, k := range md.Keys() {
+		c.SetOrigin(k.String(), Origin{File: path, Line: keyLine(data, k.String())})
+	}
 	if err := c.validate(); err != nil {
 		return nil, err
 	}

@@ -27,6 +27,9 @@ type HTTPOptions struct {
 	// AllowedHosts are extra Host header values accepted besides loopback names (for a
 	// non-loopback bind).
 	AllowedHosts []string
+	// EventStoreBytes bounds the events kept so that a stateful client can resume a dropped
+	// stream with Last-Event-ID (default DefaultEventStoreBytes).
+	EventStoreBytes int
 	// Routes are extra token-protected handlers, such as the approval endpoint.
 	Routes map[string]http.Handler
 	Logger *slog.Logger
@@ -51,9 +54,12 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless: true, Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes, PropagateRequestCancellation: true,
 	})
-	stateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+	events := newEventStore(o.EventStoreBytes)
+	var stateful http.Handler = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout,
+		EventStore: events,
 	})
+	stateful = checkReplay(stateful, events)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", protocolEdges(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.Stateless || r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {

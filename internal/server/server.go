@@ -49,6 +49,11 @@ func New(o Options) *mcp.Server {
 		// advertised tools that track subscriptions.
 		SubscribeHandler:   o.Registry.Subscribe,
 		UnsubscribeHandler: o.Registry.Unsubscribe,
+		// Resource template variables and prompt arguments that name paths.
+		CompletionHandler: o.Registry.Complete,
+		// A client's roots choose its session's workspace when the registry uses roots.
+		InitializedHandler:      o.Registry.Initialized,
+		RootsListChangedHandler: o.Registry.RootsChanged,
 	})
 	o.Registry.Register(s)
 	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), orderMiddleware(), resolveMiddleware(o.Registry)}, o.Middleware...)...)

@@ -230,6 +230,8 @@ func (j *job) waitLoop(readers *sync.WaitGroup) {
 	j.ended = time.Now()
 	j.broadcastLocked()
 	j.mu.Unlock()
+	j.m.commands.add(j.conv, CommandRecord{Session: j.id, Command: truncateRunes(j.command, 500), Cwd: j.cwd, ExitCode: code,
+		Started: j.started, Duration: j.ended.Sub(j.started)})
 	close(j.done)
 }
 

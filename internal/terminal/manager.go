@@ -42,6 +42,8 @@ type Manager struct {
 
 	// onUpdate is Config.OnUpdate, replaceable by SetOnUpdate once the manager runs.
 	onUpdate atomic.Pointer[func(conv, id string)]
+	// commands is the log of finished commands (Commands).
+	commands commandLog
 }
 
 type key struct{ conv, id string }
@@ -475,6 +477,25 @@ func (m *Manager) List(ctx context.Context, conv string) ([]Info, error) {
 		return out[a].Started.Before(out[b].Started)
 	})
 	return out, err
+}
+
+// Sessions returns the conversation's sessions of this process (not one-shot commands, not
+// records of other processes), without touching the store: cheap enough to ask after every
+// call.
+func (m *Manager) Sessions(conv string) []Info {
+	m.mu.Lock()
+	var ss []*session
+	for k, s := range m.sessions {
+		if k.conv == conv {
+			ss = append(ss, s)
+		}
+	}
+	m.mu.Unlock()
+	out := make([]Info, 0, len(ss))
+	for _, s := range ss {
+		out = append(out, s.info())
+	}
+	return out
 }
 
 // Close ends a session (every process of it) or kills a command's process tree (including

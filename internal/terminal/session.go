@@ -117,6 +117,7 @@ type session struct {
 	firstCOff   int64 // offset of the first command-start marker after that send
 	echoAt      time.Time
 	lastExit    *int
+	cmdStarted  time.Time // when the running command's C marker came
 	cmdRunning  bool
 	cmdStartOff int64
 	lastCommand string
@@ -327,6 +328,7 @@ func (s *session) onMarker(mk marker) {
 		}
 	case 'C':
 		s.cmdRunning = true
+		s.cmdStarted = time.Now()
 		s.cmdStartOff = mk.off
 		s.cCount++
 		if s.cAtSend >= 0 && s.cCount == s.cAtSend+1 {
@@ -344,6 +346,14 @@ func (s *session) onMarker(mk marker) {
 		if mk.code >= 0 {
 			c := mk.code
 			s.lastExit = &c
+		}
+		if s.cmdRunning && s.lastCommand != "" {
+			code := mk.code
+			if code < 0 {
+				code = -1
+			}
+			s.m.commands.add(s.conv, CommandRecord{Session: s.id, Command: s.lastCommand, ExitCode: code,
+				Started: s.cmdStarted, Duration: time.Since(s.cmdStarted)})
 		}
 		s.cmdRunning = false
 		s.m.persistLater(s)

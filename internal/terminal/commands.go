@@ -1,0 +1,54 @@
+package terminal
+
+import (
+	"slices"
+	"sync"
+	"time"
+)
+
+// MaxCommandRecords is how many finished commands the log keeps per conversation (the oldest
+// go first).
+const MaxCommandRecords = 500
+
+// A CommandRecord is one finished command: a run_command, or a line typed into a session
+// whose shell reports statuses (bash with prompt markers).
+type CommandRecord struct {
+	// Session is the session or one-shot command id it ran in.
+	Session string `json:"session"`
+	Command string `json:"command"`
+	// Cwd is where a run_command ran; a session's commands run wherever its shell is.
+	Cwd string `json:"cwd,omitempty"`
+	// ExitCode is the status (128+signal when killed by a signal); -1 when the shell did
+	// not tell.
+	ExitCode int           `json:"exit_code"`
+	Started  time.Time     `json:"started"`
+	Duration time.Duration `json:"duration"`
+}
+
+// commandLog keeps recent CommandRecords per conversation. Its own lock, so that recording
+// from a session's output loop never waits for the manager's.
+type commandLog struct {
+	mu   sync.Mutex
+	byID map[string][]CommandRecord
+}
+
+func (l *commandLog) add(conv string, r CommandRecord) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.byID == nil {
+		l.byID = map[string][]CommandRecord{}
+	}
+	recs := append(l.byID[conv], r)
+	if len(recs) > MaxCommandRecords {
+		recs = slices.Delete(recs, 0, len(recs)-MaxCommandRecords)
+	}
+	l.byID[conv] = recs
+}
+
+// Commands returns the conversation's finished commands, oldest first: every run_command of
+// this server process and every command typed into its sessions that the shell reported.
+func (m *Manager) Commands(conv string) []CommandRecord {
+	m.commands.mu.Lock()
+	defer m.commands.mu.Unlock()
+	return slices.Clone(m.commands.byID[conv])
+}
