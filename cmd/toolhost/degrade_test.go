@@ -123,11 +123,15 @@ func unshareMount(t *testing.T, script string, args ...string) *exec.Cmd {
 	return exec.Command("unshare", append([]string{"-rm", "sh", "-c", script, "sh"}, args...)...)
 }
 
+// connectCmd connects an MCP client to the server cmd runs, closed when the test ends. A cmd
+// without its own environment gets a config home of its own.
 func connectCmd(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
+	if cmd.Env == nil {
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
+	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)

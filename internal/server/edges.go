@@ -62,13 +62,7 @@ func fixNotInitialized(p []byte) ([]byte, bool) {
 }
 
 func (n notInitializedWriter) Write(p []byte) (int, error) {
-	if fixed, ok := fixNotInitialized(p); ok {
-		if _, err := n.ResponseWriter.Write(fixed); err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	}
-	return n.ResponseWriter.Write(p)
+	return notInitializedOut{n.ResponseWriter}.Write(p)
 }
 
 // Flush passes flushes on, so SSE streams still stream.

@@ -28,7 +28,7 @@ func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer,
 	go func() {
 		pw.CloseWithError(filterLines(in, pw, w, logger))
 	}()
-	err := s.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{stdioNotInitialized{w}}})
+	err := s.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{notInitializedOut{w}}})
 	pr.Close()
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
 		return nil
@@ -259,11 +259,12 @@ const CodeNotInitialized = -32000
 // sdkNotInitialized is the go-sdk's message for a request before initialize.
 const sdkNotInitialized = "is invalid during session initialization"
 
-// stdioNotInitialized gives the go-sdk's answer to a request before initialize the code
-// CodeNotInitialized (see fixNotInitialized). The SDK writes one whole message per Write.
-type stdioNotInitialized struct{ w io.Writer }
+// notInitializedOut gives the go-sdk's answer to a request before initialize the code
+// CodeNotInitialized (see fixNotInitialized) on its way to w. The SDK writes one whole message
+// (or SSE event) per Write.
+type notInitializedOut struct{ w io.Writer }
 
-func (n stdioNotInitialized) Write(p []byte) (int, error) {
+func (n notInitializedOut) Write(p []byte) (int, error) {
 	if fixed, ok := fixNotInitialized(p); ok {
 		if _, err := n.w.Write(fixed); err != nil {
 			return 0, err
