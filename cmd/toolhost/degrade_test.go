@@ -234,3 +234,26 @@ func TestFullStateThroughBinary(t *testing.T) {
 		t.Errorf("acknowledged memories: want %d in list_collections, got %s", memories, text)
 	}
 }
+
+// TestUnreadableStateReportedAtStart gives the server a state file bbolt cannot open at all: the
+// start logs the path and the fix, the server runs, and state operations say the file could not
+// be opened while the others work.
+func TestUnreadableStateReportedAtStart(t *testing.T) {
+	state, work := t.TempDir(), t.TempDir()
+	db := filepath.Join(state, "toolhost.db")
+	if err := os.WriteFile(db, []byte(strings.Repeat("not a bbolt file ", 1000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := commandIn(t, state, work, "stdio")
+	stderr := &syncWriter{b: &strings.Builder{}}
+	cmd.Stderr = stderr
+	cs := connectCmd(t, cmd)
+	text, isErr := toolCall(t, cs, "todo_operations", map[string]any{"operation": "read"})
+	if !isErr || !strings.Contains(text, "state_unavailable") || !strings.Contains(text, "toolhost doctor") {
+		t.Errorf("todo read with an unreadable state file = %v %s; want state_unavailable pointing to toolhost doctor", isErr, text)
+	}
+	statelessWorks(t, cs, "unreadable.txt")
+	if log := stderr.String(); !strings.Contains(log, "state unavailable") || !strings.Contains(log, db) {
+		t.Errorf("start log does not report the unreadable state file %s:\n%s", db, log)
+	}
+}

@@ -166,6 +166,13 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 	return w.b.Write(p)
 }
 
+// String returns what was written so far.
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
 func TestStdioMalformedLineKeepsSession(t *testing.T) {
 	cmd := command(t, "stdio")
 	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
