@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/user"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -505,4 +506,47 @@ func ScrubEnviron(names []string) error {
 		off += len(kv) + 1
 	}
 	return nil
+}
+
+// ProcessOrigin describes pid as the origin of a decision made through channel: its name and
+// real user id from /proc, the user's name from the user database. What cannot be read stays
+// unknown (PID is kept).
+func ProcessOrigin(channel string, pid int) Origin {
+	o := Origin{Channel: channel, PID: pid, UID: -1}
+	if p, err := readProc(pid); err == nil {
+		o.Command = p.comm
+	}
+	if b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "Uid:"); ok {
+				if f := strings.Fields(rest); len(f) > 0 {
+					if uid, err := strconv.Atoi(f[0]); err == nil {
+						o.UID = uid
+					}
+				}
+				break
+			}
+		}
+	}
+	if o.UID >= 0 {
+		if u, err := user.LookupId(strconv.Itoa(o.UID)); err == nil {
+			o.User = u.Username
+		}
+	}
+	return o
+}
+
+// CheckPeerOrigin is CheckPeer that also describes the peer process, for the grant its
+// decision creates.
+func CheckPeerOrigin(channel string, local, remote net.Addr) (Origin, error) {
+	pids, err := PeerPIDs(local, remote)
+	if err != nil {
+		return Origin{}, err
+	}
+	for _, pid := range pids {
+		if err := walk(pid); err != nil {
+			return Origin{}, err
+		}
+	}
+	return ProcessOrigin(channel, pids[0]), nil
 }

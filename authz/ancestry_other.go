@@ -33,3 +33,13 @@ func CheckPeer(local, remote net.Addr) error {
 
 // ScrubEnviron has nothing to scrub where /proc does not show the environment.
 func ScrubEnviron(names []string) error { return nil }
+
+// ProcessOrigin knows only the pid here.
+func ProcessOrigin(channel string, pid int) Origin {
+	return Origin{Channel: channel, PID: pid, UID: -1}
+}
+
+// CheckPeerOrigin cannot find socket owners on this system and refuses.
+func CheckPeerOrigin(channel string, local, remote net.Addr) (Origin, error) {
+	return Origin{}, fmt.Errorf("%w: no /proc on this system", ErrAncestryUnknown)
+}

@@ -26,7 +26,7 @@ const (
 // AuditRecord is one line of the audit log.
 type AuditRecord struct {
 	Time         time.Time `json:"time"`
-	Event        string    `json:"event"` // "decision", "grant_created", "approval_requested", "approval_approved", "approval_denied"
+	Event        string    `json:"event"` // "decision", "grant_created", "grant_revoked", "approval_requested", "approval_approved", "approval_denied"
 	Outcome      string    `json:"outcome,omitempty"`
 	Code         string    `json:"code,omitempty"` // denial code
 	Conversation string    `json:"conversation,omitempty"`

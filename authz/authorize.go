@@ -84,6 +84,15 @@ func (g *Guard) Deny(ctx context.Context, id, by string) (Approval, error) {
 	return ap, nil
 }
 
+// Revoke revokes a grant and audits who did it (by, an Origin's String).
+func (g *Guard) Revoke(ctx context.Context, id, by string) error {
+	if err := g.grants.Revoke(ctx, id); err != nil {
+		return err
+	}
+	g.auditEvent(ctx, AuditRecord{Event: "grant_revoked", GrantID: id, By: by})
+	return nil
+}
+
 func (g *Guard) auditEvent(ctx context.Context, rec AuditRecord) {
 	if g.audit == nil {
 		return

@@ -32,7 +32,8 @@ const (
 	CodeNeedsGrant     = "needs_grant"     // read outside while outside reads need a grant
 	CodeProtectedPath  = "protected_path"  // toolhost's own files, .git/config, .git/hooks/**; only a grant naming them fixes it
 	CodeSecretPath     = "secret_path"     // credential store on the deny list; only a grant naming it fixes it
-	CodeHardLink       = "hard_link"       // write to a file with several hard links; a grant naming it fixes it
+	CodeHardLink       = "hard_link"       // write to a file with several hard links, or read of one linked outside; a grant naming it fixes it
+	CodeChanged        = "conflict"        // the file opened is not the one decided on (swapped in between); retry
 	CodeNotRegular     = "not_regular"     // FIFO, device or socket
 	CodeInvalidPath    = "invalid_path"    // NUL byte, too long, empty symlink, ...
 	CodeSymlinkLoop    = "symlink_loop"    // too many symlink hops

@@ -84,6 +84,10 @@ type Decision struct {
 	Kind      DecisionKind
 	Canonical string // the canonical path to operate on
 	GrantID   string // the grant used, when Kind is AllowedByGrant
+
+	// id is the identity of the existing file or directory that was decided on; Target.Opened
+	// refuses a different file opened under the same name (swapped in after the check).
+	id fileKey
 }
 
 // Guard decides whether requests may touch paths, and opens os.Root handles for those it allows.
@@ -100,6 +104,8 @@ type Guard struct {
 	outsideNeedGrant bool
 	grants           *Grants
 	approvals        *Approvals
+	links            *linkIndex
+	plainInside      bool // no protected or secret rule can match inside the working directory
 	audit            *auditor
 	clock            Clock
 	log              *slog.Logger
@@ -136,6 +142,7 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 		rootFD:           rootFD,
 		outsideNeedGrant: cfg.OutsideReadsNeedGrant,
 		clock:            cfg.Clock.withDefaults(),
+		links:            &linkIndex{dir: res.path},
 		log:              cfg.Logger,
 	}
 	if g.log == nil {
@@ -174,6 +181,8 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 			g.insideSecrets = append(g.insideSecrets, r)
 		}
 	}
+	// A walk inside the working directory can skip the rules when none can match there.
+	g.plainInside = len(g.insideProtected) == 0 && len(g.insideSecrets) == 0 && !hasGitName(strings.TrimPrefix(g.workdir, "/"))
 	static := make([]GrantSpec, len(cfg.StaticGrants))
 	for i, s := range cfg.StaticGrants {
 		// Configuration may spell paths through symlinks or with ~/; decisions see canonical paths.
@@ -402,13 +411,22 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 	} else if write && res.exists && ft == unix.S_IFREG && res.st.Nlink > 1 {
 		anchor, code = c, CodeHardLink
 		msg = fmt.Sprintf("%s has %d hard links, so changing it changes other files too; only a grant naming it allows this", shorten(c), res.st.Nlink)
+	} else if r.Class == ClassRead && !r.NamesOnly && res.exists && ft == unix.S_IFREG && res.st.Nlink > 1 && !g.links.onlyInside(ctx, statKey(&res.st), uint64(res.st.Nlink), res.st.Ctim.Nano()) {
+		// Another name of the same file may be a credential anywhere on the disk: reading it
+		// here would read that. Links all found inside the working directory are harmless.
+		anchor, code = c, CodeHardLink
+		msg = sharedMessage(c, uint64(res.st.Nlink))
+	}
+	var id fileKey
+	if res.exists {
+		id = statKey(&res.st)
 	}
 	if code == "" {
 		switch {
 		case inside:
-			return Decision{Kind: AllowedInside, Canonical: c}, nil, nil
+			return Decision{Kind: AllowedInside, Canonical: c, id: id}, nil, nil
 		case r.Class == ClassRead && !g.outsideNeedGrant:
-			return Decision{Kind: AllowedOutsideRead, Canonical: c}, nil, nil
+			return Decision{Kind: AllowedOutsideRead, Canonical: c, id: id}, nil, nil
 		case r.Class == ClassRead:
 			code, msg = CodeNeedsGrant, fmt.Sprintf("%s is outside the working directory %s; reads there need the user's grant", shorten(c), shorten(g.workdir))
 		default:
@@ -421,7 +439,7 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 		return Decision{Canonical: c}, nil, err
 	}
 	if ok {
-		return Decision{Kind: AllowedByGrant, Canonical: c, GrantID: gr.ID}, &gr, nil
+		return Decision{Kind: AllowedByGrant, Canonical: c, GrantID: gr.ID, id: id}, &gr, nil
 	}
 	return deny(code, msg)
 }
@@ -507,12 +525,17 @@ func (g *Guard) secretAnchor(c string, inside bool) (string, bool) {
 
 // Target is an allowed path opened for I/O: a root handle and the path relative to it. Use Root and
 // Rel for every file operation, so a symlink swapped in after the check cannot lead outside.
+//
+// A Target is also the fsread.Screen of the walks and reads below it: see Withhold and Opened.
 type Target struct {
 	Root      *os.Root
 	Rel       string // slash-separated, "." for the root itself
 	Canonical string
 	Decision  Decision
 	owned     bool
+	guard     *Guard
+	dir       string // the directory Root is opened at
+	grant     *Grant // the grant that allowed the target, if any
 }
 
 // Close closes Root if the target owns it (the working directory's root is shared).
@@ -542,6 +565,12 @@ func (t *Target) OpenRead() (*os.File, error) {
 		return nil, &Denial{Code: CodeNotRegular, Canonical: t.Canonical,
 			Message: fmt.Sprintf("%s is a %s; only regular files and directories can be used", shorten(t.Canonical), typeName(uint32(ft)))}
 	}
+	if ft == unix.S_IFREG {
+		if err := t.vet(t.Rel, statKey(&st), uint64(st.Nlink), st.Ctim.Nano()); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
 	return f, nil
 }
 
@@ -555,8 +584,9 @@ func (g *Guard) Open(ctx context.Context, r Request) (*Target, error) {
 	}
 	c := d.Canonical
 	t := &Target{Canonical: c, Decision: d}
+	t.guard, t.grant = g, gr
 	if within(c, g.workdir) {
-		t.Root, t.Rel = g.root, relTo(c, g.workdir)
+		t.Root, t.Rel, t.dir = g.root, relTo(c, g.workdir), g.workdir
 		return t, nil
 	}
 	scope := parentDir(c)
@@ -568,7 +598,7 @@ func (g *Guard) Open(ctx context.Context, r Request) (*Target, error) {
 	for {
 		root, err := openRootAt(scope)
 		if err == nil {
-			t.Root, t.Rel, t.owned = root, relTo(c, scope), true
+			t.Root, t.Rel, t.owned, t.dir = root, relTo(c, scope), true, scope
 			return t, nil
 		}
 		if !errors.Is(err, os.ErrNotExist) || scope == "/" {

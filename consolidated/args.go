@@ -34,6 +34,8 @@ func rawArgs(raw json.RawMessage) (map[string]json.RawMessage, error) {
 // then the camelCase spelling of a known name. Unknown keys are left as they are, so that the
 // validator can name them.
 func canonicalKeys(t *Tool, m map[string]json.RawMessage) map[string]json.RawMessage {
+	// conversation_id is no parameter; known here so that any spelling of it gets the
+	// registry's refusal, which says who chooses the conversation.
 	known := map[string]string{"operation": "operation", "conversation_id": "conversation_id"}
 	for _, op := range t.Operations {
 		for _, p := range paramsOf(op.args) {
@@ -95,7 +97,7 @@ func decodeArgs(op Operation, m map[string]json.RawMessage) (any, error) {
 	clean := make(map[string]json.RawMessage, len(m))
 	var unexpected []string
 	for k, v := range m {
-		if k == "operation" || k == "conversation_id" {
+		if k == "operation" {
 			continue
 		}
 		p, ok := byName[k]

@@ -314,6 +314,19 @@ func (b *buildTool) diff(ctx context.Context, c *Call, a *gitDiffArgs) (*Result,
 	if len(stats) == 0 {
 		return Text("no changes (%s)%s", what, diffHint(ctx, repo, a.Staged, a.Ref)), nil
 	}
+	withheld := 0
+	if len(paths) == 0 {
+		// Named paths passed the guard above; a whole diff is screened file by file.
+		if stats, o.Paths, withheld, err = b.screenDiff(ctx, c, repo, stats); err != nil {
+			return nil, err
+		}
+		if withheld > 0 {
+			what += fmt.Sprintf("; %d changed file(s) withheld (credentials, toolhost state or files linked outside; name one in paths to see why)", withheld)
+		}
+		if len(stats) == 0 {
+			return Text("%s", what), nil
+		}
+	}
 	if a.StatOnly {
 		return Text("%s\n%s", what, git.RenderStat(stats, 0)), nil
 	}
@@ -322,6 +335,47 @@ func (b *buildTool) diff(ctx context.Context, c *Call, a *gitDiffArgs) (*Result,
 		return nil, gitError(err, "ref")
 	}
 	return diffResult(c, what, stats, text, truncated), nil
+}
+
+// screenDiff keeps, of a whole diff's files, those a direct read would show: git reads the work
+// tree itself, outside the guard, so a changed file that read_file refuses (toolhost's own
+// config, a secret, a file hard-linked outside) would otherwise show up in the diff. It returns
+// the files kept, the paths that limit the diff to them (nil when none was withheld), and how
+// many were withheld.
+func (b *buildTool) screenDiff(ctx context.Context, c *Call, repo *git.Repo, stats []git.FileStat) ([]git.FileStat, []string, int, error) {
+	var (
+		kept     []git.FileStat
+		paths    []string
+		withheld int
+	)
+	for _, s := range stats {
+		ok := true
+		for _, p := range []string{s.Path, s.Orig} {
+			if p == "" || !ok {
+				continue
+			}
+			_, err := b.cfg.Guard.Check(ctx, authz.Request{Conversation: c.Conversation, Tool: buildToolName, Operation: c.Operation,
+				Class: authz.ClassRead, Path: repo.Top + "/" + p})
+			if _, denied := authz.AsDenial(err); denied {
+				ok = false
+			} else if err != nil {
+				return nil, nil, 0, err
+			}
+		}
+		if !ok {
+			withheld++
+			continue
+		}
+		kept = append(kept, s)
+		paths = append(paths, s.Path)
+		if s.Orig != "" {
+			paths = append(paths, s.Orig)
+		}
+	}
+	if withheld == 0 {
+		return stats, nil, 0, nil
+	}
+	return kept, paths, withheld, nil
 }
 
 // diffResult is a diff under a line that says what it compares; a diff larger than the budget
@@ -600,7 +654,34 @@ func (b *buildTool) index(ctx context.Context, c *Call, a *gitPathsArgs, add boo
 	if err != nil {
 		return nil, gitError(err, "repo")
 	}
-	return &Result{Text: git.RenderStatus(st, git.RenderOptions{State: repo.State(), MaxPerSection: 50})}, nil
+	note := ""
+	if add {
+		// git add reads the files itself: what a direct read refuses must not reach the index,
+		// where git_commit and git_show would reveal it.
+		var refused []string
+		for _, e := range st.Entries {
+			if !e.Staged() || e.X == 'D' {
+				continue
+			}
+			_, err := b.cfg.Guard.Check(ctx, authz.Request{Conversation: c.Conversation, Tool: buildToolName, Operation: c.Operation,
+				Class: authz.ClassRead, Path: repo.Top + "/" + e.Path})
+			if _, denied := authz.AsDenial(err); denied {
+				refused = append(refused, e.Path)
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		if len(refused) > 0 {
+			if err := repo.Unstage(ctx, refused); err != nil {
+				return nil, gitError(err, "paths")
+			}
+			if st, err = repo.Status(ctx, nil); err != nil {
+				return nil, gitError(err, "repo")
+			}
+			note = fmt.Sprintf("\nnot staged, a direct read refuses them (credentials, toolhost state or files linked outside): %s", strings.Join(refused, ", "))
+		}
+	}
+	return &Result{Text: git.RenderStatus(st, git.RenderOptions{State: repo.State(), MaxPerSection: 50}) + note}, nil
 }
 
 func (b *buildTool) commit(ctx context.Context, c *Call, a *gitCommitArgs) (*Result, error) {

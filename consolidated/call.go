@@ -15,7 +15,8 @@ type Call struct {
 	Operation string
 	// ExecutionID identifies this call in logs and in the execution history.
 	ExecutionID string
-	// Conversation scopes todos, terminals, grants and reminders.
+	// Conversation scopes todos, terminals, grants, reminders and spills: the conversation
+	// the call's session leased (Env.Conversations), never an argument.
 	Conversation string
 	Env          *Env
 	Logger       *slog.Logger

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/fsread"
 )
 
 // maxCompletions is the most values one completion/complete answers (the protocol's limit).
@@ -38,7 +40,7 @@ func (r *Registry) Complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 	if p == nil || p.Ref == nil {
 		return res, nil
 	}
-	conv := r.Conversation(req.Session)
+	conv := r.callerConversation(ctx, req.Session, req.Extra)
 	var chosen map[string]string
 	if p.Context != nil {
 		chosen = p.Context.Arguments
@@ -50,9 +52,6 @@ func (r *Registry) Complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp
 			values = c(ctx, conv, p.Argument.Name, p.Argument.Value, chosen)
 		}
 	case "ref/prompt":
-		if p.Argument.Name == "conversation_id" { // todo_reminder
-			values = completeOwnConversation(conv, p.Argument.Value)
-		}
 		if slices.Contains(pathArguments, p.Argument.Name) {
 			if c := r.completer(func(res Resource) bool { return res.Prefix == "file://" }); c != nil {
 				values = c(ctx, conv, relativePath, p.Argument.Value, chosen)
@@ -93,8 +92,8 @@ func completeOwnConversation(conv, value string) []string {
 
 // completePath lists the entries of the working directory (root) that complete value, a
 // slash-separated path relative to it: "src/ma" proposes "src/main.go" and "src/maps/".
-// Hidden entries appear only once a "." is typed, and .git never.
-func completePath(ctx context.Context, root *os.Root, value string) []string {
+// Hidden entries appear only once a "." is typed, .git never, and nothing screen withholds.
+func completePath(ctx context.Context, root *os.Root, screen fsread.Screen, value string) []string {
 	dir, base := path.Split(value)
 	clean := path.Clean("./" + dir)
 	if strings.HasPrefix(clean, "..") || path.IsAbs(dir) {
@@ -112,6 +111,9 @@ func completePath(ctx context.Context, root *os.Root, value string) []string {
 		}
 		if !strings.HasPrefix(name, base) || name == ".git" || strings.HasPrefix(name, ".") && !strings.HasPrefix(base, ".") {
 			continue
+		}
+		if screen != nil && screen.Withhold(path.Join(clean, name), e.IsDir()) {
+			continue // a name list_dir would withhold: ~/.ssh with the working directory at ~
 		}
 		if e.IsDir() {
 			name += "/"

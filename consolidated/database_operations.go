@@ -168,7 +168,7 @@ func (d *dbTool) sqliteFiles(ctx context.Context, c *Call) ([]string, bool) {
 	ctx, cancel := context.WithTimeout(ctx, dbDiscoveryTimeout)
 	defer cancel()
 	r, err := fsread.Glob(ctx, d.guard.Root(), ".", sqliteFilePatterns,
-		fsread.GlobOptions{MaxResults: 20, SortBy: fsread.SortByPath, IncludeIgnored: true})
+		fsread.GlobOptions{MaxResults: 20, SortBy: fsread.SortByPath, IncludeIgnored: true, Screen: d.guard.WorkDirScreen()})
 	if err != nil && len(r.Matches) == 0 {
 		c.Logger.Debug("sqlite discovery", "err", err)
 		return nil, false

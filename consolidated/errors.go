@@ -61,7 +61,8 @@ const (
 	CodeProtectedPath ErrorCode = "protected_path"
 	// CodeSecretPath: a credential store on the deny list; only a grant naming it fixes it.
 	CodeSecretPath ErrorCode = "secret_path"
-	// CodeHardLink: a write to a file with several hard links; a grant naming it fixes it.
+	// CodeHardLink: a write to a file with several hard links, or a read of one whose links are
+	// not all inside the working directory; a grant naming it fixes it.
 	CodeHardLink ErrorCode = "hard_link"
 	// CodeIsWorkdir: a delete or rename of the working directory itself.
 	CodeIsWorkdir ErrorCode = "is_workdir"

@@ -167,10 +167,9 @@ func FileTool(cfg FileConfig) *Tool {
 	}
 	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered), journal: cfg.Journal, now: cfg.Now}
 	return &Tool{
-		Resources:      f.resources(),
-		Name:           "file_operations",
-		Description:    "Read, search and edit files. Outside the working directory, writes need a grant (user_collaboration). Edits fail if the file changed since you read it; each write returns its diff.",
-		Conversational: true,
+		Resources:   f.resources(),
+		Name:        "file_operations",
+		Description: "Read, search and edit files. Outside the working directory, writes need a grant (user_collaboration). Edits fail if the file changed since you read it; each write returns its diff.",
 		Operations: []Operation{
 			Op("read_file", "lines or bytes of a file", RiskRead, f.readFile),
 			Op("list_dir", "directory entries", RiskRead, f.listDir).WithTimeout(fileSearchTimeout).WithNamesOnly(),
@@ -212,6 +211,7 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 			Next: "read the file's bytes with encoding hex or base64"}
 	}
 	opts := fsread.ReadOptions{
+		Screen:      t,
 		StartLine:   a.StartLine,
 		EndLine:     a.EndLine,
 		LineNumbers: a.LineNumbers,
@@ -323,6 +323,7 @@ func (f *fileTool) listDir(ctx context.Context, c *Call, a *fileListArgs) (*Resu
 	}
 	defer t.Close()
 	r, err := fsread.ListDir(ctx, t.Root, t.Rel, fsread.ListOptions{
+		Screen:    t,
 		Recursive: a.Recursive || a.MaxDepth > 1, MaxDepth: a.MaxDepth,
 		IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored, MaxEntries: a.MaxResults,
 	})
@@ -339,7 +340,7 @@ func (f *fileTool) listDir(ctx context.Context, c *Call, a *fileListArgs) (*Resu
 		}
 		fmt.Fprintf(&b, ", %s more not shown (max_results)", more)
 	}
-	b.WriteString(fileSkipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
+	b.WriteString(fileSkipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors, r.Withheld))
 	prefix := ""
 	if rel := path.Clean(t.Rel); rel != "." {
 		prefix = rel + "/"
@@ -385,7 +386,7 @@ func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (
 		}
 		pattern = dir + "/**"
 	}
-	opts := fsread.GlobOptions{MaxResults: a.MaxResults, SortBy: a.Sort, IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored}
+	opts := fsread.GlobOptions{Screen: t, MaxResults: a.MaxResults, SortBy: a.Sort, IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored}
 	r, err := fsread.Glob(ctx, t.Root, t.Rel, pattern, opts)
 	if err != nil {
 		return nil, f.searchError(t, a.Path, err)
@@ -415,7 +416,7 @@ func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (
 			b.WriteString(", newest first")
 		}
 	}
-	b.WriteString(fileSkipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
+	b.WriteString(fileSkipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors, r.Withheld))
 	if r.Total == 0 {
 		b.WriteString(fileSkippedHint(r.HiddenSkipped, r.IgnoredSkipped))
 	}
@@ -440,6 +441,7 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 	}
 	include, exclude := grepGlobs(a.Include, a.Exclude)
 	r, err := fsread.Grep(ctx, t.Root, t.Rel, fsread.GrepOptions{
+		Screen:  t,
 		Pattern: a.Pattern, Literal: a.Literal, IgnoreCase: a.CaseInsensitive,
 		Include: include, Exclude: exclude,
 		ContextLines: a.ContextLines, MaxMatches: a.MaxResults,
@@ -465,7 +467,7 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 	if r.BinarySkipped > 0 {
 		fmt.Fprintf(&b, ", %d binary skipped", r.BinarySkipped)
 	}
-	b.WriteString(fileSkipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors))
+	b.WriteString(fileSkipped(r.HiddenSkipped, r.IgnoredSkipped, r.DepthLimited, r.Errors, r.Withheld))
 	if r.TotalMatches == 0 {
 		b.WriteString(fileSkippedHint(r.HiddenSkipped, r.IgnoredSkipped))
 		if !a.Literal && strings.Contains(a.Pattern, `\n`) {
@@ -561,8 +563,12 @@ func grepGlobs(inc, exc []string) (include, exclude []string) {
 	return include, exclude
 }
 
-func fileSkipped(hidden, ignored, depth, errs int) string {
+func fileSkipped(hidden, ignored, depth, errs, withheld int) string {
 	var parts []string
+	if withheld > 0 {
+		// Named so the model does not go looking for them another way.
+		parts = append(parts, fmt.Sprintf("%d withheld (credentials, toolhost state or files linked outside; only a grant naming them shows them)", withheld))
+	}
 	if hidden > 0 {
 		parts = append(parts, fmt.Sprintf("%d hidden", hidden))
 	}

@@ -123,7 +123,11 @@ func (f *fileTool) readWorkdir(ctx context.Context, req *mcp.ReadResourceRequest
 		return nil, fmt.Errorf("list the working directory: %w", err)
 	}
 	var dirs, files []string
+	screen := f.guard.WorkDirScreen()
 	for _, e := range entries {
+		if screen.Withhold(e.Name(), e.IsDir()) {
+			continue // what list_dir withholds: toolhost's own state, ~/.ssh with the working directory at ~
+		}
 		if e.IsDir() {
 			dirs = append(dirs, e.Name()+"/")
 		} else {
@@ -148,7 +152,7 @@ func (f *fileTool) readWorkdir(ctx context.Context, req *mcp.ReadResourceRequest
 // relative to it (prompt arguments).
 func (f *fileTool) completePath(ctx context.Context, _, variable, value string, _ map[string]string) []string {
 	if variable == relativePath {
-		return completePath(ctx, f.guard.Root(), value)
+		return completePath(ctx, f.guard.Root(), f.guard.WorkDirScreen(), value)
 	}
 	if variable != "path" {
 		return nil
@@ -161,7 +165,7 @@ func (f *fileTool) completePath(ctx context.Context, _, variable, value string, 
 	if !ok {
 		return nil
 	}
-	out := completePath(ctx, f.guard.Root(), rest)
+	out := completePath(ctx, f.guard.Root(), f.guard.WorkDirScreen(), rest)
 	for i := range out {
 		out[i] = wd + out[i]
 	}

@@ -259,6 +259,9 @@ func (f *fileTool) readError(t *authz.Target, given string, r fsread.ReadResult,
 	case errors.Is(err, fsread.ErrInvalidOptions):
 		return &ToolError{Code: CodeInvalidValue, Message: strings.TrimSuffix(err.Error(), ": "+fsread.ErrInvalidOptions.Error()), Cause: err}
 	}
+	if _, ok := authz.AsDenial(err); ok {
+		return GuardError(err, "path") // the screen refused the file that was opened
+	}
 	return f.fsError(name, given, err)
 }
 
@@ -381,7 +384,10 @@ func (f *fileTool) suggest(ctx context.Context, c *Call, err error, given string
 	}
 	rel, rerr := filepath.Rel(f.guard.WorkDir(), canon)
 	if rerr != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return err
+		if strings.Contains(given, `\`) {
+			te.Next = `separate directories with /; a \ is part of a file name here`
+		}
+		return te
 	}
 	rel = filepath.ToSlash(rel)
 	dir, base := path.Split(rel)
@@ -389,14 +395,14 @@ func (f *fileTool) suggest(ctx context.Context, c *Call, err error, given string
 	defer cancel()
 	var names []string
 	if !strings.ContainsAny(base, "*?[]{}\\") && !strings.HasPrefix(base, ".") {
-		r, _ := fsread.Glob(ctx, f.guard.Root(), ".", "**/"+base, fsread.GlobOptions{MaxResults: 3, SortBy: fsread.SortByPath})
+		r, _ := fsread.Glob(ctx, f.guard.Root(), ".", "**/"+base, fsread.GlobOptions{MaxResults: 3, SortBy: fsread.SortByPath, Screen: f.guard.WorkDirScreen()})
 		for _, m := range r.Matches {
 			names = append(names, m.Path)
 		}
 	}
 	if len(names) == 0 {
 		if t, oerr := f.openRead(ctx, c, filepath.Join(f.guard.WorkDir(), filepath.FromSlash(dir)), "path"); oerr == nil {
-			r, _ := fsread.ListDir(ctx, t.Root, t.Rel, fsread.ListOptions{IncludeHidden: strings.HasPrefix(base, ".")})
+			r, _ := fsread.ListDir(ctx, t.Root, t.Rel, fsread.ListOptions{IncludeHidden: strings.HasPrefix(base, "."), Screen: t})
 			t.Close()
 			var cands []string
 			for _, e := range r.Entries {
@@ -409,6 +415,9 @@ func (f *fileTool) suggest(ctx context.Context, c *Call, err error, given string
 	}
 	if len(names) > 0 {
 		te.Next = "did you mean " + strings.Join(names, ", ") + "?"
+	} else if strings.Contains(given, `\`) {
+		// A Windows habit: here a backslash is part of the name, never a separator.
+		te.Next = `separate directories with /; a \ is part of a file name here`
 	}
 	return te
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/internal/conversation"
 	"toolhost/internal/edit"
 	"toolhost/internal/terminal"
 	"toolhost/store"
@@ -33,6 +34,14 @@ type harness struct {
 	env   *Env
 	reg   *Registry
 	cs    *mcp.ClientSession
+	// server, client and sopts open more sessions: a test's "conversation_id" argument names
+	// a client session of its own (named), which leases its own conversation as a second chat
+	// would; the argument itself never reaches the server.
+	server *mcp.Server
+	client *mcp.Client
+	sopts  *mcp.ClientSessionOptions
+	named  map[string]*mcp.ClientSession
+	convOf map[string]string // session name ("" for cs) -> the conversation it leased
 	// tool is the tool op and mustOp call: the first one the options build.
 	tool string
 
@@ -50,8 +59,9 @@ type harnessOptions struct {
 	tools func(h *harness) []*Tool
 	// budgetTokens is the result budget (0: the default).
 	budgetTokens int
-	// st reuses a store (a restart); nil opens a new one.
+	// st and wd reuse a store and working directory (a restart); nil and "" make new ones.
 	st *store.Store
+	wd string
 	// protocol is the client's protocol version; "" is the SDK default.
 	protocol string
 	// elicit makes the client declare elicitation and answer with answerWith.
@@ -63,9 +73,12 @@ type harnessOptions struct {
 func newHarness(t testing.TB, o harnessOptions) *harness {
 	t.Helper()
 	ctx := context.Background()
-	wd, err := filepath.EvalSymlinks(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
+	wd := o.wd
+	var err error
+	if wd == "" {
+		if wd, err = filepath.EvalSymlinks(t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	h := &harness{t: t, wd: wd, st: o.st}
 	if h.st == nil {
@@ -83,7 +96,15 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.env = &Env{Workdir: wd, DefaultConversation: testConversation, BudgetTokens: o.budgetTokens, Spill: spill}
+	leases, err := conversation.New(h.st, conversation.Options{Workdir: wd, Base: testConversation})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.env = &Env{Workdir: wd, DefaultConversation: testConversation, BudgetTokens: o.budgetTokens, Spill: spill,
+		Conversations: NewSessions(leases, nil)}
+	// After the sessions' own cleanups (registered later, run earlier): no release may write
+	// the store once its directory is being removed.
+	t.Cleanup(func() { h.env.Conversations.Close(context.Background()) })
 	tools := o.tools(h)
 	h.tool = tools[0].Name
 	h.reg = NewRegistry(h.env, tools, nil)
@@ -92,12 +113,7 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 		SubscribeHandler: h.reg.Subscribe, UnsubscribeHandler: h.reg.Unsubscribe,
 	})
 	h.reg.Register(s)
-	sTrans, cTrans := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, sTrans, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
+	h.server, h.named, h.convOf = s, map[string]*mcp.ClientSession{}, map[string]string{}
 	copts := &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			h.mu.Lock()
@@ -119,15 +135,63 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 			return answer(r.Params), nil
 		}
 	}
-	var sopts *mcp.ClientSessionOptions
 	if o.protocol != "" {
-		sopts = &mcp.ClientSessionOptions{ProtocolVersion: o.protocol}
+		h.sopts = &mcp.ClientSessionOptions{ProtocolVersion: o.protocol}
 	}
-	if h.cs, err = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts).Connect(ctx, cTrans, sopts); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.cs.Close() })
+	h.client = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts)
+	h.cs = h.connect("")
 	return h
+}
+
+// connect opens a client session named name and leases its conversation at once, so that the
+// harness's first session works in testConversation whatever a test calls first.
+func (h *harness) connect(name string) *mcp.ClientSession {
+	h.t.Helper()
+	ctx := context.Background()
+	sTrans, cTrans := mcp.NewInMemoryTransports()
+	ss, err := h.server.Connect(ctx, sTrans, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { ss.Close() })
+	cs, err := h.client.Connect(ctx, cTrans, h.sopts)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { cs.Close() })
+	conv, err := h.env.Conversations.Conversation(ctx, ss, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.mu.Lock()
+	h.convOf[name] = conv
+	h.mu.Unlock()
+	return cs
+}
+
+// session is the client session a test's "conversation_id" names ("" is the first one).
+func (h *harness) session(name string) *mcp.ClientSession {
+	if name == "" {
+		return h.cs
+	}
+	h.mu.Lock()
+	cs, ok := h.named[name]
+	h.mu.Unlock()
+	if !ok {
+		cs = h.connect(name)
+		h.mu.Lock()
+		h.named[name] = cs
+		h.mu.Unlock()
+	}
+	return cs
+}
+
+// conversation is the conversation the session name leased ("" is the first session's).
+func (h *harness) conversation(name string) string {
+	h.session(name)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.convOf[name]
 }
 
 // newFileHarness serves file_operations, with an edit journal in the state directory, and
@@ -195,7 +259,20 @@ func (h *harness) callParams(p *mcp.CallToolParams) (string, bool, map[string]an
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := h.cs.CallTool(ctx, p)
+	cs := h.cs
+	if args, ok := p.Arguments.(map[string]any); ok {
+		if name, ok := args["conversation_id"].(string); ok {
+			cs = h.session(name)
+			rest := make(map[string]any, len(args))
+			for k, v := range args {
+				if k != "conversation_id" {
+					rest[k] = v
+				}
+			}
+			p = &mcp.CallToolParams{Name: p.Name, Arguments: rest, Meta: p.Meta}
+		}
+	}
+	res, err := cs.CallTool(ctx, p)
 	if err != nil {
 		h.t.Fatalf("CallTool(%s, %v): %v", p.Name, p.Arguments, err)
 	}

@@ -72,9 +72,8 @@ func MemoryTool(cfg MemoryConfig) *Tool {
 	}
 	m := &memoryTool{svc: cfg.Service, guard: cfg.Guard, yield: cfg.ImportYield}
 	return &Tool{
-		Name:           "memory_operations",
-		Description:    "Remember facts and find them later by meaning. A scope other than conversation is a topic shared across conversations.",
-		Conversational: true,
+		Name:        "memory_operations",
+		Description: "Remember facts and find them later by meaning. A scope other than conversation is a topic shared across conversations.",
 		Operations: []Operation{
 			Op("store_memory", "remember content", RiskState, m.store).WithTimeout(time.Minute),
 			Op("update_memory", "correct a memory by id; old version kept", RiskState, m.update).WithTimeout(time.Minute),

@@ -19,8 +19,9 @@ const reminderPrompt = "todo_reminder"
 
 // PromptsMiddleware serves prompts/list and prompts/get from the prompts package on every call, so
 // that Markdown prompts the user drops into userDir appear without a restart. It also serves the
-// todo reminder as a prompt.
-func PromptsMiddleware(userDir string, st *store.Store, defaultConv string, logger *slog.Logger) mcp.Middleware {
+// todo reminder of the session's own conversation (in the workspace reg routes it to) as a
+// prompt.
+func PromptsMiddleware(userDir string, st *store.Store, reg *Registry, logger *slog.Logger) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
@@ -37,8 +38,7 @@ func PromptsMiddleware(userDir string, st *store.Store, defaultConv string, logg
 					}
 					res.Prompts = append(res.Prompts, mp)
 				}
-				res.Prompts = append(res.Prompts, &mcp.Prompt{Name: reminderPrompt, Description: "The current todo reminder for a conversation.",
-					Arguments: []*mcp.PromptArgument{{Name: "conversation_id", Description: "Default: this connection's."}}})
+				res.Prompts = append(res.Prompts, &mcp.Prompt{Name: reminderPrompt, Description: "The current todo reminder of this session's conversation."})
 				return res, nil
 			case "prompts/get":
 				gr, ok := req.(*mcp.GetPromptRequest)
@@ -46,9 +46,13 @@ func PromptsMiddleware(userDir string, st *store.Store, defaultConv string, logg
 					return next(ctx, method, req)
 				}
 				if gr.Params.Name == reminderPrompt {
-					conv := gr.Params.Arguments["conversation_id"]
-					if conv == "" {
-						conv = defaultConv
+					ws, err := reg.route(ctx, gr.Session)
+					if err != nil {
+						return nil, resourceError(err)
+					}
+					conv, err := ws.Conversation(ctx, gr.Session, gr.Extra)
+					if err != nil {
+						return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "this session has no conversation yet; try again"}
 					}
 					text, err := reminders.For(ctx, st, conv)
 					if err != nil {

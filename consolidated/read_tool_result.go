@@ -28,7 +28,7 @@ func ReadToolResultTool() *Tool {
 				if length <= 0 || length > max {
 					length = max
 				}
-				text, start, total, err := c.Env.Spill.Page(a.ID, a.Offset, length)
+				text, start, total, err := c.Env.Spill.Page(c.Conversation, a.ID, a.Offset, length)
 				if errors.Is(err, ErrNoSpill) {
 					return nil, &ToolError{Code: CodeNotFound, Param: "id", Message: fmt.Sprintf("no spilled result %q (ids look like r0123456789ab; results are kept 24 hours)", truncate(a.ID, 40))}
 				}

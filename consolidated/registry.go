@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -26,7 +25,11 @@ import (
 type Env struct {
 	Workdir  string
 	StateDir string
-	// DefaultConversation scopes calls that send no conversation_id.
+	// Conversations gives each MCP session the conversation it leased; the transport decides a
+	// call's conversation, never its arguments.
+	Conversations *Sessions
+	// DefaultConversation is the conversation of calls without a session (toolhost call,
+	// in-process tests) and of every call when Conversations is nil (a pinned conversation).
 	DefaultConversation string
 	// Profile names the active profile in "disabled" errors.
 	Profile string
@@ -194,7 +197,7 @@ func (r *Registry) Subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 	}
 	// Another conversation's resource is not found: a subscription would tell the client
 	// when that conversation acts.
-	if !r.ownResource(req.Session, req.Params.URI) {
+	if !ownResource(r.callerConversation(ctx, req.Session, req.Extra), req.Params.URI) {
 		return mcp.ResourceNotFoundError(req.Params.URI)
 	}
 	for _, t := range r.advertised() {
@@ -297,8 +300,6 @@ func (r *Registry) declared(name string) *Tool {
 	return nil
 }
 
-var conversationIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:@-]{1,128}$`)
-
 // Dispatch runs one call: validation, the handler under its deadline with panic recovery, result
 // shaping and logging. It never returns a protocol error: everything the model can act on is an
 // isError result.
@@ -380,18 +381,15 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 	} else {
 		c.Operation = op.Name
 	}
-	c.Conversation = r.Conversation(nil)
-	if c.Request != nil {
-		c.Conversation = r.Conversation(c.Request.Session)
+	if v, ok := m["conversation_id"]; ok && !isZeroJSON(v) {
+		return nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id",
+			Message: "conversation_id is not a parameter: the connection chooses the conversation", Next: "call again without conversation_id"}
 	}
-	if v, ok := m["conversation_id"]; ok && t.Conversational && !isZeroJSON(v) {
-		var conv string
-		if json.Unmarshal(v, &conv) != nil || !conversationIDPattern.MatchString(conv) {
-			return nil, &ToolError{Code: CodeInvalidValue, Param: "conversation_id", Message: "conversation_id must be 1-128 characters of letters, digits and . _ : @ -"}
-		}
-		c.Conversation = conv
-	} else if ok && !t.Conversational && !isZeroJSON(v) {
-		return nil, &ToolError{Code: CodeUnexpectedParameter, Param: "conversation_id", Message: t.Name + " does not take conversation_id"}
+	delete(m, "conversation_id")
+	if c.Conversation, err = r.callConversation(ctx, c.Request); errors.Is(err, errSessionPrincipal) {
+		return nil, &ToolError{Code: CodeUnavailable, Message: "this session was opened with another credential", Next: "open a new session with this credential", Cause: err}
+	} else if err != nil {
+		return nil, &ToolError{Code: CodeUnavailable, Message: "this session has no conversation yet; try again in a moment", Cause: err}
 	}
 	args, err := decodeArgs(op, m)
 	if err != nil {
@@ -467,7 +465,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		id := ""
 		if r.env.Spill != nil {
 			var serr error
-			if id, serr = r.env.Spill.Put(text); serr != nil {
+			if id, serr = r.env.Spill.Put(c.Conversation, text); serr != nil {
 				c.Logger.Error("spill", "err", serr)
 				id = ""
 			}

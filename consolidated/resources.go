@@ -49,18 +49,38 @@ func ResourceConversation(uri string) (conv string, scoped bool) {
 	return "", false
 }
 
-// Conversation returns the conversation the client behind session works in: the one its tool
-// calls without conversation_id run in, so that what resources show is what its tools act on.
-// A nil session (an in-process call) has the default conversation. It is the one lookup of a
-// session's conversation: Dispatch, resources, subscriptions and completion all use it.
-func (r *Registry) Conversation(session *mcp.ServerSession) string {
-	return r.env.DefaultConversation
+// Conversation returns the conversation the client behind session works in (extra: the
+// request's transport details; see Sessions.Conversation): the one its tool calls run in, so
+// that what resources show is what its tools act on. A nil session (an in-process call) has
+// the default conversation. It is the one lookup of a session's conversation: Dispatch,
+// resources, subscriptions, completion and the todo reminder prompt all use it.
+func (r *Registry) Conversation(ctx context.Context, session *mcp.ServerSession, extra *mcp.RequestExtra) (string, error) {
+	return r.env.sessionConversation(ctx, session, extra)
 }
 
-// ownResource reports whether the caller behind session may see uri.
-func (r *Registry) ownResource(session *mcp.ServerSession, uri string) bool {
-	conv, scoped := ResourceConversation(uri)
-	return !scoped || conv != "" && conv == r.Conversation(session)
+// callerConversation is Conversation for resources, subscriptions and completion: a session
+// whose conversation cannot be leased (the server is stopping, another principal's session)
+// owns no conversation's resources.
+func (r *Registry) callerConversation(ctx context.Context, session *mcp.ServerSession, extra *mcp.RequestExtra) string {
+	conv, err := r.Conversation(ctx, session, extra)
+	if err != nil {
+		return ""
+	}
+	return conv
+}
+
+// callConversation is the conversation of a tool call.
+func (r *Registry) callConversation(ctx context.Context, req *mcp.CallToolRequest) (string, error) {
+	if req == nil {
+		return r.Conversation(ctx, nil, nil)
+	}
+	return r.Conversation(ctx, req.Session, req.Extra)
+}
+
+// ownResource reports whether a caller working in conversation conv may see uri.
+func ownResource(conv, uri string) bool {
+	c, scoped := ResourceConversation(uri)
+	return !scoped || c != "" && c == conv
 }
 
 // resourceMiddleware is the gate of conversation-scoped resource reads: resources/read of
@@ -79,9 +99,10 @@ func (r *Registry) resourceMiddleware() mcp.Middleware {
 			if err != nil {
 				return nil, resourceError(err)
 			}
-			ctx = context.WithValue(ctx, conversationKey{}, reg.Conversation(ss))
+			conv := reg.callerConversation(ctx, ss, req.GetExtra())
+			ctx = context.WithValue(ctx, conversationKey{}, conv)
 			if x, ok := req.(*mcp.ReadResourceRequest); ok && x.Params != nil {
-				if !reg.ownResource(ss, x.Params.URI) {
+				if !ownResource(conv, x.Params.URI) {
 					return nil, mcp.ResourceNotFoundError(x.Params.URI)
 				}
 				if reg != r {
@@ -94,7 +115,7 @@ func (r *Registry) resourceMiddleware() mcp.Middleware {
 			}
 			res, err := next(ctx, method, req)
 			if lr, ok := res.(*mcp.ListResourcesResult); ok && err == nil {
-				reg.ListResources(ctx, ss, lr)
+				reg.ListResources(ctx, conv, lr)
 			}
 			return res, err
 		}
@@ -122,16 +143,15 @@ func CallerConversation(ctx context.Context) string {
 	return conv
 }
 
-// ListResources completes a resources/list result for the caller: it drops the resources of
-// other conversations (live terminal sessions are registered on the server for all) and adds
-// the caller's own conversation resources that the advertised tools list (its todo list, its
-// command history).
-func (r *Registry) ListResources(ctx context.Context, session *mcp.ServerSession, res *mcp.ListResourcesResult) {
-	res.Resources = slices.DeleteFunc(res.Resources, func(x *mcp.Resource) bool { return !r.ownResource(session, x.URI) })
-	if res.NextCursor != "" {
+// ListResources completes a resources/list result for a caller working in conversation conv:
+// it drops the resources of other conversations (live terminal sessions are registered on the
+// server for all) and adds the caller's own conversation resources that the advertised tools
+// list (its todo list, its command history).
+func (r *Registry) ListResources(ctx context.Context, conv string, res *mcp.ListResourcesResult) {
+	res.Resources = slices.DeleteFunc(res.Resources, func(x *mcp.Resource) bool { return !ownResource(conv, x.URI) })
+	if res.NextCursor != "" || conv == "" {
 		return // the live resources go on the last page
 	}
-	conv := r.Conversation(session)
 	for _, t := range r.advertised() {
 		if t.ListResources != nil {
 			res.Resources = append(res.Resources, t.ListResources(ctx, conv)...)

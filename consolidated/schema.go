@@ -140,13 +140,6 @@ func typeSchema(t reflect.Type, desc bool) object {
 	return o
 }
 
-// conversationParam is accepted by every conversational tool.
-var conversationParam = param{
-	Name:        "conversation_id",
-	Description: "Scope of state; default: this connection's.",
-	typ:         reflect.TypeFor[string](),
-}
-
 // inputSchema derives the tool's flat input schema: an object whose properties are the union of
 // every enabled operation's parameters, with operation as a string enum and the only required
 // field. Property order is the table order, so the bytes never change between runs.
@@ -168,9 +161,6 @@ func (t *Tool) inputSchema(enabled []Operation) json.RawMessage {
 			seen[p.Name] = true
 			props = append(props, field{p.Name, p.schema(true)})
 		}
-	}
-	if t.Conversational {
-		props = append(props, field{conversationParam.Name, conversationParam.schema(true)})
 	}
 	s := object{{"type", "object"}, {"properties", props}}
 	if t.Single {

@@ -107,8 +107,8 @@ func TestSecurityElicitedGrant(t *testing.T) {
 	if err != nil || len(grants) != 1 {
 		t.Fatalf("grants = %v, %v; want one", grants, err)
 	}
-	if g := grants[0]; g.Path != out || g.Uses != 1 || g.Conversation != testConversation || g.By != "elicitation" {
-		t.Errorf("grant = %+v, want a one-time grant on %s for %s by elicitation", g, out, testConversation)
+	if g := grants[0]; g.Path != out || g.Uses != 1 || g.Conversation != testConversation || !strings.HasPrefix(g.By, "elicitation") || !strings.Contains(g.By, "(client says test 1)") {
+		t.Errorf("grant = %+v, want a one-time grant on %s for %s by elicitation, naming the client", g, out, testConversation)
 	}
 }
 

@@ -2,6 +2,7 @@ package consolidated
 
 import (
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -18,7 +19,9 @@ import (
 
 // Spill keeps the full text of results that were cut to fit the budget, so read_tool_result can
 // page through them. Texts are files in the state directory, so any toolhost process sharing it
-// (and a restarted one) can serve them.
+// (and a restarted one) can serve them. A text belongs to the conversation whose call produced
+// it: its file name starts with a hash of the conversation, so an id read in one conversation
+// names nothing in another.
 type Spill struct {
 	dir string
 	// MaxAge and MaxBytes bound what is kept; older and excess files are removed on Put.
@@ -39,8 +42,8 @@ func NewSpill(dir string) (*Spill, error) {
 	return &Spill{dir: dir, MaxAge: 24 * time.Hour, MaxBytes: 256 << 20}, nil
 }
 
-// Put stores text and returns its id.
-func (s *Spill) Put(text string) (string, error) {
+// Put stores text for conversation conv and returns its id.
+func (s *Spill) Put(conv, text string) (string, error) {
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
@@ -59,7 +62,7 @@ func (s *Spill) Put(text string) (string, error) {
 		os.Remove(tmp.Name())
 		return "", fmt.Errorf("spill: %w", err)
 	}
-	if err := os.Rename(tmp.Name(), filepath.Join(s.dir, id+".txt")); err != nil {
+	if err := os.Rename(tmp.Name(), s.path(conv, id)); err != nil {
 		os.Remove(tmp.Name())
 		return "", fmt.Errorf("spill: %w", err)
 	}
@@ -67,13 +70,19 @@ func (s *Spill) Put(text string) (string, error) {
 	return id, nil
 }
 
-// Page returns up to length bytes of the spilled text from offset, moved back to a UTF-8
-// boundary, with the total size.
-func (s *Spill) Page(id string, offset, length int64) (text string, start, total int64, err error) {
+// path is the file of conv's spilled text id.
+func (s *Spill) path(conv, id string) string {
+	sum := sha256.Sum256([]byte(conv))
+	return filepath.Join(s.dir, hex.EncodeToString(sum[:8])+"-"+id+".txt")
+}
+
+// Page returns up to length bytes of conv's spilled text id from offset, moved back to a UTF-8
+// boundary, with the total size. Another conversation's id is ErrNoSpill.
+func (s *Spill) Page(conv, id string, offset, length int64) (text string, start, total int64, err error) {
 	if !spillID.MatchString(id) {
 		return "", 0, 0, ErrNoSpill
 	}
-	f, err := os.Open(filepath.Join(s.dir, id+".txt"))
+	f, err := os.Open(s.path(conv, id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", 0, 0, ErrNoSpill
 	}

@@ -125,9 +125,8 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 		}
 	}
 	return &Tool{
-		Name:           terminalToolName,
-		Description:    "Shell commands and PTY sessions, in a sandbox and under the user's command rules.",
-		Conversational: true,
+		Name:        terminalToolName,
+		Description: "Shell commands and PTY sessions, in a sandbox and under the user's command rules.",
 		Operations: []Operation{
 			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting),
 			Op("create_session", "start or reuse PTY shell", RiskExecute, t.create).WithTimeout(closing + 10*time.Second),

@@ -396,7 +396,7 @@ func TestTerminalRestartShowsEnded(t *testing.T) {
 	h.mustOp("create_session", map[string]any{"session_id": "old"})
 	h.mustOp("send_input", map[string]any{"session_id": "old", "text": "echo before-restart", "wait_ms": 10000})
 	h.close()
-	h2 := newTermHarness(t, harnessOptions{st: h.st})
+	h2 := newTermHarness(t, harnessOptions{st: h.st, wd: h.wd})
 	text, _ := h2.mustOp("list_sessions", nil)
 	if !strings.Contains(text, "old session "+terminal.StateEnded) {
 		t.Errorf("list_sessions after restart = %q, want old ended", text)

@@ -57,9 +57,8 @@ type todoUpdateArgs struct {
 func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
 	t := &todoTool{st: st, rem: rem, changes: &notifier{}}
 	tool := &Tool{
-		Name:           "todo_operations",
-		Description:    "Plan multi-step work. Mark a todo in-progress before starting it and completed right after; one in-progress at a time.",
-		Conversational: true,
+		Name:        "todo_operations",
+		Description: "Plan multi-step work. Mark a todo in-progress before starting it and completed right after; one in-progress at a time.",
 		Operations: []Operation{
 			Op("read", "the list with progress", RiskRead, t.read),
 			Op("write", "replace the list (completed todos must stay)", RiskState, t.write),

@@ -53,10 +53,8 @@ type Tool struct {
 	// OperationsPlaceholder in it stands for the enabled operations' names.
 	Description string
 	// Single marks a tool with exactly one purpose: its schema has no operation field.
-	Single bool
-	// Conversational tools accept conversation_id.
-	Conversational bool
-	Operations     []Operation
+	Single     bool
+	Operations []Operation
 
 	// Resources are the resources and resource templates the tool serves (a terminal's screen,
 	// a conversation's todo list).

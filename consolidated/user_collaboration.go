@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -56,9 +57,8 @@ func UserCollaborationTool(cfg CollaborationConfig) *Tool {
 	rand.Read(key)
 	u := &collaboration{cfg: cfg, key: key}
 	return &Tool{
-		Name:           "user_collaboration",
-		Description:    "Ask the user a question or for authorization (paths outside the working directory, protected paths).",
-		Conversational: true,
+		Name:        "user_collaboration",
+		Description: "Ask the user a question or for authorization (paths outside the working directory, protected paths).",
 		Operations: []Operation{
 			Op("ask", "question to the user", RiskState, u.ask).WithTimeout(10 * time.Minute),
 			Op("request_authorization", "ask the user to grant access", RiskState, u.requestAuthorization).WithTimeout(10 * time.Minute),
@@ -164,7 +164,7 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 			return nil, err
 		}
 		if ans.Action != "accept" {
-			_, err := g.Deny(ctx, id, "elicitation")
+			_, err := g.Deny(ctx, id, elicitedBy(ctx, c))
 			if err != nil && !errors.Is(err, authz.ErrNotPending) {
 				return nil, err
 			}
@@ -181,7 +181,7 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 			once = v
 		}
 		minutes = max(1, min(orInt(minutes, 5), 24*60))
-		_, grant, err := g.Approve(ctx, id, time.Duration(minutes)*time.Minute, once, "elicitation")
+		_, grant, err := g.Approve(ctx, id, time.Duration(minutes)*time.Minute, once, elicitedBy(ctx, c))
 		if errors.Is(err, authz.ErrNotPending) {
 			return nil, &ToolError{Code: CodeNotPending, Param: "request_id", Message: fmt.Sprintf("request %s was already decided or has expired", id),
 				Next: fmt.Sprintf("user_collaboration {\"operation\":\"check_request\",\"request_id\":%q} shows its outcome", id)}
@@ -298,4 +298,31 @@ func orInt(v, d int) int {
 		return d
 	}
 	return v
+}
+
+// elicitedBy is who answered an elicitation, as the grant records it: the channel, the principal
+// whose client asked the user, and the client as it named itself (its own claim, shown as such).
+func elicitedBy(ctx context.Context, c *Call) string {
+	by := "elicitation"
+	if p, ok := authz.PrincipalFrom(ctx); ok && p.Name != "" {
+		by += ":" + p.Name
+	}
+	if c.Request != nil && c.Request.Session != nil {
+		if ip := c.Request.Session.InitializeParams(); ip != nil && ip.ClientInfo != nil {
+			name := strings.TrimSpace(ip.ClientInfo.Name + " " + ip.ClientInfo.Version)
+			name = strings.Map(func(r rune) rune {
+				if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+					return ' '
+				}
+				return r
+			}, name)
+			if r := []rune(name); len(r) > 64 {
+				name = string(r[:64])
+			}
+			if name != "" {
+				by += " (client says " + name + ")"
+			}
+		}
+	}
+	return by
 }

@@ -132,10 +132,9 @@ func WebTool(cfg WebConfig) *Tool {
 		ops = append(ops, Op("web_search", "search the web", RiskNetwork, w.search).WithTimeout(request))
 	}
 	return &Tool{
-		Name:           webToolName,
-		Description:    "HTTP, readable pages, downloads, headless browser. Loopback, private and metadata hosts need the user's grant.",
-		Conversational: true,
-		Operations:     ops,
+		Name:        webToolName,
+		Description: "HTTP, readable pages, downloads, headless browser. Loopback, private and metadata hosts need the user's grant.",
+		Operations:  ops,
 		Close: func() error {
 			if cfg.Browsers != nil {
 				cfg.Browsers.Shutdown()

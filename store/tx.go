@@ -27,6 +27,9 @@ const (
 	BucketExecutions = "executions"
 	// BucketMemories holds semantic memories (text, metadata, embedder ID, vector).
 	BucketMemories = "memories"
+	// BucketLeases holds which live MCP session holds which conversation (created on first use,
+	// not by a migration: an older toolhost never reads it).
+	BucketLeases = "leases"
 )
 
 // Path names a bucket by the chain of bucket names from the top level, e.g.

@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/user"
-	"strconv"
 	"time"
 
 	"toolhost/authz"
@@ -61,7 +59,7 @@ var approvalCommands = group{title: "Approvals and grants", commands: []cliComma
 			if err != nil {
 				return err
 			}
-			if err := a.Guard.Grants().Revoke(inv.ctx, inv.args[0]); err != nil {
+			if err := a.Guard.Revoke(inv.ctx, inv.args[0], operatorName()); err != nil {
 				return err
 			}
 			fmt.Fprintf(inv.stdout, "revoked %s\n", inv.args[0])
@@ -73,11 +71,7 @@ var approvalCommands = group{title: "Approvals and grants", commands: []cliComma
 // operatorName is who decided, as grants and the audit log record it: from the kernel's view,
 // not the environment ($USER is whatever the caller set).
 func operatorName() string {
-	uid := os.Getuid()
-	if u, err := user.LookupId(strconv.Itoa(uid)); err == nil {
-		return fmt.Sprintf("cli:%s (uid %d, pid %d)", u.Username, uid, os.Getpid())
-	}
-	return fmt.Sprintf("cli:uid %d (pid %d)", uid, os.Getpid())
+	return authz.ProcessOrigin("cli", os.Getpid()).String()
 }
 
 // operatorApp opens the app for a command that decides, after checking that this process is

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"toolhost/authz"
 	"toolhost/internal/app"
 	"toolhost/internal/config"
 	"toolhost/internal/server"
@@ -29,6 +30,7 @@ var serveCommands = group{title: "Serving", commands: []cliCommand{
 		flags: func(fs *flag.FlagSet) action {
 			addr := fs.String("addr", "", "listen on `HOST:PORT` (default "+server.DefaultAddr+"); off loopback it needs a token you set")
 			token := fs.String("token", "", "bearer `TOKEN` (default: generated once, kept in the state dir, mode 0600); ps shows it to every local user")
+			tokenFile := fs.String("token-file", "", "read the bearer token from `FILE` (keep it 0600); better than a token in the environment")
 			noAuth := fs.Bool("no-auth", false, "no token; loopback only; for test clients that cannot send one")
 			stateless := fs.Bool("stateless", false, "serve every request without sessions")
 			return func(inv *invocation) error {
@@ -38,6 +40,9 @@ var serveCommands = group{title: "Serving", commands: []cliCommand{
 					}
 					if *token != "" {
 						cfg.HTTP.Token = *token
+					}
+					if *tokenFile != "" {
+						cfg.HTTP.TokenFile = *tokenFile
 					}
 					cfg.HTTP.NoAuth = cfg.HTTP.NoAuth || *noAuth
 					cfg.HTTP.Stateless = cfg.HTTP.Stateless || *stateless
@@ -67,6 +72,18 @@ func serveStdio(inv *invocation) error {
 	return err
 }
 
+// operatorRoutes are the operator endpoints of `serve`: behind the operator token and the
+// peer-process check (server.Operator), never behind the MCP client token.
+func operatorRoutes(a *app.App) map[string]http.Handler {
+	approvals, grants := server.ApprovalsHandler(a.Guard), server.GrantsHandler(a.Guard)
+	return map[string]http.Handler{
+		"/api/approvals":  approvals,
+		"/api/approvals/": approvals,
+		"/api/grants":     grants,
+		"/api/grants/":    grants,
+	}
+}
+
 // serveHTTP serves the app over streamable HTTP where the exposure policy allows it.
 func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine bool) error {
 	a, err := inv.App(flags)
@@ -85,19 +102,21 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	if err != nil {
 		return err
 	}
+	operatorToken, operatorFile, err := authz.OperatorToken(a.StateDir)
+	if err != nil {
+		return err
+	}
 	hopts := server.HTTPOptions{
 		NoAuth:         hc.NoAuth,
 		Stateless:      hc.Stateless,
 		SessionTimeout: hc.SessionTimeout.Duration,
 		AllowedHosts:   listen.AllowedHosts,
 		Logger:         a.Logger,
-		Routes: map[string]http.Handler{
-			"/api/approvals":  server.OperatorPeer(server.ApprovalsHandler(a.Guard), a.Logger),
-			"/api/approvals/": server.OperatorPeer(server.ApprovalsHandler(a.Guard), a.Logger),
-		},
+		OperatorToken:  operatorToken,
+		OperatorRoutes: operatorRoutes(a),
 	}
 	if tokenOnCommandLine {
-		a.Logger.Warn("--token puts the token on the command line, readable by every local process (ps); prefer TOOLHOST_TOKEN or the generated token file")
+		a.Logger.Warn("--token puts the token on the command line, readable by every local process (ps); prefer --token-file or the generated token file")
 	}
 	source := ""
 	if !hopts.NoAuth {
@@ -126,6 +145,9 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		fmt.Fprintf(out, "bearer token from %s\n\nClient config (paste into your client's MCP settings):\n", source)
 		fmt.Fprintf(out, "{\"mcpServers\":{\"toolhost\":{\"type\":\"http\",\"url\":%q,\"headers\":{\"Authorization\":\"Bearer %s\"}}}}\n", url, hopts.Token)
 	}
+	base := strings.TrimSuffix(url, "/mcp")
+	fmt.Fprintf(out, "\nOperator API (approvals, grants; not for MCP clients), with the operator token in %s:\n", operatorFile)
+	fmt.Fprintf(out, "  curl -H \"Authorization: Bearer $(cat %s)\" %s/api/approvals\n", operatorFile, base)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

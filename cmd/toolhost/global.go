@@ -31,7 +31,7 @@ func (g *globalFlags) define(fs *flag.FlagSet) {
 	fs.BoolVar(&g.readOnly, "read-only", g.readOnly, "enable only operations that read")
 	fs.StringVar(&g.tools, "tools", g.tools, "comma-separated `LIST` of tools (or tool.operation) to enable; others are off")
 	fs.StringVar(&g.disable, "disable", g.disable, "comma-separated `LIST` of tools (or tool.operation) to disable")
-	fs.StringVar(&g.conversation, "conversation", g.conversation, "scope calls without conversation_id to `ID` (default: derived from the working directory)")
+	fs.StringVar(&g.conversation, "conversation", g.conversation, "pin every session to conversation `ID` (default: each session leases its own; toolhost call uses the working directory's first)")
 	fs.IntVar(&g.budget, "budget-tokens", g.budget, "cap one result at about `N` tokens (default 25000)")
 	fs.StringVar(&g.logFile, "log-file", g.logFile, "log to `FILE` instead of stderr")
 	fs.StringVar(&g.logLevel, "log-level", g.logLevel, "log at `LEVEL`: debug, info, warn or error (default info)")

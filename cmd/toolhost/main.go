@@ -27,7 +27,7 @@ import (
 var groups []group
 
 func init() {
-	groups = []group{serveCommands, toolCommands, approvalCommands, guardCommands, memoryCommands, configCommands, otherCommands}
+	groups = []group{serveCommands, toolCommands, conversationCommands, approvalCommands, guardCommands, memoryCommands, configCommands, otherCommands}
 }
 
 // A group is a titled list of commands, one file each.

@@ -234,7 +234,15 @@ func startServe(t *testing.T, extra ...string) (url, token string) {
 // startServeWith is startServe with a configuration file's content.
 func startServeWith(t *testing.T, config string, extra ...string) (url, token string) {
 	t.Helper()
-	cmd := command(t, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
+	url, token, _ = startServeState(t, config, extra...)
+	return url, token
+}
+
+// startServeState is startServeWith that also returns the server's state directory.
+func startServeState(t *testing.T, config string, extra ...string) (url, token, state string) {
+	t.Helper()
+	state = t.TempDir()
+	cmd := commandIn(t, state, t.TempDir(), append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
 	os.WriteFile(cmd.Args[len(cmd.Args)-1], []byte(config), 0o600)
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -259,7 +267,7 @@ func startServeWith(t *testing.T, config string, extra ...string) (url, token st
 		t.Fatalf("serve printed no URL")
 	}
 	go io.Copy(io.Discard, stdout)
-	return url, token
+	return url, token, state
 }
 
 type bearer struct {
@@ -308,14 +316,7 @@ func TestHTTPBinary(t *testing.T) {
 	}
 	for _, version := range []string{"", "2025-06-18"} {
 		t.Run("protocol "+version, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-			defer cancel()
-			tr := &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
+			cs := httpSession(t, url, token, version)
 			if got, want := strings.Join(toolNames(t, cs), ","), wantTools; got != want {
 				t.Errorf("tools = %s, want %s", got, want)
 			}
@@ -431,7 +432,90 @@ func TestApprovalEndpoint(t *testing.T) {
 		} `json:"structuredContent"`
 	}
 	json.Unmarshal(out, &res)
-	cmd := commandIn(t, state, work, "serve", "--addr", "127.0.0.1:0")
+	url := serveIn(t, state, work)
+	clientToken := readToken(t, filepath.Join(state, "token"))
+	operatorToken := readToken(t, filepath.Join(state, "operator-token"))
+	if fi, err := os.Stat(filepath.Join(state, "operator-token")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("operator-token mode = %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+	base := strings.TrimSuffix(url, "/mcp")
+	send := func(method, path, auth, body string) (int, string) {
+		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+		if auth != "" {
+			req.Header.Set("Authorization", "Bearer "+auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp.StatusCode, string(b)
+	}
+	approve := "/api/approvals/" + res.StructuredContent.RequestID
+	tests := []struct {
+		name, method, path, auth, body string
+		want                           int
+	}{
+		{"approve without a token", "POST", approve, "", `{"decision":"approve"}`, 401},
+		{"approve with the MCP client token", "POST", approve, clientToken, `{"decision":"approve"}`, 401},
+		{"list with the MCP client token", "GET", "/api/approvals", clientToken, "", 401},
+		{"grants with the MCP client token", "GET", "/api/grants", clientToken, "", 401},
+		{"MCP with the operator token", "POST", "/mcp", operatorToken, `{}`, 401},
+		{"bad decision", "POST", approve, operatorToken, `{"decision":"maybe"}`, 400},
+		{"approve", "POST", approve, operatorToken, `{"decision":"approve","minutes":2}`, 200},
+		{"deny after approve", "POST", approve, operatorToken, `{"decision":"deny"}`, 409},
+	}
+	for _, tt := range tests {
+		if got, body := send(tt.method, tt.path, tt.auth, tt.body); got != tt.want {
+			t.Errorf("%s: %s %s = %d %s, want %d", tt.name, tt.method, tt.path, got, body, tt.want)
+		}
+	}
+	// The grant says who approved: the channel, the user and the process, as the kernel reports
+	// them (this test process was the peer).
+	code, body := send("GET", "/api/grants", operatorToken, "")
+	var grants struct {
+		Grants []struct{ ID, By string }
+	}
+	if err := json.Unmarshal([]byte(body), &grants); code != 200 || err != nil || len(grants.Grants) != 1 {
+		t.Fatalf("GET /api/grants = %d %s (%v), want one grant", code, body, err)
+	}
+	if by, want := grants.Grants[0].By, fmt.Sprintf("(uid %d, pid %d ", os.Getuid(), os.Getpid()); !strings.HasPrefix(by, "http:") || !strings.Contains(by, want) {
+		t.Errorf("grant.By = %q, want http:<user> and %q", by, want)
+	}
+	if code, body := send("DELETE", "/api/grants/"+grants.Grants[0].ID, operatorToken, ""); code != 200 {
+		t.Errorf("DELETE /api/grants/ID = %d %s, want 200", code, body)
+	}
+	if code, body := send("GET", "/api/grants", operatorToken, ""); code != 200 || strings.Contains(body, grants.Grants[0].ID) {
+		t.Errorf("GET /api/grants after revoke = %d %s, want it gone", code, body)
+	}
+}
+
+// TestOperatorEndpointsStayClosedWithoutAuth: --no-auth opens /mcp to local test clients, never
+// the operator endpoints.
+func TestOperatorEndpointsStayClosedWithoutAuth(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the binary")
+	}
+	url := serveIn(t, t.TempDir(), t.TempDir(), "--no-auth")
+	base := strings.TrimSuffix(url, "/mcp")
+	for _, path := range []string{"/api/approvals", "/api/grants", "/api/approvals/x"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized {
+			t.Errorf("GET %s under --no-auth = %d, want 401", path, resp.StatusCode)
+		}
+	}
+}
+
+// serveIn starts `serve` on a free loopback port with the given state and working directories
+// and returns the URL it printed.
+func serveIn(t *testing.T, state, work string, extra ...string) string {
+	t.Helper()
+	cmd := commandIn(t, state, work, append([]string{"serve", "--addr", "127.0.0.1:0"}, extra...)...)
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -445,33 +529,20 @@ func TestApprovalEndpoint(t *testing.T) {
 			break
 		}
 	}
+	if url == "" {
+		t.Fatal("serve printed no URL")
+	}
 	go io.Copy(io.Discard, stdout)
-	token, _ := os.ReadFile(filepath.Join(state, "token"))
-	base := strings.TrimSuffix(url, "/mcp") + "/api/approvals/"
-	post := func(auth, body string) int {
-		req, _ := http.NewRequest("POST", base+res.StructuredContent.RequestID, strings.NewReader(body))
-		if auth != "" {
-			req.Header.Set("Authorization", "Bearer "+auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+	return url
+}
+
+func readToken(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if got := post("", `{"decision":"approve"}`); got != 401 {
-		t.Errorf("approve without token: %d, want 401", got)
-	}
-	if got := post(strings.TrimSpace(string(token)), `{"decision":"maybe"}`); got != 400 {
-		t.Errorf("bad decision: %d, want 400", got)
-	}
-	if got := post(strings.TrimSpace(string(token)), `{"decision":"approve","minutes":2}`); got != 200 {
-		t.Errorf("approve: %d, want 200", got)
-	}
-	if got := post(strings.TrimSpace(string(token)), `{"decision":"deny"}`); got != 409 {
-		t.Errorf("deny after approve: %d, want 409", got)
-	}
+	return strings.TrimSpace(string(b))
 }
 
 // TestTwoServersShareState runs two real toolhost processes on one state directory at once, each
@@ -539,7 +610,7 @@ func TestTwoServersShareState(t *testing.T) {
 		}
 	}
 	for _, conv := range []string{"a", "b"} {
-		out, err := commandIn(t, state, work, "call", "todo_operations", `{"operation":"read","conversation_id":"`+conv+`"}`).Output()
+		out, err := commandIn(t, state, work, "--conversation", conv, "call", "todo_operations", `{"operation":"read"}`).Output()
 		if err != nil {
 			t.Fatalf("read %s: %v", conv, err)
 		}
@@ -597,7 +668,7 @@ func TestKilledServerLosesNoAcknowledgedTodo(t *testing.T) {
 	if acked < 14 {
 		t.Fatalf("only %d updates acknowledged before the kill", acked)
 	}
-	out, err := commandIn(t, state, work, "call", "todo_operations", `{"operation":"read","conversation_id":"crash"}`).Output()
+	out, err := commandIn(t, state, work, "--conversation", "crash", "call", "todo_operations", `{"operation":"read"}`).Output()
 	if err != nil {
 		t.Fatalf("reopening the state after SIGKILL: %v %s", err, out)
 	}

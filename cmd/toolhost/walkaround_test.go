@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -89,6 +90,9 @@ func TestWalkAroundsFromATerminal(t *testing.T) {
 	if err := os.WriteFile(token, []byte("th_file_token_secret_0123\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(state, "operator-token"), []byte("thop_operator_token_secret_0123\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cfg := filepath.Join(state, "config.toml")
 	cs := stdioClient(t, state, work)
 	flags := fmt.Sprintf(" --state-dir %s --workdir %s --config %s", state, work, cfg)
@@ -102,6 +106,8 @@ func TestWalkAroundsFromATerminal(t *testing.T) {
 		{"append a grant to the config", "printf '[[grants]]\\npath = \"/\"\\naccess = \"*:write\"\\nrecursive = true\\n' >> " + cfg, "Permission denied"},
 		{"write the state database", "echo x >> " + filepath.Join(state, "toolhost.db"), "Permission denied"},
 		{"read the token file", "cat " + token, "Permission denied"},
+		{"read the operator token file", "cat " + filepath.Join(state, "operator-token"), "Permission denied"},
+		{"copy the operator token file", "cp " + filepath.Join(state, "operator-token") + " ./op && cat ./op", "Permission denied"},
 		// Non-dumpable keeps other users' processes out; root reads any environ, so the value
 		// itself is gone from the block (the secret check below).
 		{"read the server's environment (token variable)", "tr '\\0' '\\n' < /proc/$PPID/environ | grep -a TOOLHOST_TOKEN", "exit"},
@@ -112,7 +118,7 @@ func TestWalkAroundsFromATerminal(t *testing.T) {
 			if !strings.Contains(text, c.want) {
 				t.Errorf("%q: want %q in:\n%s", c.command, c.want, text)
 			}
-			for _, secret := range []string{"th_file_token_secret", "th_env_token_secret"} {
+			for _, secret := range []string{"th_file_token_secret", "th_env_token_secret", "thop_operator_token_secret"} {
 				if strings.Contains(text, secret) {
 					t.Errorf("%q revealed a token: %s", c.command, text)
 				}
@@ -140,6 +146,8 @@ func TestAncestryRefusesWithoutSandbox(t *testing.T) {
 		{"renamed copy under env -i", "cp " + binary + " ./th && env -i ./th approve " + id + flags},
 		{"setsid, marker unset", "cp " + binary + " ./th5 && unset TOOLHOST_TERMINAL_ID && setsid -w ./th5 approve " + id + flags},
 		{"double fork, marker unset", "cp " + binary + " ./th6 && unset TOOLHOST_TERMINAL_ID && (./th6 revoke g-x" + flags + " > out6 2>&1 &); sleep 2; cat out6"},
+		{"nohup and disown under env -i", "cp " + binary + " ./th7 && env -i nohup ./th7 approve " + id + flags + " > out7 2>&1 & disown; sleep 2; cat out7"},
+		{"a script that clears the environment and re-executes", "cp " + binary + " ./th8 && printf '#!/bin/sh\nexec env -i setsid ./th8 deny " + id + flags + "\n' > go.sh && chmod +x go.sh && ./go.sh"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if text := runText(t, cs, c.command); !strings.Contains(text, "runs under a toolhost server") {
@@ -150,14 +158,28 @@ func TestAncestryRefusesWithoutSandbox(t *testing.T) {
 	stillPending(t, state, work, id)
 }
 
-// TestApprovalEndpointRefusesTerminals: a terminal of `serve` that knows the bearer token
-// still cannot approve over HTTP (the peer process is the server's descendant), while the
-// user's own client can.
+// TestApprovalEndpointRefusesTerminals: a terminal of `serve` cannot approve over HTTP. With the
+// MCP client token it is not the operator; with the sandbox (the default) it cannot read the
+// operator token from the state directory; and with the sandbox off, holding the operator token,
+// its connection still comes from the server's descendant. The user's own client with the
+// operator token can.
 func TestApprovalEndpointRefusesTerminals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("spawns the binary")
 	}
-	url, token := startServe(t, "--sandbox", "off")
+	for _, mode := range []string{"workspace-write", "off"} {
+		t.Run("sandbox "+mode, func(t *testing.T) {
+			if mode != "off" {
+				sandboxtest.Require(t)
+			}
+			approvalFromTerminal(t, mode)
+		})
+	}
+}
+
+func approvalFromTerminal(t *testing.T, mode string) {
+	url, token, state := startServeState(t, "", "--sandbox", mode)
+	operatorToken := readToken(t, filepath.Join(state, "operator-token"))
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx,
 		&mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token, http.DefaultTransport}}}, nil)
@@ -165,10 +187,6 @@ func TestApprovalEndpointRefusesTerminals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	text := runText(t, cs, `printf '{"operation":"request_authorization","path":"/srv/x","access":"file_operations:write"}' > /dev/null; echo ok`)
-	if !strings.Contains(text, "ok") {
-		t.Fatal(text)
-	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "user_collaboration", Arguments: map[string]any{
 		"operation": "request_authorization", "path": "/srv/x", "access": "file_operations:write"}})
 	if err != nil {
@@ -185,16 +203,33 @@ func TestApprovalEndpointRefusesTerminals(t *testing.T) {
 	host := strings.TrimPrefix(strings.TrimSuffix(url, "/mcp"), "http://")
 	hostName, port, _ := strings.Cut(host, ":")
 	body := `{"decision":"approve"}`
-	// bash's /dev/tcp: no curl needed, and no rule names it.
-	script := fmt.Sprintf(`exec 3<>/dev/tcp/%s/%s; printf 'POST /api/approvals/%s HTTP/1.0\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' >&3; head -c 400 <&3`,
-		hostName, port, st.RequestID, host, token, len(body), body)
-	text = runText(t, cs, "bash -c "+shellQuote(script))
-	if !strings.Contains(text, "403") || !strings.Contains(text, "runs under a toolhost server") {
-		t.Errorf("approval from a terminal over HTTP: want 403 and the ancestry refusal, got:\n%s", text)
+	readByTerminal := "$(cat " + state + "/operator-token)"
+	cases := []struct{ name, token, want, why string }{
+		{"MCP client token", token, "401", "operator token"},
+		{"operator token read by the terminal", readByTerminal, "403", "runs under a toolhost server"},
+		{"operator token handed to the terminal", operatorToken, "403", "runs under a toolhost server"},
 	}
-	// The user's own client (this test process) may.
+	if mode != "off" {
+		// The sandbox hides the state directory: cat fails and the request has no token.
+		cases[1].want, cases[1].why = "401", "Permission denied"
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			// bash's /dev/tcp: no curl needed, and no rule names it.
+			script := fmt.Sprintf(`exec 3<>/dev/tcp/%s/%s; printf 'POST /api/approvals/%s HTTP/1.0\r\nHost: %s\r\nAuthorization: Bearer %%s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s' "%s" >&3; head -c 400 <&3`,
+				hostName, port, st.RequestID, host, len(body), body, c.token)
+			text := runText(t, cs, "bash -c "+shellQuote(script))
+			if !strings.Contains(text, c.want) || !strings.Contains(text, c.why) {
+				t.Errorf("approval from a terminal over HTTP: want %s and %q, got:\n%s", c.want, c.why, text)
+			}
+		})
+	}
+	if out, err := exec.Command(binary, "grants", "--state-dir", state, "--config", filepath.Join(state, "config.toml")).Output(); err != nil || !strings.Contains(string(out), "no active grants") {
+		t.Errorf("grants after the terminal's attempts = %v %s, want none", err, out)
+	}
+	// The user's own client (this test process) may, with the operator token.
 	req, _ := http.NewRequest("POST", strings.TrimSuffix(url, "/mcp")+"/api/approvals/"+st.RequestID, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Authorization", "Bearer "+operatorToken)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -12,12 +12,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/config"
+	"toolhost/internal/conversation"
 	"toolhost/internal/edit"
 	"toolhost/internal/embed"
 	"toolhost/internal/fsread"
@@ -53,6 +55,9 @@ type App struct {
 	Journal    *edit.Journal
 	termGuard  *terminalGuard
 	PromptsDir string
+	// Leases are the conversations leased to live sessions; nil when a configured
+	// conversation pins every session.
+	Leases *conversation.Leases
 	// roots are the workspaces clients' roots opened (UseRoots).
 	roots workspaces
 
@@ -88,6 +93,9 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
 	spill := a.openSpill()
+	// A configured conversation pins every session to it; otherwise each session leases its
+	// own (openConversations), and the working directory's first conversation serves calls
+	// without a session (toolhost call).
 	conv := cfg.Conversation
 	if conv == "" {
 		conv = config.DefaultConversation(a.Workdir)
@@ -164,7 +172,30 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 		return profile.Enabled(tool, op, string(risk))
 	})
 	a.closers = append(a.closers, a.Registry.Close)
+	if cfg.Conversation == "" {
+		if err := a.openConversations(conv); err != nil {
+			a.Close()
+			return nil, err
+		}
+	}
 	return a, nil
+}
+
+// openConversations gives each MCP session a conversation of its own, leased in the store so
+// that the sessions of every process on this state directory stay apart; base names them.
+func (a *App) openConversations(base string) error {
+	leases, err := conversation.New(a.Store, conversation.Options{Workdir: a.Workdir, Base: base})
+	if err != nil {
+		return err
+	}
+	a.Leases = leases
+	a.Env.Conversations = consolidated.NewSessions(leases, a.Logger)
+	a.closers = append(a.closers, func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return a.Env.Conversations.Close(ctx)
+	})
+	return nil
 }
 
 // openGuard builds the working-directory guard: toolhost's own files are protected, configured
@@ -236,7 +267,7 @@ func (a *App) Server() *mcp.Server {
 		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with read_tool_result.",
 		Registry:     a.Registry,
 		Logger:       a.Logger,
-		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Env.DefaultConversation, a.Logger)},
+		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
 	})
 }
 
@@ -284,20 +315,44 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// TokenFile is where `toolhost serve` keeps its generated bearer token.
-func (a *App) TokenFile() string { return filepath.Join(a.StateDir, "token") }
-
-// ExplicitToken reports whether the user chose the HTTP bearer token (config or TOOLHOST_TOKEN)
-// rather than leaving Token to generate one into the state directory.
-func (a *App) ExplicitToken() bool {
-	return strings.TrimSpace(a.Config.HTTP.Token) != "" || strings.TrimSpace(os.Getenv("TOOLHOST_TOKEN")) != ""
+// TokenFile is the file holding the bearer token: [http] token_file when set, else where
+// `toolhost serve` keeps its generated token in the state directory. The guard protects it and
+// the terminal sandbox hides it.
+func (a *App) TokenFile() string {
+	if f := strings.TrimSpace(a.Config.HTTP.TokenFile); f != "" {
+		if p, err := canonicalPath(f); err == nil {
+			return p
+		}
+		return f
+	}
+	return filepath.Join(a.StateDir, "token")
 }
 
-// Token returns the HTTP bearer token: the configured one, else TOOLHOST_TOKEN, else the one kept
-// in the state dir, generated (0600) on first use.
+// OperatorTokenFile is the file holding the operator credential (authz.OperatorToken).
+func (a *App) OperatorTokenFile() string { return authz.OperatorTokenPath(a.StateDir) }
+
+// ExplicitToken reports whether the user chose the HTTP bearer token (config, token file or
+// TOOLHOST_TOKEN) rather than leaving Token to generate one into the state directory.
+func (a *App) ExplicitToken() bool {
+	return strings.TrimSpace(a.Config.HTTP.Token) != "" || strings.TrimSpace(a.Config.HTTP.TokenFile) != "" ||
+		strings.TrimSpace(os.Getenv("TOOLHOST_TOKEN")) != ""
+}
+
+// Token returns the HTTP bearer token: the configured one, else the configured token file's,
+// else TOOLHOST_TOKEN, else the one kept in the state dir, generated (0600) on first use.
 func (a *App) Token() (token string, source string, err error) {
 	if t := strings.TrimSpace(a.Config.HTTP.Token); t != "" {
 		return t, "config", nil
+	}
+	if strings.TrimSpace(a.Config.HTTP.TokenFile) != "" {
+		b, err := os.ReadFile(a.TokenFile())
+		if err != nil {
+			return "", "", fmt.Errorf("http.token_file: %w", err)
+		}
+		if t := strings.TrimSpace(string(b)); len(t) >= 16 {
+			return t, a.TokenFile(), nil
+		}
+		return "", "", fmt.Errorf("http.token_file %s: the token must be at least 16 characters", a.TokenFile())
 	}
 	if t := strings.TrimSpace(os.Getenv("TOOLHOST_TOKEN")); t != "" {
 		return t, "TOOLHOST_TOKEN", nil

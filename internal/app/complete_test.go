@@ -32,12 +32,13 @@ func TestCompletion(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, s := range []struct{ id, conv string }{{"w", ""}, {"web", ""}, {"wx", "someone-else"}} {
-		args := map[string]any{"operation": "create_session", "session_id": s.id}
-		if s.conv != "" {
-			args["conversation_id"] = s.conv
-		}
-		if text, isErr := callText(t, cs, "terminal_operations", args); isErr {
+	// wx is a session of another chat (another MCP session, so another conversation).
+	other := connect(t, a, nil, "")
+	for _, s := range []struct {
+		id string
+		cs *mcp.ClientSession
+	}{{"w", cs}, {"web", cs}, {"wx", other}} {
+		if text, isErr := callText(t, s.cs, "terminal_operations", map[string]any{"operation": "create_session", "session_id": s.id}); isErr {
 			t.Fatalf("create_session %s: %s", s.id, text)
 		}
 	}
@@ -67,7 +68,6 @@ func TestCompletion(t *testing.T) {
 		{"prompt target", prompt("code_review"), "target", "", nil, []string{"README.md", "src/"}},
 		{"prompt target inside", prompt("write_tests"), "target", "src/", nil, []string{"src/main.go", "src/maps/"}},
 		{"prompt argument that names no path", prompt("fix_error"), "error", "x", nil, nil},
-		{"prompt conversation: the caller's only", prompt("todo_reminder"), "conversation_id", "", nil, []string{conv}},
 		{"unknown template", resource("toolhost://nope/{x}"), "x", "", nil, nil},
 	}
 	for _, tt := range tests {

@@ -5,6 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/config"
 )
 
 func TestMemoryAcrossConversationsByMeaning(t *testing.T) {
@@ -12,40 +16,43 @@ func TestMemoryAcrossConversationsByMeaning(t *testing.T) {
 		t.Skip("loads the built-in embedder")
 	}
 	a := testApp(t)
-	cs := connect(t, a, nil, "")
+	// Two sessions, two conversations: alice's and bob's chats on one project.
+	sessions := map[string]*mcp.ClientSession{"alice": connect(t, a, nil, ""), "bob": connect(t, a, nil, "")}
 	call := func(args map[string]any) (string, bool) {
 		t.Helper()
+		cs := sessions[args["conversation"].(string)]
+		delete(args, "conversation")
 		return callText(t, cs, "memory_operations", args)
 	}
-	got, isErr := call(map[string]any{"operation": "store_memory", "conversation_id": "alice", "scope": "billing-service",
+	got, isErr := call(map[string]any{"operation": "store_memory", "conversation": "alice", "scope": "billing-service",
 		"content": "The billing service retries failed card payments three times with exponential backoff.", "tags": []string{"payments"}})
 	if isErr || !strings.HasPrefix(got, "Stored memory") {
 		t.Fatalf("store = %q, %v", got, isErr)
 	}
-	call(map[string]any{"operation": "store_memory", "conversation_id": "alice", "scope": "billing-service",
+	call(map[string]any{"operation": "store_memory", "conversation": "alice", "scope": "billing-service",
 		"content": "Invoices are rendered as PDF by a nightly job."})
 	// The same fact again is recognised, not stored twice.
-	got, _ = call(map[string]any{"operation": "store_memory", "conversation_id": "alice", "scope": "billing-service",
+	got, _ = call(map[string]any{"operation": "store_memory", "conversation": "alice", "scope": "billing-service",
 		"content": "The billing service retries failed card payments three times with exponential backoff."})
 	if !strings.HasPrefix(got, "Not stored: exact duplicate of memory") {
 		t.Errorf("duplicate store = %q", got)
 	}
 	// Another conversation naming the topic finds it by meaning, with different words.
-	got, isErr = call(map[string]any{"operation": "search_memory", "conversation_id": "bob", "scope": "billing-service",
+	got, isErr = call(map[string]any{"operation": "search_memory", "conversation": "bob", "scope": "billing-service",
 		"query": "what happens when a credit card charge does not go through?"})
 	if isErr || !strings.Contains(strings.SplitN(got, "\n\n", 2)[0], "retries failed card payments") {
 		t.Errorf("search from another conversation = %q", got)
 	}
 	// Bob's own conversation scope does not see Alice's topic unless he names it.
-	got, _ = call(map[string]any{"operation": "search_memory", "conversation_id": "bob", "query": "card payments retries"})
+	got, _ = call(map[string]any{"operation": "search_memory", "conversation": "bob", "query": "card payments retries"})
 	if !strings.HasPrefix(got, "No memories matched") {
 		t.Errorf("search of bob's own scope = %q", got)
 	}
-	got, _ = call(map[string]any{"operation": "list_collections", "conversation_id": "alice"})
+	got, _ = call(map[string]any{"operation": "list_collections", "conversation": "alice"})
 	if !strings.Contains(got, "topic:billing-service: 2 memories") {
 		t.Errorf("list_collections = %q", got)
 	}
-	got, isErr = call(map[string]any{"operation": "delete_memory", "conversation_id": "alice", "tag": "payments", "scope": "billing-service"})
+	got, isErr = call(map[string]any{"operation": "delete_memory", "conversation": "alice", "tag": "payments", "scope": "billing-service"})
 	if isErr || got != "Deleted 1 memories." {
 		t.Errorf("delete by tag = %q, %v", got, isErr)
 	}
@@ -91,11 +98,11 @@ func TestMemoryFollowsTheTruth(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the built-in embedder")
 	}
-	a := testApp(t)
+	// A pinned conversation (config conversation = "c"): every session works in it.
+	a := testAppWith(t, func(c *config.Config) { c.Conversation = "c" })
 	cs := connect(t, a, nil, "")
 	call := func(args map[string]any) string {
 		t.Helper()
-		args["conversation_id"] = "c"
 		got, isErr := callText(t, cs, "memory_operations", args)
 		if isErr {
 			t.Fatalf("%v = error %q", args, got)
@@ -145,7 +152,6 @@ func TestMemoryFollowsTheTruth(t *testing.T) {
 		{map[string]any{"operation": "search_memory", "id": 3, "query": "port"}, "error invalid_value"},
 		{map[string]any{"operation": "search_memory", "id": 99}, "error not_found"},
 	} {
-		tt.args["conversation_id"] = "c"
 		if got, isErr := callText(t, cs, "memory_operations", tt.args); !isErr || !strings.HasPrefix(got, tt.want) {
 			t.Errorf("%v = %q (error %v), want %s", tt.args, got, isErr, tt.want)
 		}

@@ -135,13 +135,19 @@ func testLiveResources(t *testing.T, version string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 
-	// Another conversation's session (the model may name one) is neither listed nor readable.
-	if text, isErr := callText(t, cs, "terminal_operations", map[string]any{"operation": "create_session", "session_id": "x", "conversation_id": "someone-else"}); isErr {
+	// Another chat on the project (another session, so another conversation): its terminal
+	// session is neither listed nor readable here, and nobody else may subscribe to it.
+	otherEvents, otherOpts := newEvents()
+	other := connect(t, a, otherOpts, version)
+	if text, isErr := callText(t, other, "terminal_operations", map[string]any{"operation": "create_session", "session_id": "x"}); isErr {
 		t.Fatalf("create_session in another conversation: %s", text)
 	}
-	spyEvents, spyOpts := newEvents()
-	spy := connect(t, a, spyOpts, version)
-	foreign := []string{consolidated.TerminalURI("someone-else", "x", "screen"), consolidated.TerminalURI("someone-else", "x", "history"), reminders.ResourceURI("someone-else"), consolidated.ConversationURI("someone-else", "commands")}
+	otherConv := ownConversation(t, other)
+	if otherConv == conv {
+		t.Fatalf("a second session works in the first one's conversation %s", conv)
+	}
+	spy := connect(t, a, nil, version)
+	foreign := []string{consolidated.TerminalURI(otherConv, "x", "screen"), consolidated.TerminalURI(otherConv, "x", "history"), reminders.ResourceURI(otherConv), consolidated.ConversationURI(otherConv, "commands")}
 	for _, uri := range foreign {
 		if slices.Contains(resourceURIs(t, cs), uri) {
 			t.Errorf("resources/list shows %s of another conversation", uri)
@@ -156,7 +162,7 @@ func testLiveResources(t *testing.T, version string) {
 			t.Errorf("subscribe to %s of another conversation = %v, want not found", uri, err)
 		}
 	}
-	if text, isErr := callText(t, cs, "todo_operations", map[string]any{"operation": "add", "conversation_id": "someone-else", "todos": []map[string]any{{"id": 1, "title": "Theirs", "status": "in-progress"}}}); isErr {
+	if text, isErr := callText(t, other, "todo_operations", map[string]any{"operation": "add", "todos": []map[string]any{{"id": 1, "title": "Theirs", "status": "in-progress"}}}); isErr {
 		t.Fatalf("add in another conversation: %s", text)
 	}
 
@@ -170,14 +176,19 @@ func testLiveResources(t *testing.T, version string) {
 	if got := wait(t, ev.updated, "resources/updated after a todo change"); got != todos {
 		t.Errorf("updated %s, want %s", got, todos)
 	}
-	if err := spy.Subscribe(ctx, &mcp.SubscribeParams{URI: todos}); err != nil {
+	// The other chat follows its own plan: it hears of its own change, never of this one's.
+	otherTodos := reminders.ResourceURI(otherConv)
+	if err := other.Subscribe(ctx, &mcp.SubscribeParams{URI: otherTodos}); err != nil {
 		t.Fatal(err)
 	}
 	if text, isErr := callText(t, cs, "todo_operations", map[string]any{"operation": "add", "todos": []map[string]any{{"id": 2, "title": "Tell", "status": "not-started"}}}); isErr {
 		t.Fatalf("add: %s", text)
 	}
-	if got := wait(t, spyEvents.updated, "resources/updated on the second client"); got != todos {
-		t.Errorf("the second client heard of %s first, want only its own %s", got, todos)
+	if text, isErr := callText(t, other, "todo_operations", map[string]any{"operation": "add", "todos": []map[string]any{{"id": 2, "title": "Mine", "status": "not-started"}}}); isErr {
+		t.Fatalf("add in the other conversation: %s", text)
+	}
+	if got := wait(t, otherEvents.updated, "resources/updated on the second client"); got != otherTodos {
+		t.Errorf("the second client heard of %s first, want only its own %s", got, otherTodos)
 	}
 	if c, err := readResource(cs, todos); err != nil || !strings.Contains(c.Text, "Ship") {
 		t.Errorf("read todos = %v, %v", c, err)
@@ -251,6 +262,19 @@ func TestFileResource(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.CheckString(t, "testdata/resources/workdir.txt", strings.ReplaceAll(c.Text, wd, "$WORKDIR"))
+}
+
+// ownConversation is the conversation of the session cs, as its resource list shows it (its
+// todo list's URI).
+func ownConversation(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	for _, uri := range resourceURIs(t, cs) {
+		if conv, ok := reminders.ConversationFromURI(uri); ok {
+			return conv
+		}
+	}
+	t.Fatal("resources/list shows no todo list")
+	return ""
 }
 
 func isNotFound(err error) bool {

@@ -105,6 +105,11 @@ func TestRoots(t *testing.T) {
 	if uris := resourceURIs(t, csOne); !strings.Contains(strings.Join(uris, " "), "conversations/"+convOne+"/todos") {
 		t.Errorf("resources/list of root one = %v, want the todo list of conversation %s", uris, convOne)
 	}
+	// A second chat on root one leases a conversation of its own in that workspace.
+	csOneAgain, _ := rootClient(t, a, one)
+	if got := ownConversation(t, csOneAgain); got == convOne || !strings.HasPrefix(got, convOne+"-") {
+		t.Errorf("conversation of a second session with root one = %s, want another of root one's (%s-N)", got, convOne)
+	}
 
 	// The client changes its roots: the session follows.
 	clientOne.RemoveRoots("file://" + one)

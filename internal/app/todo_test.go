@@ -9,6 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toolhost/internal/config"
 	"toolhost/reminders"
 )
 
@@ -69,9 +70,9 @@ func TestTodoFlowWithReminders(t *testing.T) {
 		t.Errorf("reminder came after %d quiet calls, want about %d", quiet, reminders.DefaultEveryNCalls)
 	}
 	// Another conversation has its own list.
-	got, _ = contents(t, cs, "todo_operations", map[string]any{"operation": "read", "conversation_id": "other"})
+	got, _ = contents(t, connect(t, a, nil, ""), "todo_operations", map[string]any{"operation": "read"})
 	if strings.Contains(got[0], "Read the code") {
-		t.Errorf("conversation other sees this conversation's todos: %q", got[0])
+		t.Errorf("another session sees this conversation's todos: %q", got[0])
 	}
 	// add keeps completed todos and numbers after the highest id.
 	got, isErr = contents(t, cs, "todo_operations", map[string]any{"operation": "add", "newTodos": []map[string]any{{"title": "Update the docs"}}})
@@ -125,7 +126,38 @@ func TestTodoResourceAndPrompts(t *testing.T) {
 	if err != nil || !strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, "Ship it") {
 		t.Fatalf("todo_reminder prompt = %v, %v", pr, err)
 	}
+	// The reminder is the session's own: another session's conversation has no todos.
+	pr, err = connect(t, a, nil, "").GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "todo_reminder"})
+	if err != nil || strings.Contains(pr.Messages[0].Content.(*mcp.TextContent).Text, "Ship it") {
+		t.Errorf("todo_reminder prompt of another session = %v, %v; want no todos", pr, err)
+	}
 	if _, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: "nope"}); err == nil {
 		t.Error("unknown prompt returned no error")
+	}
+}
+
+// TestConversationPinned: with a configured conversation every session works in it, as the
+// user chose; without one, each session has its own.
+func TestConversationPinned(t *testing.T) {
+	write := map[string]any{"operation": "write", "todos": []map[string]any{{"id": 1, "title": "shared plan", "status": "in-progress"}}}
+	tests := []struct {
+		name   string
+		pinned string
+		shared bool
+	}{
+		{"pinned", "team", true},
+		{"leased per session", "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := testAppWith(t, func(c *config.Config) { c.Conversation = tt.pinned })
+			if got, isErr := contents(t, connect(t, a, nil, ""), "todo_operations", write); isErr {
+				t.Fatalf("write = %q", got)
+			}
+			got, _ := contents(t, connect(t, a, nil, ""), "todo_operations", map[string]any{"operation": "read"})
+			if strings.Contains(got[0], "shared plan") != tt.shared {
+				t.Errorf("second session's todos = %q, want shared %v", got[0], tt.shared)
+			}
+		})
 	}
 }

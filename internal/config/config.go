@@ -30,7 +30,8 @@ type Config struct {
 	Workdir string `toml:"workdir"`
 	// StateDir holds the bbolt file, the token and spilled results; default: XDG state dir.
 	StateDir string `toml:"state_dir"`
-	// Conversation is the default conversation id; default: derived from the working directory.
+	// Conversation pins every session to one conversation id; default: each session leases
+	// its own (internal/conversation).
 	Conversation string `toml:"conversation"`
 	// Profile selects a built-in or configured profile; default "full".
 	Profile  string `toml:"profile"`
@@ -68,7 +69,11 @@ type Config struct {
 type HTTP struct {
 	Addr string `toml:"addr"`
 	// Token is the bearer token; default: generated once and kept in the state dir.
-	Token          string   `toml:"token"`
+	Token string `toml:"token"`
+	// TokenFile names a file holding the bearer token (keep it 0600): unlike a token in the
+	// environment or the config, no process reads it from the server, and the terminal sandbox
+	// hides it from commands.
+	TokenFile      string   `toml:"token_file"`
 	NoAuth         bool     `toml:"no_auth"`
 	Stateless      bool     `toml:"stateless"`
 	AllowedHosts   []string `toml:"allowed_hosts"`

@@ -70,11 +70,12 @@ func entryType(m fs.FileMode) EntryType {
 }
 
 // cleanRel normalises a caller-supplied relative path to the form used in
-// results: slash-separated, no leading "./" or "/", "" for the root. It
-// refuses paths that climb out with "..", which os.Root would refuse anyway,
-// to give a clearer error.
+// results: no leading "./" or "/", "" for the root. It refuses paths that
+// climb out with "..", which os.Root would refuse anyway, to give a clearer
+// error. A backslash is an ordinary character in a file name here, never a
+// separator: the path arrives as the guard decided it, and rewriting it
+// would open a different file than the one that was checked.
 func cleanRel(rel string) (string, error) {
-	rel = strings.ReplaceAll(rel, "\\", "/")
 	if rel == "" || rel == "." || rel == "/" {
 		return "", nil
 	}
@@ -105,9 +106,11 @@ func osName(rel string) string {
 
 // openRegular opens rel for reading and makes sure it is a regular file. It
 // opens with O_NONBLOCK so a FIFO swapped in after a directory listing cannot
-// block the caller.
-func openRegular(root *os.Root, rel string) (*os.File, fs.FileInfo, error) {
-	f, err := root.OpenFile(osName(rel), os.O_RDONLY|nonblockFlag, 0)
+// block the caller, and with O_NOFOLLOW: the caller passes a resolved path,
+// so a final symlink can only have been swapped in after the check. The
+// screen vets the open file.
+func openRegular(root *os.Root, rel string, s Screen) (*os.File, fs.FileInfo, error) {
+	f, err := root.OpenFile(osName(rel), os.O_RDONLY|nonblockFlag|nofollowFlag, 0)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -115,6 +118,12 @@ func openRegular(root *os.Root, rel string) (*os.File, fs.FileInfo, error) {
 	if err != nil {
 		f.Close()
 		return nil, nil, err
+	}
+	if fi.Mode().IsRegular() {
+		if err := vet(s, rel, fi); err != nil {
+			f.Close()
+			return nil, fi, err
+		}
 	}
 	if fi.IsDir() {
 		f.Close()

@@ -24,6 +24,8 @@ const (
 
 // GlobOptions configures Glob.
 type GlobOptions struct {
+	// Screen withholds entries (nil: none).
+	Screen Screen
 	// MaxResults caps the matches returned (default DefaultMaxResults).
 	MaxResults int
 	// SortBy is SortByMTime (default) or SortByPath.
@@ -54,8 +56,10 @@ type GlobResult struct {
 	Omitted   int
 	// Visited counts entries examined; the other counts are entries left
 	// out by the default filters and limits.
-	Visited        int
-	HiddenSkipped  int
+	Visited       int
+	HiddenSkipped int
+	// Withheld counts entries the Screen left out.
+	Withheld       int
 	IgnoredSkipped int
 	DepthLimited   int
 	Errors         int
@@ -77,7 +81,8 @@ func Glob(ctx context.Context, root *os.Root, base, pattern string, opts GlobOpt
 	if err != nil {
 		return res, err
 	}
-	pattern = strings.TrimPrefix(strings.ReplaceAll(pattern, "\\", "/"), "./")
+	// A backslash escapes the next character, as in every glob; it is never a separator.
+	pattern = strings.TrimPrefix(pattern, "./")
 	pattern = strings.TrimPrefix(pattern, "/")
 	if pattern == "" {
 		return res, fmt.Errorf("empty pattern: %w", ErrBadPattern)
@@ -124,7 +129,7 @@ func Glob(ctx context.Context, root *os.Root, base, pattern string, opts GlobOpt
 	}
 	// A pattern that spells out a dot name ("**/.env", ".github/**") asks
 	// for hidden files; hiding them anyway would only confuse.
-	wo := walkOptions{hidden: opts.IncludeHidden || namesDotFile(rest), noIgnore: opts.IncludeIgnored}
+	wo := walkOptions{hidden: opts.IncludeHidden || namesDotFile(rest), noIgnore: opts.IncludeIgnored, screen: opts.Screen}
 	if !strings.Contains(rest, "**") {
 		wo.maxDepth = strings.Count(rest, "/") + 1
 	}
@@ -155,7 +160,7 @@ func Glob(ctx context.Context, root *os.Root, base, pattern string, opts GlobOpt
 		}
 		return nil
 	})
-	res.Visited, res.HiddenSkipped, res.IgnoredSkipped = st.Visited, st.HiddenSkipped, st.IgnoredSkipped
+	res.Visited, res.HiddenSkipped, res.IgnoredSkipped, res.Withheld = st.Visited, st.HiddenSkipped, st.IgnoredSkipped, st.Withheld
 	res.DepthLimited, res.Errors, res.VisitLimited = st.DepthLimited, st.Errors, st.VisitLimited
 	if err != nil {
 		return res, fmt.Errorf("file_search: %w", err)

@@ -33,6 +33,9 @@ const (
 
 // GrepOptions configures Grep.
 type GrepOptions struct {
+	// Screen withholds entries and vets every file before it is searched
+	// (nil: none).
+	Screen Screen
 	// Pattern is a Go (RE2) regular expression, or a plain string with
 	// Literal. Matching is line by line.
 	Pattern    string
@@ -86,10 +89,12 @@ type GrepResult struct {
 	Omitted      int
 	// FilesMatched and FilesSearched count files; the Skipped counts say
 	// what was not searched and why.
-	FilesMatched   int
-	FilesSearched  int
-	BinarySkipped  int
-	HiddenSkipped  int
+	FilesMatched  int
+	FilesSearched int
+	BinarySkipped int
+	HiddenSkipped int
+	// Withheld counts files and directories the Screen left out.
+	Withheld       int
 	IgnoredSkipped int
 	DepthLimited   int
 	Errors         int
@@ -474,11 +479,12 @@ type grepJob struct {
 }
 
 type fileResult struct {
-	seq     int
-	matches []GrepMatch
-	total   int
-	binary  bool
-	err     bool
+	seq      int
+	matches  []GrepMatch
+	total    int
+	binary   bool
+	err      bool
+	withheld bool
 }
 
 // Grep does not shell out to rg even when it is on PATH, by decision: rg
@@ -579,7 +585,7 @@ func Grep(ctx context.Context, root *os.Root, base string, opts GrepOptions) (Gr
 			return
 		}
 		seq := 0
-		wo := walkOptions{hidden: opts.IncludeHidden, noIgnore: opts.IncludeIgnored}
+		wo := walkOptions{hidden: opts.IncludeHidden, noIgnore: opts.IncludeIgnored, screen: opts.Screen}
 		if len(opts.Exclude) > 0 {
 			wo.skipDir = func(rel string, _ int) bool { return anyGlob(opts.Exclude, rel[strip:]) }
 		}
@@ -617,6 +623,10 @@ func Grep(ctx context.Context, root *os.Root, base string, opts GrepOptions) (Gr
 			res.BinarySkipped++
 			continue
 		}
+		if r.withheld {
+			res.Withheld++
+			continue
+		}
 		res.FilesSearched++
 		if r.total == 0 {
 			continue
@@ -630,6 +640,7 @@ func Grep(ctx context.Context, root *os.Root, base string, opts GrepOptions) (Gr
 		}
 	}
 	res.HiddenSkipped, res.IgnoredSkipped, res.DepthLimited = st.HiddenSkipped, st.IgnoredSkipped, st.DepthLimited
+	res.Withheld += st.Withheld
 	res.Errors += st.Errors
 	res.VisitLimited = st.VisitLimited
 	if err := ctx.Err(); err != nil {
@@ -696,13 +707,17 @@ type fileSearcher struct {
 func (s *fileSearcher) search(ctx context.Context, j grepJob) fileResult {
 	s.res = fileResult{}
 	s.rel, s.line, s.tail, s.pending, s.lastLine, s.inLongLine, s.longOff = j.rel, 1, nil, 0, 0, false, 0
-	f, size, regular, err := openEntry(j.d, j.name)
+	f, size, regular, id, err := openEntry(j.d, j.name)
 	if err != nil {
 		s.res.err = true
 		return s.res
 	}
 	defer f.Close()
 	if !regular {
+		return s.res
+	}
+	if s.o.Screen != nil && s.o.Screen.Opened(j.rel, id) != nil {
+		s.res.withheld = true
 		return s.res
 	}
 	// Read exactly the size seen at open: a small file costs one read and

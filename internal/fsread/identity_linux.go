@@ -17,3 +17,12 @@ func fileIdentity(fi fs.FileInfo) (dev, ino uint64, ctimeNs int64, ok bool) {
 	}
 	return uint64(st.Dev), uint64(st.Ino), st.Ctim.Sec*1e9 + st.Ctim.Nsec, true
 }
+
+// fileID returns the identity Screen.Opened vets.
+func fileID(fi fs.FileInfo) (FileID, bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return FileID{}, false
+	}
+	return FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Nlink: uint64(st.Nlink), Ctime: st.Ctim.Nano()}, true
+}

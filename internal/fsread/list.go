@@ -21,6 +21,8 @@ const (
 
 // ListOptions configures ListDir.
 type ListOptions struct {
+	// Screen withholds entries (nil: none).
+	Screen Screen
 	// Recursive lists subdirectories too, breadth first, down to MaxDepth.
 	Recursive bool
 	// MaxDepth limits recursion (1 = only the directory itself). 0 means 1
@@ -60,7 +62,9 @@ type ListResult struct {
 	OmittedIsLowerBound bool
 	// HiddenSkipped and IgnoredSkipped count entries filtered out by
 	// default; DepthLimited counts directories not entered.
-	HiddenSkipped  int
+	HiddenSkipped int
+	// Withheld counts entries the Screen left out.
+	Withheld       int
 	IgnoredSkipped int
 	DepthLimited   int
 	// Errors counts entries or directories that could not be read.
@@ -151,6 +155,10 @@ func ListDir(ctx context.Context, root *os.Root, rel string, opts ListOptions) (
 			// by name still works. It is not counted: "skipped 1
 			// gitignored" would send the model after a file it cannot get.
 			if e.name == ".git" && isDir {
+				continue
+			}
+			if withhold(opts.Screen, erel, isDir) {
+				res.Withheld++
 				continue
 			}
 			if !opts.IncludeIgnored && dm.Ignored(erel, isDir) {

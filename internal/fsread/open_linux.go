@@ -35,8 +35,8 @@ func (f rawFile) Close() error { return syscall.Close(f.fd) }
 // in after the listing, so the open cannot leave d (the same guarantee
 // os.Root gives, without following in-root links either). O_NONBLOCK keeps a
 // FIFO swapped in from blocking. It reports the size and whether the entry
-// is a regular file.
-func openEntry(d *dirHandle, name string) (io.ReadCloser, int64, bool, error) {
+// is a regular file, and its identity.
+func openEntry(d *dirHandle, name string) (io.ReadCloser, int64, bool, FileID, error) {
 	if d.dir == nil {
 		return openEntryRoot(d, name)
 	}
@@ -57,16 +57,16 @@ func openEntry(d *dirHandle, name string) (io.ReadCloser, int64, bool, error) {
 			}
 		}
 	}); err != nil {
-		return nil, 0, false, err
+		return nil, 0, false, FileID{}, err
 	}
 	if errOpen != nil {
-		return nil, 0, false, errOpen
+		return nil, 0, false, FileID{}, errOpen
 	}
 	f := rawFile{fd}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		f.Close()
-		return nil, 0, false, err
+		return nil, 0, false, FileID{}, err
 	}
-	return f, st.Size, st.Mode&syscall.S_IFMT == syscall.S_IFREG, nil
+	return f, st.Size, st.Mode&syscall.S_IFMT == syscall.S_IFREG, FileID{Dev: uint64(st.Dev), Ino: st.Ino, Nlink: uint64(st.Nlink), Ctime: st.Ctim.Nano()}, nil
 }

@@ -66,6 +66,8 @@ const (
 // ReadOptions selects what Read returns. Lines are numbered from 1. Use
 // either StartLine/EndLine or Offset/Limit, not both.
 type ReadOptions struct {
+	// Screen vets the opened file (nil: no screening).
+	Screen Screen
 	// StartLine is the first line to return (1-based); 0 means 1.
 	StartLine int64
 	// EndLine is the last line to return, inclusive; 0 means as many as
@@ -377,7 +379,7 @@ func (r *Reader) Read(ctx context.Context, root *os.Root, rel string, opts ReadO
 	if err := opts.defaults(); err != nil {
 		return ReadResult{}, err
 	}
-	f, fi, err := openRegular(root, rel)
+	f, fi, err := openRegular(root, rel, opts.Screen)
 	if err != nil {
 		return ReadResult{}, fmt.Errorf("read_file: %w", err)
 	}

@@ -79,6 +79,7 @@ func (d *dirHandle) release() {
 type walkStats struct {
 	Visited        int // entries looked at
 	HiddenSkipped  int
+	Withheld       int // entries the screen left out
 	IgnoredSkipped int
 	DepthLimited   int // directories not entered because of the depth limit
 	Errors         int // directories that could not be read (also symlink escapes)
@@ -90,6 +91,7 @@ type walkOptions struct {
 	hidden   bool // include dot files
 	noIgnore bool // do not apply .gitignore rules
 	maxDepth int  // entries deeper than this are not visited; 0 = default
+	screen   Screen
 	// skipDir, when set, prunes a directory before it is entered (used for
 	// exclude globs and glob prefix pruning).
 	skipDir func(rel string, depth int) bool
@@ -188,6 +190,10 @@ func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit 
 		if e.name == ".git" && isDir {
 			continue // always left out, so not counted as skipped
 		}
+		if withhold(o.screen, rel, isDir) {
+			st.Withheld++
+			continue
+		}
 		if !o.noIgnore && f.m.Ignored(rel, isDir) {
 			st.IgnoredSkipped++
 			continue
@@ -227,16 +233,18 @@ func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit 
 }
 
 // openEntryRoot opens name in d through the os.Root, refusing to block on a
-// FIFO; it reports the size and whether the entry is a regular file.
-func openEntryRoot(d *dirHandle, name string) (io.ReadCloser, int64, bool, error) {
-	f, err := d.root.OpenFile(name, os.O_RDONLY|nonblockFlag, 0)
+// FIFO or following a final symlink; it reports the size, whether the entry
+// is a regular file, and its identity.
+func openEntryRoot(d *dirHandle, name string) (io.ReadCloser, int64, bool, FileID, error) {
+	f, err := d.root.OpenFile(name, os.O_RDONLY|nonblockFlag|nofollowFlag, 0)
 	if err != nil {
-		return nil, 0, false, err
+		return nil, 0, false, FileID{}, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, 0, false, err
+		return nil, 0, false, FileID{}, err
 	}
-	return f, st.Size(), st.Mode().IsRegular(), nil
+	id, _ := fileID(st)
+	return f, st.Size(), st.Mode().IsRegular(), id, nil
 }

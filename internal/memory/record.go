@@ -89,7 +89,7 @@ func resolveScope(conversation, scope string) (string, error) {
 	switch {
 	case scope == "" || scope == "conversation":
 		if conversation == "" {
-			return "", fmt.Errorf("%w: no conversation id for the conversation scope; pass conversation_id or a topic", ErrBadRequest)
+			return "", fmt.Errorf("%w: no conversation for the conversation scope; name a topic", ErrBadRequest)
 		}
 		return conversationPrefix + conversation, nil
 	case strings.HasPrefix(scope, conversationPrefix):

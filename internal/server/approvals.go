@@ -12,15 +12,18 @@ import (
 	"toolhost/authz"
 )
 
-// ApprovalsHandler serves the approval endpoint behind the bearer token:
+// ApprovalsHandler serves the approval endpoint, an operator route (mount it in
+// HTTPOptions.OperatorRoutes, behind Operator):
 //
 //	GET  /api/approvals             pending requests
 //	POST /api/approvals/ID          {"decision":"approve"|"deny","minutes":10,"once":true}
 //
 // It is how a console (or curl) answers a model's authorization request without a terminal.
+// The grant records the request's origin (the peer process and its user) as its By.
 func ApprovalsHandler(g *authz.Guard) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := strings.Trim(strings.TrimPrefix(r.URL.Path, "/api/approvals"), "/")
+		by := decidedBy(r)
 		ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 		defer cancel()
 		switch {
@@ -53,9 +56,9 @@ func ApprovalsHandler(g *authz.Guard) http.Handler {
 			)
 			switch body.Decision {
 			case "approve":
-				ap, grant, err = g.Approve(ctx, id, time.Duration(body.Minutes)*time.Minute, body.Once, "http")
+				ap, grant, err = g.Approve(ctx, id, time.Duration(body.Minutes)*time.Minute, body.Once, by)
 			case "deny":
-				ap, err = g.Deny(ctx, id, "http")
+				ap, err = g.Deny(ctx, id, by)
 			default:
 				http.Error(w, `decision must be "approve" or "deny"`, http.StatusBadRequest)
 				return
@@ -75,6 +78,48 @@ func ApprovalsHandler(g *authz.Guard) http.Handler {
 			http.Error(w, "use GET /api/approvals or POST /api/approvals/ID", http.StatusMethodNotAllowed)
 		}
 	})
+}
+
+// GrantsHandler serves the grants endpoint, an operator route:
+//
+//	GET    /api/grants        active grants
+//	DELETE /api/grants/ID     revoke one
+func GrantsHandler(g *authz.Guard) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := strings.Trim(strings.TrimPrefix(r.URL.Path, "/api/grants"), "/")
+		ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
+		defer cancel()
+		switch {
+		case r.Method == http.MethodGet && id == "":
+			list, err := g.Grants().List(ctx, "")
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusInternalServerError)
+				return
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"grants": list})
+		case r.Method == http.MethodDelete && id != "":
+			switch err := g.Revoke(ctx, id, decidedBy(r)); {
+			case errors.Is(err, authz.ErrNotFound):
+				http.Error(w, "no such grant", http.StatusNotFound)
+			case err != nil:
+				http.Error(w, err.Error(), http.StatusBadRequest)
+			default:
+				writeJSON(w, http.StatusOK, map[string]any{"revoked": id, "by": decidedBy(r)})
+			}
+		default:
+			w.Header().Set("Allow", "GET, DELETE")
+			http.Error(w, "use GET /api/grants or DELETE /api/grants/ID", http.StatusMethodNotAllowed)
+		}
+	})
+}
+
+// decidedBy is who decides through r, as the grant records it: the origin Operator found (the
+// peer process and its user), else just the channel.
+func decidedBy(r *http.Request) string {
+	if o, ok := authz.OriginFrom(r.Context()); ok {
+		return o.String()
+	}
+	return "http"
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

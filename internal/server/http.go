@@ -30,9 +30,14 @@ type HTTPOptions struct {
 	// EventStoreBytes bounds the events kept so that a stateful client can resume a dropped
 	// stream with Last-Event-ID (default DefaultEventStoreBytes).
 	EventStoreBytes int
-	// Routes are extra token-protected handlers, such as the approval endpoint.
+	// Routes are extra handlers behind the MCP client token (or none, with NoAuth).
 	Routes map[string]http.Handler
-	Logger *slog.Logger
+	// OperatorRoutes are the operator endpoints (approvals, grants, the operator API): each is
+	// served behind Operator with OperatorToken, never behind the client token, and NoAuth does
+	// not open them. Without an OperatorToken they answer 401 to everything.
+	OperatorRoutes map[string]http.Handler
+	OperatorToken  string
+	Logger         *slog.Logger
 }
 
 // DefaultMaxBodyBytes bounds an HTTP request body.
@@ -60,8 +65,8 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 		EventStore: events,
 	})
 	stateful = checkReplay(stateful, events)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", protocolEdges(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	client := http.NewServeMux()
+	client.Handle("/mcp", protocolEdges(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.Stateless || r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {
 			stateless.ServeHTTP(w, r)
 			return
@@ -69,10 +74,16 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 		stateful.ServeHTTP(w, r)
 	}), o.MaxBodyBytes))
 	for path, h := range o.Routes {
-		mux.Handle(path, h)
+		client.Handle(path, h)
+	}
+	// Two credentials, two trees: the client token opens /mcp and Routes, the operator token
+	// opens OperatorRoutes, and neither opens the other's.
+	mux := http.NewServeMux()
+	mux.Handle("/", authenticate(client, o.Token, o.NoAuth))
+	for path, h := range o.OperatorRoutes {
+		mux.Handle(path, Operator(h, o.OperatorToken, logger))
 	}
 	var h http.Handler = mux
-	h = authenticate(h, o.Token, o.NoAuth)
 	h = checkOrigin(h)
 	h = checkHost(h, o.AllowedHosts)
 	return h

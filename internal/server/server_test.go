@@ -33,9 +33,8 @@ func seamTools() []*consolidated.Tool {
 		consolidated.ThinkTool(),
 		consolidated.ReadToolResultTool(),
 		{
-			Name:           "file_operations",
-			Description:    "Test operations.",
-			Conversational: true,
+			Name:        "file_operations",
+			Description: "Test operations.",
 			Operations: []consolidated.Operation{
 				consolidated.Op("echo", "echo text", consolidated.RiskRead, func(ctx context.Context, c *consolidated.Call, a *echoArgs) (*consolidated.Result, error) {
 					n := max(a.Count, 1)
@@ -126,8 +125,8 @@ func TestSeamValidation(t *testing.T) {
 		wantErr bool
 	}{
 		{"ok", "file_operations", map[string]any{"operation": "echo", "text": "hi"}, "hi||conv-default", false},
-		{"conversation", "file_operations", map[string]any{"operation": "echo", "text": "hi", "conversation_id": "c1"}, "hi||c1", false},
-		{"bad conversation", "file_operations", map[string]any{"operation": "echo", "text": "hi", "conversation_id": "a b"}, "error invalid_value", true},
+		{"conversation is not the model's", "file_operations", map[string]any{"operation": "echo", "text": "hi", "conversation_id": "c1"}, "error unexpected_parameter: conversation_id is not a parameter: the connection chooses the conversation", true},
+		{"empty conversation is ignored", "file_operations", map[string]any{"operation": "echo", "text": "hi", "conversation_id": ""}, "hi||conv-default", false},
 		{"missing operation", "file_operations", map[string]any{"text": "hi"}, "error missing_parameter: file_operations requires operation\nparameter: operation\nnext: operations: echo, boom, wait, stuck, write_it", true},
 		{"unknown operation", "file_operations", map[string]any{"operation": "ecko", "text": "hi"}, "error unknown_operation: file_operations has no operation \"ecko\"\nparameter: operation\nnext: did you mean echo?", true},
 		{"missing parameter", "file_operations", map[string]any{"operation": "echo"}, "error missing_parameter: echo requires text\nparameter: text\nnext: valid parameters: text string (required), count integer, tags array, mode string", true},
@@ -138,7 +137,7 @@ func TestSeamValidation(t *testing.T) {
 		{"list as JSON text is coerced", "file_operations", map[string]any{"operation": "echo", "text": "a", "tags": `["x","y"]`}, "a|x,y|conv-default", false},
 		{"single string for list", "file_operations", map[string]any{"operation": "echo", "text": "a", "tags": "x"}, "a|x|conv-default", false},
 		{"enum enforced", "file_operations", map[string]any{"operation": "echo", "text": "a", "mode": "title"}, "error invalid_value: mode must be one of upper, lower", true},
-		{"camelCase alias", "file_operations", map[string]any{"operation": "echo", "text": "a", "conversationId": "c2"}, "a||c2", false},
+		{"camelCase conversation", "file_operations", map[string]any{"operation": "echo", "text": "a", "conversationId": "c2"}, "error unexpected_parameter: conversation_id", true},
 		{"dotted name", "file_operations.echo", map[string]any{"text": "dot"}, "dot||conv-default", false},
 		{"colon name", "file_operations:echo", map[string]any{"text": "colon"}, "colon||conv-default", false},
 		{"operation as tool", "echo", map[string]any{"text": "bare"}, "bare||conv-default", false},

@@ -528,7 +528,7 @@ type Args struct {
 }
 
 // DecodeArgs decodes the whole argument object of todo_operations. Keys it does not know
-// (conversation_id, and anything else the tool layer owns) are ignored here; the tool layer
+// (anything the tool layer owns) are ignored here; the tool layer
 // validates its own parameters. "todos" is taken as the list of whichever operation is named.
 func DecodeArgs(raw json.RawMessage) (Args, error) {
 	var a Args

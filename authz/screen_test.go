@@ -1,0 +1,71 @@
+package authz
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// TestLinkCensus: a file is linked only inside while the census finds all its names in the
+// working directory, and a link made or removed later is noticed by its status change time.
+func TestLinkCensus(t *testing.T) {
+	base := t.TempDir()
+	wd, out := filepath.Join(base, "wd"), filepath.Join(base, "out")
+	mkdirs(t, wd, out)
+	a := filepath.Join(wd, "a")
+	writeFile(t, a, "x")
+	if err := os.Link(a, filepath.Join(wd, "sub-b")); err != nil {
+		t.Fatal(err)
+	}
+	x := &linkIndex{dir: wd}
+	ctx := context.Background()
+	ask := func() bool {
+		var st unix.Stat_t
+		if err := unix.Stat(a, &st); err != nil {
+			t.Fatal(err)
+		}
+		return x.onlyInside(ctx, statKey(&st), uint64(st.Nlink), st.Ctim.Nano())
+	}
+	age := func() { x.built = x.built.Add(-time.Minute) } // as if the census were old
+	steps := []struct {
+		name string
+		do   func()
+		want bool
+	}{
+		{"both names inside", func() {}, true},
+		{"asked again, from the census", func() {}, true},
+		{"a name outside added, census too recent to redo", func() { os.Link(a, filepath.Join(out, "c")) }, false},
+		{"a name outside, new census", age, false},
+		{"the outside name removed", func() { os.Remove(filepath.Join(out, "c")); age() }, true},
+	}
+	for _, s := range steps {
+		s.do()
+		if got := ask(); got != s.want {
+			t.Errorf("%s: onlyInside = %v, want %v", s.name, got, s.want)
+		}
+	}
+}
+
+func TestHasGitName(t *testing.T) {
+	tests := []struct {
+		rel  string
+		want bool
+	}{
+		{".git", true},
+		{"a/.git/config", true},
+		{"a/.GIT", true},
+		{".gitignore", false},
+		{"a/x.git", false},
+		{"a/.github/workflows", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := hasGitName(tt.rel); got != tt.want {
+			t.Errorf("hasGitName(%q) = %v, want %v", tt.rel, got, tt.want)
+		}
+	}
+}
