@@ -597,7 +597,7 @@ func TestTwoServersShareState(t *testing.T) {
 	// A third process reads while both servers are busy: each keeps its handle only while nobody
 	// waits, so the read gets in and sees what the servers acknowledged.
 	<-halfway
-	out, err := commandIn(t, state, work, "call", "todo_operations", `{"operation":"read","conversation_id":"a"}`).CombinedOutput()
+	out, err := commandIn(t, state, work, "--conversation", "a", "call", "todo_operations", `{"operation":"read"}`).CombinedOutput()
 	if err != nil {
 		t.Fatalf("read while both servers write: %v %s", err, out)
 	}
