@@ -92,6 +92,6 @@ func authorizationCall(target, access, recursive string) string {
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(args) // cannot fail: four strings
-	return "user_collaboration " + strings.TrimSuffix(b.String(), "\n") +
+	return "the user_collaboration tool with " + strings.TrimSuffix(b.String(), "\n") +
 		` (optional: ` + recursive + `, "once":true, "minutes":N; then poll with {"operation":"check_request","request_id":"<id>"})`
 }

@@ -421,7 +421,7 @@ func TestDenialNextStep(t *testing.T) {
 	if !ok {
 		t.Fatalf("Check(outside) error = %v, want Denial", err)
 	}
-	want := `user_collaboration {"operation":"request_authorization","path":"` + f.out + `/new <x>.txt","access":"file_operations.create_file","reason":"<why you need it>"}`
+	want := `the user_collaboration tool with {"operation":"request_authorization","path":"` + f.out + `/new <x>.txt","access":"file_operations.create_file","reason":"<why you need it>"}`
 	if !strings.HasPrefix(den.NextStep, want) {
 		t.Errorf("NextStep = %q, want prefix %q", den.NextStep, want)
 	}

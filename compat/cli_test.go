@@ -28,8 +28,9 @@ func script(m string) []Step {
 		{Name: "run_command", Tool: "terminal_operations", Args: map[string]any{"operation": "run_command", "command": "echo echo-marker-$((6*7))-" + m}},
 		{Name: "edit", Tool: "file_operations", Args: map[string]any{"operation": "replace_string", "path": "edit.txt", "old_string": "beta", "new_string": "gamma-" + m}},
 		{Name: "todo_write", Tool: "todo_operations", Args: map[string]any{"operation": "write", "todos": []any{
-			map[string]any{"title": "todo-marker-" + m + " first", "status": "in-progress"},
-			map[string]any{"title": "second step"},
+			// The spellings of Claude Code's and OpenAI's plan tools.
+			map[string]any{"title": "todo-marker-" + m + " first", "status": "in_progress"},
+			map[string]any{"title": "second step", "status": "pending"},
 		}}},
 		// With every_n_calls = 1 the reminder is due on the second quiet call after the write.
 		{Name: "quiet_read", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "other.txt"}},
@@ -252,6 +253,14 @@ func evaluate(r *run, o outcome) *report {
 		got, ok := text(step)
 		n := strings.Count(got, "todo-marker-"+m)
 		add("todo_list_once/"+step, ok && n == 1, "the todo title reached the model %d times in the %s result (want 1): %s", n, step, excerpt(got, 400))
+	}
+
+	// todo_synonyms: the write spells its statuses as Claude Code's and OpenAI's plan tools do
+	// (in_progress, pending); neither the client's own schema check nor toolhost refuses them.
+	{
+		got, ok := text("todo_write")
+		add("todo_synonyms", ok && !sent[stepIndex("todo_write")].Result.IsError && strings.Contains(got, "1 in-progress, 1 not-started"),
+			"a todo write with statuses in_progress and pending: toolhost answered isError=%v; the model received: %s", sent[stepIndex("todo_write")].Result.IsError, excerpt(got, 300))
 	}
 
 	// todo_reminder: after the write, a later non-todo result carries the reminder.

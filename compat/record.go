@@ -26,6 +26,7 @@ type Message struct {
 	Dir string `json:"dir"`
 	// HTTP fields, empty on stdio.
 	Method        string          `json:"http_method,omitempty"`
+	Path          string          `json:"path,omitempty"`
 	Status        int             `json:"status,omitempty"`
 	ProtocolHeard string          `json:"protocol_header,omitempty"`
 	Session       string          `json:"session,omitempty"`
@@ -177,10 +178,10 @@ func (h *httpRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	proto, session := r.Header.Get("Mcp-Protocol-Version"), r.Header.Get("Mcp-Session-Id")
 	for _, m := range splitBatch(body) {
-		h.log.add(Message{Dir: "c2s", Method: r.Method, ProtocolHeard: proto, Session: session, Msg: m})
+		h.log.add(Message{Dir: "c2s", Method: r.Method, Path: r.URL.Path, ProtocolHeard: proto, Session: session, Msg: m})
 	}
 	if len(body) == 0 {
-		h.log.add(Message{Dir: "c2s", Method: r.Method, ProtocolHeard: proto, Session: session})
+		h.log.add(Message{Dir: "c2s", Method: r.Method, Path: r.URL.Path, ProtocolHeard: proto, Session: session})
 	}
 	h.mu.Lock()
 	u := *h.target
@@ -206,7 +207,7 @@ func (h *httpRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	rec := func(m json.RawMessage) {
-		h.log.add(Message{Dir: "s2c", Method: r.Method, Status: resp.StatusCode, Session: resp.Header.Get("Mcp-Session-Id"), Msg: m})
+		h.log.add(Message{Dir: "s2c", Method: r.Method, Path: r.URL.Path, Status: resp.StatusCode, Session: resp.Header.Get("Mcp-Session-Id"), Msg: m})
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		h.streamSSE(w, resp.Body, rec)

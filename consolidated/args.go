@@ -87,8 +87,21 @@ func isZeroJSON(v json.RawMessage) bool {
 	return false
 }
 
+// injectedKey reports whether a key is one clients add to every tool's arguments on their own,
+// which toolhost drops without a word: Gemini CLI puts wait_for_previous into each MCP tool's
+// schema and forwards it, and keys starting with an underscore are clients' metadata.
+func injectedKey(k string) bool {
+	return snakeCase(k) == "wait_for_previous" || strings.HasPrefix(k, "_")
+}
+
 // decodeArgs validates m against op and returns a pointer to a filled argument struct.
-func decodeArgs(op Operation, m map[string]json.RawMessage) (any, error) {
+//
+// Keys the operation does not take are forgiven when the call is otherwise complete: the
+// call runs, and ignored names them for a short note, since a model that added a key the
+// operation does not know has usually said what it meant with the others. With a required
+// parameter missing as well, the unknown key is likely a misspelling of it, and the call fails
+// naming both. Client-injected keys (injectedKey) are dropped silently.
+func decodeArgs(op Operation, m map[string]json.RawMessage) (args any, ignored []string, err error) {
 	params := paramsOf(op.args)
 	byName := make(map[string]param, len(params))
 	for _, p := range params {
@@ -97,7 +110,7 @@ func decodeArgs(op Operation, m map[string]json.RawMessage) (any, error) {
 	clean := make(map[string]json.RawMessage, len(m))
 	var unexpected []string
 	for k, v := range m {
-		if k == "operation" {
+		if k == "operation" || injectedKey(k) {
 			continue
 		}
 		p, ok := byName[k]
@@ -112,23 +125,23 @@ func decodeArgs(op Operation, m map[string]json.RawMessage) (any, error) {
 		}
 		clean[k] = coerce(p.typ, v)
 	}
-	if len(unexpected) > 0 {
-		slices.Sort(unexpected)
-		return nil, &ToolError{
-			Code:    CodeUnexpectedParameter,
-			Param:   strings.Join(unexpected, ", "),
-			Message: fmt.Sprintf("%s does not take %s", op.Name, strings.Join(unexpected, ", ")),
-			Next:    "valid parameters: " + paramList(params),
-		}
-	}
+	slices.Sort(unexpected)
 	var missing []string
 	for _, p := range params {
 		if _, ok := clean[p.Name]; p.Required && !ok {
 			missing = append(missing, p.Name)
 		}
 	}
+	if len(unexpected) > 0 && len(missing) > 0 {
+		return nil, nil, &ToolError{
+			Code:    CodeUnexpectedParameter,
+			Param:   strings.Join(unexpected, ", "),
+			Message: fmt.Sprintf("%s does not take %s, and requires %s", op.Name, strings.Join(unexpected, ", "), strings.Join(missing, ", ")),
+			Next:    "valid parameters: " + paramList(params),
+		}
+	}
 	if len(missing) > 0 {
-		return nil, &ToolError{
+		return nil, nil, &ToolError{
 			Code:    CodeMissingParameter,
 			Param:   strings.Join(missing, ", "),
 			Message: fmt.Sprintf("%s requires %s", op.Name, strings.Join(missing, ", ")),
@@ -143,17 +156,23 @@ func decodeArgs(op Operation, m map[string]json.RawMessage) (any, error) {
 		}
 		f := ptr.Elem().FieldByIndex(p.index)
 		if err := json.Unmarshal(v, f.Addr().Interface()); err != nil {
-			return nil, typeError(op, p, err)
+			return nil, nil, typeError(op, p, err)
 		}
 		if len(p.Enum) > 0 && f.Kind() == reflect.String && f.String() != "" && !slices.Contains(p.Enum, f.String()) {
-			return nil, &ToolError{
+			return nil, nil, &ToolError{
 				Code:    CodeInvalidValue,
 				Param:   p.Name,
 				Message: fmt.Sprintf("%s must be one of %s", p.Name, strings.Join(p.Enum, ", ")),
 			}
 		}
 	}
-	return ptr.Interface(), nil
+	return ptr.Interface(), unexpected, nil
+}
+
+// ignoredNote is the note a result carries when the call named parameters the operation does
+// not take (decodeArgs).
+func ignoredNote(op Operation, ignored []string) string {
+	return fmt.Sprintf("Note: %s does not take %s; ignored. Its parameters: %s.", op.Name, strings.Join(ignored, ", "), paramList(paramsOf(op.args)))
 }
 
 func typeError(op Operation, p param, err error) error {

@@ -36,7 +36,7 @@ func FuzzDecodeArgs(f *testing.F) {
 			}
 			return
 		}
-		args, err := decodeArgs(op, m)
+		args, _, err := decodeArgs(op, m)
 		if err != nil {
 			var te *ToolError
 			if !errors.As(err, &te) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // DefaultBudgetTokens is the per-result budget for clients with large contexts; Claude Code, for
@@ -28,17 +30,66 @@ func EstimateTokens(s string) int {
 	return (len(s) + 3) / 4
 }
 
-// cut keeps the head and the tail of text within max bytes, cut on line boundaries where one is
-// near, and puts a marker between them that says how to read the rest.
+// clientBudgets are the default result budgets, in bytes, of the clients that cut long tool
+// results themselves, keyed by a word of the clientInfo name they send. Each is below the size
+// at which that client cuts or previews a result, so the model reads what toolhost kept: the
+// notice, the head and the tail. A configured budget_tokens overrides them all.
+//
+// Measured by the compat suite: Claude Code keeps results up to 50,000 characters whole and
+// shows a 2 KB preview of larger ones; Codex keeps about 10 KB, head and tail; Qwen Code keeps
+// 25,000 characters (and 1,000 lines) and previews beyond; opencode keeps 50 KB (and 2,000
+// lines); Gemini CLI keeps about 40,000 characters, head and tail.
+var clientBudgets = []struct {
+	Match string // a word of the lowercased clientInfo name
+	Bytes int
+}{
+	{"claude", 40_000},
+	{"codex", 10_000},
+	{"qwen", 20_000},
+	{"opencode", 40_000},
+	{"gemini", 36_000},
+}
+
+// clientBudget is the budget of the client that sent info, or 0 when toolhost knows no budget
+// for it.
+func clientBudget(info *mcp.Implementation) int {
+	if info == nil {
+		return 0
+	}
+	name := strings.ToLower(info.Name)
+	for _, b := range clientBudgets {
+		if strings.Contains(name, b.Match) {
+			return b.Bytes
+		}
+	}
+	return 0
+}
+
+// cut fits text into max bytes: a notice with the read_tool_result id first, then the head,
+// a marker where bytes were left out, the tail, and a summary line last. Clients cut long
+// results again on their own (most keep the head and drop the rest, Codex keeps head and tail),
+// so the way to the full text is at both ends, never only in the middle.
 func cut(text string, max int, id string) string {
 	if len(text) <= max {
 		return text
 	}
-	marker := func(from, to int) string {
-		return fmt.Sprintf("\n[... %d bytes cut (bytes %d-%d of %d); read them with read_tool_result {\"id\":%q,\"offset\":%d} ...]\n",
-			to-from, from, to, len(text), id, from)
+	how := "the full text was not kept"
+	if id != "" {
+		how = fmt.Sprintf("the read_tool_result tool pages the rest: {\"id\":%q,\"offset\":OFFSET}", id)
 	}
-	room := max - len(marker(len(text), len(text))) - 16
+	notice := func(from, to int) string {
+		return fmt.Sprintf("[result cut to %d of %d bytes: bytes %d-%d are left out; %s]\n",
+			len(text)-(to-from), len(text), from, to, strings.Replace(how, "OFFSET", fmt.Sprint(from), 1))
+	}
+	gap := func(from, to int) string {
+		return fmt.Sprintf("\n[... %d bytes left out (bytes %d-%d) ...]\n", to-from, from, to)
+	}
+	summary := func(from, to int) string {
+		return fmt.Sprintf("\n[end of a cut result: bytes %d-%d of %d were left out; %s]", from, to, len(text),
+			strings.Replace(how, "OFFSET", fmt.Sprint(from), 1))
+	}
+	n := len(text)
+	room := max - len(notice(n, n)) - len(gap(n, n)) - len(summary(n, n)) - 8
 	if room < 0 {
 		room = 0
 	}
@@ -47,7 +98,7 @@ func cut(text string, max int, id string) string {
 	if tailStart < headEnd {
 		tailStart = headEnd
 	}
-	return text[:headEnd] + marker(headEnd, tailStart) + text[tailStart:]
+	return notice(headEnd, tailStart) + text[:headEnd] + gap(headEnd, tailStart) + text[tailStart:] + summary(headEnd, tailStart)
 }
 
 // lineBoundary moves i to a nearby line start (within 512 bytes), else to a rune boundary.

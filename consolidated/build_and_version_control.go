@@ -385,7 +385,7 @@ func diffResult(c *Call, what string, stats []git.FileStat, text []byte, truncat
 	if what != "" {
 		b.WriteString(what + "\n")
 	}
-	if len(stats) > 0 && len(text)+len(what) > budgetBytes(c.Env.BudgetTokens) {
+	if len(stats) > 0 && len(text)+len(what) > c.BudgetBytes() {
 		b.WriteString(git.RenderStat(stats, 200) + "\n\n")
 	}
 	b.Write(text)
@@ -795,7 +795,7 @@ func gitError(err error, param string) error {
 		return &ToolError{Cause: err, Code: CodeNotFound, Param: "paths", Message: msg, Next: "git_status lists changed and untracked files"}
 	case errors.Is(err, git.ErrLocalChanges):
 		return &ToolError{Cause: err, Code: CodeLocalChanges, Param: param, Message: "switching would overwrite uncommitted changes" + files(),
-			Next: "git_commit the changes first, or stash them (terminal_operations run_command \"git stash\"); nothing was changed"}
+			Next: "git_commit the changes first, or stash them (the terminal_operations tool's run_command \"git stash\"); nothing was changed"}
 	case errors.Is(err, git.ErrUnmerged):
 		return &ToolError{Cause: err, Code: CodeUnresolvedConflicts, Param: param, Message: "unresolved merge conflicts" + files(),
 			Next: "edit the conflicted files, git_stage them, then git_commit; git_status lists them"}

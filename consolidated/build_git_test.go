@@ -157,10 +157,10 @@ func TestBuildGitDiffHuge(t *testing.T) {
 	if len(text) > 4000*4 {
 		t.Errorf("the diff result is %d bytes, over the budget", len(text))
 	}
-	if !strings.HasPrefix(text, "staged changes (index against HEAD)\n1 file changed, +") {
-		t.Errorf("the cut diff does not start with its stat:\n%.300s", text)
+	if _, body, _ := strings.Cut(text, "\n"); !strings.HasPrefix(body, "staged changes (index against HEAD)\n1 file changed, +") {
+		t.Errorf("the cut diff does not start with its stat after the cut notice:\n%.300s", text)
 	}
-	m := regexp.MustCompile(`read_tool_result \{"id":"(r[0-9a-f]+)","offset":(\d+)\}`).FindStringSubmatch(text)
+	m := regexp.MustCompile(`the read_tool_result tool pages the rest: \{"id":"(r[0-9a-f]+)","offset":(\d+)\}`).FindStringSubmatch(text)
 	if m == nil {
 		t.Fatalf("no read_tool_result marker in:\n%.500s...%s", text, text[max(0, len(text)-500):])
 	}

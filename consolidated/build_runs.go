@@ -184,7 +184,7 @@ func (b *buildTool) resume(ctx context.Context, c *Call, kind runKind, id string
 	b.mu.Unlock()
 	if pr == nil {
 		return nil, &ToolError{Code: CodeNotFound, Param: "id", Message: fmt.Sprintf("no %s run %q is waiting in this conversation (a finished run is reported once)", kind, truncate(id, 40)),
-			Next: "call " + string(kind) + " without id to start a new run; terminal_operations get_history session_id=" + truncate(id, 40) + " reads a run's log"}
+			Next: "call " + string(kind) + " without id to start a new run; the terminal_operations tool's get_history session_id=" + truncate(id, 40) + " reads a run's log"}
 	}
 	if pr.kind != kind {
 		return nil, &ToolError{Code: CodeInvalidValue, Param: "id", Message: fmt.Sprintf("%s was started by %s", id, pr.kind), Next: "call " + string(pr.kind) + " id=" + id}
@@ -231,12 +231,12 @@ func finishRun(r terminal.RunResult, pr *pendingRun) *Result {
 	} else {
 		sb.WriteString(tasks.RenderDiagnostics(o, 200))
 	}
-	fmt.Fprintf(&sb, "\n%s; raw log: terminal_operations get_history session_id=%s", roundDur(ms(r.DurationMS)), r.ID)
+	fmt.Fprintf(&sb, "\n%s; raw log: the terminal_operations tool's get_history session_id=%s", roundDur(ms(r.DurationMS)), r.ID)
 	return &Result{Text: sb.String()}
 }
 
 func stillRunning(r terminal.RunResult, kind runKind) *Result {
-	return Text("still running after %s: call %s id=%s to wait for the result (live output: terminal_operations get_output session_id=%s; stop: close_session)",
+	return Text("still running after %s: call %s id=%s to wait for the result (live output: the terminal_operations tool's get_output session_id=%s; stop: its close_session)",
 		roundDur(ms(r.DurationMS)), kind, r.ID, r.ID)
 }
 
@@ -308,7 +308,7 @@ func planError(err error) error {
 	case errors.Is(err, tasks.ErrNoChecker):
 		return &ToolError{Cause: err, Code: CodeNoChecker, Param: "repo", Message: msg, Next: "run_task runs the project's own lint or build task (list_tasks)"}
 	case errors.Is(err, tasks.ErrNotInstalled):
-		return &ToolError{Cause: err, Code: CodeNotInstalled, Message: msg, Next: "install the project's dependencies (run_task, or terminal_operations run_command)"}
+		return &ToolError{Cause: err, Code: CodeNotInstalled, Message: msg, Next: "install the project's dependencies (run_task, or the terminal_operations tool's run_command)"}
 	case errors.Is(err, tasks.ErrBadArgument):
 		param := "paths"
 		if strings.Contains(msg, "filter") {

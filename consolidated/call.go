@@ -24,7 +24,23 @@ type Call struct {
 	// Request is the SDK request, for elicitation and progress; nil for in-process calls.
 	Request *mcp.CallToolRequest
 
-	namesOnly bool // the operation row's NamesOnly
+	namesOnly bool     // the operation row's NamesOnly
+	notes     []string // short notes appended to the result (ignored parameters)
+}
+
+// BudgetBytes is the largest text this call's result may carry: the configured budget, else
+// the default of the calling client (clientBudgets), else DefaultBudgetTokens. Handlers that
+// stop reading at the budget (read_file, query) use it, and the result is cut to it.
+func (c *Call) BudgetBytes() int {
+	if c.Env != nil && c.Env.BudgetTokens > 0 {
+		return budgetBytes(c.Env.BudgetTokens)
+	}
+	if c.Request != nil {
+		if b := clientBudget(c.Request.ClientInfo()); b > 0 {
+			return b
+		}
+	}
+	return budgetBytes(DefaultBudgetTokens)
 }
 
 // GuardRequest is the guard request for one path of this call: its conversation, tool and
@@ -34,10 +50,13 @@ func (c *Call) GuardRequest(class authz.Class, path string) authz.Request {
 	return authz.Request{Conversation: c.Conversation, Tool: c.Tool, Operation: c.Operation, Class: class, Path: path, NamesOnly: c.namesOnly}
 }
 
-// Result is what a handler returns: compact text for the model and, where useful, structured
-// content for programs.
+// Result is what a handler returns: compact text for the model and, where useful, the facts
+// in it as structured data for programs.
 type Result struct {
-	Text       string
+	// Text is the result as the model reads it: content, output, diff, the next step.
+	Text string
+	// Structured holds the result's facts (ids, exit codes, statuses) for in-process callers:
+	// the CLI's call command prints them. Clients never receive it (see Registry.toMCP).
 	Structured any
 	// Extra text blocks appended after the main text (reminders); never cut by the budget.
 	Extra []string

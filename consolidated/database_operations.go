@@ -113,13 +113,13 @@ func DatabaseTool(cfg DatabaseConfig) *Tool {
 	callTimeout := d.conns.MaxTimeout() + 15*time.Second
 	return &Tool{
 		Name:        "database_operations",
-		Description: "Read-only SQL on configured databases and SQLite files.",
+		Description: "Read-only SQL on configured databases and SQLite files: " + OperationsPlaceholder + ".",
 		Operations: []Operation{
 			Op("list_connections", "databases to query", RiskRead, d.listConnections).WithTimeout(dbDiscoveryTimeout + 5*time.Second),
-			Op("list_tables", "tables and views", RiskRead, d.listTables).WithTimeout(callTimeout),
+			Op("list_tables", "", RiskRead, d.listTables).WithTimeout(callTimeout),
 			Op("describe_table", "columns, keys, indexes, rows", RiskRead, d.describeTable).WithTimeout(callTimeout),
 			Op("query", "run one SELECT", RiskNetwork, d.query).WithTimeout(callTimeout),
-			Op("explain", "query plan", RiskRead, d.explain).WithTimeout(callTimeout),
+			Op("explain", "", RiskRead, d.explain).WithTimeout(callTimeout),
 		},
 		// The idle PostgreSQL connections.
 		Close: d.conns.Close,
@@ -377,7 +377,7 @@ func (d *dbTool) query(ctx context.Context, c *Call, a *dbQueryArgs) (*Result, e
 		return nil, err
 	}
 	defer db.Close()
-	budget := budgetBytes(c.Env.BudgetTokens) - 512
+	budget := c.BudgetBytes() - 512
 	res, err := db.Query(ctx, database.Query{SQL: a.SQL, Params: paramValues(a.Params), MaxRows: a.Limit, MaxBytes: budget})
 	if err != nil {
 		return nil, d.toolError(err, "sql", "")

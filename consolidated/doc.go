@@ -36,8 +36,10 @@
 // Paths go through the guard with [Call.GuardRequest] and refusals through [GuardError], naming
 // the parameter the path came from.
 //
-// A summary may be empty only in a tool whose Description holds [OperationsPlaceholder] (the
-// lead then names every enabled operation): the operation gets no line of its own.
+// The first sentence of a tool's description names its enabled operations (where the
+// Description puts [OperationsPlaceholder], else at the end of its first sentence): clients that
+// defer MCP tools show only a description's start. A summary may therefore be empty, for an
+// operation whose name says it all; it then gets no line of its own.
 //
 // Then: test it through the harness in harness_test.go (or a txtar scenario under
 // testdata/scenarios when the point is the text the model reads), and regenerate the goldens with

@@ -169,19 +169,19 @@ func FileTool(cfg FileConfig) *Tool {
 	return &Tool{
 		Resources:   f.resources(),
 		Name:        "file_operations",
-		Description: "Read, search and edit files. Outside the working directory, writes need a grant (user_collaboration). Edits fail if the file changed since you read it; each write returns its diff.",
+		Description: "Read, search and edit files: " + OperationsPlaceholder + ". Outside the working directory, writes need a grant (the user_collaboration tool). Edits fail if the file changed since you read it; each write returns its diff.",
 		Operations: []Operation{
 			Op("read_file", "lines or bytes of a file", RiskRead, f.readFile),
-			Op("list_dir", "directory entries", RiskRead, f.listDir).WithTimeout(fileSearchTimeout).WithNamesOnly(),
+			Op("list_dir", "", RiskRead, f.listDir).WithTimeout(fileSearchTimeout).WithNamesOnly(),
 			Op("file_search", "find files by glob", RiskRead, f.fileSearch).WithTimeout(fileSearchTimeout).WithNamesOnly(),
 			Op("grep_search", "search file contents", RiskRead, f.grepSearch).WithTimeout(fileSearchTimeout),
 			Op("create_file", "write a whole file", RiskWrite, f.createFile),
 			Op("replace_string", "replace unique text in a file", RiskWrite, f.replaceString),
 			Op("multi_replace_string", "several replacements, all or none", RiskWrite, f.multiReplace),
 			Op("insert_edit", "insert or replace lines", RiskWrite, f.insertEdit),
-			Op("rename_file", "move a file or directory", RiskWrite, f.renameFile),
+			Op("rename_file", "", RiskWrite, f.renameFile),
 			Op("delete_file", "delete (directories: recursive)", RiskWrite, f.deleteFile),
-			Op("create_directory", "make a directory and parents", RiskWrite, f.createDirectory),
+			Op("create_directory", "", RiskWrite, f.createDirectory),
 			Op("apply_patch", "unified diff or *** Begin Patch; all or none", RiskWrite, f.applyPatch),
 		},
 	}
@@ -203,7 +203,7 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 	defer t.Close()
 	// Stop reading at the result budget, so a long file ends in "continue with start_line"
 	// rather than being cut in the middle and spilled.
-	budget := budgetBytes(c.Env.BudgetTokens)
+	budget := c.BudgetBytes()
 	room := budget - min(512, budget/4)
 	switch a.Encoding {
 	case edit.EncodingUTF16LE, edit.EncodingUTF16BE, edit.EncodingLatin1, edit.EncodingWindows1252:

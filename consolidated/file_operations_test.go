@@ -358,8 +358,12 @@ func TestFileWriteOperations(t *testing.T) {
 
 		{name: "unknown operation", op: "write_file", args: map[string]any{"path": "x"}, wantErr: true,
 			want: []string{"error unknown_operation", "did you mean"}},
-		{name: "parameter of another operation", op: "read_file", args: map[string]any{"path": "notes.txt", "old_string": "x"}, wantErr: true,
-			want: []string{"error unexpected_parameter", "read_file does not take old_string"}},
+		{name: "parameter of another operation", op: "read_file", args: map[string]any{"path": "notes.txt", "old_string": "x"},
+			want: []string{"one\ntwo", "Note: read_file does not take old_string; ignored. Its parameters: path string (required)"}},
+		{name: "parameter of another operation, a required one missing", op: "read_file", args: map[string]any{"where": "notes.txt"}, wantErr: true,
+			want: []string{"error unexpected_parameter", "read_file does not take where, and requires path"}},
+		{name: "client-injected keys dropped silently", op: "read_file", args: map[string]any{"path": "notes.txt", "wait_for_previous": true, "_meta_hint": "x", "waitForPrevious": false},
+			want: []string{"one\ntwo"}, absent: []string{"Note:", "wait_for_previous", "_meta_hint"}},
 	})
 }
 

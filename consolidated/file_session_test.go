@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -201,12 +202,11 @@ func TestFileResultOverBudget(t *testing.T) {
 	if len(got) > 900 {
 		t.Errorf("list_dir result is %d bytes, over the 900-byte budget", len(got))
 	}
-	i := strings.Index(got, `read_tool_result {"id":"`)
-	if i < 0 {
-		t.Fatalf("list_dir over budget = %q, want a read_tool_result marker", got)
+	m := regexp.MustCompile(`^\[result cut .*the read_tool_result tool pages the rest: \{"id":"(r[0-9a-f]{12})"`).FindStringSubmatch(got)
+	if m == nil {
+		t.Fatalf("list_dir over budget = %q, want a read_tool_result notice first", got)
 	}
-	id := got[i+len(`read_tool_result {"id":"`):]
-	id = id[:strings.IndexByte(id, '"')]
+	id := m[1]
 	var all strings.Builder
 	for off := 0; ; {
 		page, isErr, _ := h.call("read_tool_result", map[string]any{"id": id, "offset": off})

@@ -3,6 +3,7 @@ package consolidated
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,7 +53,14 @@ type harness struct {
 	// answerWith plays the user when a tool asks (harnessOptions.elicit).
 	answerWith func(*mcp.ElicitParams) *mcp.ElicitResult
 	closed     sync.Once
+	// facts are the structured facts of each call's result by the call's key (factsKey in
+	// _meta), as the registry's observer saw them: clients never receive them.
+	facts map[string]any
+	calls int
 }
+
+// factsKey is the _meta key that ties a harness call to the facts its result reported.
+const factsKey = "toolhost.test/call"
 
 type harnessOptions struct {
 	// tools builds the tools to serve, on the harness's guard and store.
@@ -64,6 +72,8 @@ type harnessOptions struct {
 	wd string
 	// protocol is the client's protocol version; "" is the SDK default.
 	protocol string
+	// clientName is the clientInfo name the client sends; "" is "test".
+	clientName string
 	// elicit makes the client declare elicitation and answer with answerWith.
 	elicit bool
 	// guard, when set, adjusts the guard's configuration (outside reads that need a grant).
@@ -108,6 +118,17 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	tools := o.tools(h)
 	h.tool = tools[0].Name
 	h.reg = NewRegistry(h.env, tools, nil)
+	h.facts = map[string]any{}
+	h.reg.observe = func(c *Call, res *Result) {
+		if c.Request == nil || c.Request.Params == nil {
+			return
+		}
+		if key, ok := c.Request.Params.GetMeta()[factsKey].(string); ok {
+			h.mu.Lock()
+			h.facts[key] = res.Structured
+			h.mu.Unlock()
+		}
+	}
 	t.Cleanup(h.close)
 	s := mcp.NewServer(&mcp.Implementation{Name: "toolhost", Version: "test"}, &mcp.ServerOptions{
 		SubscribeHandler: h.reg.Subscribe, UnsubscribeHandler: h.reg.Unsubscribe,
@@ -138,7 +159,11 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	if o.protocol != "" {
 		h.sopts = &mcp.ClientSessionOptions{ProtocolVersion: o.protocol}
 	}
-	h.client = mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copts)
+	name := o.clientName
+	if name == "" {
+		name = "test"
+	}
+	h.client = mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, copts)
 	h.cs = h.connect("")
 	return h
 }
@@ -253,8 +278,9 @@ func (h *harness) close() {
 	})
 }
 
-// callParams runs one call and returns its text (every block), whether it is an error, and its
-// structured content decoded into a map.
+// callParams runs one call and returns its text (every block), whether it is an error, and the
+// structured facts the handler reported, decoded into a map. Those never reach the client: a
+// result with structuredContent fails the test.
 func (h *harness) callParams(p *mcp.CallToolParams) (string, bool, map[string]any) {
 	h.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -272,9 +298,20 @@ func (h *harness) callParams(p *mcp.CallToolParams) (string, bool, map[string]an
 			p = &mcp.CallToolParams{Name: p.Name, Arguments: rest, Meta: p.Meta}
 		}
 	}
+	h.mu.Lock()
+	h.calls++
+	key := fmt.Sprint(h.calls)
+	h.mu.Unlock()
+	if p.Meta == nil {
+		p.Meta = mcp.Meta{}
+	}
+	p.Meta[factsKey] = key
 	res, err := cs.CallTool(ctx, p)
 	if err != nil {
 		h.t.Fatalf("CallTool(%s, %v): %v", p.Name, p.Arguments, err)
+	}
+	if res.StructuredContent != nil {
+		h.t.Errorf("CallTool(%s, %v) has structuredContent %v, want none: clients that forward only it would lose the text", p.Name, p.Arguments, res.StructuredContent)
 	}
 	var b strings.Builder
 	for _, c := range res.Content {
@@ -282,9 +319,13 @@ func (h *harness) callParams(p *mcp.CallToolParams) (string, bool, map[string]an
 			b.WriteString(tc.Text)
 		}
 	}
+	h.mu.Lock()
+	facts := h.facts[key]
+	delete(h.facts, key)
+	h.mu.Unlock()
 	var st map[string]any
-	if res.StructuredContent != nil {
-		raw, _ := json.Marshal(res.StructuredContent)
+	if facts != nil {
+		raw, _ := json.Marshal(facts)
 		_ = json.Unmarshal(raw, &st)
 	}
 	return b.String(), res.IsError, st

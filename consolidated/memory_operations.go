@@ -73,12 +73,12 @@ func MemoryTool(cfg MemoryConfig) *Tool {
 	m := &memoryTool{svc: cfg.Service, guard: cfg.Guard, yield: cfg.ImportYield}
 	return &Tool{
 		Name:        "memory_operations",
-		Description: "Remember facts and find them later by meaning. A scope other than conversation is a topic shared across conversations.",
+		Description: "Remember facts and find them later by meaning: " + OperationsPlaceholder + ". A scope other than conversation is a topic shared across conversations.",
 		Operations: []Operation{
-			Op("store_memory", "remember content", RiskState, m.store).WithTimeout(time.Minute),
+			Op("store_memory", "", RiskState, m.store).WithTimeout(time.Minute),
 			Op("update_memory", "correct a memory by id; old version kept", RiskState, m.update).WithTimeout(time.Minute),
 			Op("search_memory", "find memories by meaning, or read one by id", RiskRead, m.search).WithTimeout(time.Minute),
-			Op("list_collections", "scopes with counts", RiskRead, m.collections),
+			Op("list_collections", "", RiskRead, m.collections),
 			Op("delete_memory", "delete by id or by tag", RiskState, m.delete),
 			Op("import_document", "chunk a text or Markdown file into memory", RiskState, m.importDocument).WithTimeout(cfg.ImportYield + time.Minute),
 		},

@@ -23,7 +23,7 @@ func ReadToolResultTool() *Tool {
 				if c.Env.Spill == nil {
 					return nil, Errorf(CodeUnavailable, "no spilled results are kept by this server")
 				}
-				max := int64(budgetBytes(c.Env.BudgetTokens)) - 200
+				max := int64(c.BudgetBytes()) - 200
 				length := a.Length
 				if length <= 0 || length > max {
 					length = max

@@ -33,7 +33,8 @@ type Env struct {
 	DefaultConversation string
 	// Profile names the active profile in "disabled" errors.
 	Profile string
-	// BudgetTokens caps a result's text; larger text is cut and spilled.
+	// BudgetTokens caps a result's text; larger text is cut and spilled. Zero means the
+	// calling client's default (see Call.BudgetBytes).
 	BudgetTokens int
 	Spill        *Spill
 	Logger       *slog.Logger
@@ -50,6 +51,9 @@ type Registry struct {
 	env     *Env
 	tools   []*Tool                // every declared tool, in Order
 	enabled map[string][]Operation // advertised tools -> enabled operations
+	// observe, when set, sees each successful result before it is shaped for the client; the
+	// package's tests read the structured facts there, since clients never receive them.
+	observe func(c *Call, res *Result)
 	// roots routes sessions to the workspace of their client's root (UseRoots).
 	roots *sessionRoots
 
@@ -304,11 +308,25 @@ func (r *Registry) declared(name string) *Tool {
 // shaping and logging. It never returns a protocol error: everything the model can act on is an
 // isError result.
 func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMessage, req *mcp.CallToolRequest) *mcp.CallToolResult {
+	out, _ := r.DispatchFacts(ctx, toolName, raw, req)
+	return out
+}
+
+// DispatchFacts is Dispatch that also returns the structured facts the handler reported
+// (Result.Structured: ids, exit codes, statuses), which clients never receive. The CLI's call
+// command prints them for scripts; facts is nil for an error or a handler that reports none.
+func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.RawMessage, req *mcp.CallToolRequest) (out *mcp.CallToolResult, facts any) {
 	start := time.Now()
 	c := &Call{Tool: toolName, ExecutionID: newExecutionID(), Env: r.env, Request: req}
 	c.Logger = r.env.logger().With("exec", c.ExecutionID, "tool", toolName)
 	res, err := r.run(ctx, c, raw)
-	out := r.toMCP(ctx, c, res, err)
+	out = r.toMCP(ctx, c, res, err)
+	if err == nil && res != nil {
+		facts = res.Structured
+		if r.observe != nil {
+			r.observe(c, res)
+		}
+	}
 	outcome := "ok"
 	var cause error
 	switch {
@@ -328,7 +346,7 @@ func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMe
 		attrs = append(attrs, "cause", cause.Error())
 	}
 	c.Logger.Info("call", attrs...)
-	return out
+	return out, facts
 }
 
 func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Result, error) {
@@ -391,9 +409,12 @@ func (r *Registry) run(ctx context.Context, c *Call, raw json.RawMessage) (*Resu
 	} else if err != nil {
 		return nil, &ToolError{Code: CodeUnavailable, Message: "this session has no conversation yet; try again in a moment", Cause: err}
 	}
-	args, err := decodeArgs(op, m)
+	args, ignored, err := decodeArgs(op, m)
 	if err != nil {
 		return nil, err
+	}
+	if len(ignored) > 0 {
+		c.notes = append(c.notes, ignoredNote(op, ignored))
 	}
 	return r.invoke(ctx, c, op, args)
 }
@@ -435,6 +456,13 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 }
 
 // toMCP shapes a handler's outcome into the result the client receives.
+//
+// The result carries no structuredContent, whatever the handler put in Result.Structured.
+// Clients disagree on what reaches the model: Claude Code and Codex forward only
+// structuredContent when a result has one, Qwen Code forwards it next to the text. The text is
+// the result (content, output, diff, hits, the next step, reminders), so a client of either
+// kind passes it on once, whole. toolhost declares no outputSchema, which would oblige it to
+// send structuredContent.
 func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *mcp.CallToolResult {
 	if err != nil {
 		var te *ToolError
@@ -445,7 +473,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 			c.Logger.Error("handler error", "op", c.Operation, "err", err)
 			te = &ToolError{Code: CodeInternal, Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, c.Operation, c.ExecutionID)}
 		}
-		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: te.Error()}}}
+		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: withNotes(te.Error(), c.notes)}}}
 	}
 	if res == nil {
 		res = &Result{Text: "ok"}
@@ -459,9 +487,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		}
 	}
 	text := res.Text
-	max := budgetBytes(r.env.BudgetTokens)
-	structured := res.Structured
-	if len(text) > max && !res.NoSpill {
+	if max := c.BudgetBytes(); len(text) > max && !res.NoSpill {
 		id := ""
 		if r.env.Spill != nil {
 			var serr error
@@ -471,19 +497,22 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 			}
 		}
 		text = cut(text, max, id)
-		structured = nil // the text is the bounded view; do not send the full payload twice
 	}
-	if structured != nil {
-		if b, err := json.Marshal(structured); err != nil || len(b) > max {
-			structured = nil
-		}
-	}
-	content := []mcp.Content{&mcp.TextContent{Text: text}}
+	content := []mcp.Content{&mcp.TextContent{Text: withNotes(text, c.notes)}}
 	content = append(content, res.Content...)
 	for _, x := range res.Extra {
 		content = append(content, &mcp.TextContent{Text: x})
 	}
-	return &mcp.CallToolResult{Content: content, StructuredContent: structured, IsError: res.IsError}
+	return &mcp.CallToolResult{Content: content, IsError: res.IsError}
+}
+
+// withNotes ends a result's main text with the call's notes, after a blank line: in the text
+// itself rather than a block of their own, since some clients join blocks without a break.
+func withNotes(text string, notes []string) string {
+	if len(notes) == 0 {
+		return text
+	}
+	return text + "\n\n" + strings.Join(notes, "\n")
 }
 
 func opNames(ops []Operation) []string {

@@ -132,7 +132,7 @@ func TestRegistryToolParts(t *testing.T) {
 		t.Errorf("result blocks = %q, want %q (hooks of advertised tools, in order)", blocks, want)
 	}
 	// A failed call runs no hook.
-	if res := reg.Dispatch(ctx, "think", []byte(`{"x":1}`), nil); !res.IsError || len(res.Content) != 1 {
+	if res := reg.Dispatch(ctx, "think", []byte(`[1]`), nil); !res.IsError || len(res.Content) != 1 {
 		t.Errorf("failed call = %+v, want one error block", res.Content)
 	}
 	err = reg.Close()

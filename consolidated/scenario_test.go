@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,12 +25,15 @@ import (
 //	                                          to change a file behind the model's back)
 //	-- call file_operations read_file --      a call: tool and operation (none for a single-
 //	{"path": "path/in/workdir.go"}            purpose tool), the arguments as JSON; $WD is the
-//	                                          working directory
+//	                                          working directory, $RESULT the id of the last
+//	                                          result that was cut
 //	-- want --                                the text the model reads ("want error" when the
 //	...                                       result is an error)
 //
-// Results are compared with the working directory replaced by $WD, and with durations, pids and
-// cursors replaced when terminal_operations is served. TOOLHOST_GOLDEN=update writes the want
+// Results are compared with the working directory replaced by $WD, cut results' ids by $RESULT,
+// and with durations, pids and cursors replaced when terminal_operations is served. The text
+// is all a client receives (no structuredContent; the harness fails a call that has one), so a
+// want section is what reaches the model through every client. TOOLHOST_GOLDEN=update writes the want
 // sections, adding those that are missing.
 func TestScenarios(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join("testdata", "scenarios", "*.txtar"))
@@ -86,9 +90,16 @@ func runScenario(t *testing.T, path string) {
 		}
 		return tools
 	}})
-	normalize := func(s string) string { return strings.ReplaceAll(s, h.wd, "$WD") }
+	wdOnly := func(s string) string { return strings.ReplaceAll(s, h.wd, "$WD") }
 	if terminal {
-		normalize = h.normalize
+		wdOnly = h.normalize
+	}
+	lastID := ""
+	normalize := func(s string) string {
+		if id := spillIDText.FindString(s); id != "" {
+			lastID = id
+		}
+		return spillIDText.ReplaceAllString(wdOnly(s), "$$RESULT")
 	}
 	// got is the archive as this run sees it: the same files and calls, each call followed by
 	// the text it produced. golden compares, rewrites or refuses it like any golden.
@@ -104,7 +115,7 @@ func runScenario(t *testing.T, path string) {
 			got.Sections = append(got.Sections, s)
 			continue
 		}
-		text, isErr := scenarioCall(t, h, path, spec, s.Data)
+		text, isErr := scenarioCall(t, h, path, spec, strings.ReplaceAll(s.Data, "$RESULT", lastID))
 		if golden.ParseArchive("x\n"+text).Comment != "x\n"+text {
 			t.Fatalf("%s: the result of %q has a line that reads as a section marker:\n%s", path, s.Name, text)
 		}
@@ -119,6 +130,9 @@ func runScenario(t *testing.T, path string) {
 	}
 	golden.CheckString(t, path, got.Format())
 }
+
+// spillIDText finds the id of a cut result in a result's text.
+var spillIDText = regexp.MustCompile(`\br[0-9a-f]{12}\b`)
 
 // scenarioCall runs "TOOL [OPERATION]" with the JSON arguments in body.
 func scenarioCall(t *testing.T, h *harness, path, spec, body string) (string, bool) {

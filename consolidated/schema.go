@@ -180,18 +180,27 @@ func (t *Tool) inputSchema(enabled []Operation) json.RawMessage {
 }
 
 // OperationsPlaceholder in a tool's Description is replaced by the names of its enabled
-// operations, for a lead sentence that lists them (clients that show only the start of a
-// description still see what the tool does). A tool whose lead lists its operations may leave
-// the summary of a self-explaining operation empty: it then gets no line of its own.
+// operations. Without it, they end the first sentence ("Plan work: read, write.").
 const OperationsPlaceholder = "{operations}"
 
-// description is the lead sentence followed by one line per enabled operation that has a summary.
+// description is the lead, whose first sentence names the enabled operations (clients that
+// defer MCP tools show only a description's start: Qwen Code about 150 characters), followed
+// by one line per enabled operation that has a summary.
 func (t *Tool) description(enabled []Operation) string {
 	if t.Single {
 		return t.Description
 	}
+	names := strings.Join(opNames(enabled), ", ")
+	lead := t.Description
+	if strings.Contains(lead, OperationsPlaceholder) {
+		lead = strings.ReplaceAll(lead, OperationsPlaceholder, names)
+	} else if i := strings.Index(lead+" ", ". "); i >= 0 {
+		lead = lead[:i] + ": " + names + lead[i:]
+	} else {
+		lead = strings.TrimSuffix(lead, ".") + ": " + names + "."
+	}
 	var b strings.Builder
-	b.WriteString(strings.ReplaceAll(t.Description, OperationsPlaceholder, strings.Join(opNames(enabled), ", ")))
+	b.WriteString(lead)
 	for _, op := range enabled {
 		if op.Summary != "" {
 			fmt.Fprintf(&b, "\n- %s: %s", op.Name, op.Summary)

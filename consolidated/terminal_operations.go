@@ -126,7 +126,7 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 	}
 	return &Tool{
 		Name:        terminalToolName,
-		Description: "Shell commands and PTY sessions, in a sandbox and under the user's command rules.",
+		Description: "Shell commands and PTY sessions: " + OperationsPlaceholder + ". They run in a sandbox, under the user's command rules.",
 		Operations: []Operation{
 			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting),
 			Op("create_session", "start or reuse PTY shell", RiskExecute, t.create).WithTimeout(closing + 10*time.Second),
@@ -134,8 +134,8 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 			Op("get_output", "new output, optionally waiting", RiskRead, t.output).WithTimeout(waiting),
 			Op("get_screen", "rendered visible screen", RiskRead, t.screen),
 			Op("get_history", "page retained output", RiskRead, t.history),
-			Op("resize_session", "set PTY size", RiskExecute, t.resize),
-			Op("list_sessions", "sessions and commands", RiskRead, t.list),
+			Op("resize_session", "", RiskExecute, t.resize),
+			Op("list_sessions", "", RiskRead, t.list),
 			Op("close_session", "end it and its processes", RiskExecute, t.close).WithTimeout(closing),
 		},
 		Resources:     res.resources(),
@@ -473,9 +473,18 @@ func (t *terminalTool) skipToTail(ctx context.Context, conv string, out terminal
 	return out
 }
 
+// impliedWaitMS is the wait of a wait_for given without wait_ms: long enough for a build or a
+// server start, well inside the minute after which clients abandon a call.
+const impliedWaitMS = 30_000
+
 // query builds the engine's output query, with a progress callback when the client asked for
 // progress. stop flushes nothing; it only ends the throttle's bookkeeping.
 func (t *terminalTool) query(ctx context.Context, c *Call, cursor *int64, waitMS int, waitFor string, maxBytes int) (terminal.OutputQuery, func()) {
+	if waitFor != "" && waitMS <= 0 {
+		// A pattern to wait for without a wait time means "wait until it appears"; a zero wait
+		// would return at once, before the pattern could match.
+		waitMS = impliedWaitMS
+	}
 	q := terminal.OutputQuery{Cursor: cursor, WaitMS: max(waitMS, 0), WaitFor: waitFor, MaxBytes: maxBytes}
 	if waitMS <= 0 {
 		return q, func() {}

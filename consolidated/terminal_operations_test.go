@@ -426,7 +426,7 @@ func TestTerminalArgumentErrors(t *testing.T) {
 		{"bad name", "create_session", map[string]any{"session_id": "a b"}, "parameter: session_id"},
 		{"input to a job", "send_input", map[string]any{"session_id": "cmd1", "text": "x"}, "parameter: session_id"},
 		{"screen of a job", "get_screen", map[string]any{"session_id": "cmd1"}, "parameter: session_id"},
-		{"wrong param", "get_screen", map[string]any{"session_id": "e", "command": "ls"}, "unexpected_parameter"},
+		{"wrong param, the required one missing", "get_screen", map[string]any{"sid": "e", "command": "ls"}, "unexpected_parameter"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -103,7 +103,7 @@ func (t *terminalTool) sandboxNote(ctx context.Context, conv, mode, cwd, output 
 func writeRequest(dir string) string {
 	b, _ := json.Marshal(map[string]any{"operation": "request_authorization", "path": dir,
 		"access": authz.TerminalTool + ":write", "recursive": true, "reason": "<why>"})
-	return "user_collaboration " + string(b)
+	return "the user_collaboration tool with " + string(b)
 }
 
 // refusalError turns a command rule's refusal into a result the model can act on.
@@ -129,7 +129,7 @@ func refusalError(r *cmdrules.Refusal) *ToolError {
 	}
 	return &ToolError{Code: CodeNeedsApproval, Param: "command",
 		Message: fmt.Sprintf("%s needs the user's approval (%s); authorization request %s is pending", what, v.Reason, r.RequestID),
-		Next:    fmt.Sprintf("ask the user to approve it in their terminal: toolhost approve %s (or POST /api/approvals/%s on serve); then call user_collaboration {\"operation\":\"check_request\",\"request_id\":%q} and send exactly the same command again", r.RequestID, r.RequestID, r.RequestID)}
+		Next:    fmt.Sprintf("ask the user to approve it in their terminal: toolhost approve %s (or POST /api/approvals/%s on serve); then call the user_collaboration tool with {\"operation\":\"check_request\",\"request_id\":%q} and send exactly the same command again", r.RequestID, r.RequestID, r.RequestID)}
 }
 
 // guardTerminalError maps the refusals of the terminal's guard (rules, sandbox), or returns nil.

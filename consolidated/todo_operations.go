@@ -15,12 +15,14 @@ import (
 )
 
 // todoItem is a todo as the schema shows it: terse descriptions to keep tools/list small. Decoding
-// goes through todo.Todo's lenient decoder (camelCase, aliases, string ids).
+// goes through todo.Todo's lenient decoder (camelCase, aliases, string ids). status has no enum:
+// Gemini CLI and Qwen Code check arguments against the schema before sending, and would refuse
+// the synonyms the decoder accepts (pending, in_progress, done).
 type todoItem struct {
 	ID            int     `json:"id,omitempty" jsonschema:"add: optional."`
 	Title         string  `json:"title"`
 	Description   string  `json:"description,omitempty"`
-	Status        string  `json:"status,omitempty" enum:"not-started,in-progress,completed,blocked"`
+	Status        string  `json:"status,omitempty" jsonschema:"not-started, in-progress, completed or blocked"`
 	Priority      string  `json:"priority,omitempty" enum:"low,medium,high,critical"`
 	Dependencies  []int   `json:"dependencies,omitempty" jsonschema:"Ids it waits for."`
 	Progress      float64 `json:"progress,omitempty" jsonschema:"0.0-1.0"`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"reflect"
-	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -49,8 +48,9 @@ var Order = []string{
 // the tool is advertised, and a profile that disables the tool drops them with it.
 type Tool struct {
 	Name string
-	// Description is the lead sentence; the operation list is appended from the table, and
-	// OperationsPlaceholder in it stands for the enabled operations' names.
+	// Description is the lead; the enabled operations' names go where OperationsPlaceholder
+	// stands, else at the end of its first sentence, and a line per operation with a summary
+	// follows.
 	Description string
 	// Single marks a tool with exactly one purpose: its schema has no operation field.
 	Single     bool
@@ -176,10 +176,8 @@ func (t *Tool) validate() {
 	if t.Single && len(t.Operations) != 1 {
 		panic(fmt.Sprintf("consolidated: single-purpose tool %s must have exactly one operation", t.Name))
 	}
-	for _, op := range t.Operations {
-		if op.Summary == "" && !strings.Contains(t.Description, OperationsPlaceholder) {
-			panic(fmt.Sprintf("consolidated: operation %s.%s has no summary and the description does not list the operations", t.Name, op.Name))
-		}
+	if t.Single && t.Operations[0].Summary == "" {
+		panic(fmt.Sprintf("consolidated: single-purpose tool %s has no summary", t.Name))
 	}
 	for _, r := range t.Resources {
 		if (r.Resource == nil) == (r.Template == nil) || r.Read == nil {

@@ -58,7 +58,7 @@ func UserCollaborationTool(cfg CollaborationConfig) *Tool {
 	u := &collaboration{cfg: cfg, key: key}
 	return &Tool{
 		Name:        "user_collaboration",
-		Description: "Ask the user a question or for authorization (paths outside the working directory, protected paths).",
+		Description: "Ask the user: " + OperationsPlaceholder + ". Questions, and authorization for paths outside the working directory or protected ones.",
 		Operations: []Operation{
 			Op("ask", "question to the user", RiskState, u.ask).WithTimeout(10 * time.Minute),
 			Op("request_authorization", "ask the user to grant access", RiskState, u.requestAuthorization).WithTimeout(10 * time.Minute),
@@ -184,7 +184,7 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 		_, grant, err := g.Approve(ctx, id, time.Duration(minutes)*time.Minute, once, elicitedBy(ctx, c))
 		if errors.Is(err, authz.ErrNotPending) {
 			return nil, &ToolError{Code: CodeNotPending, Param: "request_id", Message: fmt.Sprintf("request %s was already decided or has expired", id),
-				Next: fmt.Sprintf("user_collaboration {\"operation\":\"check_request\",\"request_id\":%q} shows its outcome", id)}
+				Next: fmt.Sprintf("the user_collaboration tool with {\"operation\":\"check_request\",\"request_id\":%q} shows its outcome", id)}
 		}
 		if err != nil {
 			return nil, GuardError(err, "path")
@@ -289,7 +289,7 @@ func grantedResult(requestID string, g authz.Grant) *Result {
 func pendingResult(ap authz.Approval) *Result {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Authorization request %s is pending: %s on %s.\nAsk the user to approve it in a terminal:\n  toolhost approve %s\n(or deny: toolhost deny %s; an HTTP server also takes POST /api/approvals/%s)", ap.ID, ap.Access, ap.Target(), ap.ID, ap.ID, ap.ID)
-	fmt.Fprintf(&b, "\nThen call user_collaboration check_request with request_id %q; it waits a few seconds for the decision.", ap.ID)
+	fmt.Fprintf(&b, "\nThen call the user_collaboration tool's check_request with request_id %q; it waits a few seconds for the decision.", ap.ID)
 	return &Result{Text: b.String(), Structured: map[string]any{"request_id": ap.ID, "status": "pending", "access": ap.Access, "path": ap.Path, "host": ap.Host}}
 }
 

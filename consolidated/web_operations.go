@@ -117,23 +117,23 @@ func WebTool(cfg WebConfig) *Tool {
 		Op("http_request", "status, headers, body", RiskNetwork, w.request).WithTimeout(request),
 		Op("fetch_page", "main content as Markdown", RiskNetwork, w.fetchPage).WithTimeout(request),
 		Op("download", "URL to a file", RiskWrite, w.download).WithTimeout(request),
-		Op("browser_open", "start browser", RiskNetwork, w.browserOpen).WithTimeout(nav + 30*time.Second),
-		Op("browser_navigate", "load url", RiskNetwork, w.browserNavigate).WithTimeout(nav),
+		Op("browser_open", "", RiskNetwork, w.browserOpen).WithTimeout(nav + 30*time.Second),
+		Op("browser_navigate", "", RiskNetwork, w.browserNavigate).WithTimeout(nav),
 		Op("browser_snapshot", "page as a tree with refs", RiskNetwork, w.browserSnapshot).WithTimeout(nav),
-		Op("browser_click", "click ref", RiskNetwork, w.browserClick).WithTimeout(nav),
+		Op("browser_click", "", RiskNetwork, w.browserClick).WithTimeout(nav),
 		Op("browser_type", "type into ref", RiskNetwork, w.browserType).WithTimeout(nav),
-		Op("browser_select", "choose option", RiskNetwork, w.browserSelect).WithTimeout(nav),
-		Op("browser_scroll", "scroll", RiskNetwork, w.browserScroll).WithTimeout(nav),
+		Op("browser_select", "", RiskNetwork, w.browserSelect).WithTimeout(nav),
+		Op("browser_scroll", "", RiskNetwork, w.browserScroll).WithTimeout(nav),
 		Op("browser_wait", "wait for selector or text", RiskNetwork, w.browserWait).WithTimeout(nav + 5*time.Minute),
 		Op("browser_screenshot", "JPEG of the page", RiskNetwork, w.browserScreenshot).WithTimeout(nav),
-		Op("browser_close", "close browser", RiskNetwork, w.browserClose).WithTimeout(nav),
+		Op("browser_close", "", RiskNetwork, w.browserClose).WithTimeout(nav),
 	}
 	if cfg.SearchURL != "" {
 		ops = append(ops, Op("web_search", "search the web", RiskNetwork, w.search).WithTimeout(request))
 	}
 	return &Tool{
 		Name:        webToolName,
-		Description: "HTTP, readable pages, downloads, headless browser. Loopback, private and metadata hosts need the user's grant.",
+		Description: "HTTP, readable pages, downloads, headless browser: " + OperationsPlaceholder + ". Loopback, private and metadata hosts need the user's grant.",
 		Operations:  ops,
 		Close: func() error {
 			if cfg.Browsers != nil {

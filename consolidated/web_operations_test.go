@@ -145,7 +145,9 @@ func TestWebOperations(t *testing.T) {
 		{name: "bad base64", args: map[string]any{"operation": "http_request", "url": base + "/api", "body": "%%%", "base64": true},
 			wantErr: true, want: []string{"error invalid_value", "parameter: body"}},
 		{name: "unknown parameter", args: map[string]any{"operation": "http_request", "url": base, "ref": "e1"},
-			wantErr: true, want: []string{"error unexpected_parameter"}},
+			want: []string{"HTTP 404", "Note: http_request does not take ref; ignored."}},
+		{name: "unknown parameter, url missing", args: map[string]any{"operation": "http_request", "href": base},
+			wantErr: true, want: []string{"error unexpected_parameter", "does not take href, and requires url"}},
 		{name: "browser without chromium", args: map[string]any{"operation": "browser_open"}, wantErr: true,
 			want: []string{"error unavailable", "apt-get install chromium"}},
 	} {

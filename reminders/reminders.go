@@ -391,8 +391,8 @@ func window(d time.Duration) string {
 }
 
 const (
-	emptyLine = "The todo list is empty. For a task with several steps, plan it with todo_operations before starting, then mark each todo in-progress before starting it and completed right after finishing it."
-	rulesLine = "Rules: mark a todo in-progress before starting it and completed right after finishing it, one in-progress at a time; record progress with todo_operations, not in prose."
+	emptyLine = "The todo list is empty. For a task with several steps, plan it with the todo_operations tool before starting, then mark each todo in-progress before starting it and completed right after finishing it."
+	rulesLine = "Rules: mark a todo in-progress before starting it and completed right after finishing it, one in-progress at a time; record progress with the todo_operations tool, not in prose."
 )
 
 func todoLines(l todo.List, sh shape) []string {
@@ -409,7 +409,7 @@ func todoLines(l todo.List, sh shape) []string {
 	s := l.Stats()
 	if s.Completed == s.Total {
 		return []string{
-			fmt.Sprintf("Todos: all %d completed. Add new todos with todo_operations before starting further work.", s.Total),
+			fmt.Sprintf("Todos: all %d completed. Add new todos with the todo_operations tool before starting further work.", s.Total),
 			rulesLine,
 		}
 	}
@@ -454,7 +454,7 @@ func todoLines(l todo.List, sh shape) []string {
 		line := "Next: " + strings.Join(parts, "; ")
 		if hidden := len(next) - len(shown); hidden > 0 {
 			if len(shown) == 0 {
-				line = fmt.Sprintf("Next: %d not-started (see todo_operations read)", hidden)
+				line = fmt.Sprintf("Next: %d not-started (see the todo_operations tool's read)", hidden)
 			} else {
 				line += fmt.Sprintf(" (+%d more)", hidden)
 			}

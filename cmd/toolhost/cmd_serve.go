@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -110,6 +111,7 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		NoAuth:         hc.NoAuth,
 		Stateless:      hc.Stateless,
 		SessionTimeout: hc.SessionTimeout.Duration,
+		SessionDir:     filepath.Join(a.StateDir, "http-sessions"),
 		AllowedHosts:   listen.AllowedHosts,
 		Logger:         a.Logger,
 		OperatorToken:  operatorToken,

@@ -83,7 +83,10 @@ func callTool(inv *invocation) error {
 	if !ok {
 		return fmt.Errorf("no tool %q (tools: %s)", name, strings.Join(a.Registry.Names(), ", "))
 	}
-	res := a.Registry.Dispatch(inv.ctx, tool, raw, nil)
+	// The result as a client receives it, plus the facts the handler reported (ids, exit codes,
+	// statuses) as structuredContent, which clients never receive but scripts parse.
+	res, facts := a.Registry.DispatchFacts(inv.ctx, tool, raw, nil)
+	res.StructuredContent = facts
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return err

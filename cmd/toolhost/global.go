@@ -24,15 +24,15 @@ type globalFlags struct {
 // define declares the global flags on fs. Each definition's default is the value parsed so far,
 // so that a second flag set (the command's) keeps what the first one read.
 func (g *globalFlags) define(fs *flag.FlagSet) {
-	fs.StringVar(&g.config, "config", g.config, "read the TOML config from `FILE` (default $XDG_CONFIG_HOME/toolhost/config.toml)")
+	fs.StringVar(&g.config, "config", g.config, "read the TOML config from `FILE` (default $XDG_CONFIG_HOME/toolhost/config.toml, as your shell sets it)")
 	fs.StringVar(&g.workdir, "workdir", g.workdir, "let the guard allow the working directory `DIR` (default: the current directory)")
-	fs.StringVar(&g.stateDir, "state-dir", g.stateDir, "keep state in `DIR` (default $XDG_STATE_HOME/toolhost)")
+	fs.StringVar(&g.stateDir, "state-dir", g.stateDir, "keep state in `DIR` (default $XDG_STATE_HOME/toolhost, as your shell sets it)")
 	fs.StringVar(&g.profile, "profile", g.profile, "use profile `NAME`: full, read-only, small, or one from the config")
 	fs.BoolVar(&g.readOnly, "read-only", g.readOnly, "enable only operations that read")
 	fs.StringVar(&g.tools, "tools", g.tools, "comma-separated `LIST` of tools (or tool.operation) to enable; others are off")
 	fs.StringVar(&g.disable, "disable", g.disable, "comma-separated `LIST` of tools (or tool.operation) to disable")
 	fs.StringVar(&g.conversation, "conversation", g.conversation, "pin every session to conversation `ID` (default: each session leases its own; toolhost call uses the working directory's first)")
-	fs.IntVar(&g.budget, "budget-tokens", g.budget, "cap one result at about `N` tokens (default 25000)")
+	fs.IntVar(&g.budget, "budget-tokens", g.budget, "cap one result at about `N` tokens (default: the client's own, else 25000)")
 	fs.StringVar(&g.logFile, "log-file", g.logFile, "log to `FILE` instead of stderr")
 	fs.StringVar(&g.logLevel, "log-level", g.logLevel, "log at `LEVEL`: debug, info, warn or error (default info)")
 	fs.StringVar(&g.sandbox, "sandbox", g.sandbox, "confine terminal commands in sandbox `MODE`: workspace-write (default), read-only or off")

@@ -135,6 +135,11 @@ func run(args []string, stdout, stderr io.Writer) error {
 		// A toolhost terminal runs commands a model typed; a grant must come from the user.
 		return fmt.Errorf("refusing to %s from inside a toolhost terminal session: run it in your own terminal", cmd.name)
 	}
+	if fromUserShell() {
+		// Clients that start toolhost with a stripped environment find the user's config and
+		// state through this note; failing to write it only loses that convenience.
+		_ = config.RememberXDGDirs()
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	inv := &invocation{ctx: ctx, args: rest, stdout: stdout, stderr: stderr, global: g}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -192,13 +193,17 @@ func approvalFromTerminal(t *testing.T, mode string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	raw, _ := json.Marshal(res.StructuredContent)
-	var st struct {
-		RequestID string `json:"request_id"`
+	// The model reads the request id in the text (clients receive no structuredContent).
+	var st struct{ RequestID string }
+	if len(res.Content) > 0 {
+		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
+			if m := regexp.MustCompile(`Authorization request (\S+) is pending`).FindStringSubmatch(tc.Text); m != nil {
+				st.RequestID = m[1]
+			}
+		}
 	}
-	json.Unmarshal(raw, &st)
 	if st.RequestID == "" {
-		t.Fatalf("no request id: %s", raw)
+		t.Fatalf("no request id: %+v", res.Content)
 	}
 	host := strings.TrimPrefix(strings.TrimSuffix(url, "/mcp"), "http://")
 	hostName, port, _ := strings.Cut(host, ":")

@@ -264,7 +264,7 @@ func (a *App) Server() *mcp.Server {
 	return server.New(server.Options{
 		Name:         Name,
 		Version:      Version,
-		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with read_tool_result.",
+		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with the read_tool_result tool.",
 		Registry:     a.Registry,
 		Logger:       a.Logger,
 		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},

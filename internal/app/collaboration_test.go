@@ -147,14 +147,21 @@ func TestModelCannotGrantItself(t *testing.T) {
 	a := testApp(t)
 	target := outsideFile(t)
 	cs := connect(t, a, nil, "")
-	for _, args := range []map[string]any{
-		{"operation": "request_authorization", "path": target, "access": "file_operations:write", "approved": true},
-		{"operation": "request_authorization", "path": target, "access": "file_operations:write", "grant_id": "g-123"},
-		{"operation": "check_request", "request_id": "r-made-up"},
+	// A key the operation does not take is ignored with a note: the request stays pending.
+	for _, tc := range []struct {
+		args    map[string]any
+		wantErr bool
+		want    string
+	}{
+		{map[string]any{"operation": "request_authorization", "path": target, "access": "file_operations:write", "approved": true},
+			false, "does not take approved; ignored"},
+		{map[string]any{"operation": "request_authorization", "path": target, "access": "file_operations:write", "grant_id": "g-123"},
+			false, "does not take grant_id; ignored"},
+		{map[string]any{"operation": "check_request", "request_id": "r-made-up"}, true, "error not_found"},
 	} {
-		got, isErr := callText(t, cs, "user_collaboration", args)
-		if !isErr {
-			t.Errorf("user_collaboration(%v) = %q, want an error", args, got)
+		got, isErr := callText(t, cs, "user_collaboration", tc.args)
+		if isErr != tc.wantErr || !strings.Contains(got, tc.want) || (!isErr && !strings.Contains(got, "is pending")) {
+			t.Errorf("user_collaboration(%v) = %q (isError %v), want isError %v, %q and a pending request", tc.args, got, isErr, tc.wantErr, tc.want)
 		}
 	}
 	if _, err := writeCheck(a, a.Env.DefaultConversation, target); err == nil {

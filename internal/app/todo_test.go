@@ -161,3 +161,26 @@ func TestConversationPinned(t *testing.T) {
 		})
 	}
 }
+
+// TestTodoStatusSynonyms: the statuses of other agents' plan tools (Claude Code's and OpenAI's
+// pending/in_progress/completed, and todo/doing/done) are accepted through the real tool.
+func TestTodoStatusSynonyms(t *testing.T) {
+	a := testApp(t)
+	cs := connect(t, a, nil, "")
+	got, isErr := contents(t, cs, "todo_operations", map[string]any{"operation": "write", "todos": []map[string]any{
+		{"id": 1, "content": "Read the code", "status": "in_progress"},
+		{"id": 2, "content": "Write the fix", "status": "pending"},
+		{"id": 3, "content": "Plan", "status": "done"},
+	}})
+	if isErr || !strings.Contains(got[0], "1/3 completed") || !strings.Contains(got[0], "1 in-progress") {
+		t.Fatalf("write with pending/in_progress/done = %q (isError %v), want 1/3 completed, 1 in-progress", got, isErr)
+	}
+	got, isErr = contents(t, cs, "todo_operations", map[string]any{"operation": "update", "updates": []map[string]any{{"id": 1, "status": "finished"}, {"id": 2, "status": "doing"}}})
+	if isErr || !strings.Contains(got[0], "2/3 completed") {
+		t.Fatalf("update with finished/doing = %q (isError %v), want 2/3 completed", got, isErr)
+	}
+	got, isErr = contents(t, cs, "todo_operations", map[string]any{"operation": "update", "updates": []map[string]any{{"id": 2, "status": "cancelled"}}})
+	if !isErr || !strings.Contains(got[0], `"cancelled" is not a status`) {
+		t.Errorf("update with cancelled = %q (isError %v), want a status error (no one meaning)", got, isErr)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -21,16 +22,16 @@ import (
 // tools and the envelope sum to at most listBudget, so a tool that needs more takes it from
 // another row, with the reason in the commit message.
 var toolBudget = map[string]int{
-	"think":                     90,
-	"user_collaboration":        280,
+	"think":                     86,
+	"user_collaboration":        285,
 	"todo_operations":           360,
-	"memory_operations":         300,
-	"file_operations":           780,
-	"terminal_operations":       460,
-	"build_and_version_control": 430,
+	"memory_operations":         305,
+	"file_operations":           785,
+	"terminal_operations":       456,
+	"build_and_version_control": 428,
 	"web_operations":            425,
-	"database_operations":       215,
-	"read_tool_result":          130,
+	"database_operations":       213,
+	"read_tool_result":          127,
 }
 
 // envelopeBudget covers {"tools":[...]} and the separators between tools.
@@ -188,4 +189,45 @@ func indexOf(list []string, s string) int {
 		}
 	}
 	return -1
+}
+
+// TestDescriptionsNameOperationsFirst: Claude Code and Qwen Code defer MCP tools and show the
+// model only names and the start of each description (Qwen about 150 characters), so the first
+// sentence names every operation, and the first 150 characters say what the tool is for and
+// start the list.
+func TestDescriptionsNameOperationsFirst(t *testing.T) {
+	for _, tl := range testApp(t).Registry.Tools() {
+		ops := operationEnum(t, tl.InputSchema)
+		if len(ops) == 0 {
+			continue // a single-purpose tool
+		}
+		first, _, _ := strings.Cut(tl.Description, ". ")
+		first, _, _ = strings.Cut(first, "\n")
+		for _, op := range ops {
+			if !strings.Contains(first, op) {
+				t.Errorf("%s: the first sentence %q does not name operation %s", tl.Name, first, op)
+			}
+		}
+		if start := tl.Description[:min(150, len(tl.Description))]; !strings.Contains(start, ": "+ops[0]) {
+			t.Errorf("%s: the first 150 characters %q do not start the operation list", tl.Name, start)
+		}
+	}
+}
+
+// operationEnum is the operation names an input schema offers; none for a single-purpose tool.
+func operationEnum(t *testing.T, schema any) []string {
+	t.Helper()
+	b, err := json.Marshal(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Properties map[string]struct {
+			Enum []string `json:"enum"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	return s.Properties["operation"].Enum
 }

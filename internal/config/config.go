@@ -223,24 +223,16 @@ var Builtin = map[string]Profile{
 // ErrUnknownKey is wrapped by Load for keys the configuration does not define.
 var ErrUnknownKey = errors.New("unknown configuration key")
 
-// DefaultPath is $XDG_CONFIG_HOME/toolhost/config.toml (or ~/.config/...).
+// DefaultPath is $XDG_CONFIG_HOME/toolhost/config.toml (or ~/.config/...). Without
+// XDG_CONFIG_HOME it uses the value noted from the user's shell (see [RememberXDGDirs]).
 func DefaultPath() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".config")
-	}
-	return filepath.Join(dir, "toolhost", "config.toml")
+	return filepath.Join(xdgHome("XDG_CONFIG_HOME"), "toolhost", "config.toml")
 }
 
-// DefaultStateDir is $XDG_STATE_HOME/toolhost (or ~/.local/state/toolhost).
+// DefaultStateDir is $XDG_STATE_HOME/toolhost (or ~/.local/state/toolhost). Without
+// XDG_STATE_HOME it uses the value noted from the user's shell (see [RememberXDGDirs]).
 func DefaultStateDir() string {
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, _ := os.UserHomeDir()
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "toolhost")
+	return filepath.Join(xdgHome("XDG_STATE_HOME"), "toolhost")
 }
 
 // Load reads path. A missing file at the default path is an empty configuration; a missing file

@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -125,13 +126,14 @@ func (l *Leases) next(tx *store.Tx, principal string) (string, error) {
 	conv := ""
 	var best time.Time
 	taken := map[string]bool{}
+	alive := map[owner.ID]bool{}
 	err := tx.ForEach(leasesPath, func(id string, val []byte) error {
 		taken[id] = true
 		var r record
 		if err := json.Unmarshal(val, &r); err != nil {
 			return nil // an unreadable record keeps its id taken and is never handed out
 		}
-		if r.Principal != principal || r.Workdir != l.o.Workdir || !l.free(id, r) {
+		if r.Principal != principal || r.Workdir != l.o.Workdir || !l.free(id, r, alive) {
 			return nil
 		}
 		at := r.Released
@@ -171,7 +173,9 @@ func (l *Leases) Next(ctx context.Context, principal string) (string, error) {
 
 // free reports whether the lease on id is not held by a live session: released, held by a
 // process that no longer runs, or held by this process for a session it no longer serves.
-func (l *Leases) free(id string, r record) bool {
+// alive remembers the holders already asked about (one process often holds many leases, and
+// each question reads /proc).
+func (l *Leases) free(id string, r record, alive map[owner.ID]bool) bool {
 	if r.Holder == "" {
 		return true
 	}
@@ -183,7 +187,12 @@ func (l *Leases) free(id string, r record) bool {
 		_, live := l.held[id]
 		return !live
 	}
-	return !l.o.Alive(h)
+	up, known := alive[h]
+	if !known {
+		up = l.o.Alive(h)
+		alive[h] = up
+	}
+	return !up
 }
 
 // newID is the first conversation id of principal not yet in taken.
@@ -228,6 +237,7 @@ func (l *Leases) Close(ctx context.Context) error {
 		convs = append(convs, c)
 	}
 	l.mu.Unlock()
+	slices.Sort(convs) // a fixed order, so which one the next session resumes is reproducible
 	var errs []error
 	for _, c := range convs {
 		errs = append(errs, l.Release(ctx, c))
@@ -273,6 +283,7 @@ func (l *Leases) List(ctx context.Context) ([]Lease, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out []Lease
+	alive := map[owner.ID]bool{}
 	err := l.st.View(ctx, func(tx *store.Tx) error {
 		return tx.ForEach(leasesPath, func(id string, val []byte) error {
 			var r record
@@ -280,7 +291,7 @@ func (l *Leases) List(ctx context.Context) ([]Lease, error) {
 				return nil
 			}
 			le := Lease{Conversation: id, Principal: r.Principal, Workdir: r.Workdir, Leased: r.Leased, Released: r.Released}
-			if !l.free(id, r) {
+			if !l.free(id, r, alive) {
 				le.Held, le.Holder, le.Session = true, r.Holder, r.Session
 			}
 			out = append(out, le)

@@ -21,6 +21,7 @@ func TestSeamErrorTexts(t *testing.T) {
 		{"file_operations", map[string]any{"operation": "ech", "text": "x"}},
 		{"file_operations", map[string]any{"operation": "echo"}},
 		{"file_operations", map[string]any{"operation": "echo", "text": "x", "millis": 3}},
+		{"file_operations", map[string]any{"operation": "echo", "millis": 3}},
 		{"file_operations", map[string]any{"operation": "echo", "text": []int{1}}},
 		{"file_operations", map[string]any{"operation": "echo", "text": "x", "mode": "title"}},
 		{"file_operations", map[string]any{"operation": "write_it"}},

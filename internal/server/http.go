@@ -20,8 +20,12 @@ type HTTPOptions struct {
 	// Stateless serves every request without a session. Requests on protocol 2026-07-28 or later
 	// are always served statelessly, as that protocol requires.
 	Stateless bool
-	// SessionTimeout closes stateful sessions idle this long.
+	// SessionTimeout closes stateful sessions idle this long (no request in flight and no GET
+	// stream open). A closed session comes back on the client's next request.
 	SessionTimeout time.Duration
+	// SessionDir keeps a record of each stateful session, so that a restarted server takes
+	// the old session ids back; empty: sessions resume only within this process.
+	SessionDir string
 	// MaxBodyBytes bounds a request body.
 	MaxBodyBytes int64
 	// AllowedHosts are extra Host header values accepted besides loopback names (for a
@@ -59,11 +63,20 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	stateless := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
 		Stateless: true, Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes, PropagateRequestCancellation: true,
 	})
+	// The keeper, not the go-sdk, closes idle sessions (the go-sdk counts only POSTs as use) and
+	// brings back sessions lost to a restart or to idleness.
 	events := newEventStore(o.EventStoreBytes)
-	var stateful http.Handler = mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
-		Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes, SessionTimeout: o.SessionTimeout,
-		EventStore: events,
+	sdkStateful := mcp.NewStreamableHTTPHandler(get, &mcp.StreamableHTTPOptions{
+		Logger: logger, MaxRequestBodyBytes: o.MaxBodyBytes, EventStore: events,
 	})
+	var records *sessionRecords
+	if o.SessionDir != "" {
+		var err error
+		if records, err = openSessionRecords(o.SessionDir); err != nil {
+			logger.Warn("http sessions will not survive a restart", "err", err)
+		}
+	}
+	var stateful http.Handler = newSessionKeeper(s, sdkStateful, o.SessionTimeout, records, events, logger)
 	stateful = checkReplay(stateful, events)
 	client := http.NewServeMux()
 	client.Handle("/mcp", protocolEdges(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -79,7 +92,8 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 	// Two credentials, two trees: the client token opens /mcp and Routes, the operator token
 	// opens OperatorRoutes, and neither opens the other's.
 	mux := http.NewServeMux()
-	mux.Handle("/", authenticate(client, o.Token, o.NoAuth))
+	// Paths neither tree serves are 404 before authentication (see notFound).
+	mux.Handle("/", notFound(authenticate(client, o.Token, o.NoAuth), client))
 	for path, h := range o.OperatorRoutes {
 		mux.Handle(path, Operator(h, o.OperatorToken, logger))
 	}
@@ -99,17 +113,46 @@ func NewHTTPServer(h http.Handler) *http.Server {
 	}
 }
 
+// authenticate requires the bearer token. Its 401 says which of three things went wrong, in
+// the form RFC 6750 gives clients to tell them apart: no credentials (a bare challenge), another
+// scheme (invalid_request), or a wrong token (invalid_token). MCP clients that see a bare
+// challenge look for OAuth and ask the user to "authenticate"; for a wrong token they should say
+// so instead.
 func authenticate(next http.Handler, token string, noAuth bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !noAuth {
+			header := strings.TrimSpace(r.Header.Get("Authorization"))
 			// The scheme name is case-insensitive (RFC 9110 §11.1); some clients send "bearer".
-			scheme, got, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+			scheme, got, ok := strings.Cut(header, " ")
 			ok = ok && strings.EqualFold(scheme, "Bearer")
 			if !ok || token == "" || subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) != 1 {
-				w.Header().Set("WWW-Authenticate", `Bearer realm="toolhost"`)
-				http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+				challenge, msg := `Bearer realm="toolhost"`, "missing bearer token: send Authorization: Bearer TOKEN"
+				switch {
+				case header == "":
+				case !ok:
+					challenge += `, error="invalid_request", error_description="toolhost takes Authorization: Bearer TOKEN"`
+					msg = "toolhost takes Authorization: Bearer TOKEN"
+				default:
+					challenge += `, error="invalid_token", error_description="wrong token: use the token toolhost serve printed (TOOLHOST_TOKEN or the token file in its state dir)"`
+					msg = "wrong bearer token: use the token toolhost serve printed (TOOLHOST_TOKEN or the token file in its state dir)"
+				}
+				w.Header().Set("WWW-Authenticate", challenge)
+				http.Error(w, msg, http.StatusUnauthorized)
 				return
 			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// notFound answers 404 for paths the server does not serve, before authentication. OAuth
+// clients probe /.well-known/oauth-protected-resource and friends after a 401; a 401 there too
+// would make them believe an OAuth flow exists, where 404 says there is none.
+func notFound(next http.Handler, mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "" {
+			http.NotFound(w, r)
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

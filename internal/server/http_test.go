@@ -96,3 +96,53 @@ func TestApprovalEndpointMinutes(t *testing.T) {
 		})
 	}
 }
+
+// TestHTTPAuthChallenges: a 401 tells a client which credential problem it has (RFC 6750), and
+// the OAuth discovery paths answer 404 without a token, so clients do not start an OAuth flow
+// for a server that has none and say "wrong token" instead of "authenticate".
+func TestHTTPAuthChallenges(t *testing.T) {
+	s := New(Options{Name: "toolhost", Version: "test",
+		Registry: consolidated.NewRegistry(&consolidated.Env{DefaultConversation: "c"}, []*consolidated.Tool{consolidated.ThinkTool()}, nil)})
+	h := NewHTTPHandler(s, HTTPOptions{Token: "tok-123", Routes: map[string]http.Handler{"/api/approvals": http.NotFoundHandler()}})
+	tests := []struct {
+		name      string
+		method    string
+		path      string
+		auth      string
+		want      int
+		challenge string // the WWW-Authenticate header, "" for none
+	}{
+		{"no token", http.MethodPost, "/mcp", "", http.StatusUnauthorized, `Bearer realm="toolhost"`},
+		{"wrong token", http.MethodPost, "/mcp", "Bearer tok-999", http.StatusUnauthorized,
+			`Bearer realm="toolhost", error="invalid_token", error_description="wrong token: use the token toolhost serve printed (TOOLHOST_TOKEN or the token file in its state dir)"`},
+		{"bearer without a token", http.MethodPost, "/mcp", "Bearer ", http.StatusUnauthorized,
+			`Bearer realm="toolhost", error="invalid_request", error_description="toolhost takes Authorization: Bearer TOKEN"`},
+		{"other scheme", http.MethodPost, "/mcp", "Basic dG9rLTEyMw==", http.StatusUnauthorized,
+			`Bearer realm="toolhost", error="invalid_request", error_description="toolhost takes Authorization: Bearer TOKEN"`},
+		{"wrong token on an operator route", http.MethodGet, "/api/approvals", "Bearer tok-999", http.StatusUnauthorized,
+			`Bearer realm="toolhost", error="invalid_token", error_description="wrong token: use the token toolhost serve printed (TOOLHOST_TOKEN or the token file in its state dir)"`},
+		{"protected resource metadata", http.MethodGet, "/.well-known/oauth-protected-resource", "", http.StatusNotFound, ""},
+		{"protected resource metadata for /mcp", http.MethodGet, "/.well-known/oauth-protected-resource/mcp", "", http.StatusNotFound, ""},
+		{"authorization server metadata", http.MethodGet, "/.well-known/oauth-authorization-server", "", http.StatusNotFound, ""},
+		{"openid configuration", http.MethodGet, "/.well-known/openid-configuration", "", http.StatusNotFound, ""},
+		{"default registration endpoint", http.MethodPost, "/register", "", http.StatusNotFound, ""},
+		{"well-known with a wrong token", http.MethodGet, "/.well-known/oauth-authorization-server", "Bearer tok-999", http.StatusNotFound, ""},
+		// The router sends an unclean path to its clean form, which then needs the token.
+		{"mcp below a well-known path", http.MethodPost, "/.well-known/../mcp", "", http.StatusTemporaryRedirect, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(tt.method, "http://127.0.0.1:8765"+tt.path, strings.NewReader(`{}`))
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Accept", "application/json, text/event-stream")
+			if tt.auth != "" {
+				r.Header.Set("Authorization", tt.auth)
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tt.want || w.Header().Get("WWW-Authenticate") != tt.challenge {
+				t.Errorf("%s %s with %q = %d, WWW-Authenticate %q; want %d, %q", tt.method, tt.path, tt.auth, w.Code, w.Header().Get("WWW-Authenticate"), tt.want, tt.challenge)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -130,7 +131,9 @@ func TestSeamValidation(t *testing.T) {
 		{"missing operation", "file_operations", map[string]any{"text": "hi"}, "error missing_parameter: file_operations requires operation\nparameter: operation\nnext: operations: echo, boom, wait, stuck, write_it", true},
 		{"unknown operation", "file_operations", map[string]any{"operation": "ecko", "text": "hi"}, "error unknown_operation: file_operations has no operation \"ecko\"\nparameter: operation\nnext: did you mean echo?", true},
 		{"missing parameter", "file_operations", map[string]any{"operation": "echo"}, "error missing_parameter: echo requires text\nparameter: text\nnext: valid parameters: text string (required), count integer, tags array, mode string", true},
-		{"extra parameter", "file_operations", map[string]any{"operation": "echo", "text": "a", "millis": 5}, "error unexpected_parameter: echo does not take millis", true},
+		{"extra parameter", "file_operations", map[string]any{"operation": "echo", "text": "a", "millis": 5}, "a||conv-default\n\nNote: echo does not take millis; ignored.", false},
+		{"extra parameter, text missing", "file_operations", map[string]any{"operation": "echo", "millis": 5}, "error unexpected_parameter: echo does not take millis, and requires text", true},
+		{"client-injected keys", "file_operations", map[string]any{"operation": "echo", "text": "a", "wait_for_previous": true, "_hint": 1}, "a||conv-default", false},
 		{"extra but empty parameter is ignored", "file_operations", map[string]any{"operation": "echo", "text": "a", "millis": 0, "path": ""}, "a||conv-default", false},
 		{"wrong type", "file_operations", map[string]any{"operation": "echo", "text": 5}, "error invalid_type: text must be a string", true},
 		{"number as string is coerced", "file_operations", map[string]any{"operation": "echo", "text": "a", "count": "3"}, "aaa||conv-default", false},
@@ -229,13 +232,17 @@ func TestBudgetSpillAndPaging(t *testing.T) {
 	if len(got) > 3000 {
 		t.Errorf("cut result is %d bytes, want at most the 3000-byte budget", len(got))
 	}
-	i := strings.Index(got, `read_tool_result {"id":"`)
-	if i < 0 {
-		t.Fatalf("no read_tool_result marker in %q", got)
+	// The notice with the id comes first and a summary last, where a client's own cut of a
+	// long result (head, or head and tail) keeps them; the head and tail lines sit in between.
+	notice, rest, _ := strings.Cut(got, "\n")
+	m := regexp.MustCompile(`the read_tool_result tool pages the rest: \{"id":"(r[0-9a-f]{12})","offset":\d+\}\]$`).FindStringSubmatch(notice)
+	if m == nil {
+		t.Fatalf("the cut result does not start with a read_tool_result notice: %q", got)
 	}
-	id := got[i+len(`read_tool_result {"id":"`):][:13]
-	if !strings.HasPrefix(got, line) || !strings.HasSuffix(got, line+"||conv-default") {
-		t.Errorf("cut result does not keep head and tail lines")
+	id := m[1]
+	body, summary, _ := strings.Cut(rest, "\n[end of a cut result: ")
+	if !strings.Contains(summary, id) || !strings.HasPrefix(body, line) || !strings.HasSuffix(body, line+"||conv-default") {
+		t.Errorf("cut result does not keep head and tail lines between the notice and a summary naming %s: %q", id, got)
 	}
 	// Page through the whole spilled text and compare.
 	var all strings.Builder

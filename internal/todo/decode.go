@@ -262,8 +262,24 @@ func decodeBool(dst *bool) fieldDecoder {
 	}
 }
 
-// normalizeStatus accepts case and separator variants ("In_Progress", "not started"); anything
-// else is returned as given so validation can name it.
+// statusSynonyms maps the other words agents use for a status to toolhost's. Claude Code's and
+// OpenAI's plan tools say pending/in_progress/completed, others todo, doing or done; each has one
+// meaning. Words whose meaning is not one of the four (cancelled, skipped, waiting) are left for
+// validation to refuse, so the model chooses.
+var statusSynonyms = map[string]Status{
+	"pending": StatusNotStarted, "todo": StatusNotStarted, "to-do": StatusNotStarted,
+	"open": StatusNotStarted, "new": StatusNotStarted, "planned": StatusNotStarted,
+	"queued": StatusNotStarted, "notstarted": StatusNotStarted, "not-begun": StatusNotStarted,
+	"doing": StatusInProgress, "active": StatusInProgress, "started": StatusInProgress,
+	"working": StatusInProgress, "ongoing": StatusInProgress, "wip": StatusInProgress,
+	"inprogress": StatusInProgress, "in-process": StatusInProgress, "running": StatusInProgress,
+	"done": StatusCompleted, "complete": StatusCompleted, "finished": StatusCompleted,
+	"closed": StatusCompleted, "resolved": StatusCompleted, "fixed": StatusCompleted,
+	"stuck": StatusBlocked,
+}
+
+// normalizeStatus accepts case and separator variants ("In_Progress", "not started") and the
+// synonyms above; anything else is returned as given so validation can name it.
 func normalizeStatus(s string) Status {
 	n := strings.ToLower(strings.TrimSpace(s))
 	n = strings.NewReplacer("_", "-", " ", "-").Replace(n)
@@ -271,6 +287,9 @@ func normalizeStatus(s string) Status {
 		if n == string(st) {
 			return st
 		}
+	}
+	if st, ok := statusSynonyms[n]; ok {
+		return st
 	}
 	return Status(s)
 }
