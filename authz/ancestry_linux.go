@@ -5,6 +5,7 @@ package authz
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -138,14 +139,51 @@ func namespaces() (pidns, userns string) {
 // cannot see it (another PID or user namespace: unshare), and removes records of servers
 // that are gone.
 func checkRecords(stateDir string) error {
-	entries, err := os.ReadDir(recordsDir(stateDir))
+	for _, dir := range []string{recordsDir(stateDir), fallbackRecordsDir(stateDir)} {
+		if err := checkRecordsIn(dir); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fallbackRecordsDir is where a server records itself when its state directory cannot be written
+// (read-only, full): a per-user directory under the system temp directory, one subdirectory per
+// state directory. Without it a server on a read-only state directory would be invisible to
+// checkRecords once the directory became writable again.
+func fallbackRecordsDir(stateDir string) string {
+	sum := sha256.Sum256([]byte(stateDir))
+	return filepath.Join(os.TempDir(), fmt.Sprintf("toolhost-servers-%d", os.Getuid()), hex.EncodeToString(sum[:8]))
+}
+
+// privateDir creates dir (and its parent) with mode 0700 and checks that both are directories of
+// this user that nobody else can write: in a shared temp directory another user could have made
+// them first.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for _, d := range []string{filepath.Dir(dir), dir} {
+		var st unix.Stat_t
+		if err := unix.Lstat(d, &st); err != nil {
+			return err
+		}
+		if st.Mode&unix.S_IFMT != unix.S_IFDIR || int(st.Uid) != os.Getuid() || st.Mode&0o077 != 0 {
+			return fmt.Errorf("%s is not a private directory of this user", d)
+		}
+	}
+	return nil
+}
+
+func checkRecordsIn(dir string) error {
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil // no server ever ran with this state directory
 	}
 	pidns, userns := namespaces()
 	boot := bootID()
 	for _, e := range entries {
-		path := filepath.Join(recordsDir(stateDir), e.Name())
+		path := filepath.Join(dir, e.Name())
 		b, err := os.ReadFile(path)
 		var r serverRecord
 		if err != nil || json.Unmarshal(b, &r) != nil {
@@ -202,13 +240,24 @@ func MarkServer(stateDir string, log *slog.Logger) (release func(), err error) {
 		pidns, userns := namespaces()
 		rec := serverRecord{PID: os.Getpid(), Start: self.start, Boot: bootID(), PIDNS: pidns, UserNS: userns}
 		b, _ := json.Marshal(rec)
-		dir := recordsDir(stateDir)
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return nil, fmt.Errorf("mark server: %w", err)
+		name := fmt.Sprintf("%d-%d", rec.PID, rec.Start)
+		path := filepath.Join(recordsDir(stateDir), name)
+		err = os.MkdirAll(recordsDir(stateDir), 0o700)
+		if err == nil {
+			err = os.WriteFile(path, b, 0o600)
 		}
-		path := filepath.Join(dir, fmt.Sprintf("%d-%d", rec.PID, rec.Start))
-		if err := os.WriteFile(path, b, 0o600); err != nil {
-			return nil, fmt.Errorf("mark server: %w", err)
+		if err != nil {
+			// A read-only or full state directory: record where checkRecords also looks, so
+			// that the server stays visible to operator checks.
+			fallback := fallbackRecordsDir(stateDir)
+			path = filepath.Join(fallback, name)
+			if ferr := privateDir(fallback); ferr != nil {
+				return nil, fmt.Errorf("mark server: %w (and %s: %v)", err, fallback, ferr)
+			}
+			if ferr := os.WriteFile(path, b, 0o600); ferr != nil {
+				return nil, fmt.Errorf("mark server: %w (and %s: %v)", err, fallback, ferr)
+			}
+			log.Warn("state directory not writable; server recorded in the temp directory", "err", err, "record", path)
 		}
 		release = func() { _ = os.Remove(path) }
 	}

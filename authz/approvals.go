@@ -250,7 +250,7 @@ func (a *Approvals) Approve(ctx context.Context, id string, duration time.Durati
 		if err != nil {
 			return err
 		}
-		if err := tx.PutJSON(grantsBucket, gr.ID, &gr); err != nil {
+		if err := putGrant(tx, &gr); err != nil {
 			return err
 		}
 		ap.Status, ap.Decided, ap.DecidedBy, ap.GrantID = StatusApproved, a.clock.Now().UTC(), by, gr.ID

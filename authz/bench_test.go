@@ -2,7 +2,9 @@ package authz
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -77,25 +79,30 @@ func BenchmarkOpenInside(b *testing.B) {
 }
 
 // BenchmarkGrantLookup is a write outside the working directory allowed by a multi-use grant
-// among 20 stored grants: one read-only store transaction per decision.
+// among n stored grants: the cost must not grow with n (the index looks only at the grants on the
+// path and its parents).
 func BenchmarkGrantLookup(b *testing.B) {
-	f := benchFixture(b, discardAudit{})
-	ctx := context.Background()
-	for i := range 20 {
-		if _, err := f.g.Grants().Create(ctx, GrantSpec{Access: "file_operations:write", Path: filepath.Join(f.out, "other", string(rune('a'+i))), Recursive: true, By: "bench"}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	if _, err := f.g.Grants().Create(ctx, GrantSpec{Access: "file_operations:write", Path: f.out, Recursive: true, By: "bench"}); err != nil {
-		b.Fatal(err)
-	}
-	r := req(ClassWrite, "create_file", f.out+"/dir/x.txt")
-	b.ReportAllocs()
-	for b.Loop() {
-		d, err := f.g.Check(ctx, r)
-		if err != nil || d.Kind != AllowedByGrant {
-			b.Fatal(d, err)
-		}
+	for _, n := range []int{20, 2000} {
+		b.Run(fmt.Sprintf("grants=%d", n), func(b *testing.B) {
+			f := benchFixture(b, discardAudit{})
+			ctx := context.Background()
+			for i := range n {
+				if _, err := f.g.Grants().Create(ctx, GrantSpec{Access: "file_operations:write", Path: filepath.Join(f.out, "other", strconv.Itoa(i)), Recursive: true, By: "bench"}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if _, err := f.g.Grants().Create(ctx, GrantSpec{Access: "file_operations:write", Path: f.out, Recursive: true, By: "bench"}); err != nil {
+				b.Fatal(err)
+			}
+			r := req(ClassWrite, "create_file", f.out+"/dir/x.txt")
+			b.ReportAllocs()
+			for b.Loop() {
+				d, err := f.g.Check(ctx, r)
+				if err != nil || d.Kind != AllowedByGrant {
+					b.Fatal(d, err)
+				}
+			}
+		})
 	}
 }
 

@@ -99,6 +99,9 @@ type Grants struct {
 	clock  Clock
 	ttl    time.Duration
 	static []Grant
+
+	mu  sync.Mutex
+	idx *grantIndex // the stored grants, decoded; see grantindex.go
 }
 
 // NewGrants returns the grants kept in st. ttl 0 means DefaultGrantTTL. Static grants come from
@@ -194,7 +197,7 @@ func (g *Grants) Create(ctx context.Context, s GrantSpec) (Grant, error) {
 		if _, err := g.prune(tx); err != nil {
 			return err
 		}
-		return tx.PutJSON(grantsBucket, gr.ID, &gr)
+		return putGrant(tx, &gr)
 	})
 	if err != nil {
 		return Grant{}, fmt.Errorf("create grant: %w", err)
@@ -215,25 +218,31 @@ func decodeGrant(val []byte) (Grant, bool) {
 	return gr, true
 }
 
-// find returns the best grant matching r among the stored ones, preferring grants that are not
-// consumed by use (so a one-time grant is kept for when nothing else applies), plus whether any
+// find returns the best grant matching among those indexed under keys, preferring grants that are
+// not consumed by use (so a one-time grant is kept for when nothing else applies), plus whether any
 // stored grant has expired (or is unreadable) and should be pruned.
-func (g *Grants) find(tx *store.Tx, match func(*Grant) bool) (best Grant, found, stale bool, err error) {
-	err = tx.ForEach(grantsBucket, func(_ string, val []byte) error {
-		gr, ok := decodeGrant(val)
-		if !ok || g.clock.passed(gr.Expires) {
-			stale = true
-			return nil
+func (g *Grants) find(tx *store.Tx, keys []string, match func(*Grant) bool) (best Grant, found, stale bool, err error) {
+	idx, err := g.index(tx)
+	if err != nil {
+		return Grant{}, false, false, err
+	}
+	stale = idx.unreadable || (!idx.nextExpiry.IsZero() && !g.clock.Now().Before(idx.nextExpiry))
+	for _, k := range keys {
+		for i := range idx.byKey[k] {
+			gr := idx.byKey[k][i]
+			if g.clock.passed(gr.Expires) {
+				stale = true
+				continue
+			}
+			if !match(&gr) {
+				continue
+			}
+			if !found || (best.Uses != 0 && (gr.Uses == 0 || gr.Uses > best.Uses)) {
+				best, found = gr, true
+			}
 		}
-		if !match(&gr) {
-			return nil
-		}
-		if !found || (best.Uses != 0 && (gr.Uses == 0 || gr.Uses > best.Uses)) {
-			best, found = gr, true
-		}
-		return nil
-	})
-	return best, found, stale, err
+	}
+	return best, found, stale, nil
 }
 
 // useBatchKey marks a context in which limited grants are consumed at most once.
@@ -275,11 +284,12 @@ func (b *useBatch) add(gr Grant) {
 // one read-write transaction that re-checks everything, so a one-time grant used by many goroutines
 // or processes at once is used exactly once.
 func (g *Grants) use(ctx context.Context, r *Request, canonical, anchor string) (Grant, bool, error) {
-	return g.useMatching(ctx, func(gr *Grant) bool { return gr.matches(r, canonical, anchor) })
+	return g.useMatching(ctx, pathKeys(canonical), func(gr *Grant) bool { return gr.matches(r, canonical, anchor) })
 }
 
-// useMatching is use for any grant predicate (path grants, host grants).
-func (g *Grants) useMatching(ctx context.Context, match func(*Grant) bool) (Grant, bool, error) {
+// useMatching is use for any grant predicate (path grants, host grants), looking only at the
+// grants indexed under keys (pathKeys, hostKeys).
+func (g *Grants) useMatching(ctx context.Context, keys []string, match func(*Grant) bool) (Grant, bool, error) {
 	for i := range g.static {
 		if match(&g.static[i]) {
 			return g.static[i], true, nil
@@ -300,7 +310,7 @@ func (g *Grants) useMatching(ctx context.Context, match func(*Grant) bool) (Gran
 	)
 	err := g.st.View(ctx, func(tx *store.Tx) error {
 		var err error
-		best, found, stale, err = g.find(tx, match)
+		best, found, stale, err = g.find(tx, keys, match)
 		return err
 	})
 	if err != nil {
@@ -315,7 +325,7 @@ func (g *Grants) useMatching(ctx context.Context, match func(*Grant) bool) (Gran
 		}
 		var err error
 		consumed = false
-		best, found, _, err = g.find(tx, match)
+		best, found, _, err = g.find(tx, keys, match)
 		if err != nil || !found || best.Uses == 0 {
 			return err
 		}
@@ -323,9 +333,9 @@ func (g *Grants) useMatching(ctx context.Context, match func(*Grant) bool) (Gran
 		best.Uses--
 		if best.Uses == 0 {
 			// Used up: remove it. The returned copy keeps Uses 0 but found=true for this one use.
-			return tx.Delete(grantsBucket, best.ID)
+			return deleteGrant(tx, best.ID)
 		}
-		return tx.PutJSON(grantsBucket, best.ID, &best)
+		return putGrant(tx, &best)
 	})
 	if err != nil {
 		return Grant{}, false, fmt.Errorf("use grant: %w", err)
@@ -350,7 +360,7 @@ func (g *Grants) prune(tx *store.Tx) (int, error) {
 		return 0, err
 	}
 	for _, k := range dead {
-		if err := tx.Delete(grantsBucket, k); err != nil {
+		if err := deleteGrant(tx, k); err != nil {
 			return 0, err
 		}
 	}
@@ -448,7 +458,7 @@ func (g *Grants) Revoke(ctx context.Context, id string) error {
 		if !found {
 			return nil
 		}
-		return tx.Delete(grantsBucket, id)
+		return deleteGrant(tx, id)
 	})
 	if err != nil {
 		return fmt.Errorf("revoke grant: %w", err)

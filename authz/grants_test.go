@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"toolhost/store"
+	"toolhost/store/storetest"
 )
 
 func TestParseAccess(t *testing.T) {
@@ -425,5 +428,57 @@ func TestPendingApprovalsBounded(t *testing.T) {
 	f.clock.advance(DefaultApprovalTTL)
 	if _, err := f.g.RequestAuthorization(ctx, AuthorizationRequest{Conversation: "spam", Path: f.out, Access: "*:read"}); err != nil {
 		t.Errorf("request after the others expired error = %v, want nil", err)
+	}
+}
+
+// TestGrantIndexFollowsOtherProcesses checks the cached grants index against changes made through
+// another store handle (as another toolhost process would make them), including a sequence number
+// reached again after a rolled-back write of this process.
+func TestGrantIndexFollowsOtherProcesses(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	other, err := NewGrants(storetest.OpenDir(t, f.state), f.clock.clock(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := req(ClassWrite, "create_file", f.out+"/x")
+	if got := f.kind(t, write); got != CodeOutsideWorkdir {
+		t.Fatalf("Check before any grant = %s", got)
+	}
+	gr, err := other.Create(ctx, GrantSpec{Access: "file_operations:write", Path: f.out, Recursive: true, By: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.kind(t, write); got != string(AllowedByGrant) {
+		t.Errorf("Check after another process granted = %s, want allowed by grant", got)
+	}
+	if err := other.Revoke(ctx, gr.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.kind(t, write); got != CodeOutsideWorkdir {
+		t.Errorf("Check after another process revoked = %s, want outside_workdir", got)
+	}
+
+	// A write of this process that advances the sequence and rolls back must not leave an index
+	// that a later change by the other process (reaching the same sequence) would seem to match.
+	g := f.g.Grants()
+	errRollback := errors.New("rollback")
+	err = f.st.Update(ctx, func(tx *store.Tx) error {
+		if err := deleteGrant(tx, "nothing"); err != nil {
+			return err
+		}
+		if _, err := g.index(tx); err != nil {
+			return err
+		}
+		return errRollback
+	})
+	if !errors.Is(err, errRollback) {
+		t.Fatal(err)
+	}
+	if _, err := other.Create(ctx, GrantSpec{Access: "file_operations:write", Path: f.out, Recursive: true, By: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.kind(t, write); got != string(AllowedByGrant) {
+		t.Errorf("Check after a rolled-back write and another process's grant = %s, want allowed by grant", got)
 	}
 }

@@ -377,7 +377,7 @@ func (n *NetGuard) granted(ctx context.Context, t target, ip netip.Addr, exact b
 	if ip.IsValid() {
 		ipStr = ip.Unmap().String()
 	}
-	gr, ok, err := n.guard.grants.useMatching(ctx, func(g *Grant) bool {
+	gr, ok, err := n.guard.grants.useMatching(ctx, hostKeys(t.host, ipStr, t.isName && !exact), func(g *Grant) bool {
 		if g.Host == "" || g.Conversation != "" && g.Conversation != "*" && g.Conversation != r.Conversation || !g.access.covers(r) {
 			return false
 		}

@@ -93,6 +93,13 @@ func (s *Sessions) Conversation(ctx context.Context, ss *mcp.ServerSession, extr
 		go s.releaseWhenDone(ss, l)
 	})
 	if l.err != nil {
+		if stateError("", "", "", l.err) != nil {
+			// Without a writable state there is no lease to take; the session works in its
+			// principal's shared conversation, so that file and terminal calls go on, and the
+			// next call tries to lease again.
+			s.logger.Warn("no conversation lease: the state is unavailable; using the shared conversation", "session", ss.ID(), "err", l.err)
+			return s.leases.Shared(principal), nil
+		}
 		return "", l.err
 	}
 	if l.conv == "" {

@@ -1,8 +1,12 @@
 package consolidated
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"syscall"
+
+	"toolhost/store"
 )
 
 // ErrorCode is the stable code of a ToolError: the word after "error" in the text the model
@@ -234,6 +238,9 @@ const (
 	CodeUnavailable ErrorCode = "unavailable"
 	// CodeConnectionFailed: a configured database could not be reached, or refused the login.
 	CodeConnectionFailed ErrorCode = "connection_failed"
+	// CodeStateUnavailable: toolhost's state directory is full, read-only or holds a damaged
+	// file; the text names the directory and the cause. Operations that keep no state still work.
+	CodeStateUnavailable ErrorCode = "state_unavailable"
 )
 
 // ToolError is a failure the model can fix. Its text names the code, the parameter concerned
@@ -265,6 +272,34 @@ func (e *ToolError) Error() string {
 
 // Unwrap returns the cause, so errors.Is and errors.As see through a ToolError.
 func (e *ToolError) Unwrap() error { return e.Cause }
+
+// stateError maps a failure of toolhost's own state (the store, the spill directory) to
+// CodeStateUnavailable, naming stateDir and the cause the user can act on; nil when err is
+// something else. The model cannot fix these, but it can tell the user exactly what to do, and it
+// learns that file and terminal operations still work.
+func stateError(stateDir, tool, op string, err error) *ToolError {
+	var cause, next string
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		cause, next = "is full (ENOSPC)", "tell the user to free space on that disk or to start toolhost with --state-dir on another one"
+	case errors.Is(err, syscall.EROFS):
+		cause, next = "is on a read-only file system (EROFS)", "tell the user to start toolhost with a writable --state-dir"
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		cause, next = "is not writable (EACCES)", "tell the user to fix the directory's permissions or to start toolhost with another --state-dir"
+	case errors.Is(err, store.ErrDamaged):
+		cause, next = "holds a damaged toolhost.db", "tell the user to run `toolhost doctor --repair`, which keeps a copy and rebuilds what can be read"
+	case errors.Is(err, store.ErrUnavailable):
+		cause, next = "could not be opened", "tell the user to run `toolhost doctor`, which names the cause and the fix"
+	default:
+		return nil
+	}
+	return &ToolError{
+		Code:    CodeStateUnavailable,
+		Message: fmt.Sprintf("toolhost's state directory %s %s, so %s.%s could not save or read its state; nothing was changed", stateDir, cause, tool, op),
+		Next:    next + "; file and terminal operations still work",
+		Cause:   err,
+	}
+}
 
 // Errorf builds a ToolError without a parameter or next step.
 func Errorf(code ErrorCode, format string, args ...any) *ToolError {

@@ -507,7 +507,10 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *mcp.CallToolResult {
 	if err != nil {
 		var te *ToolError
-		if !errors.As(err, &te) {
+		if se := stateError(r.env.StateDir, c.Tool, c.Operation, err); se != nil && !errors.As(err, &te) {
+			c.Logger.Error("state unavailable", "op", c.Operation, "err", err)
+			te = se
+		} else if !errors.As(err, &te) {
 			c.Logger.Error("handler error", "op", c.Operation, "err", err)
 			te = &ToolError{Code: CodeInternal, Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, c.Operation, c.ExecutionID)}
 		}

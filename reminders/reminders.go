@@ -26,6 +26,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -109,18 +110,23 @@ type MemorySource interface {
 	RecentMemories(ctx context.Context, conv string, since time.Time) ([]MemoryNote, error)
 }
 
-// Builder builds and delivers reminders for any conversation. It holds no per-conversation state
-// in memory; everything is in the store.
+// Builder builds and delivers reminders for any conversation. What was delivered is in the store;
+// only the count of quiet calls since then is kept in memory (see [Builder.Next]).
 type Builder struct {
 	st  *store.Store
 	cfg Config
 	mem MemorySource
 	now func() time.Time
+
+	mu sync.Mutex
+	// quiet counts, per conversation, the calls without a reminder not yet added to the stored
+	// CallsSince, so a call that delivers nothing writes nothing.
+	quiet map[string]int
 }
 
 // New returns a Builder reading todo lists from st. mem may be nil (no memory reminders).
 func New(st *store.Store, cfg Config, mem MemorySource) *Builder {
-	return &Builder{st: st, cfg: cfg.withDefaults(), mem: mem, now: time.Now}
+	return &Builder{st: st, cfg: cfg.withDefaults(), mem: mem, now: time.Now, quiet: map[string]int{}}
 }
 
 // For returns conv's current reminder with the default configuration: the Go API for programs
@@ -159,6 +165,11 @@ type state struct {
 // when a memory newer than the last delivered one was stored, or after EveryNCalls calls without
 // a reminder. Nothing is delivered when the configuration is off or there is nothing to say (an
 // empty list and no recent memories).
+//
+// A call that delivers nothing only reads: its quiet call is counted in memory, because a synced
+// write per tool call would cost more than the call itself. A conversation is leased by one
+// session at a time, so the count is not shared; a restart forgets at most EveryNCalls calls,
+// which only delays the next periodic reminder.
 func (b *Builder) Next(ctx context.Context, conv string) (block string, ok bool, err error) {
 	if !b.cfg.Enabled {
 		return "", false, nil
@@ -167,50 +178,58 @@ func (b *Builder) Next(ctx context.Context, conv string) (block string, ok bool,
 	if err != nil {
 		return "", false, err
 	}
-	if len(notes) == 0 {
-		// Most conversations never use todos: answer them from a read-only transaction.
-		var l todo.List
-		err := b.st.View(ctx, func(tx *store.Tx) error {
-			var err error
-			l, err = todo.Load(tx, conv)
-			return err
-		})
-		if err != nil || len(l.Todos) == 0 {
-			return "", false, err
-		}
-	}
-	err = b.st.Update(ctx, func(tx *store.Tx) error {
-		l, err := todo.Load(tx, conv)
-		if err != nil {
+	var (
+		l todo.List
+		s state
+	)
+	err = b.st.View(ctx, func(tx *store.Tx) error {
+		var err error
+		if l, err = todo.Load(tx, conv); err != nil || (len(l.Todos) == 0 && len(notes) == 0) {
 			return err
 		}
-		if len(l.Todos) == 0 && len(notes) == 0 {
-			return nil
-		}
-		var s state
 		if _, err := tx.GetJSON(todo.BucketPath(conv), StateKey, &s); err != nil {
 			return fmt.Errorf("read reminder state: %w", err)
 		}
-		hash, newest := todoHash(l), newestNote(notes)
-		changed := hash != s.TodoHash || newest.After(s.NewestMemory)
-		due := b.cfg.EveryNCalls > 0 && s.CallsSince >= b.cfg.EveryNCalls
-		if changed || due {
-			block, ok = Build(l, notes, b.cfg), true
-			s = state{TodoHash: hash, NewestMemory: newest, DeliveredAt: b.now().UTC()}
-		} else {
-			s.CallsSince++
-		}
-		return tx.PutJSON(todo.BucketPath(conv), StateKey, s)
+		return nil
 	})
 	if err != nil {
 		return "", false, fmt.Errorf("reminder for %s: %w", conv, err)
 	}
-	return block, ok, nil
+	if len(l.Todos) == 0 && len(notes) == 0 {
+		return "", false, nil
+	}
+	hash, newest := todoHash(l), newestNote(notes)
+	b.mu.Lock()
+	calls := s.CallsSince + b.quiet[conv]
+	b.mu.Unlock()
+	changed := hash != s.TodoHash || newest.After(s.NewestMemory)
+	due := b.cfg.EveryNCalls > 0 && calls >= b.cfg.EveryNCalls
+	if !changed && !due {
+		b.mu.Lock()
+		b.quiet[conv]++
+		b.mu.Unlock()
+		return "", false, nil
+	}
+	s = state{TodoHash: hash, NewestMemory: newest, DeliveredAt: b.now().UTC()}
+	if err := b.st.Update(ctx, func(tx *store.Tx) error {
+		return tx.PutJSON(todo.BucketPath(conv), StateKey, s)
+	}); err != nil {
+		return "", false, fmt.Errorf("reminder for %s: %w", conv, err)
+	}
+	b.resetQuiet(conv)
+	return Build(l, notes, b.cfg), true, nil
+}
+
+func (b *Builder) resetQuiet(conv string) {
+	b.mu.Lock()
+	delete(b.quiet, conv)
+	b.mu.Unlock()
 }
 
 // MarkDelivered records conv's current state as seen without returning a block. The tool layer
 // calls it after a todo_operations result, which already shows the whole list, so the next tool
-// result does not repeat it.
+// result does not repeat it. When the stored state already says so (a read after a read), it
+// writes nothing.
 func (b *Builder) MarkDelivered(ctx context.Context, conv string) error {
 	if !b.cfg.Enabled {
 		return nil
@@ -219,13 +238,38 @@ func (b *Builder) MarkDelivered(ctx context.Context, conv string) error {
 	if err != nil {
 		return err
 	}
+	newest := newestNote(notes)
+	seen := func(tx *store.Tx) (l todo.List, s state, current bool, err error) {
+		if l, err = todo.Load(tx, conv); err != nil {
+			return l, s, false, err
+		}
+		if _, err := tx.GetJSON(todo.BucketPath(conv), StateKey, &s); err != nil {
+			return l, s, false, fmt.Errorf("read reminder state: %w", err)
+		}
+		return l, s, s.TodoHash == todoHash(l) && s.NewestMemory.Equal(newest), nil
+	}
+	var current bool
+	if err := b.st.View(ctx, func(tx *store.Tx) error {
+		_, _, current, err = seen(tx)
+		return err
+	}); err != nil {
+		return err
+	}
+	if current {
+		b.resetQuiet(conv)
+		return nil
+	}
 	return b.st.Update(ctx, func(tx *store.Tx) error {
-		l, err := todo.Load(tx, conv)
+		l, _, _, err := seen(tx)
 		if err != nil {
 			return err
 		}
-		s := state{TodoHash: todoHash(l), NewestMemory: newestNote(notes), DeliveredAt: b.now().UTC()}
-		return tx.PutJSON(todo.BucketPath(conv), StateKey, s)
+		s := state{TodoHash: todoHash(l), NewestMemory: newest, DeliveredAt: b.now().UTC()}
+		if err := tx.PutJSON(todo.BucketPath(conv), StateKey, s); err != nil {
+			return err
+		}
+		b.resetQuiet(conv)
+		return nil
 	})
 }
 

@@ -52,12 +52,13 @@ func (s *Store) AppendAudit(ctx context.Context, v any) error {
 // rotateAudit renames the audit file written as written to name+".1", unless another process
 // rotated it already.
 func (s *Store) rotateAudit(ctx context.Context, name string, written fs.FileInfo) error {
-	db, release, err := s.acquire(ctx, true)
+	// Any read-write handle holds the file's exclusive lock, which serialises rotation across
+	// processes.
+	_, release, err := s.acquire(ctx, true)
 	if err != nil {
 		return err
 	}
-	_ = db // held only for its exclusive lock
-	defer release()
+	defer release(true)
 	cur, err := os.Stat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

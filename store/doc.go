@@ -2,11 +2,13 @@
 // conversations (todos, state, terminal metadata), grants, approval requests, executions and memories.
 //
 // Every editor window starts its own toolhost process, and they all share one state directory. bbolt
-// allows one open read-write handle per file, so no process keeps the file open between transactions:
-// each [Store.Update] and [Store.View] opens the file, runs one transaction and closes it again. A
-// process that finds the file locked retries with a short jittered backoff until [Options.LockTimeout]
-// or its context ends; callers only see [ErrBusy] when that whole budget is spent. Views take a shared
-// lock, so readers never wait for each other, only for a writer.
+// holds the file lock for as long as a handle is open, so a process keeps its handle only while no
+// other process waits for the file: a waiting process says so by holding a shared lock on
+// toolhost.db.wait, the holder checks that before each transaction and closes its handle when its
+// running transactions end, and an unused handle closes after a few milliseconds anyway (handle.go
+// explains the trade-off). A process that finds the file locked retries with a short jittered
+// backoff until [Options.LockTimeout] or its context ends; callers only see [ErrBusy] when that
+// whole budget is spent. Readers never wait for each other, only for a writer.
 //
 // Values are opaque bytes (usually JSON) under string keys in nested buckets named by a [Path]. Keys
 // sort bytewise; [SeqKey] makes numeric sequences sort in order. Everything a [Tx] returns is a copy,

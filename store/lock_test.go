@@ -246,16 +246,117 @@ func TestCancelledContext(t *testing.T) {
 
 func errorsIsBusy(err error) bool { return errors.Is(err, ErrBusy) }
 
-// TestNestedUpdateIsBusy pins the documented failure of nesting: a clear ErrBusy, not a hang.
+// TestNestedUpdateIsBusy pins the documented failure of nesting: a clear ErrBusy, not a hang, also
+// for an Update inside a View on the kept handle, which would deadlock in bbolt's remap if the
+// writer did not wait for the handle's readers.
 func TestNestedUpdateIsBusy(t *testing.T) {
 	s := newStore(t, Options{NoSync: true, LockTimeout: shortLock})
 	mustUpdate(t, s, func(*Tx) error {
 		if err := s.Update(context.Background(), func(*Tx) error { return nil }); !errors.Is(err, ErrBusy) {
 			t.Errorf("Update inside Update = %v, want ErrBusy", err)
 		}
-		if err := s.View(context.Background(), func(*Tx) error { return nil }); !errors.Is(err, ErrBusy) {
-			t.Errorf("View inside Update = %v, want ErrBusy", err)
+		return nil
+	})
+	mustView(t, s, func(*Tx) error {
+		// Big enough to grow the file, which makes bbolt remap it.
+		err := s.Update(context.Background(), func(tx *Tx) error { return tx.Put(Path{"big"}, "k", make([]byte, 1<<20)) })
+		if !errors.Is(err, ErrBusy) {
+			t.Errorf("Update inside View = %v, want ErrBusy", err)
 		}
 		return nil
 	})
+}
+
+// kept reports whether s holds a cached handle right now.
+func kept(s *Store) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.cur != nil
+}
+
+// TestHandleKeptThenReleased checks both halves of the handle policy: back-to-back transactions
+// share one open handle, and an idle handle is closed so the file is free again.
+func TestHandleKeptThenReleased(t *testing.T) {
+	s := newStore(t, Options{NoSync: true})
+	ctx := context.Background()
+	mustUpdate(t, s, func(tx *Tx) error { return tx.Put(Path{"k"}, "a", []byte("1")) })
+	s.mu.Lock()
+	first := s.cur
+	s.mu.Unlock()
+	if first == nil {
+		t.Fatal("no handle kept after a transaction")
+	}
+	for range 10 {
+		if err := s.View(ctx, func(*Tx) error { return nil }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.mu.Lock()
+	same := s.cur == first
+	s.mu.Unlock()
+	if !same {
+		t.Error("back-to-back transactions reopened the file")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for kept(s) {
+		if time.Now().After(deadline) {
+			t.Fatal("idle handle still open after 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	db, err := bbolt.Open(s.Path(), fileMode, &bbolt.Options{Timeout: time.Nanosecond})
+	if err != nil {
+		t.Fatalf("bbolt.Open after the idle close = %v, want the lock free", err)
+	}
+	db.Close()
+}
+
+// TestKeptHandleYieldsToWaiter runs a busy reader on one Store while a second Store on the same
+// directory (its own file descriptions, so the same locks another process would take) writes: the
+// writer must get in well within its timeout, and the busy Store carries on afterwards.
+func TestKeptHandleYieldsToWaiter(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	busy, err := Open(ctx, dir, Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	other, err := Open(ctx, dir, Options{NoSync: true, LockTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	stop := make(chan struct{})
+	loopErr := make(chan error, 1)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				loopErr <- nil
+				return
+			default:
+			}
+			if err := busy.View(ctx, func(*Tx) error { return nil }); err != nil {
+				loopErr <- err
+				return
+			}
+		}
+	}()
+	for i := range 20 {
+		if err := other.Update(ctx, func(tx *Tx) error { return tx.PutJSON(Path{"other"}, SeqKey(uint64(i)), i) }); err != nil {
+			t.Fatalf("Update %d beside a busy Store = %v", i, err)
+		}
+	}
+	close(stop)
+	if err := <-loopErr; err != nil {
+		t.Fatalf("busy Store's View = %v", err)
+	}
+	n := 0
+	mustView(t, busy, func(tx *Tx) error {
+		return tx.ForEach(Path{"other"}, func(string, []byte) error { n++; return nil })
+	})
+	if n != 20 {
+		t.Errorf("busy Store sees %d of the other's 20 writes", n)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"time"
 )
@@ -68,6 +69,19 @@ var errNoChange = errors.New("schema current")
 // the new version are committed, or nothing is.
 func (s *Store) migrate(ctx context.Context, ms []migration) error {
 	latest := len(ms)
+	// Most starts find the schema current: a read answers that without a write, so a state
+	// directory that is read-only or full still opens (its writes fail later, naming the cause).
+	if _, err := os.Stat(s.path); err == nil {
+		var current int
+		err := s.View(ctx, func(tx *Tx) error {
+			var err error
+			current, err = schemaVersion(tx)
+			return err
+		})
+		if err == nil && current == latest {
+			return nil
+		}
+	}
 	err := s.Update(ctx, func(tx *Tx) error {
 		current, err := schemaVersion(tx)
 		if err != nil {

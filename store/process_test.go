@@ -137,6 +137,27 @@ func runChild(mode string) error {
 				return err
 			}
 		}
+	case "reader":
+		// Runs read-only transactions back to back on its kept handle until stdin closes, then
+		// reports how many it ran: a process that never lets go would starve the parent.
+		s, err := Open(ctx, dir, Options{})
+		if err != nil {
+			return err
+		}
+		stop := make(chan struct{})
+		go func() { _, _ = io.Copy(io.Discard, stdin); close(stop) }()
+		fmt.Println("reading")
+		for n := 0; ; n++ {
+			select {
+			case <-stop:
+				fmt.Println("views", n)
+				return nil
+			default:
+			}
+			if err := s.View(ctx, func(tx *Tx) error { _, _ = tx.Get(Path{"x"}, "k"); return nil }); err != nil {
+				return err
+			}
+		}
 	case "holder":
 		// Holds the write lock with a raw bbolt handle until stdin closes.
 		db, err := bbolt.Open(os.Getenv(childDir), fileMode, &bbolt.Options{Timeout: 10 * time.Second})
@@ -370,6 +391,35 @@ func TestErrBusyAcrossProcesses(t *testing.T) {
 	}
 	if err := <-done; err != nil {
 		t.Errorf("Update after the other process released the lock = %v, want nil", err)
+	}
+}
+
+// TestBusyReaderYieldsAcrossProcesses runs another process that keeps its database handle busy
+// with back-to-back reads: it must hand the file over whenever this process waits, so every write
+// here succeeds, and it must keep reading in between.
+func TestBusyReaderYieldsAcrossProcesses(t *testing.T) {
+	s := newStore(t, Options{})
+	cmd, stdin, out := child(t, "reader", childDir+"="+s.Dir())
+	expectLine(t, out, "reading")
+	ctx := context.Background()
+	for i := range 100 {
+		if err := s.Update(ctx, func(tx *Tx) error { return tx.PutJSON(Path{"x"}, SeqKey(uint64(i)), i) }); err != nil {
+			t.Fatalf("Update %d beside a busy reader process = %v", i, err)
+		}
+		if err := s.View(ctx, func(*Tx) error { return nil }); err != nil {
+			t.Fatalf("View %d beside a busy reader process = %v", i, err)
+		}
+	}
+	stdin.Close()
+	if !out.Scan() {
+		t.Fatalf("reader ended without a count: %s", cmd.Stderr)
+	}
+	var views int
+	if _, err := fmt.Sscanf(out.Text(), "views %d", &views); err != nil || views == 0 {
+		t.Errorf("reader reported %q, want a positive view count", out.Text())
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("reader: %v\n%s", err, cmd.Stderr)
 	}
 }
 

@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
-
-	"go.etcd.io/bbolt"
-	berrors "go.etcd.io/bbolt/errors"
 )
 
 // File and directory names inside the state directory.
@@ -57,6 +55,16 @@ var ErrClosed = errors.New("state store closed")
 // anyway could corrupt data this version does not understand, so the user must upgrade instead.
 var ErrNewerSchema = errors.New("state store written by a newer toolhost")
 
+// ErrDamaged is returned by a transaction that panicked. bbolt panics when it meets a damaged page,
+// so the transaction is abandoned, its handle closed, and the caller gets this error naming the
+// file instead of a crashed call or a lock that is never released. `toolhost doctor --repair`
+// keeps a copy of the file and rebuilds what can be read (see Repair).
+var ErrDamaged = errors.New("state store damaged")
+
+// ErrUnavailable is wrapped by every transaction of a Store made by Unavailable: the process runs
+// without its state (file and terminal operations still work) and says why on each state operation.
+var ErrUnavailable = errors.New("state store unavailable")
+
 // ErrReadOnlyTx is returned by Tx writes inside View, which runs on a read-only file handle.
 var ErrReadOnlyTx = errors.New("write in a read-only transaction")
 
@@ -72,8 +80,9 @@ type Options struct {
 	AuditMaxBytes int64
 }
 
-// Store is a handle on the state directory. It holds no open file between calls, so it is cheap to
-// keep for the life of the process, and safe for concurrent use by multiple goroutines.
+// Store is a handle on the state directory, safe for concurrent use by multiple goroutines. It
+// keeps the database open between transactions only while no other process waits for it (see
+// handle.go), so it is cheap to keep for the life of the process.
 type Store struct {
 	dir    string
 	path   string
@@ -82,7 +91,38 @@ type Store struct {
 	// writers serialises this process's writers in memory, so goroutines queue on a channel instead of
 	// polling the file lock against each other.
 	writers chan struct{}
+	// opener lets one goroutine at a time open the file; the others then share what it opened.
+	opener chan struct{}
+	// wait is this process's handle on the waiters' file, used to ask whether another process is
+	// waiting for the database; nil when it cannot be opened (a read-only state directory).
+	wait *os.File
+
+	mu  sync.Mutex
+	cur *handle // the cached read-write handle, nil when none is kept
+
+	// unavailable, when set, is the error every transaction returns (see Unavailable).
+	unavailable error
 }
+
+// Unavailable returns a Store for state directory dir whose every transaction fails with an error
+// wrapping ErrUnavailable and cause (which should name the path and the reason, as Open's errors
+// do). A server uses it when Open fails, so that operations that do not need the state keep working.
+func Unavailable(dir string, cause error) *Store {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		abs = dir
+	}
+	return &Store{
+		dir:         abs,
+		path:        filepath.Join(abs, dbFileName),
+		writers:     make(chan struct{}, 1),
+		opener:      make(chan struct{}, 1),
+		unavailable: fmt.Errorf("%w: %w", ErrUnavailable, cause),
+	}
+}
+
+// Err returns nil for a working Store and the cause for one made by Unavailable.
+func (s *Store) Err() error { return s.unavailable }
 
 // Open prepares the state directory dir (created with mode 0700 if missing) and its toolhost.db
 // (mode 0600), running any pending schema migrations. The file is closed again before Open returns.
@@ -115,10 +155,13 @@ func open(ctx context.Context, dir string, opts Options, ms []migration) (*Store
 		path:    filepath.Join(abs, dbFileName),
 		opts:    opts,
 		writers: make(chan struct{}, 1),
+		opener:  make(chan struct{}, 1),
 	}
+	s.openWaitFile()
 	_, statErr := os.Stat(s.path)
 	created := errors.Is(statErr, fs.ErrNotExist)
 	if err := s.migrate(ctx, ms); err != nil {
+		s.Close()
 		return nil, err
 	}
 	if created {
@@ -127,6 +170,7 @@ func open(ctx context.Context, dir string, opts Options, ms []migration) (*Store
 	}
 	if info, err := os.Stat(s.path); err == nil && info.Mode().Perm()&^fileMode != 0 {
 		if err := os.Chmod(s.path, fileMode); err != nil {
+			s.Close()
 			return nil, fmt.Errorf("open state store: restrict %s: %w", s.path, err)
 		}
 	}
@@ -151,24 +195,40 @@ func (s *Store) Dir() string { return s.dir }
 func (s *Store) Path() string { return s.path }
 
 // Close marks the Store closed; later calls fail with ErrClosed. Transactions already running finish
-// normally. No file is held open, so there is nothing else to release.
+// normally, and the last of them closes the database file.
 func (s *Store) Close() error {
-	s.closed.Store(true)
+	if s.closed.Swap(true) {
+		return nil
+	}
+	s.mu.Lock()
+	if h := s.cur; h != nil {
+		s.cur = nil
+		h.retire = true
+		if h.users == 0 {
+			s.closeHandle(h)
+		}
+	}
+	s.mu.Unlock()
+	if s.wait != nil {
+		return s.wait.Close()
+	}
 	return nil
 }
 
 // Update runs fn in one read-write transaction and commits it (with fsync unless Options.NoSync)
 // before returning, so a nil error means the change is durable. If fn returns an error the
 // transaction is rolled back and that error is returned unchanged. fn must not retain the Tx, and
-// must not call Update or View itself: the outer transaction holds the lock the inner one waits for,
-// so the inner call fails with ErrBusy after LockTimeout.
+// must not call Update or View itself: the outer transaction holds what the inner one waits for
+// (this process's writer slot, or the file lock), so the inner call may fail with ErrBusy after
+// LockTimeout.
 func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) error {
 	return s.run(ctx, true, fn)
 }
 
-// View runs fn in one read-only transaction under a shared lock, so concurrent Views (in any
-// process) do not wait for each other; they wait only for a writer to finish. fn's error is returned
-// unchanged. As with Update, fn must not call Update on this Store.
+// View runs fn in one read-only transaction. Concurrent Views do not wait for each other: in this
+// process they share the kept handle; across processes a waiting reader takes a shared lock. fn's
+// error is returned unchanged. fn must not call Update on this Store: the writer waits for the
+// handle's readers, so it fails with ErrBusy after LockTimeout.
 func (s *Store) View(ctx context.Context, fn func(tx *Tx) error) error {
 	return s.run(ctx, false, fn)
 }
@@ -177,13 +237,22 @@ func (s *Store) run(ctx context.Context, writable bool, fn func(tx *Tx) error) (
 	if fn == nil {
 		return errors.New("state store: nil transaction function")
 	}
-	db, release, err := s.acquire(ctx, writable)
+	h, release, err := s.acquire(ctx, writable)
 	if err != nil {
 		return err
 	}
-	defer release()
-	btx, err := db.Begin(writable)
+	healthy := true
+	defer func() { release(healthy) }()
+	defer func() {
+		if p := recover(); p != nil {
+			healthy = false
+			slog.Error("state store transaction panicked", "path", s.path, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			err = fmt.Errorf("%w: %s: %v; run toolhost doctor --repair", ErrDamaged, s.path, p)
+		}
+	}()
+	btx, err := h.db.Begin(writable)
 	if err != nil {
+		healthy = false
 		return fmt.Errorf("begin state store transaction: %w", err)
 	}
 	tx := &Tx{tx: btx}
@@ -199,107 +268,12 @@ func (s *Store) run(ctx context.Context, writable bool, fn func(tx *Tx) error) (
 	}
 	if writable {
 		if err := btx.Commit(); err != nil {
-			return fmt.Errorf("commit state store transaction: %w", err)
+			// A failed write (ENOSPC, EIO) may leave bbolt's in-memory view ahead of the file: let
+			// the next transaction start from a fresh handle.
+			healthy = false
+			return fmt.Errorf("commit state store transaction %s: %w", s.path, err)
 		}
 		done = true
 	}
 	return nil
-}
-
-// acquire opens the database file, waiting for its lock within Options.LockTimeout and ctx. The
-// returned release closes the file and lets the next writer of this process in.
-func (s *Store) acquire(ctx context.Context, writable bool) (*bbolt.DB, func(), error) {
-	if s.closed.Load() {
-		return nil, nil, ErrClosed
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, nil, err
-	}
-	deadline := time.Now().Add(s.opts.LockTimeout)
-	unqueue := func() {}
-	if writable {
-		if err := s.queue(ctx, deadline); err != nil {
-			return nil, nil, err
-		}
-		unqueue = func() { <-s.writers }
-	}
-	db, err := s.openDB(ctx, deadline, !writable)
-	if err != nil {
-		unqueue()
-		return nil, nil, err
-	}
-	release := func() {
-		if err := db.Close(); err != nil {
-			// The transaction already committed or rolled back; a failed close only leaks a handle.
-			slog.Warn("close state store", "path", s.path, "err", err)
-		}
-		unqueue()
-	}
-	return db, release, nil
-}
-
-// queue waits for this process's writer slot.
-func (s *Store) queue(ctx context.Context, deadline time.Time) error {
-	select {
-	case s.writers <- struct{}{}:
-		return nil
-	default:
-	}
-	timer := time.NewTimer(time.Until(deadline))
-	defer timer.Stop()
-	select {
-	case s.writers <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("wait for state store: %w", ctx.Err())
-	case <-timer.C:
-		return s.busy()
-	}
-}
-
-func (s *Store) busy() error {
-	return fmt.Errorf("%w: %s stayed locked for %s", ErrBusy, s.path, s.opts.LockTimeout)
-}
-
-// openDB opens the bbolt file, retrying lock contention with jittered exponential backoff.
-func (s *Store) openDB(ctx context.Context, deadline time.Time, readOnly bool) (*bbolt.DB, error) {
-	bopts := &bbolt.Options{
-		Timeout:  flockTimeout,
-		ReadOnly: readOnly,
-		NoSync:   s.opts.NoSync,
-	}
-	backoff := minBackoff
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for {
-		db, err := bbolt.Open(s.path, fileMode, bopts)
-		if err == nil {
-			return db, nil
-		}
-		if !errors.Is(err, berrors.ErrTimeout) {
-			return nil, fmt.Errorf("open state store %s: %w", s.path, err)
-		}
-		now := time.Now()
-		if !now.Before(deadline) {
-			return nil, s.busy()
-		}
-		// Jitter in [backoff/2, backoff) so processes that collided do not retry in lockstep.
-		d := backoff/2 + rand.N(backoff/2)
-		d = min(d, deadline.Sub(now))
-		if timer == nil {
-			timer = time.NewTimer(d)
-		} else {
-			timer.Reset(d)
-		}
-		select {
-		case <-ctx.Done():
-			return nil, fmt.Errorf("wait for state store lock: %w", ctx.Err())
-		case <-timer.C:
-		}
-		backoff = min(2*backoff, maxBackoff)
-	}
 }

@@ -258,6 +258,21 @@ func (t *Tx) NextSequence(b Path) (uint64, error) {
 	return n, nil
 }
 
+// Writable reports whether this is an Update's transaction. What a writable transaction reads may
+// still roll back, so caches are filled only from read-only ones.
+func (t *Tx) Writable() bool { return t.live().Writable() }
+
+// Sequence returns bucket b's persistent counter without advancing it (0 for a missing bucket).
+// A package that bumps the counter with NextSequence on every change of b can use it as b's
+// version, to keep a decoded copy of b in memory until the number moves.
+func (t *Tx) Sequence(b Path) uint64 {
+	bk := t.bucket(b)
+	if bk == nil {
+		return 0
+	}
+	return bk.Sequence()
+}
+
 // DeleteBucket removes bucket b with everything in it. A missing bucket is not an error.
 func (t *Tx) DeleteBucket(b Path) error {
 	tx := t.live()

@@ -49,6 +49,9 @@ var executionCommands = group{title: "Executions and tokens", commands: []cliCom
 				if err != nil {
 					return err
 				}
+				if a.Executions == nil {
+					return fmt.Errorf("execution history is off in this state directory: %w", a.ExecutionsErr)
+				}
 				f.Viewer = authz.StdioPrincipal
 				page, err := a.Executions.List(inv.ctx, f)
 				if err != nil {
@@ -162,6 +165,9 @@ var executionCommands = group{title: "Executions and tokens", commands: []cliCom
 			if err != nil {
 				return err
 			}
+			if a.Executions == nil {
+				return fmt.Errorf("execution history is off in this state directory: %w", a.ExecutionsErr)
+			}
 			list, err := a.Tokens.List(inv.ctx)
 			if err != nil {
 				return err
@@ -200,6 +206,9 @@ func withJSON(f func(inv *invocation, a *app.App, asJSON bool) error) func(fs *f
 			a, err := inv.App()
 			if err != nil {
 				return err
+			}
+			if a.Executions == nil {
+				return fmt.Errorf("execution history is off in this state directory: %w", a.ExecutionsErr)
 			}
 			return f(inv, a, *asJSON)
 		}

@@ -1,10 +1,10 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
 
-	"toolhost/authz"
 	"toolhost/authz/cmdrules"
 )
 
@@ -46,27 +46,10 @@ var guardCommands = group{title: "Terminal guard", commands: []cliCommand{
 	},
 	{
 		name: "doctor",
-		help: "print what the terminal sandbox, the command rules and the operator checks enforce here",
-		run: func(inv *invocation) error {
-			a, err := inv.App()
-			if err != nil {
-				return err
-			}
-			out := inv.stdout
-			st := a.SandboxStatus()
-			fmt.Fprintln(out, st.Summary())
-			for _, d := range st.Details() {
-				fmt.Fprintln(out, "  "+d)
-			}
-			rs := a.CommandRules()
-			fmt.Fprintf(out, "command rules: %d, unmatched commands: %s (toolhost rules list)\n", len(rs.List()), rs.Unmatched())
-			if err := authz.CheckOperator(a.StateDir); err != nil {
-				fmt.Fprintf(out, "operator actions from this shell: refused (%v)\n", err)
-			} else {
-				fmt.Fprintln(out, "operator actions from this shell: allowed (not under a toolhost server)")
-			}
-			fmt.Fprintln(out, "operator actions from toolhost terminals and their descendants: refused (process ancestry; toolhost servers are child subreapers)")
-			return nil
+		help: "check state, sandbox, embedder, token and port, and print the fixes",
+		flags: func(fs *flag.FlagSet) action {
+			repair := fs.Bool("repair", false, "rebuild a damaged state file from what can be read, keeping a copy of it (stop the servers using it first)")
+			return func(inv *invocation) error { return doctor(inv, *repair) }
 		},
 	},
 }}

@@ -62,6 +62,7 @@ func serveStdio(inv *invocation) error {
 	if err := a.MarkServer(); err != nil {
 		return err
 	}
+	a.CheckStateLater()
 	if a.Config.Workdir == "" {
 		a.UseRoots(false) // no --workdir: the client's first root chooses it
 	}
@@ -101,6 +102,7 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	if err := a.MarkServer(); err != nil {
 		return err
 	}
+	a.CheckStateLater()
 	if a.Config.Workdir == "" {
 		a.UseRoots(true) // no --workdir: each session's first root, under [http] allowed_roots
 	}
@@ -125,9 +127,11 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		OperatorToken:  operatorToken,
 		OperatorRoutes: operatorRoutes(a),
 	}
-	metrics := server.NewMetrics(a.Executions.ActiveCount)
-	a.OnFinish(metrics.Observe)
-	hopts.PrincipalRoutes = server.ExecutionRoutes(server.ExecutionAPI{Executions: a.Executions, Limits: a.Limits, Metrics: metrics.Handler()})
+	if a.Executions != nil {
+		metrics := server.NewMetrics(a.Executions.ActiveCount)
+		a.OnFinish(metrics.Observe)
+		hopts.PrincipalRoutes = server.ExecutionRoutes(server.ExecutionAPI{Executions: a.Executions, Limits: a.Limits, Metrics: metrics.Handler()})
+	}
 	if tokenOnCommandLine {
 		a.Logger.Warn("--token puts the token on the command line, readable by every local process (ps); prefer --token-file or the generated token file")
 	}

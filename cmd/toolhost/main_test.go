@@ -166,6 +166,13 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 	return w.b.Write(p)
 }
 
+// String returns what was written so far.
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
 func TestStdioMalformedLineKeepsSession(t *testing.T) {
 	cmd := command(t, "stdio")
 	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
@@ -583,8 +590,14 @@ func TestTwoServersShareState(t *testing.T) {
 	}
 	state, work := t.TempDir(), t.TempDir()
 	errs := make(chan error, 2)
+	halfway := make(chan struct{})
+	var halfwayOnce sync.Once
 	for _, conv := range []string{"a", "b"} {
 		go func() {
+			if conv == "a" {
+				// Also on failure, so the reader below does not wait forever.
+				defer halfwayOnce.Do(func() { close(halfway) })
+			}
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
@@ -605,9 +618,28 @@ func TestTwoServersShareState(t *testing.T) {
 					errs <- fmt.Errorf("%s add %d: %s", conv, i, res.Content[0].(*mcp.TextContent).Text)
 					return
 				}
+				if i == 100 && conv == "a" {
+					halfwayOnce.Do(func() { close(halfway) })
+				}
+				// Reads between the writes keep this server's database handle busy, as a model's
+				// think and list calls do.
+				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "think", Arguments: map[string]any{"thoughts": "next"}}); err != nil {
+					errs <- err
+					return
+				}
 			}
 			errs <- nil
 		}()
+	}
+	// A third process reads while both servers are busy: each keeps its handle only while nobody
+	// waits, so the read gets in and sees what the servers acknowledged.
+	<-halfway
+	out, err := commandIn(t, state, work, "--conversation", "a", "call", "todo_operations", `{"operation":"read"}`).CombinedOutput()
+	if err != nil {
+		t.Fatalf("read while both servers write: %v %s", err, out)
+	}
+	if !strings.Contains(string(out), "a-100") {
+		t.Errorf("read while both servers write misses the acknowledged todo a-100: %.300s", out)
 	}
 	for i := 0; i < 2; i++ {
 		if err := <-errs; err != nil {

@@ -75,14 +75,7 @@ func stdioClient(t *testing.T, state, work string, extra ...string) *mcp.ClientS
 	t.Helper()
 	cmd := commandIn(t, state, work, append([]string{"stdio"}, extra...)...)
 	cmd.Env = append(cmd.Env, "TOOLHOST_TOKEN=th_env_token_secret_0123")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return connectCmd(t, cmd)
 }
 
 // TestWalkAroundsFromATerminal runs each walk-around in a terminal of the real stdio server,

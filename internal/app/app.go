@@ -69,7 +69,9 @@ type App struct {
 	servers  []*mcp.Server
 	// Executions records every call; Limits rate-limits them; StdioPrincipal is who calls
 	// over stdio (admin unless [stdio] tier lowers it).
-	Executions     *engine.Engine
+	Executions *engine.Engine
+	// ExecutionsErr says why Executions is nil (the state directory could not hold history).
+	ExecutionsErr  error
 	Tokens         *authz.Tokens
 	Limits         *engine.Limits
 	StdioPrincipal authz.Principal
@@ -117,13 +119,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if a.StateDir, err = filepath.Abs(a.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
-	if err := os.MkdirAll(a.StateDir, 0o700); err != nil {
-		return nil, fmt.Errorf("state dir: %w", err)
-	}
-	spill, err := consolidated.NewSpill(filepath.Join(a.StateDir, "results"))
-	if err != nil {
-		return nil, err
-	}
+	spill := a.openSpill()
 	// A configured conversation pins every session to it; otherwise each session leases its
 	// own (openConversations), and the working directory's first conversation serves calls
 	// without a session (toolhost call).
@@ -144,7 +140,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		Spill:               spill,
 		Logger:              logger,
 	}
-	if a.Store, err = store.Open(ctx, a.StateDir, store.Options{}); err != nil {
+	if err := a.openState(ctx); err != nil {
 		return nil, err
 	}
 	a.PromptsDir = cfg.PromptsDir
@@ -204,6 +200,10 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		web,
 		a.databaseTool(),
 		consolidated.ReadToolResultTool(),
+	}
+	if err := checkProfileNames(name, profile, cfg.Profiles, tools); err != nil {
+		a.Close()
+		return nil, err
 	}
 	a.Registry = consolidated.NewRegistry(a.Env, tools, a.allow)
 	a.closers = append(a.closers, a.Registry.Close)

@@ -19,10 +19,14 @@ func (a *App) openExecutions(ctx context.Context) error {
 		OnFinish: a.onFinish,
 	})
 	if err != nil {
-		return err
+		// A read-only or full state directory must not stop file and terminal work: the
+		// server runs without history, and the history commands say why.
+		a.Logger.Warn("execution history is off: the engine cannot open its state", "err", err)
+		a.ExecutionsErr = err
+	} else {
+		a.Executions = e
+		a.closers = append(a.closers, e.Close)
 	}
-	a.Executions = e
-	a.closers = append(a.closers, e.Close)
 	lim := &engine.Limits{PerCategory: map[authz.Category]engine.Rate{}}
 	for key, v := range map[string]string{"per_principal": cfg.Limits.PerPrincipal, string(authz.CategorySafe): cfg.Limits.Safe,
 		string(authz.CategoryModerate): cfg.Limits.Moderate, string(authz.CategoryDangerous): cfg.Limits.Dangerous} {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"toolhost/internal/config"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/terminal"
+	"toolhost/store"
 )
 
 // terminalGuard is what stands between a model and the commands it runs: the Landlock
@@ -115,7 +117,13 @@ func (tg *terminalGuard) policy(ctx context.Context, conv, cwd string) (*sandbox
 		return p, nil
 	}
 	grants, err := tg.guard.TerminalWritePaths(ctx, conv)
-	if err != nil {
+	switch {
+	case errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrDamaged):
+		// Without the state, no granted path is writable: the narrower policy, so terminals
+		// keep working inside the working directory.
+		slog.Warn("terminal: write grants unreadable, commands get the base sandbox policy", "err", err)
+		grants = nil
+	case err != nil:
 		return nil, fmt.Errorf("terminal write grants: %w", err)
 	}
 	p.Writable = append([]string(nil), p.Writable...)

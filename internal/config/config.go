@@ -285,6 +285,9 @@ func load(path string, explicit bool, lookup func(string) (string, bool)) (*Conf
 	}
 	if und := md.Undecoded(); len(und) > 0 {
 		k := und[0].String()
+		if near := suggestKey(k); near != "" {
+			return nil, fmt.Errorf("config %s:%d: %w %q; did you mean %q?", path, keyLine(data, k), ErrUnknownKey, k, near)
+		}
 		return nil, fmt.Errorf("config %s:%d: %w %q", path, keyLine(data, k), ErrUnknownKey, k)
 	}
 	c.Path = path

@@ -66,6 +66,30 @@ func TestLoadUnknownKeyIsTyped(t *testing.T) {
 	}
 }
 
+// TestUnknownKeySuggests checks the "did you mean" of an unknown key, at the top level, in a
+// table and under a map (a profile's name is kept as written).
+func TestUnknownKeySuggests(t *testing.T) {
+	tests := []struct {
+		name, file, want string
+	}{
+		{"top level", "worksdir = \"/tmp\"\n", `did you mean "workdir"?`},
+		{"table", "[memory]\nembeder = \"x\"\n", `did you mean "memory.embedder"?`},
+		{"profile", "[profiles.mine]\ndisabel = [\"think\"]\n", `did you mean "profiles.mine.disable"?`},
+		{"nothing close", "zzzzzzzzzzzzzzzz = 1\n", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Load(write(t, tt.file), true)
+			if !errors.Is(err, ErrUnknownKey) {
+				t.Fatalf("Load(%q) = %v, want ErrUnknownKey", tt.file, err)
+			}
+			if got := err.Error(); tt.want == "" && strings.Contains(got, "did you mean") || !strings.Contains(got, tt.want) {
+				t.Errorf("Load(%q) = %q, want it to contain %q", tt.file, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestLoadMissing(t *testing.T) {
 	missing := filepath.Join(t.TempDir(), "absent.toml")
 	if _, err := Load(missing, false); err != nil {

@@ -131,6 +131,9 @@ func (c *Config) mergeProject(workdir string, lookup func(string) (string, bool)
 		}
 		line := keyLine(data, key)
 		if unknown[key] {
+			if near := suggestKey(key); near != "" {
+				return fmt.Errorf("project config %s:%d: %w %q; did you mean %q?", path, line, ErrUnknownKey, key, near)
+			}
 			return fmt.Errorf("project config %s:%d: %w %q", path, line, ErrUnknownKey, key)
 		}
 		return fmt.Errorf("project config %s:%d: %q %w: a project file may not widen the boundary; set it in your own configuration (%s) if you mean it",

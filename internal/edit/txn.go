@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 
 	"toolhost/internal/owner"
@@ -439,7 +440,14 @@ func (t *txn) commit(ctx context.Context, j *Journal) error {
 		hook = j.step
 		var err error
 		if rec, err = j.begin(&t.rec); err != nil {
-			return err
+			if !stateUnwritable(err) {
+				return err
+			}
+			// A full or read-only state directory must not stop file operations in the
+			// working directory: go on without the journal, all or nothing while this process
+			// lives (as with a nil journal), and say so in the log.
+			j.logger.Warn("edit journal not writable: this change is not crash-atomic", "err", err)
+			rec, hook = nil, func(string) {}
 		}
 	}
 	undo := func(cause error, prepared bool) error {
@@ -489,4 +497,15 @@ func (t *txn) commit(ctx context.Context, j *Journal) error {
 		rec.remove()
 	}
 	return nil
+}
+
+// stateUnwritable reports whether err says the journal's directory cannot take a write at all
+// (full, read-only, no permission), as opposed to a failure of this one transaction.
+func stateUnwritable(err error) bool {
+	for _, e := range []error{syscall.ENOSPC, syscall.EDQUOT, syscall.EROFS, syscall.EACCES, syscall.EPERM} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }

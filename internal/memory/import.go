@@ -89,10 +89,7 @@ func (s *Service) Import(ctx context.Context, req ImportRequest) (ImportResult, 
 		return res, nil
 	}
 
-	s.mu.Lock()
-	err = s.readyLocked(ctx)
-	s.mu.Unlock()
-	if err != nil {
+	if err := s.ready(ctx); err != nil {
 		return res, err
 	}
 	chunks := chunkDocument(string(req.Content), s.emb.MaxTokens(), s.emb.CountTokens)

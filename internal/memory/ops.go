@@ -192,16 +192,20 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		want = max(4*limit, 20)
 	}
 
-	s.mu.Lock()
-	err = s.readyLocked(ctx)
-	var cands []scored
-	if err == nil {
-		var scopes []string
-		if scopes, err = s.searchScopesLocked(req.Conversation, req.Scopes); err == nil {
-			cands, err = s.idx.search(ctx, q, scopes, tags, want)
+	// In a function so that the deferred unlock also runs on a panic: a damaged state file must
+	// not leave every later memory call waiting for this lock.
+	cands, err := func() ([]scored, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if err := s.readyLocked(ctx); err != nil {
+			return nil, err
 		}
-	}
-	s.mu.Unlock()
+		scopes, err := s.searchScopesLocked(req.Conversation, req.Scopes)
+		if err != nil {
+			return nil, err
+		}
+		return s.idx.search(ctx, q, scopes, tags, want)
+	}()
 	if err != nil {
 		return nil, fmt.Errorf("search memory: %w", err)
 	}
@@ -537,13 +541,16 @@ func (s *Service) Recent(ctx context.Context, conversation string, since time.Ti
 // one, in batches, calling progress (if not nil) after each batch with the count done and the
 // total. It is safe to interrupt (cancel ctx) and call again: finished batches are committed.
 func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) error {
-	s.mu.Lock()
-	err := s.syncLocked(ctx)
-	ids := make([]uint64, 0, len(s.stale))
-	for id := range s.stale {
-		ids = append(ids, id)
-	}
-	s.mu.Unlock()
+	ids, err := func() ([]uint64, error) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		err := s.syncLocked(ctx)
+		ids := make([]uint64, 0, len(s.stale))
+		for id := range s.stale {
+			ids = append(ids, id)
+		}
+		return ids, err
+	}()
 	if err != nil {
 		return fmt.Errorf("re-embed memories: %w", err)
 	}
@@ -631,3 +638,10 @@ func (s *Service) Reembed(ctx context.Context, progress func(done, total int)) e
 // embedText is the text whose vector represents r: a chunk's content already carries its
 // heading path.
 func embedText(r *record) string { return r.Content }
+
+// ready is readyLocked under the lock, released also if it panics.
+func (s *Service) ready(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.readyLocked(ctx)
+}

@@ -105,6 +105,8 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 		}
 		stateful.ServeHTTP(w, r)
 	})
+	// Oversized bodies and calls before initialize are answered as JSON-RPC errors (protocolEdges).
+	mcpHandler = protocolEdges(mcpHandler, o.MaxBodyBytes)
 	if !o.NoAuth {
 		// The SDK carries the principal to tool handlers as the request's TokenInfo (per
 		// request, also on stateful sessions), and pins a session to the principal that opened it.

@@ -28,7 +28,7 @@ func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer,
 	go func() {
 		pw.CloseWithError(filterLines(in, pw, w, logger))
 	}()
-	err := s.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{w}})
+	err := s.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{notInitializedOut{w}}})
 	pr.Close()
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
 		return nil
@@ -74,14 +74,22 @@ func filterLines(in io.Reader, pass io.Writer, reply io.Writer, logger *slog.Log
 	}
 }
 
-// readLine returns the next line without its terminator. Past max bytes the rest of the line is
-// discarded and tooLong is set.
-func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
+// idProbeBytes is how much of an over-long line is kept to find its id: clients write "id" before
+// the (large) params, so the start of the message holds it.
+const idProbeBytes = 4096
+
+// readLine returns the next line without its terminator. Past limit bytes the rest of the line is
+// discarded and tooLong is set; line then holds only the line's first idProbeBytes, for probeID.
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if !tooLong {
-			if len(line)+len(chunk) > max {
-				tooLong, line = true, nil
+			if len(line)+len(chunk) > limit {
+				tooLong = true
+				if keep := idProbeBytes - len(line); keep > 0 {
+					line = append(line, chunk[:min(keep, len(chunk))]...)
+				}
+				line = line[:min(len(line), idProbeBytes)]
 			} else {
 				line = append(line, chunk...)
 			}
@@ -91,6 +99,34 @@ func readLine(r *bufio.Reader, max int) (line []byte, tooLong bool, err error) {
 		}
 		return bytes.TrimSpace(line), tooLong, err
 	}
+}
+
+// probeID returns the id of the JSON-RPC message whose first bytes are head (the message itself
+// may be cut), or null when it cannot be read from there: the top-level members are scanned in
+// order until "id", and a member that does not fit in head ends the scan.
+func probeID(head []byte) json.RawMessage {
+	null := json.RawMessage("null")
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return null
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return null
+		}
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return null
+		}
+		if key == "id" {
+			if len(val) > 0 && (val[0] == '"' || val[0] == '-' || val[0] >= '0' && val[0] <= '9') {
+				return val
+			}
+			return null
+		}
+	}
+	return null
 }
 
 type errorResponse struct {
@@ -107,7 +143,10 @@ func check(line []byte, tooLong bool) *errorResponse {
 	resp := &errorResponse{JSONRPC: "2.0", ID: json.RawMessage("null")}
 	switch {
 	case tooLong:
-		resp.Error.Code, resp.Error.Message = jsonrpc.CodeInvalidRequest, fmt.Sprintf("message longer than %d bytes", MaxStdioLine)
+		// Answered with the request's id, so the client's call fails now instead of waiting for
+		// an answer that never comes; the session and its terminals go on.
+		resp.ID = probeID(line)
+		resp.Error.Code, resp.Error.Message = jsonrpc.CodeInvalidRequest, fmt.Sprintf("message longer than %d bytes; send less per call", MaxStdioLine)
 		return resp
 	case !json.Valid(line):
 		resp.Error.Code, resp.Error.Message = jsonrpc.CodeParseError, "parse error: line is not valid JSON"
@@ -211,3 +250,26 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// CodeNotInitialized answers a request sent before initialize. The go-sdk refuses such a request
+// with code 0, which clients cannot tell from success codes; the TypeScript SDK answers -32000
+// ("Server not initialized"), and so does toolhost.
+const CodeNotInitialized = -32000
+
+// sdkNotInitialized is the go-sdk's message for a request before initialize.
+const sdkNotInitialized = "is invalid during session initialization"
+
+// notInitializedOut gives the go-sdk's answer to a request before initialize the code
+// CodeNotInitialized (see fixNotInitialized) on its way to w. The SDK writes one whole message
+// (or SSE event) per Write.
+type notInitializedOut struct{ w io.Writer }
+
+func (n notInitializedOut) Write(p []byte) (int, error) {
+	if fixed, ok := fixNotInitialized(p); ok {
+		if _, err := n.w.Write(fixed); err != nil {
+			return 0, err
+		}
+		return len(p), nil
+	}
+	return n.w.Write(p)
+}

@@ -78,9 +78,6 @@ func NewManager(cfg Config) (*Manager, error) {
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	m.instance = strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
-	if n := sweepTermDirs(""); n > 0 {
-		slog.Info("terminal: removed temporary directories of toolhost processes that are gone", "count", n)
-	}
 	dir, err := makeTermDir("")
 	if err != nil {
 		return nil, fmt.Errorf("terminal rc dir: %w", err)
@@ -105,6 +102,11 @@ func NewManager(cfg Config) (*Manager, error) {
 			case <-ctx.Done():
 			}
 		}()
+		// Cleanup of what dead toolhost processes left runs here, off the start: listing a
+		// busy temp directory and /proc costs more than everything else NewManager does.
+		if n := sweepTermDirs(""); n > 0 {
+			slog.Info("terminal: removed temporary directories of toolhost processes that are gone", "count", n)
+		}
 		sweepOrphans(ctx, m.instance, cfg.CloseGrace)
 	}()
 	return m, nil

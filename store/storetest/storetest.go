@@ -4,7 +4,9 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"testing"
 
 	"toolhost/store"
@@ -33,4 +35,30 @@ func OpenWith(t testing.TB, dir string, opts store.Options) *store.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// Damage overwrites the type of every page of the database file at path that holds marker, as
+// a torn write or a bad sector would: bbolt panics when a cursor reaches such a page. The file
+// must be closed by every process while this runs.
+func Damage(t testing.TB, path, marker string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bbolt's page size is the OS page size when the file is created.
+	size := os.Getpagesize()
+	hits := 0
+	for page := 0; page+size <= len(b); page += size {
+		if bytes.Contains(b[page:page+size], []byte(marker)) {
+			b[page+8], b[page+9] = 0xee, 0xee // the page's flags: no such page type
+			hits++
+		}
+	}
+	if hits == 0 {
+		t.Fatalf("marker %q not in %s", marker, path)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"toolhost/authz"
+)
+
+// errDoctorFound makes `toolhost doctor` exit non-zero when something needs fixing, so scripts
+// can use it.
+var errDoctorFound = errors.New("doctor found problems; the fixes are above")
+
+// doctor prints one line per check (ok or FIX), the terminal guard's details, and with repair
+// rebuilds a damaged state file first.
+func doctor(inv *invocation, repair bool) error {
+	a, err := inv.App()
+	if err != nil {
+		return err
+	}
+	out := inv.stdout
+	checks := a.Doctor(inv.ctx)
+	if repair {
+		if checks[0].OK {
+			fmt.Fprintln(out, "repair: the state file is fine; nothing to repair")
+		} else {
+			rep, err := a.RepairState(inv.ctx)
+			if err != nil {
+				return fmt.Errorf("repair: %w", err)
+			}
+			fmt.Fprintf(out, "repair: kept the damaged file as %s\n", rep.Backup)
+			if rep.Unreadable != nil {
+				fmt.Fprintf(out, "repair: nothing could be read (%v); the new state file starts empty\n", rep.Unreadable)
+			}
+			fmt.Fprintf(out, "repair: carried over %d values\n", rep.Copied)
+			for _, l := range rep.Lost {
+				fmt.Fprintf(out, "repair: lost part of %s\n", l)
+			}
+			// Check the rebuilt file with a fresh app, as the next server will open it.
+			inv.closeApp()
+			inv.app, inv.closeApp = nil, nil
+			if a, err = inv.App(); err != nil {
+				return err
+			}
+			checks = a.Doctor(inv.ctx)
+		}
+	}
+	failed := false
+	for _, c := range checks {
+		if c.OK {
+			fmt.Fprintf(out, "ok   %-8s %s\n", c.Name, c.Detail)
+			continue
+		}
+		failed = true
+		fmt.Fprintf(out, "FIX  %-8s %s\n     fix: %s\n", c.Name, c.Detail, c.Fix)
+	}
+	st := a.SandboxStatus()
+	for _, d := range st.Details() {
+		fmt.Fprintln(out, "     "+d)
+	}
+	rs := a.CommandRules()
+	fmt.Fprintf(out, "     command rules: %d, unmatched commands: %s (toolhost rules list)\n", len(rs.List()), rs.Unmatched())
+	if err := authz.CheckOperator(a.StateDir); err != nil {
+		fmt.Fprintf(out, "     operator actions from this shell: refused (%v)\n", err)
+	} else {
+		fmt.Fprintln(out, "     operator actions from this shell: allowed (not under a toolhost server)")
+	}
+	fmt.Fprintln(out, "     operator actions from toolhost terminals and their descendants: refused (process ancestry; toolhost servers are child subreapers)")
+	if failed {
+		return errDoctorFound
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+
+	"toolhost/internal/server"
+)
+
+// stdioRaw is a raw line-level client of the real binary, for what the SDK client cannot send:
+// calls before initialize and messages over the size limit.
+type stdioRaw struct {
+	t     *testing.T
+	in    io.WriteCloser
+	lines *bufio.Scanner
+}
+
+func startStdioRaw(t *testing.T) *stdioRaw {
+	t.Helper()
+	cmd := command(t, "stdio")
+	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
+	in, _ := cmd.StdinPipe()
+	out, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(out)
+	sc.Buffer(nil, 4<<20)
+	return &stdioRaw{t: t, in: in, lines: sc}
+}
+
+func (s *stdioRaw) send(line string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.in, line+"\n"); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// answer reads messages until the response with id, skipping notifications.
+func (s *stdioRaw) answer(id int) map[string]any {
+	s.t.Helper()
+	for s.lines.Scan() {
+		var m map[string]any
+		if err := json.Unmarshal(s.lines.Bytes(), &m); err != nil {
+			s.t.Fatalf("response %q: %v", s.lines.Text(), err)
+		}
+		if got, ok := m["id"].(float64); ok && int(got) == id {
+			return m
+		}
+	}
+	s.t.Fatalf("no response with id %d: %v", id, s.lines.Err())
+	return nil
+}
+
+func (s *stdioRaw) call(id int, tool string, args map[string]any) string {
+	s.t.Helper()
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": map[string]any{"name": tool, "arguments": args}})
+	s.send(string(b))
+	m := s.answer(id)
+	res, _ := m["result"].(map[string]any)
+	if res == nil {
+		s.t.Fatalf("%s %v answered %v", tool, args, m)
+	}
+	b, _ = json.Marshal(res["content"])
+	return string(b)
+}
+
+func errorCode(m map[string]any) float64 {
+	e, _ := m["error"].(map[string]any)
+	if e == nil {
+		return 0
+	}
+	c, _ := e["code"].(float64)
+	return c
+}
+
+// TestStdioProtocolEdges drives the real binary over raw stdio: a call before initialize gets the
+// SDKs' "not initialized" code, and a message over the size limit is answered with an error for
+// that request only, while the session and its terminal live on.
+func TestStdioProtocolEdges(t *testing.T) {
+	s := startStdioRaw(t)
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if m := s.answer(1); errorCode(m) != server.CodeNotInitialized {
+		t.Errorf("tools/list before initialize = %v, want error code %d", m, server.CodeNotInitialized)
+	}
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := s.answer(2); m["result"] == nil {
+		t.Fatalf("initialize after an early call = %v", m)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.call(3, "terminal_operations", map[string]any{"operation": "create_session", "session_id": "keep"})
+	s.call(4, "terminal_operations", map[string]any{"operation": "send_input", "session_id": "keep", "input": "echo before-$((6*7))\n"})
+
+	big := fmt.Sprintf(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"think","arguments":{"thoughts":"%s"}}}`, strings.Repeat("x", server.MaxStdioLine+1))
+	s.send(big)
+	if m := s.answer(5); errorCode(m) != -32600 || !strings.Contains(fmt.Sprint(m["error"]), "longer than") {
+		t.Errorf("oversized message answered %v, want -32600 for id 5", m)
+	}
+	s.call(6, "terminal_operations", map[string]any{"operation": "send_input", "session_id": "keep", "input": "echo after-$((6*7))\n"})
+	if out := s.call(8, "terminal_operations", map[string]any{"operation": "get_output", "session_id": "keep", "wait_ms": 5000}); !strings.Contains(out, "after-42") {
+		t.Errorf("terminal after the oversized message = %s, want it alive", out)
+	}
+	if out := s.call(7, "think", map[string]any{"thoughts": "still here"}); !strings.Contains(out, "Thought recorded") {
+		t.Errorf("think after the oversized message = %s", out)
+	}
+}
+
+// TestHTTPProtocolEdges: over HTTP a body over the limit is answered with a JSON-RPC error for
+// that request (the session goes on), and a call before initialize gets the "not initialized"
+// code.
+func TestHTTPProtocolEdges(t *testing.T) {
+	url, token := startServe(t)
+	post := func(session string, body []byte) (*http.Response, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		var m map[string]any
+		if i := bytes.Index(raw, []byte("data: ")); i >= 0 && resp.Header.Get("Content-Type") == "text/event-stream" {
+			raw = raw[i+6:]
+			if j := bytes.IndexByte(raw, '\n'); j >= 0 {
+				raw = raw[:j]
+			}
+		}
+		json.Unmarshal(raw, &m)
+		return resp, m
+	}
+	resp, m := post("", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if errorCode(m) != server.CodeNotInitialized {
+		t.Errorf("tools/list before initialize over HTTP = %d %v, want error code %d", resp.StatusCode, m, server.CodeNotInitialized)
+	}
+	resp, _ = post("", []byte(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	session := resp.Header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatalf("initialize gave no session (status %d)", resp.StatusCode)
+	}
+	post(session, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	big := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"think","arguments":{"thoughts":"%s"}}}`, strings.Repeat("x", server.DefaultMaxBodyBytes))
+	resp, m = post(session, []byte(big))
+	if id, _ := m["id"].(float64); id != 3 || errorCode(m) != -32600 {
+		t.Errorf("oversized body = %d %v, want a JSON-RPC error -32600 for id 3", resp.StatusCode, m)
+	}
+	resp, m = post(session, []byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"think","arguments":{"thoughts":"after"}}}`))
+	if res, _ := m["result"].(map[string]any); res == nil {
+		t.Errorf("call after the oversized body = %d %v, want the session alive", resp.StatusCode, m)
+	}
+}

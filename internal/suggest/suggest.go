@@ -1,0 +1,38 @@
+// Package suggest finds the name someone probably meant: the "did you mean" of an unknown
+// operation in a call, a tool name in --disable, or a key in the config file.
+package suggest
+
+import "strings"
+
+// Nearest returns the candidate closest to s by edit distance (s compared in lower case), if it
+// is close enough to be a plausible typo, else "".
+func Nearest(s string, candidates []string) string {
+	best, bestD := "", len(s)/2+2
+	for _, c := range candidates {
+		if d := Distance(strings.ToLower(s), c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// Distance is the Levenshtein distance between a and b, in bytes.
+func Distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
