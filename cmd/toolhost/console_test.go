@@ -76,6 +76,24 @@ func within(t *testing.T, tab context.Context, d time.Duration, what string, ste
 	}
 }
 
+// navigate loads url in tab. A navigation the page started itself (a form's post and redirect
+// still finishing) aborts ours with ERR_ABORTED; that one is tried again.
+func navigate(t *testing.T, tab context.Context, url string) {
+	t.Helper()
+	for attempt := 0; ; attempt++ {
+		ctx, cancel := context.WithTimeout(tab, 20*time.Second)
+		err := chromedp.Do(ctx, chromedp.Navigate(url))
+		cancel()
+		if err == nil {
+			return
+		}
+		if attempt == 4 || !strings.Contains(err.Error(), "ERR_ABORTED") {
+			t.Fatalf("navigate to %s: %v", url, err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
 // screenshot writes the page to $TOOLHOST_CONSOLE_SCREENSHOTS/name.png when set.
 func screenshot(t *testing.T, tab context.Context, name string) {
 	t.Helper()
@@ -414,9 +432,11 @@ func TestConsoleCancelRunning(t *testing.T) {
 	if n := countProcs(marker); n != 0 {
 		t.Errorf("%d processes of the cancelled command left", n)
 	}
-	within(t, tab, 20*time.Second, "no longer running", chromedp.Navigate(base+"/activity"),
+	navigate(t, tab, base+"/activity")
+	within(t, tab, 20*time.Second, "no longer running",
 		chromedp.Poll[chromedp.Void](`document.querySelector("#live") && !document.querySelector('#live tr[id^="exec-"]')`))
-	within(t, tab, 20*time.Second, "history", chromedp.Navigate(base+"/activity?status=cancelled"),
+	navigate(t, tab, base+"/activity?status=cancelled")
+	within(t, tab, 20*time.Second, "history",
 		chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector("main").textContent.includes(%q)`, marker)))
 	text, _ := chromedp.Run(tab, chromedp.Text(chromedp.CSS("main")))
 	if !strings.Contains(text, "cancelled") || !strings.Contains(text, "terminal_operations") {
