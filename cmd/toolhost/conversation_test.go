@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -90,7 +91,7 @@ func TestStdioConversations(t *testing.T) {
 		t.Skip("spawns several servers")
 	}
 	state, work := t.TempDir(), t.TempDir()
-	a, cmdA := stdioSession(t, state, work)
+	a, _ := stdioSession(t, state, work)
 	b, cmdB := stdioSession(t, state, work)
 	writePlan(t, a, "plan of a")
 	writePlan(t, b, "plan of b")
@@ -101,8 +102,7 @@ func TestStdioConversations(t *testing.T) {
 
 	// a ends cleanly (its client closes stdin): the next process takes a's conversation,
 	// while b, still running, keeps its own.
-	a.Close()
-	cmdA.Wait()
+	a.Close() // closes stdin and waits for the process (the transport reaps it)
 	c, _ := stdioSession(t, state, work)
 	checkPlans(t, []planCheck{
 		{"a restarted", c, []string{"plan of a"}, []string{"plan of b"}},
@@ -111,7 +111,8 @@ func TestStdioConversations(t *testing.T) {
 
 	// b is killed: its lease dies with it, and a new process resumes b's plan.
 	cmdB.Process.Kill()
-	cmdB.Wait()
+	b.Close() // the transport reaps the killed process; Wait here would race with it
+	waitGone(t, cmdB.Process.Pid)
 	d, _ := stdioSession(t, state, work)
 	checkPlans(t, []planCheck{
 		{"b restarted after SIGKILL", d, []string{"plan of b"}, []string{"plan of a"}},
@@ -203,13 +204,27 @@ func TestConversationsCommand(t *testing.T) {
 	if got, want := list(), fmt.Sprintf("held by pid %d", cmdA.Process.Pid); !strings.Contains(got, want) || strings.Contains(got, "resumes it") {
 		t.Errorf("conversations while a runs = %q, want %q and nothing to resume", got, want)
 	}
-	a.Close()
-	cmdA.Wait()
+	a.Close() // waits for the process: the transport reaps it
 	if got := list(); !strings.Contains(got, "released") || !strings.Contains(got, "<- a new stdio session here resumes it") {
 		t.Errorf("conversations after a ended = %q, want it released and resumable", got)
 	}
 	out, err := commandIn(t, state, work, "--conversation", "pinned", "conversations").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "pinned to conversation pinned") {
 		t.Errorf("conversations with a pinned conversation = %v %s", err, out)
+	}
+}
+
+// waitGone waits until pid has left /proc (exited and reaped), so a lease check no longer sees it.
+func waitGone(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if _, err := os.Stat(fmt.Sprintf("/proc/%d", pid)); os.IsNotExist(err) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d still exists 10 s after it was killed", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
