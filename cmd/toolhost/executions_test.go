@@ -733,8 +733,8 @@ func TestSIGKILLedServerLeavesNoRunningExecution(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
-	cmd.Wait()
-	cs.Close()
+	cs.Close() // the transport reaps the killed server; Wait here would race with it
+	waitGone(t, cmd.Process.Pid)
 	out, errOut, err := cli(t, state, work, "history", "--json", "--limit", "100")
 	if err != nil {
 		t.Fatalf("history: %v %s", err, errOut)
