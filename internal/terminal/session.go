@@ -123,6 +123,12 @@ type session struct {
 	cmdStarted  time.Time // when the running command's C marker came
 	cmdRunning  bool
 	cmdStartOff int64
+	// A line submitted while a command runs is read by that command or, once it ends, by
+	// the shell as the next command. typedAhead marks such a line; aheadAt is when the
+	// command it was typed into ended, so that a line sent at the prompt right after is
+	// known to queue behind it (its completion is then the second one to come).
+	typedAhead  bool
+	aheadAt     time.Time
 	lastCommand string
 	shellExit   *int
 	ended       time.Time
@@ -330,6 +336,7 @@ func (s *session) onMarker(mk marker) {
 			s.readyOnce.Do(func() { close(s.ready) })
 		}
 	case 'C':
+		s.typedAhead, s.aheadAt = false, time.Time{}
 		s.cmdRunning = true
 		s.cmdStarted = time.Now()
 		s.cmdStartOff = mk.off
@@ -346,6 +353,9 @@ func (s *session) onMarker(mk marker) {
 			return // PROMPT_COMMAND before the very first prompt
 		}
 		s.done++
+		if s.typedAhead && s.cmdRunning {
+			s.typedAhead, s.aheadAt = false, time.Now()
+		}
 		if mk.code >= 0 {
 			c := mk.code
 			s.lastExit = &c
@@ -401,18 +411,7 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 	}
 	doneBefore = s.done
 	if submit {
-		s.sentDone = s.done
-		s.echoFrom, s.echoLines = s.log.end(), strings.Count(in.Text, "\n")+1
-		s.echoStart, s.echoAt = s.echoFrom, time.Now()
-		s.cAtSend = -1
-		if s.bash && !s.cmdRunning {
-			// At the shell prompt: the command's own output starts at its start marker.
-			s.cAtSend = s.cCount
-		}
-		atPrompt = s.bash && !s.cmdRunning
-		if t := strings.TrimSpace(in.Text); t != "" {
-			s.lastCommand = truncateRunes(t, 200)
-		}
+		atPrompt = s.noteSubmitLocked(in.Text)
 	}
 	s.lastUse = time.Now()
 	s.mu.Unlock()
@@ -437,6 +436,34 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 	s.line = line
 	s.mu.Unlock()
 	return doneBefore, nil
+}
+
+// noteSubmitLocked records a line submitted to the session: where its echo starts, which
+// completion marker will be its own, and whether it was typed at the shell prompt (the
+// returned value). s.mu must be held.
+func (s *session) noteSubmitLocked(text string) (atPrompt bool) {
+	// A line typed ahead into a command that has just ended is still to run: this
+	// line's completion comes after that one's.
+	ahead := 0
+	if s.bash && !s.cmdRunning && !s.aheadAt.IsZero() && time.Since(s.aheadAt) < typeAheadWindow {
+		ahead = 1
+	}
+	s.sentDone = s.done + ahead
+	s.echoFrom, s.echoLines = s.log.end(), strings.Count(text, "\n")+1
+	s.echoStart, s.echoAt = s.echoFrom, time.Now()
+	s.cAtSend = -1
+	if s.bash && !s.cmdRunning {
+		// At the shell prompt: the command's own output starts at its start marker.
+		s.cAtSend = s.cCount + ahead
+	}
+	if s.bash && s.cmdRunning {
+		s.typedAhead = true
+	}
+	atPrompt = s.bash && !s.cmdRunning
+	if t := strings.TrimSpace(text); t != "" {
+		s.lastCommand = truncateRunes(t, 200)
+	}
+	return atPrompt
 }
 
 // echoEndLocked is the offset after the echo of the last sent line (the log end while the
@@ -480,7 +507,7 @@ func (s *session) awaitStart(ctx context.Context) {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		s.mu.Lock()
-		pending := s.bash && s.state == StateRunning && s.cAtSend >= 0 && s.cCount == s.cAtSend && !s.finishedLocked()
+		pending := s.bash && s.state == StateRunning && s.cAtSend >= 0 && s.cCount <= s.cAtSend && !s.finishedLocked()
 		ch := s.notify
 		s.mu.Unlock()
 		d := time.Until(deadline)
@@ -530,6 +557,11 @@ func truncateRunes(s string, n int) string {
 	r := []rune(s)
 	return string(r[:n]) + "…"
 }
+
+// typeAheadWindow bounds how long after the command it was typed into ends a typed-ahead
+// line is expected to start as a command of its own. Past it (the line was input the
+// command read), a new line is not queued behind it.
+const typeAheadWindow = time.Second
 
 // finishedLocked says the command sent last has completed (known with prompt markers).
 func (s *session) finishedLocked() bool { return s.sentDone >= 0 && s.done > s.sentDone }
