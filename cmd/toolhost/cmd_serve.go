@@ -63,6 +63,7 @@ func serveStdio(inv *invocation) error {
 		return err
 	}
 	a.CheckStateLater()
+	a.Serving()
 	if a.Config.Workdir == "" {
 		a.UseRoots(false) // no --workdir: the client's first root chooses it
 	}
@@ -103,6 +104,7 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		return err
 	}
 	a.CheckStateLater()
+	a.Serving()
 	if a.Config.Workdir == "" {
 		a.UseRoots(true) // no --workdir: each session's first root, under [http] allowed_roots
 	}

@@ -81,6 +81,9 @@ type App struct {
 	Leases *conversation.Leases
 	// roots are the workspaces clients' roots opened (UseRoots).
 	roots workspaces
+	// settling holds back start-up housekeeping until the server answered its first
+	// tools/list (see startup.go); workspaces share their parent's.
+	settling *settling
 
 	closers []func() error
 }
@@ -97,7 +100,10 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{Config: cfg, Logger: logger, Started: time.Now()}
+	a := &App{Config: cfg, Logger: logger, Started: time.Now(), settling: newSettling()}
+	if parent != nil {
+		a.settling = parent.settling
+	}
 	name, profile, err := cfg.ActiveProfile()
 	if err != nil {
 		return nil, err
@@ -306,7 +312,7 @@ func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with the read_tool_result tool.",
 		Registry:     a.Registry,
 		Logger:       a.Logger,
-		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
+		Middleware:   []mcp.Middleware{a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
 	})
 	a.switchMu.Lock()
 	a.servers = append(a.servers, s)

@@ -104,6 +104,13 @@ func NewManager(cfg Config) (*Manager, error) {
 		}()
 		// Cleanup of what dead toolhost processes left runs here, off the start: listing a
 		// busy temp directory and /proc costs more than everything else NewManager does.
+		if cfg.CleanupAfter != nil {
+			select {
+			case <-cfg.CleanupAfter:
+			case <-ctx.Done():
+				return
+			}
+		}
 		if n := sweepTermDirs(""); n > 0 {
 			slog.Info("terminal: removed temporary directories of toolhost processes that are gone", "count", n)
 		}
