@@ -63,7 +63,7 @@ func New(o Options) *mcp.Server {
 		RootsListChangedHandler: o.Registry.RootsChanged,
 	})
 	o.Registry.Register(s)
-	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), principalMiddleware(o.Registry, o.Principal), orderMiddleware(), resolveMiddleware(o.Registry)}, o.Middleware...)...)
+	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), principalMiddleware(o.Principal), orderMiddleware(), resolveMiddleware(o.Registry)}, o.Middleware...)...)
 	return s
 }
 
@@ -140,8 +140,9 @@ func resolveMiddleware(reg *consolidated.Registry) mcp.Middleware {
 
 // principalMiddleware puts the caller's principal into the context of every request: the one
 // the HTTP authentication resolved from the bearer token (carried as the SDK's TokenInfo), else
-// the server's own (stdio). tools/list then shows only what the principal's tier may call.
-func principalMiddleware(reg *consolidated.Registry, def authz.Principal) mcp.Middleware {
+// the server's own (stdio). tools/list then shows only what the principal's tier may call (the
+// registry answers it for the principal in the context).
+func principalMiddleware(def authz.Principal) mcp.Middleware {
 	if def.Name == "" {
 		def = authz.StdioPrincipal
 	}
@@ -151,14 +152,7 @@ func principalMiddleware(reg *consolidated.Registry, def authz.Principal) mcp.Mi
 			if ex := req.GetExtra(); ex != nil && ex.TokenInfo != nil {
 				p = PrincipalOf(ex.TokenInfo)
 			}
-			ctx = authz.WithPrincipal(ctx, p)
-			res, err := next(ctx, method, req)
-			if method == "tools/list" && err == nil && p.Tier != authz.TierAdmin {
-				if lr, ok := res.(*mcp.ListToolsResult); ok {
-					lr.Tools = reg.ToolsFor(p.Tier)
-				}
-			}
-			return res, err
+			return next(authz.WithPrincipal(ctx, p), method, req)
 		}
 	}
 }
