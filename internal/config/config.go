@@ -13,10 +13,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"toolhost/internal/lazyregexp"
 
 	"github.com/BurntSushi/toml"
 
@@ -377,10 +377,10 @@ func (c *Config) validate() error {
 }
 
 // rateSyntax is a rate limit as engine.ParseRate reads it, or nothing.
-var rateSyntax = regexp.MustCompile(`^(|0|none|\d+\s*/\s*(s|sec|second|m|min|minute|h|hour))$`)
+var rateSyntax = lazyregexp.New(`^(|0|none|\d+\s*/\s*(s|sec|second|m|min|minute|h|hour))$`)
 
-var tableLine = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?`)
-var keyValueLine = regexp.MustCompile(`^\s*("?[A-Za-z0-9_.-]+"?)\s*=`)
+var tableLine = lazyregexp.New(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?`)
+var keyValueLine = lazyregexp.New(`^\s*("?[A-Za-z0-9_.-]+"?)\s*=`)
 
 // keyLine finds the line defining the dotted key k, for error messages; 0 if not found.
 func keyLine(data []byte, k string) int {

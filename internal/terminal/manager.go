@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,6 +17,7 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"toolhost/internal/lazyregexp"
 
 	"github.com/hinshun/vt10x"
 )
@@ -51,8 +51,8 @@ type Manager struct {
 type key struct{ conv, id string }
 
 var (
-	idPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	jobIDPattern = regexp.MustCompile(`^cmd[0-9]+$`)
+	idPattern    = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	jobIDPattern = lazyregexp.New(`^cmd[0-9]+$`)
 )
 
 // SetOnUpdate replaces Config.OnUpdate: f is called, on the same terms, for changes from now on
