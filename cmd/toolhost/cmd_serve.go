@@ -64,6 +64,7 @@ func serveStdio(inv *invocation) error {
 	}
 	a.CheckStateLater()
 	a.Serving()
+	go func() { <-a.Settled(); restoreGC() }()
 	if a.Config.Workdir == "" {
 		a.UseRoots(false) // no --workdir: the client's first root chooses it
 	}
@@ -105,6 +106,7 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	}
 	a.CheckStateLater()
 	a.Serving()
+	go func() { <-a.Settled(); restoreGC() }()
 	if a.Config.Workdir == "" {
 		a.UseRoots(true) // no --workdir: each session's first root, under [http] allowed_roots
 	}
