@@ -13,7 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
@@ -224,9 +223,9 @@ func (r *Registry) Register(s *mcp.Server) {
 
 // dispatchOnly is the input schema the registry gives the SDK with each tool. The SDK only
 // dispatches calls by name (toolhost validates arguments itself, per operation) and would
-// otherwise decode every full schema again at each registration; clients get the real
-// schemas from listMiddleware.
-var dispatchOnly = &jsonschema.Schema{Type: "object"}
+// otherwise decode every full schema again at each registration (twice: for its type check
+// and for header annotations); clients get the real schemas from listMiddleware.
+var dispatchOnly = json.RawMessage(`{"type":"object"}`)
 
 // listMiddleware answers tools/list with ToolsFor for the caller's tier (admin when the
 // request carries no principal): the schemas derived once from the tables, never the

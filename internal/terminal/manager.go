@@ -24,13 +24,17 @@ import (
 
 // Manager owns every session and one-shot command of a toolhost process.
 type Manager struct {
-	cfg   Config
-	shell string
-	bash  bool
+	cfg      Config
+	instance string
+
+	// setupMu guards what setup prepares for the first session or command: the shell, the
+	// signal prefix and the directory of the shell rc file ("" until setup succeeded).
+	setupMu sync.Mutex
+	shell   string
+	bash    bool
 	// sigPrefix restores default signal dispositions in children (see defaultSignalPrefix).
 	sigPrefix []string
 	rcDir     string
-	instance  string
 
 	mu       sync.Mutex
 	sessions map[key]*session
@@ -66,27 +70,17 @@ func (m *Manager) SetOnUpdate(f func(conv, id string)) {
 	m.onUpdate.Store(&f)
 }
 
-// NewManager prepares the shell rc file and starts the idle reaper and the persister.
+// NewManager starts the idle reaper and the persister. The shell and its rc file are prepared
+// by the first session or command (setup): a server that runs none does not pay for them.
 func NewManager(cfg Config) (*Manager, error) {
 	cfg = cfg.withDefaults()
 	m := &Manager{cfg: cfg, sessions: map[key]*session{}, jobs: map[key]*job{}, stop: make(chan struct{})}
 	if cfg.OnUpdate != nil {
 		m.onUpdate.Store(&cfg.OnUpdate)
 	}
-	m.shell, m.bash = resolveShell(cfg.Shell)
-	m.sigPrefix = defaultSignalPrefix()
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	m.instance = strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
-	dir, err := makeTermDir("")
-	if err != nil {
-		return nil, fmt.Errorf("terminal rc dir: %w", err)
-	}
-	m.rcDir = dir
-	if err := os.WriteFile(m.rcFile(), []byte(bashRC), 0o600); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("terminal rc file: %w", err)
-	}
 	m.persist = newPersister(m)
 	m.bg.Add(3)
 	go m.idleLoop()
@@ -117,6 +111,28 @@ func NewManager(cfg Config) (*Manager, error) {
 		sweepOrphans(ctx, m.instance, cfg.CloseGrace)
 	}()
 	return m, nil
+}
+
+// setup finds the shell and the signal prefix and writes the shell rc file, once; a failure
+// (a full temp dir) is returned and tried again by the next session or command.
+func (m *Manager) setup() error {
+	m.setupMu.Lock()
+	defer m.setupMu.Unlock()
+	if m.rcDir != "" {
+		return nil
+	}
+	m.shell, m.bash = resolveShell(m.cfg.Shell)
+	m.sigPrefix = defaultSignalPrefix()
+	dir, err := makeTermDir("")
+	if err != nil {
+		return fmt.Errorf("terminal rc dir: %w", err)
+	}
+	if err := os.WriteFile(dir+"/bashrc", []byte(bashRC), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("terminal rc file: %w", err)
+	}
+	m.rcDir = dir
+	return nil
 }
 
 // command builds an exec.Cmd for name and args behind the signal-reset prefix.
@@ -204,6 +220,9 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 	}
 	policy, err := m.policy(ctx, conv, spec.Cwd)
 	if err != nil {
+		return Info{}, fmt.Errorf("create session: %w", err)
+	}
+	if err := m.setup(); err != nil {
 		return Info{}, fmt.Errorf("create session: %w", err)
 	}
 	restarted := false
@@ -612,7 +631,11 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	clear(m.persist.dirty)
 	m.persist.mu.Unlock()
 	err := m.persist.saveAll(ctx, ss)
-	os.RemoveAll(m.rcDir)
+	m.setupMu.Lock()
+	if m.rcDir != "" {
+		os.RemoveAll(m.rcDir)
+	}
+	m.setupMu.Unlock()
 	return err
 }
 
