@@ -122,11 +122,15 @@ func (a *App) openTerminalGuard() (*terminalGuard, error) {
 // fixed at open) and unguessable; prepare makes the directory, and fails rather than use one
 // that someone else made first.
 func (tg *terminalGuard) namePrivateTemp() {
+	var own []string
+	for _, p := range append(append([]string{}, tg.base.Protected...), tg.base.Hidden...) {
+		own = append(own, sandbox.Canonical(p))
+	}
 	blocked := false
 	for _, t := range tg.base.Temp {
 		ct := sandbox.Canonical(t)
-		for _, p := range append(append([]string{}, tg.base.Protected...), tg.base.Hidden...) {
-			if cp := sandbox.Canonical(p); cp == ct || strings.HasPrefix(cp, ct+"/") {
+		for _, cp := range own {
+			if cp == ct || strings.HasPrefix(cp, ct+"/") {
 				blocked = true
 			}
 		}
