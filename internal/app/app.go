@@ -149,6 +149,13 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if err := a.openState(ctx); err != nil {
 		return nil, err
 	}
+	opened := false
+	defer func() {
+		if !opened {
+			// Waits for a state file still being created, which must not outlive a failed Open.
+			a.Store.Close()
+		}
+	}()
 	a.PromptsDir = cfg.PromptsDir
 	if a.PromptsDir == "" {
 		base := cfg.Path
@@ -219,6 +226,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 			return nil, err
 		}
 	}
+	opened = true
 	return a, nil
 }
 
