@@ -229,7 +229,7 @@ var dispatchOnly = json.RawMessage(`{"type":"object"}`)
 
 // listMiddleware answers tools/list with ToolsFor for the caller's tier (admin when the
 // request carries no principal): the schemas derived once from the tables, never the
-// placeholders registered with the SDK.
+// placeholders registered with the SDK, in the fixed order (the SDK sorts by name).
 func (r *Registry) listMiddleware() mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {

@@ -1,7 +1,8 @@
 // Package server builds toolhost's MCP server on the go-sdk and serves it over stdio and streamable
-// HTTP. It owns what the SDK leaves to applications: the fixed tool order, tolerant tool-name
-// resolution, panic recovery outside tool handlers, a stdio reader that survives malformed lines,
-// and HTTP hardening (bearer token, Origin and Host checks, limits).
+// HTTP. It owns what the SDK leaves to applications: tolerant tool-name resolution, panic
+// recovery outside tool handlers, a stdio reader that survives malformed lines, and HTTP
+// hardening (bearer token, Origin and Host checks, limits). The registry it serves answers
+// tools/list itself, in the fixed order.
 package server
 
 import (
@@ -63,7 +64,7 @@ func New(o Options) *mcp.Server {
 		RootsListChangedHandler: o.Registry.RootsChanged,
 	})
 	o.Registry.Register(s)
-	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), principalMiddleware(o.Principal), orderMiddleware(), resolveMiddleware(o.Registry)}, o.Middleware...)...)
+	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), principalMiddleware(o.Principal), resolveMiddleware(o.Registry)}, o.Middleware...)...)
 	return s
 }
 
@@ -79,29 +80,6 @@ func recoverMiddleware(logger *slog.Logger) mcp.Middleware {
 				}
 			}()
 			return next(ctx, method, req)
-		}
-	}
-}
-
-// orderMiddleware puts tools/list results in the fixed order. The go-sdk lists tools sorted by
-// name; clients cache the prompt prefix holding the list, so the order is part of the product.
-func orderMiddleware() mcp.Middleware {
-	rank := func(name string) int {
-		if i := slices.Index(consolidated.Order, name); i >= 0 {
-			return i
-		}
-		return len(consolidated.Order)
-	}
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if method != "tools/list" || err != nil {
-				return res, err
-			}
-			if lr, ok := res.(*mcp.ListToolsResult); ok {
-				slices.SortStableFunc(lr.Tools, func(a, b *mcp.Tool) int { return rank(a.Name) - rank(b.Name) })
-			}
-			return res, nil
 		}
 	}
 }
