@@ -22,13 +22,13 @@ import (
 //	go test ./cmd/toolhost -run '^$' -bench 'PerCall|ColdStart' -benchtime 400x
 
 // referenceServers builds the reference servers once per test binary: testdata/minimal (the
-// go-sdk alone) and testdata/minimaldeps (the same server linked with all of toolhost's
-// packages).
+// go-sdk alone) and, with -tags toolhostdeps, the same server linked with all of toolhost's
+// packages ("minimaldeps").
 var referenceServers = sync.OnceValues(func() (map[string]string, error) {
 	bins := map[string]string{}
-	for _, name := range []string{"minimal", "minimaldeps"} {
+	for name, tags := range map[string]string{"minimal": "", "minimaldeps": "toolhostdeps"} {
 		bin := filepath.Join(filepath.Dir(binary), name)
-		if out, err := exec.Command("go", "build", "-o", bin, "./testdata/"+name).CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, "./testdata/minimal").CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("build %s: %v\n%s", name, err, out)
 		}
 		bins[name] = bin
@@ -116,7 +116,7 @@ func BenchmarkPerCall(b *testing.B) {
 // the server. It alternates toolhost on a fresh state directory (a first start: the state file,
 // journals and directories are created), toolhost on the state directory of its earlier
 // starts (every later start), the minimal server, and minimaldeps (the minimal server with all
-// of toolhost's packages linked). It reports each p50 and the ratios to the minimal server's;
+// of toolhost's packages linked, testdata/minimal/deps.go). It reports each p50 and the ratios to the minimal server's;
 // deps-ratio is the floor that the binary and its dependencies' initialisation set before
 // toolhost does any work of its own.
 func BenchmarkColdStart(b *testing.B) {
