@@ -148,7 +148,7 @@ func TestApplyPatchSurvivesSIGKILL(t *testing.T) {
 		}
 		got, temps := crashState(t, work)
 		if got != "none" && got != "all" {
-			t.Fatalf("run %d (kill %v after %s): files are %s", run, delay, trigger, got)
+			t.Fatalf("run %d (kill %v after %s): files are %s\n%s", run, delay, trigger, got, out)
 		}
 		if answered && got != "all" {
 			t.Fatalf("run %d: the patch was reported applied, but after the restart the files are %s", run, got)
