@@ -55,7 +55,7 @@ var serveCommands = group{title: "Serving", commands: []cliCommand{
 }}
 
 func serveStdio(inv *invocation) error {
-	a, err := inv.App()
+	a, err := inv.App(func(cfg *config.Config) { cfg.Serve = true })
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func operatorCredential(stateDir string) func() (string, error) {
 
 // serveHTTP serves the app over streamable HTTP where the exposure policy allows it.
 func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine bool) error {
-	a, err := inv.App(flags)
+	a, err := inv.App(flags, func(cfg *config.Config) { cfg.Serve = true })
 	if err != nil {
 		return err
 	}

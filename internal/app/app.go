@@ -103,6 +103,8 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	a := &App{Config: cfg, Logger: logger, Started: time.Now(), settling: newSettling()}
 	if parent != nil {
 		a.settling = parent.settling
+	} else if !cfg.Serve {
+		a.settling.settle() // a one-shot command: nothing to answer first
 	}
 	name, profile, err := cfg.ActiveProfile()
 	if err != nil {

@@ -31,8 +31,9 @@ func (s *settling) settle() { s.once.Do(func() { close(s.ch) }) }
 func (a *App) Settled() <-chan struct{} { return a.settling.ch }
 
 // Serving tells the app that a server begins serving: its start-up housekeeping runs after the
-// first tools/list is answered, or settleAfter from now for clients that never list tools.
-// One-shot commands do not call it and leave the housekeeping to the next server.
+// first tools/list is answered, or settleAfter from now for clients that never list tools. It
+// holds the housekeeping back only for an app opened with config.Config.Serve; a one-shot
+// command's runs at once (its recovery of a crashed server's temp files included).
 func (a *App) Serving() {
 	t := time.AfterFunc(settleAfter, a.settling.settle)
 	a.closers = append(a.closers, func() error { t.Stop(); return nil })

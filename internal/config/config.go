@@ -61,6 +61,10 @@ type Config struct {
 	Limits     Limits     `toml:"limits"`
 	Stdio      Stdio      `toml:"stdio"`
 
+	// Serve is set by the commands that serve a model (stdio, serve), never by a file: their
+	// start-up housekeeping waits until the first tools/list is answered (app.Serving); a
+	// one-shot command's runs at once.
+	Serve bool `toml:"-"`
 	// Path is the file this configuration was read from, if any.
 	Path string `toml:"-"`
 	// Project is the project file merged over it (.toolhost.toml in the working directory), if any.
