@@ -443,3 +443,50 @@ func TestConsoleCancelRunning(t *testing.T) {
 		t.Errorf("history after the cancel:\n%s", text)
 	}
 }
+
+// TestConsoleTokenTier: the operator raises a client token's tier and sets its rate on the
+// Tools page; the token's connected client gets the tool-list notification, and its very next
+// call runs at the new tier and rate, with no restart. The change is audited as the console's.
+func TestConsoleTokenTier(t *testing.T) {
+	tab, sv, _ := consoleSession(t, "", nil)
+	secret := createToken(t, sv.state, sv.work, "ci-bot", "--tier", "view_only")
+	changed := make(chan struct{}, 16)
+	cs := httpClient(t, served{url: sv.url, token: secret}, "2025-06-18", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}})
+	write := func(title string) string {
+		text, _ := call(t, cs, "todo_operations", map[string]any{"operation": "write", "todos": []map[string]any{{"id": 1, "title": title, "status": "not-started"}}})
+		return text
+	}
+	if text := write("before"); !strings.Contains(text, "forbidden") {
+		t.Fatalf("a view_only token wrote todos: %s", text)
+	}
+	base := strings.TrimSuffix(sv.url, "/mcp")
+	within(t, tab, 20*time.Second, "tools page", chromedp.Navigate(base+"/tools#tokens"),
+		chromedp.WaitVisible(chromedp.CSS(`#token-ci-bot select`)))
+	within(t, tab, 20*time.Second, "change the tier",
+		chromedp.SetValue(chromedp.CSS(`#token-ci-bot select`), "execute_basic"),
+		chromedp.SetValue(chromedp.CSS(`#token-ci-bot input[name="rate"]`), "2/min"),
+		chromedp.Click(chromedp.CSS(`#token-ci-bot button`)),
+		chromedp.WaitVisible(chromedp.CSS("p.ok")),
+		chromedp.ScrollIntoView(chromedp.CSS("#tokens")))
+	screenshot(t, tab, "tokens")
+	if v, err := chromedp.Run(tab, chromedp.Value(chromedp.CSS(`#token-ci-bot select`))); err != nil || v != "execute_basic" {
+		t.Errorf("the page shows tier %q after the change (%v)", v, err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Error("the token's client got no notifications/tools/list_changed")
+	}
+	for i, want := range []string{"", "", "rate_limited"} {
+		text := write(fmt.Sprintf("after %d", i))
+		if bad := strings.HasPrefix(text, "ERROR"); want == "" && bad || want != "" && !strings.Contains(text, want) {
+			t.Errorf("call %d after the change: %s (want %q)", i+1, text, want)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(sv.state, "audit.jsonl"))
+	if err != nil || !regexp.MustCompile(`"event":"token_updated".*"by":"console[^"]*".*"token":"ci-bot","tier":"execute_basic","rate":"2/min"`).Match(b) {
+		t.Errorf("no token_updated audit record by the console (%v):\n%s", err, b)
+	}
+}

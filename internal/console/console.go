@@ -150,6 +150,7 @@ func routes() []route {
 		{method: "GET", pattern: "/events", handle: (*Console).events},
 		{method: "GET", pattern: "/tools", handle: (*Console).toolsPage},
 		{method: "POST", pattern: "/tools", handle: (*Console).toggle},
+		{method: "POST", pattern: "/tokens", handle: (*Console).updateToken},
 		{method: "GET", pattern: "/terminals", handle: (*Console).terminalsPage},
 		{method: "GET", pattern: "/terminals/history", handle: (*Console).terminalHistory},
 		{method: "POST", pattern: "/terminals/close", handle: (*Console).closeTerminal},
