@@ -183,7 +183,7 @@ func consoleSession(t *testing.T, version string, opts *mcp.ClientOptions) (cont
 // TestConsoleApprovalLive: a model's request appears on the open page without a reload, with
 // an in-page notification; approving it once from the page lets the MCP client proceed.
 func TestConsoleApprovalLive(t *testing.T) {
-	tab, _, cs := consoleSession(t, "", nil)
+	tab, sv, cs := consoleSession(t, "", nil)
 	outside := filepath.Join(t.TempDir(), "report.txt")
 
 	start := time.Now()
@@ -195,6 +195,10 @@ func TestConsoleApprovalLive(t *testing.T) {
 	}
 	within(t, tab, 10*time.Second, "request appears live", chromedp.WaitVisible(chromedp.CSS("#req-"+id)))
 	t.Logf("figure: approval request reached the open page %v after the call returned", time.Since(start).Round(time.Millisecond))
+	// The model was told where the user answers: this console, at the request.
+	if link := strings.TrimSuffix(sv.url, "mcp") + "#req-" + id; !strings.Contains(text, "toolhost console:\n  "+link+"\n") {
+		t.Errorf("the pending text does not send the user to %s:\n%s", link, text)
+	}
 	within(t, tab, 5*time.Second, "in-page notification", chromedp.WaitVisible(chromedp.CSS("#toast")))
 	toast, _ := chromedp.Run(tab, chromedp.Text(chromedp.CSS("#toast")))
 	if !strings.Contains(toast, "New approval request") || !strings.Contains(toast, "report.txt") {
