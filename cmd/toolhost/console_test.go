@@ -494,3 +494,25 @@ func TestConsoleTokenTier(t *testing.T) {
 		t.Errorf("no token_updated audit record by the console (%v):\n%s", err, b)
 	}
 }
+
+// TestConsoleApprovalFromAnotherProcess: a request made by another toolhost process on the
+// same state directory (an editor's stdio server) reaches the open page too: no commit of the
+// serve process wakes the page, the store's Version does.
+func TestConsoleApprovalFromAnotherProcess(t *testing.T) {
+	tab, sv, _ := consoleSession(t, "", nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "editor", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.CommandTransport{Command: commandIn(t, sv.state, sv.work, "stdio")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	start := time.Now()
+	text, _ := call(t, cs, "user_collaboration", map[string]any{"operation": "request_authorization",
+		"path": filepath.Join(t.TempDir(), "notes.txt"), "access": "file_operations:write", "reason": "from the editor"})
+	id := regexp.MustCompile(`\br-[0-9a-z]+\b`).FindString(text)
+	if id == "" {
+		t.Fatalf("no request id: %s", text)
+	}
+	within(t, tab, 10*time.Second, "request of another process appears live", chromedp.WaitVisible(chromedp.CSS("#req-"+id)))
+	t.Logf("figure: another process's approval request reached the open page %v after the call returned", time.Since(start).Round(time.Millisecond))
+}

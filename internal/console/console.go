@@ -69,8 +69,16 @@ type Options struct {
 	CheckPeer func(r *http.Request) (authz.Origin, error)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Poll is how often live pages look for changes (default 150ms).
+	// Poll is how often live parts the store does not hold render again to look for
+	// changes (default 150ms).
 	Poll time.Duration
+	// Watch is how often live parts the store holds look at the store's Version, one stat
+	// of its file, for other processes' commits (default 300ms); this process's commits
+	// wake them at once.
+	Watch time.Duration
+	// Refresh is how often a live part the store holds is rendered whatever the store says
+	// (default 5s): a request expires without a write.
+	Refresh time.Duration
 }
 
 // Console is the console's HTTP handler.
@@ -112,6 +120,12 @@ func New(o Options) (*Console, error) {
 	}
 	if o.Poll <= 0 {
 		o.Poll = 150 * time.Millisecond
+	}
+	if o.Watch <= 0 {
+		o.Watch = 300 * time.Millisecond
+	}
+	if o.Refresh <= 0 {
+		o.Refresh = 5 * time.Second
 	}
 	if o.CheckPeer == nil {
 		o.CheckPeer = checkPeer
