@@ -27,12 +27,17 @@ import (
 // README's docs/console); unset, none are taken.
 const screenshotsEnv = "TOOLHOST_CONSOLE_SCREENSHOTS"
 
-// newChromium starts a headless Chromium for one test and returns its tab's context.
-func newChromium(t *testing.T) context.Context {
+// newChromium starts a headless Chromium for one test or benchmark and returns its tab's
+// context.
+func newChromium(t testing.TB) context.Context {
 	t.Helper()
 	bin, err := browser.FindChromium("")
 	if err != nil {
-		nettest.Missing(t, "Chromium is not installed (apt-get install chromium): "+err.Error())
+		why := "Chromium is not installed (apt-get install chromium): " + err.Error()
+		if tt, ok := t.(*testing.T); ok {
+			nettest.Missing(tt, why)
+		}
+		t.Fatal(why) // a benchmark asked for by name
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),

@@ -21,8 +21,6 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"fmt"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -85,7 +83,7 @@ type Options struct {
 type Console struct {
 	o       Options
 	pages   *pages
-	static  http.Handler
+	static  *staticFiles
 	auth    *auth
 	routes  []route
 	imports sync.Map // scope and name -> importJob started from the console
@@ -130,15 +128,15 @@ func New(o Options) (*Console, error) {
 	if o.CheckPeer == nil {
 		o.CheckPeer = checkPeer
 	}
-	p, err := parsePages()
+	static, err := newStatic()
 	if err != nil {
 		return nil, err
 	}
-	static, err := fs.Sub(files, "static")
+	p, err := parsePages(static)
 	if err != nil {
-		return nil, fmt.Errorf("console: static files: %w", err)
+		return nil, err
 	}
-	c := &Console{o: o, pages: p, static: http.StripPrefix("/static/", http.FileServerFS(static)), closed: make(chan struct{})}
+	c := &Console{o: o, pages: p, static: static, closed: make(chan struct{})}
 	c.auth = newAuth(o.Credential, o.Now)
 	c.routes = routes()
 	return c, nil
@@ -154,7 +152,6 @@ func routes() []route {
 		{method: "GET", pattern: "/signin", public: true, handle: (*Console).signInPage},
 		{method: "POST", pattern: "/signin", public: true, handle: (*Console).signInWithCredential},
 		{method: "GET", pattern: "/static/", public: true, handle: func(c *Console, w http.ResponseWriter, r *http.Request, _ *session) {
-			w.Header().Set("Cache-Control", "no-cache")
 			c.static.ServeHTTP(w, r)
 		}},
 		{method: "POST", pattern: "/signout", handle: (*Console).signOut},

@@ -3,10 +3,12 @@ package console
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,8 +18,11 @@ import (
 
 // storeTokens is the tools page over a real token table: the part of internal/app's Tools
 // that the token form reaches (app.UpdateToken parses rates with the engine; here "default"
-// is the only rate word).
-type storeTokens struct{ ts *authz.Tokens }
+// is the only rate word). Switches are recorded in switched, when set.
+type storeTokens struct {
+	ts       *authz.Tokens
+	switched *[]string
+}
 
 func (s storeTokens) Catalog() Catalog {
 	cat := Catalog{Profile: "full"}
@@ -31,8 +36,12 @@ func (s storeTokens) Catalog() Catalog {
 	return cat
 }
 
-func (s storeTokens) SetEnabled(context.Context, string, string, bool) error {
-	return errors.New("no switches here")
+func (s storeTokens) SetEnabled(_ context.Context, tool, op string, on bool) error {
+	if s.switched == nil {
+		return errors.New("no switches here")
+	}
+	*s.switched = append(*s.switched, fmt.Sprintf("%s.%s=%v", tool, op, on))
+	return nil
 }
 
 func (s storeTokens) UpdateToken(ctx context.Context, name, tier, rate, by string) error {
@@ -53,7 +62,7 @@ func TestTokenForm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := newFixture(t, func(o *Options) { o.Tools = storeTokens{ts} })
+	f := newFixture(t, func(o *Options) { o.Tools = storeTokens{ts: ts} })
 	user := f.client(t)
 	csrf := f.signIn(t, user)
 	if code, body := f.get(t, user, "/tools"); code != http.StatusOK || !strings.Contains(body, `<form method="post" action="/tokens"`) ||
@@ -120,5 +129,35 @@ func TestTokenForm(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(st.Dir(), "audit.jsonl"))
 	if err != nil || strings.Count(string(b), `"event":"token_updated"`) != 2 || !strings.Contains(string(b), `"by":"console`) {
 		t.Errorf("audit log: %v\n%s", err, b)
+	}
+}
+
+// TestToolSwitchForm: one form per tool carries the CSRF token once; each button names the
+// operation and the state it switches to, and anything else is refused with nothing switched.
+func TestToolSwitchForm(t *testing.T) {
+	var switched []string
+	f := newFixture(t, func(o *Options) { o.Tools = storeTokens{ts: authz.NewTokens(storetest.Open(t)), switched: &switched} })
+	user := f.client(t)
+	csrf := f.signIn(t, user)
+	cases := []struct {
+		name, tool, sw string
+		want           int
+	}{
+		{"off", "file_operations", "delete_file=0", http.StatusSeeOther},
+		{"on", "file_operations", "delete_file=1", http.StatusSeeOther},
+		{"no state", "file_operations", "delete_file", http.StatusBadRequest},
+		{"another state", "file_operations", "delete_file=yes", http.StatusBadRequest},
+		{"no operation", "file_operations", "=0", http.StatusBadRequest},
+		{"no tool", "", "delete_file=0", http.StatusBadRequest},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, body := f.post(t, user, "/tools", url.Values{"csrf": {csrf}, "tool": {tc.tool}, "switch": {tc.sw}}, nil); got != tc.want {
+				t.Errorf("POST /tools switch=%q = %d, want %d\n%s", tc.sw, got, tc.want, body)
+			}
+		})
+	}
+	if want := []string{"file_operations.delete_file=false", "file_operations.delete_file=true"}; !slices.Equal(switched, want) {
+		t.Errorf("switched %v, want %v", switched, want)
 	}
 }

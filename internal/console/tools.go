@@ -75,15 +75,18 @@ func (c *Console) toolsPage(w http.ResponseWriter, r *http.Request, s *session) 
 	c.render(w, r, http.StatusOK, "tools", s, map[string]any{"Catalog": c.o.Tools.Catalog(), "Saved": r.URL.Query().Get("saved")})
 }
 
-// toggle answers POST /tools: tool=NAME op=NAME on=1|0.
+// toggle answers POST /tools: tool=NAME switch=OP=1|OP=0. The page has one form per tool and
+// a button per operation that carries its switch, so the CSRF token is not repeated in every
+// row.
 func (c *Console) toggle(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.o.Tools == nil {
 		c.fail(w, r, s, http.StatusNotFound, "Tool switches are not available in this server.", nil)
 		return
 	}
-	tool, op, on := r.PostFormValue("tool"), r.PostFormValue("op"), r.PostFormValue("on")
+	tool := r.PostFormValue("tool")
+	op, on, _ := strings.Cut(r.PostFormValue("switch"), "=")
 	if tool == "" || op == "" || on != "1" && on != "0" {
-		c.fail(w, r, s, http.StatusBadRequest, "A switch needs tool, op and on=1 or on=0.", nil)
+		c.fail(w, r, s, http.StatusBadRequest, "A switch needs tool and switch=OPERATION=1 or =0.", nil)
 		return
 	}
 	if err := c.o.Tools.SetEnabled(r.Context(), tool, op, on == "1"); err != nil {
