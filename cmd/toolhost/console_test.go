@@ -258,18 +258,14 @@ func TestConsoleToolSwitch(t *testing.T) {
 	screenshot(t, tab, "tools")
 	switchOp := func(label string) {
 		t.Helper()
-		// Notifications of earlier switches do not count, and the page that says the switch
-		// was saved is the new one: it offers the opposite switch (the old page also had a
-		// "Saved" line).
+		// A notification of an earlier switch may still be queued, and the page still shows
+		// the earlier switch's confirmation: wait for this switch's own.
 		for len(changed) > 0 {
 			<-changed
 		}
-		flipped := strings.TrimSuffix(label, " off") + " on"
-		if strings.HasSuffix(label, " on") {
-			flipped = strings.TrimSuffix(label, " on") + " off"
-		}
+		op := strings.Fields(label)[1]
 		within(t, tab, 20*time.Second, label, chromedp.Click(chromedp.CSS(`button[aria-label="`+label+`"]`)),
-			chromedp.WaitVisible(chromedp.CSS(`button[aria-label="`+flipped+`"]`)), chromedp.WaitVisible(chromedp.CSS("p.ok")))
+			chromedp.WaitVisible(`//p[@class="ok" and contains(., "Saved: `+op+`")]`))
 		select {
 		case <-changed:
 		case <-time.After(10 * time.Second):
