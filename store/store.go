@@ -102,6 +102,12 @@ type Store struct {
 
 	// unavailable, when set, is the error every transaction returns (see Unavailable).
 	unavailable error
+
+	// commits counts this process's committed writes; commitCh is closed at the next one
+	// (watch.go).
+	commits  atomic.Uint64
+	commitMu sync.Mutex
+	commitCh chan struct{}
 }
 
 // Unavailable returns a Store for state directory dir whose every transaction fails with an error
@@ -274,6 +280,7 @@ func (s *Store) run(ctx context.Context, writable bool, fn func(tx *Tx) error) (
 			return fmt.Errorf("commit state store transaction %s: %w", s.path, err)
 		}
 		done = true
+		s.committed()
 	}
 	return nil
 }
