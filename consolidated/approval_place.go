@@ -13,6 +13,9 @@ import (
 // nil and the zero value name the CLI.
 type ApprovalPlace struct {
 	console atomic.Pointer[string]
+	// Elsewhere, when set, finds a console that another toolhost process serves on the same
+	// state directory ("" when none runs): the user of a stdio server answers there too.
+	Elsewhere func() string
 }
 
 // SetConsole records the console's base URL (http://HOST:PORT/); "" goes back to the CLI.
@@ -23,15 +26,23 @@ func (p *ApprovalPlace) SetConsole(url string) {
 	p.console.Store(&url)
 }
 
-// Console is the console's base URL, or "" when none is served.
+// Console is the console's base URL: this process's own, else one another process serves on
+// the same state, else "".
 func (p *ApprovalPlace) Console() string {
 	if p == nil {
 		return ""
 	}
-	if u := p.console.Load(); u != nil {
+	if u := p.console.Load(); u != nil && *u != "" {
 		return *u
 	}
-	return ""
+	if p.Elsewhere == nil {
+		return ""
+	}
+	u := p.Elsewhere()
+	if u != "" && !strings.HasSuffix(u, "/") {
+		u += "/"
+	}
+	return u
 }
 
 // consoleLink is the console's address of request id: the approvals page, scrolled to it.

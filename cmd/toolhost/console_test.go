@@ -527,4 +527,8 @@ func TestConsoleApprovalFromAnotherProcess(t *testing.T) {
 	}
 	within(t, tab, 10*time.Second, "request of another process appears live", chromedp.WaitVisible(chromedp.CSS("#req-"+id)))
 	t.Logf("figure: another process's approval request reached the open page %v after the call returned", time.Since(start).Round(time.Millisecond))
+	// The stdio server's model was sent to the console that serve announced.
+	if link := strings.TrimSuffix(sv.url, "mcp") + "#req-" + id; !strings.Contains(text, "toolhost console:\n  "+link+"\n") {
+		t.Errorf("the stdio server's pending text does not send the user to %s:\n%s", link, text)
+	}
 }
