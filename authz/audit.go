@@ -26,7 +26,7 @@ const (
 // AuditRecord is one line of the audit log.
 type AuditRecord struct {
 	Time         time.Time `json:"time"`
-	Event        string    `json:"event"` // "decision", "grant_created", "grant_revoked", "approval_requested", "approval_approved", "approval_denied"
+	Event        string    `json:"event"` // "decision", "grant_created", "grant_revoked", "approval_requested", "approval_approved", "approval_denied", "token_updated"
 	Outcome      string    `json:"outcome,omitempty"`
 	Code         string    `json:"code,omitempty"` // denial code
 	Conversation string    `json:"conversation,omitempty"`
@@ -38,7 +38,12 @@ type AuditRecord struct {
 	GrantID      string    `json:"grant_id,omitempty"`
 	RequestID    string    `json:"request_id,omitempty"`
 	By           string    `json:"by,omitempty"`
-	PID          int       `json:"pid"` // several toolhost processes share one audit log
+	// Token, Tier and Rate describe a client token after a change (token_updated); Rate ""
+	// is the default rate.
+	Token string `json:"token,omitempty"`
+	Tier  Tier   `json:"tier,omitempty"`
+	Rate  string `json:"rate,omitempty"`
+	PID   int    `json:"pid"` // several toolhost processes share one audit log
 }
 
 // AuditBatchSink is an AuditSink that can append several records in one write. The auditor uses

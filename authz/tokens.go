@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -133,6 +134,61 @@ func (ts *Tokens) Revoke(ctx context.Context, name string) error {
 		}
 		return tx.Delete(tokenBucket, key)
 	})
+}
+
+// TokenUpdate is a change of a token's tier or rate; a nil field keeps its value. Rate is
+// checked by the caller (the engine parses rates; authz does not import it), "" meaning the
+// default rate ([limits] per_principal).
+type TokenUpdate struct {
+	Tier *Tier
+	Rate *string
+}
+
+// Update changes the tier or rate of the token named name in one transaction and appends a
+// token_updated audit record naming who did it (by, an Origin's String). It returns the token
+// before and after. Requests resolve their token on every call (Resolve), so the token's next
+// call runs at the new tier and rate, in this process and in every other one on the store.
+//
+// Update takes the operator's word: only operator paths call it (the CLI's operator check,
+// the console's session and peer check), never anything a model's call reaches.
+func (ts *Tokens) Update(ctx context.Context, name string, u TokenUpdate, by string) (before, after Token, err error) {
+	if u.Tier != nil {
+		if _, err := ParseTier(string(*u.Tier)); err != nil {
+			return Token{}, Token{}, err
+		}
+	}
+	err = ts.st.Update(ctx, func(tx *store.Tx) error {
+		var key string
+		err := tx.ForEach(tokenBucket, func(k string, v []byte) error {
+			var t Token
+			if json.Unmarshal(v, &t) == nil && t.Name == name {
+				key, before = k, t
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		if key == "" {
+			return fmt.Errorf("%w: %s", ErrNoToken, name)
+		}
+		after = before
+		if u.Tier != nil {
+			after.Tier = *u.Tier
+		}
+		if u.Rate != nil {
+			after.Rate = *u.Rate
+		}
+		return tx.PutJSON(tokenBucket, key, after)
+	})
+	if err != nil {
+		return Token{}, Token{}, err
+	}
+	rec := AuditRecord{Time: time.Now().UTC(), Event: "token_updated", Token: after.Name, Tier: after.Tier, Rate: after.Rate, By: by, PID: os.Getpid()}
+	if err := ts.st.AppendAudit(ctx, rec); err != nil {
+		return before, after, fmt.Errorf("token %s was changed, but its audit record was not written: %w", name, err)
+	}
+	return before, after, nil
 }
 
 // Resolve returns the principal of a secret, or ErrBadToken.

@@ -252,6 +252,11 @@ type ToolError struct {
 	Message string
 	// Next is the next step: valid values, the nearest match, the call to make.
 	Next string
+	// Approval is the authorization request the call waits on. The text then first says
+	// where the user answers it (Env.Approvals: the console, else `toolhost approve`), and
+	// Next follows as what to do after.
+	Approval string
+	place    *ApprovalPlace // set by dispatch from the call's Env
 	// Cause is the error the tool mapped to this one (an engine's, the guard's). Dispatch logs
 	// it; Error never shows it.
 	Cause error
@@ -264,7 +269,12 @@ func (e *ToolError) Error() string {
 	if e.Param != "" {
 		fmt.Fprintf(&b, "\nparameter: %s", e.Param)
 	}
-	if e.Next != "" {
+	switch {
+	case e.Approval != "" && e.Next != "":
+		fmt.Fprintf(&b, "\nnext: %s; then %s", e.place.ask(e.Approval), e.Next)
+	case e.Approval != "":
+		fmt.Fprintf(&b, "\nnext: %s", e.place.ask(e.Approval))
+	case e.Next != "":
 		fmt.Fprintf(&b, "\nnext: %s", e.Next)
 	}
 	return b.String()

@@ -41,6 +41,9 @@ type Env struct {
 	Executions *engine.Engine
 	// Limits rate-limits calls per principal and category; nil sets no limit.
 	Limits *engine.Limits
+	// Approvals says where the user answers authorization requests, in the texts that
+	// ask the model to relay one; nil names the CLI.
+	Approvals *ApprovalPlace
 
 	thoughts atomic.Int64
 }
@@ -565,6 +568,11 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		} else if !errors.As(err, &te) {
 			c.Logger.Error("handler error", "op", c.Operation, "err", err)
 			te = &ToolError{Code: CodeInternal, Message: fmt.Sprintf("%s.%s failed inside toolhost (execution %s); the server log has details", c.Tool, c.Operation, c.ExecutionID)}
+		}
+		if te.Approval != "" && c.Env != nil {
+			at := *te
+			at.place = c.Env.Approvals
+			te = &at
 		}
 		return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: withNotes(te.Error(), c.notes)}}}
 	}

@@ -128,8 +128,9 @@ func refusalError(r *cmdrules.Refusal) *ToolError {
 			Next: "clear it (keys [\"ctrl-u\"] or [\"ctrl-c\"]) and send the whole line as text"}
 	}
 	return &ToolError{Code: CodeNeedsApproval, Param: "command",
-		Message: fmt.Sprintf("%s needs the user's approval (%s); authorization request %s is pending", what, v.Reason, r.RequestID),
-		Next:    fmt.Sprintf("ask the user to approve it in their terminal: toolhost approve %s (or POST /api/approvals/%s on serve); then call the user_collaboration tool with {\"operation\":\"check_request\",\"request_id\":%q} and send exactly the same command again", r.RequestID, r.RequestID, r.RequestID)}
+		Message:  fmt.Sprintf("%s needs the user's approval (%s); authorization request %s is pending", what, v.Reason, r.RequestID),
+		Approval: r.RequestID,
+		Next:     fmt.Sprintf("call the user_collaboration tool with {\"operation\":\"check_request\",\"request_id\":%q} and send exactly the same command again", r.RequestID)}
 }
 
 // guardTerminalError maps the refusals of the terminal's guard (rules, sandbox), or returns nil.

@@ -221,7 +221,7 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 			},
 		}}}, nil
 	}
-	return pendingResult(ap), nil
+	return pendingResult(ap, approvalPlace(c)), nil
 }
 
 func (u *collaboration) checkRequest(ctx context.Context, c *Call, a *checkRequestArgs) (*Result, error) {
@@ -254,11 +254,11 @@ func (u *collaboration) checkRequest(ctx context.Context, c *Call, a *checkReque
 				Structured: map[string]any{"request_id": ap.ID, "status": "expired"}}, nil
 		}
 		if !time.Now().Before(deadline) {
-			return pendingResult(ap), nil
+			return pendingResult(ap, approvalPlace(c)), nil
 		}
 		select {
 		case <-ctx.Done():
-			return pendingResult(ap), nil
+			return pendingResult(ap, approvalPlace(c)), nil
 		case <-time.After(250 * time.Millisecond):
 		}
 	}
@@ -286,11 +286,21 @@ func grantedResult(requestID string, g authz.Grant) *Result {
 	}
 }
 
-func pendingResult(ap authz.Approval) *Result {
+// pendingResult tells the model that request ap waits for the user, and where the user
+// answers it (place: the console, else the CLI).
+func pendingResult(ap authz.Approval, place *ApprovalPlace) *Result {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Authorization request %s is pending: %s on %s.\nAsk the user to approve it in a terminal:\n  toolhost approve %s\n(or deny: toolhost deny %s; an HTTP server also takes POST /api/approvals/%s)", ap.ID, ap.Access, ap.Target(), ap.ID, ap.ID, ap.ID)
+	fmt.Fprintf(&b, "Authorization request %s is pending: %s on %s.\n%s", ap.ID, ap.Access, ap.Target(), place.pending(ap.ID))
 	fmt.Fprintf(&b, "\nThen call the user_collaboration tool's check_request with request_id %q; it waits a few seconds for the decision.", ap.ID)
 	return &Result{Text: b.String(), Structured: map[string]any{"request_id": ap.ID, "status": "pending", "access": ap.Access, "path": ap.Path, "host": ap.Host}}
+}
+
+// approvalPlace is where the user of call c answers authorization requests.
+func approvalPlace(c *Call) *ApprovalPlace {
+	if c == nil || c.Env == nil {
+		return nil
+	}
+	return c.Env.Approvals
 }
 
 func orInt(v, d int) int {

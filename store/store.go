@@ -111,6 +111,12 @@ type Store struct {
 	// created closes when a background creation (Options.CreateInBackground) has finished;
 	// nil when Open did all its work itself.
 	created chan struct{}
+
+	// commits counts this process's committed writes; commitCh is closed at the next one
+	// (watch.go).
+	commits  atomic.Uint64
+	commitMu sync.Mutex
+	commitCh chan struct{}
 }
 
 // Unavailable returns a Store for state directory dir whose every transaction fails with an error
@@ -330,6 +336,7 @@ func (s *Store) run(ctx context.Context, writable bool, fn func(tx *Tx) error) (
 			return fmt.Errorf("commit state store transaction %s: %w", s.path, err)
 		}
 		done = true
+		s.committed()
 	}
 	return nil
 }

@@ -182,6 +182,26 @@ var executionCommands = group{title: "Executions and tokens", commands: []cliCom
 		},
 	},
 	{
+		name: "token update", args: "NAME", minArgs: 1, maxArgs: 1, operator: true,
+		help: "change an HTTP client token's tier or rate; its next call uses them (the console's Tools page does the same)",
+		flags: func(fs *flag.FlagSet) action {
+			tier := fs.String("tier", "", "the new `TIER`: view_only, execute_basic, execute_advanced or admin (default: kept)")
+			rate := fs.String("rate", "", "the new rate limit, `N/s`, N/min or N/h, or default for [limits] per_principal (default: kept)")
+			return func(inv *invocation) error {
+				a, err := operatorApp(inv)
+				if err != nil {
+					return err
+				}
+				tok, err := a.UpdateToken(inv.ctx, inv.args[0], app.TokenChange{Tier: *tier, Rate: *rate}, operatorName())
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(inv.stdout, "token %s: tier %s, rate %s\n", tok.Name, tok.Tier, orDash(tok.Rate))
+				return nil
+			}
+		},
+	},
+	{
 		name: "token revoke", args: "NAME", minArgs: 1, maxArgs: 1, operator: true,
 		help: "revoke an HTTP client token; its next request is refused",
 		run: func(inv *invocation) error {

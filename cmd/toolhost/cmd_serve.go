@@ -165,6 +165,10 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		return err
 	}
 	hopts.Console = con
+	// A model asking for approval tells the user to answer on this console.
+	a.Env.Approvals.SetConsole("http://" + ln.Addr().String() + "/")
+	// ... and so does a model of a stdio server on the same state directory.
+	defer a.AnnounceConsole("http://" + ln.Addr().String() + "/")()
 	srv := server.NewHTTPServer(server.NewHTTPHandler(mcpServer, hopts))
 	srv.RegisterOnShutdown(con.Close)
 	srv.ConnContext = console.ConnContext

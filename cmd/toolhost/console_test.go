@@ -27,12 +27,17 @@ import (
 // README's docs/console); unset, none are taken.
 const screenshotsEnv = "TOOLHOST_CONSOLE_SCREENSHOTS"
 
-// newChromium starts a headless Chromium for one test and returns its tab's context.
-func newChromium(t *testing.T) context.Context {
+// newChromium starts a headless Chromium for one test or benchmark and returns its tab's
+// context.
+func newChromium(t testing.TB) context.Context {
 	t.Helper()
 	bin, err := browser.FindChromium("")
 	if err != nil {
-		nettest.Missing(t, "Chromium is not installed (apt-get install chromium): "+err.Error())
+		why := "Chromium is not installed (apt-get install chromium): " + err.Error()
+		if tt, ok := t.(*testing.T); ok {
+			nettest.Missing(tt, why)
+		}
+		t.Fatal(why) // a benchmark asked for by name
 	}
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),
@@ -183,7 +188,7 @@ func consoleSession(t *testing.T, version string, opts *mcp.ClientOptions) (cont
 // TestConsoleApprovalLive: a model's request appears on the open page without a reload, with
 // an in-page notification; approving it once from the page lets the MCP client proceed.
 func TestConsoleApprovalLive(t *testing.T) {
-	tab, _, cs := consoleSession(t, "", nil)
+	tab, sv, cs := consoleSession(t, "", nil)
 	outside := filepath.Join(t.TempDir(), "report.txt")
 
 	start := time.Now()
@@ -195,6 +200,10 @@ func TestConsoleApprovalLive(t *testing.T) {
 	}
 	within(t, tab, 10*time.Second, "request appears live", chromedp.WaitVisible(chromedp.CSS("#req-"+id)))
 	t.Logf("figure: approval request reached the open page %v after the call returned", time.Since(start).Round(time.Millisecond))
+	// The model was told where the user answers: this console, at the request.
+	if link := strings.TrimSuffix(sv.url, "mcp") + "#req-" + id; !strings.Contains(text, "toolhost console:\n  "+link+"\n") {
+		t.Errorf("the pending text does not send the user to %s:\n%s", link, text)
+	}
 	within(t, tab, 5*time.Second, "in-page notification", chromedp.WaitVisible(chromedp.CSS("#toast")))
 	toast, _ := chromedp.Run(tab, chromedp.Text(chromedp.CSS("#toast")))
 	if !strings.Contains(toast, "New approval request") || !strings.Contains(toast, "report.txt") {
@@ -249,7 +258,14 @@ func TestConsoleToolSwitch(t *testing.T) {
 	screenshot(t, tab, "tools")
 	switchOp := func(label string) {
 		t.Helper()
-		within(t, tab, 20*time.Second, label, chromedp.Click(chromedp.CSS(`button[aria-label="`+label+`"]`)), chromedp.WaitVisible(chromedp.CSS("p.ok")))
+		// A notification of an earlier switch may still be queued, and the page still shows
+		// the earlier switch's confirmation: wait for this switch's own.
+		for len(changed) > 0 {
+			<-changed
+		}
+		op := strings.Fields(label)[1]
+		within(t, tab, 20*time.Second, label, chromedp.Click(chromedp.CSS(`button[aria-label="`+label+`"]`)),
+			chromedp.WaitVisible(`//p[@class="ok" and contains(., "Saved: `+op+`")]`))
 		select {
 		case <-changed:
 		case <-time.After(10 * time.Second):
@@ -441,5 +457,78 @@ func TestConsoleCancelRunning(t *testing.T) {
 	text, _ := chromedp.Run(tab, chromedp.Text(chromedp.CSS("main")))
 	if !strings.Contains(text, "cancelled") || !strings.Contains(text, "terminal_operations") {
 		t.Errorf("history after the cancel:\n%s", text)
+	}
+}
+
+// TestConsoleTokenTier: the operator raises a client token's tier and sets its rate on the
+// Tools page; the token's connected client gets the tool-list notification, and its very next
+// call runs at the new tier and rate, with no restart. The change is audited as the console's.
+func TestConsoleTokenTier(t *testing.T) {
+	tab, sv, _ := consoleSession(t, "", nil)
+	secret := createToken(t, sv.state, sv.work, "ci-bot", "--tier", "view_only")
+	changed := make(chan struct{}, 16)
+	cs := httpClient(t, served{url: sv.url, token: secret}, "2025-06-18", &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}})
+	write := func(title string) string {
+		text, _ := call(t, cs, "todo_operations", map[string]any{"operation": "write", "todos": []map[string]any{{"id": 1, "title": title, "status": "not-started"}}})
+		return text
+	}
+	if text := write("before"); !strings.Contains(text, "forbidden") {
+		t.Fatalf("a view_only token wrote todos: %s", text)
+	}
+	base := strings.TrimSuffix(sv.url, "/mcp")
+	within(t, tab, 20*time.Second, "tools page", chromedp.Navigate(base+"/tools#tokens"),
+		chromedp.WaitVisible(chromedp.CSS(`#token-ci-bot select`)))
+	within(t, tab, 20*time.Second, "change the tier",
+		chromedp.SetValue(chromedp.CSS(`#token-ci-bot select`), "execute_basic"),
+		chromedp.SetValue(chromedp.CSS(`#token-ci-bot input[name="rate"]`), "2/min"),
+		chromedp.Click(chromedp.CSS(`#token-ci-bot button`)),
+		chromedp.WaitVisible(chromedp.CSS("p.ok")),
+		chromedp.ScrollIntoView(chromedp.CSS("#tokens")))
+	screenshot(t, tab, "tokens")
+	if v, err := chromedp.Run(tab, chromedp.Value(chromedp.CSS(`#token-ci-bot select`))); err != nil || v != "execute_basic" {
+		t.Errorf("the page shows tier %q after the change (%v)", v, err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Error("the token's client got no notifications/tools/list_changed")
+	}
+	for i, want := range []string{"", "", "rate_limited"} {
+		text := write(fmt.Sprintf("after %d", i))
+		if bad := strings.HasPrefix(text, "ERROR"); want == "" && bad || want != "" && !strings.Contains(text, want) {
+			t.Errorf("call %d after the change: %s (want %q)", i+1, text, want)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(sv.state, "audit.jsonl"))
+	if err != nil || !regexp.MustCompile(`"event":"token_updated".*"by":"console[^"]*".*"token":"ci-bot","tier":"execute_basic","rate":"2/min"`).Match(b) {
+		t.Errorf("no token_updated audit record by the console (%v):\n%s", err, b)
+	}
+}
+
+// TestConsoleApprovalFromAnotherProcess: a request made by another toolhost process on the
+// same state directory (an editor's stdio server) reaches the open page too: no commit of the
+// serve process wakes the page, the store's Version does.
+func TestConsoleApprovalFromAnotherProcess(t *testing.T) {
+	tab, sv, _ := consoleSession(t, "", nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "editor", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.CommandTransport{Command: commandIn(t, sv.state, sv.work, "stdio")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	start := time.Now()
+	text, _ := call(t, cs, "user_collaboration", map[string]any{"operation": "request_authorization",
+		"path": filepath.Join(t.TempDir(), "notes.txt"), "access": "file_operations:write", "reason": "from the editor"})
+	id := regexp.MustCompile(`\br-[0-9a-z]+\b`).FindString(text)
+	if id == "" {
+		t.Fatalf("no request id: %s", text)
+	}
+	within(t, tab, 10*time.Second, "request of another process appears live", chromedp.WaitVisible(chromedp.CSS("#req-"+id)))
+	t.Logf("figure: another process's approval request reached the open page %v after the call returned", time.Since(start).Round(time.Millisecond))
+	// The stdio server's model was sent to the console that serve announced.
+	if link := strings.TrimSuffix(sv.url, "mcp") + "#req-" + id; !strings.Contains(text, "toolhost console:\n  "+link+"\n") {
+		t.Errorf("the stdio server's pending text does not send the user to %s:\n%s", link, text)
 	}
 }

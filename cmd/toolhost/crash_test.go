@@ -148,13 +148,13 @@ func TestApplyPatchSurvivesSIGKILL(t *testing.T) {
 		}
 		got, temps := crashState(t, work)
 		if got != "none" && got != "all" {
-			t.Fatalf("run %d (kill %v after %s): files are %s\n%s", run, delay, trigger, got, out)
+			t.Fatalf("run %d (kill %v after %s): files are %s; journal at the kill: %s; the restart said:\n%s", run, delay, trigger, got, left, out)
 		}
 		if answered && got != "all" {
 			t.Fatalf("run %d: the patch was reported applied, but after the restart the files are %s", run, got)
 		}
 		if len(temps) > 0 {
-			t.Fatalf("run %d (kill %v after %s): temporary files left: %q", run, delay, trigger, temps)
+			t.Fatalf("run %d (kill %v after %s): temporary files left: %q; journal at the kill: %s; the restart said:\n%s", run, delay, trigger, temps, left, out)
 		}
 		entries, _ := os.ReadDir(filepath.Join(state, "journal"))
 		for _, e := range entries {

@@ -177,6 +177,12 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		return nil, err
 	}
 	a.Env.Executions, a.Env.Limits = a.Executions, a.Limits
+	// Where the user answers authorization requests: one place for the app and the
+	// workspaces its clients' roots open (serve sets the console's address on it).
+	a.Env.Approvals = &consolidated.ApprovalPlace{Elsewhere: consoleElsewhere(a.StateDir)}
+	if parent != nil {
+		a.Env.Approvals = parent.Env.Approvals
+	}
 	rcfg := reminders.DefaultConfig()
 	rcfg.Enabled = !cfg.Reminders.Off
 	rcfg.EveryNCalls = cfg.Reminders.EveryNCalls

@@ -61,6 +61,9 @@ func (t consoleTools) Catalog() console.Catalog {
 		}
 		cat.Tools = append(cat.Tools, ti)
 	}
+	for _, tier := range authz.Tiers {
+		cat.Tiers = append(cat.Tiers, string(tier))
+	}
 	if a.Tokens != nil {
 		tokens, err := a.Tokens.List(context.Background())
 		if err != nil {
@@ -71,6 +74,11 @@ func (t consoleTools) Catalog() console.Catalog {
 		}
 	}
 	return cat
+}
+
+func (t consoleTools) UpdateToken(ctx context.Context, name, tier, rate, by string) error {
+	_, err := t.a.UpdateToken(ctx, name, TokenChange{Tier: tier, Rate: rate}, by)
+	return err
 }
 
 func (t consoleTools) SetEnabled(ctx context.Context, tool, op string, on bool) error {

@@ -156,6 +156,14 @@ func (a *auth) session(r *http.Request) *session {
 	return s
 }
 
+// live reports whether s is still a session (not signed out, not expired) without reading
+// the credential: the cheap check of an open event stream between renders.
+func (a *auth) live(s *session) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sessions[s.id] == s && !a.now().After(s.expires)
+}
+
 // end forgets a session.
 func (a *auth) end(s *session) {
 	a.mu.Lock()

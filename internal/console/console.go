@@ -21,8 +21,6 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"fmt"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -69,15 +67,23 @@ type Options struct {
 	CheckPeer func(r *http.Request) (authz.Origin, error)
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Poll is how often live pages look for changes (default 150ms).
+	// Poll is how often live parts the store does not hold render again to look for
+	// changes (default 150ms).
 	Poll time.Duration
+	// Watch is how often live parts the store holds look at the store's Version, one stat
+	// of its file, for other processes' commits (default 300ms); this process's commits
+	// wake them at once.
+	Watch time.Duration
+	// Refresh is how often a live part the store holds is rendered whatever the store says
+	// (default 5s): a request expires without a write.
+	Refresh time.Duration
 }
 
 // Console is the console's HTTP handler.
 type Console struct {
 	o       Options
 	pages   *pages
-	static  http.Handler
+	static  *staticFiles
 	auth    *auth
 	routes  []route
 	imports sync.Map // scope and name -> importJob started from the console
@@ -113,18 +119,24 @@ func New(o Options) (*Console, error) {
 	if o.Poll <= 0 {
 		o.Poll = 150 * time.Millisecond
 	}
+	if o.Watch <= 0 {
+		o.Watch = 300 * time.Millisecond
+	}
+	if o.Refresh <= 0 {
+		o.Refresh = 5 * time.Second
+	}
 	if o.CheckPeer == nil {
 		o.CheckPeer = checkPeer
 	}
-	p, err := parsePages()
+	static, err := newStatic()
 	if err != nil {
 		return nil, err
 	}
-	static, err := fs.Sub(files, "static")
+	p, err := parsePages(static)
 	if err != nil {
-		return nil, fmt.Errorf("console: static files: %w", err)
+		return nil, err
 	}
-	c := &Console{o: o, pages: p, static: http.StripPrefix("/static/", http.FileServerFS(static)), closed: make(chan struct{})}
+	c := &Console{o: o, pages: p, static: static, closed: make(chan struct{})}
 	c.auth = newAuth(o.Credential, o.Now)
 	c.routes = routes()
 	return c, nil
@@ -140,7 +152,6 @@ func routes() []route {
 		{method: "GET", pattern: "/signin", public: true, handle: (*Console).signInPage},
 		{method: "POST", pattern: "/signin", public: true, handle: (*Console).signInWithCredential},
 		{method: "GET", pattern: "/static/", public: true, handle: func(c *Console, w http.ResponseWriter, r *http.Request, _ *session) {
-			w.Header().Set("Cache-Control", "no-cache")
 			c.static.ServeHTTP(w, r)
 		}},
 		{method: "POST", pattern: "/signout", handle: (*Console).signOut},
@@ -150,6 +161,7 @@ func routes() []route {
 		{method: "GET", pattern: "/events", handle: (*Console).events},
 		{method: "GET", pattern: "/tools", handle: (*Console).toolsPage},
 		{method: "POST", pattern: "/tools", handle: (*Console).toggle},
+		{method: "POST", pattern: "/tokens", handle: (*Console).updateToken},
 		{method: "GET", pattern: "/terminals", handle: (*Console).terminalsPage},
 		{method: "GET", pattern: "/terminals/history", handle: (*Console).terminalHistory},
 		{method: "POST", pattern: "/terminals/close", handle: (*Console).closeTerminal},

@@ -29,6 +29,7 @@ type fixture struct {
 	peer   atomic.Value // error returned by CheckPeer
 	checks atomic.Int64 // CheckPeer calls
 	outDir string
+	state  string // the state directory
 }
 
 func newFixture(t testing.TB, mutate func(*Options)) *fixture {
@@ -49,7 +50,7 @@ func newFixture(t testing.TB, mutate func(*Options)) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	f := &fixture{g: g, outDir: out}
+	f := &fixture{g: g, outDir: out, state: state}
 	f.cred.Store("operator-credential-0123456789")
 	f.peer.Store(errors.New(""))
 	o := Options{
@@ -64,7 +65,8 @@ func newFixture(t testing.TB, mutate func(*Options)) *fixture {
 			}
 			return checkPeer(r)
 		},
-		Poll: 20 * time.Millisecond,
+		Poll:  20 * time.Millisecond,
+		Watch: 20 * time.Millisecond,
 	}
 	if mutate != nil {
 		mutate(&o)
@@ -412,6 +414,25 @@ func TestLiveApprovals(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("content type %q", ct)
 	}
+	events := readEvents(resp)
+	first := <-events
+	if !strings.HasPrefix(first, "event: approvals\n") || !strings.Contains(first, `data-pending="0"`) {
+		t.Fatalf("first event:\n%s", first)
+	}
+	ap := f.request(t, "live.txt")
+	for ev := range events {
+		if strings.Contains(ev, "req-"+ap.ID) {
+			if !strings.Contains(ev, `data-pending="1"`) || !strings.Contains(ev, "read the report") {
+				t.Errorf("event lacks the count or the reason:\n%s", ev)
+			}
+			return
+		}
+	}
+	t.Fatal("the stream ended without the request")
+}
+
+// readEvents splits an event stream into its events.
+func readEvents(resp *http.Response) <-chan string {
 	events := make(chan string, 16)
 	go func() {
 		var b strings.Builder
@@ -435,20 +456,61 @@ func TestLiveApprovals(t *testing.T) {
 			}
 		}
 	}()
-	first := <-events
-	if !strings.HasPrefix(first, "event: approvals\n") || !strings.Contains(first, `data-pending="0"`) {
+	return events
+}
+
+// TestLiveApprovalsAcrossProcesses: a request written through another handle on the state
+// directory, as another toolhost process writes it (no commit of this Store wakes the
+// stream), reaches the open stream through the store's Version; and while nothing changes,
+// the stream neither reads the store nor renders.
+func TestLiveApprovalsAcrossProcesses(t *testing.T) {
+	var renders atomic.Int64 // each render checks the session, which reads the credential
+	f := newFixture(t, func(o *Options) {
+		o.Refresh = time.Hour
+		cred := o.Credential
+		o.Credential = func() (string, error) { renders.Add(1); return cred() }
+	})
+	cl := f.client(t)
+	f.signIn(t, cl)
+	// The file's time goes back, as after a quiet while: its Version is settled.
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(f.state, "toolhost.db"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	events := readEvents(f.stream(t, cl, "approvals"))
+	if first := <-events; !strings.Contains(first, `data-pending="0"`) {
 		t.Fatalf("first event:\n%s", first)
 	}
-	ap := f.request(t, "live.txt")
-	for ev := range events {
-		if strings.Contains(ev, "req-"+ap.ID) {
-			if !strings.Contains(ev, `data-pending="1"`) || !strings.Contains(ev, "read the report") {
-				t.Errorf("event lacks the count or the reason:\n%s", ev)
+	before := renders.Load()
+	time.Sleep(20 * f.c.o.Watch)
+	if n := renders.Load() - before; n > 0 {
+		t.Errorf("%d renders in 20 polls while nothing changed, want none", n)
+	}
+	other := storetest.OpenDir(t, f.state)
+	g2, err := authz.New(context.Background(), authz.Config{WorkDir: filepath.Join(filepath.Dir(f.state), "wd"), StateDir: f.state, Store: other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g2.Close() })
+	ap, err := g2.RequestAuthorization(context.Background(), authz.AuthorizationRequest{
+		Conversation: "conv-2", Path: filepath.Join(f.outDir, "other.txt"), Access: "file_operations:read", Reason: "from another process"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatal("the stream ended without the request")
 			}
-			return
+			if strings.Contains(ev, "req-"+ap.ID) {
+				return
+			}
+		case <-timeout:
+			t.Fatal("the other handle's request did not reach the open stream")
 		}
 	}
-	t.Fatal("the stream ended without the request")
 }
 
 // TestPeerCheckedPerConnection: the peer process is looked up once per connection, and a new

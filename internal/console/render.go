@@ -43,7 +43,8 @@ var funcs = template.FuncMap{
 	"join": strings.Join,
 }
 
-func parsePages() (*pages, error) {
+// parsePages parses every page; static gives the addresses of the static files.
+func parsePages(static *staticFiles) (*pages, error) {
 	names, err := fs.Glob(files, "templates/*.html")
 	if err != nil {
 		return nil, err
@@ -54,7 +55,7 @@ func parsePages() (*pages, error) {
 		if base == "layout" {
 			continue
 		}
-		t, err := template.New(base).Funcs(funcs).ParseFS(files, "templates/layout.html", n)
+		t, err := template.New(base).Funcs(funcs).Funcs(template.FuncMap{"static": static.url}).ParseFS(files, "templates/layout.html", n)
 		if err != nil {
 			return nil, fmt.Errorf("console: template %s: %w", n, err)
 		}

@@ -3,6 +3,8 @@ package console
 import (
 	"context"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 )
 
@@ -15,6 +17,10 @@ type Tools interface {
 	// applied to the running servers at once (connected clients get
 	// notifications/tools/list_changed), kept across restarts.
 	SetEnabled(ctx context.Context, tool, op string, on bool) error
+	// UpdateToken sets a client token's tier and rate (rate "default": the configured
+	// per-principal rate), audited as by. The token's next call runs at the new tier and
+	// rate, without a restart; connected clients are told the tool list changed.
+	UpdateToken(ctx context.Context, name, tier, rate, by string) error
 }
 
 // Catalog is the tools page's content.
@@ -25,8 +31,11 @@ type Catalog struct {
 	Tools    []ToolInfo
 	// File is where the console writes its switches.
 	File string
-	// Tokens are the HTTP client tokens with their tiers (`toolhost token create/revoke`).
+	// Tokens are the HTTP client tokens with their tiers (`toolhost token create/revoke`;
+	// the page changes a tier or rate, as `toolhost token update` does).
 	Tokens []TokenInfo
+	// Tiers are the token tiers, lowest first.
+	Tiers []string
 }
 
 // TokenInfo is one client token as the tools page lists it; never its secret.
@@ -66,15 +75,18 @@ func (c *Console) toolsPage(w http.ResponseWriter, r *http.Request, s *session) 
 	c.render(w, r, http.StatusOK, "tools", s, map[string]any{"Catalog": c.o.Tools.Catalog(), "Saved": r.URL.Query().Get("saved")})
 }
 
-// toggle answers POST /tools: tool=NAME op=NAME on=1|0.
+// toggle answers POST /tools: tool=NAME switch=OP=1|OP=0. The page has one form per tool and
+// a button per operation that carries its switch, so the CSRF token is not repeated in every
+// row.
 func (c *Console) toggle(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.o.Tools == nil {
 		c.fail(w, r, s, http.StatusNotFound, "Tool switches are not available in this server.", nil)
 		return
 	}
-	tool, op, on := r.PostFormValue("tool"), r.PostFormValue("op"), r.PostFormValue("on")
+	tool := r.PostFormValue("tool")
+	op, on, _ := strings.Cut(r.PostFormValue("switch"), "=")
 	if tool == "" || op == "" || on != "1" && on != "0" {
-		c.fail(w, r, s, http.StatusBadRequest, "A switch needs tool, op and on=1 or on=0.", nil)
+		c.fail(w, r, s, http.StatusBadRequest, "A switch needs tool and switch=OPERATION=1 or =0.", nil)
 		return
 	}
 	if err := c.o.Tools.SetEnabled(r.Context(), tool, op, on == "1"); err != nil {
@@ -83,4 +95,28 @@ func (c *Console) toggle(w http.ResponseWriter, r *http.Request, s *session) {
 	}
 	c.o.Logger.Info("console switched operation", "tool", tool, "op", op, "on", on == "1")
 	http.Redirect(w, r, "/tools?saved="+tool+"."+op+"#"+tool, http.StatusSeeOther)
+}
+
+// updateToken answers POST /tokens: name=NAME tier=TIER rate=RATE (empty: the default rate).
+// Only the operator reaches it: like every console action it needs the session, the CSRF
+// token, the console's Origin and a peer process that toolhost did not start.
+func (c *Console) updateToken(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.o.Tools == nil {
+		c.fail(w, r, s, http.StatusNotFound, "Client tokens are not available in this server.", nil)
+		return
+	}
+	name, tier, rate := r.PostFormValue("name"), r.PostFormValue("tier"), strings.TrimSpace(r.PostFormValue("rate"))
+	if name == "" || tier == "" {
+		c.fail(w, r, s, http.StatusBadRequest, "A token change needs name and tier.", nil)
+		return
+	}
+	if rate == "" {
+		rate = "default"
+	}
+	if err := c.o.Tools.UpdateToken(r.Context(), name, tier, rate, decidedBy(r)); err != nil {
+		c.fail(w, r, s, http.StatusBadRequest, "Not changed: "+err.Error(), err)
+		return
+	}
+	c.o.Logger.Info("console changed token", "token", name, "tier", tier, "rate", rate)
+	http.Redirect(w, r, "/tools?saved="+url.QueryEscape("token "+name)+"#tokens", http.StatusSeeOther)
 }
