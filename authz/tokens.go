@@ -9,10 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"toolhost/internal/lazyregexp"
 
 	"toolhost/store"
 )
@@ -44,7 +44,7 @@ var (
 // reservedNames are principals that are not tokens.
 var reservedNames = []string{"stdio", "default", "anonymous"}
 
-var tokenName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
+var tokenName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$`)
 
 // Tokens keeps the HTTP client tokens in the store. Every request reads its token from the
 // store (one read transaction, keyed by the hash), so a token revoked by the CLI in another

@@ -65,6 +65,10 @@ type Registry struct {
 	// roots routes sessions to the workspace of their client's root (UseRoots).
 	roots *sessionRoots
 
+	// lists holds the tool lists ToolsFor built (listKey → []*mcp.Tool): tools/list is
+	// answered from here, so each list is derived from the tables once.
+	lists sync.Map
+
 	mu           sync.Mutex
 	registeredOn []*mcp.Server        // the servers Register was called with
 	served       map[*mcp.Server]bool // the servers this registry's tools were given
@@ -97,10 +101,30 @@ func (r *Registry) Tools() []*mcp.Tool { return r.ToolsFor(authz.TierAdmin) }
 
 // ToolsFor returns the tools a principal of tier may call: each with only the operations its
 // tier allows, and none where it allows no operation. The list is the same bytes on every
-// call for a tier (clients cache the prompt prefix that holds it).
+// call for a tier (clients cache the prompt prefix that holds it). It is built once per tier
+// and set of enabled operations; callers may reorder the returned slice but must not change
+// the tools.
 func (r *Registry) ToolsFor(tier authz.Tier) []*mcp.Tool {
+	on := r.on.Load()
+	key := listKey{on: on, tier: tier}
+	if v, ok := r.lists.Load(key); ok {
+		return slices.Clone(v.([]*mcp.Tool))
+	}
+	out := r.buildTools(*on, tier)
+	r.lists.Store(key, out)
+	return slices.Clone(out)
+}
+
+// listKey names one built tool list: the enabled-operations snapshot it was built from (SetAllow
+// swaps the snapshot, so a switch never serves a stale list) and the caller's tier.
+type listKey struct {
+	on   *map[string][]Operation
+	tier authz.Tier
+}
+
+// buildTools derives the tool list of ToolsFor: descriptions and input schemas from the tables.
+func (r *Registry) buildTools(enabled map[string][]Operation, tier authz.Tier) []*mcp.Tool {
 	out := []*mcp.Tool{}
-	enabled := r.enabled()
 	for _, t := range r.tools {
 		var ops []Operation
 		for _, op := range enabled[t.Name] {
@@ -177,8 +201,8 @@ func annotations(ops []Operation) *mcp.ToolAnnotations {
 // resourceMiddleware). s should route resources/subscribe and unsubscribe to
 // Subscribe and Unsubscribe (mcp.ServerOptions.SubscribeHandler and UnsubscribeHandler).
 func (r *Registry) Register(s *mcp.Server) {
-	for _, t := range r.Tools() {
-		r.addTool(s, t)
+	for _, t := range r.advertised() {
+		r.addTool(s, t.Name)
 	}
 	r.mu.Lock()
 	r.registeredOn = append(r.registeredOn, s)
@@ -197,7 +221,35 @@ func (r *Registry) Register(s *mcp.Server) {
 			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors."}, r.recentExecutions)
 	}
 	r.serveOn([]*mcp.Server{s})
-	s.AddReceivingMiddleware(r.resourceMiddleware())
+	s.AddReceivingMiddleware(r.resourceMiddleware(), r.listMiddleware())
+}
+
+// dispatchOnly is the input schema the registry gives the SDK with each tool. The SDK only
+// dispatches calls by name (toolhost validates arguments itself, per operation) and would
+// otherwise decode every full schema again at each registration (twice: for its type check
+// and for header annotations); clients get the real schemas from listMiddleware.
+var dispatchOnly = json.RawMessage(`{"type":"object"}`)
+
+// listMiddleware answers tools/list with ToolsFor for the caller's tier (admin when the
+// request carries no principal): the schemas derived once from the tables, never the
+// placeholders registered with the SDK, in the fixed order (the SDK sorts by name).
+func (r *Registry) listMiddleware() mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if method != "tools/list" || err != nil {
+				return res, err
+			}
+			if lr, ok := res.(*mcp.ListToolsResult); ok {
+				tier := authz.TierAdmin
+				if p, ok := authz.PrincipalFrom(ctx); ok {
+					tier = p.Tier
+				}
+				lr.Tools = r.ToolsFor(tier)
+			}
+			return res, nil
+		}
+	}
 }
 
 // Subscribe passes a resources/subscribe to every advertised tool that tracks subscriptions.

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // param is one parameter of an operation, read from its argument struct.
@@ -217,24 +218,98 @@ type field struct {
 
 type object []field
 
-func (o object) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
+func (o object) MarshalJSON() ([]byte, error) { return o.appendJSON(nil) }
+
+// appendJSON writes o directly, without a reflecting encoder per level: schemas are built on
+// the way to a server's first tools/list, and nested Marshalers would each be encoded and
+// compacted again by encoding/json. The bytes are what marshalNoEscape gives.
+func (o object) appendJSON(b []byte) ([]byte, error) {
+	b = append(b, '{')
 	for i, f := range o {
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		k, _ := json.Marshal(f.Key)
-		b.Write(k)
-		b.WriteByte(':')
-		v, err := marshalNoEscape(f.Val)
+		b = appendString(b, f.Key)
+		b = append(b, ':')
+		var err error
+		switch v := f.Val.(type) {
+		case object:
+			b, err = v.appendJSON(b)
+		case string:
+			b = appendString(b, v)
+		case []string:
+			b = append(b, '[')
+			for j, s := range v {
+				if j > 0 {
+					b = append(b, ',')
+				}
+				b = appendString(b, s)
+			}
+			b = append(b, ']')
+		default:
+			var raw []byte
+			raw, err = marshalNoEscape(v)
+			b = append(b, raw...)
+		}
 		if err != nil {
 			return nil, err
 		}
-		b.Write(v)
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(b, '}'), nil
+}
+
+// appendString quotes s as encoding/json does without HTML escaping: quotes, backslashes and
+// control characters escaped, invalid UTF-8 replaced, U+2028 and U+2029 escaped.
+func appendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // marshalNoEscape marshals without HTML escaping, so descriptions keep their < and > readable
@@ -250,6 +325,13 @@ func marshalNoEscape(v any) ([]byte, error) {
 }
 
 func mustJSON(v any) []byte {
+	if o, ok := v.(object); ok {
+		b, err := o.appendJSON(nil)
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}
 	b, err := marshalNoEscape(v)
 	if err != nil {
 		panic(err)

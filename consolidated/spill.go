@@ -10,10 +10,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
+	"toolhost/internal/lazyregexp"
 	"unicode/utf8"
 )
 
@@ -32,7 +32,7 @@ type Spill struct {
 // ErrNoSpill means no spilled result has that id (never stored, or expired).
 var ErrNoSpill = errors.New("no spilled result with that id")
 
-var spillID = regexp.MustCompile(`^r[0-9a-f]{12}$`)
+var spillID = lazyregexp.New(`^r[0-9a-f]{12}$`)
 
 // NewSpill uses dir (created 0700) for spilled results.
 func NewSpill(dir string) (*Spill, error) {

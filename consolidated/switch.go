@@ -56,10 +56,10 @@ func (r *Registry) Enabled(tool, op string) bool {
 // sends notifications/tools/list_changed to the connected clients on each change, and the
 // order middleware keeps tools/list in the fixed order.
 func (r *Registry) Sync(s *mcp.Server) {
-	advertised := r.Tools()
+	advertised := r.advertised()
 	var gone []string
 	for _, t := range r.tools {
-		if !slices.ContainsFunc(advertised, func(a *mcp.Tool) bool { return a.Name == t.Name }) {
+		if !slices.Contains(advertised, t) {
 			gone = append(gone, t.Name)
 		}
 	}
@@ -67,17 +67,18 @@ func (r *Registry) Sync(s *mcp.Server) {
 		s.RemoveTools(gone...)
 	}
 	for _, t := range advertised {
-		r.addTool(s, t)
+		r.addTool(s, t.Name)
 	}
 }
 
-// addTool registers one advertised tool on s, dispatched through the registry.
-func (r *Registry) addTool(s *mcp.Server, t *mcp.Tool) {
-	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// addTool registers one advertised tool on s, dispatched through the registry. The SDK gets
+// a placeholder schema (dispatchOnly); tools/list is answered from ToolsFor.
+func (r *Registry) addTool(s *mcp.Server, name string) {
+	s.AddTool(&mcp.Tool{Name: name, InputSchema: dispatchOnly}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		reg, err := r.route(ctx, req.Session)
 		if err != nil {
 			return errorResult(err), nil
 		}
-		return reg.Dispatch(ctx, t.Name, req.Params.Arguments, req), nil
+		return reg.Dispatch(ctx, name, req.Params.Arguments, req), nil
 	})
 }

@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+	"toolhost/internal/lazyregexp"
 
 	"toolhost/authz"
 	"toolhost/authz/cmdrules"
@@ -51,8 +51,8 @@ func deniedFile(output string) string {
 }
 
 var (
-	quoted     = regexp.MustCompile(`^\S+(?: \S+)?: [‘'"]([^‘’'"]+)[’'"]`)
-	lastQuoted = regexp.MustCompile(`[‘'"]([^‘’'"]+)[’'"]\s*$`)
+	quoted     = lazyregexp.New(`^\S+(?: \S+)?: [‘'"]([^‘’'"]+)[’'"]`)
+	lastQuoted = lazyregexp.New(`[‘'"]([^‘’'"]+)[’'"]\s*$`)
 )
 
 // sandboxNote is the one line added to a command's output when the sandbox may have caused

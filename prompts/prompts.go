@@ -39,10 +39,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"toolhost/internal/lazyregexp"
 )
 
 //go:embed embedded/*.md
@@ -101,9 +101,9 @@ func (e *UserPromptError) Error() string { return "user prompt " + e.Path + ": "
 func (e *UserPromptError) Unwrap() error { return e.Err }
 
 var (
-	nameRE        = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
-	placeholderRE = regexp.MustCompile(`\{\{\s*([A-Za-z0-9_-]+)\s*\}\}`)
-	argNameRE     = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+	nameRE        = lazyregexp.New(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+	placeholderRE = lazyregexp.New(`\{\{\s*([A-Za-z0-9_-]+)\s*\}\}`)
+	argNameRE     = lazyregexp.New(`^[A-Za-z0-9_-]+$`)
 )
 
 // embedded parses the embedded prompts. They are checked by tests, so an error here is a build

@@ -73,7 +73,8 @@ func (s *Store) migrate(ctx context.Context, ms []migration) error {
 	// directory that is read-only or full still opens (its writes fail later, naming the cause).
 	if _, err := os.Stat(s.path); err == nil {
 		var current int
-		err := s.View(ctx, func(tx *Tx) error {
+		// s.run, not View: a creation in the background runs this before View may.
+		err := s.run(ctx, false, func(tx *Tx) error {
 			var err error
 			current, err = schemaVersion(tx)
 			return err
@@ -82,7 +83,7 @@ func (s *Store) migrate(ctx context.Context, ms []migration) error {
 			return nil
 		}
 	}
-	err := s.Update(ctx, func(tx *Tx) error {
+	err := s.run(ctx, true, func(tx *Tx) error {
 		current, err := schemaVersion(tx)
 		if err != nil {
 			return err

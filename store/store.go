@@ -78,6 +78,12 @@ type Options struct {
 	// AuditMaxBytes is the size past which audit.jsonl is rotated to audit.jsonl.1. Zero means
 	// DefaultAuditMaxBytes.
 	AuditMaxBytes int64
+	// CreateInBackground lets Open return at once when toolhost.db does not exist yet (a first
+	// start): creating the file and its buckets costs several fsyncs that a server need not make
+	// its client wait for. Update, View, Check, Err and Close wait until it is done; a failure
+	// makes the Store behave as one made by Unavailable. An existing file is opened, and checked
+	// for a newer schema, before Open returns, as without it.
+	CreateInBackground bool
 }
 
 // Store is a handle on the state directory, safe for concurrent use by multiple goroutines. It
@@ -102,6 +108,9 @@ type Store struct {
 
 	// unavailable, when set, is the error every transaction returns (see Unavailable).
 	unavailable error
+	// created closes when a background creation (Options.CreateInBackground) has finished;
+	// nil when Open did all its work itself.
+	created chan struct{}
 
 	// commits counts this process's committed writes; commitCh is closed at the next one
 	// (watch.go).
@@ -127,8 +136,27 @@ func Unavailable(dir string, cause error) *Store {
 	}
 }
 
-// Err returns nil for a working Store and the cause for one made by Unavailable.
-func (s *Store) Err() error { return s.unavailable }
+// Err returns nil for a working Store and the cause for one made by Unavailable (or whose
+// creation in the background failed, which it waits for).
+func (s *Store) Err() error {
+	if s.created != nil {
+		<-s.created
+	}
+	return s.unavailable
+}
+
+// awaitCreated waits for a background creation to finish.
+func (s *Store) awaitCreated(ctx context.Context) error {
+	if s.created == nil {
+		return nil
+	}
+	select {
+	case <-s.created:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
 
 // Open prepares the state directory dir (created with mode 0700 if missing) and its toolhost.db
 // (mode 0600), running any pending schema migrations. The file is closed again before Open returns.
@@ -166,21 +194,40 @@ func open(ctx context.Context, dir string, opts Options, ms []migration) (*Store
 	s.openWaitFile()
 	_, statErr := os.Stat(s.path)
 	created := errors.Is(statErr, fs.ErrNotExist)
-	if err := s.migrate(ctx, ms); err != nil {
+	if created && opts.CreateInBackground {
+		// No file, so no newer schema to refuse: nothing here needs the caller to wait.
+		s.created = make(chan struct{})
+		go func() {
+			defer close(s.created)
+			if err := s.prepare(context.WithoutCancel(ctx), ms, true); err != nil {
+				s.unavailable = fmt.Errorf("%w: %w", ErrUnavailable, err)
+			}
+		}()
+		return s, nil
+	}
+	if err := s.prepare(ctx, ms, created); err != nil {
 		s.Close()
 		return nil, err
 	}
+	return s, nil
+}
+
+// prepare migrates the file to the latest schema (creating it when missing) and restricts its
+// mode; created says the file did not exist.
+func (s *Store) prepare(ctx context.Context, ms []migration, created bool) error {
+	if err := s.migrate(ctx, ms); err != nil {
+		return err
+	}
 	if created {
 		// bbolt fsyncs the file but not the directory entry that names it.
-		syncDir(abs)
+		syncDir(s.dir)
 	}
 	if info, err := os.Stat(s.path); err == nil && info.Mode().Perm()&^fileMode != 0 {
 		if err := os.Chmod(s.path, fileMode); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("open state store: restrict %s: %w", s.path, err)
+			return fmt.Errorf("open state store: restrict %s: %w", s.path, err)
 		}
 	}
-	return s, nil
+	return nil
 }
 
 // syncDir makes a newly created file's name durable. Best effort: some platforms cannot fsync a
@@ -203,6 +250,9 @@ func (s *Store) Path() string { return s.path }
 // Close marks the Store closed; later calls fail with ErrClosed. Transactions already running finish
 // normally, and the last of them closes the database file.
 func (s *Store) Close() error {
+	if s.created != nil {
+		<-s.created
+	}
 	if s.closed.Swap(true) {
 		return nil
 	}
@@ -228,6 +278,9 @@ func (s *Store) Close() error {
 // (this process's writer slot, or the file lock), so the inner call may fail with ErrBusy after
 // LockTimeout.
 func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) error {
+	if err := s.awaitCreated(ctx); err != nil {
+		return err
+	}
 	return s.run(ctx, true, fn)
 }
 
@@ -236,6 +289,9 @@ func (s *Store) Update(ctx context.Context, fn func(tx *Tx) error) error {
 // error is returned unchanged. fn must not call Update on this Store: the writer waits for the
 // handle's readers, so it fails with ErrBusy after LockTimeout.
 func (s *Store) View(ctx context.Context, fn func(tx *Tx) error) error {
+	if err := s.awaitCreated(ctx); err != nil {
+		return err
+	}
 	return s.run(ctx, false, fn)
 }
 

@@ -3,8 +3,8 @@ package cmdrules
 import (
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
+	"toolhost/internal/lazyregexp"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -678,7 +678,7 @@ func strayComment(f *syntax.File, src string) bool {
 }
 
 // shellOption is the shape of a shell option word: -abc, +abc, --long-name.
-var shellOption = regexp.MustCompile(`^(?:[-+][A-Za-z]+|--[a-z][a-z-]*)$`)
+var shellOption = lazyregexp.New(`^(?:[-+][A-Za-z]+|--[a-z][a-z-]*)$`)
 
 // literalScript checks a here-document or here-string fed to a shell.
 func (c *checker) literalScript(w *syntax.Word, depth int) {

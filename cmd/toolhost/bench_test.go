@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -19,27 +21,29 @@ import (
 //
 //	go test ./cmd/toolhost -run '^$' -bench 'PerCall|ColdStart' -benchtime 400x
 
-var (
-	minimalOnce sync.Once
-	minimalBin  string
-	minimalErr  error
-)
-
-// minimalServer builds the reference server once per test binary.
-func minimalServer(b *testing.B) string {
-	b.Helper()
-	minimalOnce.Do(func() {
-		minimalBin = filepath.Join(filepath.Dir(binary), "minimal")
-		out, err := exec.Command("go", "build", "-o", minimalBin, "./testdata/minimal").CombinedOutput()
-		if err != nil {
-			minimalErr = err
-			os.Stderr.Write(out)
+// referenceServers builds the reference servers once per test binary: testdata/minimal (the
+// go-sdk alone) and, with -tags toolhostdeps, the same server linked with all of toolhost's
+// packages ("minimaldeps").
+var referenceServers = sync.OnceValues(func() (map[string]string, error) {
+	bins := map[string]string{}
+	for name, tags := range map[string]string{"minimal": "", "minimaldeps": "toolhostdeps"} {
+		bin := filepath.Join(filepath.Dir(binary), name)
+		if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, "./testdata/minimal").CombinedOutput(); err != nil {
+			return nil, fmt.Errorf("build %s: %v\n%s", name, err, out)
 		}
-	})
-	if minimalErr != nil {
-		b.Fatalf("build minimal server: %v", minimalErr)
+		bins[name] = bin
 	}
-	return minimalBin
+	return bins, nil
+})
+
+// reference returns the path of a reference server built by referenceServers.
+func reference(b *testing.B, name string) string {
+	b.Helper()
+	bins, err := referenceServers()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return bins[name]
 }
 
 func connect(b *testing.B, cmd *exec.Cmd) *mcp.ClientSession {
@@ -61,14 +65,13 @@ func p50(d []time.Duration) time.Duration {
 // BenchmarkPerCall measures p50 round trips over stdio of think, file_operations.list_dir and
 // todo_operations.read against the minimal server's trivial call, and reports each ratio.
 func BenchmarkPerCall(b *testing.B) {
-	t := &testing.T{}
-	work := t.TempDir()
+	work := b.TempDir()
 	for _, name := range []string{"a.txt", "b.txt", "c.go"} {
 		os.WriteFile(filepath.Join(work, name), []byte("x\n"), 0o600)
 	}
-	host := connect(b, commandIn(t, t.TempDir(), work, "stdio"))
+	host := connect(b, commandIn(b, b.TempDir(), work, "stdio"))
 	defer host.Close()
-	ref := connect(b, exec.Command(minimalServer(b)))
+	ref := connect(b, exec.Command(reference(b, "minimal")))
 	defer ref.Close()
 
 	calls := []struct {
@@ -109,13 +112,17 @@ func BenchmarkPerCall(b *testing.B) {
 	}
 }
 
-// BenchmarkColdStart measures spawn → tools/list answered, for toolhost stdio and for the minimal
-// server, alternating, and reports the ratio of the p50s: what an editor pays when it starts the
-// server.
+// BenchmarkColdStart measures spawn → tools/list answered: what an editor pays when it starts
+// the server. It alternates toolhost on a fresh state directory (a first start: the state file,
+// journals and directories are created), toolhost on the state directory of its earlier
+// starts (every later start), the minimal server, and minimaldeps (the minimal server with all
+// of toolhost's packages linked, testdata/minimal/deps.go). It reports each p50 and the ratios to the minimal server's;
+// deps-ratio is the floor that the binary and its dependencies' initialisation set before
+// toolhost does any work of its own.
 func BenchmarkColdStart(b *testing.B) {
-	t := &testing.T{}
-	ref := minimalServer(b)
-	var host, min []time.Duration
+	minimal, deps := reference(b, "minimal"), reference(b, "minimaldeps")
+	state, work := b.TempDir(), b.TempDir()
+	var fresh, again, min, floor []time.Duration
 	spawn := func(cmd *exec.Cmd) time.Duration {
 		start := time.Now()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).
@@ -134,13 +141,22 @@ func BenchmarkColdStart(b *testing.B) {
 	}
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		cmd := command(t, "stdio")
+		first := commandIn(b, b.TempDir(), b.TempDir(), "stdio")
 		b.StartTimer()
-		host = append(host, spawn(cmd))
-		min = append(min, spawn(exec.Command(ref)))
+		fresh = append(fresh, spawn(first))
+		again = append(again, spawn(commandIn(b, state, work, "stdio")))
+		min = append(min, spawn(exec.Command(minimal)))
+		floor = append(floor, spawn(exec.Command(deps)))
 	}
-	h, m := p50(host), p50(min)
-	b.ReportMetric(float64(h.Microseconds())/1000, "toolhost-p50-ms")
-	b.ReportMetric(float64(m.Microseconds())/1000, "minimal-p50-ms")
-	b.ReportMetric(float64(h)/float64(m), "ratio")
+	m := p50(min)
+	for _, r := range []struct {
+		name string
+		d    []time.Duration
+	}{{"toolhost", fresh}, {"toolhost-again", again}, {"minimal", min}, {"deps", floor}} {
+		b.ReportMetric(float64(p50(r.d).Microseconds())/1000, r.name+"-p50-ms")
+		if r.name != "minimal" {
+			name := strings.TrimPrefix(r.name+"-ratio", "toolhost-")
+			b.ReportMetric(float64(p50(r.d))/float64(m), name)
+		}
+	}
 }

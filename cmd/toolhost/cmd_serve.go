@@ -55,7 +55,7 @@ var serveCommands = group{title: "Serving", commands: []cliCommand{
 }}
 
 func serveStdio(inv *invocation) error {
-	a, err := inv.App()
+	a, err := inv.App(func(cfg *config.Config) { cfg.Serve = true })
 	if err != nil {
 		return err
 	}
@@ -63,6 +63,8 @@ func serveStdio(inv *invocation) error {
 		return err
 	}
 	a.CheckStateLater()
+	a.Serving()
+	go func() { <-a.Settled(); restoreGC() }()
 	if a.Config.Workdir == "" {
 		a.UseRoots(false) // no --workdir: the client's first root chooses it
 	}
@@ -95,7 +97,7 @@ func operatorCredential(stateDir string) func() (string, error) {
 
 // serveHTTP serves the app over streamable HTTP where the exposure policy allows it.
 func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine bool) error {
-	a, err := inv.App(flags)
+	a, err := inv.App(flags, func(cfg *config.Config) { cfg.Serve = true })
 	if err != nil {
 		return err
 	}
@@ -103,6 +105,8 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		return err
 	}
 	a.CheckStateLater()
+	a.Serving()
+	go func() { <-a.Settled(); restoreGC() }()
 	if a.Config.Workdir == "" {
 		a.UseRoots(true) // no --workdir: each session's first root, under [http] allowed_roots
 	}

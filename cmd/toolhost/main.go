@@ -84,6 +84,7 @@ func (inv *invocation) App(adjust ...func(*config.Config)) (*app.App, error) {
 }
 
 func main() {
+	raiseStartupGC()
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "toolhost:", err)
 		os.Exit(1)

@@ -44,13 +44,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-func command(t *testing.T, args ...string) *exec.Cmd {
+func command(t testing.TB, args ...string) *exec.Cmd {
 	t.Helper()
 	return commandIn(t, t.TempDir(), t.TempDir(), args...)
 }
 
 // commandIn runs the binary with a given state dir and working directory and an empty config.
-func commandIn(t *testing.T, state, workdir string, args ...string) *exec.Cmd {
+func commandIn(t testing.TB, state, workdir string, args ...string) *exec.Cmd {
 	t.Helper()
 	cfg := filepath.Join(state, "config.toml")
 	if _, err := os.Stat(cfg); err != nil {

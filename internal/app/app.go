@@ -81,6 +81,9 @@ type App struct {
 	Leases *conversation.Leases
 	// roots are the workspaces clients' roots opened (UseRoots).
 	roots workspaces
+	// settling holds back start-up housekeeping until the server answered its first
+	// tools/list (see startup.go); workspaces share their parent's.
+	settling *settling
 
 	closers []func() error
 }
@@ -97,7 +100,12 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{Config: cfg, Logger: logger, Started: time.Now()}
+	a := &App{Config: cfg, Logger: logger, Started: time.Now(), settling: newSettling()}
+	if parent != nil {
+		a.settling = parent.settling
+	} else if !cfg.Serve {
+		a.settling.settle() // a one-shot command: nothing to answer first
+	}
 	name, profile, err := cfg.ActiveProfile()
 	if err != nil {
 		return nil, err
@@ -143,6 +151,13 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if err := a.openState(ctx); err != nil {
 		return nil, err
 	}
+	opened := false
+	defer func() {
+		if !opened {
+			// Waits for a state file still being created, which must not outlive a failed Open.
+			a.Store.Close()
+		}
+	}()
 	a.PromptsDir = cfg.PromptsDir
 	if a.PromptsDir == "" {
 		base := cfg.Path
@@ -219,6 +234,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 			return nil, err
 		}
 	}
+	opened = true
 	return a, nil
 }
 
@@ -312,7 +328,7 @@ func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with the read_tool_result tool.",
 		Registry:     a.Registry,
 		Logger:       a.Logger,
-		Middleware:   []mcp.Middleware{consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
+		Middleware:   []mcp.Middleware{a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
 	})
 	a.switchMu.Lock()
 	a.servers = append(a.servers, s)

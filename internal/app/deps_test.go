@@ -107,7 +107,6 @@ var modules = []module{
 	{path: "github.com/landlock-lsm/go-landlock", reason: "Landlock sandbox for terminal commands (issue 12)", planned: true},
 	{path: "mvdan.cc/sh/v3", reason: "shell parser for command rules (issue 12)", planned: true},
 	{path: "golang.org/x/time", reason: "rate limits per principal and category (issue 15)"},
-	{path: "github.com/prometheus/client_golang", reason: "the /metrics endpoint (issue 15)"},
 	{path: "github.com/chromedp/chromedp", reason: "the headless browser of web_operations (issue 17)"},
 	{path: "github.com/chromedp/cdproto", reason: "the DevTools commands chromedp has no action for: accessibility tree, input events (issue 17)"},
 	{path: "codeberg.org/readeck/go-readability/v2", reason: "main content of fetched pages (issue 17)"},

@@ -12,8 +12,8 @@ import (
 const sweepEntries = 200_000
 
 // openJournal opens the edit journal in the state directory, which finishes or undoes every edit
-// a crashed toolhost process left half done, and starts a background sweep of the working
-// directory for temporary files that no live process owns.
+// a crashed toolhost process left half done, and sweeps the working directory in the background
+// for temporary files that no live process owns, once the server has settled (startup.go).
 func (a *App) openJournal() {
 	j, rep, err := edit.OpenJournal(filepath.Join(a.StateDir, "journal"), a.Logger)
 	switch {
@@ -29,13 +29,9 @@ func (a *App) openJournal() {
 		a.Logger.Warn("finished edits interrupted by a crash", "rolled_forward", rep.RolledForward, "rolled_back", rep.RolledBack, "files", len(rep.Paths))
 	}
 	a.Journal = j
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	a.afterSettled(func(ctx context.Context) {
 		if n := edit.SweepTemps(ctx, a.Guard.Root(), sweepEntries); n > 0 {
 			a.Logger.Info("removed stale temporary files", "count", n)
 		}
-	}()
-	a.closers = append(a.closers, func() error { cancel(); <-done; return nil })
+	})
 }

@@ -25,21 +25,33 @@ const (
 // operations do not need the state, and every state operation answers with the cause (see
 // store.Unavailable and consolidated's state_unavailable). The cause is logged at start, with the
 // path and what to run.
+//
+// On a first start (no state file yet) the file is created in the background: the first state
+// operation waits for it, tools/list does not (store.Options.CreateInBackground).
 func (a *App) openState(ctx context.Context) error {
-	st, err := store.Open(ctx, a.StateDir, store.Options{})
+	st, err := store.Open(ctx, a.StateDir, store.Options{CreateInBackground: true})
 	if err == nil {
 		// Not closed with the app: calls still running at Close may read it, and an idle
 		// handle lets go of the file by itself (see store's handle.go).
 		a.Store = st
+		go func() {
+			if err := st.Err(); err != nil {
+				a.logStateUnavailable(err) // the creation in the background failed
+			}
+		}()
 		return nil
 	}
 	if errors.Is(err, store.ErrNewerSchema) || ctx.Err() != nil {
 		return err
 	}
-	a.Logger.Error("state unavailable: state operations (todos, memory, grants) will fail until it is fixed; file and terminal operations work; run `toolhost doctor`",
-		"path", filepath.Join(a.StateDir, "toolhost.db"), "err", err)
+	a.logStateUnavailable(err)
 	a.Store = store.Unavailable(a.StateDir, err)
 	return nil
+}
+
+func (a *App) logStateUnavailable(err error) {
+	a.Logger.Error("state unavailable: state operations (todos, memory, grants) will fail until it is fixed; file and terminal operations work; run `toolhost doctor`",
+		"path", filepath.Join(a.StateDir, "toolhost.db"), "err", err)
 }
 
 // StateErr returns why the state store is unavailable, or nil.
@@ -48,12 +60,6 @@ func (a *App) StateErr() error { return a.Store.Err() }
 // CheckStateLater reads the whole state file in the background once the server has started and
 // logs damage with the path and the fix. Servers call it; one-shot commands do not.
 func (a *App) CheckStateLater() {
-	if a.Store.Err() != nil {
-		return
-	}
-	if fi, err := os.Stat(a.Store.Path()); err != nil || fi.Size() > stateCheckMaxBytes {
-		return
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -61,6 +67,13 @@ func (a *App) CheckStateLater() {
 		select {
 		case <-time.After(stateCheckDelay):
 		case <-ctx.Done():
+			return
+		}
+		// Err waits for a state file still being created (a first start).
+		if a.Store.Err() != nil {
+			return
+		}
+		if fi, err := os.Stat(a.Store.Path()); err != nil || fi.Size() > stateCheckMaxBytes {
 			return
 		}
 		if err := a.Store.Check(ctx); err != nil && ctx.Err() == nil {

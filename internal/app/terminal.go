@@ -31,6 +31,7 @@ func (a *App) terminalManager() (*terminal.Manager, error) {
 		Sandbox:                    tg.policy,
 		Check:                      tg.check,
 		Env:                        tg.env,
+		CleanupAfter:               a.Settled(),
 	})
 }
 

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -24,28 +28,45 @@ import (
 // policy of each command and session (the configured mode plus the grants active when it
 // starts) and the command rules checked on every line.
 type terminalGuard struct {
-	guard  *authz.Guard
-	status sandbox.Status
-	base   sandbox.Policy
-	rules  *cmdrules.Rules
+	guard *authz.Guard
+	base  sandbox.Policy
 	// env is set in every child: TMPDIR when the system temp dir holds a protected path (it
 	// can then only be written below, not at its top).
 	env map[string]string
+	// tempDir is that private TMPDIR ("" when none): named at open, made by prepare.
+	tempDir string
+	// made says prepare created tempDir, so that close removes it (and nothing else).
+	made atomic.Bool
+	// prepare works out, once, what takes time and no tools/list needs: the Landlock
+	// self-test, the compiled rules and the private TMPDIR. The first command (or status
+	// query) pays for it instead of every start.
+	prepare func() *guardState
 }
 
-// openTerminalGuard works out the sandbox status and the base policy, and compiles the
-// rules (already checked for syntax by config.Load; flags and tests may bypass it).
+// guardState is what terminalGuard.prepare worked out.
+type guardState struct {
+	status sandbox.Status
+	rules  *cmdrules.Rules
+	// err refuses every command: the private TMPDIR could not be made.
+	err error
+}
+
+// openTerminalGuard checks the [terminal] configuration (the mode, the rules' syntax, the
+// writable paths) and works out the base policy; the rest is prepared on first use.
 func (a *App) openTerminalGuard() (*terminalGuard, error) {
 	tc := a.Config.Terminal
 	mode, err := sandbox.ParseMode(tc.Sandbox)
 	if err != nil {
 		return nil, err
 	}
-	rules, err := cmdrules.New(tc.Rules, tc.RulesUnmatched, tc.UseDefaultRules())
-	if err != nil {
-		return nil, fmt.Errorf("terminal.rules: %w", err)
+	// config.Load checked the rules already; flags and tests may bypass it. Only the
+	// configured rules can be wrong (the defaults are tested), so only they are parsed now.
+	if len(tc.Rules) > 0 || tc.RulesUnmatched != "" {
+		if _, err := cmdrules.New(tc.Rules, tc.RulesUnmatched, false); err != nil {
+			return nil, fmt.Errorf("terminal.rules: %w", err)
+		}
 	}
-	tg := &terminalGuard{guard: a.Guard, status: sandbox.Check(mode, tc.AllowUnsandboxed), rules: rules}
+	tg := &terminalGuard{guard: a.Guard}
 	home, _ := os.UserHomeDir()
 	writable := append([]string{a.Workdir}, sandbox.BuildCaches(home, os.Getenv)...)
 	for _, w := range tc.Writable {
@@ -72,47 +93,77 @@ func (a *App) openTerminalGuard() (*terminalGuard, error) {
 	}
 	temp := sandbox.TempDirs()
 	tg.base = sandbox.Policy{Writable: writable, Temp: temp, Protected: protected, Hidden: hidden}
-	if tg.status.Effective != sandbox.ModeOff && !tg.status.Refusing {
-		if err := tg.privateTemp(a); err != nil {
-			return nil, err
-		}
+	if mode != sandbox.ModeOff {
+		tg.namePrivateTemp()
 	}
+	tg.prepare = sync.OnceValue(func() *guardState {
+		st := &guardState{status: sandbox.Check(mode, tc.AllowUnsandboxed)}
+		if st.rules, err = cmdrules.New(tc.Rules, tc.RulesUnmatched, tc.UseDefaultRules()); err != nil {
+			st.err = fmt.Errorf("terminal.rules: %w", err)
+		}
+		if tg.tempDir != "" && st.err == nil {
+			if err := os.Mkdir(tg.tempDir, 0o700); err != nil {
+				// Its name is secret until a child sees it, so an existing one was not
+				// made by chance: commands are refused rather than share it.
+				st.err = fmt.Errorf("%w: the private temp dir for commands cannot be made: %v", sandbox.ErrUnavailable, err)
+			} else {
+				tg.made.Store(true)
+			}
+		}
+		return st
+	})
+	a.closers = append(a.closers, tg.close)
 	return tg, nil
 }
 
-// privateTemp gives commands a TMPDIR of their own when a protected path lies inside a temp
-// directory: the sandbox can then not let them create entries at the temp dir's top (mktemp,
-// here-documents), only below it.
-func (tg *terminalGuard) privateTemp(a *App) error {
+// namePrivateTemp gives commands a TMPDIR of their own when a protected path lies inside a
+// temp directory: the sandbox can then not let them create entries at the temp dir's top
+// (mktemp, here-documents), only below it. The name is chosen now (children's environment is
+// fixed at open) and unguessable; prepare makes the directory, and fails rather than use one
+// that someone else made first.
+func (tg *terminalGuard) namePrivateTemp() {
+	var own []string
+	for _, p := range append(append([]string{}, tg.base.Protected...), tg.base.Hidden...) {
+		own = append(own, sandbox.Canonical(p))
+	}
 	blocked := false
 	for _, t := range tg.base.Temp {
 		ct := sandbox.Canonical(t)
-		for _, p := range append(append([]string{}, tg.base.Protected...), tg.base.Hidden...) {
-			if cp := sandbox.Canonical(p); cp == ct || strings.HasPrefix(cp, ct+"/") {
+		for _, cp := range own {
+			if cp == ct || strings.HasPrefix(cp, ct+"/") {
 				blocked = true
 			}
 		}
 	}
 	if !blocked {
-		return nil
+		return
 	}
-	dir, err := os.MkdirTemp("", "toolhost-tmp-")
-	if err != nil {
-		return fmt.Errorf("terminal temp dir: %w", err)
+	var rnd [12]byte
+	_, _ = rand.Read(rnd[:])
+	tg.tempDir = filepath.Join(os.TempDir(), "toolhost-tmp-"+hex.EncodeToString(rnd[:]))
+	tg.base.Temp = append(tg.base.Temp, tg.tempDir)
+	tg.env = map[string]string{"TMPDIR": tg.tempDir}
+}
+
+// close removes the private TMPDIR if prepare made it.
+func (tg *terminalGuard) close() error {
+	if tg.made.Load() {
+		return os.RemoveAll(tg.tempDir)
 	}
-	a.closers = append(a.closers, func() error { return os.RemoveAll(dir) })
-	tg.base.Temp = append(tg.base.Temp, dir)
-	tg.env = map[string]string{"TMPDIR": dir}
 	return nil
 }
 
 // policy is terminal.Config.Sandbox: the base policy plus the conversation's terminal write
 // grants active now.
 func (tg *terminalGuard) policy(ctx context.Context, conv, cwd string) (*sandbox.Policy, error) {
-	if tg.status.Refusing {
-		return nil, fmt.Errorf("%w: %s", sandbox.ErrUnavailable, tg.status.Problem)
+	st := tg.prepare()
+	if st.err != nil {
+		return nil, st.err
 	}
-	p := tg.status.Policy(tg.base)
+	if st.status.Refusing {
+		return nil, fmt.Errorf("%w: %s", sandbox.ErrUnavailable, st.status.Problem)
+	}
+	p := st.status.Policy(tg.base)
 	if p == nil || p.Mode != sandbox.ModeWorkspaceWrite {
 		return p, nil
 	}
@@ -153,14 +204,18 @@ func (tg *terminalGuard) CanWrite(ctx context.Context, conv, path string) (ok, p
 
 // check is terminal.Config.Check: the rules, then the user's approvals of asked commands.
 func (tg *terminalGuard) check(ctx context.Context, conv string, l terminal.Line) error {
+	rules := tg.prepare().rules
+	if rules == nil {
+		return tg.prepare().err
+	}
 	if l.Unknown {
-		if !tg.rules.CanRefuse() {
+		if !rules.CanRefuse() {
 			return nil
 		}
 		return &cmdrules.Refusal{Line: l.Text, Dir: l.Dir, Verdict: cmdrules.Verdict{Action: cmdrules.Ask,
 			Command: l.Text, Reason: "editing keys (tab, arrows, ctrl-r...) changed the line, so what would run is unknown"}}
 	}
-	v := tg.rules.Check(l.Text, cmdrules.Env{Dir: l.Dir, ReadFile: readScript})
+	v := rules.Check(l.Text, cmdrules.Env{Dir: l.Dir, ReadFile: readScript})
 	switch {
 	case v.Incomplete && !l.Foreground:
 		return terminal.ErrIncomplete
@@ -212,7 +267,7 @@ func (a *App) SandboxStatus() sandbox.Status {
 	if a.termGuard == nil {
 		return sandbox.Status{Mode: sandbox.ModeOff, Effective: sandbox.ModeOff}
 	}
-	return a.termGuard.status
+	return a.termGuard.prepare().status
 }
 
 // CommandRules are the terminal's command rules (configured, then the defaults), for
@@ -221,7 +276,10 @@ func (a *App) CommandRules() *cmdrules.Rules {
 	if a.termGuard == nil {
 		return &cmdrules.Rules{}
 	}
-	return a.termGuard.rules
+	if rules := a.termGuard.prepare().rules; rules != nil {
+		return rules
+	}
+	return &cmdrules.Rules{}
 }
 
 // MarkServer marks this process as a toolhost server for the operator checks (child
@@ -237,11 +295,15 @@ func (a *App) MarkServer() error {
 		a.Logger.Warn("secret variables stay readable in /proc/PID/environ by root", "err", err)
 	}
 	a.closers = append(a.closers, func() error { release(); return nil })
-	st := a.SandboxStatus()
-	if st.Refusing || st.Mode != sandbox.ModeOff && st.Effective == sandbox.ModeOff {
-		a.Logger.Warn(st.Summary())
-	} else {
-		a.Logger.Info(st.Summary())
-	}
+	// The Landlock self-test behind the status line waits until the server has answered
+	// its first tools/list (a command before that runs it at once).
+	a.afterSettled(func(context.Context) {
+		st := a.SandboxStatus()
+		if st.Refusing || st.Mode != sandbox.ModeOff && st.Effective == sandbox.ModeOff {
+			a.Logger.Warn(st.Summary())
+		} else {
+			a.Logger.Info(st.Summary())
+		}
+	})
 	return nil
 }

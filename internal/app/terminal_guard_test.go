@@ -306,7 +306,7 @@ func TestCommandRulesThroughProtocol(t *testing.T) {
 // what the user can do; nothing runs.
 func TestSandboxUnavailableRefuses(t *testing.T) {
 	g := newGuardedApp(t, nil)
-	g.a.termGuard.status = sandbox.Status{Mode: sandbox.ModeWorkspaceWrite, Effective: sandbox.ModeWorkspaceWrite,
+	g.a.termGuard.prepare().status = sandbox.Status{Mode: sandbox.ModeWorkspaceWrite, Effective: sandbox.ModeWorkspaceWrite,
 		Problem: "the kernel has no Landlock (test)", Refusing: true}
 	text, isErr := g.run(t, "touch ran")
 	if !isErr || !strings.Contains(text, "sandbox_unavailable") || !strings.Contains(text, "the kernel has no Landlock (test)") || !strings.Contains(text, "allow_unsandboxed") {
@@ -318,5 +318,86 @@ func TestSandboxUnavailableRefuses(t *testing.T) {
 	}
 	if exists(filepath.Join(g.work, "ran")) {
 		t.Error("a command ran without its sandbox")
+	}
+}
+
+// TestPrivateTempMadeOnFirstCommand: the private TMPDIR is named when the app opens but made
+// by the first command (not by every start), removed when the app closes, and never adopted
+// when someone made a directory of that name first: commands are then refused.
+func TestPrivateTempMadeOnFirstCommand(t *testing.T) {
+	sandboxtest.Require(t)
+	t.Run("made on first use, removed at close", func(t *testing.T) {
+		g := newGuardedApp(t, nil)
+		dir := g.a.termGuard.env["TMPDIR"]
+		if dir == "" {
+			t.Fatal("no private TMPDIR for a state directory inside the system temp dir")
+		}
+		if exists(dir) {
+			t.Fatalf("%s exists before any command: opening the app made it", dir)
+		}
+		text, isErr := g.run(t, `echo x > "$TMPDIR/f" && echo wrote`)
+		if isErr || !strings.Contains(text, "wrote") {
+			t.Fatalf("a command could not write its TMPDIR: %s", text)
+		}
+		if !exists(filepath.Join(dir, "f")) {
+			t.Fatalf("%s/f missing after the command wrote it", dir)
+		}
+		if err := g.a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if exists(dir) {
+			t.Errorf("%s left behind after Close", dir)
+		}
+	})
+	t.Run("a directory made first by someone else is refused", func(t *testing.T) {
+		g := newGuardedApp(t, nil)
+		dir := g.a.termGuard.env["TMPDIR"]
+		if err := os.Mkdir(dir, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		planted := filepath.Join(dir, "planted")
+		if err := os.WriteFile(planted, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		text, isErr := g.run(t, "touch "+filepath.Join(g.work, "ran"))
+		if !isErr || !strings.Contains(text, "temp dir") {
+			t.Errorf("run_command with a pre-made TMPDIR: isError=%v %s, want a refusal naming the temp dir", isErr, text)
+		}
+		if exists(filepath.Join(g.work, "ran")) {
+			t.Error("a command ran with a TMPDIR someone else made")
+		}
+		if err := g.a.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if !exists(planted) {
+			t.Error("Close removed a directory the app did not make")
+		}
+	})
+}
+
+// TestTerminalConfigErrorsAtOpen: compiling the rules waits for the first command, but a
+// configured rule or action that cannot be parsed still stops Open, naming the key.
+func TestTerminalConfigErrorsAtOpen(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(*config.Config)
+	}{
+		{"unknown action", func(cfg *config.Config) { cfg.Terminal.Rules = []string{"maybe git push"} }},
+		{"two commands in a pattern", func(cfg *config.Config) { cfg.Terminal.Rules = []string{"deny git push; rm -rf /"} }},
+		{"unknown unmatched action", func(cfg *config.Config) { cfg.Terminal.RulesUnmatched = "perhaps" }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cfg := &config.Config{Workdir: t.TempDir(), StateDir: t.TempDir(), PromptsDir: filepath.Join(t.TempDir(), "prompts")}
+			c.edit(cfg)
+			a, err := Open(context.Background(), cfg, nil)
+			if err == nil {
+				a.Close()
+				t.Fatal("Open accepted the configuration")
+			}
+			if !strings.Contains(err.Error(), "terminal.rules") {
+				t.Errorf("Open: %v, want it to name terminal.rules", err)
+			}
+		})
 	}
 }

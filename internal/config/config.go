@@ -13,10 +13,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"toolhost/internal/lazyregexp"
 
 	"github.com/BurntSushi/toml"
 
@@ -61,6 +61,10 @@ type Config struct {
 	Limits     Limits     `toml:"limits"`
 	Stdio      Stdio      `toml:"stdio"`
 
+	// Serve is set by the commands that serve a model (stdio, serve), never by a file: their
+	// start-up housekeeping waits until the first tools/list is answered (app.Serving); a
+	// one-shot command's runs at once.
+	Serve bool `toml:"-"`
 	// Path is the file this configuration was read from, if any.
 	Path string `toml:"-"`
 	// Project is the project file merged over it (.toolhost.toml in the working directory), if any.
@@ -377,10 +381,10 @@ func (c *Config) validate() error {
 }
 
 // rateSyntax is a rate limit as engine.ParseRate reads it, or nothing.
-var rateSyntax = regexp.MustCompile(`^(|0|none|\d+\s*/\s*(s|sec|second|m|min|minute|h|hour))$`)
+var rateSyntax = lazyregexp.New(`^(|0|none|\d+\s*/\s*(s|sec|second|m|min|minute|h|hour))$`)
 
-var tableLine = regexp.MustCompile(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?`)
-var keyValueLine = regexp.MustCompile(`^\s*("?[A-Za-z0-9_.-]+"?)\s*=`)
+var tableLine = lazyregexp.New(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?`)
+var keyValueLine = lazyregexp.New(`^\s*("?[A-Za-z0-9_.-]+"?)\s*=`)
 
 // keyLine finds the line defining the dotted key k, for error messages; 0 if not found.
 func keyLine(data []byte, k string) int {

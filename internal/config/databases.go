@@ -2,9 +2,9 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
+	"toolhost/internal/lazyregexp"
 )
 
 // Database is one [[databases]] entry: a database database_operations may query.
@@ -22,7 +22,7 @@ type Database struct {
 	Timeout Duration `toml:"timeout"`
 }
 
-var databaseName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+var databaseName = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 
 // MaxDatabaseTimeout caps [[databases]] timeout; clients give up on a call long before.
 const MaxDatabaseTimeout = 10 * time.Minute
@@ -51,7 +51,7 @@ func validateDatabases(dbs []Database) error {
 	return nil
 }
 
-var dsnVariable = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
+var dsnVariable = lazyregexp.New(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // ResolveDSN returns the connection string: the value of dsn_env, or dsn with each ${VAR}
 // replaced by the variable's value (a "$" not followed by "{" stays as it is, so passwords

@@ -5,10 +5,10 @@ import (
 	"io"
 	"net/url"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"toolhost/internal/lazyregexp"
 )
 
 // secretKeys are shown as set, never with their value.
@@ -126,7 +126,7 @@ func renderValue(key string, v reflect.Value) string {
 	return fmt.Sprint(v.Interface())
 }
 
-var dsnPassword = regexp.MustCompile(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
+var dsnPassword = lazyregexp.New(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
 
 // MaskDSN hides the password of a connection string, in URL or key=value form; ${VAR}
 // references are shown as written (their values are resolved only when connecting).

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
+	"toolhost/internal/lazyregexp"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
@@ -16,7 +16,7 @@ const masked = "***"
 
 // keywordSecret matches a secret in a keyword/value connection string: password=x,
 // password = 'two words', sslpassword=... .
-var keywordSecret = regexp.MustCompile(`(?i)\b((?:ssl)?password)\s*=\s*('(?:[^'\\]|\\.)*'|\S*)`)
+var keywordSecret = lazyregexp.New(`(?i)\b((?:ssl)?password)\s*=\s*('(?:[^'\\]|\\.)*'|\S*)`)
 
 // MaskDSN returns dsn with its passwords replaced by ***, in both the URL form
 // (postgres://user:secret@host/db?sslpassword=...) and the keyword form (password=secret).

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -60,7 +61,7 @@ func resolve(root *os.Root, rel string) (string, error) {
 			return "", fmt.Errorf("read link %s: %w", cur, err)
 		}
 		if filepath.IsAbs(target) {
-			base, err := filepath.Abs(root.Name())
+			base, err := rootDir(root)
 			if err != nil {
 				return "", fmt.Errorf("resolve root: %w", err)
 			}
@@ -149,4 +150,32 @@ func removeDirs(root *os.Root, dirs []string) {
 	for i := len(dirs) - 1; i >= 0; i-- {
 		_ = root.Remove(dirs[i])
 	}
+}
+
+// procFD is the prefix of the name of a root opened through a descriptor (authz opens the
+// working directory that way, so that no symlink is followed on the way).
+const procFD = "/proc/self/fd/"
+
+// rootDir returns the absolute directory root refers to. A root opened through procFD is named
+// after a descriptor that was closed once the root was open, and that number means something
+// else later or in another process (the journal records the directory for the process that
+// recovers it): the directory is read from a descriptor of the root's own.
+func rootDir(root *os.Root) (string, error) {
+	name := root.Name()
+	if !strings.HasPrefix(name, procFD) {
+		return filepath.Abs(name)
+	}
+	f, err := root.Open(".")
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	dir, err := os.Readlink(procFD + strconv.FormatUint(uint64(f.Fd()), 10))
+	if err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(dir) {
+		return "", fmt.Errorf("the working directory is no longer reachable by a path (%s)", dir)
+	}
+	return dir, nil
 }

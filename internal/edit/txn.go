@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -82,7 +81,7 @@ type txn struct {
 // what the plan was computed from (ErrConflict otherwise). Updates that change nothing are left
 // out, so an unchanged file keeps its mtime.
 func newTxn(root *os.Root, p *Plan) (*txn, error) {
-	dir, err := filepath.Abs(root.Name())
+	dir, err := rootDir(root)
 	if err != nil {
 		return nil, fmt.Errorf("resolve root: %w", err)
 	}

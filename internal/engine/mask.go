@@ -3,8 +3,8 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
+	"toolhost/internal/lazyregexp"
 	"unicode/utf8"
 )
 
@@ -12,11 +12,11 @@ import (
 const MaxArgValue = 200
 
 // secretKey matches parameter names whose values are secrets whatever they look like.
-var secretKey = regexp.MustCompile(`(?i)(pass(word|wd)?|secret|token|api[_-]?key|auth(orization)?|credential|cookie|private[_-]?key|dsn|connection[_-]?string)`)
+var secretKey = lazyregexp.New(`(?i)(pass(word|wd)?|secret|token|api[_-]?key|auth(orization)?|credential|cookie|private[_-]?key|dsn|connection[_-]?string)`)
 
 // secretValue matches values that carry a secret inside ordinary text: bearer tokens, key=value
 // pairs of a secret name, well-known token prefixes and credentials in URLs.
-var secretValue = regexp.MustCompile(`(?i)(bearer\s+[a-z0-9._~+/=-]{8,}|\b(pass(word)?|secret|token|api[_-]?key)\s*[=:]\s*\S+|\b(sk|pk|ghp|gho|ghs|github_pat|xox[bpas]|th|glpat)[-_][a-z0-9_-]{12,}|AKIA[0-9A-Z]{16}|://[^/\s:@]+:[^/\s@]+@)`)
+var secretValue = lazyregexp.New(`(?i)(bearer\s+[a-z0-9._~+/=-]{8,}|\b(pass(word)?|secret|token|api[_-]?key)\s*[=:]\s*\S+|\b(sk|pk|ghp|gho|ghs|github_pat|xox[bpas]|th|glpat)[-_][a-z0-9_-]{12,}|AKIA[0-9A-Z]{16}|://[^/\s:@]+:[^/\s@]+@)`)
 
 // MaskArgs returns the arguments as the history keeps them: secrets masked and string values
 // longer than MaxArgValue cut with a note of their size. Input that is not a JSON object is

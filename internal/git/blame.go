@@ -3,10 +3,10 @@ package git
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+	"toolhost/internal/lazyregexp"
 )
 
 // BlameOptions selects the lines to blame.
@@ -65,7 +65,7 @@ func (p *Repo) Blame(ctx context.Context, o BlameOptions) ([]BlameLine, error) {
 	return ParseBlame(res.stdout)
 }
 
-var onlyLines = regexp.MustCompile(`has only (\d+) lines?`)
+var onlyLines = lazyregexp.New(`has only (\d+) lines?`)
 
 func lineRange(start, end int) string {
 	s := strconv.Itoa(max(start, 1)) + ","

@@ -1,7 +1,8 @@
 // Package server builds toolhost's MCP server on the go-sdk and serves it over stdio and streamable
-// HTTP. It owns what the SDK leaves to applications: the fixed tool order, tolerant tool-name
-// resolution, panic recovery outside tool handlers, a stdio reader that survives malformed lines,
-// and HTTP hardening (bearer token, Origin and Host checks, limits).
+// HTTP. It owns what the SDK leaves to applications: tolerant tool-name resolution, panic
+// recovery outside tool handlers, a stdio reader that survives malformed lines, and HTTP
+// hardening (bearer token, Origin and Host checks, limits). The registry it serves answers
+// tools/list itself, in the fixed order.
 package server
 
 import (
@@ -63,7 +64,7 @@ func New(o Options) *mcp.Server {
 		RootsListChangedHandler: o.Registry.RootsChanged,
 	})
 	o.Registry.Register(s)
-	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), principalMiddleware(o.Registry, o.Principal), orderMiddleware(), resolveMiddleware(o.Registry)}, o.Middleware...)...)
+	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), principalMiddleware(o.Principal), resolveMiddleware(o.Registry)}, o.Middleware...)...)
 	return s
 }
 
@@ -79,29 +80,6 @@ func recoverMiddleware(logger *slog.Logger) mcp.Middleware {
 				}
 			}()
 			return next(ctx, method, req)
-		}
-	}
-}
-
-// orderMiddleware puts tools/list results in the fixed order. The go-sdk lists tools sorted by
-// name; clients cache the prompt prefix holding the list, so the order is part of the product.
-func orderMiddleware() mcp.Middleware {
-	rank := func(name string) int {
-		if i := slices.Index(consolidated.Order, name); i >= 0 {
-			return i
-		}
-		return len(consolidated.Order)
-	}
-	return func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if method != "tools/list" || err != nil {
-				return res, err
-			}
-			if lr, ok := res.(*mcp.ListToolsResult); ok {
-				slices.SortStableFunc(lr.Tools, func(a, b *mcp.Tool) int { return rank(a.Name) - rank(b.Name) })
-			}
-			return res, nil
 		}
 	}
 }
@@ -140,8 +118,9 @@ func resolveMiddleware(reg *consolidated.Registry) mcp.Middleware {
 
 // principalMiddleware puts the caller's principal into the context of every request: the one
 // the HTTP authentication resolved from the bearer token (carried as the SDK's TokenInfo), else
-// the server's own (stdio). tools/list then shows only what the principal's tier may call.
-func principalMiddleware(reg *consolidated.Registry, def authz.Principal) mcp.Middleware {
+// the server's own (stdio). tools/list then shows only what the principal's tier may call (the
+// registry answers it for the principal in the context).
+func principalMiddleware(def authz.Principal) mcp.Middleware {
 	if def.Name == "" {
 		def = authz.StdioPrincipal
 	}
@@ -151,14 +130,7 @@ func principalMiddleware(reg *consolidated.Registry, def authz.Principal) mcp.Mi
 			if ex := req.GetExtra(); ex != nil && ex.TokenInfo != nil {
 				p = PrincipalOf(ex.TokenInfo)
 			}
-			ctx = authz.WithPrincipal(ctx, p)
-			res, err := next(ctx, method, req)
-			if method == "tools/list" && err == nil && p.Tier != authz.TierAdmin {
-				if lr, ok := res.(*mcp.ListToolsResult); ok {
-					lr.Tools = reg.ToolsFor(p.Tier)
-				}
-			}
-			return res, err
+			return next(authz.WithPrincipal(ctx, p), method, req)
 		}
 	}
 }

@@ -11,9 +11,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
+	"toolhost/internal/lazyregexp"
 )
 
 // Task is a command the project declares.
@@ -139,7 +139,7 @@ func exists(root *os.Root, name string) bool {
 
 // taskNamePattern is what a name from a build file must look like to become part of a command:
 // no leading '-', no shell metacharacters.
-var taskNamePattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.:/+@-]*$`)
+var taskNamePattern = lazyregexp.New(`^[A-Za-z0-9_][A-Za-z0-9_.:/+@-]*$`)
 
 // taskfileTasks reads the task names under "tasks:" of Taskfile.yml (a line-based reading of the
 // YAML: keys at the first indentation below tasks, desc and internal of each).
@@ -214,7 +214,7 @@ func yamlKey(line string) (string, bool) {
 	return key, ok
 }
 
-var makeTarget = regexp.MustCompile(`^([A-Za-z0-9_][A-Za-z0-9_./+-]*(?:[ \t]+[A-Za-z0-9_][A-Za-z0-9_./+-]*)*)[ \t]*::?(?:[^=]|$)`)
+var makeTarget = lazyregexp.New(`^([A-Za-z0-9_][A-Za-z0-9_./+-]*(?:[ \t]+[A-Za-z0-9_][A-Za-z0-9_./+-]*)*)[ \t]*::?(?:[^=]|$)`)
 
 // makeTasks lists explicit targets of the Makefile (no pattern rules, no special .TARGETS, no
 // variable assignments). A "## text" comment on the target line is its description.
@@ -279,7 +279,7 @@ func npmTasks(root *os.Root) ([]Task, error) {
 	return out, nil
 }
 
-var justRecipe = regexp.MustCompile(`^@?([A-Za-z_][A-Za-z0-9_-]*)(?:[ \t]+[^:=]*)?:(?:[^=]|$)`)
+var justRecipe = lazyregexp.New(`^@?([A-Za-z_][A-Za-z0-9_-]*)(?:[ \t]+[^:=]*)?:(?:[^=]|$)`)
 
 // justTasks lists justfile recipes (not private ones starting with '_'); a comment line just
 // above a recipe is its description.
@@ -443,4 +443,4 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-var safeWord = regexp.MustCompile(`^[A-Za-z0-9_./:+@=,-]+$`)
+var safeWord = lazyregexp.New(`^[A-Za-z0-9_./:+@=,-]+$`)

@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strconv"
 	"strings"
+	"toolhost/internal/lazyregexp"
 )
 
 // fileLineCol is "path:line:col: message" (go, gcc-style tools); col is optional.
-var fileLineCol = regexp.MustCompile(`^(\S[^:]*?):(\d+)(?::(\d+))?: (.+)$`)
+var fileLineCol = lazyregexp.New(`^(\S[^:]*?):(\d+)(?::(\d+))?: (.+)$`)
 
 func parseFileLineCol(l string) (Diagnostic, bool) {
 	m := fileLineCol.FindStringSubmatch(strings.TrimRight(l, "\r"))
@@ -80,7 +80,7 @@ func jsonLines(out []byte, fn func(line []byte)) {
 }
 
 // tscLine is `tsc --pretty false`: "file(line,col): error TS2322: message".
-var tscLine = regexp.MustCompile(`^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$`)
+var tscLine = lazyregexp.New(`^(.+?)\((\d+),(\d+)\): (error|warning|message) (TS\d+): (.*)$`)
 
 // ParseTSC parses `tsc --noEmit --pretty false`; indented continuation lines (an elaborated type
 // mismatch) are joined to the message.
@@ -107,7 +107,7 @@ func ParseTSC(out []byte) []Diagnostic {
 
 // ruffLine is ruff's concise format: "file:line:col: CODE [*] message", "file:line:col:
 // SyntaxError: message", or in preview "file:line:col: rule-name: [*] message".
-var ruffLine = regexp.MustCompile(`^(.+?):(\d+):(\d+): (?:([A-Z]+[0-9]+) |([A-Za-z-]+): )?(?:\[\*\] )?(.*)$`)
+var ruffLine = lazyregexp.New(`^(.+?):(\d+):(\d+): (?:([A-Z]+[0-9]+) |([A-Za-z-]+): )?(?:\[\*\] )?(.*)$`)
 
 // ParseRuff parses `ruff check --output-format=concise`. Every finding fails ruff, so each is an
 // error, as ruff itself reports them.
@@ -130,7 +130,7 @@ func ParseRuff(out []byte) []Diagnostic {
 }
 
 // mypyLine is "file:line[:col]: severity: message  [code]".
-var mypyLine = regexp.MustCompile(`^(.+?):(\d+):(?:(\d+):)? (error|warning|note): (.*?)(?:  \[([a-z0-9-]+)\])?$`)
+var mypyLine = lazyregexp.New(`^(.+?):(\d+):(?:(\d+):)? (error|warning|note): (.*?)(?:  \[([a-z0-9-]+)\])?$`)
 
 // ParseMypy parses mypy's default output (with --show-column-numbers --show-error-codes).
 func ParseMypy(out []byte) []Diagnostic {

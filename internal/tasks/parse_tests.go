@@ -3,10 +3,10 @@ package tasks
 import (
 	"encoding/json"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"toolhost/internal/lazyregexp"
 )
 
 // goEvent is one line of `go test -json` (test2json), including the build events go test emits
@@ -150,9 +150,9 @@ func ParseGoTest(out []byte, module string) TestReport {
 
 var (
 	// goTestLine is a t.Error/t.Fatal line: "    file_test.go:17: message".
-	goTestLine = regexp.MustCompile(`^\s+([^\s:]+\.go):(\d+): (.*)$`)
+	goTestLine = lazyregexp.New(`^\s+([^\s:]+\.go):(\d+): (.*)$`)
 	// goFrame is a stack frame's location line: "\t/path/file.go:37 +0x28".
-	goFrame = regexp.MustCompile(`^\t(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$`)
+	goFrame = lazyregexp.New(`^\t(\S+\.go):(\d+)(?: \+0x[0-9a-f]+)?$`)
 )
 
 // goFailure finds where a Go test failed: its first t.Error line, or for a panic the first stack
@@ -202,7 +202,7 @@ func goFailure(t *goTest, pkgDir string) Failure {
 	return f
 }
 
-var recovered = regexp.MustCompile(`\s*\[recovered[^\]]*\]$`)
+var recovered = lazyregexp.New(`\s*\[recovered[^\]]*\]$`)
 
 // goPanicFrame locates a panic (or a timeout's stack dump) in the test's own function: the frame
 // after the line naming pkg.TestName, else the first frame in a _test.go file.
@@ -259,12 +259,12 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 var (
-	pytestSummary = regexp.MustCompile(`^=*\s*((?:\d+ [a-z]+(?:, )?)+)(?: in [\d.]+s.*?)?\s*=*$`)
-	pytestCount   = regexp.MustCompile(`(\d+) ([a-z]+)`)
-	pytestSection = regexp.MustCompile(`^_{2,} (.+?) _{2,}$`)
-	pytestHeader  = regexp.MustCompile(`^={3,} (.+?) ={3,}$`)
-	pytestShort   = regexp.MustCompile(`^(FAILED|ERROR) (\S+)(?: - (.*))?$`)
-	pytestFrame   = regexp.MustCompile(`^(\S+\.py):(\d+): `)
+	pytestSummary = lazyregexp.New(`^=*\s*((?:\d+ [a-z]+(?:, )?)+)(?: in [\d.]+s.*?)?\s*=*$`)
+	pytestCount   = lazyregexp.New(`(\d+) ([a-z]+)`)
+	pytestSection = lazyregexp.New(`^_{2,} (.+?) _{2,}$`)
+	pytestHeader  = lazyregexp.New(`^={3,} (.+?) ={3,}$`)
+	pytestShort   = lazyregexp.New(`^(FAILED|ERROR) (\S+)(?: - (.*))?$`)
+	pytestFrame   = lazyregexp.New(`^(\S+\.py):(\d+): `)
 )
 
 // ParsePytest parses pytest's text output run with -rfE --tb=short: the final counts line, the
@@ -393,15 +393,15 @@ func pytestTitleMatches(title, id string) bool {
 }
 
 var (
-	cargoTestLine  = regexp.MustCompile(`^test (\S+) \.\.\. (ok|FAILED|ignored)\b`)
-	cargoResult    = regexp.MustCompile(`^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
-	cargoSection   = regexp.MustCompile(`^---- (\S+) (?:stdout|stderr) ----$`)
-	cargoPanicNew  = regexp.MustCompile(`^thread '([^']*)'(?: \(\d+\))? panicked at ([^:\s]+):(\d+):\d+:$`)
-	cargoPanicOld  = regexp.MustCompile(`^thread '([^']*)'(?: \(\d+\))? panicked at '(.*)', ([^:\s]+):(\d+):\d+$`)
-	cargoCompile   = regexp.MustCompile(`^error(?:\[(E\d+)\])?: (.*)$`)
-	cargoArrowLine = regexp.MustCompile(`^\s*--> ([^:\s]+):(\d+):(\d+)$`)
+	cargoTestLine  = lazyregexp.New(`^test (\S+) \.\.\. (ok|FAILED|ignored)\b`)
+	cargoResult    = lazyregexp.New(`^test result: \w+\. (\d+) passed; (\d+) failed; (\d+) ignored`)
+	cargoSection   = lazyregexp.New(`^---- (\S+) (?:stdout|stderr) ----$`)
+	cargoPanicNew  = lazyregexp.New(`^thread '([^']*)'(?: \(\d+\))? panicked at ([^:\s]+):(\d+):\d+:$`)
+	cargoPanicOld  = lazyregexp.New(`^thread '([^']*)'(?: \(\d+\))? panicked at '(.*)', ([^:\s]+):(\d+):\d+$`)
+	cargoCompile   = lazyregexp.New(`^error(?:\[(E\d+)\])?: (.*)$`)
+	cargoArrowLine = lazyregexp.New(`^\s*--> ([^:\s]+):(\d+):(\d+)$`)
 	// cargoNoise are cargo's own error lines about failed targets, not compiler errors.
-	cargoNoise = regexp.MustCompile(`^(test failed|\d+ targets? failed|could not compile|aborting due to)`)
+	cargoNoise = lazyregexp.New(`^(test failed|\d+ targets? failed|could not compile|aborting due to)`)
 )
 
 // ParseCargoTest parses `cargo test` output: the "test result:" lines of every test binary, the
@@ -519,7 +519,7 @@ type jestReport struct {
 
 // jsFrame is a stack frame location: "at fn (/abs/file.js:10:23)", "at /abs/file.js:10:23",
 // "at file:///abs/file.mjs:3:1".
-var jsFrame = regexp.MustCompile(`\(?((?:file://)?[^\s()]+\.[cm]?[jt]sx?):(\d+):(\d+)\)?`)
+var jsFrame = lazyregexp.New(`\(?((?:file://)?[^\s()]+\.[cm]?[jt]sx?):(\d+):(\d+)\)?`)
 
 // ParseJestJSON parses a Jest or Vitest JSON report. Failures are located at the first stack
 // frame outside node_modules, else at the test's declaration; suites that failed to load count as

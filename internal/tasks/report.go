@@ -5,10 +5,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"toolhost/internal/lazyregexp"
 )
 
 // TestReport is what a test run found. Counts are of leaf tests (a Go test with subtests counts
@@ -236,7 +236,7 @@ func coveredBy(file string, files []string) bool {
 	return false
 }
 
-var ansi = regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+var ansi = lazyregexp.New(`\x1b\[[0-9;?]*[A-Za-z]`)
 
 func stripANSI(s string) string { return ansi.ReplaceAllString(s, "") }
 

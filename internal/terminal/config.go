@@ -61,6 +61,11 @@ type Config struct {
 	Check func(ctx context.Context, conv string, line Line) error
 	// Env holds variables set in every child (after the server's own, before the caller's).
 	Env map[string]string
+	// CleanupAfter, when set, holds back the cleanup of what dead toolhost processes left
+	// (temporary directories, orphaned commands) until it closes. Listing a busy temp
+	// directory and every process's environment costs more CPU than the rest of a server's
+	// start; a server closes it once it has answered its first tools/list.
+	CleanupAfter <-chan struct{}
 }
 
 const (

@@ -136,6 +136,9 @@ type job struct {
 }
 
 func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration, policy *sandbox.Policy) (*job, error) {
+	if err := m.setup(); err != nil {
+		return nil, fmt.Errorf("run command: %w", err)
+	}
 	j := &job{
 		stream: newStream(m.cfg.HistoryBytes), m: m, conv: conv, id: id,
 		command: spec.Command, cwd: spec.Cwd, running: true, exit: -1,

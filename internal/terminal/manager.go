@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,19 +17,24 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"toolhost/internal/lazyregexp"
 
 	"github.com/hinshun/vt10x"
 )
 
 // Manager owns every session and one-shot command of a toolhost process.
 type Manager struct {
-	cfg   Config
-	shell string
-	bash  bool
+	cfg      Config
+	instance string
+
+	// setupMu guards what setup prepares for the first session or command: the shell, the
+	// signal prefix and the directory of the shell rc file ("" until setup succeeded).
+	setupMu sync.Mutex
+	shell   string
+	bash    bool
 	// sigPrefix restores default signal dispositions in children (see defaultSignalPrefix).
 	sigPrefix []string
 	rcDir     string
-	instance  string
 
 	mu       sync.Mutex
 	sessions map[key]*session
@@ -51,8 +55,8 @@ type Manager struct {
 type key struct{ conv, id string }
 
 var (
-	idPattern    = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-	jobIDPattern = regexp.MustCompile(`^cmd[0-9]+$`)
+	idPattern    = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+	jobIDPattern = lazyregexp.New(`^cmd[0-9]+$`)
 )
 
 // SetOnUpdate replaces Config.OnUpdate: f is called, on the same terms, for changes from now on
@@ -66,27 +70,17 @@ func (m *Manager) SetOnUpdate(f func(conv, id string)) {
 	m.onUpdate.Store(&f)
 }
 
-// NewManager prepares the shell rc file and starts the idle reaper and the persister.
+// NewManager starts the idle reaper and the persister. The shell and its rc file are prepared
+// by the first session or command (setup): a server that runs none does not pay for them.
 func NewManager(cfg Config) (*Manager, error) {
 	cfg = cfg.withDefaults()
 	m := &Manager{cfg: cfg, sessions: map[key]*session{}, jobs: map[key]*job{}, stop: make(chan struct{})}
 	if cfg.OnUpdate != nil {
 		m.onUpdate.Store(&cfg.OnUpdate)
 	}
-	m.shell, m.bash = resolveShell(cfg.Shell)
-	m.sigPrefix = defaultSignalPrefix()
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
 	m.instance = strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
-	dir, err := makeTermDir("")
-	if err != nil {
-		return nil, fmt.Errorf("terminal rc dir: %w", err)
-	}
-	m.rcDir = dir
-	if err := os.WriteFile(m.rcFile(), []byte(bashRC), 0o600); err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("terminal rc file: %w", err)
-	}
 	m.persist = newPersister(m)
 	m.bg.Add(3)
 	go m.idleLoop()
@@ -104,12 +98,41 @@ func NewManager(cfg Config) (*Manager, error) {
 		}()
 		// Cleanup of what dead toolhost processes left runs here, off the start: listing a
 		// busy temp directory and /proc costs more than everything else NewManager does.
+		if cfg.CleanupAfter != nil {
+			select {
+			case <-cfg.CleanupAfter:
+			case <-ctx.Done():
+				return
+			}
+		}
 		if n := sweepTermDirs(""); n > 0 {
 			slog.Info("terminal: removed temporary directories of toolhost processes that are gone", "count", n)
 		}
 		sweepOrphans(ctx, m.instance, cfg.CloseGrace)
 	}()
 	return m, nil
+}
+
+// setup finds the shell and the signal prefix and writes the shell rc file, once; a failure
+// (a full temp dir) is returned and tried again by the next session or command.
+func (m *Manager) setup() error {
+	m.setupMu.Lock()
+	defer m.setupMu.Unlock()
+	if m.rcDir != "" {
+		return nil
+	}
+	m.shell, m.bash = resolveShell(m.cfg.Shell)
+	m.sigPrefix = defaultSignalPrefix()
+	dir, err := makeTermDir("")
+	if err != nil {
+		return fmt.Errorf("terminal rc dir: %w", err)
+	}
+	if err := os.WriteFile(dir+"/bashrc", []byte(bashRC), 0o600); err != nil {
+		os.RemoveAll(dir)
+		return fmt.Errorf("terminal rc file: %w", err)
+	}
+	m.rcDir = dir
+	return nil
 }
 
 // command builds an exec.Cmd for name and args behind the signal-reset prefix.
@@ -197,6 +220,9 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 	}
 	policy, err := m.policy(ctx, conv, spec.Cwd)
 	if err != nil {
+		return Info{}, fmt.Errorf("create session: %w", err)
+	}
+	if err := m.setup(); err != nil {
 		return Info{}, fmt.Errorf("create session: %w", err)
 	}
 	restarted := false
@@ -605,7 +631,11 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	clear(m.persist.dirty)
 	m.persist.mu.Unlock()
 	err := m.persist.saveAll(ctx, ss)
-	os.RemoveAll(m.rcDir)
+	m.setupMu.Lock()
+	if m.rcDir != "" {
+		os.RemoveAll(m.rcDir)
+	}
+	m.setupMu.Unlock()
 	return err
 }
 

@@ -1,6 +1,7 @@
 package terminal
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -53,5 +54,33 @@ func TestSweepTermDirs(t *testing.T) {
 	}
 	if !strings.Contains(filepath.Base(mine), self.String()) {
 		t.Errorf("terminal dir %s does not name its owner %s", mine, self)
+	}
+}
+
+// TestRCDirMadeOnFirstUse: a manager that runs nothing makes no temporary directory; the first
+// session makes its rc file, later ones reuse it, and Shutdown removes it.
+func TestRCDirMadeOnFirstUse(t *testing.T) {
+	m, err := NewManager(Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Shutdown(context.Background())
+	if m.rcDir != "" {
+		t.Fatalf("NewManager made %s before any session", m.rcDir)
+	}
+	createSession(t, m, "c", "a")
+	dir := m.rcDir
+	if _, err := os.Stat(filepath.Join(dir, "bashrc")); err != nil {
+		t.Fatalf("after the first session: %v", err)
+	}
+	createSession(t, m, "c", "b")
+	if m.rcDir != dir {
+		t.Errorf("second session: rc dir %s, want the first one's %s", m.rcDir, dir)
+	}
+	if err := m.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("after Shutdown: stat %s = %v, want it removed", dir, err)
 	}
 }

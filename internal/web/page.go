@@ -5,10 +5,10 @@ import (
 	"context"
 	"fmt"
 	"net/url"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
+	"toolhost/internal/lazyregexp"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2/converter"
@@ -450,7 +450,7 @@ const (
 )
 
 var (
-	manyBlankLines = regexp.MustCompile(`\n{3,}`)
+	manyBlankLines = lazyregexp.New(`\n{3,}`)
 	refMarks       = strings.NewReplacer(string(refOpen), "[", string(refClose), "]")
 )
 
