@@ -419,7 +419,7 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 		return doneBefore, nil
 	}
 	if atPrompt {
-		s.awaitLineEditor(ctx)
+		s.awaitLineEditor(ctx, 300*time.Millisecond)
 	}
 	limit := min(5*time.Second, s.m.cfg.MaxWait)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < limit {
@@ -527,15 +527,15 @@ func (s *session) awaitStart(ctx context.Context) {
 	}
 }
 
-// awaitLineEditor waits briefly until readline has switched the terminal out of canonical
-// echo mode. Input typed before that is echoed twice (by the kernel and by readline's
-// redisplay), which clutters the log.
-func (s *session) awaitLineEditor(ctx context.Context) {
+// awaitLineEditor waits at most limit until readline has switched the terminal out of
+// canonical echo mode, or a command has started instead. Input typed before that is echoed
+// twice (by the kernel and by readline's redisplay), which clutters the log.
+func (s *session) awaitLineEditor(ctx context.Context, limit time.Duration) {
 	rc, err := s.f.SyscallConn()
 	if err != nil {
 		return
 	}
-	deadline := time.Now().Add(300 * time.Millisecond)
+	deadline := time.Now().Add(limit)
 	for {
 		var echo bool
 		_ = rc.Control(func(fd uintptr) {
@@ -543,7 +543,10 @@ func (s *session) awaitLineEditor(ctx context.Context) {
 				echo = t.Lflag&unix.ECHO != 0
 			}
 		})
-		if !echo || time.Now().After(deadline) || ctx.Err() != nil {
+		s.mu.Lock()
+		prompt := !s.cmdRunning && s.state == StateRunning
+		s.mu.Unlock()
+		if !echo || !prompt || time.Now().After(deadline) || ctx.Err() != nil {
 			return
 		}
 		time.Sleep(time.Millisecond)
@@ -658,12 +661,22 @@ func renderScreen(vt vt10x.Terminal) string {
 	return strings.Join(lines, "\n")
 }
 
+// resizeWait bounds how long a resize at the shell prompt waits for readline to take the
+// terminal; only a shell without line editing (set +o emacs) ever waits that long.
+const resizeWait = 5 * time.Second
+
 func (s *session) resize(cols, rows int) error {
 	s.mu.Lock()
-	st := s.state
+	st, atPrompt := s.state, s.bash && !s.cmdRunning
 	s.mu.Unlock()
 	if st != StateRunning {
 		return fmt.Errorf("session %q is %s: %w", s.id, st, ErrEnded)
+	}
+	if atPrompt {
+		// Readline reads the window size and writes it back each time it takes the
+		// terminal for a prompt, before it switches echo off. A size set in between is lost:
+		// the kernel, stty and every later program keep the old one.
+		s.awaitLineEditor(context.Background(), resizeWait)
 	}
 	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
 	rc, err := s.f.SyscallConn()
