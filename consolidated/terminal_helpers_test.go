@@ -1,6 +1,7 @@
 package consolidated
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -40,6 +41,13 @@ func (h *harness) normalize(s string) string {
 	s = regexp.MustCompile(`idle \S+`).ReplaceAllString(s, "idle <dur>")
 	s = regexp.MustCompile(`/\S*/(bash|sh)\b`).ReplaceAllString(s, "<shell>")
 	return s
+}
+
+// sleepArg returns a sleep duration (in seconds, longer than any test) unique to this test
+// process and n, to look the sleep up in /proc by: other packages' tests, other runs of this
+// package and other checkouts on the machine start their own sleeps at the same time.
+func sleepArg(n int) string {
+	return fmt.Sprintf("9%07d%02d", os.Getpid(), n)
 }
 
 // procsWithArgs lists pids whose command line is exactly args.
