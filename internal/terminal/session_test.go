@@ -3,6 +3,7 @@ package terminal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -286,12 +287,12 @@ func TestCloseKillsEveryProcess(t *testing.T) {
 	m := newTestManager(t, Config{CloseGrace: 500 * time.Millisecond})
 	createSession(t, m, "c", "k")
 	// A background job, a job-control process group and a setsid escapee holding the pts.
-	runIn(t, m, "c", "k", "sleep 1001.25 & set -m; sleep 1001.5 & setsid sleep 1001.75 & set +m; true")
-	waitUntil(t, func() bool { return len(procsWithArg("1001.")) == 3 }, "three sleeps running")
+	runIn(t, m, "c", "k", fmt.Sprintf("sleep %s & set -m; sleep %s & setsid sleep %s & set +m; true", procArg("1001.25"), procArg("1001.5"), procArg("1001.75")))
+	waitUntil(t, func() bool { return len(procsWithArg(procArg("1001."))) == 3 }, "three sleeps running")
 	if err := m.Close(context.Background(), "c", "k"); err != nil {
 		t.Fatalf("Close() = %v", err)
 	}
-	waitNoProcs(t, "1001.")
+	waitNoProcs(t, procArg("1001."))
 	if z := zombieChildren(); len(z) > 0 {
 		t.Errorf("zombies left: %v", z)
 	}
