@@ -127,8 +127,12 @@ type session struct {
 	// the shell as the next command. typedAhead marks such a line; aheadAt is when the
 	// command it was typed into ended, so that a line sent at the prompt right after is
 	// known to queue behind it (its completion is then the second one to come).
-	typedAhead  bool
-	aheadAt     time.Time
+	typedAhead bool
+	aheadAt    time.Time
+	// redraw marks a ctrl-c typed at the shell prompt whose new prompt has not come yet:
+	// that prompt's completion marker belongs to no command, and a line sent meanwhile is
+	// finished by the one after it.
+	redraw      bool
 	lastCommand string
 	shellExit   *int
 	ended       time.Time
@@ -353,6 +357,7 @@ func (s *session) onMarker(mk marker) {
 			return // PROMPT_COMMAND before the very first prompt
 		}
 		s.done++
+		s.redraw = false
 		if s.typedAhead && s.cmdRunning {
 			s.typedAhead, s.aheadAt = false, time.Now()
 		}
@@ -412,6 +417,9 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 	doneBefore = s.done
 	if submit {
 		atPrompt = s.noteSubmitLocked(in.Text)
+	} else if s.bash && !s.cmdRunning && strings.Contains(b.String(), "\x03") {
+		// Marked before it is typed: the new prompt's marker may come back at once.
+		s.redraw = true
 	}
 	s.lastUse = time.Now()
 	s.mu.Unlock()
@@ -448,7 +456,11 @@ func (s *session) noteSubmitLocked(text string) (atPrompt bool) {
 	if s.bash && !s.cmdRunning && !s.aheadAt.IsZero() && time.Since(s.aheadAt) < typeAheadWindow {
 		ahead = 1
 	}
-	s.sentDone = s.done + ahead
+	redraw := 0
+	if s.bash && !s.cmdRunning && s.redraw {
+		redraw = 1 // no command starts for it: cAtSend does not count it
+	}
+	s.sentDone = s.done + ahead + redraw
 	s.echoFrom, s.echoLines = s.log.end(), strings.Count(text, "\n")+1
 	s.echoStart, s.echoAt = s.echoFrom, time.Now()
 	s.cAtSend = -1
@@ -500,14 +512,17 @@ func (s *session) echoEndLocked() int64 {
 	return s.log.end()
 }
 
-// awaitStart waits (briefly) until a line typed at the shell prompt has started or finished.
-// Until then readline owns the terminal, and text meant for the new program (cat, a REPL)
-// would be read by the shell or lost in the switch between raw and cooked mode.
+// awaitStart waits (briefly) until a line typed at the shell prompt has started or finished,
+// and until the prompt a ctrl-c at the prompt brings has come. Until then readline owns the
+// terminal, and text meant for the new program (cat, a REPL) would be read by the shell or
+// lost in the switch between raw and cooked mode; a line typed while readline handles the
+// ctrl-c loses its first character, and bash runs the rest without a new prompt.
 func (s *session) awaitStart(ctx context.Context) {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		s.mu.Lock()
-		pending := s.bash && s.state == StateRunning && s.cAtSend >= 0 && s.cCount <= s.cAtSend && !s.finishedLocked()
+		pending := s.bash && s.state == StateRunning &&
+			(s.cAtSend >= 0 && s.cCount <= s.cAtSend && !s.finishedLocked() || s.redraw && !s.cmdRunning)
 		ch := s.notify
 		s.mu.Unlock()
 		d := time.Until(deadline)
