@@ -544,6 +544,30 @@ func TestAuditRecords(t *testing.T) {
 	}
 }
 
+// TestCloseTwice: a guard closed twice (a test's flush and its cleanup) must not close
+// descriptors that files opened in between have taken over.
+func TestCloseTwice(t *testing.T) {
+	f := newFixture(t, nil)
+	if err := f.g.Close(); err != nil {
+		t.Fatalf("Close() = %v", err)
+	}
+	var files []*os.File
+	for i := range 8 {
+		fl, err := os.Create(filepath.Join(f.base, "after-close-"+strconv.Itoa(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fl.Close()
+		files = append(files, fl)
+	}
+	f.g.Close()
+	for _, fl := range files {
+		if _, err := fl.Stat(); err != nil {
+			t.Errorf("%s after the second Close: %v", filepath.Base(fl.Name()), err)
+		}
+	}
+}
+
 func TestAuditToStore(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.Audit = nil })
 	f.g.Check(context.Background(), req(ClassRead, "read_file", "x"))
