@@ -442,7 +442,7 @@ func TestNetworkGrant(t *testing.T) {
 	if _, err := fx.g.CreateGrant(ctx, GrantSpec{Conversation: "c1", Access: "file_operations:write", Host: "intranet.test", By: "test"}); err == nil {
 		t.Errorf("CreateGrant with a write access and a host = nil error")
 	}
-	fx.g.Close() // flush the audit queue: records are written by a goroutine of their own
+	fx.g.Close() // the audit queue is written by a goroutine of its own: flush it
 	var found bool
 	for _, rec := range fx.audit.records() {
 		if rec.Event == "network" && rec.Outcome == OutcomeAllowedByGrant && strings.HasPrefix(rec.Host, "intranet.test:") {

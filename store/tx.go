@@ -258,6 +258,19 @@ func (t *Tx) NextSequence(b Path) (uint64, error) {
 	return n, nil
 }
 
+// SetSequence sets bucket b's persistent counter, creating the bucket if missing; a repair uses
+// it to move a counter that fell behind the keys it gave out past them.
+func (t *Tx) SetSequence(b Path, n uint64) error {
+	bk, err := t.createBucket(b)
+	if err != nil {
+		return fmt.Errorf("set sequence %s: %w", b, err)
+	}
+	if err := bk.SetSequence(n); err != nil {
+		return fmt.Errorf("set sequence %s: %w", b, err)
+	}
+	return nil
+}
+
 // Writable reports whether this is an Update's transaction. What a writable transaction reads may
 // still roll back, so caches are filled only from read-only ones.
 func (t *Tx) Writable() bool { return t.live().Writable() }

@@ -22,7 +22,7 @@ func doctor(inv *invocation, repair bool) error {
 	checks := a.Doctor(inv.ctx)
 	if repair {
 		if checks[0].OK {
-			fmt.Fprintln(out, "repair: the state file is fine; nothing to repair")
+			fmt.Fprintln(out, "repair: the state file reads whole; nothing to rebuild there")
 		} else {
 			rep, err := a.RepairState(inv.ctx)
 			if err != nil {
@@ -42,6 +42,15 @@ func doctor(inv *invocation, repair bool) error {
 			if a, err = inv.App(); err != nil {
 				return err
 			}
+			checks = a.Doctor(inv.ctx)
+		}
+		// A bucket salvaged in part leaves the memory indexes out of step with the memories.
+		if checks[0].OK && !checks[1].OK {
+			rep, err := a.RepairMemory(inv.ctx)
+			if err != nil {
+				return fmt.Errorf("repair: %w", err)
+			}
+			fmt.Fprintf(out, "repair: memory: set right %s\n", rep)
 			checks = a.Doctor(inv.ctx)
 		}
 	}

@@ -46,9 +46,9 @@ var guardCommands = group{title: "Terminal guard", commands: []cliCommand{
 	},
 	{
 		name: "doctor",
-		help: "check state, sandbox, embedder, token and port, and print the fixes",
+		help: "check state, memory, sandbox, embedder, token and port, and print the fixes",
 		flags: func(fs *flag.FlagSet) action {
-			repair := fs.Bool("repair", false, "rebuild a damaged state file from what can be read, keeping a copy of it (stop the servers using it first)")
+			repair := fs.Bool("repair", false, "rebuild a damaged state file from what can be read, keeping a copy of it, and the memory indexes from the memories (stop the servers using it first)")
 			return func(inv *invocation) error { return doctor(inv, *repair) }
 		},
 	},

@@ -249,7 +249,14 @@ func TestConsoleToolSwitch(t *testing.T) {
 	screenshot(t, tab, "tools")
 	switchOp := func(label string) {
 		t.Helper()
-		within(t, tab, 20*time.Second, label, chromedp.Click(chromedp.CSS(`button[aria-label="`+label+`"]`)), chromedp.WaitVisible(chromedp.CSS("p.ok")))
+		// A notification of an earlier switch may still be queued, and the page still shows
+		// the earlier switch's confirmation: wait for this switch's own.
+		for len(changed) > 0 {
+			<-changed
+		}
+		op := strings.Fields(label)[1]
+		within(t, tab, 20*time.Second, label, chromedp.Click(chromedp.CSS(`button[aria-label="`+label+`"]`)),
+			chromedp.WaitVisible(`//p[@class="ok" and contains(., "Saved: `+op+`")]`))
 		select {
 		case <-changed:
 		case <-time.After(10 * time.Second):

@@ -91,7 +91,7 @@ func TestDamagedStateThroughBinary(t *testing.T) {
 		t.Errorf("toolhost doctor on a damaged file = %v:\n%s\nwant a FIX state line naming the file and --repair", err, out)
 	}
 	out, err = commandIn(t, state, work, "doctor", "--repair").CombinedOutput()
-	if !strings.Contains(string(out), "kept the damaged file as") || !strings.Contains(string(out), "ok   state") {
+	if !strings.Contains(string(out), "kept the damaged file as") || !strings.Contains(string(out), "ok   state") || !strings.Contains(string(out), "ok   memory") {
 		t.Fatalf("toolhost doctor --repair = %v:\n%s", err, out)
 	}
 	t.Logf("toolhost doctor --repair:\n%s", out)

@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"toolhost/internal/memory"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/server"
 	"toolhost/store"
@@ -20,7 +21,7 @@ import (
 // DoctorCheck is one finding of `toolhost doctor`: what was checked, what was found and, when
 // something is wrong, the fix to print.
 type DoctorCheck struct {
-	// Name is the area: state, sandbox, embedder, token or port.
+	// Name is the area: state, memory, sandbox, embedder, token or port.
 	Name string
 	// OK is false when the user has something to fix.
 	OK bool
@@ -35,10 +36,38 @@ type DoctorCheck struct {
 const lowSpace = 64 << 20
 
 // Doctor checks everything a user needs to know before pointing a client at toolhost: the state
-// directory (writable, space, the file's integrity), the terminal sandbox, the embedder, the HTTP
-// token and the HTTP port. It changes nothing; RepairState does.
+// directory (writable, space, the file's integrity), memories against their indexes, the
+// terminal sandbox, the embedder, the HTTP token and the HTTP port. It changes nothing;
+// RepairState and RepairMemory do. The state check comes first.
 func (a *App) Doctor(ctx context.Context) []DoctorCheck {
-	return []DoctorCheck{a.checkState(ctx), a.checkSandbox(), a.checkEmbedder(ctx), a.checkToken(), a.checkPort()}
+	st := a.checkState(ctx)
+	return []DoctorCheck{st, a.checkMemory(ctx, st.OK), a.checkSandbox(), a.checkEmbedder(ctx), a.checkToken(), a.checkPort()}
+}
+
+// checkMemory compares the memories with everything derived from them (vectors, the duplicate
+// and scope indexes, recent notes, document chunk lists, version links), as RepairMemory would.
+func (a *App) checkMemory(ctx context.Context, stateOK bool) DoctorCheck {
+	c := DoctorCheck{Name: "memory"}
+	if !stateOK || a.Memory == nil {
+		c.OK, c.Detail = stateOK, "not checked: the state file comes first"
+		return c
+	}
+	rep, err := a.Memory.Reconcile(ctx, true)
+	switch {
+	case err != nil:
+		c.Detail, c.Fix = err.Error(), stateFix(err)
+	case !rep.Clean():
+		c.Detail, c.Fix = "out of step: "+rep.String(), "toolhost doctor --repair (rebuilds the indexes from the memories and embeds missing vectors again)"
+	default:
+		c.OK, c.Detail = true, rep.String()
+	}
+	return c
+}
+
+// RepairMemory brings the memory indexes back in step with the memories (see
+// memory.Service.Reconcile).
+func (a *App) RepairMemory(ctx context.Context) (memory.ReconcileReport, error) {
+	return a.Memory.Reconcile(ctx, false)
 }
 
 func (a *App) checkState(ctx context.Context) DoctorCheck {

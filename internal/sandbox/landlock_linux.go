@@ -74,8 +74,10 @@ var cache struct {
 
 // ruleset returns a Landlock ruleset for p, from the cache when nothing it depends on has
 // changed (the listed directories and the roots, by inode and modification time, so a
-// symlink moved under a root is noticed too). The descriptor belongs to the cache: do not
-// close it.
+// symlink moved under a root is noticed too). The descriptor returned is the caller's own
+// duplicate, to close when done: the cache may close its copy at any time (a stale or
+// evicted entry), and a number closed under a starting command could be reused by another
+// descriptor, even another ruleset, before landlock_restrict_self reads it.
 func ruleset(p *Policy, abi int) (int, error) {
 	key := p.key()
 	cache.Lock()
@@ -93,7 +95,7 @@ func ruleset(p *Policy, abi int) (int, error) {
 		}
 		if fresh {
 			c.used = time.Now()
-			return c.fd, nil
+			return dupFD(c.fd)
 		}
 		unix.Close(c.fd)
 		delete(cache.m, key)
@@ -128,7 +130,15 @@ func ruleset(p *Policy, abi int) (int, error) {
 		delete(cache.m, oldest)
 	}
 	cache.m[key] = c
-	return fd, nil
+	return dupFD(fd)
+}
+
+func dupFD(fd int) (int, error) {
+	d, err := unix.FcntlInt(uintptr(fd), unix.F_DUPFD_CLOEXEC, 0)
+	if err != nil {
+		return -1, fmt.Errorf("sandbox: duplicate the Landlock ruleset: %w", err)
+	}
+	return d, nil
 }
 
 // build creates the ruleset and adds the planned rules.
@@ -209,6 +219,7 @@ func Start(cmd *exec.Cmd, p *Policy) error {
 	if err != nil {
 		return err
 	}
+	defer unix.Close(fd)
 	errc := make(chan error, 1)
 	go startRestricted(fd, cmd, errc)
 	return <-errc

@@ -315,3 +315,51 @@ func TestStatusSummary(t *testing.T) {
 		t.Error("a refusing status gave a policy")
 	}
 }
+
+// TestStartWhileRulesetGoesStale starts commands while another goroutine keeps changing a
+// root the cached ruleset was planned from: every start must confine with a ruleset of its
+// own, never with a descriptor the cache closed (and the kernel may have reused) meanwhile.
+func TestStartWhileRulesetGoesStale(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	p := tr.policy(ModeWorkspaceWrite)
+	stop := make(chan struct{})
+	var churn sync.WaitGroup
+	churn.Add(1)
+	go func() {
+		defer churn.Done()
+		f := filepath.Join(tr.work, "churn")
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if i%2 == 0 {
+				_ = os.WriteFile(f, nil, 0o600)
+			} else {
+				_ = os.Remove(f)
+			}
+		}
+	}()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 25 {
+				cmd := exec.Command("/bin/sh", "-c", "echo x > "+filepath.Join(tr.outside, "escape"))
+				if err := Start(cmd, p); err != nil {
+					t.Errorf("start %d/%d: %v", g, i, err)
+					return
+				}
+				if err := cmd.Wait(); err == nil {
+					t.Errorf("start %d/%d: a confined command wrote outside the policy", g, i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	churn.Wait()
+}

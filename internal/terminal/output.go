@@ -96,7 +96,8 @@ type waitState struct {
 	finished  bool // the command the caller cares about has completed
 	exited    bool // nothing more will come
 	baseline  int64
-	matchFrom int64 // wait_for ignores output before this offset (the echo of typed input)
+	matchFrom int64     // wait_for ignores output before this offset (the echo of typed input)
+	recheck   time.Time // when finished may change without new output (zero: only on output)
 }
 
 // readLocked cuts the answer out of the log; s.mu must be held.
@@ -224,6 +225,9 @@ func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.D
 			progressFrom = s.log.end()
 		}
 		wake := deadline
+		if !st.recheck.IsZero() && st.recheck.Before(wake) {
+			wake = st.recheck
+		}
 		if re == nil && s.log.end() > max(from, st.baseline, st.matchFrom) {
 			if t := s.lastOut.Add(settle); t.Before(wake) {
 				wake = t

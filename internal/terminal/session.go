@@ -124,18 +124,25 @@ type session struct {
 	cmdRunning  bool
 	cmdStartOff int64
 	// A line submitted while a command runs is read by that command or, once it ends, by
-	// the shell as the next command. typedAhead marks such a line; aheadAt is when the
-	// command it was typed into ended, so that a line sent at the prompt right after is
-	// known to queue behind it (its completion is then the second one to come).
-	typedAhead bool
-	aheadAt    time.Time
+	// the shell as the next command. typedAhead marks the last line sent as such a line.
+	// When the command ends with the line still unread in the terminal's input queue, the
+	// shell will run it: aheadQueued is then set until its start marker comes, and a line
+	// sent at the prompt meanwhile queues behind it. When the queue is already empty, the
+	// shell may have read the line just before the marker reached us, or the command read
+	// it as input: aheadUnsure is when the question arose, answered by a start marker
+	// soon after (the shell runs it) or by none within typeAheadGrace.
+	typedAhead  bool
+	aheadQueued bool
+	aheadUnsure time.Time
 	// redraw marks a ctrl-c typed at the shell prompt whose new prompt has not come yet:
 	// that prompt's completion marker belongs to no command, and a line sent meanwhile is
 	// finished by the one after it.
-	redraw      bool
-	lastCommand string
-	shellExit   *int
-	ended       time.Time
+	redraw bool
+	// inputPending reports unread bytes in the terminal's input queue.
+	inputPending func() bool
+	lastCommand  string
+	shellExit    *int
+	ended        time.Time
 
 	ready      chan struct{} // closed at the first prompt or when the shell exits
 	readyOnce  sync.Once
@@ -191,6 +198,7 @@ func (s *session) start() error {
 	}
 	s.sel.tty = tty.Name()
 	tty.Close()
+	s.inputPending = func() bool { return ttyInputPending(s.sel.tty) }
 	// The master from pty.Open is blocking: a read on it cannot be interrupted. A
 	// non-blocking duplicate goes through the runtime poller, so Close ends a pending Read.
 	// It must be close-on-exec: a child started later (a run_command, another conversation's
@@ -340,7 +348,12 @@ func (s *session) onMarker(mk marker) {
 			s.readyOnce.Do(func() { close(s.ready) })
 		}
 	case 'C':
-		s.typedAhead, s.aheadAt = false, time.Time{}
+		if !s.aheadUnsure.IsZero() {
+			// The shell had read the typed-ahead line: it is this command.
+			s.aheadUnsure = time.Time{}
+			s.sentDone, s.cAtSend = s.done, s.cCount
+		}
+		s.aheadQueued = false
 		s.cmdRunning = true
 		s.cmdStarted = time.Now()
 		s.cmdStartOff = mk.off
@@ -359,7 +372,15 @@ func (s *session) onMarker(mk marker) {
 		s.done++
 		s.redraw = false
 		if s.typedAhead && s.cmdRunning {
-			s.typedAhead, s.aheadAt = false, time.Now()
+			s.typedAhead = false
+			if s.inputPending != nil && s.inputPending() {
+				// The line typed into the command that just ended was not read by it: the
+				// shell runs it next, and its own completion is the one to wait for.
+				s.aheadQueued = true
+				s.sentDone, s.cAtSend = s.done, s.cCount
+			} else {
+				s.aheadUnsure = time.Now()
+			}
 		}
 		if mk.code >= 0 {
 			c := mk.code
@@ -453,13 +474,14 @@ func (s *session) noteSubmitLocked(text string) (atPrompt bool) {
 	// A line typed ahead into a command that has just ended is still to run: this
 	// line's completion comes after that one's.
 	ahead := 0
-	if s.bash && !s.cmdRunning && !s.aheadAt.IsZero() && time.Since(s.aheadAt) < typeAheadWindow {
+	if s.bash && !s.cmdRunning && s.aheadQueued {
 		ahead = 1
 	}
 	redraw := 0
 	if s.bash && !s.cmdRunning && s.redraw {
 		redraw = 1 // no command starts for it: cAtSend does not count it
 	}
+	s.aheadUnsure = time.Time{} // Send waited it out (awaitStart)
 	s.sentDone = s.done + ahead + redraw
 	s.echoFrom, s.echoLines = s.log.end(), strings.Count(text, "\n")+1
 	s.echoStart, s.echoAt = s.echoFrom, time.Now()
@@ -468,9 +490,7 @@ func (s *session) noteSubmitLocked(text string) (atPrompt bool) {
 		// At the shell prompt: the command's own output starts at its start marker.
 		s.cAtSend = s.cCount + ahead
 	}
-	if s.bash && s.cmdRunning {
-		s.typedAhead = true
-	}
+	s.typedAhead = s.bash && s.cmdRunning
 	atPrompt = s.bash && !s.cmdRunning
 	if t := strings.TrimSpace(text); t != "" {
 		s.lastCommand = truncateRunes(t, 200)
@@ -523,9 +543,15 @@ func (s *session) awaitStart(ctx context.Context) {
 		s.mu.Lock()
 		pending := s.bash && s.state == StateRunning &&
 			(s.cAtSend >= 0 && s.cCount <= s.cAtSend && !s.finishedLocked() || s.redraw && !s.cmdRunning)
+		unsure := s.aheadUnsureLocked()
 		ch := s.notify
 		s.mu.Unlock()
 		d := time.Until(deadline)
+		if !pending && !unsure.IsZero() {
+			// Until it is known whether the shell runs the typed-ahead line, a new line
+			// cannot be told where it stands.
+			pending, d = true, min(d, time.Until(unsure))
+		}
 		if !pending || d <= 0 {
 			return
 		}
@@ -576,13 +602,40 @@ func truncateRunes(s string, n int) string {
 	return string(r[:n]) + "…"
 }
 
-// typeAheadWindow bounds how long after the command it was typed into ends a typed-ahead
-// line is expected to start as a command of its own. Past it (the line was input the
-// command read), a new line is not queued behind it.
-const typeAheadWindow = time.Second
+// ttyInputPending says whether the terminal named has typed input that no program has read
+// yet. It opens the terminal for the query only: a descriptor kept open would stop the PTY
+// from hanging up when the shell exits.
+func ttyInputPending(name string) bool {
+	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return false
+	}
+	defer unix.Close(fd)
+	n, err := unix.IoctlGetInt(fd, unix.TIOCINQ)
+	return err == nil && n > 0
+}
 
 // finishedLocked says the command sent last has completed (known with prompt markers).
-func (s *session) finishedLocked() bool { return s.sentDone >= 0 && s.done > s.sentDone }
+func (s *session) finishedLocked() bool {
+	return s.sentDone >= 0 && s.done > s.sentDone && s.aheadUnsureLocked().IsZero()
+}
+
+// typeAheadGrace is how long after the end of the command a line was typed into the shell
+// has to show that it runs the line (its start marker) before the line is taken as input
+// that command read.
+const typeAheadGrace = 250 * time.Millisecond
+
+// aheadUnsureLocked is when the question of a typed-ahead line ends (zero if none is open).
+func (s *session) aheadUnsureLocked() time.Time {
+	if s.aheadUnsure.IsZero() {
+		return time.Time{}
+	}
+	if end := s.aheadUnsure.Add(typeAheadGrace); time.Now().Before(end) {
+		return end
+	}
+	s.aheadUnsure = time.Time{}
+	return time.Time{}
+}
 
 // output waits per q; completion of the command sent last ends the wait.
 //
@@ -597,7 +650,8 @@ func (s *session) output(ctx context.Context, q OutputQuery, since int) (Output,
 		s.mu.Unlock()
 	}
 	out, err := s.stream.wait(ctx, q, cfg.MaxWait, cfg.Settle, func() waitState {
-		ws := waitState{exited: s.state != StateRunning, finished: s.done > since && s.finishedLocked(), matchFrom: s.echoEndLocked()}
+		ws := waitState{exited: s.state != StateRunning, finished: s.done > since && s.finishedLocked(), matchFrom: s.echoEndLocked(),
+			recheck: s.aheadUnsureLocked()}
 		if s.bash && s.cmdRunning {
 			ws.baseline = s.cmdStartOff
 		}

@@ -4,13 +4,14 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
 
-// TestTypeAheadQueuesTheNextLine replays the marker sequence of a line typed while a command
-// ran, followed by a line sent at the prompt before the shell read the first one: the second
-// line is finished only by its own completion marker, not by the typed-ahead line's.
+// TestTypeAheadQueuesTheNextLine replays the markers of a line typed while a command ran: the
+// line is finished by its own completion when the shell runs it, and a line sent at the
+// prompt after it is finished only by its own completion, not by the typed-ahead line's.
 func TestTypeAheadQueuesTheNextLine(t *testing.T) {
 	const (
 		prompt = "\x1b]133;A\x07$ "
@@ -19,14 +20,15 @@ func TestTypeAheadQueuesTheNextLine(t *testing.T) {
 	)
 	tests := []struct {
 		name string
-		// aheadAge is how long ago the command the line was typed into ended; past the
-		// window the typed line is taken as input that command read.
-		aheadAge time.Duration
-		// wantAfterAhead is finished after the typed-ahead line's own completion.
-		wantAfterAhead bool
+		// unread: the typed-ahead line is still in the terminal's input queue when the
+		// command it was typed into ends.
+		unread bool
+		// shellRuns: the shell starts the typed-ahead line (else the command read it).
+		shellRuns bool
 	}{
-		{"typed-ahead line still to run", 0, false},
-		{"typed-ahead line was read as input", 2 * typeAheadWindow, true},
+		{"line still unread, the shell runs it", true, true},
+		{"line read by the shell before its marker came", false, true},
+		{"line read by the command as input", false, false},
 	}
 	m, err := NewManager(Config{})
 	if err != nil {
@@ -36,12 +38,10 @@ func TestTypeAheadQueuesTheNextLine(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			s := &session{stream: newStream(1 << 16), m: m, id: "x", updCh: make(chan struct{}, 1), cols: 80, rows: 24,
-				bash: true, ready: make(chan struct{}), sentDone: -1, cAtSend: -1}
+				bash: true, ready: make(chan struct{}), sentDone: -1, cAtSend: -1,
+				inputPending: func() bool { return tc.unread }}
 			s.view = newLogView(s.log, s.onMarker)
-			feed := func(out string) {
-				t.Helper()
-				s.ingest([]byte(out))
-			}
+			feed := func(out string) { s.ingest([]byte(out)) }
 			submit := func(line string) {
 				s.mu.Lock()
 				s.noteSubmitLocked(line)
@@ -52,27 +52,45 @@ func TestTypeAheadQueuesTheNextLine(t *testing.T) {
 				defer s.mu.Unlock()
 				return s.finishedLocked()
 			}
+			check := func(what string, want bool) {
+				t.Helper()
+				if got := finished(); got != want {
+					t.Fatalf("%s: finished = %v, want %v", what, got, want)
+				}
+			}
 
 			feed(prompt)
 			submit("sleep 1; echo ready")
 			feed("sleep 1; echo ready\r\n" + start + "ready\r\n")
 			submit("true") // typed while the first command still runs
 			feed(done0 + prompt)
-			if !finished() {
-				t.Fatal("the line typed into a running command is not finished when that command ends")
+			check("the command typed into has ended", false)
+			if !tc.shellRuns {
+				// No start marker within the grace: the command had read the line.
+				s.mu.Lock()
+				s.aheadUnsure = s.aheadUnsure.Add(-typeAheadGrace)
+				s.mu.Unlock()
+				check("the grace has passed without a start", true)
+				submit("echo later")
+				feed("echo later\r\n" + start + "later\r\n")
+				check("the next line runs", false)
+				feed(done0 + prompt)
+				check("the next line has completed", true)
+				return
 			}
-			s.mu.Lock()
-			s.aheadAt = s.aheadAt.Add(-tc.aheadAge)
-			s.mu.Unlock()
-			submit("sh -c 'echo later'") // at the prompt, before the shell has read "true"
-			feed("true\r\n" + start + done0 + prompt)
-			if got := finished(); got != tc.wantAfterAhead {
-				t.Fatalf("after the typed-ahead line's completion: finished = %v, want %v", got, tc.wantAfterAhead)
+			if tc.unread {
+				submit("echo later") // at the prompt, before the shell has read "true"
 			}
-			feed("sh -c 'echo later'\r\n" + start + "later\r\n" + done0 + prompt)
-			if !finished() {
-				t.Fatal("the line is not finished after its own completion marker")
+			feed("true\r\n" + start)
+			check("the typed-ahead line runs", false)
+			feed(done0 + prompt)
+			if !tc.unread {
+				check("the typed-ahead line has completed", true)
+				return
 			}
+			check("the typed-ahead line has completed, the next one not yet", false)
+			feed("echo later\r\n" + start + "later\r\n" + done0 + prompt)
+			check("the next line has completed", true)
 		})
 	}
 }
@@ -105,4 +123,29 @@ func deref(p *int) any {
 		return nil
 	}
 	return *p
+}
+
+// TestTypeAheadLineRunsAfterCommand types a line while a command runs: the wait ends with
+// the typed line's own output and completion, not with the end of the command it was typed
+// into.
+func TestTypeAheadLineRunsAfterCommand(t *testing.T) {
+	m := newTestManager(t, Config{})
+	createSession(t, m, "c", "q")
+	ctx := context.Background()
+	if _, err := m.Send(ctx, "c", "q", Input{Text: "sleep 0.3"}); err != nil {
+		t.Fatal(err)
+	}
+	out, err := m.Send(ctx, "c", "q", Input{Text: "sleep 0.3; echo typed-$((6*7))", Wait: OutputQuery{WaitMS: testWait}})
+	if err != nil || !out.Finished || !strings.Contains(out.Text, "typed-42") {
+		t.Fatalf("typed-ahead line = %q (%s, finished %v), %v; want its own output and completion", out.Text, out.Reason, out.Finished, err)
+	}
+	// A line the command reads as input is finished when the command ends.
+	if _, err := m.Send(ctx, "c", "q", Input{Text: "head -n1"}); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	out, err = m.Send(ctx, "c", "q", Input{Text: "input-line", Wait: OutputQuery{WaitMS: testWait}})
+	if err != nil || !out.Finished || out.Reason != "finished" {
+		t.Fatalf("line read by head = %q (%s, finished %v) after %v, %v; want finished", out.Text, out.Reason, out.Finished, time.Since(began), err)
+	}
 }
