@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -109,6 +110,9 @@ type Guard struct {
 	audit            *auditor
 	clock            Clock
 	log              *slog.Logger
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // New builds a guard for cfg.WorkDir and opens its root handle. Close it when done.
@@ -214,13 +218,18 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 
 // Close flushes the audit queue and closes the working directory's root handle.
 func (g *Guard) Close() error {
-	if g.audit != nil {
-		g.audit.close()
-	}
-	if g.rootFD >= 0 {
-		unix.Close(g.rootFD)
-	}
-	return g.root.Close()
+	// Only once: a second close(2) of rootFD would close whatever file has taken its number
+	// since.
+	g.closeOnce.Do(func() {
+		if g.audit != nil {
+			g.audit.close()
+		}
+		if g.rootFD >= 0 {
+			unix.Close(g.rootFD)
+		}
+		g.closeErr = g.root.Close()
+	})
+	return g.closeErr
 }
 
 // WorkDir returns the canonical working directory.

@@ -544,6 +544,30 @@ func TestAuditRecords(t *testing.T) {
 	}
 }
 
+// TestCloseTwice: a guard closed twice (a test's flush and its cleanup) must not close
+// descriptors that files opened in between have taken over.
+func TestCloseTwice(t *testing.T) {
+	f := newFixture(t, nil)
+	if err := f.g.Close(); err != nil {
+		t.Fatalf("Close() = %v", err)
+	}
+	var files []*os.File
+	for i := range 8 {
+		fl, err := os.Create(filepath.Join(f.base, "after-close-"+strconv.Itoa(i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fl.Close()
+		files = append(files, fl)
+	}
+	f.g.Close()
+	for _, fl := range files {
+		if _, err := fl.Stat(); err != nil {
+			t.Errorf("%s after the second Close: %v", filepath.Base(fl.Name()), err)
+		}
+	}
+}
+
 func TestAuditToStore(t *testing.T) {
 	f := newFixture(t, func(c *Config) { c.Audit = nil })
 	f.g.Check(context.Background(), req(ClassRead, "read_file", "x"))
@@ -616,6 +640,70 @@ func TestWalkOfDirectoryHoldingSecrets(t *testing.T) {
 			}
 			if got := f.kind(t, walk); got != tt.want {
 				t.Errorf("Check(walk %s) = %s, want %s", f.home, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestRootsAreNamedByPath: the edit journal records a root's Name for recovery by another
+// process after a crash. A root named /proc/self/fd/N (a descriptor closed right after
+// opening it) sent that recovery to whatever file N was in the recovering process:
+// interrupted edits were dropped, or undone in another directory.
+func TestRootsAreNamedByPath(t *testing.T) {
+	f := newFixture(t, nil)
+	ctx := context.Background()
+	if _, err := f.g.CreateGrant(ctx, GrantSpec{Access: "file_operations:write", Path: f.out, Recursive: true, By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	outside, err := f.g.Open(ctx, req(ClassWrite, "create_file", f.out+"/x.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outside.Close()
+	tests := []struct {
+		name string
+		root *os.Root
+		want string
+	}{
+		{"working directory", f.g.Root(), f.wd},
+		{"granted directory outside", outside.Root, f.out},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.root.Name(); got != tt.want {
+				t.Errorf("Root().Name() = %q, want %q", got, tt.want)
+			}
+			byName, err1 := os.Stat(tt.root.Name())
+			held, err2 := tt.root.Stat(".")
+			if err := errors.Join(err1, err2); err != nil || !os.SameFile(byName, held) {
+				t.Errorf("the directory named %q is not the one the root holds (%v)", tt.root.Name(), err)
+			}
+		})
+	}
+}
+
+// TestOpenRootRefusesLinks: a root is opened only at a path without symbolic links (the path
+// was checked link-free; a link there now was swapped in since).
+func TestOpenRootRefusesLinks(t *testing.T) {
+	f := newFixture(t, nil)
+	symlink(t, f.out, filepath.Join(f.base, "link-to-out"))
+	mkdirs(t, filepath.Join(f.out, "sub"))
+	tests := []struct {
+		name, dir string
+		ok        bool
+	}{
+		{"plain directory", filepath.Join(f.out, "sub"), true},
+		{"link as the last component", filepath.Join(f.base, "link-to-out"), false},
+		{"link on the way", filepath.Join(f.base, "link-to-out", "sub"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root, err := openRootAt(tt.dir)
+			if err == nil {
+				root.Close()
+			}
+			if (err == nil) != tt.ok {
+				t.Errorf("openRootAt(%q) = %v, want ok %v", tt.dir, err, tt.ok)
 			}
 		})
 	}

@@ -450,7 +450,7 @@ func TestNetworkGrant(t *testing.T) {
 		}
 	}
 	if !found {
-		t.Errorf("no audit record of the granted connection")
+		t.Errorf("no audit record of the granted connection in %+v", fx.audit.records())
 	}
 }
 

@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -84,9 +84,23 @@ func openRootAt(dir string) (*os.Root, error) {
 		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer unix.Close(fd)
-	root, err := os.OpenRoot("/proc/self/fd/" + strconv.Itoa(fd))
-	if errors.Is(err, os.ErrNotExist) {
-		return os.OpenRoot(dir) // no /proc
+	// The root is opened by its path, not through /proc/self/fd: its Name must be the
+	// directory's path, which the edit journal records for another process to recover
+	// from (a /proc/self/fd name means another file there, or none), and that descriptor
+	// closes here. It must be the directory found without following a link.
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
 	}
-	return root, err
+	var want unix.Stat_t
+	got, serr := root.Stat(".")
+	if err := errors.Join(unix.Fstat(fd, &want), serr); err != nil {
+		root.Close()
+		return nil, &os.PathError{Op: "stat", Path: dir, Err: err}
+	}
+	if st, ok := got.Sys().(*syscall.Stat_t); !ok || st.Dev != want.Dev || st.Ino != want.Ino {
+		root.Close()
+		return nil, fmt.Errorf("%s: a symbolic link appeared in the path after the check", dir)
+	}
+	return root, nil
 }

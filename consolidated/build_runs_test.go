@@ -2,6 +2,7 @@ package consolidated
 
 import (
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -170,7 +171,7 @@ func TestSlow(t *testing.T) {
 	if !strings.HasPrefix(text, "timed out after") || !strings.Contains(text, "FAIL TestSlow") || !strings.Contains(text, "did not finish") {
 		t.Errorf("the hanging run:\n%s", text)
 	}
-	if pids := procsWithArgs(t, "sleep", "3600"); len(pids) > 0 {
-		t.Errorf("processes of the killed run survive: %v", pids)
-	}
+	// go test and the test binary it ran work in the project: none of them may survive.
+	proj := filepath.Join(h.hs.wd, "proj")
+	eventually(t, 10*time.Second, "the killed run's processes to be gone", func() bool { return len(procsIn(proj)) == 0 })
 }

@@ -1,6 +1,7 @@
 package consolidated
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -42,6 +43,13 @@ func (h *harness) normalize(s string) string {
 	return s
 }
 
+// sleepArg returns a sleep duration (in seconds, longer than any test) unique to this test
+// process and n, to look the sleep up in /proc by: other packages' tests, other runs of this
+// package and other checkouts on the machine start their own sleeps at the same time.
+func sleepArg(n int) string {
+	return fmt.Sprintf("9%07d%02d", os.Getpid(), n)
+}
+
 // procsWithArgs lists pids whose command line is exactly args.
 func procsWithArgs(t testing.TB, args ...string) []string {
 	t.Helper()
@@ -62,6 +70,23 @@ func procsWithArgs(t testing.TB, args ...string) []string {
 				continue // a zombie of some other parent is not ours to count
 			}
 			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// procsIn lists the live processes whose working directory is dir or below it.
+func procsIn(dir string) []string {
+	entries, _ := os.ReadDir("/proc")
+	var out []string
+	for _, e := range entries {
+		if e.Name()[0] < '0' || e.Name()[0] > '9' {
+			continue
+		}
+		cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd"))
+		if err == nil && (cwd == dir || strings.HasPrefix(cwd, dir+"/")) {
+			cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			out = append(out, e.Name()+": "+strings.ReplaceAll(string(cmdline), "\x00", " "))
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package consolidated
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -116,15 +117,16 @@ func TestRunCommandYieldThenPoll(t *testing.T) {
 func TestRunCommandTimeoutKillsTree(t *testing.T) {
 	h := newTermHarness(t, harnessOptions{})
 	// Three sleepers: two in the command's process group, one escaped with setsid.
+	sleeps := []string{sleepArg(1), sleepArg(2), sleepArg(3)}
 	text, st := h.mustOp("run_command", map[string]any{
-		"command":         "sleep 987651 & sleep 987652 & setsid sleep 987653 & wait",
+		"command":         fmt.Sprintf("sleep %s & sleep %s & setsid sleep %s & wait", sleeps[0], sleeps[1], sleeps[2]),
 		"timeout_seconds": 1, "yield_seconds": 20,
 	})
 	if !strings.Contains(text, "timed out after") || st["timed_out"] != true {
 		t.Fatalf("run_command text = %q (structured %v), want a timeout", text, st)
 	}
 	golden.CheckString(t, "testdata/terminal_operations/run_command_timeout.txt", h.normalize(text)+"\n")
-	for _, arg := range []string{"987651", "987652", "987653"} {
+	for _, arg := range sleeps {
 		eventually(t, 10*time.Second, "sleep "+arg+" to be gone", func() bool { return len(procsWithArgs(t, "sleep", arg)) == 0 })
 	}
 }
@@ -452,8 +454,13 @@ func TestTerminalDevServerScenario(t *testing.T) {
 	h := newTermHarness(t, harnessOptions{})
 	h.mustOp("create_session", map[string]any{"session_id": "dev"})
 	h.mustOp("create_session", map[string]any{"session_id": "tests"})
+	// The server is one process (sh), as a real one is. A loop run by the interactive shell
+	// itself would lose a ctrl-c now and then, whatever the terminal does: between two of
+	// its foreground commands the terminal's foreground group is the one that just exited,
+	// until bash takes the terminal back, and the kernel signals nobody.
+	sleeps := []string{sleepArg(1), sleepArg(2)}
 	h.mustOp("send_input", map[string]any{"session_id": "dev",
-		"text": "setsid sleep 987661 & sleep 987662 & sleep 0.3; echo Listening on 4000; while :; do sleep 0.2; echo GET /; done"})
+		"text": fmt.Sprintf("setsid sleep %s & sleep %s & sh -c 'sleep 0.3; echo Listening on 4000; while :; do sleep 0.2; echo GET /; done'", sleeps[0], sleeps[1])})
 	text, st := h.mustOp("get_output", map[string]any{"session_id": "dev", "wait_for": "Listening on \\d+", "wait_ms": 15000})
 	if st["matched"] != true {
 		t.Fatalf("dev server never became ready: %q", text)
@@ -500,7 +507,7 @@ func TestTerminalDevServerScenario(t *testing.T) {
 	}
 	h.mustOp("close_session", map[string]any{"session_id": "dev"})
 	h.mustOp("close_session", map[string]any{"session_id": "tests"})
-	for _, arg := range []string{"987661", "987662"} {
+	for _, arg := range sleeps {
 		eventually(t, 10*time.Second, "sleep "+arg+" to be gone", func() bool { return len(procsWithArgs(t, "sleep", arg)) == 0 })
 	}
 	text, _ = h.mustOp("list_sessions", nil)

@@ -154,7 +154,7 @@ func TestApplyPatchSurvivesSIGKILL(t *testing.T) {
 			t.Fatalf("run %d: the patch was reported applied, but after the restart the files are %s", run, got)
 		}
 		if len(temps) > 0 {
-			t.Fatalf("run %d (kill %v after %s): temporary files left: %q; journal at the kill: %s; the restart said:\n%s", run, delay, trigger, temps, left, out)
+			t.Fatalf("run %d (kill %v after %s; files %s, %s at the kill): %d temporary files left after the restart, %q first\nthe restart's output:\n%s", run, delay, trigger, pre, left, len(temps), temps[0], out)
 		}
 		entries, _ := os.ReadDir(filepath.Join(state, "journal"))
 		for _, e := range entries {

@@ -2,6 +2,7 @@ package terminal
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -72,6 +73,14 @@ func waitFor(t *testing.T, m *Manager, conv, id, re string) string {
 		t.Fatalf("Output(wait_for %q) did not match (reason %s); got %q", re, out.Reason, out.Text)
 	}
 	return out.Text
+}
+
+// procArg returns n prefixed with this test process's pid, for the command lines of the
+// processes a test starts and then looks for in /proc: other runs of these tests (-count in
+// parallel, other checkouts on the machine) start the same commands at the same time. Where
+// n is a sleep's duration, the sleep only grows longer.
+func procArg(n string) string {
+	return fmt.Sprintf("%07d%s", os.Getpid(), n)
 }
 
 // procsWithArg lists live processes whose command line contains arg.

@@ -3,6 +3,7 @@ package terminal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -78,16 +79,16 @@ func TestShutdownKillsEscapees(t *testing.T) {
 	}
 	t.Cleanup(func() { m.Shutdown(context.Background()) })
 	createSession(t, m, "c", "a")
-	runIn(t, m, "c", "a", "setsid sleep 1004.5 & sleep 1004.25 &")
-	r, err := m.Run(context.Background(), "c", RunSpec{Command: "setsid sleep 1004.75 & sleep 1004.125", Cwd: t.TempDir(), Yield: 50 * time.Millisecond})
+	runIn(t, m, "c", "a", fmt.Sprintf("setsid sleep %s & sleep %s &", procArg("1004.5"), procArg("1004.25")))
+	r, err := m.Run(context.Background(), "c", RunSpec{Command: fmt.Sprintf("setsid sleep %s & sleep %s", procArg("1004.75"), procArg("1004.125")), Cwd: t.TempDir(), Yield: 50 * time.Millisecond})
 	if err != nil || !r.Running {
 		t.Fatalf("Run() = %+v, %v; want still running", r, err)
 	}
-	waitUntil(t, func() bool { return len(procsWithArg("1004.")) >= 4 }, "four sleeps")
+	waitUntil(t, func() bool { return len(procsWithArg(procArg("1004."))) >= 4 }, "four sleeps")
 	if err := m.Shutdown(context.Background()); err != nil {
 		t.Fatalf("Shutdown() = %v", err)
 	}
-	waitNoProcs(t, "1004.")
+	waitNoProcs(t, procArg("1004."))
 	if _, err := m.Create(context.Background(), "c", SessionSpec{Cwd: t.TempDir()}); !errors.Is(err, ErrShutdown) {
 		t.Errorf("Create() after Shutdown = %v, want ErrShutdown", err)
 	}
@@ -154,7 +155,7 @@ func TestRunCanceledKeepsCommand(t *testing.T) {
 func TestRunCancelledKillsTree(t *testing.T) {
 	m := newTestManager(t, Config{})
 	ctx, cancel := context.WithCancel(context.Background())
-	num := "7" + strconv.Itoa(os.Getpid()%1000+100)
+	num := procArg("7")
 	marker := "sleep " + num
 	go func() {
 		time.Sleep(300 * time.Millisecond)
@@ -227,7 +228,7 @@ func TestTypeAheadReachesNewProgram(t *testing.T) {
 func TestWaitForBackgroundReadiness(t *testing.T) {
 	m := newTestManager(t, Config{})
 	createSession(t, m, "c", "bg")
-	runIn(t, m, "c", "bg", "sh -c 'sleep 0.5; echo bg-$((20+1))-ready; exec sleep 1006.5' &")
+	runIn(t, m, "c", "bg", "sh -c 'sleep 0.5; echo bg-$((20+1))-ready; exec sleep "+procArg("1006.5")+"' &")
 	out, err := m.Output(context.Background(), "c", "bg", OutputQuery{WaitMS: testWait, WaitFor: "bg-21-ready"})
 	if err != nil || !out.Matched || out.Reason != "match" {
 		t.Fatalf("Output(wait_for) = %+v, %v; want a match, not an early return", out, err)
@@ -235,7 +236,7 @@ func TestWaitForBackgroundReadiness(t *testing.T) {
 	if err := m.Close(context.Background(), "c", "bg"); err != nil {
 		t.Fatal(err)
 	}
-	waitNoProcs(t, "1006.5")
+	waitNoProcs(t, procArg("1006.5"))
 }
 
 // TestSettleIgnoresEcho: typing into a program that then computes silently must not count
@@ -323,12 +324,12 @@ func TestSweepsOrphansOfDeadInstances(t *testing.T) {
 		go func() { _ = cmd.Wait() }()
 		return cmd
 	}
-	start(gone.Process.Pid, "1007.25")
-	live := start(os.Getpid(), "1007.5")
+	start(gone.Process.Pid, procArg("1007.25"))
+	live := start(os.Getpid(), procArg("1007.5"))
 	t.Cleanup(func() { _ = live.Process.Kill() })
 	newTestManager(t, Config{CloseGrace: 200 * time.Millisecond})
-	waitNoProcs(t, "1007.25")
-	if got := procsWithArg("1007.5"); len(got) != 1 {
+	waitNoProcs(t, procArg("1007.25"))
+	if got := procsWithArg(procArg("1007.5")); len(got) != 1 {
 		t.Errorf("processes of a live instance after the sweep = %v, want the one sleep", got)
 	}
 }

@@ -3,6 +3,7 @@ package terminal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -72,7 +73,7 @@ func TestRunOutlivesYieldThenPolled(t *testing.T) {
 func TestRunTimeoutKillsTree(t *testing.T) {
 	m := newTestManager(t, Config{})
 	r, err := m.Run(context.Background(), "c", RunSpec{
-		Command: "sleep 1002.25 & sleep 1002.5 & setsid sleep 1002.75 & echo spawned; wait",
+		Command: fmt.Sprintf("sleep %s & sleep %s & setsid sleep %s & echo spawned; wait", procArg("1002.25"), procArg("1002.5"), procArg("1002.75")),
 		Cwd:     t.TempDir(), Timeout: time.Second, Yield: 30 * time.Second,
 	})
 	if err != nil {
@@ -81,7 +82,7 @@ func TestRunTimeoutKillsTree(t *testing.T) {
 	if r.Running || !r.TimedOut || r.Stdout != "spawned\n" {
 		t.Errorf("Run() = %+v, want timed out with the output so far", r)
 	}
-	waitNoProcs(t, "1002.")
+	waitNoProcs(t, procArg("1002."))
 	if z := zombieChildren(); len(z) > 0 {
 		t.Errorf("zombies left: %v", z)
 	}
@@ -157,14 +158,14 @@ func TestRunStreamsProgress(t *testing.T) {
 func TestCloseCommandKeepsItReadable(t *testing.T) {
 	m := newTestManager(t, Config{CloseGrace: 200 * time.Millisecond})
 	ctx := context.Background()
-	r, err := m.Run(ctx, "c", RunSpec{Command: "echo before; sleep 1008.25", Cwd: t.TempDir(), Yield: 100 * time.Millisecond})
+	r, err := m.Run(ctx, "c", RunSpec{Command: "echo before; sleep " + procArg("1008.25"), Cwd: t.TempDir(), Yield: 100 * time.Millisecond})
 	if err != nil || !r.Running {
 		t.Fatalf("Run() = %+v, %v; want a running command", r, err)
 	}
 	if err := m.Close(ctx, "c", r.ID); err != nil {
 		t.Fatalf("Close(%s) = %v", r.ID, err)
 	}
-	waitNoProcs(t, "1008.25")
+	waitNoProcs(t, procArg("1008.25"))
 	page, err := m.History("c", r.ID, 0, 0)
 	if err != nil || page.Text != "before\n" {
 		t.Errorf("History(%s) after Close = %+v, %v; want %q", r.ID, page, err, "before\n")

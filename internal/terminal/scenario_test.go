@@ -14,7 +14,7 @@ func TestAgentScenario(t *testing.T) {
 	ctx := context.Background()
 	createSession(t, m, "agent", "dev")
 	createSession(t, m, "agent", "tests")
-	server := `sh -c 'sleep 0.2; echo "Listening on 127.0.0.1:8080"; while :; do sleep 0.1; echo request-served; done' 1005.5`
+	server := `sh -c 'sleep 0.2; echo "Listening on 127.0.0.1:8080"; while :; do sleep 0.1; echo request-served; done' ` + procArg("1005.5")
 	out, err := m.Send(ctx, "agent", "dev", Input{Text: server, Wait: OutputQuery{WaitMS: testWait, WaitFor: `Listening on \S+`}})
 	if err != nil || !out.Matched {
 		t.Fatalf("start dev server: %+v, %v", out, err)
@@ -43,7 +43,7 @@ func TestAgentScenario(t *testing.T) {
 			t.Errorf("Close(%s) = %v", inf.ID, err)
 		}
 	}
-	waitNoProcs(t, "1005.5")
+	waitNoProcs(t, procArg("1005.5"))
 	waitNoProcs(t, m.rcFile()) // the shells themselves
 	if z := zombieChildren(); len(z) > 0 {
 		t.Errorf("zombies left: %v", z)

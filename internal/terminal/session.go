@@ -134,6 +134,10 @@ type session struct {
 	typedAhead  bool
 	aheadQueued bool
 	aheadUnsure time.Time
+	// redraw marks a ctrl-c typed at the shell prompt whose new prompt has not come yet:
+	// that prompt's completion marker belongs to no command, and a line sent meanwhile is
+	// finished by the one after it.
+	redraw bool
 	// inputPending reports unread bytes in the terminal's input queue.
 	inputPending func() bool
 	lastCommand  string
@@ -366,6 +370,7 @@ func (s *session) onMarker(mk marker) {
 			return // PROMPT_COMMAND before the very first prompt
 		}
 		s.done++
+		s.redraw = false
 		if s.typedAhead && s.cmdRunning {
 			s.typedAhead = false
 			if s.inputPending != nil && s.inputPending() {
@@ -433,6 +438,9 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 	doneBefore = s.done
 	if submit {
 		atPrompt = s.noteSubmitLocked(in.Text)
+	} else if s.bash && !s.cmdRunning && strings.Contains(b.String(), "\x03") {
+		// Marked before it is typed: the new prompt's marker may come back at once.
+		s.redraw = true
 	}
 	s.lastUse = time.Now()
 	s.mu.Unlock()
@@ -440,7 +448,7 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 		return doneBefore, nil
 	}
 	if atPrompt {
-		s.awaitLineEditor(ctx)
+		s.awaitLineEditor(ctx, 300*time.Millisecond)
 	}
 	limit := min(5*time.Second, s.m.cfg.MaxWait)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < limit {
@@ -469,8 +477,12 @@ func (s *session) noteSubmitLocked(text string) (atPrompt bool) {
 	if s.bash && !s.cmdRunning && s.aheadQueued {
 		ahead = 1
 	}
+	redraw := 0
+	if s.bash && !s.cmdRunning && s.redraw {
+		redraw = 1 // no command starts for it: cAtSend does not count it
+	}
 	s.aheadUnsure = time.Time{} // Send waited it out (awaitStart)
-	s.sentDone = s.done + ahead
+	s.sentDone = s.done + ahead + redraw
 	s.echoFrom, s.echoLines = s.log.end(), strings.Count(text, "\n")+1
 	s.echoStart, s.echoAt = s.echoFrom, time.Now()
 	s.cAtSend = -1
@@ -520,14 +532,17 @@ func (s *session) echoEndLocked() int64 {
 	return s.log.end()
 }
 
-// awaitStart waits (briefly) until a line typed at the shell prompt has started or finished.
-// Until then readline owns the terminal, and text meant for the new program (cat, a REPL)
-// would be read by the shell or lost in the switch between raw and cooked mode.
+// awaitStart waits (briefly) until a line typed at the shell prompt has started or finished,
+// and until the prompt a ctrl-c at the prompt brings has come. Until then readline owns the
+// terminal, and text meant for the new program (cat, a REPL) would be read by the shell or
+// lost in the switch between raw and cooked mode; a line typed while readline handles the
+// ctrl-c loses its first character, and bash runs the rest without a new prompt.
 func (s *session) awaitStart(ctx context.Context) {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		s.mu.Lock()
-		pending := s.bash && s.state == StateRunning && s.cAtSend >= 0 && s.cCount <= s.cAtSend && !s.finishedLocked()
+		pending := s.bash && s.state == StateRunning &&
+			(s.cAtSend >= 0 && s.cCount <= s.cAtSend && !s.finishedLocked() || s.redraw && !s.cmdRunning)
 		unsure := s.aheadUnsureLocked()
 		ch := s.notify
 		s.mu.Unlock()
@@ -553,15 +568,15 @@ func (s *session) awaitStart(ctx context.Context) {
 	}
 }
 
-// awaitLineEditor waits briefly until readline has switched the terminal out of canonical
-// echo mode. Input typed before that is echoed twice (by the kernel and by readline's
-// redisplay), which clutters the log.
-func (s *session) awaitLineEditor(ctx context.Context) {
+// awaitLineEditor waits at most limit until readline has switched the terminal out of
+// canonical echo mode, or a command has started instead. Input typed before that is echoed
+// twice (by the kernel and by readline's redisplay), which clutters the log.
+func (s *session) awaitLineEditor(ctx context.Context, limit time.Duration) {
 	rc, err := s.f.SyscallConn()
 	if err != nil {
 		return
 	}
-	deadline := time.Now().Add(300 * time.Millisecond)
+	deadline := time.Now().Add(limit)
 	for {
 		var echo bool
 		_ = rc.Control(func(fd uintptr) {
@@ -569,7 +584,10 @@ func (s *session) awaitLineEditor(ctx context.Context) {
 				echo = t.Lflag&unix.ECHO != 0
 			}
 		})
-		if !echo || time.Now().After(deadline) || ctx.Err() != nil {
+		s.mu.Lock()
+		prompt := !s.cmdRunning && s.state == StateRunning
+		s.mu.Unlock()
+		if !echo || !prompt || time.Now().After(deadline) || ctx.Err() != nil {
 			return
 		}
 		time.Sleep(time.Millisecond)
@@ -712,12 +730,22 @@ func renderScreen(vt vt10x.Terminal) string {
 	return strings.Join(lines, "\n")
 }
 
+// resizeWait bounds how long a resize at the shell prompt waits for readline to take the
+// terminal; only a shell without line editing (set +o emacs) ever waits that long.
+const resizeWait = 5 * time.Second
+
 func (s *session) resize(cols, rows int) error {
 	s.mu.Lock()
-	st := s.state
+	st, atPrompt := s.state, s.bash && !s.cmdRunning
 	s.mu.Unlock()
 	if st != StateRunning {
 		return fmt.Errorf("session %q is %s: %w", s.id, st, ErrEnded)
+	}
+	if atPrompt {
+		// Readline reads the window size and writes it back each time it takes the
+		// terminal for a prompt, before it switches echo off. A size set in between is lost:
+		// the kernel, stty and every later program keep the old one.
+		s.awaitLineEditor(context.Background(), resizeWait)
 	}
 	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
 	rc, err := s.f.SyscallConn()

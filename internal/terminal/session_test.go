@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -285,12 +287,12 @@ func TestCloseKillsEveryProcess(t *testing.T) {
 	m := newTestManager(t, Config{CloseGrace: 500 * time.Millisecond})
 	createSession(t, m, "c", "k")
 	// A background job, a job-control process group and a setsid escapee holding the pts.
-	runIn(t, m, "c", "k", "sleep 1001.25 & set -m; sleep 1001.5 & setsid sleep 1001.75 & set +m; true")
-	waitUntil(t, func() bool { return len(procsWithArg("1001.")) == 3 }, "three sleeps running")
+	runIn(t, m, "c", "k", fmt.Sprintf("sleep %s & set -m; sleep %s & setsid sleep %s & set +m; true", procArg("1001.25"), procArg("1001.5"), procArg("1001.75")))
+	waitUntil(t, func() bool { return len(procsWithArg(procArg("1001."))) == 3 }, "three sleeps running")
 	if err := m.Close(context.Background(), "c", "k"); err != nil {
 		t.Fatalf("Close() = %v", err)
 	}
-	waitNoProcs(t, "1001.")
+	waitNoProcs(t, procArg("1001."))
 	if z := zombieChildren(); len(z) > 0 {
 		t.Errorf("zombies left: %v", z)
 	}
@@ -365,18 +367,75 @@ func TestResize(t *testing.T) {
 	text, _ := runIn(t, m, "c", "r", "stty size")
 	if !strings.Contains(text, "30 90") {
 		s, _ := m.lookup("c", "r")
-		var kernel string
-		if rc, err := s.f.SyscallConn(); err == nil {
-			_ = rc.Control(func(fd uintptr) {
-				ws, err := unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ)
-				kernel = fmt.Sprintf("%+v %v", ws, err)
-			})
-		}
-		t.Errorf("stty size after Resize(90, 30) = %q, want 30 90 (kernel now says %s)", text, kernel)
+		rows, cols, echo := ptyState(t, s)
+		t.Errorf("stty size after Resize(90, 30) = %q, want 30 90 (kernel now says %d %d, echo %v)", text, rows, cols, echo)
 	}
 	if err := m.Resize("c", "r", 0, 30); !errors.Is(err, ErrInvalid) {
 		t.Errorf("Resize(0, 30) = %v, want ErrInvalid", err)
 	}
+}
+
+// TestResizeWhileLineEditorStarts: readline reads the window size and writes it back each
+// time it takes the terminal for a prompt. A resize that lands in between was lost (stty
+// said 24 80 after Resize(90, 30), about once in a few hundred runs under load). The stand-in
+// shell below holds that window open for a second, or until the resize's SIGWINCH arrives,
+// so that a resize that does not wait for the line editor loses every time.
+func TestResizeWhileLineEditorStarts(t *testing.T) {
+	// Named bash: the session then expects prompt markers and a line editor.
+	shell := filepath.Join(t.TempDir(), "bash")
+	const editor = `#!/bin/sh
+size=$(stty size)
+printf '\033]133;A\007'
+trap 'kill $pid 2>/dev/null' WINCH
+sleep 1 & pid=$!
+wait $pid
+trap - WINCH
+stty rows "${size% *}" cols "${size#* }" -echo
+printf '$ '
+exec cat >/dev/null
+`
+	if err := os.WriteFile(shell, []byte(editor), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m := newTestManager(t, Config{Shell: shell})
+	createSession(t, m, "c", "r")
+	if err := m.Resize("c", "r", 90, 30); err != nil {
+		t.Fatalf("Resize() = %v", err)
+	}
+	s, _ := m.lookup("c", "r")
+	// Once echo is off the editor has written back what it read: the size is final.
+	rows, cols, echo := ptyState(t, s)
+	for deadline := time.Now().Add(time.Minute); echo && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		rows, cols, echo = ptyState(t, s)
+	}
+	if echo {
+		t.Fatalf("the stand-in line editor never switched echo off")
+	}
+	if rows != 30 || cols != 90 {
+		t.Errorf("PTY size after Resize(90, 30) and the line editor's write-back = %d rows, %d cols; want 30, 90", rows, cols)
+	}
+}
+
+// ptyState reads the session's window size and echo flag from the kernel.
+func ptyState(t *testing.T, s *session) (rows, cols int, echo bool) {
+	t.Helper()
+	rc, err := s.f.SyscallConn()
+	if err != nil {
+		t.Fatalf("SyscallConn() = %v", err)
+	}
+	var ws *unix.Winsize
+	var tio *unix.Termios
+	var werr, terr error
+	if err := rc.Control(func(fd uintptr) {
+		ws, werr = unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ)
+		tio, terr = unix.IoctlGetTermios(int(fd), unix.TCGETS)
+	}); err != nil {
+		t.Fatalf("Control() = %v", err)
+	}
+	if werr != nil || terr != nil {
+		t.Fatalf("TIOCGWINSZ, TCGETS = %v, %v", werr, terr)
+	}
+	return int(ws.Row), int(ws.Col), tio.Lflag&unix.ECHO != 0
 }
 
 // TestChildrenDoNotInheritPTYMaster guards conversation isolation and hang-up: a command or

@@ -2,6 +2,8 @@ package terminal
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -91,6 +93,36 @@ func TestTypeAheadQueuesTheNextLine(t *testing.T) {
 			check("the next line has completed", true)
 		})
 	}
+}
+
+// TestLineAfterInterruptedPrompt: ctrl-c at the prompt (here a continuation prompt) makes
+// bash draw a new prompt, with a completion marker of its own. When the ctrl-c's answer
+// came back before that prompt did (its wait settled on the echoed ^C, as it does under
+// load), the next line was reported finished by the interrupted prompt's marker, with
+// exit 130, before it had run. A slow PROMPT_COMMAND holds the new prompt back here.
+func TestLineAfterInterruptedPrompt(t *testing.T) {
+	m := newTestManager(t, Config{})
+	dir := t.TempDir()
+	createSession(t, m, "c", "s")
+	runIn(t, m, "c", "s", "PROMPT_COMMAND='ec=$?; sleep 1; (exit $ec); __toolhost_prompt'")
+	ctx := context.Background()
+	if out, err := m.Send(ctx, "c", "s", Input{Text: "for i in 1; do", Wait: OutputQuery{WaitMS: testWait, WaitFor: "> $"}}); err != nil || !out.Matched {
+		t.Fatalf("Send(an unfinished statement) = %+v, %v; want the continuation prompt", out, err)
+	}
+	if _, err := m.Send(ctx, "c", "s", Input{Keys: []string{"ctrl-c"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, out := runIn(t, m, "c", "s", "touch "+filepath.Join(dir, "ran"))
+	if _, err := os.Stat(filepath.Join(dir, "ran")); err != nil || out.ExitCode == nil || *out.ExitCode != 0 {
+		t.Errorf("the line after ctrl-c = finished with exit %v while its file is %v; want finished with 0 after it ran", deref(out.ExitCode), err)
+	}
+}
+
+func deref(p *int) any {
+	if p == nil {
+		return nil
+	}
+	return *p
 }
 
 // TestTypeAheadLineRunsAfterCommand types a line while a command runs: the wait ends with
