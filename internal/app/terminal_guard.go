@@ -19,6 +19,7 @@ import (
 	"toolhost/authz"
 	"toolhost/authz/cmdrules"
 	"toolhost/internal/config"
+	"toolhost/internal/owner"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/terminal"
 	"toolhost/store"
@@ -140,7 +141,8 @@ func (tg *terminalGuard) namePrivateTemp() {
 	}
 	var rnd [12]byte
 	_, _ = rand.Read(rnd[:])
-	tg.tempDir = filepath.Join(os.TempDir(), "toolhost-tmp-"+hex.EncodeToString(rnd[:]))
+	// The owner ID lets a later start remove the directory of a process that was killed.
+	tg.tempDir = filepath.Join(os.TempDir(), terminal.PrivateTempPrefix+owner.Self().String()+"-"+hex.EncodeToString(rnd[:]))
 	tg.base.Temp = append(tg.base.Temp, tg.tempDir)
 	tg.env = map[string]string{"TMPDIR": tg.tempDir}
 }

@@ -14,6 +14,10 @@ import (
 // be told from a running one's.
 const termDirPrefix = "toolhost-term-"
 
+// PrivateTempPrefix starts the name of the private TMPDIR an app gives sandboxed commands,
+// followed by the owner ID and a random part: the sweep removes those of dead owners too.
+const PrivateTempPrefix = "toolhost-tmp-"
+
 // makeTermDir creates this manager's temporary directory under tmp ("" means os.TempDir()).
 func makeTermDir(tmp string) (string, error) {
 	return os.MkdirTemp(tmp, termDirPrefix+owner.Self().String()+"-")
@@ -33,6 +37,9 @@ func sweepTermDirs(tmp string) int {
 	n := 0
 	for _, e := range entries {
 		rest, ok := strings.CutPrefix(e.Name(), termDirPrefix)
+		if !ok {
+			rest, ok = strings.CutPrefix(e.Name(), PrivateTempPrefix)
+		}
 		if !ok || !e.IsDir() {
 			continue
 		}

@@ -22,10 +22,12 @@ func TestSweepTermDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	dirs := map[string]bool{ // name -> removed
-		filepath.Base(mine):                    false, // this process
-		termDirPrefix + dead.String() + "-123": true,  // dead owner
-		termDirPrefix + "4567890":              false, // older version: no owner, left alone
-		"other-" + dead.String() + "-1":        false, // not ours
+		filepath.Base(mine):                         false, // this process
+		termDirPrefix + dead.String() + "-123":      true,  // dead owner
+		PrivateTempPrefix + dead.String() + "-ab12": true,  // a dead owner's private TMPDIR
+		PrivateTempPrefix + self.String() + "-cd34": false, // this process's private TMPDIR
+		termDirPrefix + "4567890":                   false, // older version: no owner, left alone
+		"other-" + dead.String() + "-1":             false, // not ours
 	}
 	for name := range dirs {
 		if err := os.MkdirAll(filepath.Join(tmp, name), 0o700); err != nil {
@@ -40,8 +42,8 @@ func TestSweepTermDirs(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if n := sweepTermDirs(tmp); n != 1 {
-		t.Errorf("sweepTermDirs removed %d, want 1", n)
+	if n := sweepTermDirs(tmp); n != 2 {
+		t.Errorf("sweepTermDirs removed %d, want 2", n)
 	}
 	for name, wantGone := range dirs {
 		_, err := os.Stat(filepath.Join(tmp, name))
