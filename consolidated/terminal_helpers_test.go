@@ -103,3 +103,16 @@ func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// awaitPrompt polls get_output until the session's last command has finished and the shell
+// is back at its prompt.
+func (h *harness) awaitPrompt(id string) {
+	h.t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		_, st := h.mustOp("get_output", map[string]any{"session_id": id, "wait_ms": 200})
+		if st["finished"] == true && st["running"] != true {
+			return
+		}
+	}
+	h.t.Fatalf("session %s never came back to its prompt", id)
+}

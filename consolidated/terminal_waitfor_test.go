@@ -22,9 +22,14 @@ func TestWaitForImpliesWait(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.op == "get_output" {
-				// Let the first case's prompt come back, then start a command that keeps running,
-				// so that only the pattern can end the wait.
+				// Let the first case's prompt come back (its wait ended on the pattern, before
+				// the command had finished), then start a command that keeps running, so that
+				// only the pattern can end the wait. A line typed while the first command still
+				// runs would be a typed-ahead line, whose start the engine can only guess within
+				// a grace period that a loaded machine outlasts.
+				h.awaitPrompt("w")
 				h.mustOp("send_input", map[string]any{"session_id": "w", "text": "true", "wait_ms": 5000})
+				h.awaitPrompt("w")
 				h.mustOp("send_input", map[string]any{"session_id": "w", "text": "sh -c 'sleep 0.5; echo later-$((6*7)); exec sleep 30'"})
 			}
 			text, st := h.mustOp(tc.op, tc.args)
