@@ -84,11 +84,11 @@ func (f *fileTool) readFileResource(ctx context.Context, req *mcp.ReadResourceRe
 		return nil, fmt.Errorf("stat %s: %w", t.Canonical, err)
 	}
 	if st.IsDir() {
-		return nil, resourceError(&ToolError{Code: CodeIsDirectory, Param: "uri", Message: p + " is a directory", Next: "list it with file_operations list_dir"})
+		return nil, resourceError(&ToolError{Code: CodeIsDirectory, Param: "uri", Message: p + " is a directory", Next: "list it with the file_operations tool's list_dir"})
 	}
 	if st.Size() > maxFileResourceBytes {
 		return nil, resourceError(&ToolError{Code: CodeTooLarge, Param: "uri", Message: fmt.Sprintf("%s is %d bytes; a file resource is at most %d", p, st.Size(), maxFileResourceBytes),
-			Next: "page it with file_operations read_file (start_line, or offset with encoding base64)"})
+			Next: "page it with the file_operations tool's read_file (start_line, or offset with encoding base64)"})
 	}
 	data, err := io.ReadAll(io.LimitReader(file, maxFileResourceBytes+1))
 	if err != nil {

@@ -19,7 +19,7 @@ const RenderDescriptionBytes = 200
 // tokens than symbols.
 func Render(l List) string {
 	if len(l.Todos) == 0 {
-		return "Todos: none. For a task with several steps, plan it with todo_operations write, then mark each todo in-progress before starting it and completed right after."
+		return "Todos: none. For a task with several steps, plan it with the todo_operations tool's write, then mark each todo in-progress before starting it and completed right after."
 	}
 	var b strings.Builder
 	b.WriteString(Summary(l))

@@ -330,7 +330,7 @@ func checkScheme(u *url.URL) error {
 		return &Error{Code: CodeInvalidURL, Message: "url has no scheme", Next: "give an absolute http:// or https:// URL"}
 	}
 	return &Error{Code: CodeUnsupportedScheme, Message: fmt.Sprintf("scheme %q is not supported; only http and https are", shorten(u.Scheme, 20)),
-		Next: "use file_operations for local files"}
+		Next: "use the file_operations tool for local files"}
 }
 
 // Redact returns u as text without credentials and without a query string's values' tails, for
