@@ -36,7 +36,7 @@ func TestWrongToken(t *testing.T) {
 				t.Fatal(err)
 			}
 			var unauthorized int
-			var probed, got []string
+			var probed, got, challenges []string
 			for _, m := range msgs {
 				if m.Dir != "s2c" {
 					continue
@@ -44,6 +44,9 @@ func TestWrongToken(t *testing.T) {
 				switch {
 				case m.Path == "/mcp" && m.Status == 401:
 					unauthorized++
+					if !strings.Contains(m.Challenge, `error="invalid_token"`) {
+						challenges = append(challenges, m.Challenge)
+					}
 				case m.Path != "/mcp":
 					probed = append(probed, fmt.Sprintf("%s %s: %d", m.Method, m.Path, m.Status))
 				}
@@ -60,6 +63,9 @@ func TestWrongToken(t *testing.T) {
 			t.Logf("%s: %d answers 401 on /mcp; other paths tried: %s; its output %s; exit %d", c.name, unauthorized, orNone(probed), said, o.exitCode)
 			if unauthorized == 0 {
 				t.Errorf("the client never reached toolhost's 401 (recorded answers: %d)", len(msgs))
+			}
+			if len(challenges) > 0 {
+				t.Errorf("401 answers on /mcp without error=\"invalid_token\" in WWW-Authenticate: %q", challenges)
 			}
 			if len(got) > 0 {
 				t.Errorf("with a wrong token, answers other than 401 on /mcp and 404 elsewhere: %v", got)

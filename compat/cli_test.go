@@ -293,11 +293,25 @@ func evaluate(r *run, o outcome) *report {
 	}
 	rep.cut = fmt.Sprintf("%d of %d B; %s", len(got), len(sent[bi].Result.Text()), cutShape(got))
 
-	// injected_key: a client-added key does not fail the call.
+	// injected_key: a client-added key does not fail the call. A client that strips the key
+	// proves nothing about toolhost, so the report says whether the key reached it; one that
+	// adds wait_for_previous to the schema must have passed it on.
 	ii := stepIndex("injected_key")
 	got, ok = text("injected_key")
-	add("injected_key", ok && strings.Contains(got, "file-marker-"+m) && !sent[ii].Result.IsError,
-		"a call with wait_for_previous=true: toolhost answered isError=%v: %s", sent[ii].Result.IsError, excerpt(got, 300))
+	var received map[string]json.RawMessage
+	json.Unmarshal(sent[ii].Args, &received)
+	_, reached := received["wait_for_previous"]
+	addsKey := false
+	if last != nil {
+		td, ok := last.Tool("file_operations")
+		addsKey = ok && strings.Contains(string(td.Schema), "wait_for_previous")
+	}
+	add("injected_key", ok && strings.Contains(got, "file-marker-"+m) && !sent[ii].Result.IsError && (reached || !addsKey),
+		"a call with wait_for_previous=true (reached toolhost: %v; the client adds it to the schema: %v): toolhost answered isError=%v: %s",
+		reached, addsKey, sent[ii].Result.IsError, excerpt(got, 300))
+	if reached {
+		rep.notes = append(rep.notes, "passes client-added keys on")
+	}
 
 	// no_duplicate_payload: no payload reaches the model twice in one result (text and
 	// structured forms both forwarded).

@@ -25,12 +25,14 @@ type Message struct {
 	// Dir is "c2s" (client to server) or "s2c".
 	Dir string `json:"dir"`
 	// HTTP fields, empty on stdio.
-	Method        string          `json:"http_method,omitempty"`
-	Path          string          `json:"path,omitempty"`
-	Status        int             `json:"status,omitempty"`
-	ProtocolHeard string          `json:"protocol_header,omitempty"`
-	Session       string          `json:"session,omitempty"`
-	Msg           json.RawMessage `json:"msg,omitempty"`
+	Method        string `json:"http_method,omitempty"`
+	Path          string `json:"path,omitempty"`
+	Status        int    `json:"status,omitempty"`
+	ProtocolHeard string `json:"protocol_header,omitempty"`
+	Session       string `json:"session,omitempty"`
+	// Challenge is the WWW-Authenticate header of an answer that has one.
+	Challenge string          `json:"www_authenticate,omitempty"`
+	Msg       json.RawMessage `json:"msg,omitempty"`
 }
 
 // rpc is the part of a JSON-RPC message the analysis reads.
@@ -207,7 +209,8 @@ func (h *httpRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	rec := func(m json.RawMessage) {
-		h.log.add(Message{Dir: "s2c", Method: r.Method, Path: r.URL.Path, Status: resp.StatusCode, Session: resp.Header.Get("Mcp-Session-Id"), Msg: m})
+		h.log.add(Message{Dir: "s2c", Method: r.Method, Path: r.URL.Path, Status: resp.StatusCode, Session: resp.Header.Get("Mcp-Session-Id"),
+			Challenge: resp.Header.Get("WWW-Authenticate"), Msg: m})
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		h.streamSSE(w, resp.Body, rec)
