@@ -16,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/golden"
 )
 
 // These tests drive the MCP surface besides tools (resource subscriptions, conversation scoping
@@ -358,5 +360,103 @@ func TestLastEventIDTooOldThroughBinary(t *testing.T) {
 	}
 	if code, body := get(last); code != http.StatusOK || !strings.Contains(body, "0123456789abcde") {
 		t.Errorf("GET with the recent Last-Event-ID %s = %d %.200q, want 200 replaying the read", last, code, body)
+	}
+}
+
+// TestReadmeResourceTable keeps README.md's resource table what the binary's resources/list and
+// resources/templates/list answer a client that has a terminal session open. A listed resource
+// of the caller's conversation or session is shown as its template; TOOLHOST_GOLDEN=update
+// rewrites the block.
+func TestReadmeResourceTable(t *testing.T) {
+	cs := connectBinary(t, binaryTransports["stdio"](t), nil)
+	callOK(t, cs, "terminal_operations", map[string]any{"operation": "create_session", "session_id": "docs"})
+	ctx := context.Background()
+	listed, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	templates, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type row struct{ uri, listed, description string }
+	var static, instances, only []row
+	matched := map[string]bool{}
+	for _, r := range listed.Resources {
+		i := slices.IndexFunc(templates.ResourceTemplates, func(tm *mcp.ResourceTemplate) bool { return matchesTemplate(tm.URITemplate, r.URI) })
+		if i < 0 {
+			static = append(static, row{r.URI, "listed", r.Description})
+			continue
+		}
+		uri := templates.ResourceTemplates[i].URITemplate
+		if !matched[uri] {
+			matched[uri] = true
+			instances = append(instances, row{uri, "listed (the caller's)", r.Description})
+		}
+	}
+	for _, tm := range templates.ResourceTemplates {
+		if !matched[tm.URITemplate] {
+			only = append(only, row{tm.URITemplate, "template", tm.Description})
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| resource | in `resources/list` | what it holds |\n|----------|--------------------|---------------|\n")
+	for _, group := range [][]row{static, instances, only} {
+		slices.SortFunc(group, func(a, b row) int { return strings.Compare(a.uri, b.uri) })
+		for _, r := range group {
+			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.uri, r.listed, strings.ReplaceAll(r.description, "|", `\|`))
+		}
+	}
+	golden.CheckBlock(t, filepath.Join("..", "..", "README.md"), "<!-- begin: resources/list -->", "<!-- end: resources/list -->", b.String())
+}
+
+// matchesTemplate reports whether uri is an instance of the URI template tmpl, each {variable}
+// standing for one non-empty path segment.
+func matchesTemplate(tmpl, uri string) bool {
+	for {
+		open := strings.Index(tmpl, "{")
+		if open < 0 {
+			return tmpl == uri
+		}
+		if !strings.HasPrefix(uri, tmpl[:open]) {
+			return false
+		}
+		uri = uri[open:]
+		end := strings.Index(tmpl, "}")
+		if end < open {
+			return false
+		}
+		tmpl = tmpl[end+1:]
+		seg := strings.IndexAny(uri, "/")
+		if seg < 0 {
+			seg = len(uri)
+		}
+		if seg == 0 {
+			return false
+		}
+		uri = uri[seg:]
+	}
+}
+
+func TestMatchesTemplate(t *testing.T) {
+	tests := []struct {
+		name, tmpl, uri string
+		want            bool
+	}{
+		{"no variable, same", "toolhost://workdir", "toolhost://workdir", true},
+		{"no variable, longer", "toolhost://workdir", "toolhost://workdir/git", false},
+		{"one variable", "toolhost://conversations/{id}/todos", "toolhost://conversations/c-1/todos", true},
+		{"two variables", "toolhost://terminals/{conversation}/{id}/screen", "toolhost://terminals/c-1/w/screen", true},
+		{"variable spans a slash", "toolhost://conversations/{id}/todos", "toolhost://conversations/a/b/todos", false},
+		{"empty variable", "toolhost://conversations/{id}/todos", "toolhost://conversations//todos", false},
+		{"other suffix", "toolhost://conversations/{id}/todos", "toolhost://conversations/c-1/commands", false},
+		{"other prefix", "toolhost://conversations/{id}/todos", "toolhost://terminals/c-1/todos", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := matchesTemplate(tt.tmpl, tt.uri); got != tt.want {
+				t.Errorf("matchesTemplate(%q, %q) = %v, want %v", tt.tmpl, tt.uri, got, tt.want)
+			}
+		})
 	}
 }
