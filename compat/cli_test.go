@@ -107,17 +107,7 @@ func TestAgentCLIs(t *testing.T) {
 				reports = append(reports, rep)
 				reportsMu.Unlock()
 				for _, ch := range rep.checks {
-					t.Run(ch.name, func(t *testing.T) {
-						why, isKnown := known[rep.name+" "+ch.name]
-						switch {
-						case !ch.ok && isKnown:
-							t.Logf("known failure (%s): %s", why, ch.detail)
-						case !ch.ok:
-							t.Error(ch.detail)
-						case isKnown:
-							t.Errorf("listed as a known failure (%s) but passes now: remove it from %s", why, os.Getenv("COMPAT_KNOWN_FAILURES"))
-						}
-					})
+					t.Run(ch.name, func(t *testing.T) { judge(t, known, rep.name+" "+ch.name, ch.ok, ch.detail) })
 				}
 				if t.Failed() {
 					t.Logf("exit %d after %s; stderr tail:\n%s", o.exitCode, o.duration.Round(time.Second), tail(o.stderr, 1500))
@@ -477,7 +467,22 @@ func knownFailures(t *testing.T) map[string]string {
 	return out
 }
 
-// printTable prints the per-client table, and writes it to $COMPAT_REPORT when set. XX marks
+// judge fails t for a failed check (key is "client/transport check"), unless known lists it;
+// a listed check that passes fails t, so that its line is removed with the fix.
+func judge(t *testing.T, known map[string]string, key string, ok bool, detail string) {
+	t.Helper()
+	why, isKnown := known[key]
+	switch {
+	case !ok && isKnown:
+		t.Logf("known failure (%s): %s", why, detail)
+	case !ok:
+		t.Error(detail)
+	case isKnown:
+		t.Errorf("listed as a known failure (%s) but passes now: remove it from %s", why, os.Getenv("COMPAT_KNOWN_FAILURES"))
+	}
+}
+
+// printTable prints the per-client table, and appends it to $COMPAT_REPORT when set. XX marks
 // a failed check, -- a check that does not apply (survives_restart on stdio).
 func printTable(t *testing.T, known map[string]string) {
 	reportsMu.Lock()
@@ -553,11 +558,26 @@ func printTable(t *testing.T, known map[string]string) {
 			}
 		}
 	}
-	fmt.Print(b.String())
-	if p := os.Getenv("COMPAT_REPORT"); p != "" {
-		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-			t.Errorf("write COMPAT_REPORT: %v", err)
+	writeReport(t, b.String())
+}
+
+// writeReport prints one of the suite's tables and appends it to $COMPAT_REPORT when set (each
+// test that has a table adds its own).
+func writeReport(t *testing.T, table string) {
+	fmt.Print(table)
+	p := os.Getenv("COMPAT_REPORT")
+	if p == "" {
+		return
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err == nil {
+		_, err = f.WriteString(table)
+		if cerr := f.Close(); err == nil {
+			err = cerr
 		}
+	}
+	if err != nil {
+		t.Errorf("write COMPAT_REPORT: %v", err)
 	}
 }
 

@@ -3,7 +3,8 @@
 // Package compat is toolhost's compatibility suite: it drives real, version-pinned agent CLIs
 // (Claude Code, Codex, Gemini CLI, opencode, Qwen Code) and MCP clients (the TypeScript SDK, the
 // MCP Inspector CLI, the go-sdk) against the real toolhost binary, and checks what reaches the
-// model.
+// model. It also runs the generic server scenarios of the MCP conformance package
+// (@modelcontextprotocol/conformance) against toolhost serve (TestConformance).
 //
 // The model is a scripted fake on loopback (Model) that speaks the wire formats the CLIs use: the
 // Anthropic Messages API, the OpenAI Responses and Chat Completions APIs, and the Gemini API. It

@@ -223,8 +223,9 @@ func randomMarker() string {
 	return hex.EncodeToString(b[:])
 }
 
-// newToolhost prepares directories, workspace files and toolhost on the given transport.
-func (s *suite) newToolhost(t *testing.T, transport string) *fixture {
+// newToolhost prepares directories, workspace files and toolhost on the given transport; extra
+// are more toolhost flags (--no-auth).
+func (s *suite) newToolhost(t *testing.T, transport string, extra ...string) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	f := &fixture{transport: transport, dir: dir, home: filepath.Join(dir, "home"), work: filepath.Join(dir, "work"),
@@ -243,6 +244,7 @@ func (s *suite) newToolhost(t *testing.T, transport string) *fixture {
 	}
 	thArgs := []string{"--workdir", f.work, "--state-dir", filepath.Join(dir, "state"), "--config", cfg,
 		"--log-file", filepath.Join(dir, "toolhost.log"), "--log-level", "debug"}
+	thArgs = append(thArgs, extra...)
 	switch transport {
 	case "stdio":
 		f.mcp = mcpServer{Command: s.self, Args: append([]string{"mcp-record", f.mcpLog, "--", s.toolhost, "stdio"}, thArgs...)}

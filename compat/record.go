@@ -163,6 +163,19 @@ type httpRecorder struct {
 	mu     sync.Mutex
 	target *url.URL
 	log    *msgLog
+	// token and keepHost are set by standIn.
+	token    string
+	keepHost bool
+}
+
+// standIn makes the recorder stand in for a client that cannot send a bearer token (the
+// conformance package has no option for one): it adds token to every request (none when
+// empty), and passes the client's Host header on unchanged, so that toolhost's Host check
+// judges the Host the client sent rather than the recorder's.
+func (h *httpRecorder) standIn(token string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.token, h.keepHost = token, true
 }
 
 // setTarget points the recorder at a (new) toolhost serve.
@@ -186,7 +199,7 @@ func (h *httpRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.log.add(Message{Dir: "c2s", Method: r.Method, Path: r.URL.Path, ProtocolHeard: proto, Session: session})
 	}
 	h.mu.Lock()
-	u := *h.target
+	u, token, keepHost := *h.target, h.token, h.keepHost
 	h.mu.Unlock()
 	u.Path, u.RawQuery = r.URL.Path, r.URL.RawQuery
 	out, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(body))
@@ -196,6 +209,12 @@ func (h *httpRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	out.Header = r.Header.Clone()
 	out.Host = u.Host
+	if keepHost {
+		out.Host = r.Host
+	}
+	if token != "" {
+		out.Header.Set("Authorization", "Bearer "+token)
+	}
 	resp, err := http.DefaultTransport.RoundTrip(out)
 	if err != nil {
 		if !errors.Is(err, context.Canceled) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,16 +17,7 @@ import (
 // reads through file://, a new terminal session appears in resources/list after list_changed,
 // and completion proposes the file's path.
 func TestResourcesThroughBinary(t *testing.T) {
-	transports := map[string]func(t *testing.T) mcp.Transport{
-		"stdio": func(t *testing.T) mcp.Transport {
-			return &mcp.CommandTransport{Command: command(t, "stdio")}
-		},
-		"http": func(t *testing.T) mcp.Transport {
-			url, token := startServe(t)
-			return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer{token: token, base: http.DefaultTransport}}}
-		},
-	}
-	for name, transport := range transports {
+	for name, transport := range binaryTransports {
 		t.Run(name, func(t *testing.T) {
 			listChanged := make(chan struct{}, 16)
 			client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
