@@ -27,7 +27,8 @@
 // a json tag (build_and_version_control's repoArg): its fields are parameters of each operation. The risk class ([RiskRead] … [RiskNetwork]) sets the annotations and
 // what a read-only profile keeps. Modifiers on the row: [Operation.WithTimeout] for a deadline
 // other than [DefaultTimeout], [Operation.WithNamesOnly] for a listing the guard should treat as
-// reading names, not contents.
+// reading names, not contents, [Operation.WithRunsCommands] for an operation that starts commands
+// or types into a shell (a write grant naming it lets commands write; see [Tool.Runner]).
 //
 // A handler returns a [Result] (compact text for the model, optional structured content) or an
 // error. An error the model can fix is a [*ToolError]: a declared [ErrorCode] (see errors.go;
