@@ -24,7 +24,7 @@ type AuthorizationRequest struct {
 func (g *Guard) RequestAuthorization(ctx context.Context, r AuthorizationRequest) (Approval, error) {
 	if a, err := ParseAccess(r.Access); err == nil && a.Class == ClassCommand {
 		// The exact command must be bound to the request; the terminal files it (RequestCommand).
-		return Approval{}, fmt.Errorf("%w: command approvals are requested by terminal_operations itself when a rule asks; run the command and follow its answer", ErrInvalidAccess)
+		return Approval{}, fmt.Errorf("%w: command approvals are requested by the tool that runs the command, when a rule asks; run the command and follow its answer", ErrInvalidAccess)
 	}
 	c, host, err := g.canonicalTarget(r.Access, r.Path)
 	if err != nil {
@@ -47,7 +47,7 @@ func (g *Guard) CreateGrant(ctx context.Context, spec GrantSpec) (Grant, error) 
 	target := spec.Path
 	if spec.Host != "" {
 		if a, err := ParseAccess(spec.Access); err != nil || a.Class != ClassNetwork || spec.Path != "" {
-			return Grant{}, fmt.Errorf("%w: a host needs a network access such as web_operations:network, and no path", ErrInvalidGrant)
+			return Grant{}, fmt.Errorf("%w: a host needs an access of the network class (TOOL:network), and no path", ErrInvalidGrant)
 		}
 		target = spec.Host
 	}

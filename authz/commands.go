@@ -10,16 +10,27 @@ import (
 // MaxCommandLen bounds the command line of a command approval.
 const MaxCommandLen = 8 << 10
 
-// TerminalTool is the tool name of terminal grants and command approvals.
-const TerminalTool = "terminal_operations"
+// Runner names the tool that runs shell commands and its operations that start commands or
+// type into a shell. authz knows no tool or operation by name: the terminal's wiring passes
+// it (the MCP layer's operation rows declare which operations run commands).
+type Runner struct {
+	Tool string
+	// Operations start commands or send them input: a write grant covering one of them lets
+	// the commands write (WritePaths).
+	Operations []string
+}
 
-// CommandAccess is the access of a command approval: running one exact command line that a
-// command rule asks about.
-const CommandAccess = TerminalTool + ":command"
+// CommandAccess is the access of a command approval for the tool: running one exact command
+// line that a command rule asks about ("TOOL:command").
+func CommandAccess(tool string) string {
+	return Access{Tool: tool, Class: ClassCommand}.String()
+}
 
 // CommandRequest is a command that a rule asks the user about.
 type CommandRequest struct {
 	Conversation string
+	// Tool runs the command; the approval's access is CommandAccess(Tool).
+	Tool string
 	// Dir is the canonical directory the command runs in.
 	Dir string
 	// Command is the exact line, as it would run.
@@ -32,17 +43,18 @@ type CommandRequest struct {
 // pending for the same conversation, directory and line. The model cannot file these
 // itself: the terminal does, with the exact line it refused to run.
 func (g *Guard) RequestCommand(ctx context.Context, r CommandRequest) (Approval, error) {
+	access := CommandAccess(r.Tool)
 	pending, err := g.approvals.List(ctx, r.Conversation, StatusPending)
 	if err != nil && !errors.Is(err, ErrNoStore) {
 		return Approval{}, err
 	}
 	for _, ap := range pending {
-		if ap.Access == CommandAccess && ap.Path == r.Dir && ap.Command == r.Command {
+		if ap.Access == access && ap.Path == r.Dir && ap.Command == r.Command {
 			return ap, nil
 		}
 	}
 	ap, err := g.approvals.Create(ctx, ApprovalSpec{
-		Conversation: r.Conversation, Path: r.Dir, Access: CommandAccess, Once: true,
+		Conversation: r.Conversation, Path: r.Dir, Access: access, Once: true,
 		Reason: r.Reason, Command: r.Command,
 	})
 	if err != nil {
@@ -52,16 +64,19 @@ func (g *Guard) RequestCommand(ctx context.Context, r CommandRequest) (Approval,
 	return ap, nil
 }
 
-// CommandGranted reports whether the user approved running exactly this command line in dir
-// for the conversation, and uses the grant (a one-time grant is used up).
-func (g *Guard) CommandGranted(ctx context.Context, conversation, dir, command string) (Grant, bool, error) {
-	r := &Request{Conversation: conversation, Tool: TerminalTool, Operation: "run_command", Class: ClassCommand, Command: command}
-	gr, ok, err := g.grants.use(ctx, r, dir, "")
+// CommandGranted reports whether the user approved running exactly the command line c.Command
+// by c.Tool in c.Dir for c.Conversation, and uses the grant (a one-time grant is used up).
+// c.Reason is not used.
+func (g *Guard) CommandGranted(ctx context.Context, c CommandRequest) (Grant, bool, error) {
+	// A command grant has the class form (Tool:command), so the operation is the class: no
+	// operation of the tool is one.
+	r := &Request{Conversation: c.Conversation, Tool: c.Tool, Operation: string(ClassCommand), Class: ClassCommand, Command: c.Command}
+	gr, ok, err := g.grants.use(ctx, r, c.Dir, "")
 	if err != nil || !ok {
 		return Grant{}, false, err
 	}
-	g.auditEvent(ctx, AuditRecord{Event: "decision", Conversation: conversation, Tool: TerminalTool, Operation: "command",
-		Class: ClassCommand, Path: dir, Outcome: OutcomeAllowedByGrant, GrantID: gr.ID})
+	g.auditEvent(ctx, AuditRecord{Event: "decision", Conversation: c.Conversation, Tool: c.Tool, Operation: string(ClassCommand),
+		Class: ClassCommand, Path: c.Dir, Outcome: OutcomeAllowedByGrant, GrantID: gr.ID})
 	return gr, true, nil
 }
 
@@ -72,11 +87,11 @@ type GrantedPath struct {
 	Expires   time.Time // zero for configured grants
 }
 
-// TerminalWritePaths lists the paths that grants active now let terminal commands of the
-// conversation write: grants whose access covers a write by terminal_operations
-// (terminal_operations:write, *:write, or one of its operations by name). The sandbox of a
-// command or session started now allows writing there.
-func (g *Guard) TerminalWritePaths(ctx context.Context, conversation string) ([]GrantedPath, error) {
+// WritePaths lists the paths that grants active now let the commands of the conversation
+// write: grants whose access covers a write by one of run's operations (run.Tool:write,
+// *:write, or one of the operations by name). The sandbox of a command or session started now
+// allows writing there.
+func (g *Guard) WritePaths(ctx context.Context, conversation string, run Runner) ([]GrantedPath, error) {
 	list, err := g.grants.List(ctx, conversation)
 	if err != nil {
 		return nil, err
@@ -90,8 +105,8 @@ func (g *Guard) TerminalWritePaths(ctx context.Context, conversation string) ([]
 		if err != nil {
 			continue
 		}
-		for _, op := range []string{"run_command", "create_session", "send_input"} {
-			if a.covers(&Request{Tool: TerminalTool, Operation: op, Class: ClassWrite}) {
+		for _, op := range run.Operations {
+			if a.covers(&Request{Tool: run.Tool, Operation: op, Class: ClassWrite}) {
 				out = append(out, GrantedPath{Path: gr.Path, Recursive: gr.Recursive, Expires: gr.Expires.Wall})
 				break
 			}

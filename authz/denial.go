@@ -74,24 +74,44 @@ func AsDenial(err error) (*Denial, bool) {
 	return d, ok
 }
 
-// requestAuthorizationCall renders the exact user_collaboration call that asks for a grant.
-func requestAuthorizationCall(path, access string) string {
-	return authorizationCall(path, access, `"recursive":true with a directory path`)
+// AskCall names the call that asks the user for a grant, which the NextStep of a refusal a
+// grant can fix spells out: the tool, its operation that files an authorization request and
+// the one that polls it. authz knows no tool or operation by name: the MCP layer names them
+// (Config.Ask). Without them, NextStep says in words what to ask the user for.
+type AskCall struct {
+	Tool, Request, Poll string
 }
 
-// authorizationCall renders the request_authorization call for a path or host, with the
-// recursive option explained as it applies to it.
-func authorizationCall(target, access, recursive string) string {
+// requestAuthorizationCall renders the exact call that asks for a grant on a path.
+func (g *Guard) requestAuthorizationCall(path, access string) string {
+	return g.ask.render(path, access, `"recursive":true with a directory path`)
+}
+
+// render renders the call that asks for a grant of access on target (a path or a host), with
+// the recursive option explained as it applies to it.
+func (c AskCall) render(target, access, recursive string) string {
+	if c.Tool == "" || c.Request == "" || c.Poll == "" {
+		return fmt.Sprintf("ask the user for a grant of %s on %s", access, target)
+	}
 	args := struct {
 		Operation string `json:"operation"`
 		Path      string `json:"path"`
 		Access    string `json:"access"`
 		Reason    string `json:"reason"`
-	}{"request_authorization", target, access, "<why you need it>"}
+	}{c.Request, target, access, "<why you need it>"}
+	poll := struct {
+		Operation string `json:"operation"`
+		RequestID string `json:"request_id"`
+	}{c.Poll, "<id>"}
+	return "the " + c.Tool + " tool with " + compactJSON(args) +
+		` (optional: ` + recursive + `, "once":true, "minutes":N; then poll with ` + compactJSON(poll) + `)`
+}
+
+// compactJSON encodes v on one line without escaping <, > and &.
+func compactJSON(v any) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(args) // cannot fail: four strings
-	return "the user_collaboration tool with " + strings.TrimSuffix(b.String(), "\n") +
-		` (optional: ` + recursive + `, "once":true, "minutes":N; then poll with {"operation":"check_request","request_id":"<id>"})`
+	_ = enc.Encode(v) // cannot fail: structs of strings
+	return strings.TrimSuffix(b.String(), "\n")
 }

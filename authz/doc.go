@@ -1,5 +1,7 @@
 // Package authz decides whether an operation may touch a path: the working-directory guard,
-// protected paths, time-limited grants and approval requests. It knows nothing about MCP.
+// protected paths, time-limited grants and approval requests. It knows nothing about MCP, and no
+// tool or operation by name: callers pass the names in (Request, Runner, Config.Ask), and a test
+// in internal/app fails on a name of the registry in authz's source.
 //
 // # Decisions
 //
@@ -22,7 +24,8 @@
 //     directories (ClassExecute) outside need a grant.
 //
 // A refusal is a *Denial with a stable Code, a short Message and, when a grant can fix it, the exact
-// user_collaboration request_authorization call in NextStep. Every decision is audited.
+// call that asks the user for one (the tool and operations Config.Ask names) in NextStep. Every
+// decision is audited.
 //
 // # I/O
 //

@@ -117,6 +117,13 @@ func symlink(t testing.TB, target, link string) {
 	}
 }
 
+// testAsk and testRunner name the MCP layer's tools as toolhost's wiring does (consolidated's
+// AskCall and the terminal tool's Runner): authz itself knows no tool by name.
+var (
+	testAsk    = AskCall{Tool: "user_collaboration", Request: "request_authorization", Poll: "check_request"}
+	testRunner = Runner{Tool: "terminal_operations", Operations: []string{"run_command", "create_session", "send_input"}}
+)
+
 func newFixture(t testing.TB, mutate func(*Config)) *fixture {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
@@ -143,6 +150,7 @@ func newFixture(t testing.TB, mutate func(*Config)) *fixture {
 		Store:      f.st,
 		Audit:      f.audit,
 		Clock:      f.clock.clock(),
+		Ask:        testAsk,
 	}
 	if mutate != nil {
 		mutate(&cfg)

@@ -47,6 +47,9 @@ type Config struct {
 	StaticGrants []GrantSpec
 	// Logger receives warnings (failed audit writes); nil means slog.Default().
 	Logger *slog.Logger
+	// Ask names the call that asks the user for a grant, which refusals spell out in NextStep
+	// (the NetGuard built on this guard's too); zero: NextStep says it in words.
+	Ask AskCall
 }
 
 // DecisionKind says why an operation was allowed.
@@ -78,6 +81,10 @@ type Request struct {
 	NamesOnly bool
 	// Command is the exact command line of a ClassCommand request (see Guard.CommandGranted).
 	Command string
+	// ReadAccess is the access (tool.operation) that reads one file: the next step names it
+	// when a walk below the target opens a file it may not read (one with hard links outside
+	// the working directory). The caller's tool declares it; empty means the request's own.
+	ReadAccess string
 }
 
 // Decision is an allowed operation.
@@ -110,6 +117,7 @@ type Guard struct {
 	audit            *auditor
 	clock            Clock
 	log              *slog.Logger
+	ask              AskCall
 
 	closeOnce sync.Once
 	closeErr  error
@@ -148,6 +156,7 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 		clock:            cfg.Clock.withDefaults(),
 		links:            &linkIndex{dir: res.path},
 		log:              cfg.Logger,
+		ask:              cfg.Ask,
 	}
 	if g.log == nil {
 		g.log = slog.Default()
@@ -375,7 +384,7 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 		d := &Denial{Code: code, Canonical: c, Access: access, Message: msg}
 		switch {
 		case d.Grantable():
-			d.NextStep = requestAuthorizationCall(c, access)
+			d.NextStep = g.requestAuthorizationCall(c, access)
 		case code == CodeNotRegular:
 			d.NextStep = "use a regular file; FIFOs, devices and sockets are never opened"
 		case code == CodeIsWorkdir:
@@ -545,6 +554,8 @@ type Target struct {
 	guard     *Guard
 	dir       string // the directory Root is opened at
 	grant     *Grant // the grant that allowed the target, if any
+	// readAccess is the request's ReadAccess (or its own access), for refusals of files below.
+	readAccess string
 }
 
 // Close closes Root if the target owns it (the working directory's root is shared).
@@ -592,8 +603,11 @@ func (g *Guard) Open(ctx context.Context, r Request) (*Target, error) {
 		return nil, err
 	}
 	c := d.Canonical
-	t := &Target{Canonical: c, Decision: d}
+	t := &Target{Canonical: c, Decision: d, readAccess: r.ReadAccess}
 	t.guard, t.grant = g, gr
+	if t.readAccess == "" {
+		t.readAccess = r.Tool + "." + r.Operation
+	}
 	if within(c, g.workdir) {
 		t.Root, t.Rel, t.dir = g.root, relTo(c, g.workdir), g.workdir
 		return t, nil

@@ -435,6 +435,20 @@ func TestDenialNextStep(t *testing.T) {
 	}
 }
 
+// TestDenialNextStepUnnamed: a guard that was not told the call asking for a grant
+// (Config.Ask) says in words what to ask for, and names no tool.
+func TestDenialNextStepUnnamed(t *testing.T) {
+	f := newFixture(t, func(c *Config) { c.Ask = AskCall{} })
+	_, err := f.g.Check(context.Background(), req(ClassWrite, "create_file", f.out+"/new.txt"))
+	den, ok := AsDenial(err)
+	if !ok {
+		t.Fatalf("Check(outside) error = %v, want Denial", err)
+	}
+	if want := "ask the user for a grant of file_operations.create_file on " + f.out + "/new.txt"; den.NextStep != want {
+		t.Errorf("NextStep = %q, want %q", den.NextStep, want)
+	}
+}
+
 func TestOpenInsideAndOutside(t *testing.T) {
 	f := newFixture(t, nil)
 	f.populate(t)

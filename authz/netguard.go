@@ -71,7 +71,7 @@ func NetCallerFrom(ctx context.Context) (NetCaller, bool) {
 // refused address dialed). By default it refuses loopback, private, link-local, CGNAT,
 // multicast, unspecified, reserved and cloud-metadata addresses, IPv6 forms that embed such an
 // IPv4 address, metadata host names, and toolhost's own listeners; [web] allow and network grants
-// (access web_operations:network, Grant.Host) open refused hosts, except own listeners and
+// (access TOOL:network, Grant.Host) open refused hosts, except own listeners and
 // [web] deny, which nothing opens. Safe for concurrent use.
 type NetGuard struct {
 	guard       *Guard // grants and audit; nil = no grants, no audit
@@ -418,22 +418,29 @@ func (n *NetGuard) refused(t target, ip netip.Addr, class AddrClass) *Denial {
 		Access:    networkAccess(t),
 		Message: fmt.Sprintf("%s is %s; toolhost does not connect there unless [web] allow or the user's grant names the host",
 			n.display(t, ip), what),
-		NextStep: HostAuthorizationCall(t.host, networkAccess(t)),
+		NextStep: n.HostAuthorizationCall(t.host, networkAccess(t)),
 	}
 }
 
-// HostAuthorizationCall renders the exact user_collaboration call that asks the user for a
-// network grant on host (canonical) with access (e.g. web_operations:network).
-func HostAuthorizationCall(host, access string) string {
-	return authorizationCall(host, access, `"recursive":true for its subdomains too`)
+// HostAuthorizationCall renders the exact call that asks the user for a network grant on host
+// (canonical) with access (TOOL:network), as the guard's Config.Ask names it.
+func (n *NetGuard) HostAuthorizationCall(host, access string) string {
+	var ask AskCall
+	if n.guard != nil {
+		ask = n.guard.ask
+	}
+	return ask.render(host, access, `"recursive":true for its subdomains too`)
 }
 
+// networkAccess is the access a grant for the target's connection needs: the network class of
+// the caller's tool, or of any tool when the connection has no caller (in toolhost every
+// connection has one; without it no grant applies anyway).
 func networkAccess(t target) string {
 	tool := t.caller.Tool
 	if !isName(tool) {
-		tool = "web_operations"
+		tool = "*"
 	}
-	return tool + ":network"
+	return Access{Tool: tool, Class: ClassNetwork}.String()
 }
 
 func outcomeOf(d *Denial) string {

@@ -168,7 +168,8 @@ func TestCanonicalHost(t *testing.T) {
 // TestNetGuardRefusesEveryClass dials one address of every refused class, spelled every way a
 // URL can spell it. Nothing may reach the dialer (which could reach only loopback anyway).
 func TestNetGuardRefusesEveryClass(t *testing.T) {
-	f := newNetFixture(t, nil, nil, nil)
+	// On a guard that names the call asking for a grant, as toolhost's wiring does.
+	f := newNetFixture(t, newFixture(t, nil).g, nil, nil)
 	f.resolver.Set("rebind-to-loopback.test", []string{"127.0.0.1"})
 	f.resolver.Set("private.test", []string{"10.0.0.7"})
 	f.resolver.Set("mapped.test", []string{"::ffff:169.254.169.254"})
@@ -311,7 +312,7 @@ func TestNetGuardAllowAndDeny(t *testing.T) {
 		{"deny mapped form", []string{"*"}, []string{"127.0.0.1"}, "[::ffff:127.0.0.1]:" + p, CodeNetworkDenied},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f := newNetFixture(t, nil, tc.allow, tc.deny)
+			f := newNetFixture(t, newFixture(t, nil).g, tc.allow, tc.deny)
 			f.resolver.Set("dev.test", []string{"127.0.0.1"})
 			conn, err := f.ng.DialContext(caller("c1"), "tcp", tc.address)
 			if conn != nil {
@@ -517,4 +518,24 @@ func FuzzNetPolicy(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNetRefusalAccess: a refusal asks for the network class of the caller's tool; a
+// connection without a caller names any tool, since the guard knows none by name.
+func TestNetRefusalAccess(t *testing.T) {
+	f := newNetFixture(t, newFixture(t, nil).g, nil, nil)
+	for _, c := range []struct {
+		name string
+		ctx  context.Context
+		want string
+	}{
+		{"caller", caller("c1"), "web_operations:network"},
+		{"no caller", context.Background(), "*:network"},
+	} {
+		_, err := f.ng.DialContext(c.ctx, "tcp", "127.0.0.1:80")
+		d, ok := IsNetDenial(err)
+		if !ok || d.Access != c.want || !strings.Contains(d.NextStep, `"access":"`+c.want+`"`) {
+			t.Errorf("%s: DialContext(127.0.0.1:80) = %+v, want a refusal asking for %s", c.name, d, c.want)
+		}
+	}
 }

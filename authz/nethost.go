@@ -200,7 +200,7 @@ func checkGrantTarget(a Access, path, host string) error {
 			return fmt.Errorf("%w: a grant names a path or a host, not both", ErrInvalidGrant)
 		}
 		if a.Class != ClassNetwork {
-			return fmt.Errorf("%w: a host needs a network access such as web_operations:network", ErrInvalidGrant)
+			return fmt.Errorf("%w: a host needs an access of the network class (TOOL:network)", ErrInvalidGrant)
 		}
 		if c, err := CanonicalHost(host); err != nil || c != host {
 			return fmt.Errorf("%w: host must be canonical (lower case, no port)", ErrInvalidGrant)

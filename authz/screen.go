@@ -98,8 +98,11 @@ func (t *Target) vet(rel string, k fileKey, nlink uint64, ctime int64) error {
 	if g.links.onlyInside(context.Background(), k, nlink, ctime) {
 		return nil
 	}
-	return &Denial{Code: CodeHardLink, Canonical: c, Access: "read", Message: sharedMessage(c, nlink),
-		NextStep: requestAuthorizationCall(c, "file_operations.read_file")}
+	d := &Denial{Code: CodeHardLink, Canonical: c, Access: "read", Message: sharedMessage(c, nlink)}
+	if t.readAccess != "" {
+		d.NextStep = g.requestAuthorizationCall(c, t.readAccess)
+	}
+	return d
 }
 
 // sharedMessage explains a refused read of a file with several hard links.

@@ -4,10 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"toolhost/internal/fsread"
 )
 
 // TestLinkCensus: a file is linked only inside while the census finds all its names in the
@@ -67,5 +70,46 @@ func TestHasGitName(t *testing.T) {
 		if got := hasGitName(tt.rel); got != tt.want {
 			t.Errorf("hasGitName(%q) = %v, want %v", tt.rel, got, tt.want)
 		}
+	}
+}
+
+// TestWalkRefusalNamesReadAccess: a file below a walked directory that has a link outside the
+// working directory is refused, and the next step asks for the access the caller declared for
+// reading one file (the guard knows no operation by name), else for the request's own.
+func TestWalkRefusalNamesReadAccess(t *testing.T) {
+	f := newFixture(t, nil)
+	mkdirs(t, filepath.Join(f.wd, "sub"))
+	hl := filepath.Join(f.wd, "sub", "hl")
+	writeFile(t, hl, "x")
+	if err := os.Link(hl, filepath.Join(f.out, "hl")); err != nil {
+		t.Fatal(err)
+	}
+	var st unix.Stat_t
+	if err := unix.Stat(hl, &st); err != nil {
+		t.Fatal(err)
+	}
+	id := fsread.FileID{Dev: uint64(st.Dev), Ino: st.Ino, Nlink: uint64(st.Nlink), Ctime: st.Ctim.Nano()}
+	for _, c := range []struct {
+		name, readAccess, want string
+	}{
+		{"declared", "file_operations.read_file", "file_operations.read_file"},
+		{"the request's own", "", "file_operations.grep_search"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := req(ClassRead, "grep_search", "sub")
+			r.ReadAccess = c.readAccess
+			tg, err := f.g.Open(context.Background(), r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer tg.Close()
+			d, ok := AsDenial(tg.Opened("hl", id))
+			if !ok || d.Code != CodeHardLink {
+				t.Fatalf("Opened(hl) = %v, want a hard_link denial", d)
+			}
+			if want := `"access":"` + c.want + `"`; !strings.Contains(d.NextStep, want) {
+				t.Errorf("NextStep = %q, want it to ask for %s", d.NextStep, want)
+			}
+		})
 	}
 }

@@ -111,7 +111,7 @@ func exitOutcome(code int, timedOut bool) engine.Outcome {
 	case timedOut:
 		return engine.Outcome{Status: engine.StatusTimeout, ErrorCode: string(CodeTimeout), Error: fmt.Sprintf("killed by its timeout (exit %d)", code)}
 	case code != 0:
-		return engine.Outcome{Status: engine.StatusFailed, ErrorCode: "exit_status", Error: fmt.Sprintf("exit %d", code)}
+		return engine.Outcome{Status: engine.StatusFailed, ErrorCode: string(CodeExitStatus), Error: fmt.Sprintf("exit %d", code)}
 	}
 	return engine.Outcome{Status: engine.StatusSuccess}
 }

@@ -27,7 +27,8 @@
 // a json tag (build_and_version_control's repoArg): its fields are parameters of each operation. The risk class ([RiskRead] … [RiskNetwork]) sets the annotations and
 // what a read-only profile keeps. Modifiers on the row: [Operation.WithTimeout] for a deadline
 // other than [DefaultTimeout], [Operation.WithNamesOnly] for a listing the guard should treat as
-// reading names, not contents.
+// reading names, not contents, [Operation.WithRunsCommands] for an operation that starts commands
+// or types into a shell (a write grant naming it lets commands write; see [Tool.Runner]).
 //
 // A handler returns a [Result] (compact text for the model, optional structured content) or an
 // error. An error the model can fix is a [*ToolError]: a declared [ErrorCode] (see errors.go;
@@ -43,26 +44,49 @@
 //
 // Then: test it through the harness in harness_test.go (or a txtar scenario under
 // testdata/scenarios when the point is the text the model reads), and regenerate the goldens with
-// TOOLHOST_GOLDEN=update go test ./... (the tool's schema in internal/app/testdata/tools, the
-// README's tool table). The diff of those files is the review of what clients will see.
+// TOOLHOST_GOLDEN=update go test ./... (the tool's schema in internal/app/testdata/tools, the tool
+// tables of the README and ARCHITECTURE.md). The diff of those files is the review of what
+// clients will see.
 //
 // # Adding a tool
 //
-// A tool is a file, a place in the order, and a line in the constructor list:
+// Every tool needs these four:
 //
 //  1. The file: consolidated/NAME.go holds the argument structs, the handlers and a constructor
-//     (func NameTool(cfg NameConfig) *Tool) that returns the [Tool] with its table. Engines
-//     (internal/...) do the work and know nothing of MCP; the file maps their errors to codes.
+//     (func NameTool(cfg NameConfig) *Tool) that returns the [Tool] with its table. A row that
+//     the guard must know something about says so ([Operation.WithNamesOnly],
+//     [Operation.WithRunsCommands]); authz knows no tool or operation by name, so whatever it is
+//     asked carries the names in (the request's tool and operation, [Call.GuardRequest]).
 //  2. The order: NAME's place in [Order]. A new tool goes before read_tool_result; the relative
 //     order of existing tools never changes (clients cache the prompt prefix holding the list).
-//  3. The constructor list: one line in the tools slice of internal/app's Open, after the
-//     engines the tool needs are started there.
+//  3. The tool list: one entry in the tools slice of internal/app's Open.
+//  4. The token budget: a row for NAME in toolBudget (internal/app/tools_test.go). The rows sum
+//     to the budget of the whole list, so a tool that needs a larger share takes it from another
+//     row, with the reason in the commit message.
 //
-// Plus a row for NAME in the token budget table (toolBudget in internal/app/tools_test.go; the
-// planned tools have theirs): the rows sum to the budget of the whole list, so a tool that needs
-// a larger share takes it from another row, with the reason in the commit message. The
-// first test run writes the tool's schema golden and the README table gains its row
-// (TOOLHOST_GOLDEN=update); add the tool to scenarioTools to use it in scenarios, and pin any new
+// That is all for a tool without an engine (think, read_tool_result): its constructor is the
+// entry in Open. A tool backed by an engine (files, terminals, git and builds, the web,
+// databases) also needs:
+//
+//  5. The engine: a package under internal/ that does the work and knows nothing of MCP (the
+//     dependency rules in internal/app/deps_test.go check it); the tool file maps its errors to
+//     declared codes. An engine whose codes pass through unchanged has them declared in
+//     errors.go too (TestErrorCodesDeclared reads internal/web's and internal/browser's).
+//  6. The builder: internal/app/NAME.go, an App method that starts the engine from the
+//     configuration and returns the tool (webTool, databaseTool, buildTool); Open calls it, and
+//     the tool's Close releases what it started.
+//  7. The configuration: a section of internal/config's Config (a struct with toml tags whose
+//     values are checked when the file loads; the keys the did-you-mean knows are derived from
+//     the tags), documented in the README's Configuration section. Engines get plain values in
+//     their own Config types: only the wiring reads internal/config.
+//  8. Scenario tests: an entry in scenarioTools (scenario_test.go) that builds it on the
+//     harness's guard and store, so txtar scenarios can call it.
+//
+// Then regenerate and review (TOOLHOST_GOLDEN=update go test ./...): the tool's schema golden
+// (internal/app/testdata/tools/NAME.json), each tier's list (internal/app/testdata/tiers), the
+// README's tool table and ARCHITECTURE.md §1's, which TestArchitectureToolTable keeps the
+// registry's; add the engine's package to the layout in ARCHITECTURE.md §2 and the tool to
+// cmd/toolhost's wantTools when the default configuration advertises it. Pin any new
 // third-party module in internal/app/deps_test.go.
 //
 // # Adding a resource, a hook or a cleanup

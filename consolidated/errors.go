@@ -243,6 +243,13 @@ const (
 	CodeStateUnavailable ErrorCode = "state_unavailable"
 )
 
+// Execution history: codes only the execution records carry (toolhost executions, the console);
+// the model reads the call's own result.
+const (
+	// CodeExitStatus: a command exited with a non-zero status; the record's exit code says which.
+	CodeExitStatus ErrorCode = "exit_status"
+)
+
 // ToolError is a failure the model can fix. Its text names the code, the parameter concerned
 // and the next step; the cause, when there is one, goes to the log only, so that what the model
 // reads and what the operator needs travel together but apart.

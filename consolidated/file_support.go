@@ -52,8 +52,10 @@ func (f *fileTool) openMove(ctx context.Context, c *Call, p, param string) (*aut
 }
 
 // open asks the guard for r. Refusals become the model-fixable error that carries the
-// user_collaboration call.
+// user_collaboration call. A file a walk below the target may not read is one read_file can
+// read with a grant naming it: its refusal asks for that.
 func (f *fileTool) open(ctx context.Context, r authz.Request, param string) (*authz.Target, error) {
+	r.ReadAccess = r.Tool + ".read_file"
 	t, err := f.guard.Open(ctx, r)
 	if err != nil {
 		return nil, GuardError(err, param)

@@ -97,7 +97,7 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	if h.st == nil {
 		h.st = storetest.Open(t)
 	}
-	gcfg := authz.Config{WorkDir: wd, StateDir: h.st.Dir(), Store: h.st}
+	gcfg := authz.Config{WorkDir: wd, StateDir: h.st.Dir(), Store: h.st, Ask: AskCall()}
 	if o.guard != nil {
 		o.guard(&gcfg)
 	}

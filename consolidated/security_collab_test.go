@@ -25,6 +25,11 @@ func TestSecurityAuthorizationRequestRefusals(t *testing.T) {
 		{"escape sequence in the path", map[string]any{"path": out + "/x\x1b[2K\rREADME.md", "access": "file_operations:write"}, "error invalid_value: path and conversation must not contain control characters"},
 		{"bidi override in the path", map[string]any{"path": out + "/\u202etxt.exe", "access": "file_operations:write"}, "error invalid_value: path and conversation must not contain control characters"},
 		{"minutes beyond the maximum", map[string]any{"path": out, "access": "file_operations:write", "minutes": 1 << 20}, "error invalid_value: minutes must be between 0 and 43200"},
+		// Only the terminal files a command approval, bound to the exact line it refused.
+		{"a command approval", map[string]any{"path": out, "access": "terminal_operations:command"},
+			"error invalid_value: invalid access: command approvals are requested by terminal_operations itself when a rule asks; run the command and follow its answer"},
+		{"a command approval of any tool", map[string]any{"path": out, "access": "*:command"},
+			"error invalid_value: invalid access: command approvals are requested by terminal_operations itself"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -34,6 +39,9 @@ func TestSecurityAuthorizationRequestRefusals(t *testing.T) {
 				t.Errorf("request_authorization(%v) = %q (isError %v), want prefix %q", tt.args, got, isErr, tt.want)
 			}
 		})
+	}
+	if list, err := h.guard.Approvals().List(context.Background(), "", authz.StatusPending); err != nil || len(list) != 0 {
+		t.Errorf("pending approvals after the refusals = %v, %v; want none", list, err)
 	}
 	t.Run("too many pending", func(t *testing.T) {
 		var got string

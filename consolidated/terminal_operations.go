@@ -135,9 +135,9 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 		Name:        terminalToolName,
 		Description: "Shell commands and PTY sessions: " + OperationsPlaceholder + ". They run in a sandbox, under the user's command rules.",
 		Operations: []Operation{
-			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting),
-			Op("create_session", "start or reuse PTY shell", RiskExecute, t.create).WithTimeout(closing + 10*time.Second),
-			Op("send_input", "type text or keys", RiskExecute, t.send).WithTimeout(waiting),
+			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting).WithRunsCommands(),
+			Op("create_session", "start or reuse PTY shell", RiskExecute, t.create).WithTimeout(closing + 10*time.Second).WithRunsCommands(),
+			Op("send_input", "type text or keys", RiskExecute, t.send).WithTimeout(waiting).WithRunsCommands(),
 			Op("get_output", "new output, optionally waiting", RiskRead, t.output).WithTimeout(waiting),
 			Op("get_screen", "rendered visible screen", RiskRead, t.screen),
 			Op("get_history", "page retained output", RiskRead, t.history),

@@ -102,7 +102,7 @@ func (t *terminalTool) sandboxNote(ctx context.Context, conv, mode, cwd, output 
 // writeRequest renders the request_authorization call for terminal writes under dir.
 func writeRequest(dir string) string {
 	b, _ := json.Marshal(map[string]any{"operation": "request_authorization", "path": dir,
-		"access": authz.TerminalTool + ":write", "recursive": true, "reason": "<why>"})
+		"access": terminalToolName + ":write", "recursive": true, "reason": "<why>"})
 	return "the user_collaboration tool with " + string(b)
 }
 
@@ -172,6 +172,6 @@ func terminalWriteGrant(access string) bool {
 	if err != nil {
 		return false
 	}
-	return (a.Tool == authz.TerminalTool || a.Tool == "*") && a.Class == authz.ClassWrite ||
-		a.Tool == authz.TerminalTool && a.Operation != ""
+	return (a.Tool == terminalToolName || a.Tool == "*") && a.Class == authz.ClassWrite ||
+		a.Tool == terminalToolName && a.Operation != ""
 }

@@ -113,6 +113,10 @@ type Operation struct {
 	// file contents (a listing, a glob). Its guard requests (Call.GuardRequest) say so, and the
 	// guard then lets it list a directory that holds a protected path.
 	NamesOnly bool
+	// RunsCommands declares that the operation starts shell commands or types into a shell
+	// (WithRunsCommands): a write grant naming it, or its tool's write class, lets the
+	// conversation's commands write where the grant says ([Tool.Runner], the terminal sandbox).
+	RunsCommands bool
 
 	args   reflect.Type
 	handle func(ctx context.Context, c *Call, args any) (*Result, error)
@@ -173,6 +177,25 @@ func (op Operation) RiskCategory() authz.Category {
 func (op Operation) WithNamesOnly() Operation {
 	op.NamesOnly = true
 	return op
+}
+
+// WithRunsCommands returns a copy of op that runs commands (see Operation.RunsCommands).
+func (op Operation) WithRunsCommands() Operation {
+	op.RunsCommands = true
+	return op
+}
+
+// Runner names the tool and its operations that run commands (RunsCommands), for what the
+// terminal guard asks authz: command approvals and the paths write grants open to commands.
+// authz knows no tool by name; the table says which these are.
+func (t *Tool) Runner() authz.Runner {
+	r := authz.Runner{Tool: t.Name}
+	for _, op := range t.Operations {
+		if op.RunsCommands {
+			r.Operations = append(r.Operations, op.Name)
+		}
+	}
+	return r
 }
 
 func (op Operation) timeout() time.Duration {

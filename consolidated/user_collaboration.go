@@ -67,6 +67,13 @@ func UserCollaborationTool(cfg CollaborationConfig) *Tool {
 	}
 }
 
+// AskCall names the call that asks the user for a grant, this tool's request_authorization
+// polled with check_request: the guard spells it out in the next step of a refusal a grant can
+// fix (authz.Config.Ask), since authz knows no tool or operation by name.
+func AskCall() authz.AskCall {
+	return authz.AskCall{Tool: "user_collaboration", Request: "request_authorization", Poll: "check_request"}
+}
+
 type collaboration struct {
 	cfg CollaborationConfig
 	key []byte
@@ -190,6 +197,12 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 			return nil, GuardError(err, "path")
 		}
 		return grantedResult(id, grant), nil
+	}
+	if acc, err := authz.ParseAccess(a.Access); err == nil && acc.Class == authz.ClassCommand {
+		// The guard refuses these too, but knows no tool by name: the answer names the one
+		// that files them.
+		return nil, GuardError(fmt.Errorf("%w: command approvals are requested by %s itself when a rule asks; run the command and follow its answer",
+			authz.ErrInvalidAccess, terminalToolName), "path")
 	}
 	ap, err := g.RequestAuthorization(ctx, authz.AuthorizationRequest{
 		Conversation: c.Conversation, Path: a.Path, Access: a.Access, Recursive: a.Recursive,

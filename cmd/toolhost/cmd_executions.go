@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolhost/authz"
+	"toolhost/consolidated"
 	"toolhost/internal/app"
 	"toolhost/internal/engine"
 	"toolhost/internal/server"
@@ -270,7 +271,7 @@ func printRecords(w io.Writer, recs []engine.Record) {
 		if r.ExitCode != nil {
 			detail = fmt.Sprintf("%s (exit %d)", detail, *r.ExitCode)
 		}
-		if r.ErrorCode != "" && r.ErrorCode != "exit_status" { // the exit code says that one
+		if r.ErrorCode != "" && r.ErrorCode != string(consolidated.CodeExitStatus) { // the exit code says that one
 			detail = strings.TrimSpace(detail + " " + r.ErrorCode + ": " + r.Error)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Start.Local().Format(time.DateTime), op, r.Status, dur, r.Principal, oneLine(detail, 80))

@@ -206,6 +206,9 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if err != nil {
 		return nil, err
 	}
+	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.termGuard})
+	// The terminal guard asks authz about the commands of the operations the table marks.
+	a.termGuard.runner = terminal.Runner()
 	// The tool list: one constructor per tool, in any order (the registry orders them by
 	// consolidated.Order). Each tool carries its resources, hooks and Close.
 	tools := []*consolidated.Tool{
@@ -216,7 +219,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		// The read engine's line-index cache lives inside the tool, so repeated range reads of
 		// a large file seek instead of rescanning; the journal makes every write crash-atomic.
 		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries), Journal: a.Journal}),
-		consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.termGuard}),
+		terminal,
 		a.buildTool(terminals),
 		web,
 		a.databaseTool(),
@@ -293,6 +296,7 @@ func (a *App) openGuard(ctx context.Context, profile config.Profile) (*authz.Gua
 		Store:                 a.Store,
 		StaticGrants:          static,
 		Logger:                a.Logger,
+		Ask:                   consolidated.AskCall(),
 	})
 }
 

@@ -66,19 +66,7 @@ func TestBuildProfiles(t *testing.T) {
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("operations (-want +got):\n%s", diff)
 			}
-			ctx := context.Background()
-			st, ct := mcp.NewInMemoryTransports()
-			ss, err := a.Server().Connect(ctx, st, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer ss.Close()
-			cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cs.Close()
-			res, err := cs.ListResources(ctx, nil)
+			res, err := connect(t, a, nil, "").ListResources(context.Background(), nil)
 			found := false
 			if err == nil {
 				for _, r := range res.Resources {

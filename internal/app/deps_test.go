@@ -82,8 +82,9 @@ func TestDependencyDirection(t *testing.T) {
 // module is one third-party module toolhost requires directly, with why it is here.
 type module struct {
 	path, reason string
-	// planned marks a module a round-2 change brings (ARCHITECTURE.md §9): it may be absent until
-	// that change lands.
+	// planned marks a module a decided change brings (ARCHITECTURE.md §9): it may be absent until
+	// that change lands, and the flag goes when go.mod requires it (the test says so), so that
+	// removing the module later is caught.
 	planned bool
 }
 
@@ -104,8 +105,8 @@ var modules = []module{
 	{path: "golang.org/x/sys", reason: "openat2, process groups and CPU features the standard library does not expose"},
 	{path: "golang.org/x/text", reason: "Unicode normalisation for tolerant edits"},
 	// Round 2, decided in ARCHITECTURE.md §9; each line stays when its change lands.
-	{path: "github.com/landlock-lsm/go-landlock", reason: "Landlock sandbox for terminal commands (issue 12)", planned: true},
-	{path: "mvdan.cc/sh/v3", reason: "shell parser for command rules (issue 12)", planned: true},
+	{path: "github.com/landlock-lsm/go-landlock", reason: "Landlock sandbox for terminal commands (issue 12)"},
+	{path: "mvdan.cc/sh/v3", reason: "shell parser for command rules (issue 12)"},
 	{path: "golang.org/x/time", reason: "rate limits per principal and category (issue 15)"},
 	{path: "github.com/chromedp/chromedp", reason: "the headless browser of web_operations (issue 17)"},
 	{path: "github.com/chromedp/cdproto", reason: "the DevTools commands chromedp has no action for: accessibility tree, input events (issue 17)"},
@@ -118,7 +119,8 @@ var modules = []module{
 }
 
 // TestModulesArePinned fails when go.mod requires a module directly that modules does not list
-// (add it, with a reason), or when a listed module is no longer required (remove the line).
+// (add it, with a reason), when a listed module is no longer required (remove the line), and
+// when a module marked planned has landed (drop the flag).
 func TestModulesArePinned(t *testing.T) {
 	out, err := exec.Command("go", "mod", "edit", "-json", "../../go.mod").Output()
 	if err != nil {
@@ -155,8 +157,12 @@ func TestModulesArePinned(t *testing.T) {
 		}
 	}
 	for _, m := range modules {
-		if !m.planned && !slices.Contains(direct, m.path) {
+		required := slices.Contains(direct, m.path)
+		switch {
+		case !m.planned && !required:
 			t.Errorf("module %s is pinned but go.mod does not require it directly: remove its line", m.path)
+		case m.planned && required:
+			t.Errorf("module %s is marked planned but go.mod requires it: drop the flag, so that removing it is caught", m.path)
 		}
 	}
 }

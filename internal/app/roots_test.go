@@ -38,18 +38,7 @@ func rootClient(t *testing.T, a *App, dirs ...string) (*mcp.ClientSession, *mcp.
 	for _, d := range dirs {
 		c.AddRoots(&mcp.Root{URI: "file://" + d})
 	}
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := a.Server().Connect(context.Background(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ss.Close() })
-	cs, err := c.Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs, c
+	return connectClient(t, a, c, "2025-11-25"), c
 }
 
 func workdirOf(t *testing.T, cs *mcp.ClientSession) string {

@@ -30,7 +30,10 @@ import (
 // starts) and the command rules checked on every line.
 type terminalGuard struct {
 	guard *authz.Guard
-	base  sandbox.Policy
+	// runner names the tool whose commands this guards, for authz (which knows none by
+	// name): set from the terminal tool's table when the app builds it.
+	runner authz.Runner
+	base   sandbox.Policy
 	// env is set in every child: TMPDIR when the system temp dir holds a protected path (it
 	// can then only be written below, not at its top).
 	env map[string]string
@@ -169,7 +172,7 @@ func (tg *terminalGuard) policy(ctx context.Context, conv, cwd string) (*sandbox
 	if p == nil || p.Mode != sandbox.ModeWorkspaceWrite {
 		return p, nil
 	}
-	grants, err := tg.guard.TerminalWritePaths(ctx, conv)
+	grants, err := tg.guard.WritePaths(ctx, conv, tg.runner)
 	switch {
 	case errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrDamaged):
 		// Without the state, no granted path is writable: the narrower policy, so terminals
@@ -228,12 +231,13 @@ func (tg *terminalGuard) check(ctx context.Context, conv string, l terminal.Line
 	case v.Action == cmdrules.Deny:
 		return &cmdrules.Refusal{Verdict: v, Line: l.Text, Dir: l.Dir}
 	}
-	if _, ok, err := tg.guard.CommandGranted(ctx, conv, l.Dir, l.Text); err != nil {
+	cmd := authz.CommandRequest{Conversation: conv, Tool: tg.runner.Tool, Dir: l.Dir, Command: l.Text, Reason: v.Reason}
+	if _, ok, err := tg.guard.CommandGranted(ctx, cmd); err != nil {
 		return err
 	} else if ok {
 		return nil
 	}
-	ap, err := tg.guard.RequestCommand(ctx, authz.CommandRequest{Conversation: conv, Dir: l.Dir, Command: l.Text, Reason: v.Reason})
+	ap, err := tg.guard.RequestCommand(ctx, cmd)
 	if errors.Is(err, authz.ErrInvalidGrant) {
 		// Not showable to the user (control characters, too long): it cannot be approved.
 		return &cmdrules.Refusal{Verdict: cmdrules.Verdict{Action: cmdrules.Deny, Command: v.Command,

@@ -13,20 +13,6 @@ import (
 	"toolhost/reminders"
 )
 
-// contents returns every text block of a result, so tests can see appended reminders.
-func contents(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) ([]string, bool) {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("CallTool(%s): %v", tool, err)
-	}
-	var out []string
-	for _, c := range res.Content {
-		out = append(out, c.(*mcp.TextContent).Text)
-	}
-	return out, res.IsError
-}
-
 func TestTodoFlowWithReminders(t *testing.T) {
 	a := testApp(t)
 	cs := connect(t, a, nil, "")

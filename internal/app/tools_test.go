@@ -84,6 +84,14 @@ func TestReadmeToolTable(t *testing.T) {
 		testApp(t).Registry.MarkdownTable())
 }
 
+// TestArchitectureToolTable keeps ARCHITECTURE.md §1, the map's tool list, the registry's tools
+// and operations in order (the same table as the README's); TOOLHOST_GOLDEN=update rewrites it.
+func TestArchitectureToolTable(t *testing.T) {
+	golden.CheckBlock(t, filepath.Join("..", "..", "ARCHITECTURE.md"),
+		"<!-- begin: toolhost tools --markdown -->", "<!-- end: toolhost tools --markdown -->",
+		testApp(t).Registry.MarkdownTable())
+}
+
 func TestToolListIsByteStable(t *testing.T) {
 	first, _ := json.Marshal(testApp(t).Registry.Tools())
 	for i := 0; i < 5; i++ {

@@ -92,12 +92,12 @@ func (s *Session) Navigate(ctx context.Context, rawURL string, timeout time.Dura
 	defer cancel()
 	navErr := chromedp.Do(s.run(nctx), chromedp.Navigate(u.String()))
 	ps := s.state(ctx)
-	if d := mainDenial(ps.Blocked, u); d != nil {
+	if d := mainDenial(s.m.cfg.Guard, ps.Blocked, u); d != nil {
 		return ps, d
 	}
 	if final, err := url.Parse(ps.URL); err == nil && final.Host != "" && final.Host != u.Host {
 		// Redirected: a refusal of where it led is the answer too.
-		if d := mainDenial(ps.Blocked, final); d != nil {
+		if d := mainDenial(s.m.cfg.Guard, ps.Blocked, final); d != nil {
 			return ps, d
 		}
 	}
@@ -121,8 +121,9 @@ func (s *Session) Navigate(ctx context.Context, rawURL string, timeout time.Dura
 }
 
 // mainDenial returns why the proxy failed the page's own host, if it did: the guard's refusal
-// as its *authz.Denial, another failure (no such host, connection refused) as CodeNavFailed.
-func mainDenial(blocked []Blocked, u *url.URL) error {
+// as its *authz.Denial (with ng's call asking for a grant), another failure (no such host,
+// connection refused) as CodeNavFailed.
+func mainDenial(ng *authz.NetGuard, blocked []Blocked, u *url.URL) error {
 	port := u.Port()
 	if port == "" {
 		port = map[string]string{"http": "80", "https": "443"}[u.Scheme]
@@ -144,7 +145,7 @@ func mainDenial(blocked []Blocked, u *url.URL) error {
 			NextStep: "choose another URL; no grant opens this address"}
 		if b.Code == authz.CodeNetworkRefused {
 			if c, err := authz.CanonicalHost(host); err == nil {
-				d.NextStep = authz.HostAuthorizationCall(c, "web_operations:network")
+				d.NextStep = ng.HostAuthorizationCall(c, "web_operations:network")
 			}
 		}
 		return d

@@ -287,6 +287,9 @@ func (x *Execution) requestCancel() {
 	}
 }
 
+// CodeShutdown is the error code of an execution still running when the engine closed.
+const CodeShutdown = "shutdown"
+
 // Close flushes what is pending into bbolt and closes the journal. Executions still running are
 // finished as failed ("server shut down") first, so none is left running.
 func (e *Engine) Close() error {
@@ -302,7 +305,7 @@ func (e *Engine) Close() error {
 	e.mu.Unlock()
 	for _, x := range left {
 		x.cancel(ErrClosed)
-		x.Finish(Outcome{Status: StatusFailed, ErrorCode: "shutdown", Error: "toolhost shut down while this ran"})
+		x.Finish(Outcome{Status: StatusFailed, ErrorCode: CodeShutdown, Error: "toolhost shut down while this ran"})
 	}
 	e.mu.Lock()
 	e.closed = true

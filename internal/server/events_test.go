@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"toolhost/consolidated"
 )
 
 // post sends one JSON-RPC message to /mcp and returns the response and the SSE event ids in it.
@@ -42,8 +40,7 @@ func post(t *testing.T, url, session, body string) (*http.Response, []string, st
 // dropped is answered with an error that says so, never with a silent gap; a malformed one
 // is refused too.
 func TestReplayOfDroppedEvents(t *testing.T) {
-	s := New(Options{Name: "toolhost", Version: "test",
-		Registry: consolidated.NewRegistry(&consolidated.Env{DefaultConversation: "c"}, []*consolidated.Tool{consolidated.ThinkTool()}, nil)})
+	s := thinkServer()
 	srv := httptest.NewServer(NewHTTPHandler(s, HTTPOptions{NoAuth: true, EventStoreBytes: 600}))
 	defer srv.Close()
 	url := srv.URL + "/mcp"

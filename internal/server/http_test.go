@@ -9,15 +9,13 @@ import (
 	"testing"
 
 	"toolhost/authz"
-	"toolhost/consolidated"
 	"toolhost/store/storetest"
 )
 
 // TestHTTPHardening drives the real handler: every request needs the bearer token, a Host that
 // names this machine (or an allowed host) and, from a browser, a loopback Origin.
 func TestHTTPHardening(t *testing.T) {
-	s := New(Options{Name: "toolhost", Version: "test",
-		Registry: consolidated.NewRegistry(&consolidated.Env{DefaultConversation: "c"}, []*consolidated.Tool{consolidated.ThinkTool()}, nil)})
+	s := thinkServer()
 	h := NewHTTPHandler(s, HTTPOptions{Token: "tok-123", AllowedHosts: []string{"box.lan"}})
 	const init = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
 	tests := []struct {
@@ -101,8 +99,7 @@ func TestApprovalEndpointMinutes(t *testing.T) {
 // the OAuth discovery paths answer 404 without a token, so clients do not start an OAuth flow
 // for a server that has none and say "wrong token" instead of "authenticate".
 func TestHTTPAuthChallenges(t *testing.T) {
-	s := New(Options{Name: "toolhost", Version: "test",
-		Registry: consolidated.NewRegistry(&consolidated.Env{DefaultConversation: "c"}, []*consolidated.Tool{consolidated.ThinkTool()}, nil)})
+	s := thinkServer()
 	h := NewHTTPHandler(s, HTTPOptions{Token: "tok-123", Routes: map[string]http.Handler{"/api/approvals": http.NotFoundHandler()}})
 	tests := []struct {
 		name      string

@@ -29,6 +29,13 @@ type waitArgs struct {
 	Millis int `json:"millis,omitempty" jsonschema:"How long to wait."`
 }
 
+// thinkServer is the real server with think as its only tool, for tests of the transports and
+// sessions, where the tools do not matter.
+func thinkServer() *mcp.Server {
+	return New(Options{Name: "toolhost", Version: "test",
+		Registry: consolidated.NewRegistry(&consolidated.Env{DefaultConversation: "c"}, []*consolidated.Tool{consolidated.ThinkTool()}, nil)})
+}
+
 func seamTools() []*consolidated.Tool {
 	return []*consolidated.Tool{
 		consolidated.ThinkTool(),

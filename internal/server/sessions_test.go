@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"toolhost/consolidated"
 )
 
 // sessionServer is one "serve" process: a fresh MCP server and handler on a shared session dir.
@@ -23,8 +21,7 @@ type sessionServer struct {
 }
 
 func newSessionServer(dir string, timeout time.Duration) *sessionServer {
-	reg := consolidated.NewRegistry(&consolidated.Env{DefaultConversation: "c"}, []*consolidated.Tool{consolidated.ThinkTool()}, nil)
-	return serveSessions(New(Options{Name: "toolhost", Version: "test", Registry: reg}), dir, timeout)
+	return serveSessions(thinkServer(), dir, timeout)
 }
 
 func serveSessions(s *mcp.Server, dir string, timeout time.Duration) *sessionServer {

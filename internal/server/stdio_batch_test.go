@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"toolhost/consolidated"
 )
 
 // TestStdioSurvivesBatches: the go-sdk ends a stdio session on an empty batch, a batch element that
@@ -32,8 +30,7 @@ func TestStdioSurvivesBatches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := New(Options{Name: "toolhost", Version: "test",
-				Registry: consolidated.NewRegistry(&consolidated.Env{DefaultConversation: "c"}, []*consolidated.Tool{consolidated.ThinkTool()}, nil)})
+			s := thinkServer()
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
 			ctx, cancel := context.WithCancel(context.Background())
