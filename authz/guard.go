@@ -85,6 +85,10 @@ type Request struct {
 	// when a walk below the target opens a file it may not read (one with hard links outside
 	// the working directory). The caller's tool declares it; empty means the request's own.
 	ReadAccess string
+	// OutsideNeedsGrant makes a read outside the working directory need a grant whatever
+	// Config.OutsideReadsNeedGrant says. The caller's operation declares it for a file it hands
+	// to an interpreter that reads the whole file (a SQLite database opened by path).
+	OutsideNeedsGrant bool
 }
 
 // Decision is an allowed operation.
@@ -443,7 +447,7 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 		switch {
 		case inside:
 			return Decision{Kind: AllowedInside, Canonical: c, id: id}, nil, nil
-		case r.Class == ClassRead && !g.outsideNeedGrant:
+		case r.Class == ClassRead && !g.outsideNeedGrant && !r.OutsideNeedsGrant:
 			return Decision{Kind: AllowedOutsideRead, Canonical: c, id: id}, nil, nil
 		case r.Class == ClassRead:
 			code, msg = CodeNeedsGrant, fmt.Sprintf("%s is outside the working directory %s; reads there need the user's grant", shorten(c), shorten(g.workdir))

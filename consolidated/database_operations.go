@@ -226,7 +226,10 @@ func (d *dbTool) open(ctx context.Context, c *Call, name string) (database.DB, e
 	if d.guard == nil {
 		return nil, &ToolError{Code: CodeNotFound, Param: "connection", Message: fmt.Sprintf("no connection %q", name), Next: d.connectionChoices()}
 	}
-	t, err := d.guard.Open(ctx, authz.Request{Conversation: c.Conversation, Tool: c.Tool, Operation: c.Operation, Class: authz.ClassRead, Path: name})
+	// A database file outside the working directory needs a grant even where outside reads are
+	// allowed: the whole file is the database engine's input, not text the model asked to see.
+	t, err := d.guard.Open(ctx, authz.Request{Conversation: c.Conversation, Tool: c.Tool, Operation: c.Operation, Class: authz.ClassRead,
+		Path: name, OutsideNeedsGrant: true})
 	if err != nil {
 		return nil, GuardError(err, "connection")
 	}
