@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"toolhost/internal/database/pgtest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	_ "modernc.org/sqlite"
@@ -95,5 +96,85 @@ func TestDatabaseOverStdio(t *testing.T) {
 				t.Errorf("%s appeared in %s", e.Name(), dir)
 			}
 		}
+	}
+}
+
+// TestPostgresOverStdio runs every database operation through the binary against a real
+// PostgreSQL server (started by the test harness on a loopback port): a connection configured
+// with its password from the environment, schema discovery, a parameterised query, a plan, and
+// the refusals that keep it read-only. The password never reaches a result or the log, and the
+// database is unchanged afterwards.
+func TestPostgresOverStdio(t *testing.T) {
+	srv := pgtest.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	const password = "R3ader-pw-7f3a"
+	if err := srv.Exec(ctx, "postgres", "CREATE DATABASE bin_shop"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Exec(ctx, "bin_shop", `
+CREATE TABLE orders (id serial PRIMARY KEY, customer text NOT NULL, total numeric(8,2));
+CREATE INDEX orders_customer ON orders (customer);
+INSERT INTO orders (customer, total) VALUES ('ada', 12.50), ('bob', 99.00), ('ada', 3.25);
+CREATE ROLE bin_reader LOGIN PASSWORD '`+password+`';
+GRANT SELECT ON orders TO bin_reader;`); err != nil {
+		t.Fatal(err)
+	}
+	dsn := srv.DSN("bin_reader", "${SHOP_PASSWORD}", "bin_shop")
+	state, work := t.TempDir(), t.TempDir()
+	config := "[[databases]]\nname = \"shop\"\ndriver = \"postgres\"\ndsn = \"" + dsn + "\"\ntimeout = \"2s\"\n"
+	if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := commandIn(t, state, work, "stdio")
+	cmd.Env = append(cmd.Env, "SHOP_PASSWORD="+password)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tests := []struct {
+		name  string
+		args  map[string]any
+		want  string
+		isErr bool
+	}{
+		{"list_connections", map[string]any{"operation": "list_connections"}, "shop  postgres", false},
+		{"list_tables", map[string]any{"operation": "list_tables", "connection": "shop"}, "orders", false},
+		{"describe_table", map[string]any{"operation": "describe_table", "connection": "shop", "table": "orders"}, "orders_customer", false},
+		{"query", map[string]any{"operation": "query", "connection": "shop", "sql": "SELECT total FROM orders WHERE customer = $1 ORDER BY id", "params": []any{"ada"}}, "12.50\n3.25\n(2 rows)", false},
+		{"explain", map[string]any{"operation": "explain", "connection": "shop", "sql": "SELECT * FROM orders WHERE customer = 'bob'"}, "orders", false},
+		{"write refused", map[string]any{"operation": "query", "connection": "shop", "sql": "DELETE FROM orders"}, "error refused", true},
+		{"copy to program refused", map[string]any{"operation": "query", "connection": "shop", "sql": "COPY orders TO PROGRAM 'touch /tmp/x'"}, "error refused", true},
+		{"two statements refused", map[string]any{"operation": "query", "connection": "shop", "sql": "SELECT 1; SELECT 2"}, "error refused", true},
+		{"unknown table", map[string]any{"operation": "describe_table", "connection": "shop", "table": "order"}, "orders", true},
+		{"runs forever", map[string]any{"operation": "query", "connection": "shop", "sql": "SELECT pg_sleep(30)"}, "timeout", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "database_operations", Arguments: tt.args})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
+			if res.IsError != tt.isErr || !strings.Contains(text, tt.want) {
+				t.Errorf("%v = (error %v)\n%s\nwant %q", tt.args, res.IsError, text, tt.want)
+			}
+			if strings.Contains(text, password) {
+				t.Errorf("%s: the password reached the result: %s", tt.name, text)
+			}
+		})
+	}
+	cs.Close()
+	cmd.Wait()
+	if strings.Contains(stderr.String(), password) {
+		t.Error("the password reached the log")
+	}
+	if err := srv.Exec(ctx, "bin_shop", `DO $$ BEGIN
+  IF (SELECT count(*) FROM orders) <> 3 THEN RAISE EXCEPTION 'orders changed'; END IF;
+END $$`); err != nil {
+		t.Errorf("the database changed: %v", err)
 	}
 }

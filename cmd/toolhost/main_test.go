@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"toolhost/internal/database/pgtest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -39,7 +40,7 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
-	code := m.Run()
+	code := pgtest.Main(m) // stops the PostgreSQL server a database test started
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
