@@ -12,6 +12,7 @@ import (
 
 	"toolhost/authz"
 	"toolhost/internal/engine"
+	"toolhost/internal/terminal"
 )
 
 // callerPrincipal is who calls: the principal the transport put into ctx, else the user who
@@ -118,6 +119,43 @@ func (r *Registry) finish(ctx context.Context, c *Call, x *engine.Execution, out
 	}
 	// Finish cancelled the execution's context; the message still belongs to this request.
 	logToClient(context.WithoutCancel(ctx), c, clientLevel(rec), data)
+}
+
+// continueWithCommand keeps the call's execution running while command id (of the call's
+// conversation) goes on past its yield: the execution ends when the command does, with its exit
+// code, and cancelling the execution kills the command's process tree. run_command, run_task,
+// run_tests and get_errors hand long commands back this way, so a run stays one execution from
+// its start to its end. It returns the execution's id, or "" when nothing records the call (no
+// engine) or the command is already forgotten.
+func continueWithCommand(c *Call, mgr *terminal.Manager, id string) string {
+	x := c.Execution
+	if x == nil || mgr == nil {
+		return ""
+	}
+	ended := mgr.Ended(c.Conversation, id)
+	if ended == nil {
+		return ""
+	}
+	conv := c.Conversation
+	x.Continue(func() { mgr.Cancel(conv, id) })
+	go func() {
+		<-ended
+		r, err := mgr.Wait(context.Background(), conv, id, 0)
+		var o engine.Outcome
+		switch {
+		case err != nil:
+			o = engine.Outcome{Status: engine.StatusFailed, ErrorCode: string(CodeInternal), Error: err.Error()}
+		case r.Cancelled:
+			o = engine.Outcome{Status: engine.StatusCancelled, ErrorCode: string(CodeCancelled), Error: fmt.Sprintf("cancelled (exit %d)", r.ExitCode)}
+		default:
+			o = exitOutcome(r.ExitCode, r.TimedOut)
+		}
+		if err == nil {
+			x.SetExitCode(r.ExitCode)
+		}
+		x.Finish(o)
+	}()
+	return x.ID()
 }
 
 // logToClient tells the client of an execution's lifecycle at the level it chose
