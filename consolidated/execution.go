@@ -31,7 +31,8 @@ func (r *Registry) begin(ctx context.Context, c *Call, op Operation, raw json.Ra
 	if e == nil {
 		return ctx, nil
 	}
-	s := engine.Start{ID: c.ExecutionID, Tool: c.Tool, Operation: c.Operation, Principal: c.Principal.Name,
+	tool, operation := r.recordedNames(c)
+	s := engine.Start{ID: c.ExecutionID, Tool: tool, Operation: operation, Principal: c.Principal.Name,
 		Conversation: c.Conversation, Args: raw}
 	if op.Name != "" {
 		s.Category, s.Risk = op.RiskCategory(), string(op.Risk)
@@ -45,6 +46,29 @@ func (r *Registry) begin(ctx context.Context, c *Call, op Operation, raw json.Ra
 	c.Execution = x
 	logToClient(ctx, c, "debug", map[string]any{"event": "started", "principal": c.Principal.Name})
 	return ctx, x
+}
+
+// unknownName is what the history, its aggregates and the metrics keep for a tool or operation
+// name that no tool declares. The model chooses those names: kept as sent, each distinct one
+// would be a key of the aggregates (read and rewritten on every flush and stats call), an index
+// of the history and a metrics series, for good. The call's arguments still show what it sent,
+// masked and cut.
+const unknownName = "unknown"
+
+// recordedNames are the tool and operation an execution is recorded under: declared names as
+// they are, anything else unknownName.
+func (r *Registry) recordedNames(c *Call) (tool, operation string) {
+	t := r.declared(c.Tool)
+	if t == nil {
+		return unknownName, ""
+	}
+	if c.Operation == "" {
+		return t.Name, ""
+	}
+	if _, ok := t.operation(c.Operation); !ok {
+		return t.Name, unknownName
+	}
+	return t.Name, c.Operation
 }
 
 // admit checks the caller's tier and rate limits before the handler runs.
@@ -165,9 +189,9 @@ func logToClient(ctx context.Context, c *Call, level mcp.LoggingLevel, data map[
 		return
 	}
 	data["execution"] = c.ExecutionID
-	data["tool"] = c.Tool
+	data["tool"] = truncateRunes(c.Tool, maxNameShown)
 	if c.Operation != "" {
-		data["operation"] = c.Operation
+		data["operation"] = truncateRunes(c.Operation, maxNameShown)
 	}
 	if err := c.Request.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "toolhost.executions", Data: data}); err != nil {
 		c.Logger.Debug("log to client", "err", err)

@@ -248,6 +248,37 @@ func TestMaskArgs(t *testing.T) {
 	}
 }
 
+// TestRecordsAreBounded: whatever a client sends (many keys, a long array, long names), a
+// record keeps at most MaxArgs bytes of arguments and maxName bytes of each name it chooses.
+func TestRecordsAreBounded(t *testing.T) {
+	var keys, items []string
+	for i := range 2000 {
+		keys = append(keys, fmt.Sprintf(`"k%d":"v"`, i))
+		items = append(items, `"item"`)
+	}
+	for name, in := range map[string]string{
+		"many keys":  "{" + strings.Join(keys, ",") + "}",
+		"long array": `{"paths":[` + strings.Join(items, ",") + `]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := MaskArgs(json.RawMessage(in))
+			var cut string
+			if err := json.Unmarshal(got, &cut); err != nil || len(got) > MaxArgs || !strings.HasPrefix(cut, `{"`) || !strings.HasSuffix(cut, " bytes)") {
+				t.Errorf("MaskArgs(%d bytes) = %d bytes %.80q…, want the start of the JSON text, cut with its size", len(in), len(got), got)
+			}
+		})
+	}
+	e := openEngine(t, t.TempDir(), Options{})
+	long := strings.Repeat("n", 10_000)
+	_, x := e.Begin(context.Background(), Start{Tool: long, Operation: long, Client: long, Principal: "stdio"})
+	r := x.Finish(Outcome{})
+	for field, v := range map[string]string{"tool": r.Tool, "operation": r.Operation, "client": r.Client} {
+		if len(v) > maxName+32 || !strings.HasPrefix(v, "nnn") {
+			t.Errorf("record %s = %d bytes, want it cut to about %d", field, len(v), maxName)
+		}
+	}
+}
+
 func TestCommandIsMasked(t *testing.T) {
 	e := openEngine(t, t.TempDir(), Options{})
 	_, x := e.Begin(context.Background(), Start{Tool: "terminal_operations", Principal: "stdio"})

@@ -2,17 +2,25 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/consolidated"
 	"toolhost/internal/engine"
+	"toolhost/store"
+	"toolhost/store/storetest"
 )
 
 func TestParseFilter(t *testing.T) {
@@ -128,5 +136,123 @@ func TestAuthenticate(t *testing.T) {
 				t.Errorf("%q: %d as %q, want %d as %q", tt.header, rec.Code, seen.Name, tt.code, tt.want)
 			}
 		})
+	}
+}
+
+// TestBogusNamesStayBounded: tool and operation names a model makes up (1,000 distinct ones,
+// some long, some with quotes and newlines) are recorded as "unknown", so the history's
+// aggregates and /metrics hold as many keys and series after them all as after the first few.
+func TestBogusNamesStayBounded(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.Open(t)
+	var m *Metrics
+	e, err := engine.Open(ctx, engine.Options{StateDir: st.Dir(), Store: st, OnFinish: func(r engine.Record) { m.Observe(r) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	m = NewMetrics(e.ActiveCount)
+	reg := consolidated.NewRegistry(&consolidated.Env{DefaultConversation: "c", Executions: e}, seamTools(), nil)
+	sst, cst := mcp.NewInMemoryTransports()
+	ss, err := New(Options{Name: "toolhost", Version: "test", Registry: reg}).Connect(ctx, sst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, cst, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+
+	call := func(i int) {
+		long := strings.Repeat("x", i%5*400)
+		switch i % 4 {
+		case 0: // an operation nobody declares, over the protocol
+			_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "file_operations", Arguments: map[string]any{"operation": fmt.Sprintf("bogus_%d%s", i, long)}})
+		case 1: // a dotted name, which resolves to the tool with that operation
+			_, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: fmt.Sprintf("file_operations.nope_%d", i), Arguments: map[string]any{}})
+		case 2: // a tool nobody declares, as `toolhost call` dispatches it
+			reg.Dispatch(ctx, fmt.Sprintf("no_such_tool_%d%s", i, long), json.RawMessage(`{}`), nil)
+		case 3: // an operation that tries to break out of its label
+			reg.Dispatch(ctx, "file_operations", json.RawMessage(fmt.Sprintf(`{"operation":"x\"} 1\nfake_%d{a=\"b"}`, i)), nil)
+		}
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	// keys counts what grows with distinct names: the aggregates' maps, the history's index
+	// buckets, and the metrics' series.
+	type keys struct{ tools, operations, series int }
+	measure := func() keys {
+		t.Helper()
+		if err := e.Flush(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var agg struct {
+			Tools      map[string]json.RawMessage `json:"tools"`
+			Operations map[string]int64           `json:"operations"`
+		}
+		// The engine's own record of its aggregates, read as it is stored.
+		err := st.View(ctx, func(tx *store.Tx) error {
+			_, err := tx.GetJSON(store.Path{store.BucketExecutions, "stats"}, "aggregate", &agg)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		k := keys{tools: len(agg.Tools), operations: len(agg.Operations)}
+		for _, line := range strings.Split(rec.Body.String(), "\n") {
+			if strings.HasPrefix(line, "toolhost_execution") {
+				k.series++
+			}
+			for _, bogus := range []string{"bogus_", "nope_", "no_such_tool_", "fake_"} {
+				if strings.Contains(line, bogus) {
+					t.Fatalf("/metrics names a made-up name: %.200s", line)
+				}
+			}
+		}
+		return k
+	}
+	for i := range 4 {
+		call(i)
+	}
+	first := measure()
+	for i := 4; i < 1000; i++ {
+		call(i)
+	}
+	if got := measure(); got != first {
+		t.Errorf("after 1,000 made-up names: %+v, want %+v as after the first four", got, first)
+	}
+	s, err := e.Stats(ctx)
+	if err != nil || s.Total != 1000 {
+		t.Fatalf("Stats = %d, %v; want 1000 executions", s.Total, err)
+	}
+	var names []string
+	for _, g := range s.Tools {
+		names = append(names, g.Name)
+	}
+	if slices.Sort(names); !slices.Equal(names, []string{"file_operations", "unknown"}) {
+		t.Errorf("stats tools = %v, want file_operations and unknown", names)
+	}
+	for _, op := range s.TopOperations {
+		if op.Operation != "unknown" && op.Operation != "file_operations.unknown" {
+			t.Errorf("top operation %q, want only unknown ones", op.Operation)
+		}
+	}
+	// The arguments still show what the model sent, cut.
+	page, err := e.List(ctx, engine.Filter{Viewer: authz.StdioPrincipal, Tool: "file_operations", Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range page.Executions {
+		if r.Operation != "unknown" || r.ErrorCode != "unknown_operation" {
+			t.Errorf("record %s: operation %q, error %q; want unknown, unknown_operation", r.ID, r.Operation, r.ErrorCode)
+		}
+		if strings.Contains(string(r.Args), "bogus_") && len(r.Args) > 2*engine.MaxArgValue {
+			t.Errorf("record %s keeps %d bytes of arguments, want them cut", r.ID, len(r.Args))
+		}
 	}
 }
