@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -161,9 +163,24 @@ func continueWithCommand(c *Call, mgr *terminal.Manager, id string) string {
 		return ""
 	}
 	conv := c.Conversation
-	x.Continue(func() { mgr.Cancel(conv, id) })
+	// The command ends when its shell does, which a cancel's SIGTERM brings about before the
+	// rest of the tree is gone (go test waits on its linker): a cancelled execution is finished
+	// once Cancel has killed the whole tree, so that its record says cancelled only then.
+	var requested atomic.Bool
+	killed := make(chan struct{})
+	var once sync.Once
+	x.Continue(func() {
+		requested.Store(true)
+		once.Do(func() {
+			mgr.Cancel(conv, id)
+			close(killed)
+		})
+	})
 	go func() {
 		<-ended
+		if requested.Load() {
+			<-killed
+		}
 		r, err := mgr.Wait(context.Background(), conv, id, 0)
 		var o engine.Outcome
 		switch {
