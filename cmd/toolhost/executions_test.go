@@ -286,6 +286,26 @@ func TestTiersTokensAndLimitsOverHTTP(t *testing.T) {
 				t.Errorf("basic sees %s's execution %s", r.Principal, r.ID)
 			}
 		}
+		// Stats too count only the caller's own, the operator's and admin's everyone's.
+		type stats struct {
+			Total  int `json:"total"`
+			Active int `json:"active"`
+			TopOps []struct {
+				Operation string `json:"operation"`
+			} `json:"top_operations"`
+		}
+		var own, everyone, op stats
+		api(t, "GET", base+"/api/stats", basic, &own)
+		api(t, "GET", base+"/api/stats", admin, &everyone)
+		api(t, "GET", base+"/api/stats", readToken(t, filepath.Join(state, "operator-token")), &op)
+		if own.Total != len(p.Executions) || everyone.Total <= own.Total || op.Total != everyone.Total {
+			t.Errorf("stats totals: basic %d (its history %d), admin %d, operator %d", own.Total, len(p.Executions), everyone.Total, op.Total)
+		}
+		for _, o := range own.TopOps {
+			if o.Operation == "think" {
+				t.Errorf("basic's stats count think, which only others called: %+v", own.TopOps)
+			}
+		}
 		if code, _ := api(t, "GET", base+"/api/executions/"+adminID, basic, nil); code != 404 {
 			t.Errorf("basic GET admin's execution = %d, want 404", code)
 		}

@@ -79,7 +79,7 @@ func ExecutionsHandler(e *engine.Engine) http.Handler {
 		rest := strings.Trim(strings.TrimPrefix(r.URL.Path, "/api/executions"), "/")
 		switch {
 		case r.URL.Path == "/api/stats" && r.Method == http.MethodGet:
-			s, err := e.Stats(ctx)
+			s, err := e.Stats(ctx, viewer)
 			if err != nil {
 				writeError(w, http.StatusInternalServerError, "", "stats unavailable; see the server log")
 				return

@@ -226,7 +226,7 @@ func TestBogusNamesStayBounded(t *testing.T) {
 	if got := measure(); got != first {
 		t.Errorf("after 1,000 made-up names: %+v, want %+v as after the first four", got, first)
 	}
-	s, err := e.Stats(ctx)
+	s, err := e.Stats(ctx, authz.StdioPrincipal)
 	if err != nil || s.Total != 1000 {
 		t.Fatalf("Stats = %d, %v; want 1000 executions", s.Total, err)
 	}
