@@ -250,13 +250,14 @@ func TestTiersTokensAndLimitsOverHTTP(t *testing.T) {
 		}
 		// The operator API has its own bucket at the token's rate, and refuses a whole request
 		// over it, with the headers.
-		for range 2 {
-			if code, _ := api(t, "GET", base+"/api/stats", limited, nil); code != 200 {
-				t.Fatalf("API request within the rate = %d", code)
+		for i := range 2 {
+			code, h := api(t, "GET", base+"/api/stats", limited, nil)
+			if code != 200 || h.Get("RateLimit-Limit") != "2" || h.Get("RateLimit-Remaining") != fmt.Sprint(1-i) || h.Get("RateLimit-Policy") != "2;w=60" {
+				t.Fatalf("API request within the rate = %d %v, want 200 with its quota", code, h)
 			}
 		}
 		code, h := api(t, "GET", base+"/api/stats", limited, nil)
-		if code != 429 || h.Get("Retry-After") == "" || h.Get("RateLimit-Policy") == "" {
+		if code != 429 || h.Get("Retry-After") == "" || h.Get("RateLimit-Remaining") != "0" || h.Get("RateLimit-Policy") != "2;w=60" {
 			t.Errorf("rate-limited API request = %d %v, want 429 with Retry-After and RateLimit-*", code, h)
 		}
 	})

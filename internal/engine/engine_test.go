@@ -613,14 +613,46 @@ func TestParseRate(t *testing.T) {
 func TestAllowRequestHasItsOwnBucket(t *testing.T) {
 	l := &Limits{PerPrincipal: Rate{N: 1, Per: time.Hour}}
 	p := authz.Principal{Name: "console"}
-	if err := l.AllowRequest(p, Rate{}); err != nil {
+	if _, err := l.AllowRequest(p, Rate{}); err != nil {
 		t.Fatalf("first request = %v", err)
 	}
-	if err := l.AllowRequest(p, Rate{}); err == nil {
+	if _, err := l.AllowRequest(p, Rate{}); err == nil {
 		t.Error("second request within the hour allowed")
 	}
 	if err := l.Allow(p, Rate{}, authz.CategorySafe); err != nil {
 		t.Errorf("a tool call after the API requests = %v, want its own bucket", err)
+	}
+}
+
+// TestRequestQuota: where a principal stands after each API request: the policy, what is left
+// and when the whole quota is back, refused requests included (they take nothing).
+func TestRequestQuota(t *testing.T) {
+	now := time.Unix(0, 0)
+	l := &Limits{PerPrincipal: Rate{N: 2, Per: time.Minute}, Now: func() time.Time { return now }}
+	p := authz.Principal{Name: "alice"}
+	steps := []struct {
+		name    string
+		advance time.Duration
+		own     Rate
+		refused bool
+		want    Quota
+	}{
+		{"first", 0, Rate{}, false, Quota{Limit: 2, Window: time.Minute, Remaining: 1, Reset: 30 * time.Second}},
+		{"second", 0, Rate{}, false, Quota{Limit: 2, Window: time.Minute, Remaining: 0, Reset: time.Minute}},
+		{"third refused", 0, Rate{}, true, Quota{Limit: 2, Window: time.Minute, Remaining: 0, Reset: time.Minute}},
+		{"one back after 30s, taken", 30 * time.Second, Rate{}, false, Quota{Limit: 2, Window: time.Minute, Remaining: 0, Reset: time.Minute}},
+		{"all back after a minute", time.Minute, Rate{}, false, Quota{Limit: 2, Window: time.Minute, Remaining: 1, Reset: 30 * time.Second}},
+		{"no limit, no quota", 0, Rate{}, false, Quota{}},
+	}
+	for i, s := range steps {
+		now = now.Add(s.advance)
+		if i == len(steps)-1 {
+			l = &Limits{}
+		}
+		q, err := l.AllowRequest(p, s.own)
+		if (err != nil) != s.refused || q != s.want {
+			t.Errorf("%s: AllowRequest = %+v, %v; want %+v, refused %v", s.name, q, err, s.want, s.refused)
+		}
 	}
 }
 

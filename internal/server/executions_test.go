@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -253,6 +254,79 @@ func TestBogusNamesStayBounded(t *testing.T) {
 		}
 		if strings.Contains(string(r.Args), "bogus_") && len(r.Args) > 2*engine.MaxArgValue {
 			t.Errorf("record %s keeps %d bytes of arguments, want them cut", r.ID, len(r.Args))
+		}
+	}
+}
+
+// TestRateLimitHeaders: every operator API answer of a limited principal carries the draft's
+// RateLimit-Limit, -Remaining, -Reset and -Policy fields, well formed; a refused one is 429 with
+// Retry-After; an unlimited principal's answers carry none.
+func TestRateLimitHeaders(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.Open(t)
+	e, err := engine.Open(ctx, engine.Options{StateDir: st.Dir(), Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	now := time.Unix(1_800_000_000, 0)
+	lim := &engine.Limits{PerPrincipal: engine.Rate{N: 2, Per: time.Minute}, Now: func() time.Time { return now }}
+	routes := ExecutionRoutes(ExecutionAPI{Executions: e, Limits: lim, Metrics: NewMetrics(e.ActiveCount).Handler()})
+	get := func(p authz.Principal, path string) *httptest.ResponseRecorder {
+		t.Helper()
+		rec := httptest.NewRecorder()
+		routes[path].ServeHTTP(rec, httptest.NewRequest("GET", path, nil).WithContext(authz.WithPrincipal(ctx, p)))
+		return rec
+	}
+	delta := regexp.MustCompile(`^[0-9]+$`)
+	policy := regexp.MustCompile(`^[0-9]+;w=[0-9]+$`)
+	alice := authz.Principal{Name: "alice", Tier: authz.TierViewOnly}
+	steps := []struct {
+		name                    string
+		p                       authz.Principal
+		path                    string
+		advance                 time.Duration
+		code                    int
+		remaining, reset, retry string // "" when the field must be absent
+	}{
+		{"first", alice, "/api/stats", 0, 200, "1", "30", ""},
+		{"second, another route of the same bucket", alice, "/metrics", 0, 200, "0", "60", ""},
+		{"third refused", alice, "/api/executions", 0, 429, "0", "60", "30"},
+		{"one back after 30s", alice, "/api/stats", 30 * time.Second, 200, "0", "60", ""},
+		{"its own rate", authz.Principal{Name: "bob", Tier: authz.TierViewOnly, Rate: "1/h"}, "/api/stats", 0, 200, "0", "3600", ""},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			now = now.Add(s.advance)
+			rec := get(s.p, s.path)
+			h := rec.Header()
+			if rec.Code != s.code {
+				t.Fatalf("GET %s = %d, want %d", s.path, rec.Code, s.code)
+			}
+			for name, want := range map[string]string{"RateLimit-Remaining": s.remaining, "RateLimit-Reset": s.reset, "Retry-After": s.retry} {
+				if got := h.Values(name); want == "" && len(got) > 0 || want != "" && (len(got) != 1 || got[0] != want) {
+					t.Errorf("%s = %q, want %q", name, got, want)
+				}
+			}
+			for _, name := range []string{"RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"} {
+				if v := h.Values(name); len(v) != 1 || !delta.MatchString(v[0]) {
+					t.Errorf("%s = %q, want one count of seconds or requests", name, v)
+				}
+			}
+			if v := h.Values("RateLimit-Policy"); len(v) != 1 || !policy.MatchString(v[0]) {
+				t.Errorf("RateLimit-Policy = %q, want LIMIT;w=SECONDS", v)
+			}
+		})
+	}
+	if h := get(authz.Principal{Name: "alice"}, "/api/stats").Header(); h.Get("RateLimit-Policy") != "2;w=60" || h.Get("RateLimit-Limit") != "2" {
+		t.Errorf("policy = %q, limit %q; want 2;w=60 and 2", h.Get("RateLimit-Policy"), h.Get("RateLimit-Limit"))
+	}
+	unlimited := ExecutionRoutes(ExecutionAPI{Executions: e, Limits: &engine.Limits{}})
+	rec := httptest.NewRecorder()
+	unlimited["/api/stats"].ServeHTTP(rec, httptest.NewRequest("GET", "/api/stats", nil).WithContext(authz.WithPrincipal(ctx, alice)))
+	for name := range rec.Header() {
+		if strings.HasPrefix(name, "Ratelimit") || name == "Retry-After" {
+			t.Errorf("an unlimited principal's answer has %s", name)
 		}
 	}
 }
