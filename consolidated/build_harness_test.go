@@ -30,6 +30,8 @@ type buildHarness struct {
 type buildOptions struct {
 	yield  time.Duration // the terminal engine's yield (default 20 s)
 	budget int           // result budget in tokens (default DefaultBudgetTokens)
+	// executions records calls in an execution engine (h.hs.env.Executions).
+	executions bool
 }
 
 func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
@@ -41,7 +43,7 @@ func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
 	if o.yield == 0 {
 		o.yield = 20 * time.Second
 	}
-	hs := newHarness(t, harnessOptions{budgetTokens: o.budget, tools: func(h *harness) []*Tool {
+	hs := newHarness(t, harnessOptions{budgetTokens: o.budget, executions: o.executions, tools: func(h *harness) []*Tool {
 		mgr, err := terminal.NewManager(terminal.Config{Store: h.st, CloseGrace: 500 * time.Millisecond, DefaultYield: o.yield, MaxWait: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)

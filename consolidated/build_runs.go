@@ -32,6 +32,9 @@ type pendingRun struct {
 	plan      *tasks.Plan
 	reportDir string
 	started   time.Time
+	// execution is the id of the execution that runs until the run ends ("" when none
+	// records it).
+	execution string
 }
 
 // maxPendingRuns bounds the handles kept; the oldest is forgotten (its report removed) first.
@@ -97,14 +100,17 @@ func (b *buildTool) runTask(ctx context.Context, c *Call, a *runTaskArgs) (*Resu
 		return nil, taskError(err, a.Name, cands)
 	}
 	title := "$ " + t.Command
+	c.SetCommand(t.Command)
 	r, err := b.start(ctx, c, dir, t.Command, "", a.TimeoutSeconds, 0)
 	if err != nil {
 		return nil, err
 	}
 	if r.Running {
-		b.remember(c, r.ID, &pendingRun{kind: runTask, title: title, started: time.Now()})
-		return stillRunning(r, runTask), nil
+		pr := &pendingRun{kind: runTask, title: title, started: time.Now()}
+		b.handBack(c, r, pr)
+		return stillRunning(r, pr), nil
 	}
+	recordExit(c, r)
 	res := renderRun(r)
 	res.Text = title + "\n" + res.Text
 	return res, nil
@@ -147,17 +153,38 @@ func (b *buildTool) runPlan(ctx context.Context, c *Call, kind runKind, plan *ta
 	if err != nil {
 		return nil, fmt.Errorf("report dir: %w", err)
 	}
-	r, err := b.start(ctx, c, plan.Dir, plan.Script(reports), plan.Commands(reports), timeout, 1<<10)
+	commands := plan.Commands(reports)
+	c.SetCommand(strings.ReplaceAll(commands, "\n", "; "))
+	r, err := b.start(ctx, c, plan.Dir, plan.Script(reports), commands, timeout, 1<<10)
 	if err != nil {
 		os.RemoveAll(reports)
 		return nil, err
 	}
 	pr := &pendingRun{kind: kind, plan: plan, reportDir: reports, started: time.Now()}
 	if r.Running {
-		b.remember(c, r.ID, pr)
-		return stillRunning(r, kind), nil
+		b.handBack(c, r, pr)
+		return stillRunning(r, pr), nil
 	}
+	recordExit(c, r)
 	return finishRun(r, pr), nil
+}
+
+// handBack remembers a run that outlived its yield under its id, and keeps the call's execution
+// running until the run ends (continueWithCommand): the history shows one execution from the
+// run's start to its exit code, and cancelling that execution kills the run's process tree.
+func (b *buildTool) handBack(c *Call, r terminal.RunResult, pr *pendingRun) {
+	pr.execution = continueWithCommand(c, b.cfg.Terminal, r.ID)
+	b.remember(c, r.ID, pr)
+}
+
+// recordExit records how a run that ended within its call ended: its exit code (non-zero makes
+// the execution failed in the history, as for run_command; the model reads a normal result)
+// and a kill by its timeout.
+func recordExit(c *Call, r terminal.RunResult) {
+	c.SetExitCode(r.ExitCode)
+	if r.TimedOut && c.Execution != nil {
+		c.Execution.Report(exitOutcome(r.ExitCode, true))
+	}
 }
 
 // start runs a shell command through the terminal engine; the command rules judge check
@@ -200,7 +227,7 @@ func (b *buildTool) resume(ctx context.Context, c *Call, kind runKind, id string
 		return nil, terminalError(err, "id")
 	}
 	if r.Running {
-		return stillRunning(r, kind), nil
+		return stillRunning(r, pr), nil
 	}
 	b.forget(k)
 	if kind == runTask {
@@ -216,8 +243,11 @@ func finishRun(r terminal.RunResult, pr *pendingRun) *Result {
 	defer os.RemoveAll(pr.reportDir)
 	o := pr.plan.Collect(pr.reportDir)
 	var sb strings.Builder
-	if r.TimedOut {
+	switch {
+	case r.TimedOut:
 		fmt.Fprintf(&sb, "timed out after %s; the process tree was killed; results so far:\n", roundDur(ms(r.DurationMS)))
+	case r.Cancelled:
+		fmt.Fprintf(&sb, "cancelled after %s (its execution was cancelled); the process tree was killed; results so far:\n", roundDur(ms(r.DurationMS)))
 	}
 	if pr.kind == runTests {
 		sb.WriteString(tasks.RenderTests(o, 50))
@@ -235,9 +265,13 @@ func finishRun(r terminal.RunResult, pr *pendingRun) *Result {
 	return &Result{Text: sb.String()}
 }
 
-func stillRunning(r terminal.RunResult, kind runKind) *Result {
-	return Text("still running after %s: call %s id=%s to wait for the result (live output: the terminal_operations tool's get_output session_id=%s; stop: its close_session)",
-		roundDur(ms(r.DurationMS)), kind, r.ID, r.ID)
+func stillRunning(r terminal.RunResult, pr *pendingRun) *Result {
+	res := Text("still running after %s: call %s id=%s to wait for the result (live output: the terminal_operations tool's get_output session_id=%s; stop: its close_session)",
+		roundDur(ms(r.DurationMS)), pr.kind, r.ID, r.ID)
+	if pr.execution != "" {
+		res.Text += fmt.Sprintf("\n(execution %s runs until the run ends)", pr.execution)
+	}
+	return res
 }
 
 func (b *buildTool) remember(c *Call, id string, pr *pendingRun) {

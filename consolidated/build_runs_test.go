@@ -1,12 +1,17 @@
 package consolidated
 
 import (
+	"context"
+	"errors"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"toolhost/authz"
+	"toolhost/internal/engine"
 )
 
 // goProject writes a small Go module with a passing, a failing and a skipped test, plus a vet
@@ -174,4 +179,159 @@ func TestSlow(t *testing.T) {
 	// go test and the test binary it ran work in the project: none of them may survive.
 	proj := filepath.Join(h.hs.wd, "proj")
 	eventually(t, 10*time.Second, "the killed run's processes to be gone", func() bool { return len(procsIn(proj)) == 0 })
+}
+
+// await waits on a run handed back by kind (run_task, run_tests, get_errors) until it has
+// ended, and returns the final text.
+func (h *buildHarness) await(kind, text string) string {
+	h.t.Helper()
+	for i := 0; i < 120 && strings.HasPrefix(text, "still running"); i++ {
+		m := regexp.MustCompile(`call \w+ id=(cmd\d+)`).FindStringSubmatch(text)
+		if m == nil {
+			h.t.Fatalf("no handle in:\n%s", text)
+		}
+		text = h.mustOp(kind, map[string]any{"id": m[1]})
+	}
+	return text
+}
+
+// handedBack returns the execution a run handed back past its yield names, failing when the
+// text is not a handed-back run.
+func handedBack(t *testing.T, text string) string {
+	t.Helper()
+	m := regexp.MustCompile(`\(execution (exec_\S+) runs until the run ends\)`).FindStringSubmatch(text)
+	if !strings.HasPrefix(text, "still running") || m == nil {
+		t.Fatalf("the run was not handed back with its execution:\n%s", text)
+	}
+	return m[1]
+}
+
+// TestLongRunStaysOneExecution: a run_tests or run_task past its yield stays the call's one
+// execution until the run ends, with its exit code and command line; waiting on the handle is
+// a call of its own; cancelling the execution kills the run's process tree.
+func TestLongRunStaysOneExecution(t *testing.T) {
+	h := newBuildHarness(t, buildOptions{yield: time.Second, executions: true})
+	e := h.hs.env.Executions
+	ctx := context.Background()
+	h.goProject("proj")
+	h.write("proj/slow_test.go", `package p
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+func TestSlow(t *testing.T) {
+	if _, err := os.Stat("hang"); err == nil {
+		time.Sleep(time.Hour)
+	}
+	time.Sleep(3 * time.Second)
+}
+`)
+	h.write("tasks/Makefile", "nap:\n\t@sleep 2; exit 4\nquick:\n\t@exit 5\n")
+	get := func(id string) engine.Record {
+		t.Helper()
+		r, err := e.Get(ctx, authz.StdioPrincipal, id)
+		if err != nil {
+			t.Fatalf("Get(%s) = %v", id, err)
+		}
+		return r
+	}
+	// runs are the finished executions that ran a command, newest first.
+	runs := func() []engine.Record {
+		t.Helper()
+		page, err := e.List(ctx, engine.Filter{Viewer: authz.StdioPrincipal, Tool: buildToolName, Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []engine.Record
+		for _, r := range page.Executions {
+			if r.Command != "" {
+				out = append(out, r)
+			}
+		}
+		return out
+	}
+
+	t.Run("a run that ends within its call", func(t *testing.T) {
+		h.mustOp("run_task", map[string]any{"repo": "tasks", "name": "quick"})
+		r := runs()[0]
+		if r.Operation != "run_task" || r.Status != engine.StatusFailed || r.ExitCode == nil || *r.ExitCode != 2 || r.Command != "make quick" {
+			t.Errorf("record = %s %s exit %v command %q, want run_task failed, exit 2 (make's), make quick", r.Operation, r.Status, r.ExitCode, r.Command)
+		}
+		// However long compiling takes on a loaded machine, the run is one execution that
+		// ends with its exit code and command line.
+		before := len(runs())
+		h.await("run_tests", h.mustOp("run_tests", map[string]any{"repo": "proj", "filter": "TestAdd$"}))
+		eventually(t, 30*time.Second, "the run's execution to end", func() bool { return len(runs()) == before+1 })
+		r = runs()[0]
+		if r.Operation != "run_tests" || r.Status != engine.StatusSuccess || r.ExitCode == nil || *r.ExitCode != 0 || !strings.Contains(r.Command, "go test") {
+			t.Errorf("record = %s %s exit %v command %q, want run_tests success, exit 0, go test", r.Operation, r.Status, r.ExitCode, r.Command)
+		}
+	})
+
+	t.Run("run_tests past its yield", func(t *testing.T) {
+		text := h.mustOp("run_tests", map[string]any{"repo": "proj"})
+		id := handedBack(t, text)
+		if r := get(id); r.Status != engine.StatusRunning || r.Operation != "run_tests" || !strings.Contains(r.Command, "go test") {
+			t.Fatalf("execution after the call = %s %s %q, want running run_tests with its command", r.Status, r.Operation, r.Command)
+		}
+		if a := e.Active(ctx, authz.StdioPrincipal); len(a) != 1 || a[0].ID != id {
+			t.Errorf("Active = %+v, want only %s", a, id)
+		}
+		final := h.await("run_tests", text)
+		if !strings.HasPrefix(final, "go: 2 passed, 1 failed, 1 skipped (exit 1)") {
+			t.Errorf("the parsed result:\n%s", final)
+		}
+		eventually(t, 30*time.Second, "the execution to end with the run", func() bool { r := get(id); return r.Finished() })
+		r := get(id)
+		if r.Status != engine.StatusFailed || r.ErrorCode != "exit_status" || r.ExitCode == nil || *r.ExitCode != 1 || !strings.Contains(r.Command, "go test") {
+			t.Errorf("ended execution = %s %s exit %v command %q, want failed exit_status, exit 1, go test", r.Status, r.ErrorCode, r.ExitCode, r.Command)
+		}
+		// The waits were calls of their own: none ran a command, and the run is one record.
+		n := 0
+		for _, x := range runs() {
+			if x.ID == id {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%d records of the run, want 1", n)
+		}
+	})
+
+	t.Run("run_task past its yield", func(t *testing.T) {
+		id := handedBack(t, h.mustOp("run_task", map[string]any{"repo": "tasks", "name": "nap"}))
+		if r := get(id); r.Status != engine.StatusRunning || r.Command != "make nap" {
+			t.Fatalf("execution after the call = %s %q, want running make nap", r.Status, r.Command)
+		}
+		eventually(t, 30*time.Second, "the execution to end with the run", func() bool { r := get(id); return r.Finished() })
+		if r := get(id); r.Status != engine.StatusFailed || r.ExitCode == nil || *r.ExitCode != 2 {
+			t.Errorf("ended execution = %s exit %v, want failed with make's exit 2", r.Status, r.ExitCode)
+		}
+	})
+
+	t.Run("cancel kills the run's tree", func(t *testing.T) {
+		h.write("proj/hang", "")
+		text := h.mustOp("run_tests", map[string]any{"repo": "proj", "timeout_seconds": 300})
+		id := handedBack(t, text)
+		proj := filepath.Join(h.wd, "proj")
+		eventually(t, 60*time.Second, "the test binary to run", func() bool {
+			return strings.Contains(strings.Join(procsIn(proj), "\n"), "p.test")
+		})
+		r, err := e.Cancel(ctx, authz.StdioPrincipal, id)
+		if err != nil || r.Status != engine.StatusCancelled || r.ExitCode == nil || !strings.Contains(r.Command, "go test") {
+			t.Fatalf("Cancel = %s exit %v command %q, %v; want cancelled with its exit code and command", r.Status, r.ExitCode, r.Command, err)
+		}
+		if left := procsIn(proj); len(left) > 0 {
+			t.Errorf("processes of the cancelled run left:\n%s", strings.Join(left, "\n"))
+		}
+		if _, err := e.Cancel(ctx, authz.StdioPrincipal, id); !errors.Is(err, engine.ErrFinished) {
+			t.Errorf("second Cancel = %v, want ErrFinished", err)
+		}
+		if final := h.await("run_tests", text); !strings.HasPrefix(final, "cancelled after") {
+			t.Errorf("waiting on the cancelled run:\n%s", final)
+		}
+	})
 }

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
 	"toolhost/internal/engine"
+	"toolhost/internal/terminal"
 )
 
 // callerPrincipal is who calls: the principal the transport put into ctx, else the user who
@@ -30,7 +33,8 @@ func (r *Registry) begin(ctx context.Context, c *Call, op Operation, raw json.Ra
 	if e == nil {
 		return ctx, nil
 	}
-	s := engine.Start{ID: c.ExecutionID, Tool: c.Tool, Operation: c.Operation, Principal: c.Principal.Name,
+	tool, operation := r.recordedNames(c)
+	s := engine.Start{ID: c.ExecutionID, Tool: tool, Operation: operation, Principal: c.Principal.Name,
 		Conversation: c.Conversation, Args: raw}
 	if op.Name != "" {
 		s.Category, s.Risk = op.RiskCategory(), string(op.Risk)
@@ -44,6 +48,29 @@ func (r *Registry) begin(ctx context.Context, c *Call, op Operation, raw json.Ra
 	c.Execution = x
 	logToClient(ctx, c, "debug", map[string]any{"event": "started", "principal": c.Principal.Name})
 	return ctx, x
+}
+
+// unknownName is what the history, its aggregates and the metrics keep for a tool or operation
+// name that no tool declares. The model chooses those names: kept as sent, each distinct one
+// would be a key of the aggregates (read and rewritten on every flush and stats call), an index
+// of the history and a metrics series, for good. The call's arguments still show what it sent,
+// masked and cut.
+const unknownName = "unknown"
+
+// recordedNames are the tool and operation an execution is recorded under: declared names as
+// they are, anything else unknownName.
+func (r *Registry) recordedNames(c *Call) (tool, operation string) {
+	t := r.declared(c.Tool)
+	if t == nil {
+		return unknownName, ""
+	}
+	if c.Operation == "" {
+		return t.Name, ""
+	}
+	if _, ok := t.operation(c.Operation); !ok {
+		return t.Name, unknownName
+	}
+	return t.Name, c.Operation
 }
 
 // admit checks the caller's tier and rate limits before the handler runs.
@@ -120,6 +147,58 @@ func (r *Registry) finish(ctx context.Context, c *Call, x *engine.Execution, out
 	logToClient(context.WithoutCancel(ctx), c, clientLevel(rec), data)
 }
 
+// continueWithCommand keeps the call's execution running while command id (of the call's
+// conversation) goes on past its yield: the execution ends when the command does, with its exit
+// code, and cancelling the execution kills the command's process tree. run_command, run_task,
+// run_tests and get_errors hand long commands back this way, so a run stays one execution from
+// its start to its end. It returns the execution's id, or "" when nothing records the call (no
+// engine) or the command is already forgotten.
+func continueWithCommand(c *Call, mgr *terminal.Manager, id string) string {
+	x := c.Execution
+	if x == nil || mgr == nil {
+		return ""
+	}
+	ended := mgr.Ended(c.Conversation, id)
+	if ended == nil {
+		return ""
+	}
+	conv := c.Conversation
+	// The command ends when its shell does, which a cancel's SIGTERM brings about before the
+	// rest of the tree is gone (go test waits on its linker): a cancelled execution is finished
+	// once Cancel has killed the whole tree, so that its record says cancelled only then.
+	var requested atomic.Bool
+	killed := make(chan struct{})
+	var once sync.Once
+	x.Continue(func() {
+		requested.Store(true)
+		once.Do(func() {
+			mgr.Cancel(conv, id)
+			close(killed)
+		})
+	})
+	go func() {
+		<-ended
+		if requested.Load() {
+			<-killed
+		}
+		r, err := mgr.Wait(context.Background(), conv, id, 0)
+		var o engine.Outcome
+		switch {
+		case err != nil:
+			o = engine.Outcome{Status: engine.StatusFailed, ErrorCode: string(CodeInternal), Error: err.Error()}
+		case r.Cancelled:
+			o = engine.Outcome{Status: engine.StatusCancelled, ErrorCode: string(CodeCancelled), Error: fmt.Sprintf("cancelled (exit %d)", r.ExitCode)}
+		default:
+			o = exitOutcome(r.ExitCode, r.TimedOut)
+		}
+		if err == nil {
+			x.SetExitCode(r.ExitCode)
+		}
+		x.Finish(o)
+	}()
+	return x.ID()
+}
+
 // logToClient tells the client of an execution's lifecycle at the level it chose
 // (logging/setLevel, or the request's _meta on 2026-07-28); nothing is sent before it chooses.
 func logToClient(ctx context.Context, c *Call, level mcp.LoggingLevel, data map[string]any) {
@@ -127,9 +206,9 @@ func logToClient(ctx context.Context, c *Call, level mcp.LoggingLevel, data map[
 		return
 	}
 	data["execution"] = c.ExecutionID
-	data["tool"] = c.Tool
+	data["tool"] = truncateRunes(c.Tool, maxNameShown)
 	if c.Operation != "" {
-		data["operation"] = c.Operation
+		data["operation"] = truncateRunes(c.Operation, maxNameShown)
 	}
 	if err := c.Request.Session.Log(ctx, &mcp.LoggingMessageParams{Level: level, Logger: "toolhost.executions", Data: data}); err != nil {
 		c.Logger.Debug("log to client", "err", err)

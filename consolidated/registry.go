@@ -368,6 +368,10 @@ func (r *Registry) declared(name string) *Tool {
 	return nil
 }
 
+// maxNameShown bounds a tool or operation name no tool declares where it is echoed (the error
+// for the model, the log): the model chose it, and may have chosen a long one.
+const maxNameShown = 80
+
 // cancelWait is how long a cancelled call waits for its handler to say how the work ended: a
 // command's tree is killed with SIGKILL after a grace and up to 5 s of retries, and the
 // execution is not recorded as cancelled before its processes are gone.
@@ -387,7 +391,7 @@ func (r *Registry) Dispatch(ctx context.Context, toolName string, raw json.RawMe
 func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.RawMessage, req *mcp.CallToolRequest) (out *mcp.CallToolResult, facts any) {
 	start := time.Now()
 	c := &Call{Tool: toolName, ExecutionID: engine.NewID(start), Env: r.env, Request: req, Principal: callerPrincipal(ctx)}
-	c.Logger = r.env.logger().With("exec", c.ExecutionID, "tool", toolName)
+	c.Logger = r.env.logger().With("exec", c.ExecutionID, "tool", truncateRunes(toolName, maxNameShown))
 	op, args, err := r.prepare(ctx, c, raw)
 	ctx, x := r.begin(ctx, c, op, raw)
 	var res *Result
@@ -417,7 +421,7 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 	case out.IsError:
 		outcome = "failed"
 	}
-	attrs := []any{"op", c.Operation, "conv", c.Conversation, "dur", time.Since(start).Round(time.Microsecond),
+	attrs := []any{"op", truncateRunes(c.Operation, maxNameShown), "conv", c.Conversation, "dur", time.Since(start).Round(time.Microsecond),
 		"outcome", outcome, "args", summarizeArgs(raw)}
 	if cause != nil {
 		// The operator's half of a ToolError: the model read only its message.
@@ -432,7 +436,7 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 func (r *Registry) prepare(ctx context.Context, c *Call, raw json.RawMessage) (Operation, any, error) {
 	t := r.declared(c.Tool)
 	if t == nil {
-		return Operation{}, nil, &ToolError{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool %q", c.Tool), Next: "tools: " + strings.Join(r.Names(), ", ")}
+		return Operation{}, nil, &ToolError{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool %q", truncateRunes(c.Tool, maxNameShown)), Next: "tools: " + strings.Join(r.Names(), ", ")}
 	}
 	enabled, advertised := r.enabled()[t.Name]
 	if !advertised {
@@ -469,7 +473,7 @@ func (r *Registry) prepare(ctx context.Context, c *Call, raw json.RawMessage) (O
 					Message: fmt.Sprintf("%s.%s is disabled in profile %s", t.Name, name, r.env.profile()),
 					Next:    "operations: " + strings.Join(opNames(enabled), ", ")}
 			}
-			te := &ToolError{Code: CodeUnknownOperation, Param: "operation", Message: fmt.Sprintf("%s has no operation %q", t.Name, name),
+			te := &ToolError{Code: CodeUnknownOperation, Param: "operation", Message: fmt.Sprintf("%s has no operation %q", t.Name, truncateRunes(name, maxNameShown)),
 				Next: "operations: " + strings.Join(opNames(enabled), ", ")}
 			if n := nearest(name, opNames(enabled)); n != "" {
 				te.Next = fmt.Sprintf("did you mean %s? operations: %s", n, strings.Join(opNames(enabled), ", "))

@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
-	"toolhost/internal/engine"
 	"toolhost/internal/terminal"
 )
 
@@ -210,8 +209,9 @@ func (t *terminalTool) run(ctx context.Context, c *Call, a *runCommandArgs) (*Re
 	if st, ok := res.Structured.(*runStructured); ok {
 		switch {
 		case st.Running:
-			t.continueExecution(c, st)
-			res.Text += fmt.Sprintf("\n(execution %s runs until the command ends)", st.Execution)
+			if t.continueExecution(c, st); st.Execution != "" {
+				res.Text += fmt.Sprintf("\n(execution %s runs until the command ends)", st.Execution)
+			}
 		case st.ExitCode != nil:
 			c.SetExitCode(*st.ExitCode)
 			if st.TimedOut && c.Execution != nil {
@@ -223,34 +223,9 @@ func (t *terminalTool) run(ctx context.Context, c *Call, a *runCommandArgs) (*Re
 }
 
 // continueExecution keeps the call's execution running while the command it started runs
-// past its yield: it ends with the command (its exit code recorded), and cancelling it kills
-// the command's tree.
+// past its yield (continueWithCommand) and names it in the structured result.
 func (t *terminalTool) continueExecution(c *Call, st *runStructured) {
-	x := c.Execution
-	ended := t.mgr.Ended(c.Conversation, st.ID)
-	if x == nil || ended == nil {
-		return
-	}
-	st.Execution = x.ID()
-	conv, id := c.Conversation, st.ID
-	x.Continue(func() { t.mgr.Cancel(conv, id) })
-	go func() {
-		<-ended
-		r, err := t.mgr.Wait(context.Background(), conv, id, 0)
-		var o engine.Outcome
-		switch {
-		case err != nil:
-			o = engine.Outcome{Status: engine.StatusFailed, ErrorCode: string(CodeInternal), Error: err.Error()}
-		case r.Cancelled:
-			o = engine.Outcome{Status: engine.StatusCancelled, ErrorCode: string(CodeCancelled), Error: fmt.Sprintf("cancelled (exit %d)", r.ExitCode)}
-		default:
-			o = exitOutcome(r.ExitCode, r.TimedOut)
-		}
-		if err == nil {
-			x.SetExitCode(r.ExitCode)
-		}
-		x.Finish(o)
-	}()
+	st.Execution = continueWithCommand(c, t.mgr, st.ID)
 }
 
 // runCommand runs the command and renders its outcome. A call cancelled while the command runs

@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -120,5 +123,74 @@ func TestBuildToolThroughBinary(t *testing.T) {
 	}
 	if text := res.Contents[0].Text; !strings.Contains(text, "branch main") || !strings.Contains(text, "main edit") {
 		t.Errorf("git context resource:\n%s", text)
+	}
+}
+
+// TestLongRunThroughCLI: a run_tests of the real stdio server that outlives its yield is one
+// running execution that `toolhost active` (another process) shows with its command;
+// `toolhost cancel` kills the run's tree, and the history keeps it cancelled with its exit
+// code.
+func TestLongRunThroughCLI(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("go is required: %v", err)
+	}
+	state, work := t.TempDir(), t.TempDir()
+	// A package name of its own names the test binary (PKG.test) among every process.
+	pkg := fmt.Sprintf("hang%d", time.Now().UnixNano()%100000)
+	for name, content := range map[string]string{
+		"go.mod":    "module example.com/" + pkg + "\n\ngo 1.26\n",
+		"h_test.go": "package " + pkg + "\n\nimport (\n\t\"testing\"\n\t\"time\"\n)\n\nfunc TestHang(t *testing.T) { time.Sleep(time.Hour) }\n",
+	} {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte("[terminal]\nyield = \"1s\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: commandIn(t, state, work, "stdio")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	text, isErr := callText(t, cs, "build_and_version_control", map[string]any{"operation": "run_tests", "timeout_seconds": 300})
+	m := regexp.MustCompile(`\(execution (exec_\S+) runs until the run ends\)`).FindStringSubmatch(text)
+	if isErr || m == nil {
+		t.Fatalf("run_tests = %q, want a run handed back with its execution", text)
+	}
+	id := m[1]
+	out, errOut, err := cli(t, state, work, "active", "--json")
+	var active struct{ Executions []execRecord }
+	if err != nil || json.Unmarshal([]byte(out), &active) != nil {
+		t.Fatalf("active = %q %q %v", out, errOut, err)
+	}
+	if len(active.Executions) != 1 || active.Executions[0].ID != id || active.Executions[0].Operation != "run_tests" || !strings.Contains(active.Executions[0].Command, "go test") {
+		t.Fatalf("active = %+v, want %s running go test", active.Executions, id)
+	}
+	waitProcs(t, pkg+".test", 1)
+	if out, errOut, err := cli(t, state, work, "cancel", id); err != nil || !strings.Contains(out, "cancelled") {
+		t.Fatalf("cancel %s = %q %q %v", id, out, errOut, err)
+	}
+	// The linker writes PKG.test too: a cancel while it links must take it with the tree.
+	if n := countProcs(pkg + ".test"); n != 0 {
+		ents, _ := os.ReadDir("/proc")
+		for _, e := range ents {
+			b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+			if strings.Contains(string(b), pkg+".test") {
+				st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+				t.Logf("left: %q, stat %s", b, st)
+			}
+		}
+		t.Errorf("%d test binaries left after cancel returned", n)
+	}
+	out, _, err = cli(t, state, work, "history", "--json", "--tool", "build_and_version_control")
+	var page execPage
+	if err != nil || json.Unmarshal([]byte(out), &page) != nil || len(page.Executions) != 1 {
+		t.Fatalf("history = %q %v, want the one run", out, err)
+	}
+	if r := page.Executions[0]; r.ID != id || r.Status != "cancelled" || r.ExitCode == nil || !strings.Contains(r.Command, "go test") {
+		t.Errorf("history = %+v, want %s cancelled with its exit code and command", r, id)
 	}
 }

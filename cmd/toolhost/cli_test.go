@@ -118,8 +118,13 @@ func TestRunRefusals(t *testing.T) {
 		{"call with bad JSON", []string{"call", "think", "{"}, false, "call: arguments are not valid JSON"},
 		{"unknown flag", []string{"grants", "--for", "1m"}, false, "flag provided but not defined: -for"},
 		{"two formats", []string{"tools", "--json", "--markdown"}, false, "choose one of --json and --markdown"},
-		{"approve from a terminal", []string{"approve", "r1", "--once"}, true, "refusing to approve from inside a toolhost terminal session"},
-		{"revoke from a terminal", []string{"revoke", "g1"}, true, "refusing to revoke from inside a toolhost terminal session"},
+		{"approve from a terminal", []string{"approve", "r1", "--once"}, true, "refusing toolhost approve from inside a toolhost terminal session"},
+		{"revoke from a terminal", []string{"revoke", "g1"}, true, "refusing toolhost revoke from inside a toolhost terminal session"},
+		{"cancel from a terminal", []string{"cancel", "exec_20260102T150405.000000_0123456789"}, true, "refusing toolhost cancel from inside a toolhost terminal session"},
+		// Every principal's executions are the operator's to read.
+		{"history from a terminal", []string{"history", "--json"}, true, "refusing toolhost history from inside a toolhost terminal session"},
+		{"active from a terminal", []string{"active"}, true, "refusing toolhost active from inside a toolhost terminal session"},
+		{"stats from a terminal", []string{"stats"}, true, "refusing toolhost stats from inside a toolhost terminal session"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

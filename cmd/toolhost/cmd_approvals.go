@@ -74,16 +74,17 @@ func operatorName() string {
 	return authz.ProcessOrigin("cli", os.Getpid()).String()
 }
 
-// operatorApp opens the app for a command that decides, after checking that this process is
-// not below a toolhost server: however it was started (env -i, a copied binary, setsid), such
-// a process runs a model's command, and decisions come from the user.
+// operatorApp opens the app for an operator command (one that decides, or reads every
+// principal's executions), after checking that this process is not below a toolhost server:
+// however it was started (env -i, a copied binary, setsid), such a process runs a model's
+// command, and decisions and everyone's history are the user's.
 func operatorApp(inv *invocation) (*app.App, error) {
 	a, err := inv.App()
 	if err != nil {
 		return nil, err
 	}
 	if err := authz.CheckOperator(a.StateDir); err != nil {
-		return nil, fmt.Errorf("refusing to decide: %w; run it in your own terminal", err)
+		return nil, fmt.Errorf("refusing an operator command: %w; run it in your own terminal", err)
 	}
 	return a, nil
 }

@@ -19,10 +19,12 @@ import (
 )
 
 // executionCommands read and steer the execution history every toolhost process on the state
-// directory shares, as the operator (who sees every principal's executions).
+// directory shares, as the operator (who sees every principal's executions): like the decisions,
+// they are refused inside a toolhost terminal and below a toolhost server, where a model types
+// the commands and must see only its own principal's executions.
 var executionCommands = group{title: "Executions and tokens", commands: []cliCommand{
 	{
-		name: "history",
+		name: "history", operator: true,
 		help: "finished executions, newest first (filters as GET /api/executions; --conversation filters too)",
 		flags: func(fs *flag.FlagSet) action {
 			tool := fs.String("tool", "", "only this `TOOL`")
@@ -46,7 +48,7 @@ var executionCommands = group{title: "Executions and tokens", commands: []cliCom
 				if err != nil {
 					return flagError(err)
 				}
-				a, err := inv.App()
+				a, err := operatorApp(inv)
 				if err != nil {
 					return err
 				}
@@ -70,10 +72,10 @@ var executionCommands = group{title: "Executions and tokens", commands: []cliCom
 		},
 	},
 	{
-		name: "stats",
+		name: "stats", operator: true,
 		help: "totals, success rate, p50/p95 per tool, top operations, categories, active count",
 		flags: withJSON(func(inv *invocation, a *app.App, asJSON bool) error {
-			s, err := a.Executions.Stats(inv.ctx)
+			s, err := a.Executions.Stats(inv.ctx, authz.StdioPrincipal)
 			if err != nil {
 				return err
 			}
@@ -85,7 +87,7 @@ var executionCommands = group{title: "Executions and tokens", commands: []cliCom
 		}),
 	},
 	{
-		name: "active",
+		name: "active", operator: true,
 		help: "executions running now in every toolhost process on the state directory",
 		flags: withJSON(func(inv *invocation, a *app.App, asJSON bool) error {
 			list := a.Executions.Active(inv.ctx, authz.StdioPrincipal)
@@ -219,12 +221,13 @@ var executionCommands = group{title: "Executions and tokens", commands: []cliCom
 	},
 }}
 
-// withJSON is the flags of a command whose only flag is --json: it opens the app and runs f.
+// withJSON is the flags of an operator command whose only flag is --json: it opens the app as
+// the operator (operatorApp) and runs f.
 func withJSON(f func(inv *invocation, a *app.App, asJSON bool) error) func(fs *flag.FlagSet) action {
 	return func(fs *flag.FlagSet) action {
 		asJSON := fs.Bool("json", false, "print JSON")
 		return func(inv *invocation) error {
-			a, err := inv.App()
+			a, err := operatorApp(inv)
 			if err != nil {
 				return err
 			}

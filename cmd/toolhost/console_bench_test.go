@@ -122,7 +122,7 @@ func storeExecutions(b *testing.B, state string, n int) {
 	if err := e.Flush(ctx); err != nil {
 		b.Fatal(err)
 	}
-	if stats, err := e.Stats(ctx); err != nil || stats.Total != int64(n) {
+	if stats, err := e.Stats(ctx, authz.StdioPrincipal); err != nil || stats.Total != int64(n) {
 		b.Fatalf("stored executions: %+v, %v; want %d", stats.Total, err, n)
 	}
 	if err := e.Close(); err != nil {

@@ -250,13 +250,14 @@ func TestTiersTokensAndLimitsOverHTTP(t *testing.T) {
 		}
 		// The operator API has its own bucket at the token's rate, and refuses a whole request
 		// over it, with the headers.
-		for range 2 {
-			if code, _ := api(t, "GET", base+"/api/stats", limited, nil); code != 200 {
-				t.Fatalf("API request within the rate = %d", code)
+		for i := range 2 {
+			code, h := api(t, "GET", base+"/api/stats", limited, nil)
+			if code != 200 || h.Get("RateLimit-Limit") != "2" || h.Get("RateLimit-Remaining") != fmt.Sprint(1-i) || h.Get("RateLimit-Policy") != "2;w=60" {
+				t.Fatalf("API request within the rate = %d %v, want 200 with its quota", code, h)
 			}
 		}
 		code, h := api(t, "GET", base+"/api/stats", limited, nil)
-		if code != 429 || h.Get("Retry-After") == "" || h.Get("RateLimit-Policy") == "" {
+		if code != 429 || h.Get("Retry-After") == "" || h.Get("RateLimit-Remaining") != "0" || h.Get("RateLimit-Policy") != "2;w=60" {
 			t.Errorf("rate-limited API request = %d %v, want 429 with Retry-After and RateLimit-*", code, h)
 		}
 	})
@@ -284,6 +285,26 @@ func TestTiersTokensAndLimitsOverHTTP(t *testing.T) {
 		for _, r := range p.Executions {
 			if r.Principal != "basic" {
 				t.Errorf("basic sees %s's execution %s", r.Principal, r.ID)
+			}
+		}
+		// Stats too count only the caller's own, the operator's and admin's everyone's.
+		type stats struct {
+			Total  int `json:"total"`
+			Active int `json:"active"`
+			TopOps []struct {
+				Operation string `json:"operation"`
+			} `json:"top_operations"`
+		}
+		var own, everyone, op stats
+		api(t, "GET", base+"/api/stats", basic, &own)
+		api(t, "GET", base+"/api/stats", admin, &everyone)
+		api(t, "GET", base+"/api/stats", readToken(t, filepath.Join(state, "operator-token")), &op)
+		if own.Total != len(p.Executions) || everyone.Total <= own.Total || op.Total != everyone.Total {
+			t.Errorf("stats totals: basic %d (its history %d), admin %d, operator %d", own.Total, len(p.Executions), everyone.Total, op.Total)
+		}
+		for _, o := range own.TopOps {
+			if o.Operation == "think" {
+				t.Errorf("basic's stats count think, which only others called: %+v", own.TopOps)
 			}
 		}
 		if code, _ := api(t, "GET", base+"/api/executions/"+adminID, basic, nil); code != 404 {

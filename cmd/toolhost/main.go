@@ -46,8 +46,9 @@ type cliCommand struct {
 	help string
 	// minArgs and maxArgs bound the positional arguments; maxArgs -1 means any number.
 	minArgs, maxArgs int
-	// operator marks commands that decide what a model may do (grants): they are refused inside
-	// a toolhost terminal, where a model types the commands.
+	// operator marks commands that decide what a model may do (grants) or read every
+	// principal's executions: they are refused inside a toolhost terminal, where a model types
+	// the commands (and, through operatorApp, below a toolhost server however started).
 	operator bool
 	// flags declares the command's own flags on fs and returns its action, which reads their
 	// parsed values; a command without flags sets run instead.
@@ -134,7 +135,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	}
 	if cmd.operator && os.Getenv("TOOLHOST_TERMINAL_ID") != "" {
 		// A toolhost terminal runs commands a model typed; a grant must come from the user.
-		return fmt.Errorf("refusing to %s from inside a toolhost terminal session: run it in your own terminal", cmd.name)
+		return fmt.Errorf("refusing toolhost %s from inside a toolhost terminal session: it is an operator command; run it in your own terminal", cmd.name)
 	}
 	if fromUserShell() {
 		// Clients that start toolhost with a stripped environment find the user's config and

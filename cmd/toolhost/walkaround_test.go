@@ -149,6 +149,10 @@ func TestAncestryRefusesWithoutSandbox(t *testing.T) {
 		{"double fork, marker unset", "cp " + binary + " ./th6 && unset TOOLHOST_TERMINAL_ID && (./th6 revoke g-x" + flags + " > out6 2>&1 &); sleep 2; cat out6"},
 		{"nohup and disown under env -i", "cp " + binary + " ./th7 && env -i nohup ./th7 approve " + id + flags + " > out7 2>&1 & disown; sleep 2; cat out7"},
 		{"a script that clears the environment and re-executes", "cp " + binary + " ./th8 && printf '#!/bin/sh\nexec env -i setsid ./th8 deny " + id + flags + "\n' > go.sh && chmod +x go.sh && ./go.sh"},
+		// Every principal's executions are the operator's: a model reads only its own.
+		{"history from a renamed copy under env -i", "cp " + binary + " ./th9 && env -i ./th9 history --json" + flags},
+		{"active under setsid, marker unset", "cp " + binary + " ./th10 && unset TOOLHOST_TERMINAL_ID && setsid -w ./th10 active --json" + flags},
+		{"stats, double fork, marker unset", "cp " + binary + " ./th11 && unset TOOLHOST_TERMINAL_ID && (./th11 stats --json" + flags + " > out11 2>&1 &); sleep 2; cat out11"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if text := runText(t, cs, c.command); !strings.Contains(text, "runs under a toolhost server") {

@@ -33,7 +33,7 @@ func BenchmarkConsolePages(b *testing.B) {
 	if err := a.Executions.Flush(ctx); err != nil {
 		b.Fatal(err)
 	}
-	if st, err := a.Executions.Stats(ctx); err != nil || st.Total != 10_000 {
+	if st, err := a.Executions.Stats(ctx, authz.StdioPrincipal); err != nil || st.Total != 10_000 {
 		b.Fatalf("stored executions: %+v, %v; want 10,000", st.Total, err)
 	}
 	con, err := a.Console(func() (string, error) { return "bench-operator-token-0123456789", nil })

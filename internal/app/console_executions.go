@@ -51,7 +51,7 @@ func (x consoleExecutions) Cancel(ctx context.Context, id string) error {
 }
 
 func (x consoleExecutions) Stats(ctx context.Context) (console.ExecutionStats, error) {
-	st, err := x.e.Stats(ctx)
+	st, err := x.e.Stats(ctx, authz.OperatorPrincipal)
 	if err != nil {
 		return console.ExecutionStats{}, err
 	}

@@ -133,9 +133,18 @@ func BenchmarkHistory100k(b *testing.B) {
 	}
 	b.Run("stats", func(b *testing.B) {
 		for b.Loop() {
-			s, err := e.Stats(ctx)
+			s, err := e.Stats(ctx, admin)
 			if err != nil || s.Total != 100_000 {
 				b.Fatalf("Stats = %d, %v", s.Total, err)
+			}
+		}
+	})
+	b.Run("stats-nonadmin", func(b *testing.B) {
+		bob := authz.Principal{Name: "bob", Tier: authz.TierExecuteBasic}
+		for b.Loop() {
+			s, err := e.Stats(ctx, bob)
+			if err != nil || s.Total != 33_333 {
+				b.Fatalf("Stats(bob) = %d, %v", s.Total, err)
 			}
 		}
 	})

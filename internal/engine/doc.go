@@ -18,15 +18,16 @@
 // context, whose handlers kill their process trees.
 //
 // Statistics are kept incrementally in bbolt (counts, histograms of durations, per tool,
-// operation and category) and adjusted when old records are pruned, so stats never scan the
-// history. History pages walk secondary indexes (tool, status, category, principal,
-// conversation) newest first, choosing the smallest index a filter names.
+// operation and category), in total and per principal, and adjusted when old records are
+// pruned, so stats never scan the history and a principal's count only its own executions.
+// History pages walk secondary indexes (tool, status, category, principal, conversation)
+// newest first, choosing the smallest index a filter names.
 //
 // The operator's side is five methods, each taking the viewer (authz.Principal) so that a
 // principal sees and cancels only its own executions unless it is an admin: List (a filtered
 // page, newest first), Get (one execution, running or finished, from any process), Active
-// (what runs now in every process), Stats (aggregates, no scan) and Cancel (also another
-// process's execution; returns the final record, or ErrFinished).
+// (what runs now in every process), Stats (the viewer's aggregates, no scan) and Cancel (also
+// another process's execution; returns the final record, or ErrFinished).
 //
 // The package knows no MCP types; internal/server and consolidated feed it.
 package engine

@@ -114,6 +114,12 @@ func Open(ctx context.Context, o Options) (*Engine, error) {
 	return e, nil
 }
 
+// maxName bounds the names a record keeps that a client may choose (tool, operation, client):
+// every record is written twice and read by every query. Their number is the caller's to bound
+// (consolidated records undeclared names as "unknown"); principals and conversations are the
+// server's own names, kept whole because filters and visibility compare them.
+const maxName = 128
+
 // Start describes a call as it begins.
 type Start struct {
 	// ID is the execution's id (NewID); empty means Begin makes one.
@@ -160,8 +166,9 @@ func (e *Engine) Begin(ctx context.Context, s Start) (context.Context, *Executio
 		s.ID = NewID(now)
 	}
 	x.rec = Record{
-		ID: s.ID, Tool: s.Tool, Operation: s.Operation, Category: s.Category, Risk: s.Risk,
-		Principal: s.Principal, Conversation: s.Conversation, Client: s.Client, Args: MaskArgs(s.Args),
+		ID: s.ID, Tool: cutString(s.Tool, maxName), Operation: cutString(s.Operation, maxName), Category: s.Category, Risk: s.Risk,
+		Principal: s.Principal, Conversation: s.Conversation, Client: cutString(s.Client, maxName),
+		Args:   MaskArgs(s.Args),
 		Status: StatusRunning, Start: now.UTC(), Owner: e.self.String(),
 	}
 	ctx, x.cancel = context.WithCancelCause(ctx)

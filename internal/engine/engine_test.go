@@ -92,7 +92,7 @@ func TestRecordAndQuery(t *testing.T) {
 	if p.Executions[0].Tool != "terminal_operations" {
 		t.Errorf("List newest first: first = %s, want terminal_operations", p.Executions[0].Tool)
 	}
-	st, err := e.Stats(ctx)
+	st, err := e.Stats(ctx, admin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +144,7 @@ func TestPrune(t *testing.T) {
 		}
 	}
 	e.Flush(context.Background())
-	st, _ := e.Stats(context.Background())
+	st, _ := e.Stats(context.Background(), admin)
 	if st.Total != 5 || st.Tools[0].Count != 5 {
 		t.Errorf("after pruning to 5: Stats = %+v", st)
 	}
@@ -157,6 +157,112 @@ func TestPrune(t *testing.T) {
 	p, _ := e.List(context.Background(), Filter{Viewer: admin, Tool: "think", Limit: 100})
 	if len(p.Executions) != 5 {
 		t.Errorf("index after pruning has %d records, want 5", len(p.Executions))
+	}
+}
+
+// TestStatsPerPrincipal: a non-admin viewer's stats count only its own executions, running
+// ones included, however the others' are named; an admin's count everyone's. The per-principal
+// aggregates follow pruning, and a history written before they were kept gets them built once.
+func TestStatsPerPrincipal(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st := storetest.OpenWith(t, dir, store.Options{NoSync: true})
+	e := openEngine(t, dir, Options{Store: st, MaxRecords: 8})
+	alice := authz.Principal{Name: "alice", Tier: authz.TierExecuteAdvanced}
+	bob := authz.Principal{Name: "bob", Tier: authz.TierViewOnly}
+	call(e, "file_operations", "read_file", "alice", StatusSuccess, 0)
+	call(e, "file_operations", "read_file", "alice", StatusFailed, 0)
+	call(e, "terminal_operations", "run_command", "bob", StatusSuccess, 0)
+	call(e, "secret_tool", "leak", "stdio", StatusSuccess, 0)
+	_, running := e.Begin(ctx, Start{Tool: "terminal_operations", Operation: "run_command", Principal: "stdio"})
+	defer running.Finish(Outcome{})
+
+	type counts struct {
+		total  int64
+		tools  string
+		active int
+	}
+	of := func(viewer authz.Principal) counts {
+		t.Helper()
+		s, err := e.Stats(ctx, viewer)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, g := range s.Tools {
+			names = append(names, fmt.Sprintf("%s:%d", g.Name, g.Count))
+		}
+		for _, op := range s.TopOperations {
+			if viewer.Tier != authz.TierAdmin && viewer.Name != "stdio" && strings.HasPrefix(op.Operation, "secret_tool") {
+				t.Errorf("%s sees operation %s of another principal", viewer.Name, op.Operation)
+			}
+		}
+		return counts{s.Total, strings.Join(names, ","), s.Active}
+	}
+	tests := []struct {
+		name   string
+		viewer authz.Principal
+		want   counts
+	}{
+		{"admin sees all", admin, counts{4, "file_operations:2,secret_tool:1,terminal_operations:1", 1}},
+		{"the operator sees all", authz.OperatorPrincipal, counts{4, "file_operations:2,secret_tool:1,terminal_operations:1", 1}},
+		{"alice sees her own", alice, counts{2, "file_operations:2", 0}},
+		{"view_only bob sees his own", bob, counts{1, "terminal_operations:1", 0}},
+		{"a principal named stdio without the admin tier", authz.Principal{Name: "stdio", Tier: authz.TierExecuteAdvanced}, counts{1, "secret_tool:1", 1}},
+		{"a principal with no executions", authz.Principal{Name: "carol", Tier: authz.TierExecuteBasic}, counts{0, "", 0}},
+		{"an empty name", authz.Principal{Tier: authz.TierExecuteBasic}, counts{0, "", 0}},
+		{"a name shaped like a key", authz.Principal{Name: "principal=alice", Tier: authz.TierExecuteBasic}, counts{0, "", 0}},
+	}
+	check := func(stage string) {
+		t.Helper()
+		for _, tt := range tests {
+			if got := of(tt.viewer); got != tt.want {
+				t.Errorf("%s: %s: Stats = %+v, want %+v", stage, tt.name, got, tt.want)
+			}
+		}
+	}
+	check("recorded")
+
+	// A history from before per-principal aggregates: only the total and the records.
+	err := st.Update(ctx, func(tx *store.Tx) error {
+		for _, k := range []string{principalsKey, principalKey("alice"), principalKey("bob"), principalKey("stdio")} {
+			if err := tx.Delete(statsBucket, k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	check("built from an older history")
+	call(e, "file_operations", "read_file", "alice", StatusSuccess, 0) // a flush on a built history adds once
+	e.Flush(ctx)
+	tests[0].want, tests[1].want, tests[2].want = counts{5, "file_operations:3,secret_tool:1,terminal_operations:1", 1}, counts{5, "file_operations:3,secret_tool:1,terminal_operations:1", 1}, counts{3, "file_operations:3", 0}
+	check("after one more")
+
+	// Six more of stdio's: pruning to 8 takes the three oldest, alice's first two and bob's one.
+	for range 6 {
+		call(e, "think", "think", "stdio", StatusSuccess, 0)
+	}
+	e.Flush(ctx)
+	if got, want := of(alice), (counts{1, "file_operations:1", 0}); got != want {
+		t.Errorf("alice after pruning her two oldest: %+v, want %+v", got, want)
+	}
+	if got, want := of(bob), (counts{0, "", 0}); got != want {
+		t.Errorf("bob after pruning his only one: %+v, want %+v", got, want)
+	}
+	err = st.View(ctx, func(tx *store.Tx) error {
+		if _, ok := tx.Get(statsBucket, principalKey("bob")); ok {
+			t.Error("bob's aggregate kept after his last record was pruned")
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := of(admin); got.total != 8 {
+		t.Errorf("admin total after pruning = %d, want 8", got.total)
 	}
 }
 
@@ -248,6 +354,37 @@ func TestMaskArgs(t *testing.T) {
 	}
 }
 
+// TestRecordsAreBounded: whatever a client sends (many keys, a long array, long names), a
+// record keeps at most MaxArgs bytes of arguments and maxName bytes of each name it chooses.
+func TestRecordsAreBounded(t *testing.T) {
+	var keys, items []string
+	for i := range 2000 {
+		keys = append(keys, fmt.Sprintf(`"k%d":"v"`, i))
+		items = append(items, `"item"`)
+	}
+	for name, in := range map[string]string{
+		"many keys":  "{" + strings.Join(keys, ",") + "}",
+		"long array": `{"paths":[` + strings.Join(items, ",") + `]}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			got := MaskArgs(json.RawMessage(in))
+			var cut string
+			if err := json.Unmarshal(got, &cut); err != nil || len(got) > MaxArgs || !strings.HasPrefix(cut, `{"`) || !strings.HasSuffix(cut, " bytes)") {
+				t.Errorf("MaskArgs(%d bytes) = %d bytes %.80q…, want the start of the JSON text, cut with its size", len(in), len(got), got)
+			}
+		})
+	}
+	e := openEngine(t, t.TempDir(), Options{})
+	long := strings.Repeat("n", 10_000)
+	_, x := e.Begin(context.Background(), Start{Tool: long, Operation: long, Client: long, Principal: "stdio"})
+	r := x.Finish(Outcome{})
+	for field, v := range map[string]string{"tool": r.Tool, "operation": r.Operation, "client": r.Client} {
+		if len(v) > maxName+32 || !strings.HasPrefix(v, "nnn") {
+			t.Errorf("record %s = %d bytes, want it cut to about %d", field, len(v), maxName)
+		}
+	}
+}
+
 func TestCommandIsMasked(t *testing.T) {
 	e := openEngine(t, t.TempDir(), Options{})
 	_, x := e.Begin(context.Background(), Start{Tool: "terminal_operations", Principal: "stdio"})
@@ -299,7 +436,7 @@ func TestReplayDeadJournal(t *testing.T) {
 	if ents, _ := os.ReadDir(jdir); len(ents) != 1 {
 		t.Errorf("journal dir after replay has %d files, want only this process's", len(ents))
 	}
-	s, _ := e.Stats(context.Background())
+	s, _ := e.Stats(context.Background(), admin)
 	if s.Total != 2 {
 		t.Errorf("Stats.Total = %d, want 2", s.Total)
 	}
@@ -476,14 +613,46 @@ func TestParseRate(t *testing.T) {
 func TestAllowRequestHasItsOwnBucket(t *testing.T) {
 	l := &Limits{PerPrincipal: Rate{N: 1, Per: time.Hour}}
 	p := authz.Principal{Name: "console"}
-	if err := l.AllowRequest(p, Rate{}); err != nil {
+	if _, err := l.AllowRequest(p, Rate{}); err != nil {
 		t.Fatalf("first request = %v", err)
 	}
-	if err := l.AllowRequest(p, Rate{}); err == nil {
+	if _, err := l.AllowRequest(p, Rate{}); err == nil {
 		t.Error("second request within the hour allowed")
 	}
 	if err := l.Allow(p, Rate{}, authz.CategorySafe); err != nil {
 		t.Errorf("a tool call after the API requests = %v, want its own bucket", err)
+	}
+}
+
+// TestRequestQuota: where a principal stands after each API request: the policy, what is left
+// and when the whole quota is back, refused requests included (they take nothing).
+func TestRequestQuota(t *testing.T) {
+	now := time.Unix(0, 0)
+	l := &Limits{PerPrincipal: Rate{N: 2, Per: time.Minute}, Now: func() time.Time { return now }}
+	p := authz.Principal{Name: "alice"}
+	steps := []struct {
+		name    string
+		advance time.Duration
+		own     Rate
+		refused bool
+		want    Quota
+	}{
+		{"first", 0, Rate{}, false, Quota{Limit: 2, Window: time.Minute, Remaining: 1, Reset: 30 * time.Second}},
+		{"second", 0, Rate{}, false, Quota{Limit: 2, Window: time.Minute, Remaining: 0, Reset: time.Minute}},
+		{"third refused", 0, Rate{}, true, Quota{Limit: 2, Window: time.Minute, Remaining: 0, Reset: time.Minute}},
+		{"one back after 30s, taken", 30 * time.Second, Rate{}, false, Quota{Limit: 2, Window: time.Minute, Remaining: 0, Reset: time.Minute}},
+		{"all back after a minute", time.Minute, Rate{}, false, Quota{Limit: 2, Window: time.Minute, Remaining: 1, Reset: 30 * time.Second}},
+		{"no limit, no quota", 0, Rate{}, false, Quota{}},
+	}
+	for i, s := range steps {
+		now = now.Add(s.advance)
+		if i == len(steps)-1 {
+			l = &Limits{}
+		}
+		q, err := l.AllowRequest(p, s.own)
+		if (err != nil) != s.refused || q != s.want {
+			t.Errorf("%s: AllowRequest = %+v, %v; want %+v, refused %v", s.name, q, err, s.want, s.refused)
+		}
 	}
 }
 

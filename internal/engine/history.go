@@ -17,7 +17,7 @@ import (
 var (
 	recordsBucket = store.Path{store.BucketExecutions, "records"} // id -> Record
 	countsBucket  = store.Path{store.BucketExecutions, "counts"}  // "field=value" -> count
-	statsBucket   = store.Path{store.BucketExecutions, "stats"}   // "aggregate" -> aggregate
+	statsBucket   = store.Path{store.BucketExecutions, "stats"}   // aggregateKey, principalKey(name) -> aggregate
 )
 
 func indexBucket(field, value string) store.Path {
@@ -161,7 +161,7 @@ func (e *Engine) Flush(ctx context.Context) error { return e.flush(ctx) }
 // (a journal replayed twice adds nothing twice), and prunes past the bounds.
 func (e *Engine) store(ctx context.Context, recs []Record) error {
 	return e.opts.Store.Update(ctx, func(tx *store.Tx) error {
-		agg, err := loadAggregate(tx)
+		agg, err := loadAggregates(tx)
 		if err != nil {
 			return err
 		}
@@ -187,21 +187,23 @@ func (e *Engine) store(ctx context.Context, recs []Record) error {
 					}
 				}
 			}
-			agg.add(r, 1)
+			if err := agg.add(r, 1); err != nil {
+				return err
+			}
 		}
 		if err := e.prune(tx, agg); err != nil {
 			return err
 		}
-		return tx.PutJSON(statsBucket, "aggregate", agg)
+		return agg.save()
 	})
 }
 
 // prune removes the oldest records past MaxRecords or MaxAge, with their index entries and
 // their share of the aggregates.
-func (e *Engine) prune(tx *store.Tx, agg *aggregate) error {
+func (e *Engine) prune(tx *store.Tx, agg *aggregates) error {
 	cutoff := idAt(e.opts.Now().Add(-e.opts.MaxAge))
 	var doomed []Record
-	excess := agg.Total - int64(e.opts.MaxRecords)
+	excess := agg.all.Total - int64(e.opts.MaxRecords)
 	err := tx.Seek(recordsBucket, "", func(k string, v []byte) (bool, error) {
 		if excess <= 0 && k >= cutoff {
 			return false, nil
@@ -232,7 +234,9 @@ func (e *Engine) prune(tx *store.Tx, agg *aggregate) error {
 				}
 			}
 		}
-		agg.add(r, -1)
+		if err := agg.add(r, -1); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"sync"
@@ -106,10 +107,12 @@ func (l *Limits) Allow(p authz.Principal, own Rate, c authz.Category) error {
 }
 
 // AllowRequest takes one operator API request of p (history, stats, metrics) from a bucket of
-// its own, at the principal's rate, so a console that polls does not use up the tool calls.
-func (l *Limits) AllowRequest(p authz.Principal, own Rate) error {
+// its own, at the principal's rate, so a console that polls does not use up the tool calls. It
+// returns where p stands after the request (a zero Quota when no limit applies), refused or
+// not, for the answer's rate-limit headers.
+func (l *Limits) AllowRequest(p authz.Principal, own Rate) (Quota, error) {
 	if l == nil {
-		return nil
+		return Quota{}, nil
 	}
 	now := time.Now()
 	if l.Now != nil {
@@ -119,7 +122,39 @@ func (l *Limits) AllowRequest(p authz.Principal, own Rate) error {
 	if r.Unlimited() {
 		r = l.PerPrincipal
 	}
-	return l.take(now, []check{{"r\x00" + p.Name + "\x00" + r.String(), "requests of " + p.Name + ": " + r.String(), r}})
+	if r.Unlimited() {
+		return Quota{}, nil
+	}
+	key := "r\x00" + p.Name + "\x00" + r.String()
+	err := l.take(now, []check{{key, "requests of " + p.Name + ": " + r.String(), r}})
+	return l.quota(key, r, now), err
+}
+
+// Quota is where a principal stands against a rate: the policy (Limit requests per Window),
+// the requests it may make now, and how long until its whole quota is back. Limit 0 means no
+// limit applies.
+type Quota struct {
+	Limit     int
+	Window    time.Duration
+	Remaining int
+	Reset     time.Duration
+}
+
+// quota reads the bucket of key at now.
+func (l *Limits) quota(key string, r Rate, now time.Time) Quota {
+	l.mu.Lock()
+	lim := l.limiters[key]
+	l.mu.Unlock()
+	q := Quota{Limit: r.N, Window: r.Per, Remaining: r.N}
+	if lim == nil {
+		return q
+	}
+	tokens := lim.TokensAt(now)
+	q.Remaining = max(int(math.Floor(tokens)), 0)
+	if missing := float64(r.N) - tokens; missing > 0 {
+		q.Reset = time.Duration(missing / float64(lim.Limit()) * float64(time.Second))
+	}
+	return q
 }
 
 // check is one bucket a call must pass.

@@ -18,9 +18,13 @@ var secretKey = lazyregexp.New(`(?i)(pass(word|wd)?|secret|token|api[_-]?key|aut
 // pairs of a secret name, well-known token prefixes and credentials in URLs.
 var secretValue = lazyregexp.New(`(?i)(bearer\s+[a-z0-9._~+/=-]{8,}|\b(pass(word)?|secret|token|api[_-]?key)\s*[=:]\s*\S+|\b(sk|pk|ghp|gho|ghs|github_pat|xox[bpas]|th|glpat)[-_][a-z0-9_-]{12,}|AKIA[0-9A-Z]{16}|://[^/\s:@]+:[^/\s@]+@)`)
 
+// MaxArgs bounds the masked arguments a record keeps: past it (many keys, long arrays) they are
+// kept as a JSON string, the start of their JSON text cut with a note of its size.
+const MaxArgs = 4 << 10
+
 // MaskArgs returns the arguments as the history keeps them: secrets masked and string values
-// longer than MaxArgValue cut with a note of their size. Input that is not a JSON object is
-// kept only by its size.
+// longer than MaxArgValue cut with a note of their size, the whole at most MaxArgs bytes. Input
+// that is not JSON is kept only by its size.
 func MaskArgs(raw json.RawMessage) json.RawMessage {
 	if len(raw) == 0 {
 		return nil
@@ -33,6 +37,12 @@ func MaskArgs(raw json.RawMessage) json.RawMessage {
 	b, err := json.Marshal(mask("", v))
 	if err != nil {
 		return nil
+	}
+	// Cut as a JSON string, whose escapes (every quote of the text) make it longer than the
+	// text it holds: shrink the cut until the string fits.
+	text := string(b)
+	for n := MaxArgs; len(b) > MaxArgs; n = n * 3 / 4 {
+		b, _ = json.Marshal(cutString(text, n))
 	}
 	return b
 }

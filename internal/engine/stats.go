@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -33,9 +34,21 @@ type group struct {
 	Hist    map[int]int64 `json:"hist"`
 }
 
-func loadAggregate(tx *store.Tx) (*aggregate, error) {
+// Keys of statsBucket.
+const (
+	// aggregateKey holds the aggregate of every stored record.
+	aggregateKey = "aggregate"
+	// principalsKey is present once the per-principal aggregates (principalKey) cover every
+	// stored record: a history written before they were kept has only the total.
+	principalsKey = "principals"
+)
+
+// principalKey holds the aggregate of one principal's stored records.
+func principalKey(name string) string { return "principal=" + name }
+
+func loadAggregate(tx *store.Tx, key string) (*aggregate, error) {
 	a := &aggregate{}
-	if _, err := tx.GetJSON(statsBucket, "aggregate", a); err != nil {
+	if _, err := tx.GetJSON(statsBucket, key, a); err != nil {
 		return nil, err
 	}
 	if a.ByStatus == nil {
@@ -51,6 +64,103 @@ func loadAggregate(tx *store.Tx) (*aggregate, error) {
 		a.Operations = map[string]int64{}
 	}
 	return a, nil
+}
+
+// aggregates are the aggregates one write transaction adjusts: every record's, and the own of
+// each principal whose records come or go (loaded on first use), so a principal's stats are
+// read, like the total, without a scan.
+type aggregates struct {
+	tx    *store.Tx
+	all   *aggregate
+	by    map[string]*aggregate
+	built bool // the per-principal aggregates were built from the records in this transaction
+}
+
+// loadAggregates loads the total and, the first time on a history that has none, builds the
+// per-principal aggregates from the stored records (one scan, once).
+func loadAggregates(tx *store.Tx) (*aggregates, error) {
+	all, err := loadAggregate(tx, aggregateKey)
+	if err != nil {
+		return nil, err
+	}
+	a := &aggregates{tx: tx, all: all, by: map[string]*aggregate{}}
+	if _, covered := tx.Get(statsBucket, principalsKey); !covered {
+		if err := a.buildPrincipals(); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
+}
+
+func (a *aggregates) buildPrincipals() error {
+	var stale []string
+	err := a.tx.Seek(statsBucket, principalKey(""), func(k string, _ []byte) (bool, error) {
+		if !strings.HasPrefix(k, principalKey("")) {
+			return false, nil
+		}
+		stale = append(stale, k)
+		return true, nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, k := range stale {
+		if err := a.tx.Delete(statsBucket, k); err != nil {
+			return err
+		}
+	}
+	err = a.tx.Seek(recordsBucket, "", func(k string, v []byte) (bool, error) {
+		var r Record
+		if json.Unmarshal(v, &r) != nil {
+			return true, nil
+		}
+		g := a.by[r.Principal]
+		if g == nil {
+			g = &aggregate{ByStatus: map[Status]int64{}, Tools: map[string]*group{}, Categories: map[string]*group{}, Operations: map[string]int64{}}
+			a.by[r.Principal] = g
+		}
+		g.add(&r, 1)
+		return true, nil
+	})
+	a.built = true
+	return err
+}
+
+// add counts r (d = 1) or removes it (d = -1) in the total and in its principal's aggregate.
+func (a *aggregates) add(r *Record, d int64) error {
+	a.all.add(r, d)
+	g := a.by[r.Principal]
+	if g == nil {
+		var err error
+		if g, err = loadAggregate(a.tx, principalKey(r.Principal)); err != nil {
+			return err
+		}
+		a.by[r.Principal] = g
+	}
+	g.add(r, d)
+	return nil
+}
+
+// save writes back what the transaction changed; a principal left without records loses its key.
+func (a *aggregates) save() error {
+	if err := a.tx.PutJSON(statsBucket, aggregateKey, a.all); err != nil {
+		return err
+	}
+	for name, g := range a.by {
+		var err error
+		if g.Total <= 0 {
+			err = a.tx.Delete(statsBucket, principalKey(name))
+		} else {
+			err = a.tx.PutJSON(statsBucket, principalKey(name), g)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if a.built {
+		return a.tx.Put(statsBucket, principalsKey, []byte("1"))
+	}
+	return nil
 }
 
 func histBucket(ms float64) int {
@@ -132,8 +242,8 @@ func (a *aggregate) add(r *Record, d int64) {
 	}
 }
 
-// Stats summarises the stored history (every principal's: stats show counts, not records)
-// and what runs now.
+// Stats summarises the stored history and what runs now, as the viewer may see them: an admin
+// every principal's executions, anyone else only its own.
 type Stats struct {
 	Total       int64            `json:"total"`
 	ByStatus    map[Status]int64 `json:"by_status"`
@@ -163,23 +273,47 @@ type OperationCount struct {
 	Count     int64  `json:"count"`
 }
 
-// Stats reads the aggregates (no scan of the history) and counts what runs now.
-func (e *Engine) Stats(ctx context.Context) (Stats, error) {
+// Stats reads the aggregates the viewer may see (no scan of the history): an admin's are every
+// principal's, anyone else's its own, kept apart as records come and go. Active counts what
+// the viewer may see running now.
+func (e *Engine) Stats(ctx context.Context, viewer authz.Principal) (Stats, error) {
 	e.sync(ctx)
+	key := aggregateKey
+	if viewer.Tier != authz.TierAdmin {
+		key = principalKey(viewer.Name)
+	}
 	a := &aggregate{ByStatus: map[Status]int64{}}
-	if e.opts.Store != nil {
-		err := e.opts.Store.View(ctx, func(tx *store.Tx) error {
+	if st := e.opts.Store; st != nil {
+		var covered bool
+		read := func(tx *store.Tx) error {
 			var err error
-			a, err = loadAggregate(tx)
+			a, err = loadAggregate(tx, key)
 			return err
+		}
+		err := st.View(ctx, func(tx *store.Tx) error {
+			_, covered = tx.Get(statsBucket, principalsKey)
+			return read(tx)
 		})
+		if err == nil && !covered && key != aggregateKey {
+			// A history from before per-principal aggregates: build them now, once.
+			err = st.Update(ctx, func(tx *store.Tx) error {
+				agg, err := loadAggregates(tx)
+				if err != nil {
+					return err
+				}
+				if err := agg.save(); err != nil {
+					return err
+				}
+				return read(tx)
+			})
+		}
 		if err != nil {
 			return Stats{}, err
 		}
 	}
 	s := Stats{Total: a.Total, ByStatus: a.ByStatus, SuccessRate: successRate(a.ByStatus[StatusSuccess], a.Total),
 		Tools: groups(a.Tools), Categories: groups(a.Categories), TopOperations: []OperationCount{},
-		Active: len(e.Active(ctx, authz.Principal{Tier: authz.TierAdmin}))}
+		Active: len(e.Active(ctx, viewer))}
 	for op, n := range a.Operations {
 		s.TopOperations = append(s.TopOperations, OperationCount{op, n})
 	}

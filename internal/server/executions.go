@@ -17,8 +17,8 @@ import (
 // ExecutionAPI is what the execution routes serve. A nil Metrics leaves /metrics out.
 type ExecutionAPI struct {
 	Executions *engine.Engine
-	// Limits rate-limit the API's own requests per principal (429 with RateLimit-* and
-	// Retry-After headers).
+	// Limits rate-limit the API's own requests per principal: every answer carries the
+	// RateLimit-* headers, a refused one is 429 with Retry-After.
 	Limits  *engine.Limits
 	Metrics http.Handler
 }
@@ -53,22 +53,36 @@ func limited(h http.Handler, lim *engine.Limits) http.Handler {
 		}
 		if lim != nil {
 			own, _ := engine.ParseRate(p.Rate)
-			if err := lim.AllowRequest(p, own); err != nil {
-				var le *engine.LimitError
-				if errors.As(err, &le) {
-					secs := int(math.Ceil(le.Wait.Seconds()))
-					w.Header().Set("Retry-After", strconv.Itoa(secs))
-					w.Header().Set("RateLimit-Policy", le.Limit)
-					w.Header().Set("RateLimit-Remaining", "0")
-					w.Header().Set("RateLimit-Reset", strconv.Itoa(secs))
-					writeError(w, http.StatusTooManyRequests, "", err.Error())
-					return
-				}
+			q, err := lim.AllowRequest(p, own)
+			setRateLimitHeaders(w.Header(), q)
+			var le *engine.LimitError
+			if errors.As(err, &le) {
+				w.Header().Set("Retry-After", strconv.Itoa(ceilSeconds(le.Wait)))
+				writeError(w, http.StatusTooManyRequests, "", err.Error())
+				return
 			}
 		}
 		h.ServeHTTP(w, r)
 	})
 }
+
+// setRateLimitHeaders reports a principal's quota on every answer in the fields of the IETF
+// draft that HTTP clients and proxies read most widely (draft-ietf-httpapi-ratelimit-headers
+// up to -06): RateLimit-Limit (requests per window), RateLimit-Remaining (requests left now),
+// RateLimit-Reset (seconds until the whole quota is back) and RateLimit-Policy (LIMIT;w=SECONDS).
+// A refused request adds Retry-After, the seconds until one passes. No limit, no fields.
+func setRateLimitHeaders(h http.Header, q engine.Quota) {
+	if q.Limit <= 0 {
+		return
+	}
+	h.Set("RateLimit-Limit", strconv.Itoa(q.Limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(q.Remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(ceilSeconds(q.Reset)))
+	h.Set("RateLimit-Policy", fmt.Sprintf("%d;w=%d", q.Limit, ceilSeconds(q.Window)))
+}
+
+// ceilSeconds is d in whole seconds, rounded up (delta-seconds never promise too early).
+func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 
 // ExecutionsHandler serves the execution history, one execution, cancellation and stats.
 func ExecutionsHandler(e *engine.Engine) http.Handler {
@@ -79,7 +93,7 @@ func ExecutionsHandler(e *engine.Engine) http.Handler {
 		rest := strings.Trim(strings.TrimPrefix(r.URL.Path, "/api/executions"), "/")
 		switch {
 		case r.URL.Path == "/api/stats" && r.Method == http.MethodGet:
-			s, err := e.Stats(ctx)
+			s, err := e.Stats(ctx, viewer)
 			if err != nil {
 				writeError(w, http.StatusInternalServerError, "", "stats unavailable; see the server log")
 				return
