@@ -218,3 +218,93 @@ func TestScriptAndCollect(t *testing.T) {
 		t.Errorf("a step without an exit file has Exit %d, want -1", o.Steps[2].Exit)
 	}
 }
+
+// TestDiscoverCargoAndPytest covers the conventions with no task file: a crate (with a binary
+// or a library only) and the ways a Python project says it uses pytest (configuration
+// sections, conftest.py, test files), with its virtual environment preferred.
+func TestDiscoverCargoAndPytest(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"crate with a binary", map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n", "src/main.rs": "fn main() {}\n"},
+			[]string{"cargo:build | cargo build", "cargo:test | cargo test", "cargo:check | cargo check", "cargo:clippy | cargo clippy", "cargo:run | cargo run"}},
+		{"library crate", map[string]string{"Cargo.toml": "[package]\nname = \"x\"\n", "src/lib.rs": ""},
+			[]string{"cargo:build | cargo build", "cargo:test | cargo test", "cargo:check | cargo check", "cargo:clippy | cargo clippy"}},
+		{"pyproject section, venv", map[string]string{"pyproject.toml": "[project]\nname = \"x\"\n\n[tool.pytest.ini_options]\naddopts = \"-q\"\n", ".venv/bin/python": ""},
+			[]string{"pytest | .venv/bin/python -m pytest"}},
+		{"setup.cfg section", map[string]string{"setup.cfg": "[tool:pytest]\n", "venv/bin/python": ""}, []string{"pytest | venv/bin/python -m pytest"}},
+		{"tox.ini section", map[string]string{"tox.ini": "[pytest]\n", "env/bin/python": ""}, []string{"pytest | env/bin/python -m pytest"}},
+		{"conftest.py", map[string]string{"conftest.py": "", ".venv/bin/python": ""}, []string{"pytest | .venv/bin/python -m pytest"}},
+		{"test files only", map[string]string{"tests/test_app.py": "", ".venv/bin/python": ""}, []string{"pytest | .venv/bin/python -m pytest"}},
+		{"pyproject without pytest", map[string]string{"pyproject.toml": "[project]\nname = \"x\"\n", "app.py": ""}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, tc.files)
+			got, err := Discover(dir)
+			if err != nil {
+				t.Fatalf("Discover: %v", err)
+			}
+			var lines []string
+			for _, tk := range got {
+				lines = append(lines, tk.Name+" | "+tk.Command)
+			}
+			if diff := cmp.Diff(tc.want, lines); diff != "" {
+				t.Errorf("Discover (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCheckPlanRustAndPython: cargo check for a crate, ruff and mypy when configured and
+// installed (a command on PATH, or mypy in the project's virtual environment), each only for
+// the files it checks; nothing when the tool is configured but missing.
+func TestCheckPlanRustAndPython(t *testing.T) {
+	bin := t.TempDir()
+	writeFiles(t, bin, map[string]string{"ruff": "#!/bin/sh\n"})
+	if err := os.Chmod(filepath.Join(bin, "ruff"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+":/usr/bin:/bin")
+	const mypyFlags = " --show-column-numbers --show-error-codes --no-error-summary --no-color-output --no-pretty"
+	tests := []struct {
+		name  string
+		files map[string]string
+		check []string
+		want  []string
+	}{
+		{"crate", map[string]string{"Cargo.toml": "[package]\n"}, nil, []string{"cargo check --message-format=json --color never"}},
+		{"crate, a Rust file", map[string]string{"Cargo.toml": "[package]\n"}, []string{"src/lib.rs"}, []string{"cargo check --message-format=json --color never"}},
+		{"ruff and mypy from pyproject", map[string]string{"pyproject.toml": "[tool.ruff]\n[tool.mypy]\nfiles = [\"src\"]\n", ".venv/bin/python": "", ".venv/bin/mypy": ""}, nil,
+			[]string{"ruff check --output-format=concise --no-fix .", ".venv/bin/python -m mypy" + mypyFlags}},
+		{"ruff.toml, one file", map[string]string{"ruff.toml": "", "mypy.ini": "[mypy]\n"}, []string{"a.py"},
+			[]string{"ruff check --output-format=concise --no-fix a.py"}},
+		{"mypy.ini without files", map[string]string{"mypy.ini": "[mypy]\n", ".venv/bin/python": "", ".venv/bin/mypy": ""}, nil,
+			[]string{".venv/bin/python -m mypy" + mypyFlags + " ."}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, tc.files)
+			p, err := CheckPlan(dir, tc.check)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range p.Steps {
+				got = append(got, s.Command)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("steps (-want +got):\n%s", diff)
+			}
+		})
+	}
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"mypy.ini": "[mypy]\n"})
+	if _, err := CheckPlan(dir, nil); !errors.Is(err, ErrNoChecker) {
+		t.Errorf("CheckPlan(mypy configured, not installed) error = %v, want ErrNoChecker", err)
+	}
+}

@@ -48,25 +48,6 @@ func ParseGoVet(out []byte) []Diagnostic {
 	return ds
 }
 
-// ParseGoBuildJSON parses `go build -json`: the compiler lines carried by build-output events
-// are errors.
-func ParseGoBuildJSON(out []byte) []Diagnostic {
-	var ds []Diagnostic
-	jsonLines(out, func(line []byte) {
-		var ev goEvent
-		if json.Unmarshal(line, &ev) != nil || ev.Action != "build-output" {
-			return
-		}
-		for _, l := range strings.Split(ev.Output, "\n") {
-			if d, ok := parseFileLineCol(l); ok {
-				d.Severity = "error"
-				ds = append(ds, d)
-			}
-		}
-	})
-	return ds
-}
-
 // jsonLines calls fn with each line of out that starts a JSON object (go test -json, cargo's
 // messages); other lines (a tool's stderr teed in between) are skipped.
 func jsonLines(out []byte, fn func(line []byte)) {
