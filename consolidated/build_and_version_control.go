@@ -11,6 +11,7 @@ import (
 
 	"toolhost/authz"
 	"toolhost/internal/git"
+	"toolhost/internal/sandbox"
 	"toolhost/internal/terminal"
 )
 
@@ -138,6 +139,12 @@ type BuildConfig struct {
 	DefaultYield, MaxWait time.Duration
 	// Workdir, when set (and git is there), gets the git context resource (GitContextURI).
 	Workdir string
+	// Sandbox returns the Landlock policy of a conversation's terminal commands started now
+	// (nil when they run unconfined). Every git process runs under it, since git runs what the
+	// repository configures (hooks, core.fsmonitor, filters, textconv) and a terminal can plant
+	// those; a write widens it to the repository the guard approved. An error wrapping
+	// sandbox.ErrUnavailable refuses git as it refuses terminals. Nil runs git unconfined.
+	Sandbox func(ctx context.Context, conv string) (*sandbox.Policy, error)
 }
 
 // buildToolName is the tool's name, also the Tool field of guard requests.
@@ -174,7 +181,7 @@ func BuildTool(cfg BuildConfig) *Tool {
 	}
 	var res []Resource
 	if cfg.Git != nil && cfg.Workdir != "" {
-		res = append(res, gitContextResource(cfg.Git, cfg.Workdir))
+		res = append(res, gitContextResource(cfg.Git, cfg.Workdir, b.policy))
 	}
 	return &Tool{
 		Name: buildToolName,
@@ -197,6 +204,10 @@ type buildTool struct {
 // work tree that contains it. The root found must pass the guard too (a working directory inside
 // a larger repository), and a write must be allowed where git writes: the root and, for a linked
 // worktree, the common git directory.
+//
+// The repository's git processes run under the conversation's terminal policy (see
+// BuildConfig.Sandbox); for a write it is widened to the root and the common git directory the
+// guard just approved, so that git can write there, and what it runs can too, and nothing more.
 func (b *buildTool) repoFor(ctx context.Context, c *Call, repoArg string, class authz.Class, namesOnly bool) (*git.Repo, error) {
 	if b.cfg.Git == nil {
 		return nil, gitError(git.ErrNoGit, "repo")
@@ -205,7 +216,11 @@ func (b *buildTool) repoFor(ctx context.Context, c *Call, repoArg string, class 
 	if err != nil {
 		return nil, err
 	}
-	repo, err := b.cfg.Git.Open(ctx, dir)
+	policy, err := b.policy(ctx, c.Conversation)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := b.cfg.Git.Open(ctx, dir, policy)
 	if err != nil {
 		return nil, gitError(err, "repo")
 	}
@@ -214,12 +229,28 @@ func (b *buildTool) repoFor(ctx context.Context, c *Call, repoArg string, class 
 			return nil, err
 		}
 	}
-	if class == authz.ClassWrite && !within(repo.CommonDir, repo.Top) {
-		if _, err := b.check(ctx, c, repo.CommonDir, class, false); err != nil {
-			return nil, err
+	if class == authz.ClassWrite {
+		if !within(repo.CommonDir, repo.Top) {
+			if _, err := b.check(ctx, c, repo.CommonDir, class, false); err != nil {
+				return nil, err
+			}
 		}
+		repo = repo.Confined(policy.WithWritable(repo.Top, repo.CommonDir))
 	}
 	return repo, nil
+}
+
+// policy is the Landlock policy git runs under for conv (nil: unconfined); a sandbox that
+// cannot be enforced refuses, as it refuses terminal commands.
+func (b *buildTool) policy(ctx context.Context, conv string) (*sandbox.Policy, error) {
+	if b.cfg.Sandbox == nil {
+		return nil, nil
+	}
+	p, err := b.cfg.Sandbox(ctx, conv)
+	if te := sandboxUnavailable(err); te != nil {
+		return nil, te
+	}
+	return p, err
 }
 
 // check asks the guard about a directory and returns its canonical path; refusals, and paths
@@ -818,6 +849,8 @@ func gitError(err error, param string) error {
 		}
 		return &ToolError{Cause: err, Code: CodeHookFailed, Param: param, Message: "a git hook refused the commit; nothing was committed:\n" + out,
 			Next: "fix what the hook reports, git_stage the fixes, and commit again"}
+	case errors.Is(err, sandbox.ErrUnavailable):
+		return sandboxUnavailable(err)
 	case errors.Is(err, git.ErrNoGit):
 		return &ToolError{Cause: err, Code: CodeUnavailable, Message: "git is not installed on this machine"}
 	case ge != nil:

@@ -1,6 +1,7 @@
 package consolidated
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"toolhost/internal/git"
 	"toolhost/internal/git/gittest"
 	"toolhost/internal/golden"
+	"toolhost/internal/sandbox"
 	"toolhost/internal/terminal"
 )
 
@@ -30,6 +32,8 @@ type buildHarness struct {
 type buildOptions struct {
 	yield  time.Duration // the terminal engine's yield (default 20 s)
 	budget int           // result budget in tokens (default DefaultBudgetTokens)
+	// sandbox is BuildConfig.Sandbox (nil: git unconfined).
+	sandbox func(ctx context.Context, conv string) (*sandbox.Policy, error)
 }
 
 func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
@@ -51,7 +55,7 @@ func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
 			t.Fatal(err)
 		}
 		return []*Tool{
-			BuildTool(BuildConfig{Git: runner, Guard: h.guard, Terminal: mgr, Workdir: h.wd, DefaultYield: o.yield, MaxWait: 30 * time.Second}),
+			BuildTool(BuildConfig{Git: runner, Guard: h.guard, Terminal: mgr, Workdir: h.wd, DefaultYield: o.yield, MaxWait: 30 * time.Second, Sandbox: o.sandbox}),
 			// terminal_operations owns the engine: closing it ends the runs.
 			TerminalTool(TerminalConfig{Manager: mgr, Guard: h.guard, MaxWait: 30 * time.Second, DefaultYield: o.yield}),
 			ReadToolResultTool(),

@@ -63,7 +63,7 @@ func (p *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 	} else {
 		c.revs = []string{"HEAD"}
 	}
-	res, err := p.r.run(ctx, p.Top, c)
+	res, err := p.run(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (p *Repo) Show(ctx context.Context, id string, contextLines int) (text []by
 	if contextLines >= 0 {
 		opts = append(opts, "-U"+strconv.Itoa(contextLines))
 	}
-	res, err := p.r.run(ctx, p.Top, command{sub: "show", read: true, opts: opts, revs: []string{id}, endOpts: true, dashDash: true})
+	res, err := p.run(ctx, command{sub: "show", read: true, opts: opts, revs: []string{id}, endOpts: true, dashDash: true})
 	if err != nil {
 		return nil, false, err
 	}
@@ -167,7 +167,7 @@ func (p *Repo) ReadObject(ctx context.Context, id, typ string) (*Blob, error) {
 	b := &Blob{Type: typ}
 	switch typ {
 	case "tree":
-		res, err := p.r.run(ctx, p.Top, command{sub: "ls-tree", read: true, opts: []string{"--name-only"}, revs: []string{id}, endOpts: true})
+		res, err := p.run(ctx, command{sub: "ls-tree", read: true, opts: []string{"--name-only"}, revs: []string{id}, endOpts: true})
 		if err != nil {
 			return nil, err
 		}
@@ -177,12 +177,12 @@ func (p *Repo) ReadObject(ctx context.Context, id, typ string) (*Blob, error) {
 	default:
 		return nil, fmt.Errorf("%w: %s is a %s, not a file", ErrUnknownRevision, short(id), typ)
 	}
-	res, err := p.r.run(ctx, p.Top, command{sub: "cat-file", read: true, opts: []string{"-s"}, revs: []string{id}})
+	res, err := p.run(ctx, command{sub: "cat-file", read: true, opts: []string{"-s"}, revs: []string{id}})
 	if err != nil {
 		return nil, err
 	}
 	b.Size, _ = strconv.ParseInt(strings.TrimSpace(string(res.stdout)), 10, 64)
-	res, err = p.r.run(ctx, p.Top, command{sub: "cat-file", read: true, opts: []string{"blob"}, revs: []string{id}})
+	res, err = p.run(ctx, command{sub: "cat-file", read: true, opts: []string{"blob"}, revs: []string{id}})
 	if err != nil {
 		return nil, err
 	}
