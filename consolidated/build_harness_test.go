@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toolhost/authz"
 	"toolhost/internal/git"
 	"toolhost/internal/git/gittest"
 	"toolhost/internal/golden"
@@ -34,6 +35,8 @@ type buildOptions struct {
 	budget int           // result budget in tokens (default DefaultBudgetTokens)
 	// sandbox is BuildConfig.Sandbox (nil: git unconfined).
 	sandbox func(ctx context.Context, conv string) (*sandbox.Policy, error)
+	// guard adjusts the guard's configuration (harnessOptions.guard).
+	guard func(*authz.Config)
 }
 
 func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
@@ -45,7 +48,7 @@ func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
 	if o.yield == 0 {
 		o.yield = 20 * time.Second
 	}
-	hs := newHarness(t, harnessOptions{budgetTokens: o.budget, tools: func(h *harness) []*Tool {
+	hs := newHarness(t, harnessOptions{budgetTokens: o.budget, guard: o.guard, tools: func(h *harness) []*Tool {
 		mgr, err := terminal.NewManager(terminal.Config{Store: h.st, CloseGrace: 500 * time.Millisecond, DefaultYield: o.yield, MaxWait: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)

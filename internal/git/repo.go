@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -147,6 +148,22 @@ func CheckRef(s string) error {
 		}
 	}
 	return nil
+}
+
+// ObjectPaths returns every path inside a tree that an object name "REV:path" may name: git
+// splits at the first ':' outside braces, and versions differ on which braces count (2.39 every
+// '{', later ones only "@{" and "^{"), so the text after each ':' is a candidate. Each is clean
+// and relative to the work tree root (git reads "./x" from the directory it runs in, the root);
+// "" is the root tree. A caller that screens what git reads screens them all. Nil when the name
+// holds no ':' (it names a revision).
+func ObjectPaths(name string) []string {
+	var out []string
+	for i := 0; i < len(name); i++ {
+		if name[i] == ':' {
+			out = append(out, strings.TrimPrefix(path.Clean("/"+name[i+1:]), "/"))
+		}
+	}
+	return out
 }
 
 // Resolve turns a ref (branch, tag, HEAD~2, abc123, main@{upstream}) into the id of the commit it
