@@ -31,7 +31,7 @@
 // # Confinement
 //
 // git runs commands the repository configures: hooks, core.fsmonitor, filter drivers (add,
-// switch), diff textconv (diff, show, blame), core.sshCommand. The file tools' guard keeps the
+// switch), diff textconv (diff, show, blame). The file tools' guard keeps the
 // model from editing .git/config and .git/hooks, but a terminal that may write the work tree may
 // write them too. So every git process, repository discovery included, starts under the
 // Landlock policy its Repo carries (Runner.Open, Repo.Confined; package sandbox): the caller's
