@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"toolhost/authz"
 	"toolhost/internal/git"
+	"toolhost/internal/sandbox"
 	"toolhost/internal/terminal"
 )
 
@@ -138,6 +140,12 @@ type BuildConfig struct {
 	DefaultYield, MaxWait time.Duration
 	// Workdir, when set (and git is there), gets the git context resource (GitContextURI).
 	Workdir string
+	// Sandbox returns the Landlock policy of a conversation's terminal commands started now
+	// (nil when they run unconfined). Every git process runs under it, since git runs what the
+	// repository configures (hooks, core.fsmonitor, filters, textconv) and a terminal can plant
+	// those; a write widens it to the repository the guard approved. An error wrapping
+	// sandbox.ErrUnavailable refuses git as it refuses terminals. Nil runs git unconfined.
+	Sandbox func(ctx context.Context, conv string) (*sandbox.Policy, error)
 }
 
 // buildToolName is the tool's name, also the Tool field of guard requests.
@@ -174,7 +182,7 @@ func BuildTool(cfg BuildConfig) *Tool {
 	}
 	var res []Resource
 	if cfg.Git != nil && cfg.Workdir != "" {
-		res = append(res, gitContextResource(cfg.Git, cfg.Workdir))
+		res = append(res, gitContextResource(cfg.Git, cfg.Workdir, b.policy))
 	}
 	return &Tool{
 		Name: buildToolName,
@@ -197,6 +205,10 @@ type buildTool struct {
 // work tree that contains it. The root found must pass the guard too (a working directory inside
 // a larger repository), and a write must be allowed where git writes: the root and, for a linked
 // worktree, the common git directory.
+//
+// The repository's git processes run under the conversation's terminal policy (see
+// BuildConfig.Sandbox); for a write it is widened to the root and the common git directory the
+// guard just approved, so that git can write there, and what it runs can too, and nothing more.
 func (b *buildTool) repoFor(ctx context.Context, c *Call, repoArg string, class authz.Class, namesOnly bool) (*git.Repo, error) {
 	if b.cfg.Git == nil {
 		return nil, gitError(git.ErrNoGit, "repo")
@@ -205,7 +217,11 @@ func (b *buildTool) repoFor(ctx context.Context, c *Call, repoArg string, class 
 	if err != nil {
 		return nil, err
 	}
-	repo, err := b.cfg.Git.Open(ctx, dir)
+	policy, err := b.policy(ctx, c.Conversation)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := b.cfg.Git.Open(ctx, dir, policy)
 	if err != nil {
 		return nil, gitError(err, "repo")
 	}
@@ -214,12 +230,28 @@ func (b *buildTool) repoFor(ctx context.Context, c *Call, repoArg string, class 
 			return nil, err
 		}
 	}
-	if class == authz.ClassWrite && !within(repo.CommonDir, repo.Top) {
-		if _, err := b.check(ctx, c, repo.CommonDir, class, false); err != nil {
-			return nil, err
+	if class == authz.ClassWrite {
+		if !within(repo.CommonDir, repo.Top) {
+			if _, err := b.check(ctx, c, repo.CommonDir, class, false); err != nil {
+				return nil, err
+			}
 		}
+		repo = repo.Confined(policy.WithWritable(repo.Top, repo.CommonDir))
 	}
 	return repo, nil
+}
+
+// policy is the Landlock policy git runs under for conv (nil: unconfined); a sandbox that
+// cannot be enforced refuses, as it refuses terminal commands.
+func (b *buildTool) policy(ctx context.Context, conv string) (*sandbox.Policy, error) {
+	if b.cfg.Sandbox == nil {
+		return nil, nil
+	}
+	p, err := b.cfg.Sandbox(ctx, conv)
+	if te := sandboxUnavailable(err); te != nil {
+		return nil, te
+	}
+	return p, err
 }
 
 // check asks the guard about a directory and returns its canonical path; refusals, and paths
@@ -321,7 +353,7 @@ func (b *buildTool) diff(ctx context.Context, c *Call, a *gitDiffArgs) (*Result,
 			return nil, err
 		}
 		if withheld > 0 {
-			what += fmt.Sprintf("; %d changed file(s) withheld (credentials, toolhost state or files linked outside; name one in paths to see why)", withheld)
+			what += "; " + withheldNote(withheld, "name one in paths to see why")
 		}
 		if len(stats) == 0 {
 			return Text("%s", what), nil
@@ -338,8 +370,8 @@ func (b *buildTool) diff(ctx context.Context, c *Call, a *gitDiffArgs) (*Result,
 }
 
 // screenDiff keeps, of a whole diff's files, those a direct read would show: git reads the work
-// tree itself, outside the guard, so a changed file that read_file refuses (toolhost's own
-// config, a secret, a file hard-linked outside) would otherwise show up in the diff. It returns
+// tree and history itself, outside the guard, so a changed file that read_file refuses (toolhost's
+// own config, a secret, a file hard-linked outside) would otherwise show up in the diff. It returns
 // the files kept, the paths that limit the diff to them (nil when none was withheld), and how
 // many were withheld.
 func (b *buildTool) screenDiff(ctx context.Context, c *Call, repo *git.Repo, stats []git.FileStat) ([]git.FileStat, []string, int, error) {
@@ -347,6 +379,7 @@ func (b *buildTool) screenDiff(ctx context.Context, c *Call, repo *git.Repo, sta
 		kept     []git.FileStat
 		paths    []string
 		withheld int
+		linked   = map[string]bool{}
 	)
 	for _, s := range stats {
 		ok := true
@@ -354,13 +387,11 @@ func (b *buildTool) screenDiff(ctx context.Context, c *Call, repo *git.Repo, sta
 			if p == "" || !ok {
 				continue
 			}
-			_, err := b.cfg.Guard.Check(ctx, authz.Request{Conversation: c.Conversation, Tool: buildToolName, Operation: c.Operation,
-				Class: authz.ClassRead, Path: repo.Top + "/" + p})
-			if _, denied := authz.AsDenial(err); denied {
-				ok = false
-			} else if err != nil {
+			refusal, err := b.screenPath(ctx, c, repo, p, false, "paths", linked)
+			if err != nil {
 				return nil, nil, 0, err
 			}
+			ok = refusal == nil
 		}
 		if !ok {
 			withheld++
@@ -376,6 +407,49 @@ func (b *buildTool) screenDiff(ctx context.Context, c *Call, repo *git.Repo, sta
 		return stats, nil, 0, nil
 	}
 	return kept, paths, withheld, nil
+}
+
+// withheldNote says how many changed files a screen left out; how tells the model how to learn
+// why.
+func withheldNote(n int, how string) string {
+	return fmt.Sprintf("%d changed file(s) withheld (credentials, toolhost state or files linked outside; %s)", n, how)
+}
+
+// screenPath decides whether a direct read would show rel, a repository path whose contents (or,
+// with namesOnly, listing) git is about to show: refusal is what to answer for param when not,
+// err a failure of the guard itself. The guard decides on the work tree as it is now; history
+// can hold a directory where the work tree now has a symbolic link, and there the guard would
+// decide on another place than the one git reads, so a path below a linked directory is refused
+// too. linked caches that answer per directory.
+func (b *buildTool) screenPath(ctx context.Context, c *Call, repo *git.Repo, rel string, namesOnly bool, param string, linked map[string]bool) (refusal *ToolError, err error) {
+	full := repo.Top + "/" + rel
+	_, err = b.cfg.Guard.Check(ctx, authz.Request{Conversation: c.Conversation, Tool: buildToolName, Operation: c.Operation,
+		Class: authz.ClassRead, Path: full, NamesOnly: namesOnly})
+	if _, denied := authz.AsDenial(err); denied {
+		var te *ToolError
+		errors.As(GuardError(err, param), &te)
+		return te, nil
+	} else if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(full)
+	if dir == repo.Top {
+		return nil, nil
+	}
+	isLinked, seen := linked[dir]
+	if !seen {
+		real, err := b.cfg.Guard.Canonical(dir)
+		isLinked = err != nil || real != dir
+		if linked != nil {
+			linked[dir] = isLinked
+		}
+	}
+	if isLinked {
+		return &ToolError{Code: CodeInvalidPath, Param: param,
+			Message: fmt.Sprintf("%s lies below %s, which is a symbolic link in the work tree now: what git shows there is not what a direct read would", rel, dir),
+			Next:    "read the file in the work tree with the file_operations tool"}, nil
+	}
+	return nil, nil
 }
 
 // diffResult is a diff under a line that says what it compares; a diff larger than the budget
@@ -480,38 +554,31 @@ func (b *buildTool) show(ctx context.Context, c *Call, a *gitShowArgs) (*Result,
 	if ref == "" {
 		ref = "HEAD"
 	}
-	if id, err := repo.Resolve(ctx, ref); err == nil {
-		if a.StatOnly {
-			cs, err := repo.Log(ctx, git.LogOptions{Range: &git.Range{To: id}, Limit: 1, Full: true})
-			if err != nil {
-				return nil, gitError(err, "ref")
-			}
-			stats, err := repo.NumStat(ctx, git.DiffOptions{Range: &git.Range{From: id + "^", To: id}, Context: -1})
-			if err != nil {
-				stats = nil // a root commit has no parent to compare with
-			}
-			return Text("%s\n\n%s", git.RenderLog(cs, true), git.RenderStat(stats, 0)), nil
-		}
-		text, truncated, err := repo.Show(ctx, id, contextLines(a.Context))
-		if err != nil {
-			return nil, gitError(err, "ref")
-		}
-		return diffResult(c, "", nil, text, truncated), nil
+	id, err := repo.Resolve(ctx, ref)
+	if err == nil {
+		return b.showCommit(ctx, c, repo, id, a)
 	} else if !strings.Contains(ref, ":") {
 		return nil, gitError(err, "ref")
 	}
 	// REV:path
-	rev, p, _ := strings.Cut(ref, ":")
-	if rev == "" {
-		rev = "HEAD" // ":path" is the index in git; keep it simple and read HEAD's version
-		ref = "HEAD:" + p
-	}
-	if err := git.CheckRef(rev); err != nil {
-		return nil, gitError(err, "ref")
+	if strings.HasPrefix(ref, ":") {
+		ref = "HEAD" + ref // ":path" is the index in git; keep it simple and read HEAD's version
 	}
 	id, typ, err := repo.ResolveObject(ctx, ref)
 	if err != nil {
 		return nil, gitError(err, "ref")
+	}
+	// git reads the object itself: it is shown only if a direct read of its path would be, and
+	// every path the name could mean passes, whichever colon git split it at.
+	for _, p := range git.ObjectPaths(ref) {
+		if p == "" {
+			continue // the root tree: the repository passed the guard
+		}
+		if refusal, err := b.screenPath(ctx, c, repo, p, typ == "tree", "ref", nil); err != nil {
+			return nil, err
+		} else if refusal != nil {
+			return nil, refusal
+		}
 	}
 	blob, err := repo.ReadObject(ctx, id, typ)
 	if err != nil {
@@ -524,6 +591,52 @@ func (b *buildTool) show(ctx context.Context, c *Call, a *gitShowArgs) (*Result,
 		return Text("%s/ (directory):\n%s", strings.TrimSuffix(ref, "/"), strings.TrimRight(string(blob.Text), "\n")), nil
 	}
 	return &Result{Text: string(blob.Text)}, nil
+}
+
+// showCommit shows a commit: its message and, unless stat_only, its patch. As in git_diff, the
+// files a direct read refuses are left out, and a line says how many.
+func (b *buildTool) showCommit(ctx context.Context, c *Call, repo *git.Repo, id string, a *gitShowArgs) (*Result, error) {
+	const how = "show one as REV:path to see why"
+	if a.StatOnly {
+		cs, err := repo.Log(ctx, git.LogOptions{Range: &git.Range{To: id}, Limit: 1, Full: true})
+		if err != nil {
+			return nil, gitError(err, "ref")
+		}
+		stats, err := repo.NumStat(ctx, git.DiffOptions{Range: &git.Range{From: id + "^", To: id}, Context: -1})
+		if err != nil {
+			// A root commit has no parent to compare with: every file is new.
+			if stats, err = repo.CommitFiles(ctx, id); err != nil {
+				return nil, gitError(err, "ref")
+			}
+		}
+		stats, _, withheld, err := b.screenDiff(ctx, c, repo, stats)
+		if err != nil {
+			return nil, err
+		}
+		text := git.RenderLog(cs, true) + "\n\n" + git.RenderStat(stats, 0)
+		if withheld > 0 {
+			text += "\n" + withheldNote(withheld, how)
+		}
+		return &Result{Text: text}, nil
+	}
+	// Every file the patch can show, against each parent of a merge.
+	files, err := repo.CommitFiles(ctx, id)
+	if err != nil {
+		return nil, gitError(err, "ref")
+	}
+	_, paths, withheld, err := b.screenDiff(ctx, c, repo, files)
+	if err != nil {
+		return nil, err
+	}
+	note := ""
+	if withheld > 0 {
+		note = withheldNote(withheld, how)
+	}
+	text, truncated, err := repo.Show(ctx, id, git.ShowOptions{Context: contextLines(a.Context), Only: withheld > 0, Paths: paths})
+	if err != nil {
+		return nil, gitError(err, "ref")
+	}
+	return diffResult(c, note, nil, text, truncated), nil
 }
 
 func (b *buildTool) blame(ctx context.Context, c *Call, a *gitBlameArgs) (*Result, error) {
@@ -818,6 +931,8 @@ func gitError(err error, param string) error {
 		}
 		return &ToolError{Cause: err, Code: CodeHookFailed, Param: param, Message: "a git hook refused the commit; nothing was committed:\n" + out,
 			Next: "fix what the hook reports, git_stage the fixes, and commit again"}
+	case errors.Is(err, sandbox.ErrUnavailable):
+		return sandboxUnavailable(err)
 	case errors.Is(err, git.ErrNoGit):
 		return &ToolError{Cause: err, Code: CodeUnavailable, Message: "git is not installed on this machine"}
 	case ge != nil:

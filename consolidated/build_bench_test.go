@@ -1,6 +1,7 @@
 package consolidated
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -8,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"toolhost/internal/sandbox"
+	"toolhost/internal/sandbox/sandboxtest"
 )
 
 // BenchmarkBuildGit compares git_status and git_diff stat_only, end to end through the in-memory
@@ -15,8 +19,23 @@ import (
 // own `git status` and `git diff --stat` on the same generated repository of 10,000 files, 500 of
 // them modified, in the same run. Each iteration times one CLI run and one tool call back to back,
 // so machine load hits both alike; x-cli is the tool's time over the CLI's (target <= 1.3).
+// The _sandboxed cases run git as toolhost does by default, under a workspace-write Landlock
+// policy laid out as on a user's machine (where the kernel has Landlock).
 func BenchmarkBuildGit(b *testing.B) {
-	h := newBuildHarness(b, buildOptions{})
+	var policy *sandbox.Policy
+	if _, err := sandbox.ABI(); err == nil {
+		policy = sandboxtest.HomePolicy(b) // before the harness moves HOME into a temp dir
+	}
+	confine := false
+	h := newBuildHarness(b, buildOptions{sandbox: func(context.Context, string) (*sandbox.Policy, error) {
+		if !confine {
+			return nil, nil
+		}
+		return policy, nil
+	}})
+	if policy != nil {
+		policy.Writable, policy.Temp = []string{h.wd}, sandbox.TempDirs()
+	}
 	const dirs, perDir, modified = 100, 100, 500
 	h.git("", "init", "-q", "-b", "main")
 	for d := 0; d < dirs; d++ {
@@ -42,17 +61,26 @@ func BenchmarkBuildGit(b *testing.B) {
 	// Warm the index stat cache and the page cache once for both.
 	h.git("", "status")
 	cases := []struct {
-		name string
-		cli  []string
-		op   string
-		args map[string]any
-		want string
+		name    string
+		cli     []string
+		op      string
+		args    map[string]any
+		want    string
+		confine bool
 	}{
-		{"status", []string{"status"}, "git_status", nil, "unstaged (500)"},
-		{"diff_stat", []string{"diff", "--stat"}, "git_diff", map[string]any{"stat_only": true}, "500 files changed"},
+		{"status", []string{"status"}, "git_status", nil, "unstaged (500)", false},
+		{"diff_stat", []string{"diff", "--stat"}, "git_diff", map[string]any{"stat_only": true}, "500 files changed", false},
+		{"status_sandboxed", []string{"status"}, "git_status", nil, "unstaged (500)", true},
+		{"diff_stat_sandboxed", []string{"diff", "--stat"}, "git_diff", map[string]any{"stat_only": true}, "500 files changed", true},
 	}
 	for _, c := range cases {
+		if c.confine && policy == nil {
+			continue
+		}
+		confine = c.confine
 		b.Run(c.name, func(b *testing.B) {
+			// Once untimed: a server builds a policy's Landlock ruleset once and keeps it.
+			h.mustOp(c.op, c.args)
 			var cli, tool time.Duration
 			for b.Loop() {
 				start := time.Now()

@@ -1,6 +1,7 @@
 package consolidated
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,9 +12,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toolhost/authz"
 	"toolhost/internal/git"
 	"toolhost/internal/git/gittest"
 	"toolhost/internal/golden"
+	"toolhost/internal/sandbox"
 	"toolhost/internal/terminal"
 )
 
@@ -32,6 +35,10 @@ type buildOptions struct {
 	budget int           // result budget in tokens (default DefaultBudgetTokens)
 	// executions records calls in an execution engine (h.hs.env.Executions).
 	executions bool
+	// sandbox is BuildConfig.Sandbox (nil: git unconfined).
+	sandbox func(ctx context.Context, conv string) (*sandbox.Policy, error)
+	// guard adjusts the guard's configuration (harnessOptions.guard).
+	guard func(*authz.Config)
 }
 
 func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
@@ -43,7 +50,7 @@ func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
 	if o.yield == 0 {
 		o.yield = 20 * time.Second
 	}
-	hs := newHarness(t, harnessOptions{budgetTokens: o.budget, executions: o.executions, tools: func(h *harness) []*Tool {
+	hs := newHarness(t, harnessOptions{budgetTokens: o.budget, executions: o.executions, guard: o.guard, tools: func(h *harness) []*Tool {
 		mgr, err := terminal.NewManager(terminal.Config{Store: h.st, CloseGrace: 500 * time.Millisecond, DefaultYield: o.yield, MaxWait: 30 * time.Second})
 		if err != nil {
 			t.Fatal(err)
@@ -53,7 +60,7 @@ func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
 			t.Fatal(err)
 		}
 		return []*Tool{
-			BuildTool(BuildConfig{Git: runner, Guard: h.guard, Terminal: mgr, Workdir: h.wd, DefaultYield: o.yield, MaxWait: 30 * time.Second}),
+			BuildTool(BuildConfig{Git: runner, Guard: h.guard, Terminal: mgr, Workdir: h.wd, DefaultYield: o.yield, MaxWait: 30 * time.Second, Sandbox: o.sandbox}),
 			// terminal_operations owns the engine: closing it ends the runs.
 			TerminalTool(TerminalConfig{Manager: mgr, Guard: h.guard, MaxWait: 30 * time.Second, DefaultYield: o.yield}),
 			ReadToolResultTool(),

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/internal/git"
+	"toolhost/internal/sandbox"
 )
 
 // GitContextURI is the resource with the git context of the working directory.
@@ -15,8 +16,9 @@ const GitContextURI = "toolhost://workdir/git"
 
 // gitContextResource serves the working directory's git context (branch and upstream, a status
 // summary, the last commits), for clients that attach resources to a conversation. It reads the
-// working directory only, which the guard always allows.
-func gitContextResource(runner *git.Runner, workdir string) Resource {
+// working directory only, which the guard always allows; git runs under the policy of the
+// caller's conversation, as for git_status.
+func gitContextResource(runner *git.Runner, workdir string, policy func(context.Context, string) (*sandbox.Policy, error)) Resource {
 	return Resource{
 		Resource: &mcp.Resource{
 			Name:        "git_context",
@@ -25,14 +27,20 @@ func gitContextResource(runner *git.Runner, workdir string) Resource {
 			MIMEType:    "text/plain",
 		},
 		Read: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: GitContextURI, MIMEType: "text/plain", Text: GitContext(ctx, runner, workdir)}}}, nil
+			var text string
+			if p, err := policy(ctx, CallerConversation(ctx)); err != nil {
+				text = "git context unavailable: " + err.Error()
+			} else {
+				text = GitContext(ctx, runner, workdir, p)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: GitContextURI, MIMEType: "text/plain", Text: text}}}, nil
 		},
 	}
 }
 
-// GitContext renders the git context of dir in a few lines.
-func GitContext(ctx context.Context, runner *git.Runner, dir string) string {
-	repo, err := runner.Open(ctx, dir)
+// GitContext renders the git context of dir in a few lines, running git under policy.
+func GitContext(ctx context.Context, runner *git.Runner, dir string, policy *sandbox.Policy) string {
+	repo, err := runner.Open(ctx, dir, policy)
 	if err != nil {
 		return "not a git repository: " + dir
 	}

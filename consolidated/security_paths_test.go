@@ -2,13 +2,16 @@ package consolidated
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"toolhost/authz"
 	"toolhost/internal/embed"
+	"toolhost/internal/git/gittest"
 	"toolhost/internal/memory"
 )
 
@@ -236,5 +239,111 @@ func TestSecurityGitDiffScreened(t *testing.T) {
 	h.mustOp("git_commit", map[string]any{"message": "more"})
 	if got := h.mustOp("git_show", map[string]any{"ref": "HEAD"}); strings.Contains(got, "LINKEDSECRET") || !strings.Contains(got, "four") {
 		t.Errorf("git_show HEAD = %q, want a.txt's change and no secret", got)
+	}
+}
+
+// TestSecurityGitShowScreened: git_show reads history itself, so it gets git_diff's screen. A
+// REV:path that a direct read of the path refuses is refused with the guard's answer, however the
+// name is spelled; a commit's patch leaves out the files a direct read refuses and says how many.
+// The repositories: one outside the working directory (readable, but its .env files are secrets),
+// one holding toolhost's token file, and the working directory's own with a crafted tree holding
+// a nested .git/config.
+func TestSecurityGitShowScreened(t *testing.T) {
+	ph := newPathHome(t)
+	tokRepo := filepath.Join(ph.home, "tok")
+	h := newBuildHarness(t, buildOptions{guard: func(c *authz.Config) {
+		ph.withHome(c)
+		c.TokenFile = filepath.Join(tokRepo, "th-token")
+	}})
+	const tokenSecret = "TOKENSECRET-4"
+	other := ph.other
+	gittest.Run(t, other, "init", "-q", "-b", "main")
+	if err := os.MkdirAll(filepath.Join(other, "cfg"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(other, "cfg", ".env"), []byte(envSecret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Run(t, other, "add", ".")
+	gittest.Run(t, other, "commit", "-qm", "fix: env")
+	// The work tree now has a symbolic link where history has the directory cfg: the guard
+	// would decide on the working directory (where .env files are readable), not on what git
+	// reads.
+	if err := os.RemoveAll(filepath.Join(other, "cfg")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(h.wd, filepath.Join(other, "cfg")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(tokRepo, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Run(t, tokRepo, "init", "-q", "-b", "main")
+	if err := os.WriteFile(filepath.Join(tokRepo, "th-token"), []byte(tokenSecret+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gittest.Run(t, tokRepo, "add", ".")
+	gittest.Run(t, tokRepo, "commit", "-qm", "token")
+	h.repo("")
+	// A tree git would never check out, but history may hold: sub/.git/config.
+	blob := strings.TrimSpace(h.git("", "hash-object", "-w", "a.txt"))
+	mktree := func(entry string) string {
+		t.Helper()
+		cmd := exec.Command("git", "mktree")
+		cmd.Dir, cmd.Stdin = h.wd, strings.NewReader(entry+"\n")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	sub := mktree("040000 tree " + mktree("040000 tree "+mktree("100644 blob "+blob+"\tconfig")+"\t.git") + "\tsub")
+	crafted := strings.TrimSpace(h.git("", "commit-tree", "-m", "crafted", "-p", "HEAD", sub))
+	h.git("", "branch", "crafted", crafted)
+
+	withheld := func(n int) string {
+		return fmt.Sprintf("%d changed file(s) withheld (credentials, toolhost state or files linked outside; show one as REV:path to see why)", n)
+	}
+	for _, tt := range []struct {
+		name string
+		args map[string]any
+		// code is the refusal wanted ("" for an answer); want is in the text.
+		code, want string
+		// shows is content the answer may hold (the file asked for).
+		shows string
+	}{
+		{"a secret outside", map[string]any{"repo": other, "ref": "HEAD:.env"}, "secret_path", ".env", ""},
+		{"a secret outside, ./", map[string]any{"repo": other, "ref": "HEAD:./.env"}, "secret_path", "", ""},
+		// git does not resolve dot segments inside a tree path: nothing is found, nothing shown.
+		{"a secret outside, dot segments", map[string]any{"repo": other, "ref": "HEAD:src/../.env"}, "not_found", "", ""},
+		{"a secret outside, the index form", map[string]any{"repo": other, "ref": ":.env"}, "secret_path", "", ""},
+		{"a secret outside, a colon inside braces", map[string]any{"repo": other, "ref": "HEAD^{/fix: env}:.env"}, "secret_path", "", ""},
+		{"a secret outside in a subdirectory", map[string]any{"repo": other, "ref": "HEAD:src/.env.dev"}, "secret_path", "", ""},
+		{"a secret outside below a directory now linked", map[string]any{"repo": other, "ref": "HEAD:cfg/.env"}, "invalid_path", "symbolic link", ""},
+		{"toolhost's token", map[string]any{"repo": tokRepo, "ref": "HEAD:th-token"}, "protected_path", "", ""},
+		{"a nested .git/config in history", map[string]any{"ref": "crafted:sub/.git/config"}, "protected_path", "", ""},
+		{"a plain file outside", map[string]any{"repo": other, "ref": "HEAD:readme.txt"}, "", "plain", ""},
+		{"the root tree outside lists names", map[string]any{"repo": other, "ref": "HEAD:"}, "", ".env", ""},
+		{"a commit outside", map[string]any{"repo": other}, "", withheld(3), "plain"},
+		{"a commit outside, stat_only", map[string]any{"repo": other, "stat_only": true}, "", withheld(3), ""},
+		{"the crafted commit", map[string]any{"ref": "crafted"}, "", withheld(1), ""},
+		{"a plain commit", map[string]any{"ref": "main"}, "", "+one", "one\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, isErr := h.op("git_show", tt.args)
+			switch {
+			case tt.code != "" && (!isErr || !strings.Contains(got, tt.code)):
+				t.Errorf("git_show %v = %s\nwant the refusal %s", tt.args, got, tt.code)
+			case tt.code == "" && isErr:
+				t.Errorf("git_show %v failed: %s", tt.args, got)
+			case !strings.Contains(got, tt.want):
+				t.Errorf("git_show %v = %s\nwant %q", tt.args, got, tt.want)
+			}
+			for _, secret := range []string{"ENVSECRET", tokenSecret, "one\n"} {
+				if strings.Contains(got, secret) && secret != tt.shows {
+					t.Errorf("git_show %v revealed %q:\n%s", tt.args, secret, got)
+				}
+			}
+		})
 	}
 }

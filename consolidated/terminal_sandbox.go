@@ -139,15 +139,24 @@ func guardTerminalError(err error) error {
 	if errors.As(err, &r) {
 		return refusalError(r)
 	}
-	if errors.Is(err, sandbox.ErrUnavailable) {
-		msg := err.Error()
-		if i := strings.Index(msg, sandbox.ErrUnavailable.Error()); i >= 0 {
-			msg = msg[i:]
-		}
-		return &ToolError{Code: CodeSandboxUnavailable, Message: msg,
-			Next: "the user must allow unconfined commands ([terminal] sandbox = \"off\" or allow_unsandboxed = true); terminals stay unavailable until then"}
+	if te := sandboxUnavailable(err); te != nil {
+		return te
 	}
 	return nil
+}
+
+// sandboxUnavailable maps a refusal to start anything because the configured sandbox cannot
+// be enforced (terminal commands, and git, which runs under the same policy), or returns nil.
+func sandboxUnavailable(err error) *ToolError {
+	if !errors.Is(err, sandbox.ErrUnavailable) {
+		return nil
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, sandbox.ErrUnavailable.Error()); i >= 0 {
+		msg = msg[i:]
+	}
+	return &ToolError{Code: CodeSandboxUnavailable, Message: msg, Cause: err,
+		Next: "the user must allow unconfined commands ([terminal] sandbox = \"off\" or allow_unsandboxed = true); terminal commands and git operations stay unavailable until then"}
 }
 
 // noted appends the sandbox note for output to a result's text.

@@ -35,7 +35,7 @@ func (g *globalFlags) define(fs *flag.FlagSet) {
 	fs.IntVar(&g.budget, "budget-tokens", g.budget, "cap one result at about `N` tokens (default: the client's own, else 25000)")
 	fs.StringVar(&g.logFile, "log-file", g.logFile, "log to `FILE` instead of stderr")
 	fs.StringVar(&g.logLevel, "log-level", g.logLevel, "log at `LEVEL`: debug, info, warn or error (default info)")
-	fs.StringVar(&g.sandbox, "sandbox", g.sandbox, "confine terminal commands in sandbox `MODE`: workspace-write (default), read-only or off")
+	fs.StringVar(&g.sandbox, "sandbox", g.sandbox, "confine terminal commands, and git with its hooks, in sandbox `MODE`: workspace-write (default), read-only or off")
 }
 
 // apply sets what the flags give on cfg, recording each as the value's origin.

@@ -48,14 +48,14 @@ func (p *Repo) Blame(ctx context.Context, o BlameOptions) ([]BlameLine, error) {
 		}
 		c.revs = []string{o.Rev}
 	}
-	res, err := p.r.run(ctx, p.Top, c)
+	res, err := p.run(ctx, c)
 	if ge, ok := err.(*Error); ok && o.End > 0 {
 		// "file x has only N lines": blame what there is.
 		if m := onlyLines.FindStringSubmatch(ge.Stderr); m != nil {
 			n, _ := strconv.Atoi(m[1])
 			if n >= max(o.Start, 1) {
 				c.opts = []string{"--porcelain", "-L", lineRange(o.Start, n)}
-				res, err = p.r.run(ctx, p.Top, c)
+				res, err = p.run(ctx, c)
 			}
 		}
 	}

@@ -24,7 +24,7 @@ const branchFormat = "%(HEAD)%00%(refname:short)%00%(upstream:short)%00%(upstrea
 
 // Branches lists local branches, most recently committed first.
 func (p *Repo) Branches(ctx context.Context) ([]Branch, error) {
-	res, err := p.r.run(ctx, p.Top, command{sub: "for-each-ref", read: true,
+	res, err := p.run(ctx, command{sub: "for-each-ref", read: true,
 		opts: []string{"--format=" + branchFormat, "--sort=-committerdate", "refs/heads/"}})
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func (p *Repo) CheckBranchName(ctx context.Context, name string) error {
 	if err := CheckRef(name); err != nil {
 		return err
 	}
-	if _, err := p.r.run(ctx, p.Top, command{sub: "check-ref-format", read: true, opts: []string{"--branch", name}}); err != nil {
+	if _, err := p.run(ctx, command{sub: "check-ref-format", read: true, opts: []string{"--branch", name}}); err != nil {
 		return fmt.Errorf("%w: %q is not a valid branch name", ErrInvalidRef, truncate(name, 60))
 	}
 	return nil
@@ -96,7 +96,7 @@ func (p *Repo) CreateBranch(ctx context.Context, name, start string) error {
 	if err := p.CheckBranchName(ctx, name); err != nil {
 		return err
 	}
-	_, err := p.r.run(ctx, p.Top, command{sub: "branch", opts: []string{"--no-track"}, revs: []string{name, start}, endOpts: true})
+	_, err := p.run(ctx, command{sub: "branch", opts: []string{"--no-track"}, revs: []string{name, start}, endOpts: true})
 	return err
 }
 
@@ -106,13 +106,13 @@ func (p *Repo) Switch(ctx context.Context, name string) error {
 	if err := p.CheckBranchName(ctx, name); err != nil {
 		return err
 	}
-	_, err := p.r.run(ctx, p.Top, command{sub: "switch", revs: []string{name}, endOpts: true})
+	_, err := p.run(ctx, command{sub: "switch", revs: []string{name}, endOpts: true})
 	return err
 }
 
 // CurrentBranch returns the branch HEAD is on, or "" when HEAD is detached.
 func (p *Repo) CurrentBranch(ctx context.Context) string {
-	res, err := p.r.run(ctx, p.Top, command{sub: "symbolic-ref", read: true, opts: []string{"--quiet", "--short", "HEAD"}})
+	res, err := p.run(ctx, command{sub: "symbolic-ref", read: true, opts: []string{"--quiet", "--short", "HEAD"}})
 	if err != nil {
 		return ""
 	}
@@ -124,7 +124,7 @@ func (p *Repo) Stage(ctx context.Context, paths []string) error {
 	if len(paths) == 0 {
 		return fmt.Errorf("%w: no paths", ErrPathspec)
 	}
-	_, err := p.r.run(ctx, p.Top, command{sub: "add", opts: []string{"--all"}, paths: paths})
+	_, err := p.run(ctx, command{sub: "add", opts: []string{"--all"}, paths: paths})
 	return err
 }
 
@@ -135,10 +135,10 @@ func (p *Repo) Unstage(ctx context.Context, paths []string) error {
 		return fmt.Errorf("%w: no paths", ErrPathspec)
 	}
 	if !p.HasCommits(ctx) {
-		_, err := p.r.run(ctx, p.Top, command{sub: "rm", opts: []string{"--cached", "-r", "--quiet"}, paths: paths})
+		_, err := p.run(ctx, command{sub: "rm", opts: []string{"--cached", "-r", "--quiet"}, paths: paths})
 		return err
 	}
-	_, err := p.r.run(ctx, p.Top, command{sub: "restore", opts: []string{"--staged"}, paths: paths})
+	_, err := p.run(ctx, command{sub: "restore", opts: []string{"--staged"}, paths: paths})
 	return err
 }
 
@@ -191,7 +191,7 @@ func (p *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 		opts = append(opts, "--no-edit")
 	}
 	c.opts = opts
-	res, err := p.r.run(ctx, p.Top, c)
+	res, err := p.run(ctx, c)
 	if err != nil {
 		if ge, ok := err.(*Error); ok && ge.Kind == ErrFailed && p.hasCommitHooks() {
 			ge.Kind = ErrHook
@@ -200,7 +200,7 @@ func (p *Repo) Commit(ctx context.Context, o CommitOptions) (*CommitResult, erro
 		return nil, err
 	}
 	out := &CommitResult{HookOutput: hookChatter(string(res.stdout) + res.stderr)}
-	log, err := p.r.run(ctx, p.Top, command{sub: "log", read: true, opts: []string{"-1", "--format=%H%x00%h%x00%s%x00", "--numstat", "-z", "--no-color"}, revs: []string{"HEAD"}, endOpts: true, dashDash: true})
+	log, err := p.run(ctx, command{sub: "log", read: true, opts: []string{"-1", "--format=%H%x00%h%x00%s%x00", "--numstat", "-z", "--no-color"}, revs: []string{"HEAD"}, endOpts: true, dashDash: true})
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (p *Repo) onRemote(ctx context.Context, rev string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := p.r.run(ctx, p.Top, command{sub: "for-each-ref", read: true, opts: []string{"--format=%(refname:short)", "--contains=" + id, "refs/remotes/"}})
+	res, err := p.run(ctx, command{sub: "for-each-ref", read: true, opts: []string{"--format=%(refname:short)", "--contains=" + id, "refs/remotes/"}})
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +258,7 @@ func (p *Repo) onRemote(ctx context.Context, rev string) ([]string, error) {
 // hasCommitHooks reports whether a hook that can refuse a commit is installed.
 func (p *Repo) hasCommitHooks() bool {
 	dir := filepath.Join(p.CommonDir, "hooks")
-	res, err := p.r.run(context.Background(), p.Top, command{sub: "rev-parse", read: true, opts: []string{"--git-path", "hooks"}})
+	res, err := p.run(context.Background(), command{sub: "rev-parse", read: true, opts: []string{"--git-path", "hooks"}})
 	if err == nil {
 		if d := strings.TrimSpace(string(res.stdout)); d != "" {
 			if !filepath.IsAbs(d) {

@@ -43,7 +43,7 @@ func (p *Repo) Diff(ctx context.Context, o DiffOptions) (text []byte, truncated 
 	if err != nil {
 		return nil, false, err
 	}
-	res, err := p.r.run(ctx, p.Top, c)
+	res, err := p.run(ctx, c)
 	if err != nil {
 		return nil, false, err
 	}
@@ -64,7 +64,7 @@ func (p *Repo) NumStat(ctx context.Context, o DiffOptions) ([]FileStat, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := p.r.run(ctx, p.Top, c)
+	res, err := p.run(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +183,7 @@ type Changed struct {
 func (p *Repo) ChangedFiles(ctx context.Context, base string, paths []string) (*Changed, error) {
 	ch := &Changed{Base: base}
 	if base != "" {
-		res, err := p.r.run(ctx, p.Top, command{sub: "diff", read: true,
+		res, err := p.run(ctx, command{sub: "diff", read: true,
 			opts: []string{"--no-color", "--no-ext-diff", "--name-status", "-z", "-M"}, revs: []string{base}, endOpts: true,
 			paths: paths, dashDash: true})
 		if err != nil {
@@ -194,7 +194,7 @@ func (p *Repo) ChangedFiles(ctx context.Context, base string, paths []string) (*
 		}
 	} else {
 		// No commits: everything in the index is new.
-		res, err := p.r.run(ctx, p.Top, command{sub: "ls-files", read: true, opts: []string{"-z", "--cached"}, paths: paths, dashDash: true})
+		res, err := p.run(ctx, command{sub: "ls-files", read: true, opts: []string{"-z", "--cached"}, paths: paths, dashDash: true})
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +202,7 @@ func (p *Repo) ChangedFiles(ctx context.Context, base string, paths []string) (*
 			ch.Files = append(ch.Files, NameStatus{Status: 'A', Path: f})
 		}
 	}
-	res, err := p.r.run(ctx, p.Top, command{sub: "ls-files", read: true, opts: []string{"-z", "--others", "--exclude-standard"}, paths: paths, dashDash: true})
+	res, err := p.run(ctx, command{sub: "ls-files", read: true, opts: []string{"-z", "--others", "--exclude-standard"}, paths: paths, dashDash: true})
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +212,7 @@ func (p *Repo) ChangedFiles(ctx context.Context, base string, paths []string) (*
 
 // MergeBase returns the best common ancestor of two commits.
 func (p *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
-	res, err := p.r.run(ctx, p.Top, command{sub: "merge-base", read: true, revs: []string{a, b}, endOpts: true})
+	res, err := p.run(ctx, command{sub: "merge-base", read: true, revs: []string{a, b}, endOpts: true})
 	if err != nil {
 		return "", err
 	}

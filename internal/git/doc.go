@@ -26,8 +26,18 @@
 // --no-optional-locks so a status never takes the index lock from the user's own git. Inherited GIT_*
 // variables that would redirect git (GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE, GIT_CONFIG_*, ...) are
 // dropped; the author and committer variables are kept, since they are the user's identity. Hooks run
-// as git runs them (a commit runs pre-commit and commit-msg); the repository's .git/config and hooks
-// are the user's, protected from the model by the working-directory guard.
+// as git runs them (a commit runs pre-commit and commit-msg).
+//
+// # Confinement
+//
+// git runs commands the repository configures: hooks, core.fsmonitor, filter drivers (add,
+// switch), diff textconv (diff, show, blame). The file tools' guard keeps the
+// model from editing .git/config and .git/hooks, but a terminal that may write the work tree may
+// write them too. So every git process, repository discovery included, starts under the
+// Landlock policy its Repo carries (Runner.Open, Repo.Confined; package sandbox): the caller's
+// terminal policy, widened for a write to the work tree and common git directory the guard
+// approved. What git runs then has the power of the caller's terminal commands and no more.
+// Nil runs git unconfined (the sandbox is off).
 //
 // # Errors
 //

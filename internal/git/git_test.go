@@ -48,7 +48,7 @@ func open(t testing.TB, dir string) *Repo {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := r.Open(context.Background(), dir)
+	p, err := r.Open(context.Background(), dir, nil)
 	if err != nil {
 		t.Fatalf("Open(%s): %v", dir, err)
 	}
@@ -301,11 +301,11 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := r.Open(ctx, t.TempDir()); !errors.Is(err, ErrNotRepository) {
+	if _, err := r.Open(ctx, t.TempDir(), nil); !errors.Is(err, ErrNotRepository) {
 		t.Errorf("Open(plain dir) = %v, want ErrNotRepository", err)
 	}
 	dir := newRepo(t)
-	if _, err := r.Open(ctx, filepath.Join(dir, ".git")); !errors.Is(err, ErrNotRepository) {
+	if _, err := r.Open(ctx, filepath.Join(dir, ".git"), nil); !errors.Is(err, ErrNotRepository) {
 		t.Errorf("Open(.git) = %v, want ErrNotRepository", err)
 	}
 	// A bare repository planted inside a work tree (its config could run anything) is never
@@ -315,7 +315,7 @@ func TestOpenErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range []string{"planted", "planted/refs/sub"} {
-		if _, err := r.Open(ctx, filepath.Join(dir, d)); !errors.Is(err, ErrNotRepository) {
+		if _, err := r.Open(ctx, filepath.Join(dir, d), nil); !errors.Is(err, ErrNotRepository) {
 			t.Errorf("Open(%s) = %v, want ErrNotRepository", d, err)
 		}
 	}
@@ -432,24 +432,24 @@ func TestOpenCacheFollowsTheFileSystem(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	p, err := r.Open(ctx, sub)
+	p, err := r.Open(ctx, sub, nil)
 	if err != nil || p.Top != dir {
 		t.Fatalf("Open(sub) = %+v, %v; want the outer repository", p, err)
 	}
 	sh(t, sub, "init", "-q")
-	if p, err := r.Open(ctx, sub); err != nil || p.Top != sub {
+	if p, err := r.Open(ctx, sub, nil); err != nil || p.Top != sub {
 		t.Fatalf("Open(sub) after git init = %+v, %v; want the new repository", p, err)
 	}
 	if err := os.RemoveAll(filepath.Join(sub, ".git")); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := r.Open(ctx, sub); err != nil || p.Top != dir {
+	if p, err := r.Open(ctx, sub, nil); err != nil || p.Top != dir {
 		t.Fatalf("Open(sub) after removing its .git = %+v, %v; want the outer repository", p, err)
 	}
 	if err := os.RemoveAll(filepath.Join(dir, ".git")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Open(ctx, sub); !errors.Is(err, ErrNotRepository) {
+	if _, err := r.Open(ctx, sub, nil); !errors.Is(err, ErrNotRepository) {
 		t.Fatalf("Open(sub) with no repository left = %v, want ErrNotRepository", err)
 	}
 }

@@ -63,7 +63,7 @@ func (p *Repo) Log(ctx context.Context, o LogOptions) ([]Commit, error) {
 	} else {
 		c.revs = []string{"HEAD"}
 	}
-	res, err := p.r.run(ctx, p.Top, c)
+	res, err := p.run(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -137,19 +137,62 @@ func RenderLog(commits []Commit, full bool) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+// ShowOptions chooses what Show prints of a commit.
+type ShowOptions struct {
+	// Context is the number of context lines; negative means git's default (3).
+	Context int
+	// Only limits the diffstat and patch to Paths (repository-relative, literal); with Only
+	// and no Paths, Show prints the header and message alone.
+	Only  bool
+	Paths []string
+}
+
 // Show renders one commit: header, message, diffstat and patch. Truncated says the output was
 // cut at the runner's cap.
-func (p *Repo) Show(ctx context.Context, id string, contextLines int) (text []byte, truncated bool, err error) {
-	opts := []string{"--no-color", "--no-ext-diff", "-M", "--stat", "--patch", "--date=iso-strict",
-		"--format=commit %H%d%nAuthor: %an <%ae>%nDate:   %ad%n%n%w(0,4,4)%B"}
-	if contextLines >= 0 {
-		opts = append(opts, "-U"+strconv.Itoa(contextLines))
+func (p *Repo) Show(ctx context.Context, id string, o ShowOptions) (text []byte, truncated bool, err error) {
+	const format = "--format=commit %H%d%nAuthor: %an <%ae>%nDate:   %ad%n%n%w(0,4,4)%B"
+	opts := []string{"--no-color", "--no-ext-diff", "-M", "--stat", "--patch", "--date=iso-strict", format}
+	if o.Only && len(o.Paths) == 0 {
+		opts = []string{"--no-color", "--no-patch", "--date=iso-strict", format}
 	}
-	res, err := p.r.run(ctx, p.Top, command{sub: "show", read: true, opts: opts, revs: []string{id}, endOpts: true, dashDash: true})
+	if o.Context >= 0 {
+		opts = append(opts, "-U"+strconv.Itoa(o.Context))
+	}
+	c := command{sub: "show", read: true, opts: opts, revs: []string{id}, endOpts: true, dashDash: true}
+	if o.Only {
+		c.paths = o.Paths
+	}
+	res, err := p.run(ctx, c)
 	if err != nil {
 		return nil, false, err
 	}
 	return res.stdout, res.truncated, nil
+}
+
+// CommitFiles lists every path a commit's patch can show: the paths changed against each of its
+// parents (a merge's combined diff shows a subset of them), every path of a root commit, and for
+// a rename both paths. Counts are against the parent that listed the path first.
+func (p *Repo) CommitFiles(ctx context.Context, id string) ([]FileStat, error) {
+	res, err := p.run(ctx, command{sub: "diff-tree", read: true,
+		opts: []string{"--no-color", "--no-ext-diff", "-r", "-m", "--root", "-M", "--no-commit-id", "--numstat", "-z"},
+		revs: []string{id}, endOpts: true})
+	if err != nil {
+		return nil, err
+	}
+	all, err := ParseNumStat(res.stdout)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[[2]string]bool{}
+	out := all[:0]
+	for _, f := range all {
+		k := [2]string{f.Orig, f.Path}
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 // Blob is an object's content, or a summary of it when it is binary or a tree.
@@ -167,7 +210,7 @@ func (p *Repo) ReadObject(ctx context.Context, id, typ string) (*Blob, error) {
 	b := &Blob{Type: typ}
 	switch typ {
 	case "tree":
-		res, err := p.r.run(ctx, p.Top, command{sub: "ls-tree", read: true, opts: []string{"--name-only"}, revs: []string{id}, endOpts: true})
+		res, err := p.run(ctx, command{sub: "ls-tree", read: true, opts: []string{"--name-only"}, revs: []string{id}, endOpts: true})
 		if err != nil {
 			return nil, err
 		}
@@ -177,12 +220,12 @@ func (p *Repo) ReadObject(ctx context.Context, id, typ string) (*Blob, error) {
 	default:
 		return nil, fmt.Errorf("%w: %s is a %s, not a file", ErrUnknownRevision, short(id), typ)
 	}
-	res, err := p.r.run(ctx, p.Top, command{sub: "cat-file", read: true, opts: []string{"-s"}, revs: []string{id}})
+	res, err := p.run(ctx, command{sub: "cat-file", read: true, opts: []string{"-s"}, revs: []string{id}})
 	if err != nil {
 		return nil, err
 	}
 	b.Size, _ = strconv.ParseInt(strings.TrimSpace(string(res.stdout)), 10, 64)
-	res, err = p.r.run(ctx, p.Top, command{sub: "cat-file", read: true, opts: []string{"blob"}, revs: []string{id}})
+	res, err = p.run(ctx, command{sub: "cat-file", read: true, opts: []string{"blob"}, revs: []string{id}})
 	if err != nil {
 		return nil, err
 	}

@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"toolhost/internal/sandbox"
 )
 
 // Repo is a git work tree found from a directory.
@@ -23,6 +26,16 @@ type Repo struct {
 	GitDir, CommonDir string
 	// Shallow says the history is cut (a shallow clone): older commits are missing.
 	Shallow bool
+	// policy confines every git process started for this value (nil: unconfined).
+	policy *sandbox.Policy
+}
+
+// Confined returns a copy of p whose git processes run under policy (nil: unconfined), such as
+// the caller's policy widened to the work tree for a commit the guard approved.
+func (p *Repo) Confined(policy *sandbox.Policy) *Repo {
+	cp := *p
+	cp.policy = policy
+	return &cp
 }
 
 // Open finds the work tree that contains dir. ErrNotRepository when there is none (dir is not
@@ -30,11 +43,17 @@ type Repo struct {
 // before is answered from a cache that is checked against the file system (the git directory
 // still exists, no repository appeared between dir and the root), which saves a git process on
 // every call of a busy tool.
-func (r *Runner) Open(ctx context.Context, dir string) (*Repo, error) {
+//
+// Every git process started for the Repo returned, this discovery included, runs confined by
+// policy: git runs commands the repository configures (hooks, core.fsmonitor, filters,
+// textconv), which anyone who can write the repository can plant, so git gets the power of
+// whoever asks for it and no more. Nil runs git unconfined.
+func (r *Runner) Open(ctx context.Context, dir string, policy *sandbox.Policy) (*Repo, error) {
 	if p := r.cached(dir); p != nil {
+		p.policy = policy
 		return p, nil
 	}
-	res, err := r.run(ctx, dir, command{sub: "rev-parse", read: true,
+	res, err := r.run(ctx, dir, policy, command{sub: "rev-parse", read: true,
 		opts: []string{"--show-toplevel", "--absolute-git-dir", "--git-common-dir", "--is-shallow-repository"}})
 	if err != nil {
 		return nil, err
@@ -58,7 +77,7 @@ func (r *Runner) Open(ctx context.Context, dir string) (*Repo, error) {
 	}
 	r.repos[dir] = p
 	r.mu.Unlock()
-	return p, nil
+	return p.Confined(policy), nil
 }
 
 // maxCachedRepos bounds Open's cache.
@@ -131,6 +150,22 @@ func CheckRef(s string) error {
 	return nil
 }
 
+// ObjectPaths returns every path inside a tree that an object name "REV:path" may name: git
+// splits at the first ':' outside braces, and versions differ on which braces count (2.39 every
+// '{', later ones only "@{" and "^{"), so the text after each ':' is a candidate. Each is clean
+// and relative to the work tree root (git reads "./x" from the directory it runs in, the root);
+// "" is the root tree. A caller that screens what git reads screens them all. Nil when the name
+// holds no ':' (it names a revision).
+func ObjectPaths(name string) []string {
+	var out []string
+	for i := 0; i < len(name); i++ {
+		if name[i] == ':' {
+			out = append(out, strings.TrimPrefix(path.Clean("/"+name[i+1:]), "/"))
+		}
+	}
+	return out
+}
+
 // Resolve turns a ref (branch, tag, HEAD~2, abc123, main@{upstream}) into the id of the commit it
 // names. Only such ids reach the commands that use a ref.
 func (p *Repo) Resolve(ctx context.Context, ref string) (string, error) {
@@ -142,7 +177,7 @@ func (p *Repo) ResolveObject(ctx context.Context, name string) (id, typ string, 
 	if id, err = p.resolve(ctx, name, ""); err != nil {
 		return "", "", err
 	}
-	res, err := p.r.run(ctx, p.Top, command{sub: "cat-file", read: true, opts: []string{"-t"}, revs: []string{id}})
+	res, err := p.run(ctx, command{sub: "cat-file", read: true, opts: []string{"-t"}, revs: []string{id}})
 	if err != nil {
 		return "", "", err
 	}
@@ -153,7 +188,7 @@ func (p *Repo) resolve(ctx context.Context, ref, suffix string) (string, error) 
 	if err := CheckRef(ref); err != nil {
 		return "", err
 	}
-	res, err := p.r.run(ctx, p.Top, command{sub: "rev-parse", read: true, opts: []string{"--verify", "--quiet"},
+	res, err := p.run(ctx, command{sub: "rev-parse", read: true, opts: []string{"--verify", "--quiet"},
 		revs: []string{ref + suffix}, endOpts: true})
 	if err != nil {
 		var ge *Error
@@ -177,7 +212,7 @@ func (p *Repo) resolve(ctx context.Context, ref, suffix string) (string, error) 
 
 // HasCommits reports whether HEAD points at a commit (false in a repository with no commits yet).
 func (p *Repo) HasCommits(ctx context.Context) bool {
-	_, err := p.r.run(ctx, p.Top, command{sub: "rev-parse", read: true, opts: []string{"--verify", "--quiet"}, revs: []string{"HEAD^{commit}"}, endOpts: true})
+	_, err := p.run(ctx, command{sub: "rev-parse", read: true, opts: []string{"--verify", "--quiet"}, revs: []string{"HEAD^{commit}"}, endOpts: true})
 	return err == nil
 }
 

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"toolhost/internal/sandbox"
 )
 
 // Config tunes a Runner. Zero values take the defaults.
@@ -26,13 +28,17 @@ type Config struct {
 	// MaxOutput caps what one command may print before it is stopped and its output marked cut
 	// (default 64 MiB).
 	MaxOutput int64
+	// Env holds variables set in every git process, and so in its hooks, after the inherited
+	// ones: the terminals' own (a private TMPDIR), so that what git runs sees what a terminal
+	// command would. GIT_* names are ignored: git's own settings are the runner's.
+	Env map[string]string
 }
 
 // DefaultMaxOutput bounds the standard output kept from one git command.
 const DefaultMaxOutput = 64 << 20
 
-// Runner runs git commands with the safe environment and argument discipline of this package.
-// Safe for concurrent use.
+// Runner runs git commands with the safe environment and argument discipline of this package,
+// each under the Landlock policy of the Repo it runs for (see Open). Safe for concurrent use.
 type Runner struct {
 	path   string
 	env    []string
@@ -55,7 +61,14 @@ func NewRunner(cfg Config) (*Runner, error) {
 	if cfg.Scrub == nil {
 		cfg.Scrub = func(name string) bool { return strings.HasPrefix(name, "TOOLHOST_") }
 	}
-	r := &Runner{path: path, env: gitEnv(os.Environ(), cfg.Scrub), maxOut: cfg.MaxOutput, repos: map[string]*Repo{}}
+	env := gitEnv(os.Environ(), cfg.Scrub)
+	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
+		if !strings.HasPrefix(k, "GIT_") {
+			env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
+			env = append(env, k+"="+cfg.Env[k])
+		}
+	}
+	r := &Runner{path: path, env: env, maxOut: cfg.MaxOutput, repos: map[string]*Repo{}}
 	if r.maxOut <= 0 {
 		r.maxOut = DefaultMaxOutput
 	}
@@ -164,9 +177,16 @@ type result struct {
 	truncated bool
 }
 
-// run runs c in dir. A non-zero exit is an *Error classified from git's message; the result is
-// returned with it, since some callers read stdout of a failed command.
-func (r *Runner) run(ctx context.Context, dir string, c command) (result, error) {
+// run runs c in the work tree root under the repository's policy.
+func (p *Repo) run(ctx context.Context, c command) (result, error) {
+	return p.r.run(ctx, p.Top, p.policy, c)
+}
+
+// run runs c in dir, confined by policy (nil: unconfined). A non-zero exit is an *Error
+// classified from git's message; the result is returned with it, since some callers read
+// stdout of a failed command. Nothing starts when policy cannot be enforced: the error wraps
+// sandbox.ErrUnavailable.
+func (r *Runner) run(ctx context.Context, dir string, policy *sandbox.Policy, c command) (result, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, defaultTimeout)
@@ -188,7 +208,9 @@ func (r *Runner) run(ctx context.Context, dir string, c command) (result, error)
 	cmd.Stdout, cmd.Stderr = out, errBuf
 	// Hooks may start children: a process group lets cancellation end them all.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	// Hooks, core.fsmonitor, filters, textconv and the like run as git's children: with the
+	// thread confined before the fork, they have exactly the power of a terminal command.
+	if err := sandbox.Start(cmd, policy); err != nil {
 		return result{}, fmt.Errorf("start git: %w", err)
 	}
 	done := make(chan struct{})

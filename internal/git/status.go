@@ -81,7 +81,7 @@ func (s *Status) Counts() (staged, unstaged, untracked, conflicted int) {
 
 // Status runs `git status` (porcelain v2) on the whole work tree or on paths (relative to Top).
 func (p *Repo) Status(ctx context.Context, paths []string) (*Status, error) {
-	res, err := p.r.run(ctx, p.Top, command{sub: "status", read: true,
+	res, err := p.run(ctx, command{sub: "status", read: true,
 		opts:  []string{"--porcelain=v2", "-z", "--branch", "--show-stash", "--untracked-files=normal"},
 		paths: paths})
 	if err != nil {

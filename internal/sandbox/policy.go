@@ -294,6 +294,29 @@ func (p *Policy) CanWrite(path string) (ok, protected bool) {
 	return false, false
 }
 
+// WithWritable returns a copy of p under which paths are writable too (protected paths stay
+// excluded): for a process that must write where the guard approved an operation, such as git
+// committing in a repository the terminal itself may not write. In read-only mode the copy
+// writes in paths and the temp directories only, not in p.Writable. Paths p already lets
+// commands write are not added, so the common case keeps p's cached ruleset. Nil (unconfined)
+// stays nil; p is not changed.
+func (p *Policy) WithWritable(paths ...string) *Policy {
+	if p == nil || p.Mode == ModeOff {
+		return p
+	}
+	cp := *p
+	if cp.Mode == ModeReadOnly {
+		cp.Mode, cp.Writable = ModeWorkspaceWrite, nil
+	}
+	cp.Writable = slices.Clone(cp.Writable)
+	for _, w := range paths {
+		if ok, protected := cp.CanWrite(w); !ok && !protected && w != "" {
+			cp.Writable = append(cp.Writable, w)
+		}
+	}
+	return &cp
+}
+
 // BuildCaches are the usual per-user build and package caches commands may write under
 // workspace-write (those that exist when a command starts): the Go build and module caches,
 // npm's, pip's and cargo's. getenv reads the environment (GOCACHE, GOMODCACHE, GOPATH,

@@ -265,6 +265,75 @@ func TestCanWrite(t *testing.T) {
 	}
 }
 
+// TestWithWritable: a policy widened for an approved write lets commands write there and
+// nowhere else new; protected paths stay excluded, even when named; the original policy is
+// unchanged; read-only widens to the named paths only.
+func TestWithWritable(t *testing.T) {
+	tr := newTree(t)
+	out := filepath.Join(tr.outside, "x")
+	cases := []struct {
+		name  string
+		p     *Policy
+		paths []string
+		// mode is the widened policy's mode; writable and refused are paths it must (not) let
+		// commands write.
+		mode              Mode
+		writable, refused []string
+		// added is how many entries Writable gains.
+		added int
+	}{
+		{"workspace-write, a directory outside", tr.policy(ModeWorkspaceWrite), []string{tr.outside},
+			ModeWorkspaceWrite, []string{out, filepath.Join(tr.sub, "x"), filepath.Join(tr.tmp, "x")}, []string{tr.token, tr.config}, 1},
+		{"workspace-write, already writable", tr.policy(ModeWorkspaceWrite), []string{tr.sub, tr.work},
+			ModeWorkspaceWrite, []string{filepath.Join(tr.sub, "x")}, []string{out}, 0},
+		{"workspace-write, a protected path named", tr.policy(ModeWorkspaceWrite), []string{tr.state, tr.config},
+			ModeWorkspaceWrite, nil, []string{tr.token, filepath.Join(tr.state, "x"), tr.config}, 0},
+		{"read-only, a directory outside", tr.policy(ModeReadOnly), []string{tr.outside},
+			ModeWorkspaceWrite, []string{out, filepath.Join(tr.tmp, "x")}, []string{filepath.Join(tr.sub, "x"), tr.token}, 1},
+		{"read-only, the working directory holding the state", tr.policy(ModeReadOnly), []string{tr.work},
+			ModeWorkspaceWrite, []string{filepath.Join(tr.sub, "x")}, []string{tr.token, tr.config, out}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := len(c.p.Writable)
+			if c.p.Mode == ModeReadOnly {
+				before = 0
+			}
+			w := c.p.WithWritable(c.paths...)
+			if w.Mode != c.mode || len(w.Writable)-before != c.added {
+				t.Errorf("WithWritable(%v) = mode %s, %d writable added; want %s, %d", c.paths, w.Mode, len(w.Writable)-before, c.mode, c.added)
+			}
+			for _, p := range c.writable {
+				if ok, _ := w.CanWrite(p); !ok {
+					t.Errorf("WithWritable(%v).CanWrite(%s) = false, want true", c.paths, p)
+				}
+			}
+			for _, p := range c.refused {
+				if ok, _ := w.CanWrite(p); ok {
+					t.Errorf("WithWritable(%v).CanWrite(%s) = true, want false", c.paths, p)
+				}
+			}
+			if ok, _ := c.p.CanWrite(out); ok {
+				t.Errorf("WithWritable changed the original policy: it now writes %s", out)
+			}
+		})
+	}
+	for _, p := range []*Policy{nil, {Mode: ModeOff}} {
+		if got := p.WithWritable(tr.outside); got != p {
+			t.Errorf("(%v).WithWritable = %v, want it unchanged", p, got)
+		}
+	}
+	// On the file system, as git started under it writes: outside now, the state never.
+	needLandlock(t)
+	w := tr.policy(ModeReadOnly).WithWritable(tr.outside, tr.work)
+	if code, o := run(t, w, tr.work, "echo x > "+out+" && echo y > src/y"); code != 0 || !exists(out) {
+		t.Errorf("writing the added paths failed: %s", o)
+	}
+	if code, _ := run(t, w, tr.work, "echo x > "+filepath.Join(tr.state, "x")+" || cat "+tr.token); code == 0 {
+		t.Error("with the working directory added, the state dir became writable or the token readable")
+	}
+}
+
 // TestPlanExcludesAlongThePath checks the rule plan itself: no rule on an ancestor of a
 // protected path carries a write right, and no rule on an ancestor of a hidden path carries
 // the right to read file contents.

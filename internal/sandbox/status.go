@@ -94,6 +94,8 @@ func (s Status) Details() []string {
 			"enforced: writes only in "+w,
 			"enforced: toolhost's state dir, config, token, prompts dir and log never writable; state dir contents (token) unreadable",
 			"enforced: no privilege gain (no_new_privs: sudo, su and setuid programs fail); no ptrace of toolhost or other processes outside the sandbox",
+			"enforced: git run by build_and_version_control (and its hooks, fsmonitor, filters, textconv) gets the same policy, plus the repository for a commit the guard approved",
+			"NOT enforced: hooks or git config a model planted run unconfined when you run git yourself",
 		)
 		if s.ABI < 2 {
 			out = append(out, "limited: ABI 1 refuses every rename or link across directories")
