@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -531,4 +533,106 @@ func TestConsoleApprovalFromAnotherProcess(t *testing.T) {
 	if link := strings.TrimSuffix(sv.url, "mcp") + "#req-" + id; !strings.Contains(text, "toolhost console:\n  "+link+"\n") {
 		t.Errorf("the stdio server's pending text does not send the user to %s:\n%s", link, text)
 	}
+}
+
+// consoleForm is the console of sv signed in over plain HTTP, as a browser without
+// JavaScript uses it: a cookie jar, the page's CSRF token and the console's Origin.
+type consoleForm struct {
+	t    *testing.T
+	base string
+	cl   *http.Client
+	csrf string
+}
+
+func signInForm(t *testing.T, sv served) *consoleForm {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	f := &consoleForm{t: t, base: strings.TrimSuffix(sv.url, "/mcp"),
+		cl: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	resp, err := f.cl.Get(sv.signIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-in link: %d, want 303", resp.StatusCode)
+	}
+	_, page := f.get("/tools")
+	m := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no CSRF token on the tools page:\n%s", page)
+	}
+	f.csrf = m[1]
+	return f
+}
+
+func (f *consoleForm) get(path string) (int, string) {
+	f.t.Helper()
+	resp, err := f.cl.Get(f.base + path)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// post submits a form of the console's pages, with the session's CSRF token.
+func (f *consoleForm) post(path string, form url.Values) (int, string) {
+	f.t.Helper()
+	form.Set("csrf", f.csrf)
+	req, _ := http.NewRequest("POST", f.base+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", f.base)
+	resp, err := f.cl.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestConsoleSwitchReachesStdio: every editor window runs a `toolhost stdio` of its own on
+// the configuration. A switch made on the serve process's console reaches such a process
+// without a restart: its client's next tools/list drops the tool, in the fixed order, and the
+// client was sent notifications/tools/list_changed; switching it back on brings it back in
+// its place.
+func TestConsoleSwitchReachesStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the binary")
+	}
+	sv := startServeFull(t, "")
+	changed := make(chan struct{}, 16)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "editor", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	}).Connect(context.Background(), &mcp.CommandTransport{Command: commandIn(t, sv.state, sv.work, "stdio")},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if got := strings.Join(toolNames(t, cs), ","); got != wantTools {
+		t.Fatalf("stdio tools before = %s", got)
+	}
+	console := signInForm(t, sv)
+	flip := func(sw, wantTools string) {
+		t.Helper()
+		if code, body := console.post("/tools", url.Values{"tool": {"think"}, "switch": {sw}}); code != http.StatusSeeOther {
+			t.Fatalf("switch %s on the console: %d\n%s", sw, code, body)
+		}
+		if got := strings.Join(toolNames(t, cs), ","); got != wantTools {
+			t.Errorf("stdio tools/list after switch %s = %s, want %s", sw, got, wantTools)
+		}
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("switch %s: the stdio client got no notifications/tools/list_changed", sw)
+		}
+	}
+	flip("think=0", strings.TrimPrefix(wantTools, "think,"))
+	if text, _ := call(t, cs, "think", map[string]any{"thoughts": "x"}); !strings.HasPrefix(text, "ERROR") {
+		t.Errorf("the stdio process ran the switched-off tool: %s", text)
+	}
+	flip("think=1", wantTools)
 }

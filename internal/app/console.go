@@ -12,14 +12,6 @@ import (
 	"toolhost/internal/console"
 )
 
-// SwitchesFile is the console's managed include file of switched-off operations.
-func (a *App) SwitchesFile() string { return config.SwitchesPath(a.Config.Path) }
-
-// allow is the registry's rule: the active profile, then the console's switches.
-func (a *App) allow(tool, op string, risk consolidated.Risk) bool {
-	return a.Profile.Enabled(tool, op, string(risk)) && !a.switches.Off(tool, op)
-}
-
 // ConsoleTools is the console's view of the tools: the registry's declared tools and the
 // switches, applied to every server Server built.
 func (a *App) ConsoleTools() console.Tools { return consoleTools{a} }
@@ -28,6 +20,7 @@ type consoleTools struct{ a *App }
 
 func (t consoleTools) Catalog() console.Catalog {
 	a := t.a
+	a.RefreshSwitches() // another serve process's console may have switched since
 	cat := console.Catalog{Profile: a.ProfileName, File: a.SwitchesFile()}
 	names := slices.Sorted(func(yield func(string) bool) {
 		for n := range config.Builtin {
@@ -100,6 +93,9 @@ func (t consoleTools) SetEnabled(ctx context.Context, tool, op string, on bool) 
 	if on && !a.Profile.Enabled(tool, op, string(found.Risk)) {
 		return fmt.Errorf("profile %s disables %s.%s; change the profile in the configuration", a.ProfileName, tool, op)
 	}
+	// Another serve process's console may have written the file since this one read it:
+	// change the list as it stands now.
+	a.RefreshSwitches()
 	a.switchMu.Lock()
 	defer a.switchMu.Unlock()
 	next := config.Switches{Disable: slices.DeleteFunc(slices.Clone(a.switches.Disable), func(s string) bool { return s == tool+"."+op })}
@@ -111,21 +107,9 @@ func (t consoleTools) SetEnabled(ctx context.Context, tool, op string, on bool) 
 	if err := next.Write(a.SwitchesFile()); err != nil {
 		return err
 	}
-	a.switches = next
-	if a.Registry.SetAllow(a.allow) {
-		for _, s := range a.servers {
-			a.Registry.Sync(s)
-		}
-	}
-	// Workspaces opened for clients' roots dispatch their sessions' calls: they switch too.
-	a.roots.mu.Lock()
-	defer a.roots.mu.Unlock()
-	for _, ws := range a.roots.apps {
-		ws.switchMu.Lock()
-		ws.switches = next
-		ws.Registry.SetAllow(ws.allow)
-		ws.switchMu.Unlock()
-	}
+	// Stamped after the write: this process need not read back what it wrote.
+	a.switchStamp = stampFile(a.SwitchesFile())
+	a.applySwitches(next)
 	return nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -104,5 +105,100 @@ func TestConsoleSwitches(t *testing.T) {
 	}
 	if !a.Registry.Enabled("file_operations", "delete_file") {
 		t.Error("delete_file still off after switching it on")
+	}
+}
+
+// TestSwitchesReachOtherProcesses: every process on a configuration reads the console's
+// managed file, not only the one whose console wrote it. A switch made through one app's
+// console reaches another app's connected client at its next request, with
+// notifications/tools/list_changed, in the fixed order; a file that no longer parses leaves
+// the switches as they were, and a removed file switches everything back on.
+func TestSwitchesReachOtherProcesses(t *testing.T) {
+	cfgPath := filepath.Join(t.TempDir(), "config.toml")
+	withPath := func(c *config.Config) { c.Path = cfgPath }
+	serve, editor := testAppWith(t, withPath), testAppWith(t, withPath)
+	changed := make(chan struct{}, 16)
+	cs := connect(t, editor, &mcp.ClientOptions{ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+		changed <- struct{}{}
+	}}, "2025-06-18")
+	ctx := context.Background()
+	all := toolList(t, cs)
+	without := slices.DeleteFunc(slices.Clone(all), func(n string) bool { return n == "think" })
+	expect := func(step string, want []string, notified bool) {
+		t.Helper()
+		if got := toolList(t, cs); !slices.Equal(got, want) {
+			t.Errorf("%s: tools/list = %v, want %v", step, got, want)
+		}
+		if !notified {
+			return
+		}
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Second):
+			t.Errorf("%s: no notifications/tools/list_changed", step)
+		}
+	}
+	if err := serve.ConsoleTools().SetEnabled(ctx, "think", "think", false); err != nil {
+		t.Fatal(err)
+	}
+	expect("think switched off in the other process", without, true)
+	if text, isErr := callText(t, cs, "think", map[string]any{"thoughts": "x"}); !isErr {
+		t.Errorf("a call of the switched-off tool: %s", text)
+	}
+	// Two writes within one tick of the file clock: the second is seen too.
+	if err := serve.ConsoleTools().SetEnabled(ctx, "think", "think", true); err != nil {
+		t.Fatal(err)
+	}
+	expect("think switched back on", all, true)
+	if err := serve.ConsoleTools().SetEnabled(ctx, "think", "think", false); err != nil {
+		t.Fatal(err)
+	}
+	expect("think off again", without, true)
+
+	if err := os.WriteFile(config.SwitchesPath(cfgPath), []byte("disable = [\"think\"\nmystery = 1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	expect("a file that does not parse", without, false)
+	if err := os.Remove(config.SwitchesPath(cfgPath)); err != nil {
+		t.Fatal(err)
+	}
+	expect("the file removed", all, true)
+	// The console of the first process reads the file before it changes it: it does not
+	// write back the switch the file no longer has.
+	if err := serve.ConsoleTools().SetEnabled(ctx, "file_operations", "delete_file", false); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(config.SwitchesPath(cfgPath)); strings.Contains(string(b), `"think`) {
+		t.Errorf("the console wrote back a switch removed from the file:\n%s", b)
+	}
+}
+
+// toolList is the names of tools/list, in its order.
+func toolList(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tl := range res.Tools {
+		names = append(names, tl.Name)
+	}
+	return names
+}
+
+// BenchmarkRefreshSwitches is what each request of every process pays to notice a switch
+// made elsewhere while nothing changed: one stat of the managed file.
+func BenchmarkRefreshSwitches(b *testing.B) {
+	cfgPath := filepath.Join(b.TempDir(), "config.toml")
+	a := testAppWith(b, func(c *config.Config) { c.Path = cfgPath })
+	if err := (config.Switches{Disable: []string{"think"}}).Write(config.SwitchesPath(cfgPath)); err != nil {
+		b.Fatal(err)
+	}
+	old := time.Now().Add(-time.Hour) // settled: older than the file clock's slack
+	os.Chtimes(config.SwitchesPath(cfgPath), old, old)
+	a.RefreshSwitches()
+	for b.Loop() {
+		a.RefreshSwitches()
 	}
 }
