@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"toolhost/authz"
 	"toolhost/consolidated"
@@ -21,7 +22,10 @@ type consoleTools struct{ a *App }
 func (t consoleTools) Catalog() console.Catalog {
 	a := t.a
 	a.RefreshSwitches() // another serve process's console may have switched since
-	cat := console.Catalog{Profile: a.ProfileName, File: a.SwitchesFile()}
+	cat := console.Catalog{Profile: a.ProfileName, File: a.SwitchesFile(), ProfileFrom: a.profileFrom(), Config: a.Config.Path}
+	if cat.Config == "" {
+		cat.Config = config.DefaultPath()
+	}
 	names := slices.Sorted(func(yield func(string) bool) {
 		for n := range config.Builtin {
 			if !yield(n) {
@@ -67,6 +71,26 @@ func (t consoleTools) Catalog() console.Catalog {
 		}
 	}
 	return cat
+}
+
+// profileFrom says where the active profile was chosen: the profile key's origin, and the
+// flags that narrowed it (--read-only, --tools, --disable).
+func (a *App) profileFrom() string {
+	from := "default"
+	if o, ok := a.Config.Origins["profile"]; ok {
+		from = o.String()
+	}
+	var flags []string
+	for key, o := range a.Config.Origins {
+		if strings.HasPrefix(key, "profiles."+a.ProfileName+".") && o.Flag != "" {
+			flags = append(flags, o.Flag)
+		}
+	}
+	slices.Sort(flags)
+	if len(flags) > 0 {
+		from += ", narrowed by " + strings.Join(flags, " ")
+	}
+	return from
 }
 
 func (t consoleTools) UpdateToken(ctx context.Context, name, tier, rate, by string) error {

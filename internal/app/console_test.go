@@ -202,3 +202,37 @@ func BenchmarkRefreshSwitches(b *testing.B) {
 		a.RefreshSwitches()
 	}
 }
+
+// TestCatalogProfileFrom: the tools page names where the active profile was chosen, and the
+// flags that narrowed it.
+func TestCatalogProfileFrom(t *testing.T) {
+	cases := []struct {
+		name string
+		edit func(*config.Config)
+		want string
+	}{
+		{"default", nil, "default"},
+		{"flag", func(c *config.Config) {
+			c.Profile = "small"
+			c.SetOrigin("profile", config.Origin{Flag: "--profile"})
+		}, "flag --profile"},
+		{"file, narrowed by flags", func(c *config.Config) {
+			c.Profile = "mine"
+			c.Profiles = map[string]config.Profile{"mine": {ReadOnly: true, Disable: []string{"think"}}}
+			c.SetOrigin("profile", config.Origin{File: "/home/user/.config/toolhost/config.toml", Line: 3})
+			c.SetOrigin("profiles.mine.read_only", config.Origin{Flag: "--read-only"})
+			c.SetOrigin("profiles.mine.disable", config.Origin{Flag: "--disable"})
+		}, "/home/user/.config/toolhost/config.toml:3, narrowed by --disable --read-only"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cat := testAppWith(t, tc.edit).ConsoleTools().Catalog()
+			if cat.ProfileFrom != tc.want {
+				t.Errorf("ProfileFrom = %q, want %q", cat.ProfileFrom, tc.want)
+			}
+			if cat.Config == "" {
+				t.Error("the catalog names no configuration file")
+			}
+		})
+	}
+}
