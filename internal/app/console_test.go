@@ -3,8 +3,15 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +21,8 @@ import (
 
 	"toolhost/authz"
 	"toolhost/internal/config"
+	"toolhost/internal/console"
+	"toolhost/internal/engine"
 )
 
 // TestConsoleSwitches: a switch reaches a connected client's next tools/list and dispatch at
@@ -232,6 +241,117 @@ func TestCatalogProfileFrom(t *testing.T) {
 			}
 			if cat.Config == "" {
 				t.Error("the catalog names no configuration file")
+			}
+		})
+	}
+}
+
+// TestConsoleActivityFilters: the activity page filters the real engine's history by every
+// filter of GET /api/executions, served over HTTP as the browser gets it, and refuses what the
+// API refuses with a 400 that names the parameter, the form kept and the field marked.
+func TestConsoleActivityFilters(t *testing.T) {
+	a := testAppWith(t, nil)
+	ctx := context.Background()
+	record := func(batch string, n int) {
+		for i := range n {
+			principal, cat := "stdio", authz.CategorySafe
+			if i%2 == 1 {
+				principal = "ci-bot"
+			}
+			if i%3 == 2 {
+				cat = authz.CategoryDangerous
+			}
+			marker := fmt.Sprintf("%s-%s-%s-%d", batch, principal, cat, i)
+			_, x := a.Executions.Begin(ctx, engine.Start{Tool: "think", Operation: "think", Principal: principal, Category: cat,
+				Conversation: "conv-" + batch, Args: []byte(`{"thoughts":"` + marker + `"}`)})
+			x.Finish(engine.Outcome{Status: engine.StatusSuccess})
+		}
+	}
+	record("early", 6)
+	mid := time.Now()
+	time.Sleep(2 * time.Millisecond) // the next starts are after mid on any clock
+	record("late", 6)
+	if err := a.Executions.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	con, err := a.Console(func() (string, error) { return "test-operator-token-0123456789", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(con)
+	srv.Config.ConnContext = console.ConnContext
+	srv.Start()
+	t.Cleanup(func() { con.Close(); srv.Close() })
+	jar, _ := cookiejar.New(nil)
+	cl := &http.Client{Jar: jar}
+	if resp, err := cl.Get(con.SignInURL(srv.URL)); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("sign in: %v %v", err, resp)
+	}
+	get := func(query string) (int, string) {
+		t.Helper()
+		resp, err := cl.Get(srv.URL + "/activity?" + query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	markers := regexp.MustCompile(`(early|late)-(stdio|ci-bot)-(safe|dangerous)-\d`)
+	midText := url.QueryEscape(mid.UTC().Format(time.RFC3339Nano))
+	shown := []struct {
+		name, query string
+		want        string // a regexp every row's marker matches
+		rows        int
+	}{
+		{"no filter", "", `.`, 12},
+		{"category", "category=dangerous", `-dangerous-`, 4},
+		{"principal", "principal=ci-bot", `-ci-bot-`, 6},
+		{"category and principal", "category=safe&principal=stdio", `-stdio-safe-`, 4},
+		{"since a time", "since=" + midText, `^late-`, 6},
+		{"until a time", "until=" + midText, `^early-`, 6},
+		{"since a duration ago", "since=1h", `.`, 12},
+		{"until a duration ago", "until=1h", `.`, 0},
+		{"conversation and since", "conversation=conv-late&since=" + midText + "&principal=stdio", `^late-stdio-`, 3},
+	}
+	for _, tc := range shown {
+		t.Run(tc.name, func(t *testing.T) {
+			code, page := get(tc.query)
+			if code != http.StatusOK {
+				t.Fatalf("GET /activity?%s = %d\n%s", tc.query, code, page)
+			}
+			rows := markers.FindAllString(page, -1)
+			if len(rows) != tc.rows {
+				t.Errorf("GET /activity?%s shows %d executions %v, want %d", tc.query, len(rows), rows, tc.rows)
+			}
+			for _, r := range rows {
+				if !regexp.MustCompile(tc.want).MatchString(r) {
+					t.Errorf("GET /activity?%s shows %s", tc.query, r)
+				}
+			}
+		})
+	}
+	refused := []struct{ name, query, param, message string }{
+		{"unknown category", "category=risky", "category", `unknown category &#34;risky&#34;`},
+		{"since neither a time nor a duration", "since=yesterday", "since", "neither an RFC 3339 time"},
+		{"until neither a time nor a duration", "until=2026-13-01", "until", "neither an RFC 3339 time"},
+		{"since after until", "since=" + midText + "&until=2h", "since", "since must be before until"},
+		{"unknown status", "status=finished", "status", "unknown status"},
+		{"negative offset", "offset=-50", "offset", "offset must not be negative"},
+		{"offset not a number", "offset=1e3", "offset", "whole number"},
+		{"unknown parameter", "limit=5", "limit", "unknown parameter"},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			code, page := get(tc.query)
+			if code != http.StatusBadRequest || !strings.Contains(page, "Not filtered: <code>"+tc.param+"</code>: ") || !strings.Contains(page, tc.message) {
+				t.Errorf("GET /activity?%s = %d, want 400 naming %s with %q:\n%s", tc.query, code, tc.param, tc.message, page)
+			}
+			if n := len(markers.FindAllString(page, -1)); n != 0 {
+				t.Errorf("GET /activity?%s refused, and shows %d executions", tc.query, n)
+			}
+			if tc.param != "limit" && tc.param != "offset" && !regexp.MustCompile(`name="`+tc.param+`"[^>]*aria-invalid="true"`).MatchString(page) {
+				t.Errorf("GET /activity?%s: the %s field is not marked", tc.query, tc.param)
 			}
 		})
 	}
