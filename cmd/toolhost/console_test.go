@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -635,4 +637,33 @@ func TestConsoleSwitchReachesStdio(t *testing.T) {
 		t.Errorf("the stdio process ran the switched-off tool: %s", text)
 	}
 	flip("think=1", wantTools)
+}
+
+// TestConsoleApproveWithoutJavaScript: approving is a plain form. With the page's scripts
+// switched off (the page shows its no-script note and opens no live stream), a request that
+// was pending when the page loaded is approved from it, and the model's check_request sees the
+// grant.
+func TestConsoleApproveWithoutJavaScript(t *testing.T) {
+	tab, sv, cs := consoleSession(t, "", nil)
+	within(t, tab, 10*time.Second, "switch scripts off", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}))
+	text, _ := call(t, cs, "user_collaboration", map[string]any{"operation": "request_authorization",
+		"path": filepath.Join(t.TempDir(), "notes.txt"), "access": "file_operations:write", "reason": "no script needed"})
+	id := regexp.MustCompile(`\br-[0-9a-z]+\b`).FindString(text)
+	if id == "" {
+		t.Fatalf("no request id: %s", text)
+	}
+	navigate(t, tab, strings.TrimSuffix(sv.url, "/mcp")+"/")
+	within(t, tab, 20*time.Second, "the request on a page without scripts",
+		chromedp.WaitVisible(chromedp.CSS("#req-"+id)), chromedp.WaitVisible(chromedp.CSS("#noscript")))
+	within(t, tab, 20*time.Second, "approve",
+		chromedp.Click(chromedp.CSS("#req-"+id+" button.approve")),
+		chromedp.WaitNotPresent(chromedp.CSS("#req-"+id)),
+		chromedp.WaitVisible(chromedp.CSS("section.grants tbody tr")),
+		chromedp.WaitVisible(chromedp.CSS("#noscript")))
+	if text, _ := call(t, cs, "user_collaboration", map[string]any{"operation": "check_request", "request_id": id}); !strings.HasPrefix(text, "Granted ") {
+		t.Fatalf("check_request after approving without JavaScript: %s", text)
+	}
 }
