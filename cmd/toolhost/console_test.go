@@ -361,7 +361,7 @@ func TestConsolePages(t *testing.T) {
 	for _, p := range pages {
 		within(t, tab, 20*time.Second, p.name, chromedp.Navigate(base+p.path),
 			chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector("main").textContent.includes(%q)`, p.want)))
-		if !slices.Contains([]string{"approvals", "tools", "terminals", "activity"}, p.name) {
+		if !slices.Contains([]string{"approvals", "tools", "terminals", "activity", "memory"}, p.name) {
 			screenshot(t, tab, p.name) // the others are taken with live content by their tests
 		}
 		// The page's own weight: the document and every file it loaded, uncompressed.
@@ -666,4 +666,49 @@ func TestConsoleApproveWithoutJavaScript(t *testing.T) {
 	if text, _ := call(t, cs, "user_collaboration", map[string]any{"operation": "check_request", "request_id": id}); !strings.HasPrefix(text, "Granted ") {
 		t.Fatalf("check_request after approving without JavaScript: %s", text)
 	}
+}
+
+// TestConsoleMemoryImport: a document chosen on the memory page is imported in the
+// background, and the page's progress bar follows it live until it says done; the document
+// is then listed with its chunks.
+func TestConsoleMemoryImport(t *testing.T) {
+	tab, sv, cs := consoleSession(t, "", nil)
+	call(t, cs, "memory_operations", map[string]any{"operation": "store_memory", "content": "Field notes are imported from the console's memory page."})
+	var doc strings.Builder
+	doc.WriteString("# Field guide\n\n")
+	for i := range 120 {
+		fmt.Fprintf(&doc, "## Site %d\n\nTransect %d crosses the meadow at bearing %d degrees; %d quadrats, soil pH %d.%d, "+
+			"dominant grass species recorded on day %d of the survey.\n\n", i, i, (i*37)%360, 4+i%5, 5+i%3, i%10, 1+i%30)
+	}
+	path := filepath.Join(t.TempDir(), "field-guide.md")
+	if err := os.WriteFile(path, []byte(doc.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(sv.url, "/mcp")
+	within(t, tab, 20*time.Second, "memory page", chromedp.Navigate(base+"/memory"),
+		chromedp.WaitVisible(chromedp.CSS(`form[action="/memory/import"] input[type="file"]`)))
+	within(t, tab, 20*time.Second, "choose and import the document",
+		chromedp.SetUploadFiles(chromedp.CSS(`form[action="/memory/import"] input[type="file"]`), []string{path}),
+		chromedp.Click(chromedp.CSS(`form[action="/memory/import"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#imports .import progress`)))
+	// The bar is the live part of the page: done arrives through its event stream.
+	within(t, tab, 60*time.Second, "progress reaches done", chromedp.Poll[chromedp.Void](`(() => {
+		const row = document.querySelector("#imports .import");
+		return document.querySelector("#imports").hasAttribute("data-updated") && row &&
+			row.textContent.includes("field-guide.md") && row.querySelector(".ok") &&
+			row.querySelector(".ok").textContent === "done" && row.querySelector("progress").value === 100;
+	})()`))
+	screenshot(t, tab, "memory")
+	navigate(t, tab, base+"/memory")
+	within(t, tab, 20*time.Second, "the imported document is listed",
+		chromedp.Poll[chromedp.Void](`[...document.querySelectorAll("main table tr")].some(r => r.textContent.includes("field-guide.md"))`))
+	// Name, scope, chunks, size, imported.
+	cells, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`[...[...document.querySelectorAll("main table tr")].find(r => r.cells[0] && r.cells[0].textContent === "field-guide.md").cells].map(c => c.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) < 3 || cells[2] == "0" || cells[2] == "" {
+		t.Errorf("imported document row = %q, want its chunks", cells)
+	}
+	t.Logf("imported document row: %q", cells)
 }
