@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -357,7 +361,7 @@ func TestConsolePages(t *testing.T) {
 	for _, p := range pages {
 		within(t, tab, 20*time.Second, p.name, chromedp.Navigate(base+p.path),
 			chromedp.Poll[chromedp.Void](fmt.Sprintf(`document.querySelector("main").textContent.includes(%q)`, p.want)))
-		if !slices.Contains([]string{"approvals", "tools", "terminals", "activity"}, p.name) {
+		if !slices.Contains([]string{"approvals", "tools", "terminals", "activity", "memory"}, p.name) {
 			screenshot(t, tab, p.name) // the others are taken with live content by their tests
 		}
 		// The page's own weight: the document and every file it loaded, uncompressed.
@@ -531,4 +535,180 @@ func TestConsoleApprovalFromAnotherProcess(t *testing.T) {
 	if link := strings.TrimSuffix(sv.url, "mcp") + "#req-" + id; !strings.Contains(text, "toolhost console:\n  "+link+"\n") {
 		t.Errorf("the stdio server's pending text does not send the user to %s:\n%s", link, text)
 	}
+}
+
+// consoleForm is the console of sv signed in over plain HTTP, as a browser without
+// JavaScript uses it: a cookie jar, the page's CSRF token and the console's Origin.
+type consoleForm struct {
+	t    *testing.T
+	base string
+	cl   *http.Client
+	csrf string
+}
+
+func signInForm(t *testing.T, sv served) *consoleForm {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	f := &consoleForm{t: t, base: strings.TrimSuffix(sv.url, "/mcp"),
+		cl: &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	resp, err := f.cl.Get(sv.signIn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-in link: %d, want 303", resp.StatusCode)
+	}
+	_, page := f.get("/tools")
+	m := regexp.MustCompile(`name="csrf" value="([0-9a-f]+)"`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatalf("no CSRF token on the tools page:\n%s", page)
+	}
+	f.csrf = m[1]
+	return f
+}
+
+func (f *consoleForm) get(path string) (int, string) {
+	f.t.Helper()
+	resp, err := f.cl.Get(f.base + path)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// post submits a form of the console's pages, with the session's CSRF token.
+func (f *consoleForm) post(path string, form url.Values) (int, string) {
+	f.t.Helper()
+	form.Set("csrf", f.csrf)
+	req, _ := http.NewRequest("POST", f.base+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", f.base)
+	resp, err := f.cl.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestConsoleSwitchReachesStdio: every editor window runs a `toolhost stdio` of its own on
+// the configuration. A switch made on the serve process's console reaches such a process
+// without a restart: its client's next tools/list drops the tool, in the fixed order, and the
+// client was sent notifications/tools/list_changed; switching it back on brings it back in
+// its place.
+func TestConsoleSwitchReachesStdio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("spawns the binary")
+	}
+	sv := startServeFull(t, "")
+	changed := make(chan struct{}, 16)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "editor", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	}).Connect(context.Background(), &mcp.CommandTransport{Command: commandIn(t, sv.state, sv.work, "stdio")},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-06-18"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if got := strings.Join(toolNames(t, cs), ","); got != wantTools {
+		t.Fatalf("stdio tools before = %s", got)
+	}
+	console := signInForm(t, sv)
+	flip := func(sw, wantTools string) {
+		t.Helper()
+		if code, body := console.post("/tools", url.Values{"tool": {"think"}, "switch": {sw}}); code != http.StatusSeeOther {
+			t.Fatalf("switch %s on the console: %d\n%s", sw, code, body)
+		}
+		if got := strings.Join(toolNames(t, cs), ","); got != wantTools {
+			t.Errorf("stdio tools/list after switch %s = %s, want %s", sw, got, wantTools)
+		}
+		select {
+		case <-changed:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("switch %s: the stdio client got no notifications/tools/list_changed", sw)
+		}
+	}
+	flip("think=0", strings.TrimPrefix(wantTools, "think,"))
+	if text, _ := call(t, cs, "think", map[string]any{"thoughts": "x"}); !strings.HasPrefix(text, "ERROR") {
+		t.Errorf("the stdio process ran the switched-off tool: %s", text)
+	}
+	flip("think=1", wantTools)
+}
+
+// TestConsoleApproveWithoutJavaScript: approving is a plain form. With the page's scripts
+// switched off (the page shows its no-script note and opens no live stream), a request that
+// was pending when the page loaded is approved from it, and the model's check_request sees the
+// grant.
+func TestConsoleApproveWithoutJavaScript(t *testing.T) {
+	tab, sv, cs := consoleSession(t, "", nil)
+	within(t, tab, 10*time.Second, "switch scripts off", chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
+		return err
+	}))
+	text, _ := call(t, cs, "user_collaboration", map[string]any{"operation": "request_authorization",
+		"path": filepath.Join(t.TempDir(), "notes.txt"), "access": "file_operations:write", "reason": "no script needed"})
+	id := regexp.MustCompile(`\br-[0-9a-z]+\b`).FindString(text)
+	if id == "" {
+		t.Fatalf("no request id: %s", text)
+	}
+	navigate(t, tab, strings.TrimSuffix(sv.url, "/mcp")+"/")
+	within(t, tab, 20*time.Second, "the request on a page without scripts",
+		chromedp.WaitVisible(chromedp.CSS("#req-"+id)), chromedp.WaitVisible(chromedp.CSS("#noscript")))
+	within(t, tab, 20*time.Second, "approve",
+		chromedp.Click(chromedp.CSS("#req-"+id+" button.approve")),
+		chromedp.WaitNotPresent(chromedp.CSS("#req-"+id)),
+		chromedp.WaitVisible(chromedp.CSS("section.grants tbody tr")),
+		chromedp.WaitVisible(chromedp.CSS("#noscript")))
+	if text, _ := call(t, cs, "user_collaboration", map[string]any{"operation": "check_request", "request_id": id}); !strings.HasPrefix(text, "Granted ") {
+		t.Fatalf("check_request after approving without JavaScript: %s", text)
+	}
+}
+
+// TestConsoleMemoryImport: a document chosen on the memory page is imported in the
+// background, and the page's progress bar follows it live until it says done; the document
+// is then listed with its chunks.
+func TestConsoleMemoryImport(t *testing.T) {
+	tab, sv, cs := consoleSession(t, "", nil)
+	call(t, cs, "memory_operations", map[string]any{"operation": "store_memory", "content": "Field notes are imported from the console's memory page."})
+	var doc strings.Builder
+	doc.WriteString("# Field guide\n\n")
+	for i := range 120 {
+		fmt.Fprintf(&doc, "## Site %d\n\nTransect %d crosses the meadow at bearing %d degrees; %d quadrats, soil pH %d.%d, "+
+			"dominant grass species recorded on day %d of the survey.\n\n", i, i, (i*37)%360, 4+i%5, 5+i%3, i%10, 1+i%30)
+	}
+	path := filepath.Join(t.TempDir(), "field-guide.md")
+	if err := os.WriteFile(path, []byte(doc.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	base := strings.TrimSuffix(sv.url, "/mcp")
+	within(t, tab, 20*time.Second, "memory page", chromedp.Navigate(base+"/memory"),
+		chromedp.WaitVisible(chromedp.CSS(`form[action="/memory/import"] input[type="file"]`)))
+	within(t, tab, 20*time.Second, "choose and import the document",
+		chromedp.SetUploadFiles(chromedp.CSS(`form[action="/memory/import"] input[type="file"]`), []string{path}),
+		chromedp.Click(chromedp.CSS(`form[action="/memory/import"] button`)),
+		chromedp.WaitVisible(chromedp.CSS(`#imports .import progress`)))
+	// The bar is the live part of the page: done arrives through its event stream.
+	within(t, tab, 60*time.Second, "progress reaches done", chromedp.Poll[chromedp.Void](`(() => {
+		const row = document.querySelector("#imports .import");
+		return document.querySelector("#imports").hasAttribute("data-updated") && row &&
+			row.textContent.includes("field-guide.md") && row.querySelector(".ok") &&
+			row.querySelector(".ok").textContent === "done" && row.querySelector("progress").value === 100;
+	})()`))
+	screenshot(t, tab, "memory")
+	navigate(t, tab, base+"/memory")
+	within(t, tab, 20*time.Second, "the imported document is listed",
+		chromedp.Poll[chromedp.Void](`[...document.querySelectorAll("main table tr")].some(r => r.textContent.includes("field-guide.md"))`))
+	// Name, scope, chunks, size, imported.
+	cells, err := chromedp.Run(tab, chromedp.Evaluate[[]string](`[...[...document.querySelectorAll("main table tr")].find(r => r.cells[0] && r.cells[0].textContent === "field-guide.md").cells].map(c => c.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cells) < 3 || cells[2] == "0" || cells[2] == "" {
+		t.Errorf("imported document row = %q, want its chunks", cells)
+	}
+	t.Logf("imported document row: %q", cells)
 }

@@ -62,11 +62,13 @@ type App struct {
 	Terminals *terminal.Manager
 	// Started is when Open ran, for uptime.
 	Started time.Time
-	// switches are the operations the console switched off (config.Switches), and servers
-	// the MCP servers built by Server, which a switch updates at once.
-	switchMu sync.Mutex
-	switches config.Switches
-	servers  []*mcp.Server
+	// switches are the operations the console switched off (config.Switches), as the managed
+	// file said when switchStamp was taken (switches.go), and servers the MCP servers built
+	// by Server, which a switch updates at once.
+	switchMu    sync.Mutex
+	switches    config.Switches
+	switchStamp fileStamp
+	servers     []*mcp.Server
 	// Executions records every call; Limits rate-limits them; StdioPrincipal is who calls
 	// over stdio (admin unless [stdio] tier lowers it).
 	Executions *engine.Engine
@@ -199,7 +201,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		return nil, err
 	}
 	a.Terminals = terminals
-	if a.switches, err = config.LoadSwitches(a.SwitchesFile()); err != nil {
+	if err := a.loadSwitches(); err != nil {
 		return nil, err
 	}
 	web, err := a.webTool()
@@ -332,7 +334,7 @@ func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with the read_tool_result tool.",
 		Registry:     a.Registry,
 		Logger:       a.Logger,
-		Middleware:   []mcp.Middleware{a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
+		Middleware:   []mcp.Middleware{a.switchesMiddleware(), a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
 	})
 	a.switchMu.Lock()
 	a.servers = append(a.servers, s)

@@ -5,20 +5,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/config"
 	"toolhost/internal/console"
 )
-
-// SwitchesFile is the console's managed include file of switched-off operations.
-func (a *App) SwitchesFile() string { return config.SwitchesPath(a.Config.Path) }
-
-// allow is the registry's rule: the active profile, then the console's switches.
-func (a *App) allow(tool, op string, risk consolidated.Risk) bool {
-	return a.Profile.Enabled(tool, op, string(risk)) && !a.switches.Off(tool, op)
-}
 
 // ConsoleTools is the console's view of the tools: the registry's declared tools and the
 // switches, applied to every server Server built.
@@ -28,7 +21,11 @@ type consoleTools struct{ a *App }
 
 func (t consoleTools) Catalog() console.Catalog {
 	a := t.a
-	cat := console.Catalog{Profile: a.ProfileName, File: a.SwitchesFile()}
+	a.RefreshSwitches() // another serve process's console may have switched since
+	cat := console.Catalog{Profile: a.ProfileName, File: a.SwitchesFile(), ProfileFrom: a.profileFrom(), Config: a.Config.Path}
+	if cat.Config == "" {
+		cat.Config = config.DefaultPath()
+	}
 	names := slices.Sorted(func(yield func(string) bool) {
 		for n := range config.Builtin {
 			if !yield(n) {
@@ -76,6 +73,26 @@ func (t consoleTools) Catalog() console.Catalog {
 	return cat
 }
 
+// profileFrom says where the active profile was chosen: the profile key's origin, and the
+// flags that narrowed it (--read-only, --tools, --disable).
+func (a *App) profileFrom() string {
+	from := "default"
+	if o, ok := a.Config.Origins["profile"]; ok {
+		from = o.String()
+	}
+	var flags []string
+	for key, o := range a.Config.Origins {
+		if strings.HasPrefix(key, "profiles."+a.ProfileName+".") && o.Flag != "" {
+			flags = append(flags, o.Flag)
+		}
+	}
+	slices.Sort(flags)
+	if len(flags) > 0 {
+		from += ", narrowed by " + strings.Join(flags, " ")
+	}
+	return from
+}
+
 func (t consoleTools) UpdateToken(ctx context.Context, name, tier, rate, by string) error {
 	_, err := t.a.UpdateToken(ctx, name, TokenChange{Tier: tier, Rate: rate}, by)
 	return err
@@ -100,6 +117,9 @@ func (t consoleTools) SetEnabled(ctx context.Context, tool, op string, on bool) 
 	if on && !a.Profile.Enabled(tool, op, string(found.Risk)) {
 		return fmt.Errorf("profile %s disables %s.%s; change the profile in the configuration", a.ProfileName, tool, op)
 	}
+	// Another serve process's console may have written the file since this one read it:
+	// change the list as it stands now.
+	a.RefreshSwitches()
 	a.switchMu.Lock()
 	defer a.switchMu.Unlock()
 	next := config.Switches{Disable: slices.DeleteFunc(slices.Clone(a.switches.Disable), func(s string) bool { return s == tool+"."+op })}
@@ -111,21 +131,9 @@ func (t consoleTools) SetEnabled(ctx context.Context, tool, op string, on bool) 
 	if err := next.Write(a.SwitchesFile()); err != nil {
 		return err
 	}
-	a.switches = next
-	if a.Registry.SetAllow(a.allow) {
-		for _, s := range a.servers {
-			a.Registry.Sync(s)
-		}
-	}
-	// Workspaces opened for clients' roots dispatch their sessions' calls: they switch too.
-	a.roots.mu.Lock()
-	defer a.roots.mu.Unlock()
-	for _, ws := range a.roots.apps {
-		ws.switchMu.Lock()
-		ws.switches = next
-		ws.Registry.SetAllow(ws.allow)
-		ws.switchMu.Unlock()
-	}
+	// Stamped after the write: this process need not read back what it wrote.
+	a.switchStamp = stampFile(a.SwitchesFile())
+	a.applySwitches(next)
 	return nil
 }
 

@@ -2,12 +2,16 @@ package app
 
 import (
 	"context"
+	"errors"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
 	"toolhost/authz"
 	"toolhost/internal/console"
 	"toolhost/internal/engine"
+	"toolhost/internal/server"
 )
 
 // consoleExecutions adapts the execution engine to the console's activity page. The console
@@ -25,24 +29,40 @@ func (x consoleExecutions) Running(ctx context.Context) ([]console.Execution, er
 	return out, nil
 }
 
+// History checks the page's filters as the history API does (server.ParseFilter: the same
+// parameters, times and messages), so the page and GET /api/executions refuse the same input
+// with the same words.
 func (x consoleExecutions) History(ctx context.Context, q console.ExecutionQuery) (console.ExecutionPage, error) {
-	f := engine.Filter{Tool: q.Tool, Conversation: q.Conversation, Limit: q.Limit, Offset: q.Offset, Viewer: authz.OperatorPrincipal}
-	if q.Status != "" {
-		st, err := engine.ParseStatus(q.Status)
-		if err != nil {
-			return console.ExecutionPage{}, err
+	v := url.Values{"offset": {strconv.Itoa(q.Offset)}}
+	for key, val := range map[string]string{"tool": q.Tool, "category": q.Category, "status": q.Status,
+		"conversation": q.Conversation, "principal": q.Principal, "since": q.Since, "until": q.Until} {
+		if val != "" {
+			v.Set(key, val)
 		}
-		f.Status = st
 	}
+	f, err := server.ParseFilter(v)
+	if err != nil {
+		return console.ExecutionPage{}, consoleFilterError(err)
+	}
+	f.Limit, f.Viewer = q.Limit, authz.OperatorPrincipal
 	page, err := x.e.List(ctx, f)
 	if err != nil {
-		return console.ExecutionPage{}, err
+		return console.ExecutionPage{}, consoleFilterError(err)
 	}
 	out := console.ExecutionPage{More: page.More}
 	for _, r := range page.Executions {
 		out.Executions = append(out.Executions, toConsole(r))
 	}
 	return out, nil
+}
+
+// consoleFilterError is the engine's refusal of a filter as the console shows it.
+func consoleFilterError(err error) error {
+	var fe *engine.FilterError
+	if errors.As(err, &fe) {
+		return &console.FilterError{Param: fe.Param, Message: fe.Message}
+	}
+	return err
 }
 
 func (x consoleExecutions) Cancel(ctx context.Context, id string) error {
@@ -76,6 +96,7 @@ func toConsole(r engine.Record) console.Execution {
 		summary = strings.ToValidUTF8(summary[:summaryLen], "") + "…"
 	}
 	e := console.Execution{ID: r.ID, Conversation: r.Conversation, Tool: r.Tool, Operation: r.Operation,
+		Principal: r.Principal, Category: string(r.Category),
 		Status: string(r.Status), Summary: summary, Started: r.Start, Duration: msDuration(r.DurationMS), Error: r.Error}
 	if r.ErrorCode != "" && e.Error == "" {
 		e.Error = r.ErrorCode

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -36,6 +37,9 @@ type Executions interface {
 // Execution is one tool call the engine ran or runs.
 type Execution struct {
 	ID, Conversation, Tool, Operation string
+	// Principal is who called (a token's name, or stdio); Category the operation's risk
+	// category (safe, moderate, dangerous).
+	Principal, Category string
 	// Status is the engine's word: running, success, failed, cancelled, timeout, denied, ...
 	Status   string
 	Summary  string // the command, or the arguments, short
@@ -44,11 +48,40 @@ type Execution struct {
 	Error    string
 }
 
-// ExecutionQuery filters and pages the history; empty fields do not filter.
+// ExecutionQuery filters and pages the history; empty fields do not filter. The filters are
+// the history API's (GET /api/executions), as the user typed them: the engine's side checks
+// them as the API does and answers a *FilterError naming the one at fault. Since and Until
+// are an RFC 3339 time or a duration ago ("2h").
 type ExecutionQuery struct {
-	Tool, Status, Conversation string
-	Offset, Limit              int
+	Tool, Category, Status, Conversation, Principal string
+	Since, Until                                    string
+	Offset, Limit                                   int
 }
+
+// filterParams are the activity page's query parameters, in the form's order.
+var filterParams = []string{"tool", "category", "status", "conversation", "principal", "since", "until", "offset"}
+
+// values is q as the activity page's query string, without the empty filters.
+func (q ExecutionQuery) values(offset int) url.Values {
+	v := url.Values{}
+	for i, s := range []string{q.Tool, q.Category, q.Status, q.Conversation, q.Principal, q.Since, q.Until} {
+		if s != "" {
+			v.Set(filterParams[i], s)
+		}
+	}
+	if offset > 0 {
+		v.Set("offset", strconv.Itoa(offset))
+	}
+	return v
+}
+
+// FilterError is a history filter the engine refused: Param names the parameter, Message
+// says what it accepts.
+type FilterError struct {
+	Param, Message string
+}
+
+func (e *FilterError) Error() string { return e.Param + ": " + e.Message }
 
 // ExecutionPage is one page of history.
 type ExecutionPage struct {
@@ -105,26 +138,31 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, s *sessio
 		c.fail(w, r, s, http.StatusInternalServerError, "Cannot read the running executions.", err)
 		return
 	}
+	status := http.StatusOK
+	data["Invalid"] = "" // the filter parameter at fault, if any
 	if c.o.Executions != nil {
-		q := ExecutionQuery{Tool: r.FormValue("tool"), Status: r.FormValue("status"), Conversation: r.FormValue("conversation"), Limit: pageSize}
-		q.Offset, _ = strconv.Atoi(r.FormValue("offset"))
-		q.Offset = max(q.Offset, 0)
-		page, err := c.o.Executions.History(ctx, q)
-		if err != nil {
-			c.fail(w, r, s, http.StatusBadRequest, "Cannot read the execution history: "+err.Error(), err)
-			return
+		q, err := historyQuery(r.URL.Query())
+		var page ExecutionPage
+		if err == nil {
+			page, err = c.o.Executions.History(ctx, q)
 		}
 		data["Query"], data["History"] = q, page
-		pageURL := func(offset int) string {
-			v := url.Values{"tool": {q.Tool}, "status": {q.Status}, "conversation": {q.Conversation}, "offset": {strconv.Itoa(offset)}}
-			return "/activity?" + v.Encode()
+		var fe *FilterError
+		if errors.As(err, &fe) {
+			// The page again with the form as the user filled it, the parameter at fault
+			// named and marked.
+			status, data["FilterError"], data["Invalid"] = http.StatusBadRequest, fe, fe.Param
+		} else if err != nil {
+			c.fail(w, r, s, http.StatusInternalServerError, "Cannot read the execution history.", err)
+			return
 		}
 		if page.More {
-			data["NextURL"] = pageURL(q.Offset + q.Limit)
+			data["NextURL"] = "/activity?" + q.values(q.Offset+q.Limit).Encode()
 		}
-		if q.Offset > 0 {
-			data["PrevURL"] = pageURL(max(q.Offset-q.Limit, 0))
+		if q.Offset > 0 && err == nil {
+			data["PrevURL"] = "/activity?" + q.values(max(q.Offset-q.Limit, 0)).Encode()
 		}
+		data["Categories"] = []authz.Category{authz.CategorySafe, authz.CategoryModerate, authz.CategoryDangerous}
 		stats, err := c.o.Executions.Stats(ctx)
 		if err != nil {
 			c.fail(w, r, s, http.StatusInternalServerError, "Cannot read the metrics.", err)
@@ -140,7 +178,29 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, s *sessio
 		data["AuditError"] = "The audit log cannot be read."
 	}
 	data["Audit"] = audit
-	c.render(w, r, http.StatusOK, "activity", s, data)
+	c.render(w, r, status, "activity", s, data)
+}
+
+// historyQuery reads the activity page's filters. Parameters the page does not know, and an
+// offset that is not a whole number, are refused here, naming the parameter, as the history
+// API refuses them: a typo must not quietly show everything. The engine's side checks the
+// values of the filters.
+func historyQuery(v url.Values) (ExecutionQuery, error) {
+	q := ExecutionQuery{Tool: v.Get("tool"), Category: v.Get("category"), Status: v.Get("status"), Conversation: v.Get("conversation"),
+		Principal: v.Get("principal"), Since: strings.TrimSpace(v.Get("since")), Until: strings.TrimSpace(v.Get("until")), Limit: pageSize}
+	for _, key := range slices.Sorted(maps.Keys(v)) {
+		if !slices.Contains(filterParams, key) {
+			return q, &FilterError{Param: key, Message: "unknown parameter; filters: " + strings.Join(filterParams, ", ")}
+		}
+	}
+	if o := v.Get("offset"); o != "" {
+		n, err := strconv.Atoi(o)
+		if err != nil {
+			return q, &FilterError{Param: "offset", Message: "offset must be a whole number"}
+		}
+		q.Offset = n
+	}
+	return q, nil
 }
 
 // cancelExecution answers POST /executions/ID/cancel.

@@ -137,7 +137,7 @@ func TestActivity(t *testing.T) {
 	checks := []struct{ name, want string }{
 		{"elapsed", "1m15s"},
 		{"cancel form", `action="/executions/exec_run1/cancel"`},
-		{"newer link", "offset=0"},
+		{"newer link", `href="/activity?status=success&amp;tool=file_operations">`},
 		{"calls chart", `aria-label="calls by tool"`},
 		{"latency chart", `aria-label="latency by tool"`},
 		{"audit newest first", "/srv/second"},
@@ -192,5 +192,65 @@ func BenchmarkActivityPage(b *testing.B) {
 			b.Fatalf("activity: %v %v", err, resp.Status)
 		}
 		resp.Body.Close()
+	}
+}
+
+// TestActivityFilterForm: the history form offers every filter of the history API, keeps
+// what the user typed, and the paging links carry every filter. A parameter the page does not
+// know or an offset that is no number is refused naming it, with the form kept (values the
+// engine refuses: internal/app's TestConsoleActivityFilters).
+func TestActivityFilterForm(t *testing.T) {
+	now := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	ex := &memExecutions{}
+	fillHistory(ex, 120, now)
+	f := newFixture(t, func(o *Options) { o.Executions = ex; o.Now = func() time.Time { return now } })
+	cl := f.client(t)
+	f.signIn(t, cl)
+
+	filters := "category=dangerous&conversation=conv-1&principal=ci-bot&since=2h&status=success&tool=file_operations&until=2026-11-25T09%3A30%3A00Z"
+	code, page := f.get(t, cl, "/activity?"+filters)
+	if code != http.StatusOK {
+		t.Fatalf("activity with every filter: %d\n%s", code, page)
+	}
+	want := ExecutionQuery{Tool: "file_operations", Category: "dangerous", Status: "success", Conversation: "conv-1",
+		Principal: "ci-bot", Since: "2h", Until: "2026-11-25T09:30:00Z", Limit: pageSize}
+	if got := ex.queries[len(ex.queries)-1]; got != want {
+		t.Errorf("query = %+v, want %+v", got, want)
+	}
+	for _, w := range []string{
+		`name="principal" value="ci-bot"`,
+		`name="since" value="2h"`,
+		`name="until" value="2026-11-25T09:30:00Z"`,
+		`<option selected>dangerous</option>`,
+	} {
+		if !strings.Contains(page, w) {
+			t.Errorf("the form lacks %q", w)
+		}
+	}
+	// Paging carries every filter (memExecutions filters by tool, status and conversation).
+	_, page = f.get(t, cl, "/activity?since=2h&principal=ci-bot&category=safe")
+	next := `href="/activity?category=safe&amp;offset=50&amp;principal=ci-bot&amp;since=2h"`
+	if !strings.Contains(page, next) {
+		t.Errorf("the Older link does not carry the filters; want %s", next)
+	}
+
+	refused := []struct{ name, query, param string }{
+		{"unknown parameter", "principle=ci-bot", "principle"},
+		{"offset not a number", "offset=ten", "offset"},
+	}
+	for _, tc := range refused {
+		t.Run(tc.name, func(t *testing.T) {
+			n := len(ex.queries)
+			code, page := f.get(t, cl, "/activity?"+tc.query)
+			if code != http.StatusBadRequest || !strings.Contains(page, "Not filtered: <code>"+tc.param+"</code>") {
+				t.Errorf("GET /activity?%s = %d, want 400 naming %s:\n%s", tc.query, code, tc.param, page)
+			}
+			if len(ex.queries) != n {
+				t.Errorf("GET /activity?%s reached the engine", tc.query)
+			}
+			if !strings.Contains(page, `name="tool"`) {
+				t.Error("the refusal dropped the form")
+			}
+		})
 	}
 }

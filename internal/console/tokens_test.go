@@ -25,7 +25,8 @@ type storeTokens struct {
 }
 
 func (s storeTokens) Catalog() Catalog {
-	cat := Catalog{Profile: "full"}
+	cat := Catalog{Profile: "full", ProfileFrom: "flag --profile", Config: "/home/user/.config/toolhost/config.toml",
+		Profiles: []ProfileInfo{{Name: "full", Summary: "every tool and operation"}, {Name: "read-only", Summary: "read-only operations"}}}
 	for _, t := range authz.Tiers {
 		cat.Tiers = append(cat.Tiers, string(t))
 	}
@@ -159,5 +160,39 @@ func TestToolSwitchForm(t *testing.T) {
 	}
 	if want := []string{"file_operations.delete_file=false", "file_operations.delete_file=true"}; !slices.Equal(switched, want) {
 		t.Errorf("switched %v, want %v", switched, want)
+	}
+}
+
+// TestToolsPageProfile: the page says which profile is active and where it was chosen, and
+// that it is chosen at each process's start, not here: it offers no way to choose one, and a
+// post that tries is refused with nothing switched.
+func TestToolsPageProfile(t *testing.T) {
+	var switched []string
+	f := newFixture(t, func(o *Options) { o.Tools = storeTokens{ts: authz.NewTokens(storetest.Open(t)), switched: &switched} })
+	user := f.client(t)
+	csrf := f.signIn(t, user)
+	code, page := f.get(t, user, "/tools")
+	if code != http.StatusOK {
+		t.Fatalf("tools page: %d\n%s", code, page)
+	}
+	for _, want := range []string{
+		"Active profile <strong>full</strong> (from flag --profile)",
+		"The profile is chosen where each toolhost process starts, not on this page",
+		"<code>/home/user/.config/toolhost/config.toml</code>",
+		"narrow the active profile and never widen it",
+		"<strong>full</strong> (active)",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("tools page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, `name="profile"`) {
+		t.Error("the tools page offers a profile control")
+	}
+	if got, body := f.post(t, user, "/tools", url.Values{"csrf": {csrf}, "profile": {"read-only"}}, nil); got != http.StatusBadRequest {
+		t.Errorf("POST /tools profile=read-only = %d, want 400\n%s", got, body)
+	}
+	if len(switched) != 0 {
+		t.Errorf("a profile post switched %v", switched)
 	}
 }

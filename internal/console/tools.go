@@ -25,10 +25,16 @@ type Tools interface {
 
 // Catalog is the tools page's content.
 type Catalog struct {
-	// Profile is the active profile; Profiles are every profile with what it does.
+	// Profile is the active profile; Profiles are every profile with what it does. The
+	// page does not choose the profile: each process takes it from its configuration and
+	// command line at start (see the tools page).
 	Profile  string
 	Profiles []ProfileInfo
-	Tools    []ToolInfo
+	// ProfileFrom says where this server's profile was chosen ("default", "flag --profile",
+	// "FILE:LINE"), and Config is the configuration file that chooses it.
+	ProfileFrom, Config string
+	// Tools are every declared tool, in the fixed order.
+	Tools []ToolInfo
 	// File is where the console writes its switches.
 	File string
 	// Tokens are the HTTP client tokens with their tiers (`toolhost token create/revoke`;
