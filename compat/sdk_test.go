@@ -238,7 +238,7 @@ func TestGoSDK(t *testing.T) {
 					t.Errorf("recording says protocol %q, want %q", sess.Protocol, proto)
 				}
 				if tr == "http" {
-					sessions := httpSessions(t, f)
+					sessions := sess.SessionIDs
 					if proto >= "2026-07-28" && len(sessions) > 0 {
 						t.Errorf("2026-07-28 is stateless, but toolhost issued session ids %v", sessions)
 					}
@@ -250,20 +250,4 @@ func TestGoSDK(t *testing.T) {
 			})
 		}
 	}
-}
-
-// httpSessions lists the session ids toolhost sent in Mcp-Session-Id headers.
-func httpSessions(t *testing.T, f *fixture) []string {
-	t.Helper()
-	msgs, err := readLog(f.mcpLog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, m := range msgs {
-		if m.Dir == "s2c" && m.Session != "" && !slices.Contains(ids, m.Session) {
-			ids = append(ids, m.Session)
-		}
-	}
-	return ids
 }
