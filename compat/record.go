@@ -95,7 +95,8 @@ func readLog(path string) ([]Message, error) {
 
 // recordStdio is the stdio recorder: the process a CLI spawns as its MCP server. It starts
 // argv (toolhost stdio ...), copies stdin and stdout through line by line, and appends each line
-// to logPath. Signals are passed on, so the CLI's shutdown reaches toolhost.
+// to logPath. Signals are passed on, so the CLI's shutdown reaches toolhost. The names of the
+// environment variables the CLI gave it (and toolhost) go to logPath.env.
 func recordStdio(logPath string, argv []string) int {
 	log, err := openLog(logPath)
 	if err != nil {
@@ -103,6 +104,16 @@ func recordStdio(logPath string, argv []string) int {
 		return 1
 	}
 	defer log.close()
+	var names []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	if err := os.WriteFile(logPath+".env", []byte(strings.Join(names, "\n")+"\n"), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "mcp-record:", err)
+		return 1
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
