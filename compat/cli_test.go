@@ -96,6 +96,7 @@ var (
 func TestAgentCLIs(t *testing.T) {
 	s := newSuite(t)
 	known := knownFailures(t)
+	pins := packagePins(t)
 	parallel := envInt("COMPAT_PARALLEL", 3)
 	timeout := envDuration("COMPAT_TIMEOUT", 4*time.Minute)
 	sem := make(chan struct{}, parallel)
@@ -114,6 +115,7 @@ func TestAgentCLIs(t *testing.T) {
 				r.keepArtifacts(t, c.name+"/"+tr, o)
 				rep := evaluate(r, o)
 				rep.name, rep.version = c.name+"/"+tr, clientVersion(s, c)
+				checkPins(rep, pinned(t, c.pkg), pins[c.pkg])
 				reportsMu.Lock()
 				reports = append(reports, rep)
 				reportsMu.Unlock()
