@@ -26,11 +26,18 @@ func script(m string) []Step {
 		{Name: "read_file", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "notes.txt"}},
 		// The output says 42 where the command says $((6*7)).
 		{Name: "run_command", Tool: "terminal_operations", Args: map[string]any{"operation": "run_command", "command": "echo echo-marker-$((6*7))-" + m}},
+		// A PTY session, then a line whose output comes a second later: send_input with wait_for
+		// and no wait_ms waits until the pattern appears (a zero wait would answer at once, with
+		// the prompt and the echoed line, which says $((6*7)) where the output says 42).
+		{Name: "create_session", Tool: "terminal_operations", Args: map[string]any{"operation": "create_session", "session_id": "compat-wait"}},
+		{Name: "wait_for", Tool: "terminal_operations", Args: map[string]any{"operation": "send_input", "session_id": "compat-wait",
+			"text": "sleep 1; echo wait-marker-$((6*7))-" + m, "wait_for": "wait-marker-42-" + m}},
 		{Name: "edit", Tool: "file_operations", Args: map[string]any{"operation": "replace_string", "path": "edit.txt", "old_string": "beta", "new_string": "gamma-" + m}},
 		{Name: "todo_write", Tool: "todo_operations", Args: map[string]any{"operation": "write", "todos": []any{
-			// The spellings of Claude Code's and OpenAI's plan tools.
+			// The spellings of Claude Code's and OpenAI's plan tools, and the "done" of others.
 			map[string]any{"title": "todo-marker-" + m + " first", "status": "in_progress"},
 			map[string]any{"title": "second step", "status": "pending"},
+			map[string]any{"title": "third step", "status": "done"},
 		}}},
 		// With every_n_calls = 1 the reminder is due on the second quiet call after the write.
 		{Name: "quiet_read", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "other.txt"}},
@@ -42,6 +49,10 @@ func script(m string) []Step {
 		{Name: "injected_key", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "notes.txt", "wait_for_previous": true}},
 		// Over HTTP, toolhost serve is restarted before this call: the client's session is gone.
 		{Name: "after_restart", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "other.txt"}},
+		// Over HTTP, the restarted serve closes sessions idle for 2s, and the model waits for
+		// that before this call: the client's session was closed, and the conversation's todo
+		// list must still be there.
+		{Name: "after_idle", Tool: "todo_operations", Args: map[string]any{"operation": "read"}},
 	}
 }
 
@@ -85,6 +96,7 @@ var (
 func TestAgentCLIs(t *testing.T) {
 	s := newSuite(t)
 	known := knownFailures(t)
+	pins := packagePins(t)
 	parallel := envInt("COMPAT_PARALLEL", 3)
 	timeout := envDuration("COMPAT_TIMEOUT", 4*time.Minute)
 	sem := make(chan struct{}, parallel)
@@ -103,6 +115,7 @@ func TestAgentCLIs(t *testing.T) {
 				r.keepArtifacts(t, c.name+"/"+tr, o)
 				rep := evaluate(r, o)
 				rep.name, rep.version = c.name+"/"+tr, clientVersion(s, c)
+				checkPins(rep, pinned(t, c.pkg), pins[c.pkg])
 				reportsMu.Lock()
 				reports = append(reports, rep)
 				reportsMu.Unlock()
@@ -237,6 +250,9 @@ func evaluate(r *run, o outcome) *report {
 	expect("read_file_content", "read_file", "file-marker-"+m)
 	expect("command_output", "run_command", "echo-marker-42-"+m)
 	expect("edit_diff", "edit", "@@", "+gamma-"+m)
+	// send_input_wait_for: the line's output came a second after it was sent; without a wait
+	// the answer would hold only the prompt and the echoed line.
+	expect("send_input_wait_for", "wait_for", "wait_for matched", "wait-marker-42-"+m)
 
 	// todo_list_once: the list reaches the model, once per result.
 	for _, step := range []string{"todo_write", "todo_read"} {
@@ -246,11 +262,12 @@ func evaluate(r *run, o outcome) *report {
 	}
 
 	// todo_synonyms: the write spells its statuses as Claude Code's and OpenAI's plan tools do
-	// (in_progress, pending); neither the client's own schema check nor toolhost refuses them.
+	// (in_progress, pending) and as others do (done); neither the client's own schema check
+	// nor toolhost refuses them, and each means what it says.
 	{
 		got, ok := text("todo_write")
-		add("todo_synonyms", ok && !sent[stepIndex("todo_write")].Result.IsError && strings.Contains(got, "1 in-progress, 1 not-started"),
-			"a todo write with statuses in_progress and pending: toolhost answered isError=%v; the model received: %s", sent[stepIndex("todo_write")].Result.IsError, excerpt(got, 300))
+		add("todo_synonyms", ok && !sent[stepIndex("todo_write")].Result.IsError && strings.Contains(got, "1/3 completed (33%), 1 in-progress, 1 not-started"),
+			"a todo write with statuses in_progress, pending and done: toolhost answered isError=%v; the model received: %s", sent[stepIndex("todo_write")].Result.IsError, excerpt(got, 300))
 	}
 
 	// todo_reminder: after the write, a later non-todo result carries the reminder.
@@ -320,6 +337,37 @@ func evaluate(r *run, o outcome) *report {
 		answered := sent[stepIndex("after_restart")].Answered && !sent[stepIndex("after_restart")].Result.IsError
 		add("survives_restart", ok && answered,
 			"after a restart of toolhost serve the call never reached the new toolhost (MCP HTTP errors %v); the model received: %s", o.session.HTTPErrors, excerpt(got, 300))
+
+		// survives_idle: the restarted serve closes a session idle for 2s; the recorder cut the
+		// client's GET stream (which keeps a session in use) and the model waited for the close
+		// before this call, which must reach toolhost and see the conversation's todo list (the
+		// client initialised again, or toolhost took the old session id back). A client on the
+		// stateless protocol has no session; with any other reason for no close the wait
+		// proved nothing.
+		ai := stepIndex("after_idle")
+		got, ok = text("after_idle")
+		answered = sent[ai].Answered && !sent[ai].Result.IsError
+		why := "no wait before the after_idle step"
+		proved := false
+		if w := o.idle; w != nil {
+			switch {
+			case w.closed:
+				why, proved = "session closed idle, then", true
+				_, after, _ := strings.Cut(o.log[strings.LastIndex(o.log, "http session idle")+1:], "\n")
+				if strings.Contains(after, "http session resumed") {
+					why += " toolhost took the old session id back"
+				} else {
+					why += " the client initialised a new session"
+				}
+			case len(o.session.SessionIDs) == 0:
+				why, proved = "no session (stateless)", true
+			default:
+				why = fmt.Sprintf("toolhost closed no idle session within %s (GET streams open: %d; its session log: %q)", w.waited.Round(time.Second), w.streams, w.logLines)
+			}
+		}
+		add("survives_idle", proved && ok && answered && strings.Contains(got, "todo-marker-"+m),
+			"%s; the call after it was answered by toolhost: %v; the model received: %s", why, answered, excerpt(got, 300))
+		rep.notes = append(rep.notes, "idle: "+why)
 	}
 
 	rep.forwards = forwarding(fwd[stepIndex("run_command")], sent[stepIndex("run_command")])

@@ -187,10 +187,28 @@ type fixture struct {
 	home      string // HOME for the client
 	work      string // toolhost's working directory and the client's cwd
 	marker    string
+	config    string // toolhost's config file
 	mcp       mcpServer
 	mcpLog    string
 	served    *served  // HTTP only
 	network   *refuser // the clients' proxy: refuses and records off-machine connections
+
+	mu   sync.Mutex
+	idle *idleWait // HTTP, once the model reached the after_idle step
+}
+
+// idleSessionTimeout is the [http] session_timeout of the serve that replaces the first one
+// (before the after_restart step): short, so that the client's session closes idle before the
+// after_idle step.
+const idleSessionTimeout = 2 * time.Second
+
+// idleWait is what the suite saw while it waited, before the after_idle step, for toolhost
+// serve to close the client's idle session.
+type idleWait struct {
+	closed   bool // toolhost logged closing an idle session
+	streams  int  // GET streams open at the end of the wait: they keep a session in use
+	waited   time.Duration
+	logLines []string // toolhost's log lines about sessions since the restart
 }
 
 // run is one client run: a fixture, the client and the fake model.
@@ -215,6 +233,7 @@ type outcome struct {
 	session  Session
 	refused  map[string]int
 	log      string // toolhost's log
+	idle     *idleWait
 }
 
 func randomMarker() string {
@@ -238,6 +257,7 @@ func (s *suite) newToolhost(t *testing.T, transport string, extra ...string) *fi
 	}
 	writeWorkspace(t, f.work, f.marker)
 	cfg := filepath.Join(dir, "toolhost.toml")
+	f.config = cfg
 	// A reminder after every quiet call makes the todo reminder due within the script.
 	if err := os.WriteFile(cfg, []byte("[reminders]\nevery_n_calls = 1\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -274,13 +294,29 @@ func (s *suite) newRun(t *testing.T, c *client, transport string) *run {
 	r := &run{fixture: s.newToolhost(t, transport), suite: s, client: c}
 	r.model = &Model{Script: script(r.marker), Final: "compat-done " + r.marker}
 	if r.served != nil {
-		// Before the after_restart step, restart toolhost serve: the client's session id
-		// is then unknown to the new process.
+		var logFrom int64
 		r.model.BeforeCall = func(step int) {
-			if script("")[step].Name == "after_restart" {
+			switch script("")[step].Name {
+			case "after_restart":
+				// Restart toolhost serve: the client's session id is then unknown to the new
+				// process, which closes sessions idle for idleSessionTimeout.
+				if err := appendFile(r.config, fmt.Sprintf("[http]\nsession_timeout = %q\n", idleSessionTimeout)); err != nil {
+					t.Errorf("config: %v", err)
+				}
+				if fi, err := os.Stat(r.logPath()); err == nil {
+					logFrom = fi.Size()
+				}
 				if err := r.served.restart(); err != nil {
 					t.Errorf("restart toolhost serve: %v", err)
 				}
+			case "after_idle":
+				// End the client's GET stream, which would keep its session in use, and
+				// wait for toolhost to close the idle session.
+				r.served.rec.cutStreams()
+				w := r.awaitIdle(logFrom)
+				r.mu.Lock()
+				r.idle = w
+				r.mu.Unlock()
 			}
 		}
 	}
@@ -289,6 +325,50 @@ func (s *suite) newRun(t *testing.T, c *client, transport string) *run {
 	r.modelURL = ms.URL
 	r.prompt = "Run the toolhost compatibility script " + r.marker + "."
 	return r
+}
+
+func (f *fixture) logPath() string { return filepath.Join(f.dir, "toolhost.log") }
+
+// awaitIdle waits until toolhost serve logs that it closed an idle session (after the log's
+// first from bytes), or, when none does, a few seconds past the session timeout (a stateless
+// client has no session; a request still in flight keeps one in use).
+func (f *fixture) awaitIdle(from int64) *idleWait {
+	start := time.Now()
+	deadline := start.Add(idleSessionTimeout + 5*time.Second)
+	w := &idleWait{}
+	for {
+		b, _ := os.ReadFile(f.logPath())
+		w.logLines = w.logLines[:0]
+		if int64(len(b)) > from {
+			for line := range strings.Lines(string(b[from:])) {
+				if strings.Contains(line, "session") {
+					w.logLines = append(w.logLines, strings.TrimSpace(line))
+				}
+				if strings.Contains(line, "http session idle") {
+					w.closed = true
+				}
+			}
+		}
+		if w.closed || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	w.waited = time.Since(start)
+	w.streams = f.served.rec.openStreams()
+	return w
+}
+
+func appendFile(path, text string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(text)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // writeWorkspace writes the files the script reads and edits.
@@ -459,9 +539,12 @@ func (r *run) exec(t *testing.T, args, env []string, timeout time.Duration) outc
 	o.unknown = r.model.Unknown()
 	o.refused = r.network.Hosts()
 	o.session = r.session(t)
-	if b, err := os.ReadFile(filepath.Join(r.dir, "toolhost.log")); err == nil {
+	if b, err := os.ReadFile(r.logPath()); err == nil {
 		o.log = string(b)
 	}
+	r.mu.Lock()
+	o.idle = r.idle
+	r.mu.Unlock()
 	return o
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -143,6 +144,7 @@ func TestAnalyze(t *testing.T) {
 		msgs         []Message
 		wantProtocol string
 		wantAnswered []bool
+		wantSessions []string
 	}{
 		{
 			name: "initialize",
@@ -154,6 +156,18 @@ func TestAnalyze(t *testing.T) {
 			},
 			wantProtocol: "2025-06-18",
 			wantAnswered: []bool{true},
+		},
+		{
+			name: "a session over HTTP",
+			msgs: []Message{
+				msg("c2s", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`),
+				{Dir: "s2c", Status: 200, Session: "S1", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18"}}`)},
+				{Dir: "c2s", Session: "S1", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"think","arguments":{}}}`)},
+				{Dir: "s2c", Status: 200, Session: "S1", Msg: json.RawMessage(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`)},
+			},
+			wantProtocol: "2025-06-18",
+			wantAnswered: []bool{true},
+			wantSessions: []string{"S1"},
 		},
 		{
 			name: "stateless meta, a call lost to a 404",
@@ -176,8 +190,11 @@ func TestAnalyze(t *testing.T) {
 			for _, c := range s.Calls {
 				answered = append(answered, c.Answered)
 			}
-			if len(answered) != len(tc.wantAnswered) || (len(answered) > 0 && answered[0] != tc.wantAnswered[0]) {
+			if !slices.Equal(answered, tc.wantAnswered) {
 				t.Errorf("answered = %v, want %v", answered, tc.wantAnswered)
+			}
+			if !slices.Equal(s.SessionIDs, tc.wantSessions) {
+				t.Errorf("SessionIDs = %v, want %v", s.SessionIDs, tc.wantSessions)
 			}
 		})
 	}

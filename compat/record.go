@@ -15,8 +15,10 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -93,7 +95,8 @@ func readLog(path string) ([]Message, error) {
 
 // recordStdio is the stdio recorder: the process a CLI spawns as its MCP server. It starts
 // argv (toolhost stdio ...), copies stdin and stdout through line by line, and appends each line
-// to logPath. Signals are passed on, so the CLI's shutdown reaches toolhost.
+// to logPath. Signals are passed on, so the CLI's shutdown reaches toolhost. The names of the
+// environment variables the CLI gave it (and toolhost) go to logPath.env.
 func recordStdio(logPath string, argv []string) int {
 	log, err := openLog(logPath)
 	if err != nil {
@@ -101,6 +104,16 @@ func recordStdio(logPath string, argv []string) int {
 		return 1
 	}
 	defer log.close()
+	var names []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	if err := os.WriteFile(logPath+".env", []byte(strings.Join(names, "\n")+"\n"), 0o600); err != nil {
+		fmt.Fprintln(os.Stderr, "mcp-record:", err)
+		return 1
+	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
@@ -166,6 +179,28 @@ type httpRecorder struct {
 	// token and keepHost are set by standIn.
 	token    string
 	keepHost bool
+	// streams counts the event streams of GET requests open now.
+	streams atomic.Int32
+	// noStreams, once set by cutStreams, answers every GET with 405; cuts ends the open GET
+	// streams.
+	noStreams bool
+	cuts      map[*http.Request]context.CancelFunc
+}
+
+// openStreams is the number of GET event streams open now (a client's standalone stream, which
+// keeps its session in use).
+func (h *httpRecorder) openStreams() int { return int(h.streams.Load()) }
+
+// cutStreams ends the clients' open GET streams and answers every later GET with 405 Method Not
+// Allowed (the spec's answer of a server that offers no such stream), as a proxy that drops
+// long quiet streams would leave a client: a session is then idle between requests.
+func (h *httpRecorder) cutStreams() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.noStreams = true
+	for _, cancel := range h.cuts {
+		cancel()
+	}
 }
 
 // standIn makes the recorder stand in for a client that cannot send a bearer token (the
@@ -198,11 +233,32 @@ func (h *httpRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if len(body) == 0 {
 		h.log.add(Message{Dir: "c2s", Method: r.Method, Path: r.URL.Path, ProtocolHeard: proto, Session: session})
 	}
+	ctx := r.Context()
 	h.mu.Lock()
-	u, token, keepHost := *h.target, h.token, h.keepHost
+	u, token, keepHost, noStreams := *h.target, h.token, h.keepHost, h.noStreams
+	if r.Method == http.MethodGet && !noStreams {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		if h.cuts == nil {
+			h.cuts = map[*http.Request]context.CancelFunc{}
+		}
+		h.cuts[r] = cancel
+		defer func() {
+			h.mu.Lock()
+			delete(h.cuts, r)
+			h.mu.Unlock()
+		}()
+	}
 	h.mu.Unlock()
+	if r.Method == http.MethodGet && noStreams {
+		w.Header().Set("Allow", "POST, DELETE")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+		h.log.add(Message{Dir: "s2c", Method: r.Method, Path: r.URL.Path, Status: http.StatusMethodNotAllowed, Msg: json.RawMessage(`"compat: GET streams cut"`)})
+		return
+	}
 	u.Path, u.RawQuery = r.URL.Path, r.URL.RawQuery
-	out, err := http.NewRequestWithContext(r.Context(), r.Method, u.String(), bytes.NewReader(body))
+	out, err := http.NewRequestWithContext(ctx, r.Method, u.String(), bytes.NewReader(body))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
 		return
@@ -232,6 +288,10 @@ func (h *httpRecorder) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			Challenge: resp.Header.Get("WWW-Authenticate"), Msg: m})
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		if r.Method == http.MethodGet {
+			h.streams.Add(1)
+			defer h.streams.Add(-1)
+		}
 		h.streamSSE(w, resp.Body, rec)
 		return
 	}
@@ -305,6 +365,9 @@ type Session struct {
 	Calls []MCPCall
 	// HTTPErrors counts HTTP answers with a status of 400 or more, by status.
 	HTTPErrors map[int]int
+	// SessionIDs are the Mcp-Session-Id values toolhost answered with, in order (none on
+	// stdio, and none on the stateless protocol 2026-07-28).
+	SessionIDs []string
 }
 
 // MCPCall is one tools/call and toolhost's answer.
@@ -348,6 +411,9 @@ func analyze(msgs []Message) Session {
 		}
 		if m.ProtocolHeard != "" {
 			headerProto = m.ProtocolHeard
+		}
+		if m.Dir == "s2c" && m.Session != "" && !slices.Contains(s.SessionIDs, m.Session) {
+			s.SessionIDs = append(s.SessionIDs, m.Session)
 		}
 		var r rpc
 		if json.Unmarshal(m.Msg, &r) != nil {

@@ -55,6 +55,10 @@ func (s *suite) node(t *testing.T, f *fixture, timeout time.Duration, bin string
 func TestTypeScriptSDK(t *testing.T) {
 	s := newSuite(t)
 	want := toolOrder(t, s)
+	pin := pinned(t, "@modelcontextprotocol/sdk")
+	if got, want := installedVersion(s, pin.pkg), packagePins(t)[pin.pkg]; got != want {
+		t.Errorf("node_modules has %s %q; package.json pins %s", pin.pkg, got, want)
+	}
 	script := filepath.Join(s.dir, "ts", "sdk-check.mjs")
 	t.Run("portability_rules", func(t *testing.T) {
 		out, errOut, code := s.node(t, s.newToolhost(t, "stdio"), time.Minute, "node", script, "selftest")
@@ -103,8 +107,8 @@ func TestTypeScriptSDK(t *testing.T) {
 			if got.Call.IsError || !strings.Contains(got.Call.Text, "file-marker-"+f.marker) {
 				t.Errorf("read_file: isError=%v text %q, want the file's marker", got.Call.IsError, got.Call.Text)
 			}
-			if sess.Protocol == "" {
-				t.Errorf("no protocol version in the recording")
+			if sess.Protocol != pin.protocol {
+				t.Errorf("negotiated protocol %q; the suite's table (and README.md's) says %s", sess.Protocol, pin.protocol)
 			}
 		})
 	}
@@ -120,6 +124,10 @@ func lastLine(s string) string {
 func TestInspectorCLI(t *testing.T) {
 	s := newSuite(t)
 	want := toolOrder(t, s)
+	pin := pinned(t, "@modelcontextprotocol/inspector")
+	if got, want := installedVersion(s, pin.pkg), packagePins(t)[pin.pkg]; got != want {
+		t.Errorf("node_modules has %s %q; package.json pins %s", pin.pkg, got, want)
+	}
 	for _, tr := range []string{"stdio", "http"} {
 		t.Run(tr, func(t *testing.T) {
 			f := s.newToolhost(t, tr)
@@ -161,6 +169,9 @@ func TestInspectorCLI(t *testing.T) {
 			}
 			sess := f.session(t)
 			t.Logf("Inspector over %s: protocol %s (client %s)", tr, sess.Protocol, sess.Client)
+			if sess.Protocol != pin.protocol {
+				t.Errorf("negotiated protocol %q; the suite's table (and README.md's) says %s", sess.Protocol, pin.protocol)
+			}
 		})
 	}
 }
@@ -238,7 +249,7 @@ func TestGoSDK(t *testing.T) {
 					t.Errorf("recording says protocol %q, want %q", sess.Protocol, proto)
 				}
 				if tr == "http" {
-					sessions := httpSessions(t, f)
+					sessions := sess.SessionIDs
 					if proto >= "2026-07-28" && len(sessions) > 0 {
 						t.Errorf("2026-07-28 is stateless, but toolhost issued session ids %v", sessions)
 					}
@@ -250,20 +261,4 @@ func TestGoSDK(t *testing.T) {
 			})
 		}
 	}
-}
-
-// httpSessions lists the session ids toolhost sent in Mcp-Session-Id headers.
-func httpSessions(t *testing.T, f *fixture) []string {
-	t.Helper()
-	msgs, err := readLog(f.mcpLog)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ids []string
-	for _, m := range msgs {
-		if m.Dir == "s2c" && m.Session != "" && !slices.Contains(ids, m.Session) {
-			ids = append(ids, m.Session)
-		}
-	}
-	return ids
 }
