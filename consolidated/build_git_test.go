@@ -477,7 +477,7 @@ func TestBuildGitResource(t *testing.T) {
 		}
 		return res.Contents[0].Text
 	}
-	if got := h.normalize(read()); got != "not a git repository: $WD" {
+	if got := h.hs.normalize(read()); got != "not a git repository: $WD" {
 		t.Errorf("resource outside a repository = %q", got)
 	}
 	h.repo("")

@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -127,19 +126,11 @@ func (h *buildHarness) repo(dir string) {
 	h.git(dir, "commit", "-qm", "first commit")
 }
 
-// normalize replaces what differs between runs: the working directory, durations and run ids.
-func (h *buildHarness) normalize(s string) string {
-	s = strings.ReplaceAll(s, h.wd, "$WD")
-	s = regexp.MustCompile(`\b\d+(\.\d+)?(ms|µs|s|m\d+s)\b`).ReplaceAllString(s, "<dur>")
-	s = regexp.MustCompile(`\bcmd\d+\b`).ReplaceAllString(s, "cmdN")
-	return s
-}
-
-// golden compares got, normalized, with testdata/build_and_version_control/name
+// golden compares got, normalized by the harness, with testdata/build_and_version_control/name
 // (TOOLHOST_GOLDEN=update rewrites it).
 func (h *buildHarness) golden(name, got string) {
 	h.t.Helper()
-	got = h.normalize(got)
+	got = h.hs.normalize(got)
 	if !strings.HasSuffix(got, "\n") {
 		got += "\n"
 	}
