@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"toolhost/authz"
 	"toolhost/internal/git"
 	"toolhost/internal/git/gittest"
-	"toolhost/internal/golden"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/terminal"
 )
@@ -124,15 +122,4 @@ func (h *buildHarness) repo(dir string) {
 	h.write(filepath.Join(dir, "a.txt"), "one\ntwo\nthree\n")
 	h.git(dir, "add", ".")
 	h.git(dir, "commit", "-qm", "first commit")
-}
-
-// golden compares got, normalized by the harness, with testdata/build_and_version_control/name
-// (TOOLHOST_GOLDEN=update rewrites it).
-func (h *buildHarness) golden(name, got string) {
-	h.t.Helper()
-	got = h.hs.normalize(got)
-	if !strings.HasSuffix(got, "\n") {
-		got += "\n"
-	}
-	golden.Check(h.t, filepath.Join("testdata", buildToolName, name), []byte(got))
 }
