@@ -73,6 +73,43 @@ func TestScenarios(t *testing.T) {
 	}
 }
 
+// TestScenarioToolsCoverOrder keeps the promise of TestScenarios' comment: every tool but
+// web_operations can be served, and some scenario serves it, so a tool's texts have a place
+// to be pinned as the model reads them.
+func TestScenarioToolsCoverOrder(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "scenarios", "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := map[string]bool{}
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(golden.ParseArchive(string(data)).Comment, "\n") {
+			if v, ok := strings.CutPrefix(line, "tools:"); ok {
+				for _, n := range strings.Fields(v) {
+					served[n] = true
+				}
+			}
+		}
+	}
+	for _, name := range Order {
+		_, ok := scenarioTools[name]
+		switch {
+		case name == "web_operations":
+			if ok {
+				t.Errorf("scenarioTools serves web_operations: say so in TestScenarios' comment")
+			}
+		case !ok:
+			t.Errorf("scenarioTools has no entry for %s", name)
+		case !served[name]:
+			t.Errorf("no scenario under testdata/scenarios serves %s", name)
+		}
+	}
+}
+
 // scenarioRig is what a scenario's tools are built on: the harness's guard and store, the
 // directory outside the working directory, the connections the scenario configures, and the
 // terminal engine terminal_operations and build_and_version_control share (so that a run's id
