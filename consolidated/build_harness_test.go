@@ -5,8 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,7 +13,6 @@ import (
 	"toolhost/authz"
 	"toolhost/internal/git"
 	"toolhost/internal/git/gittest"
-	"toolhost/internal/golden"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/terminal"
 )
@@ -125,23 +122,4 @@ func (h *buildHarness) repo(dir string) {
 	h.write(filepath.Join(dir, "a.txt"), "one\ntwo\nthree\n")
 	h.git(dir, "add", ".")
 	h.git(dir, "commit", "-qm", "first commit")
-}
-
-// normalize replaces what differs between runs: the working directory, durations and run ids.
-func (h *buildHarness) normalize(s string) string {
-	s = strings.ReplaceAll(s, h.wd, "$WD")
-	s = regexp.MustCompile(`\b\d+(\.\d+)?(ms|µs|s|m\d+s)\b`).ReplaceAllString(s, "<dur>")
-	s = regexp.MustCompile(`\bcmd\d+\b`).ReplaceAllString(s, "cmdN")
-	return s
-}
-
-// golden compares got, normalized, with testdata/build_and_version_control/name
-// (TOOLHOST_GOLDEN=update rewrites it).
-func (h *buildHarness) golden(name, got string) {
-	h.t.Helper()
-	got = h.normalize(got)
-	if !strings.HasSuffix(got, "\n") {
-		got += "\n"
-	}
-	golden.Check(h.t, filepath.Join("testdata", buildToolName, name), []byte(got))
 }

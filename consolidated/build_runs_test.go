@@ -45,10 +45,12 @@ func TestSkipped(t *testing.T) { t.Skip("later") }
 	h.write(dir+"/package.json", `{"scripts":{"hello":"echo hello from npm"}}`)
 }
 
+// TestBuildListAndRunTasks runs tasks of the project whose list
+// testdata/scenarios/build_go_project.txtar pins (make's own messages vary by version, so
+// these are checked, not pinned), and the refusals of run_task.
 func TestBuildListAndRunTasks(t *testing.T) {
 	h := newBuildHarness(t, buildOptions{})
 	h.goProject("proj")
-	h.golden("list_tasks.txt", h.mustOp("list_tasks", map[string]any{"repo": "proj"}))
 	if text := h.mustOp("run_task", map[string]any{"repo": "proj", "name": "make:hello"}); !strings.HasPrefix(text, "$ make hello\nexit 0") || !strings.Contains(text, "hello from make") {
 		t.Errorf("run_task make:hello:\n%s", text)
 	}
@@ -76,27 +78,19 @@ func TestBuildListAndRunTasks(t *testing.T) {
 	}
 }
 
+// TestBuildRunTestsAndErrors: the raw log of a test run stays pageable with the id its result
+// names, and the refusals of run_tests and get_errors; testdata/scenarios/build_go_project.txtar
+// pins the parsed results.
 func TestBuildRunTestsAndErrors(t *testing.T) {
 	h := newBuildHarness(t, buildOptions{})
 	h.goProject("proj")
 	text := h.mustOp("run_tests", map[string]any{"repo": "proj"})
-	h.golden("run_tests_go.txt", text)
-	if text := h.mustOp("run_tests", map[string]any{"repo": "proj", "filter": "TestAdd$"}); !strings.HasPrefix(text, "go: 1 passed, 0 failed (exit 0)") {
-		t.Errorf("run_tests with a filter:\n%s", text)
-	}
-	// The raw log stays pageable with the id the result names.
 	id := regexp.MustCompile(`session_id=(cmd\d+)`).FindStringSubmatch(text)
 	if id == nil {
 		t.Fatalf("no log id in:\n%s", text)
 	}
 	if log, isErr := h.call("terminal_operations", map[string]any{"operation": "get_history", "session_id": id[1]}); isErr || !strings.Contains(log, `"Action":"fail"`) {
 		t.Errorf("the raw log of %s:\n%.400s", id[1], log)
-	}
-	h.write("proj/vet.go", "package p\n\nimport \"fmt\"\n\nfunc V() { fmt.Printf(\"%d\\n\", \"s\") }\n")
-	h.write("proj/broken/b.go", "package broken\n\nfunc F() int { return \"x\" }\n")
-	h.golden("get_errors_go.txt", h.mustOp("get_errors", map[string]any{"repo": "proj"}))
-	if text := h.mustOp("get_errors", map[string]any{"repo": "proj", "paths": "vet.go"}); strings.Contains(text, "broken") || !strings.Contains(text, "vet.go:5") {
-		t.Errorf("get_errors for one file:\n%s", text)
 	}
 	tests := []struct {
 		name string

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net"
@@ -20,7 +19,6 @@ import (
 	"toolhost/authz"
 	"toolhost/internal/database"
 	"toolhost/internal/database/pgtest"
-	"toolhost/internal/golden"
 )
 
 // makeDB creates a SQLite file with the ordinary read-write driver.
@@ -67,46 +65,31 @@ func (h *harness) db(op string, args map[string]any) (string, bool) {
 	return text, isErr
 }
 
-// TestDatabaseSessionSQLite is a realistic session on a SQLite file in the working directory;
-// the texts the model sees are pinned.
-func TestDatabaseSessionSQLite(t *testing.T) {
-	outside := t.TempDir()
-	makeDB(t, filepath.Join(outside, "reports.db"), `CREATE TABLE r (x)`)
-	h := newDBHarness(t, 0, nil,
-		database.Source{Name: "reports", Driver: database.SQLite, DSN: filepath.Join(outside, "reports.db")},
-		database.Source{Name: "prod", Driver: database.Postgres, Err: fmt.Errorf("environment variable PROD_DSN (dsn_env) is not set")},
-	)
-	h.write(map[string]string{"notes.db": "not a database", "README.md": "# app\n"})
+// TestDatabaseReadsChangeNoFile runs the calls of testdata/scenarios/database_session.txtar,
+// which pins their texts, and checks that none of them wrote anything under the working
+// directory: no journal, no WAL, no touched database file, even for a refused write.
+func TestDatabaseReadsChangeNoFile(t *testing.T) {
+	h := newDBHarness(t, 0, nil)
+	h.write(map[string]string{"notes.db": "not a database"})
 	before := snapshotTree(t, h.wd)
-	var transcript strings.Builder
-	step := func(op string, args map[string]any) {
-		t.Helper()
-		text, isErr := h.db(op, args)
-		b, _ := json.Marshal(args)
-		mark := ""
-		if isErr {
-			mark = " [error]"
+	for _, c := range []struct {
+		op    string
+		args  map[string]any
+		isErr bool
+	}{
+		{"list_connections", nil, false},
+		{"list_tables", map[string]any{"connection": "data/app.db"}, false},
+		{"describe_table", map[string]any{"connection": "data/app.db", "table": "invoices"}, false},
+		{"query", map[string]any{"connection": "data/app.db", "sql": "SELECT * FROM customers"}, false},
+		{"explain", map[string]any{"connection": "data/app.db", "sql": "SELECT * FROM invoices WHERE customer_id = 2"}, false},
+		{"query", map[string]any{"connection": "data/app.db", "sql": "DELETE FROM invoices"}, true},
+		{"query", map[string]any{"connection": "data/app.db", "sql": "SELECT 1; DROP TABLE customers"}, true},
+		{"query", map[string]any{"connection": "notes.db", "sql": "SELECT 1"}, true},
+	} {
+		if text, isErr := h.db(c.op, c.args); isErr != c.isErr {
+			t.Errorf("%s %v = %s, want isError %v", c.op, c.args, text, c.isErr)
 		}
-		fmt.Fprintf(&transcript, "=== %s %s%s\n%s\n", op, b, mark, text)
 	}
-	step("list_connections", nil)
-	step("list_tables", map[string]any{"connection": "data/app.db"})
-	step("describe_table", map[string]any{"connection": "data/app.db", "table": "invoices"})
-	step("describe_table", map[string]any{"connection": "data/app.db", "table": "invoice"})
-	step("query", map[string]any{"connection": "data/app.db", "sql": "SELECT id, name, email, vip FROM customers ORDER BY id"})
-	step("query", map[string]any{"connection": "data/app.db", "sql": "SELECT c.name, count(*) AS n, round(sum(i.total), 2) AS total FROM invoices i JOIN customers c ON c.id = i.customer_id WHERE i.paid = ? GROUP BY c.name ORDER BY c.name", "params": []any{1}, "format": "json"})
-	step("query", map[string]any{"connection": "data/app.db", "sql": "SELECT id, total FROM invoices WHERE customer_id = ? ORDER BY id", "params": []any{"2"}, "limit": 3})
-	step("explain", map[string]any{"connection": "data/app.db", "sql": "SELECT * FROM invoices WHERE customer_id = ?", "params": []any{2}})
-	step("query", map[string]any{"connection": "data/app.db", "sql": "DELETE FROM invoices"})
-	step("query", map[string]any{"connection": "data/app.db", "sql": "SELECT 1; DROP TABLE customers"})
-	step("query", map[string]any{"connection": "data/app.db", "sql": "SELECT nope FROM customers"})
-	step("query", map[string]any{"connection": "notes.db", "sql": "SELECT 1"})
-	step("query", map[string]any{"connection": "missing.db", "sql": "SELECT 1"})
-	step("query", map[string]any{"connection": "prod", "sql": "SELECT 1"})
-	step("query", map[string]any{"connection": "reports", "sql": "SELECT count(*) FROM r"})
-	step("query", map[string]any{"connection": "data/app.db", "sql": "SELECT 1", "limit": 100000})
-	got := strings.ReplaceAll(transcript.String(), outside, "<outside>")
-	golden.Check(t, filepath.Join("testdata", "database_operations", "sqlite_session.txt"), []byte(got))
 	sameTree(t, before, snapshotTree(t, h.wd))
 }
 

@@ -80,7 +80,8 @@
 //     the tags), documented in the README's Configuration section. Engines get plain values in
 //     their own Config types: only the wiring reads internal/config.
 //  8. Scenario tests: an entry in scenarioTools (scenario_test.go) that builds it on the
-//     harness's guard and store, so txtar scenarios can call it.
+//     scenario rig (the harness's guard and store, the terminal engine tools share), so txtar
+//     scenarios can call it.
 //
 // Then regenerate and review (TOOLHOST_GOLDEN=update go test ./...): the tool's schema golden
 // (internal/app/testdata/tools/NAME.json), each tier's list (internal/app/testdata/tiers), the

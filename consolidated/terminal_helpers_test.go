@@ -31,16 +31,30 @@ func (h *harness) waitOutput(id string, re *regexp.Regexp, conv string) string {
 	return ""
 }
 
-// normalize replaces what changes between runs (durations, pids, temporary paths, cursors)
-// so that the texts can be compared with golden files.
+// normalize replaces what changes between runs (the working directory, durations, pids,
+// cursors, run ids, the shell's path) so that the texts of tools that run commands can be
+// compared with golden files. It is the one normalizer of those texts: terminal and build tests
+// and the scenarios that serve those tools use it.
 func (h *harness) normalize(s string) string {
 	s = strings.ReplaceAll(s, h.wd, "$WD")
-	s = regexp.MustCompile(`\b\d+(\.\d+)?(ms|µs|s|m\d+s)\b`).ReplaceAllString(s, "<dur>")
-	s = regexp.MustCompile(`pid \d+`).ReplaceAllString(s, "pid <pid>")
-	s = regexp.MustCompile(`cursor[ =]\d+`).ReplaceAllStringFunc(s, func(m string) string { return m[:len("cursor")+1] + "<n>" })
-	s = regexp.MustCompile(`idle \S+`).ReplaceAllString(s, "idle <dur>")
-	s = regexp.MustCompile(`/\S*/(bash|sh)\b`).ReplaceAllString(s, "<shell>")
+	for _, r := range runTexts {
+		s = r.re.ReplaceAllString(s, r.with)
+	}
 	return s
+}
+
+// runTexts are normalize's substitutions, in order.
+var runTexts = []struct {
+	re   *regexp.Regexp
+	with string
+}{
+	{regexp.MustCompile(`\b\d+(\.\d+)?(ms|µs|s|m\d+s)\b`), "<dur>"},
+	{regexp.MustCompile(`pid \d+`), "pid <pid>"},
+	{regexp.MustCompile(`(cursor[ =])\d+`), "${1}<n>"},
+	{regexp.MustCompile(`idle \S+`), "idle <dur>"},
+	{regexp.MustCompile(`/\S*/(bash|sh)\b`), "<shell>"},
+	// A run id counts the runs the terminal engine started before it.
+	{regexp.MustCompile(`\bcmd\d+\b`), "cmdN"},
 }
 
 // sleepArg returns a sleep duration (in seconds, longer than any test) unique to this test
