@@ -53,7 +53,7 @@ func newFixture(t testing.TB, allow []string, mutate func(*Config)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wc, err := web.New(web.Config{Guard: f.ng, Proxy: func(*urlT) (*urlT, error) { return nil, nil }, ProxyAddrs: []string{}})
+	wc, err := web.New(web.Config{Guard: f.ng, Proxy: func(*urlT) (*urlT, error) { return nil, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}

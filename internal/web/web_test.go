@@ -49,7 +49,7 @@ func newFixture(t testing.TB, o fixtureOpts) *fixture {
 		t.Fatal(err)
 	}
 	f.ng = ng
-	cfg := Config{Guard: ng, Proxy: func(*url.URL) (*url.URL, error) { return nil, nil }, ProxyAddrs: []string{}}
+	cfg := Config{Guard: ng, Proxy: func(*url.URL) (*url.URL, error) { return nil, nil }, ProxyDialer: f.dialer}
 	if o.mutate != nil {
 		o.mutate(&cfg)
 	}
@@ -378,7 +378,6 @@ func TestEnvironmentProxy(t *testing.T) {
 	pu, _ := url.Parse(proxy.URL)
 	f := newFixture(t, fixtureOpts{mutate: func(c *Config) {
 		c.Proxy = func(*url.URL) (*url.URL, error) { return pu, nil }
-		c.ProxyAddrs = []string{pu.Host}
 	}})
 	f.resolver.Set("public.test", []string{"203.0.113.10"})
 	f.resolver.Set("private.test", []string{"10.0.0.1"})
