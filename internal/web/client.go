@@ -257,15 +257,14 @@ type hostLimit struct {
 	per   int
 	mu    sync.Mutex
 	hosts map[string]chan struct{}
+	// waiting counts the callers blocked for a slot (tests wait on it instead of on time).
+	waiting int
 }
 
 func newHostLimit(per int) *hostLimit { return &hostLimit{per: per, hosts: map[string]chan struct{}{}} }
 
-// acquire waits for a slot of host; release gives it back. A nil limit has no cap.
+// acquire waits for a slot of host; release gives it back.
 func (h *hostLimit) acquire(ctx context.Context, host string) (release func(), err error) {
-	if h == nil {
-		return func() {}, nil
-	}
 	host = strings.ToLower(host)
 	h.mu.Lock()
 	sem, ok := h.hosts[host]
@@ -277,9 +276,29 @@ func (h *hostLimit) acquire(ctx context.Context, host string) (release func(), e
 	select {
 	case sem <- struct{}{}:
 		return func() { <-sem }, nil
+	default:
+	}
+	h.setWaiting(+1)
+	defer h.setWaiting(-1)
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+func (h *hostLimit) setWaiting(d int) {
+	h.mu.Lock()
+	h.waiting += d
+	h.mu.Unlock()
+}
+
+// state returns the slots in use at host and the callers waiting for any host.
+func (h *hostLimit) state(host string) (inUse, waiting int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.hosts[strings.ToLower(host)]), h.waiting
 }
 
 type releaseBody struct {

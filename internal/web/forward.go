@@ -16,16 +16,19 @@ import (
 // Forwarder carries the requests of a forwarding proxy: the browser's, one per conversation. It
 // routes and dials exactly as the client does (the guard decides every target, and only the hop
 // to the proxy chosen for a request skips it), follows no redirects (the browser follows them,
-// each one a new request through here) and keeps connections for reuse by the same proxy.
+// each one a new request through here), keeps connections for reuse by the same proxy, and caps
+// concurrent requests per host with limits of its own, so that one conversation's pages never
+// hold another's slots or the HTTP engine's.
 type Forwarder struct {
-	c  *Client
-	tr *http.Transport
-	rt *routed
+	c     *Client
+	tr    *http.Transport
+	hosts *hostLimit
+	rt    *routed
 }
 
 // NewForwarder returns a forwarder on c's guard, proxies and limits. Close it with the proxy.
 func (c *Client) NewForwarder() *Forwarder {
-	f := &Forwarder{c: c}
+	f := &Forwarder{c: c, hosts: newHostLimit(c.cfg.PerHost)}
 	f.tr = &http.Transport{
 		Proxy:                  hopProxy,
 		DialContext:            c.dial,
@@ -36,11 +39,12 @@ func (c *Client) NewForwarder() *Forwarder {
 		TLSClientConfig:        c.cfg.TLSConfig,
 		ForceAttemptHTTP2:      true,
 	}
-	f.rt = &routed{c: c, next: f.tr}
+	f.rt = &routed{c: c, hosts: f.hosts, next: f.tr}
 	return f
 }
 
-// RoundTrip sends one forwarded request. A refusal is the guard's *authz.Denial.
+// RoundTrip sends one forwarded request. It holds one of its host's slots until the response
+// body is closed. A refusal is the guard's *authz.Denial.
 func (f *Forwarder) RoundTrip(req *http.Request) (*http.Response, error) { return f.rt.RoundTrip(req) }
 
 // Close drops the kept connections.
@@ -48,13 +52,21 @@ func (f *Forwarder) Close() { f.tr.CloseIdleConnections() }
 
 // Tunnel opens a connection to target (host:port) for a CONNECT request: through the proxy the
 // environment names for it, after the guard decided the target, else directly through the
-// guard — never directly to an address because a proxy listens there.
+// guard — never directly to an address because a proxy listens there. Opening a tunnel takes
+// one of the target host's slots; an open tunnel does not keep it, because it carries any
+// number of requests toolhost cannot see (TLS) and the browser keeps it open while idle (see
+// the README).
 func (f *Forwarder) Tunnel(ctx context.Context, target string) (net.Conn, error) {
 	host, portStr, err := net.SplitHostPort(target)
 	port, perr := strconv.Atoi(portStr)
 	if err != nil || perr != nil || port <= 0 || port > 65535 {
 		return nil, &Error{Code: CodeInvalidURL, Message: fmt.Sprintf("CONNECT target %q is not host:port", shorten(target, 80))}
 	}
+	release, err := f.hosts.acquire(ctx, host)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	// The scheme chooses HTTPS_PROXY: a browser tunnels HTTPS and WebSockets.
 	p, err := f.c.proxy(&url.URL{Scheme: "https", Host: target})
 	if err != nil {
