@@ -141,6 +141,12 @@ func WebTool(cfg WebConfig) *Tool {
 			}
 			return nil
 		},
+		// A browser belongs to its conversation's session: it ends with it.
+		ConversationEnded: func(conv string) {
+			if cfg.Browsers != nil {
+				cfg.Browsers.Close(conv)
+			}
+		},
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +118,110 @@ func TestServeRefusesItsOwnListener(t *testing.T) {
 		if !isErr || !strings.Contains(text, "network_denied") || !strings.Contains(text, "own listeners") {
 			t.Errorf("request to the server itself (%s):\n%s", u, text)
 		}
+	}
+}
+
+// requireChromium fails under CI and skips elsewhere when Chromium is missing.
+func requireChromium(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("chromium"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("Chromium is not installed (.ci/run installs it)")
+		}
+		t.Skip("Chromium is not installed; this test needs it")
+	}
+}
+
+// browserProfiles lists the browser profile directories under tmp (the server's TMPDIR).
+func browserProfiles(t *testing.T, tmp string) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join(tmp, "toolhost-browser-*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}
+
+// processesUsing lists the running processes whose command line names dir (zombies excluded).
+func processesUsing(dir string) []string {
+	var out []string
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || !strings.Contains(string(cmdline), dir) {
+			continue
+		}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+			continue // exited, waiting to be reaped
+		}
+		out = append(out, e.Name())
+	}
+	return out
+}
+
+// TestBrowserClosesWithItsSession: over HTTP, each session's conversation has its own browser;
+// when a session ends (the client closes it), its browser's whole process tree and profile go,
+// while the server and the other session's browser go on.
+func TestBrowserClosesWithItsSession(t *testing.T) {
+	requireChromium(t)
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, `<title>Session page</title><h1>Hello</h1>`)
+	}))
+	defer page.Close()
+	port := page.Listener.Addr().(*net.TCPAddr).Port
+	state, tmp := t.TempDir(), t.TempDir()
+	cmd := commandIn(t, state, t.TempDir(), "serve", "--addr", "127.0.0.1:0")
+	cfg := fmt.Sprintf("[web]\nallow = [\"127.0.0.1:%d\"]\nbrowser_idle_timeout = \"1h\"\n", port)
+	if err := os.WriteFile(cmd.Args[len(cmd.Args)-1], []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Env = append(cmd.Env, "TMPDIR="+tmp) // the browsers' profiles go there
+	sv := readServe(t, cmd)
+	open := func(cs *mcp.ClientSession) string {
+		before := browserProfiles(t, tmp)
+		if text, isErr := webCall(t, cs, map[string]any{"operation": "browser_open", "url": page.URL + "/"}); isErr || !strings.Contains(text, "Page: Session page") {
+			t.Fatalf("browser_open:\n%s", text)
+		}
+		after := browserProfiles(t, tmp)
+		if len(after) != len(before)+1 {
+			t.Fatalf("profiles %v after %v, want one more", after, before)
+		}
+		for _, d := range after {
+			if !slices.Contains(before, d) {
+				if n := len(processesUsing(d)); n < 2 {
+					t.Fatalf("%d processes use %s, want a browser with children", n, d)
+				}
+				return d
+			}
+		}
+		return ""
+	}
+	// Sessions exist before the stateless protocol (2026-07-28), whose requests share their
+	// principal's conversation and have no end: a browser there closes when idle.
+	first, second := httpSession(t, sv.url, sv.token, "2025-11-25"), httpSession(t, sv.url, sv.token, "2025-11-25")
+	firstDir, secondDir := open(first), open(second)
+
+	if err := first.Close(); err != nil {
+		t.Fatalf("closing the first session: %v", err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(firstDir); os.IsNotExist(err) && len(processesUsing(firstDir)) == 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if left := processesUsing(firstDir); len(left) > 0 {
+		t.Errorf("processes of the ended session's browser left: %v", left)
+	}
+	if _, err := os.Stat(firstDir); !os.IsNotExist(err) {
+		t.Errorf("the ended session's profile %s is still there (%v)", firstDir, err)
+	}
+	if len(processesUsing(secondDir)) < 2 {
+		t.Errorf("the other session's browser went too")
+	}
+	if text, isErr := webCall(t, second, map[string]any{"operation": "browser_snapshot"}); isErr || !strings.Contains(text, `heading "Hello"`) {
+		t.Errorf("the other session's browser_snapshot:\n%s", text)
 	}
 }
