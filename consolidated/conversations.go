@@ -34,6 +34,7 @@ type Sessions struct {
 	live     map[*mcp.ServerSession]*sessionLease
 	closed   bool
 	releases sync.WaitGroup // releases of ended sessions under way; Close waits for them
+	ended    []func(conv string)
 }
 
 // sessionLease is one session's conversation, leased once however many calls arrive together.
@@ -50,6 +51,16 @@ func NewSessions(leases Leaser, logger *slog.Logger) *Sessions {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &Sessions{leases: leases, logger: logger, live: map[*mcp.ServerSession]*sessionLease{}}
+}
+
+// OnConversationEnded adds f to what runs when a session ends and its conversation is released
+// (after the release, whether or not the store took it): a tool lets go of what it holds for
+// the conversation, such as its browser. Not when the server stops (Close): the tools' own Close
+// follows and ends everything. Call it before the server serves.
+func (s *Sessions) OnConversationEnded(f func(conv string)) {
+	s.mu.Lock()
+	s.ended = append(s.ended, f)
+	s.mu.Unlock()
 }
 
 var (
@@ -137,8 +148,14 @@ func (s *Sessions) releaseWhenDone(ss *mcp.ServerSession, l *sessionLease) {
 		return // Close released it
 	}
 	s.releases.Add(1)
+	ended := s.ended
 	s.mu.Unlock()
 	defer s.releases.Done()
+	defer func() {
+		for _, f := range ended {
+			f(l.conv)
+		}
+	}()
 	if err := s.leases.Release(context.Background(), l.conv); err != nil {
 		s.logger.Warn("conversation not released; it counts as released once this process ends", "conv", l.conv, "err", err)
 		return

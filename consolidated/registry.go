@@ -304,6 +304,16 @@ func (r *Registry) Close() error {
 	return errors.Join(errs...)
 }
 
+// ConversationEnded tells every tool the registry was given, advertised or not, that conv's
+// session ended (Sessions.OnConversationEnded).
+func (r *Registry) ConversationEnded(conv string) {
+	for _, t := range r.tools {
+		if t.ConversationEnded != nil {
+			t.ConversationEnded(conv)
+		}
+	}
+}
+
 // advertised returns the tools the profile enables, in the fixed order.
 func (r *Registry) advertised() []*Tool {
 	var out []*Tool

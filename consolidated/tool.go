@@ -74,6 +74,9 @@ type Tool struct {
 	// Close releases what the tool holds (an engine, its processes) when the registry closes,
 	// advertised or not.
 	Close func() error
+	// ConversationEnded, when set, lets go of what the tool holds for a conversation whose
+	// session ended (Registry.ConversationEnded, advertised or not): the web tool's browser.
+	ConversationEnded func(conv string)
 }
 
 // Resource is one resource or resource template of a tool with the handler that reads it.

@@ -30,7 +30,7 @@ type httpRequestArgs struct {
 
 type fetchPageArgs struct {
 	URL            string            `json:"url"`
-	Raw            bool              `json:"raw,omitempty" jsonschema:"HTML, not Markdown."`
+	Raw            bool              `json:"raw,omitempty" jsonschema:"HTML, not Markdown (with selector: the matching elements' HTML)."`
 	Selector       string            `json:"selector,omitempty"`
 	Headers        map[string]string `json:"headers,omitempty"`
 	TimeoutSeconds int               `json:"timeout_seconds,omitempty" alias:"timeout"`
@@ -141,6 +141,12 @@ func WebTool(cfg WebConfig) *Tool {
 			}
 			return nil
 		},
+		// A browser belongs to its conversation's session: it ends with it.
+		ConversationEnded: func(conv string) {
+			if cfg.Browsers != nil {
+				cfg.Browsers.Close(conv)
+			}
+		},
 	}
 }
 
@@ -222,7 +228,7 @@ func (w *webTool) request(ctx context.Context, c *Call, a *httpRequestArgs) (*Re
 		return nil, webError(err, "method")
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "HTTP %s · %s", resp.Status, resp.URL.String())
+	fmt.Fprintf(&b, "HTTP %s · %s", resp.Status, web.Redact(resp.URL))
 	if n := len(resp.Redirects); n > 0 {
 		fmt.Fprintf(&b, " (after %d redirect(s) from %s)", n, resp.Redirects[0])
 	}
@@ -246,7 +252,7 @@ func (w *webTool) request(ctx context.Context, c *Call, a *httpRequestArgs) (*Re
 		fmt.Fprintf(&b, "\n[body cut at %d bytes; max_bytes raises the cap up to %d]", len(resp.Body), w.cfg.Client.Limits().MaxResponseBytes)
 	}
 	return &Result{Text: b.String(), Structured: map[string]any{
-		"status": resp.StatusCode, "url": resp.URL.String(), "content_type": resp.ContentType,
+		"status": resp.StatusCode, "url": web.Redact(resp.URL), "content_type": resp.ContentType,
 		"bytes": len(resp.Body), "truncated": resp.Truncated, "redirects": len(resp.Redirects),
 	}}, nil
 }

@@ -45,7 +45,7 @@ func newWebHarness(t *testing.T, allow []string, withBrowser bool) *webHarness {
 		if w.ng, err = authz.NewNetGuard(h.guard, authz.NetConfig{Allow: allow, Resolver: w.resolver, Dialer: w.dialer}); err != nil {
 			t.Fatal(err)
 		}
-		client, err := web.New(web.Config{Guard: w.ng, Logger: logger, Proxy: func(*url.URL) (*url.URL, error) { return nil, nil }, ProxyAddrs: []string{}})
+		client, err := web.New(web.Config{Guard: w.ng, Logger: logger, Proxy: func(*url.URL) (*url.URL, error) { return nil, nil }})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -252,6 +252,7 @@ func (a *App) openConversations(base string) error {
 	}
 	a.Leases = leases
 	a.Env.Conversations = consolidated.NewSessions(leases, a.Logger)
+	a.Env.Conversations.OnConversationEnded(a.Registry.ConversationEnded)
 	a.closers = append(a.closers, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

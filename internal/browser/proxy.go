@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,8 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,9 +25,8 @@ import (
 type proxy struct {
 	ln      net.Listener
 	srv     *http.Server
-	client  *web.Client
 	caller  authz.NetCaller
-	tr      *http.Transport
+	fw      *web.Forwarder
 	log     *slog.Logger
 	forget  func()
 	mu      sync.Mutex
@@ -62,7 +58,7 @@ func startProxy(client *web.Client, guard *authz.NetGuard, caller authz.NetCalle
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	p := &proxy{ln: ln, client: client, caller: caller, tr: client.ForwardTransport(), log: log, forget: forget}
+	p := &proxy{ln: ln, caller: caller, fw: client.NewForwarder(), log: log, forget: forget}
 	p.srv = &http.Server{Handler: p, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
 	go p.srv.Serve(ln)
 	return p, nil
@@ -73,7 +69,7 @@ func (p *proxy) URL() string { return "http://" + p.ln.Addr().String() }
 
 func (p *proxy) close() {
 	p.srv.Close()
-	p.tr.CloseIdleConnections()
+	p.fw.Close()
 	p.forget()
 }
 
@@ -123,7 +119,7 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out := r.Clone(ctx)
 	out.RequestURI = ""
 	removeHopHeaders(out.Header)
-	resp, err := p.tr.RoundTrip(out)
+	resp, err := p.fw.RoundTrip(out)
 	if err != nil {
 		p.refuse(w, r.URL.Host, err)
 		return
@@ -139,24 +135,17 @@ func (p *proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	io.Copy(flushWriter{w}, resp.Body)
 }
 
-// connect tunnels a CONNECT request after deciding its target, directly or through the
-// environment's proxy.
+// connect tunnels a CONNECT request after deciding its target (web.Forwarder.Tunnel: directly
+// or through the environment's proxy).
 func (p *proxy) connect(ctx context.Context, w http.ResponseWriter, r *http.Request) {
 	target := r.Host
-	host, portStr, err := net.SplitHostPort(target)
-	port, perr := strconv.Atoi(portStr)
-	if err != nil || perr != nil {
+	if _, _, err := net.SplitHostPort(target); err != nil {
 		http.Error(w, "toolhost: bad CONNECT target", http.StatusBadRequest)
 		return
 	}
 	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	var upstream net.Conn
-	if up, _ := p.client.ProxyFor(&url.URL{Scheme: "https", Host: target}); up != nil {
-		upstream, err = p.connectVia(dctx, up, host, port, target)
-	} else {
-		upstream, err = p.client.DialUpstream(dctx, "tcp", target)
-	}
+	upstream, err := p.fw.Tunnel(dctx, target)
 	if err != nil {
 		p.refuse(w, target, err)
 		return
@@ -184,43 +173,6 @@ func (p *proxy) connect(ctx context.Context, w http.ResponseWriter, r *http.Requ
 	io.Copy(client, upstream)
 	client.Close()
 }
-
-// connectVia opens a tunnel through the environment's proxy, after deciding the target as the
-// web client does for proxied requests.
-func (p *proxy) connectVia(ctx context.Context, up *url.URL, host string, port int, target string) (net.Conn, error) {
-	if _, err := p.client.Limits().Guard.Check(ctx, host, port); err != nil {
-		return nil, err
-	}
-	addr := up.Host
-	if up.Port() == "" {
-		addr = net.JoinHostPort(up.Hostname(), "80")
-	}
-	c, err := p.client.DialUpstream(ctx, "tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(c, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
-	br := bufio.NewReader(c)
-	resp, err := http.ReadResponse(br, &http.Request{Method: http.MethodConnect})
-	if err != nil {
-		c.Close()
-		return nil, err
-	}
-	if resp.StatusCode != 200 {
-		c.Close()
-		return nil, fmt.Errorf("upstream proxy refused CONNECT %s: %s", target, resp.Status)
-	}
-	// Bytes that came with the answer belong to the tunnel.
-	return &bufferedConn{Conn: c, r: br}, nil
-}
-
-// bufferedConn reads through the reader that parsed the proxy's answer first.
-type bufferedConn struct {
-	net.Conn
-	r *bufio.Reader
-}
-
-func (b *bufferedConn) Read(p []byte) (int, error) { return b.r.Read(p) }
 
 var hopHeaders = []string{"Connection", "Proxy-Connection", "Keep-Alive", "Proxy-Authenticate", "Proxy-Authorization", "Te", "Trailer", "Transfer-Encoding", "Upgrade"}
 

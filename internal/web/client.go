@@ -1,7 +1,9 @@
 // Package web is toolhost's HTTP engine: requests, readable pages (readability-style extraction
 // and HTML→Markdown with numbered links), downloads and an optional search backend. Every
 // connection goes through the network guard (authz.NetGuard) at dial time, on every redirect, and
-// for proxied requests before they are handed to the proxy. It knows nothing about MCP.
+// for proxied requests before they are handed to the proxy; the one connection that skips it is
+// the hop to the proxy the environment chose for that request (see route). It knows nothing
+// about MCP.
 //
 // Limits: response size (bodies are streamed and cut, never buffered whole), redirects (at most
 // 10), time (a deadline per request), and a cap on concurrent requests per host. Request headers
@@ -19,6 +21,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -58,10 +61,13 @@ type Config struct {
 	PerHost   int
 	UserAgent string
 	// Proxy chooses a proxy for a request; nil means the environment (HTTP_PROXY, HTTPS_PROXY,
-	// NO_PROXY). ProxyAddrs lists the proxies' host:port, which are dialed without the address
-	// policy (the user configured them); nil means those of the environment.
-	Proxy      func(*url.URL) (*url.URL, error)
-	ProxyAddrs []string
+	// NO_PROXY). The hop to the proxy chosen for a request is dialed without the address policy
+	// (the user configured the proxy), and only for that request, after its target passed the
+	// guard; no other connection skips the guard, whatever its address.
+	Proxy func(*url.URL) (*url.URL, error)
+	// ProxyDialer dials those hops; nil means a net.Dialer. Tests inject one that can reach only
+	// loopback.
+	ProxyDialer authz.Dialer
 	// TLSConfig is for tests that trust a local CA; nil means the system roots.
 	TLSConfig *tls.Config
 	Logger    *slog.Logger
@@ -69,15 +75,12 @@ type Config struct {
 
 // Client makes guarded HTTP requests. Safe for concurrent use.
 type Client struct {
-	cfg     Config
-	hc      *http.Client
-	proxy   func(*url.URL) (*url.URL, error)
-	proxies map[string]bool
-	dialer  net.Dialer
-	log     *slog.Logger
-
-	mu    sync.Mutex
-	hosts map[string]chan struct{}
+	cfg         Config
+	hc          *http.Client
+	proxy       func(*url.URL) (*url.URL, error)
+	proxyDialer authz.Dialer
+	hosts       *hostLimit
+	log         *slog.Logger
 }
 
 // New builds a client on cfg.Guard (required).
@@ -110,25 +113,15 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	c := &Client{cfg: cfg, log: cfg.Logger, hosts: map[string]chan struct{}{}, proxies: map[string]bool{},
-		dialer: net.Dialer{Timeout: 30 * time.Second}}
-	c.proxy, c.cfg.ProxyAddrs = cfg.Proxy, cfg.ProxyAddrs
+	c := &Client{cfg: cfg, log: cfg.Logger, hosts: newHostLimit(cfg.PerHost), proxy: cfg.Proxy, proxyDialer: cfg.ProxyDialer}
 	if c.proxy == nil {
-		env := httpproxy.FromEnvironment()
-		c.proxy = env.ProxyFunc()
-		if c.cfg.ProxyAddrs == nil {
-			for _, p := range []string{env.HTTPProxy, env.HTTPSProxy} {
-				if a := proxyAddr(p); a != "" {
-					c.cfg.ProxyAddrs = append(c.cfg.ProxyAddrs, a)
-				}
-			}
-		}
+		c.proxy = httpproxy.FromEnvironment().ProxyFunc()
 	}
-	for _, a := range c.cfg.ProxyAddrs {
-		c.proxies[a] = true
+	if c.proxyDialer == nil {
+		c.proxyDialer = &net.Dialer{Timeout: 30 * time.Second}
 	}
 	tr := &http.Transport{
-		Proxy:       c.chooseProxy,
+		Proxy:       hopProxy,
 		DialContext: c.dial,
 		// Every request dials anew: a pooled connection would carry one conversation's grant
 		// to another conversation's request, and would skip the dial-time check.
@@ -139,24 +132,64 @@ func New(cfg Config) (*Client, error) {
 		TLSClientConfig:        cfg.TLSConfig,
 		ForceAttemptHTTP2:      true,
 	}
-	c.hc = &http.Client{Transport: &hostLimiter{c: c, next: tr}, CheckRedirect: c.checkRedirect}
+	c.hc = &http.Client{Transport: &routed{c: c, hosts: c.hosts, next: tr}, CheckRedirect: c.checkRedirect}
 	return c, nil
 }
 
-// proxyAddr returns host:port of a proxy URL from the environment ("" if none).
-func proxyAddr(s string) string {
-	if s == "" {
-		return ""
+// proxyHop is the proxy chosen for one request: route puts it in the request's context, the
+// transport's Proxy reads it there, and dial lets exactly its address through unchecked.
+type proxyHop struct {
+	url  *url.URL
+	addr string // host:port as the transport dials it
+}
+
+type proxyHopKey struct{}
+
+// hopOf returns the proxy route chose for the request of ctx (nil: none, dial directly).
+func hopOf(ctx context.Context) *proxyHop {
+	h, _ := ctx.Value(proxyHopKey{}).(*proxyHop)
+	return h
+}
+
+// hopProxy is the transport's Proxy: the choice route made, never a second one.
+func hopProxy(req *http.Request) (*url.URL, error) {
+	if h := hopOf(req.Context()); h != nil {
+		return h.url, nil
 	}
-	u, err := url.Parse(s)
-	if err != nil || u.Host == "" {
-		if u, err = url.Parse("http://" + s); err != nil || u.Host == "" {
-			return ""
+	return nil, nil
+}
+
+// route decides how req leaves, before the transport sees it. With no proxy for its URL (none
+// configured, NO_PROXY, or a loopback target, which Go never proxies) it goes direct, and every
+// connection of it is decided by the guard, even one to a proxy's address. With a proxy, the
+// target is decided here — the proxy connects on toolhost's behalf, so the target's name and
+// its addresses as this machine resolves them must pass the guard — and the hop is recorded in
+// the request's context, the only place dial trusts. A hop inherited from a caller's context
+// is dropped: each request (each redirect too) is routed anew.
+func (c *Client) route(req *http.Request) (*http.Request, error) {
+	var hop *proxyHop
+	p, err := c.proxy(req.URL)
+	if err != nil {
+		return nil, &Error{Code: CodeConnect, Message: "the proxy configuration (HTTP_PROXY, HTTPS_PROXY) is not valid",
+			Next: "the user fixes the proxy environment of toolhost", Err: err}
+	}
+	if p != nil {
+		if _, err := c.cfg.Guard.Check(req.Context(), req.URL.Hostname(), portOf(req.URL)); err != nil {
+			return nil, err
 		}
+		hop = &proxyHop{url: p, addr: proxyAddr(p)}
 	}
+	if hopOf(req.Context()) == nil && hop == nil {
+		return req, nil
+	}
+	return req.WithContext(context.WithValue(req.Context(), proxyHopKey{}, hop)), nil
+}
+
+// proxyAddr is the address the transport dials for proxy u (its canonical host:port).
+func proxyAddr(u *url.URL) string {
 	port := u.Port()
 	if port == "" {
-		port = map[string]string{"https": "443", "socks5": "1080"}[u.Scheme]
+		port = map[string]string{"https": "443", "socks5": "1080", "socks5h": "1080"}[u.Scheme]
 		if port == "" {
 			port = "80"
 		}
@@ -164,49 +197,11 @@ func proxyAddr(s string) string {
 	return net.JoinHostPort(u.Hostname(), port)
 }
 
-// chooseProxy picks the environment's proxy for a request and, when there is one, decides the
-// target before the request is handed over: the proxy connects on toolhost's behalf, so the
-// target's name and its addresses (as this machine resolves them) must pass the guard.
-func (c *Client) chooseProxy(req *http.Request) (*url.URL, error) {
-	p, err := c.proxy(req.URL)
-	if err != nil || p == nil {
-		return nil, err
-	}
-	if _, err := c.cfg.Guard.Check(req.Context(), req.URL.Hostname(), portOf(req.URL)); err != nil {
-		return nil, err
-	}
-	return p, nil
-}
-
-// ProxyFor returns the environment's proxy for u (nil when none applies), for the browser's
-// proxy, which forwards through the same upstream proxy.
-func (c *Client) ProxyFor(u *url.URL) (*url.URL, error) { return c.proxy(u) }
-
-// DialUpstream dials addr for the browser's proxy: directly when addr is a configured upstream
-// proxy, else through the guard.
-func (c *Client) DialUpstream(ctx context.Context, network, addr string) (net.Conn, error) {
-	return c.dial(ctx, network, addr)
-}
-
-// ForwardTransport returns a transport for a forwarding proxy (the browser's): the same guarded
-// dialing and upstream-proxy choice as the client, but it follows no redirects (the browser
-// does) and keeps connections for reuse by the same proxy, which serves one conversation.
-func (c *Client) ForwardTransport() *http.Transport {
-	return &http.Transport{
-		Proxy:                  c.chooseProxy,
-		DialContext:            c.dial,
-		TLSHandshakeTimeout:    15 * time.Second,
-		ResponseHeaderTimeout:  c.cfg.MaxTimeout,
-		IdleConnTimeout:        30 * time.Second,
-		MaxResponseHeaderBytes: 256 << 10,
-		TLSClientConfig:        c.cfg.TLSConfig,
-		ForceAttemptHTTP2:      true,
-	}
-}
-
+// dial is the transport's dialer: the hop route chose for this request goes to the proxy as
+// configured; every other address, a proxy's included, is decided by the guard.
 func (c *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	if c.proxies[addr] {
-		return c.dialer.DialContext(ctx, network, addr)
+	if h := hopOf(ctx); h != nil && h.addr == addr {
+		return c.proxyDialer.DialContext(ctx, network, addr)
 	}
 	return c.cfg.Guard.DialContext(ctx, network, addr)
 }
@@ -232,37 +227,79 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	return nil
 }
 
-// hostLimiter caps concurrent requests per host. A request waits for a slot until its deadline.
-type hostLimiter struct {
-	c    *Client
-	next http.RoundTripper
+// routed is the client's transport (and a Forwarder's): each request is routed (route), then
+// waits for one of its host's slots, which it holds until its body is closed.
+type routed struct {
+	c     *Client
+	hosts *hostLimit
+	next  http.RoundTripper
 }
 
-func (h *hostLimiter) RoundTrip(req *http.Request) (*http.Response, error) {
-	sem := h.c.hostSlot(strings.ToLower(req.URL.Hostname()))
-	select {
-	case sem <- struct{}{}:
-	case <-req.Context().Done():
-		return nil, req.Context().Err()
-	}
-	resp, err := h.next.RoundTrip(req)
+func (r *routed) RoundTrip(req *http.Request) (*http.Response, error) {
+	req, err := r.c.route(req)
 	if err != nil {
-		<-sem
 		return nil, err
 	}
-	resp.Body = &releaseBody{ReadCloser: resp.Body, release: func() { <-sem }}
+	release, err := r.hosts.acquire(req.Context(), req.URL.Hostname())
+	if err != nil {
+		return nil, err
+	}
+	resp, err := r.next.RoundTrip(req)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	resp.Body = &releaseBody{ReadCloser: resp.Body, release: release}
 	return resp, nil
 }
 
-func (c *Client) hostSlot(host string) chan struct{} {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	s, ok := c.hosts[host]
+// hostLimit caps concurrent requests per host. A request waits for a slot until its deadline.
+type hostLimit struct {
+	per   int
+	mu    sync.Mutex
+	hosts map[string]chan struct{}
+	// waiting counts the callers blocked for a slot (tests wait on it instead of on time).
+	waiting int
+}
+
+func newHostLimit(per int) *hostLimit { return &hostLimit{per: per, hosts: map[string]chan struct{}{}} }
+
+// acquire waits for a slot of host; release gives it back.
+func (h *hostLimit) acquire(ctx context.Context, host string) (release func(), err error) {
+	host = strings.ToLower(host)
+	h.mu.Lock()
+	sem, ok := h.hosts[host]
 	if !ok {
-		s = make(chan struct{}, c.cfg.PerHost)
-		c.hosts[host] = s
+		sem = make(chan struct{}, h.per)
+		h.hosts[host] = sem
 	}
-	return s
+	h.mu.Unlock()
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
+	default:
+	}
+	h.setWaiting(+1)
+	defer h.setWaiting(-1)
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (h *hostLimit) setWaiting(d int) {
+	h.mu.Lock()
+	h.waiting += d
+	h.mu.Unlock()
+}
+
+// state returns the slots in use at host and the callers waiting for any host.
+func (h *hostLimit) state(host string) (inUse, waiting int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.hosts[strings.ToLower(host)]), h.waiting
 }
 
 type releaseBody struct {
@@ -333,16 +370,69 @@ func checkScheme(u *url.URL) error {
 		Next: "use the file_operations tool for local files"}
 }
 
-// Redact returns u as text without credentials and without a query string's values' tails, for
-// messages and logs.
+// Redact returns u as text for messages, results and logs: without user:password@, and with
+// the values of query (and fragment) parameters whose names look like secrets — token, key,
+// sig, signature, password, secret, auth, credential, session... (access_token, api_key,
+// X-Amz-Signature, apiKey) — replaced by <redacted>. A presigned or token-bearing URL a redirect
+// led to is not repeated in full. Long URLs are shortened.
 func Redact(u *url.URL) string {
 	if u == nil {
 		return ""
 	}
 	c := *u
 	c.User = nil
+	c.RawQuery = redactParams(c.RawQuery)
+	c.Fragment, c.RawFragment = "", ""
 	s := c.String()
+	if u.Fragment != "" {
+		s += "#" + redactParams(u.EscapedFragment())
+	}
 	return shorten(s, 200)
+}
+
+// Parameter names whose values Redact hides: a word of the name (split at anything but letters
+// and digits) equal to a secret word, or ending with a secret ending (accesstoken, apikey).
+var (
+	secretWords   = []string{"sig", "sid", "pass", "pwd", "jwt", "hmac"}
+	secretEndings = []string{"token", "key", "signature", "password", "passwd", "secret", "auth", "authorization",
+		"credential", "credentials", "session", "sessionid"}
+)
+
+// redactParams replaces the values of secret-looking parameters in a raw query, keeping the
+// order and spelling of everything else.
+func redactParams(raw string) string {
+	if raw == "" {
+		return raw
+	}
+	parts := strings.Split(raw, "&")
+	for i, part := range parts {
+		k, _, hasValue := strings.Cut(part, "=")
+		name, err := url.QueryUnescape(k)
+		if err != nil {
+			name = k
+		}
+		if hasValue && secretName(name) {
+			parts[i] = k + "=<redacted>"
+		}
+	}
+	return strings.Join(parts, "&")
+}
+
+// secretName reports whether a parameter name looks like it carries a secret.
+func secretName(name string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	}) {
+		if slices.Contains(secretWords, w) {
+			return true
+		}
+		for _, e := range secretEndings {
+			if strings.HasSuffix(w, e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func shorten(s string, n int) string {

@@ -22,10 +22,11 @@ import (
 
 // PageOptions are fetch_page's options.
 type PageOptions struct {
-	// Raw returns the HTML itself (decoded) instead of Markdown.
+	// Raw returns the HTML itself (decoded) instead of Markdown; with Selector, only the
+	// matching elements' HTML.
 	Raw bool
 	// Selector converts only the elements matching a CSS selector, instead of the readable
-	// article.
+	// article. A text or Markdown body is returned whole, with a note that it was not applied.
 	Selector string
 	MaxBytes int64
 	Timeout  time.Duration
@@ -74,6 +75,13 @@ func (c *Client) FetchPage(ctx context.Context, rawURL string, o PageOptions) (*
 		p.Note = note
 		if o.Raw {
 			p.Kind, p.Text = "html", text
+			if o.Selector != "" {
+				sel, err := selectHTML(text, o.Selector, p.URL)
+				if err != nil {
+					return nil, err
+				}
+				p.Text = sel
+			}
 			return p, nil
 		}
 		if err := extractInto(p, text, resp.URL, o.Selector); err != nil {
@@ -83,6 +91,9 @@ func (c *Client) FetchPage(ctx context.Context, rawURL string, o PageOptions) (*
 	case IsText(mt):
 		t := DecodeBody(resp.Body, mt, resp.Charset)
 		p.Kind, p.Text, p.Note = "text", t.Text, t.Note
+		if o.Selector != "" {
+			p.Note = strings.TrimPrefix(p.Note+"; ", "; ") + fmt.Sprintf("selector not applied: the body is %s, not HTML", mt)
+		}
 		return p, nil
 	}
 	return nil, &Error{Code: CodeUnsupportedContent, Message: fmt.Sprintf("%s is %s (%d bytes), not a page", p.URL, mt, len(resp.Body)),
@@ -167,6 +178,34 @@ func extractInto(p *Page, htmlText string, base *url.URL, selector string) error
 	p.Text = tidyMarkdown(md.String())
 	p.Links = links.urls
 	return nil
+}
+
+// selectHTML returns the HTML of the elements of htmlText that selector matches (the outermost
+// ones, one per line), as parsed and serialised again: raw fetch_page with a selector.
+func selectHTML(htmlText, selector, where string) (string, error) {
+	sel, err := compileSelector(selector)
+	if err != nil {
+		return "", err
+	}
+	doc, err := html.Parse(strings.NewReader(htmlText))
+	if err != nil {
+		return "", &Error{Code: CodeUnsupportedContent, Message: "the page's HTML does not parse", Err: err}
+	}
+	nodes := outermost(sel.MatchAll(doc))
+	if len(nodes) == 0 {
+		return "", &Error{Code: CodeInvalidValue, Message: fmt.Sprintf("selector %q matches nothing on %s", shorten(selector, 80), where),
+			Next: "fetch without selector to see the page, or try a broader selector"}
+	}
+	var b strings.Builder
+	for i, n := range nodes {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		if err := html.Render(&b, n); err != nil {
+			return "", &Error{Code: CodeUnsupportedContent, Message: "the selection could not be written as HTML", Err: err}
+		}
+	}
+	return b.String(), nil
 }
 
 func compileSelector(s string) (cascadia.Selector, error) {

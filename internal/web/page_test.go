@@ -147,6 +147,25 @@ func TestPageVariants(t *testing.T) {
 			t.Errorf("raw: %v", err)
 		}
 	})
+	t.Run("raw with selector", func(t *testing.T) {
+		p, err := f.c.FetchPage(ctxFor(), base+"/small", PageOptions{Raw: true, Selector: "nav, nav a, script"})
+		want := "<nav><a href=\"/home\">Home</a></nav>\n<script>var x=1</script>"
+		if err != nil || p.Kind != "html" || p.Text != want {
+			t.Errorf("FetchPage(raw, selector) = %+v, %v; want text %q", p, err, want)
+		}
+		if _, err := f.c.FetchPage(ctxFor(), base+"/small", PageOptions{Raw: true, Selector: "table"}); codeOf(err) != CodeInvalidValue {
+			t.Errorf("raw with a selector matching nothing: %v, want invalid_value", err)
+		}
+		if _, err := f.c.FetchPage(ctxFor(), base+"/small", PageOptions{Raw: true, Selector: "div[[["}); codeOf(err) != CodeInvalidValue {
+			t.Errorf("raw with a bad selector: %v, want invalid_value", err)
+		}
+	})
+	t.Run("selector on a text body", func(t *testing.T) {
+		p, err := f.c.FetchPage(ctxFor(), base+"/readme.md", PageOptions{Selector: "main"})
+		if err != nil || p.Text != "# Readme\n\nplain *markdown*\n" || !strings.Contains(p.Note, "selector not applied: the body is text/markdown") {
+			t.Errorf("FetchPage(markdown, selector) = %+v, %v; want the text whole and a note", p, err)
+		}
+	})
 	t.Run("markdown passes through", func(t *testing.T) {
 		p, err := f.c.FetchPage(ctxFor(), base+"/readme.md", PageOptions{})
 		if err != nil || p.Text != "# Readme\n\nplain *markdown*\n" {

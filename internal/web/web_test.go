@@ -49,7 +49,7 @@ func newFixture(t testing.TB, o fixtureOpts) *fixture {
 		t.Fatal(err)
 	}
 	f.ng = ng
-	cfg := Config{Guard: ng, Proxy: func(*url.URL) (*url.URL, error) { return nil, nil }, ProxyAddrs: []string{}}
+	cfg := Config{Guard: ng, Proxy: func(*url.URL) (*url.URL, error) { return nil, nil }, ProxyDialer: f.dialer}
 	if o.mutate != nil {
 		o.mutate(&cfg)
 	}
@@ -378,7 +378,6 @@ func TestEnvironmentProxy(t *testing.T) {
 	pu, _ := url.Parse(proxy.URL)
 	f := newFixture(t, fixtureOpts{mutate: func(c *Config) {
 		c.Proxy = func(*url.URL) (*url.URL, error) { return pu, nil }
-		c.ProxyAddrs = []string{pu.Host}
 	}})
 	f.resolver.Set("public.test", []string{"203.0.113.10"})
 	f.resolver.Set("private.test", []string{"10.0.0.1"})
@@ -448,12 +447,29 @@ func TestDownload(t *testing.T) {
 }
 
 func TestNoSecretsInLogs(t *testing.T) {
-	f := newFixture(t, fixtureOpts{allow: []string{"site.test"}})
+	f := newFixture(t, fixtureOpts{allow: []string{"site.test", "signed.test"}})
 	base := f.serve(t, "site.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://169.254.169.254/", http.StatusFound)
 	}))
 	_, err := f.c.Do(ctxFor(), Request{URL: base + "/", Headers: map[string]string{"Authorization": "Bearer SECRETTOKEN", "Cookie": "sid=SECRETCOOKIE"}})
 	if err == nil || strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("error %v, want a refusal without header values", err)
+	}
+	// A redirect to a presigned URL that fails: the message names it without its signature.
+	signed := f.serve(t, "signed.test", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/start" {
+			http.Redirect(w, r, "/object?X-Amz-Signature=SECRETSIG&X-Amz-Expires=60", http.StatusFound)
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	root, err := os.OpenRoot(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	_, err = f.c.DownloadTo(ctxFor(), signed+"/start", root, "object.bin", DownloadOptions{})
+	if codeOf(err) != CodeHTTPError || strings.Contains(err.Error(), "SECRETSIG") || !strings.Contains(err.Error(), "X-Amz-Signature=<redacted>") {
+		t.Errorf("failed download after a redirect: %v, want http_error naming the URL without its signature", err)
 	}
 }
