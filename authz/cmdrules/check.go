@@ -239,32 +239,59 @@ func (c *checker) command(ws []word, st *syntax.Stmt, depth int, piped bool) {
 	c.unwrap(ws, st, depth, piped)
 }
 
-// rules applies the first single-command rule that matches.
+// rules applies the first single-command rule that matches. When words only known at run
+// time may or may not match a rule, the rules after it may decide too: if every rule that
+// could decide denies, the command is denied, else it is asked about (never allowed by a
+// guess; a rule that may allow does not count, so a guess never weakens a deny either).
 func (c *checker) rules(ws []word) {
-	for _, r := range c.rs.list {
+	var first *Rule // the first rule that may refuse it
+	possible := map[Action]bool{}
+	decided := false
+	for i := range c.rs.list {
+		r := &c.rs.list[i]
 		if len(r.stages) != 1 {
 			continue
 		}
-		switch lvl := matchStage(r.stages[0], ws); {
-		case lvl == yes:
+		lvl := matchStage(r.stages[0], ws)
+		if lvl == no || lvl == maybe && r.Action == Allow {
+			continue
+		}
+		if lvl == yes && len(possible) == 0 {
 			v := Verdict{Action: r.Action, Rule: r.Name, Command: shorten(render(ws))}
 			if r.Action != Allow {
 				v.Reason = "rule " + quote(r.Name)
 			}
 			c.record(v)
 			return
-		case lvl == maybe && r.Action != Allow:
-			c.record(Verdict{Action: Ask, Rule: r.Name, Command: shorten(render(ws)),
-				Reason: "may match rule " + quote(r.Name) + "; some words are only known when it runs"})
-			return
+		}
+		if first == nil {
+			first = r
+		}
+		possible[r.Action] = true
+		if lvl == yes {
+			decided = true
+			break
 		}
 	}
-	switch c.rs.unmatched {
-	case Deny:
-		c.record(Verdict{Action: Deny, Command: shorten(render(ws)), Reason: "no allow rule names it (allow-list)"})
-	case Ask:
-		c.record(Verdict{Action: Ask, Command: shorten(render(ws)), Reason: "no rule names it"})
+	if !decided && first == nil {
+		switch c.rs.unmatched {
+		case Deny:
+			c.record(Verdict{Action: Deny, Command: shorten(render(ws)), Reason: "no allow rule names it (allow-list)"})
+		case Ask:
+			c.record(Verdict{Action: Ask, Command: shorten(render(ws)), Reason: "no rule names it"})
+		}
+		return
 	}
+	if !decided {
+		possible[c.rs.unmatched] = true
+	}
+	if len(possible) == 1 && possible[Deny] {
+		c.record(Verdict{Action: Deny, Rule: first.Name, Command: shorten(render(ws)),
+			Reason: "rule " + quote(first.Name) + " whatever the words only known when it runs are"})
+		return
+	}
+	c.record(Verdict{Action: Ask, Rule: first.Name, Command: shorten(render(ws)),
+		Reason: "may match rule " + quote(first.Name) + "; some words are only known when it runs"})
 }
 
 // Match levels.

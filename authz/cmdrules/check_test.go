@@ -123,6 +123,8 @@ func TestDefaultRulesThroughShellConstructs(t *testing.T) {
 		{"bash -c of a variable", `bash -c "$S"`, Ask},
 		{"unparseable", "git push 'unterminated", Ask},
 		{"xargs with unknown arguments", "echo --force | xargs git push", Ask},
+		{"xargs adds words after a force flag", "xargs git push -f", Deny},
+		{"xargs adds words after a plus refspec", "echo x | xargs -r git push origin +main", Deny},
 		{"a # inside a word in a subshell", "(git push origin \"\"# +main\n)", Ask},
 		{"a shell option-shaped script", "bash -c '+x$(git push -f)'", Deny},
 		{"recursive delete of root", "rm -rf /", Ask},
