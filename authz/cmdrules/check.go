@@ -3,6 +3,7 @@ package cmdrules
 import (
 	"fmt"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"toolhost/internal/lazyregexp"
 
@@ -17,6 +18,10 @@ type Env struct {
 	// FILE), so its commands are checked too. Nil, or an error, makes such a script unknown
 	// (asked about).
 	ReadFile func(path string) ([]byte, error)
+	// Defs are the aliases and functions earlier lines of the same shell defined (a terminal
+	// session's); nil for a line that runs in a shell of its own (run_command). Check adds
+	// what the line defines.
+	Defs *Defs
 }
 
 // Verdict is the outcome of checking a line: the strictest outcome of any command in it.
@@ -51,6 +56,20 @@ const maxDepth = 8
 // maxScript bounds a script file read to check it.
 const maxScript = 256 << 10
 
+// Bounds on following aliases and functions: how often one function may be entered within
+// itself (recursion; deeper calls were checked with unknown arguments where it is defined),
+// how many expansions one line may take in all, how many values the positional parameters
+// are followed with, and how many passes Check makes to learn definitions it meets late.
+const (
+	maxCallNest  = 3
+	maxExpansion = 256
+	maxPosAlts   = 6
+	maxPasses    = 3
+)
+
+// cnfHandler is the function bash calls with the words of a command it cannot find.
+const cnfHandler = "command_not_found_handle"
+
 // Check decides a line of shell: every simple command in it — through ;, &&, ||, pipes,
 // subshells, groups, $(...), backticks, process substitution, functions, here-documents fed
 // to a shell, bash -c/sh -c, eval, source, alias and trap bodies, and the wrappers sudo,
@@ -58,8 +77,13 @@ const maxScript = 256 << 10
 // matched against the rules in order (first match wins). A line that does not parse, and a
 // command whose name or script is only known when it runs, is asked about whenever the
 // rules could refuse anything; it is never allowed by a rule.
+//
+// Aliases and functions are followed: a command whose name the line (or, through Env.Defs,
+// an earlier line of the same shell) defines as an alias or a function is checked as itself
+// and as each definition, with its arguments in place of "$@", "$1"... A function body is
+// also checked where it is defined, with its arguments unknown, so a body that passes its
+// arguments to a command a rule could match is asked about even before a call.
 func (rs *Rules) Check(line string, env Env) Verdict {
-	c := &checker{rs: rs, env: env}
 	if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), ""); err != nil {
 		v := Verdict{Unparsed: true, Incomplete: syntax.IsIncomplete(err), Command: shorten(line),
 			Reason: "the shell parser cannot read it: " + shorten(err.Error())}
@@ -68,8 +92,34 @@ func (rs *Rules) Check(line string, env Env) Verdict {
 		}
 		return v
 	}
-	c.script(line, 0)
-	return c.v
+	known, full := env.Defs.snapshot()
+	var v Verdict
+	for pass := 0; pass < maxPasses; pass++ {
+		// A definition met late (inside eval, a sourced file, a loop that calls before it
+		// defines) is known from the start of the next pass.
+		c := &checker{rs: rs, env: env, defs: known, pos: []*params{nil}, active: map[string]int{},
+			bodies: map[string]*syntax.Stmt{}, aliasValues: map[string][]word{}, budget: maxExpansion}
+		c.script(line, 0)
+		if pass == 0 || stricter(c.v, v) {
+			v = c.v
+		}
+		known = c.defs
+		if !c.grew {
+			break
+		}
+		known = known.clone()
+	}
+	if env.Defs.merge(known) || full {
+		if rs.CanRefuse() && v.Action < Ask {
+			v = Verdict{Action: Ask, Command: shorten(line),
+				Reason: "the session defined more aliases and functions than the rules keep track of"}
+		}
+	}
+	return v
+}
+
+func stricter(a, b Verdict) bool {
+	return a.Action > b.Action
 }
 
 // Refusal is the error a terminal returns for a line the rules do not let run: denied, or
@@ -95,6 +145,23 @@ type checker struct {
 	v   Verdict
 	// collect receives every command seen while a pipeline stage is being walked.
 	collect []*[]cmd
+	// pos are the values the positional parameters may have where the walk is: nil for
+	// unknown (the top level, a function body where it is defined), the arguments in a
+	// function called on the line, more after set -- and shift.
+	pos []*params
+	// defs are the aliases and functions known (the session's and the line's); grew says
+	// this pass met one only after it had begun walking commands.
+	defs defset
+	grew bool
+	// aliasValues are alias values read as words (nil: not a simple command), by value.
+	aliasValues map[string][]word
+	// bodies are function bodies by definition text, parsed once.
+	bodies map[string]*syntax.Stmt
+	// active counts the aliases ("a NAME") and functions ("f NAME") being followed, so that
+	// an alias is not expanded within itself (as in bash) and recursion stops.
+	active map[string]int
+	// budget is how many more alias and function expansions the line may take.
+	budget int
 }
 
 // cmd is a command whose name is known (exact) or not.
@@ -134,8 +201,66 @@ func (c *checker) script(src string, depth int) {
 		c.unknown(src, "a '#' inside a word, which the parser would take for a comment where bash does not")
 		return
 	}
+	c.learn(f)
+	if depth == 0 {
+		// Known before any command is walked: no need for another pass.
+		c.grew = false
+	}
 	for _, st := range f.Stmts {
 		c.walk(st, depth, false)
+	}
+}
+
+// learn notes the functions a parsed script defines and the aliases it defines with plain
+// alias commands, before its commands are walked: a call may come before the definition in
+// the text (a loop, a function calling a later one).
+func (c *checker) learn(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.FuncDecl:
+			c.addFunc(n)
+		case *syntax.CallExpr:
+			if len(n.Args) == 0 {
+				return true
+			}
+			if ws := words(n.Args[0], nil); len(ws) == 1 && ws[0].exact && ws[0].lit == "alias" {
+				for _, w := range n.Args[1:] {
+					for _, a := range words(w, nil) {
+						c.addAlias(a)
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// addFunc notes a function definition.
+func (c *checker) addFunc(fd *syntax.FuncDecl) {
+	if fd.Name == nil || fd.Body == nil {
+		return
+	}
+	text := funcText(fd)
+	if text == "" {
+		return
+	}
+	if c.defs.put(&c.defs.funcs, fd.Name.Value, text) {
+		c.grew = true
+	}
+	c.bodies[text] = fd.Body
+}
+
+// addAlias notes an alias definition word NAME=VALUE.
+func (c *checker) addAlias(a word) {
+	if !a.exact {
+		return
+	}
+	name, v, ok := strings.Cut(a.lit, "=")
+	if !ok || name == "" {
+		return
+	}
+	if c.defs.put(&c.defs.aliases, name, v) {
+		c.grew = true
 	}
 }
 
@@ -148,6 +273,16 @@ func (c *checker) walk(node syntax.Node, depth int, piped bool) {
 				c.pipeline(n, depth)
 				return false
 			}
+		case *syntax.FuncDecl:
+			// Checked where it is defined with its arguments unknown: it may be called later
+			// (by a later line of the session, or as command_not_found_handle) with any.
+			save := c.pos
+			c.pos = []*params{nil}
+			if n.Body != nil {
+				c.walk(n.Body, depth, piped)
+			}
+			c.pos = save
+			return false
 		case *syntax.Stmt:
 			if call, ok := n.Cmd.(*syntax.CallExpr); ok {
 				c.call(n, call, depth, piped)
@@ -207,16 +342,58 @@ func (c *checker) pipeline(b *syntax.BinaryCmd, depth int) {
 	}
 }
 
-// call checks one simple command with its statement's redirections.
+// call checks one simple command with its statement's redirections: once for each value the
+// positional parameters may have, when it uses them.
 func (c *checker) call(st *syntax.Stmt, call *syntax.CallExpr, depth int, piped bool) {
-	var ws []word
-	for _, w := range call.Args {
-		ws = append(ws, words(w)...)
+	alts := []*params{nil}
+	if usesParams(call.Args) {
+		alts = append([]*params(nil), c.pos...)
 	}
-	if len(ws) == 0 {
-		return
+	for _, pos := range alts {
+		var ws []word
+		for _, w := range call.Args {
+			ws = append(ws, words(w, pos)...)
+		}
+		c.command(ws, st, depth, piped)
 	}
-	c.command(ws, st, depth, piped)
+}
+
+// usesParams reports whether words refer to positional parameters directly ($1, "$@", $*,
+// $#); those inside $(...) are the business of the commands there.
+func usesParams(ws []*syntax.Word) bool {
+	found := false
+	for _, w := range ws {
+		syntax.Walk(w, func(n syntax.Node) bool {
+			switch n := n.(type) {
+			case *syntax.CmdSubst, *syntax.ProcSubst:
+				return false
+			case *syntax.ParamExp:
+				if n.Param != nil && (isPositional(n.Param.Value) || n.Param.Value == "@" || n.Param.Value == "*" || n.Param.Value == "#") {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}
+
+// readsStdin reports whether a statement's standard input is redirected (a file, a
+// here-document, a here-string, a duplicate).
+func readsStdin(st *syntax.Stmt) bool {
+	if st == nil {
+		return false
+	}
+	for _, r := range st.Redirs {
+		if r.N != nil && r.N.Value != "0" {
+			continue
+		}
+		switch r.Op {
+		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn, syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc:
+			return true
+		}
+	}
+	return false
 }
 
 // command checks a command given as words, then whatever it runs in turn.
@@ -237,6 +414,191 @@ func (c *checker) command(ws []word, st *syntax.Stmt, depth int, piped bool) {
 		return
 	}
 	c.unwrap(ws, st, depth, piped)
+	c.expand(ws, st, depth, piped)
+}
+
+// expand checks what the command runs if its name is an alias or a function: each
+// definition with the command's words. The name is checked as itself too (by the caller):
+// the rules cannot always tell whether the alias is expanded (expand_aliases, a quoted or
+// escaped name, command, a definition that did not run), so every reading counts.
+func (c *checker) expand(ws []word, st *syntax.Stmt, depth int, piped bool) {
+	name := ws[0].lit
+	stdin := piped || readsStdin(st)
+	if vals := c.defs.aliases[name]; len(vals) > 0 && c.active["a "+name] == 0 {
+		for _, v := range vals {
+			if !c.spend(ws) {
+				return
+			}
+			c.aliasExpand(name, v, ws[1:], st, depth, piped, stdin)
+		}
+	}
+	if texts := c.defs.funcs[name]; len(texts) > 0 && c.active["f "+name] < maxCallNest {
+		for _, t := range texts {
+			if !c.spend(ws) {
+				return
+			}
+			c.callFunc(name, t, ws[1:], depth, stdin)
+		}
+	}
+	// bash runs command_not_found_handle with the words of a command it cannot find; any
+	// command might be one.
+	if texts := c.defs.funcs[cnfHandler]; len(texts) > 0 && name != cnfHandler && c.active["f "+cnfHandler] == 0 {
+		for _, t := range texts {
+			if !c.spend(ws) {
+				return
+			}
+			c.callFunc(cnfHandler, t, ws, depth, stdin)
+		}
+	}
+}
+
+// spend takes one expansion from the line's budget; when none is left the command is asked
+// about.
+func (c *checker) spend(ws []word) bool {
+	if c.budget <= 0 {
+		c.unknown(render(ws), "too many alias and function expansions to check")
+		return false
+	}
+	c.budget--
+	return true
+}
+
+// callFunc checks a function's body with the call's arguments as its positional parameters.
+func (c *checker) callFunc(name, text string, args []word, depth int, stdin bool) {
+	body, ok := c.bodies[text]
+	if !ok {
+		if fd := parseFunc(text); fd != nil {
+			body = fd.Body
+		}
+		c.bodies[text] = body
+	}
+	if body == nil {
+		c.unknown(name, "a function whose definition cannot be read back")
+		return
+	}
+	save := c.pos
+	c.pos = []*params{{args: args}}
+	c.active["f "+name]++
+	c.walk(body, depth+1, stdin)
+	c.active["f "+name]--
+	c.pos = save
+}
+
+// aliasExpansion is one reading of an alias use: words when the definition is a simple
+// command (then the statement's redirections still apply), else shell text.
+type aliasExpansion struct {
+	ws   []word
+	text string
+}
+
+// maxAliasReadings bounds the readings of one alias use (chains of aliases ending in a blank
+// with several definitions each).
+const maxAliasReadings = 16
+
+// aliasExpand checks an alias use: the value in place of the name, followed by the words.
+func (c *checker) aliasExpand(name, v string, rest []word, st *syntax.Stmt, depth int, piped, stdin bool) {
+	var out []aliasExpansion
+	c.aliasReadings(nil, v, rest, map[string]bool{name: true}, &out)
+	if len(out) > maxAliasReadings {
+		c.unknown(name+" "+render(rest), "too many readings of chained aliases to check")
+		return
+	}
+	c.active["a "+name]++
+	defer func() { c.active["a "+name]-- }()
+	for _, e := range out {
+		if e.ws != nil || e.text == "" {
+			c.command(e.ws, st, depth+1, piped)
+			continue
+		}
+		if stdin || st != nil && len(st.Redirs) > 0 {
+			c.unknown(e.text, "an alias that is not a simple command, used with a pipe or redirection")
+		}
+		c.script(e.text, depth+1)
+	}
+}
+
+// aliasReadings lists the readings of prefix + value + rest: when the value ends in a blank,
+// bash expands the next word as an alias too (alias s='sudo '); both the expanded and the
+// plain reading are listed.
+func (c *checker) aliasReadings(prefix []word, v string, rest []word, seen map[string]bool, out *[]aliasExpansion) {
+	if len(*out) > maxAliasReadings {
+		return
+	}
+	vw, cached := c.aliasValues[v]
+	if !cached {
+		var simple bool
+		if vw, simple = aliasWords(v); !simple {
+			vw = nil
+		}
+		c.aliasValues[v] = vw
+	}
+	if vw == nil {
+		text := shellText(prefix)
+		if text != "" {
+			text += " "
+		}
+		*out = append(*out, aliasExpansion{text: text + v + " " + shellText(rest)})
+		return
+	}
+	ws := append(append([]word{}, prefix...), vw...)
+	if strings.TrimRight(v, " \t") != v && len(rest) > 0 && rest[0].exact && !seen[rest[0].lit] {
+		next := rest[0].lit
+		for _, v2 := range c.defs.aliases[next] {
+			seen2 := map[string]bool{next: true}
+			for k := range seen {
+				seen2[k] = true
+			}
+			c.aliasReadings(ws, v2, rest[1:], seen2, out)
+		}
+	}
+	*out = append(*out, aliasExpansion{ws: append(ws, rest...)})
+}
+
+// aliasWords reads an alias value that is a simple command (words and assignments, nothing
+// after them) as its words; simple is false for anything else (;, |, a redirection, a
+// comment, a keyword, an unfinished quote), which is then read as text.
+func aliasWords(v string) (ws []word, simple bool) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(v), "")
+	if err != nil || len(f.Last) > 0 {
+		return nil, false
+	}
+	switch len(f.Stmts) {
+	case 0:
+		return []word{}, true
+	case 1:
+	default:
+		return nil, false
+	}
+	st := f.Stmts[0]
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || st.Negated || st.Background || st.Coprocess || len(st.Redirs) > 0 || len(st.Comments) > 0 || st.Semicolon.IsValid() {
+		return nil, false
+	}
+	ws = []word{}
+	for _, w := range call.Args {
+		ws = append(ws, words(w, nil)...)
+	}
+	return ws, true
+}
+
+// shellText writes words back as shell text: literal words quoted, the others as an
+// expansion that stands for anything (one word, or any number when they may be several).
+func shellText(ws []word) string {
+	parts := make([]string, 0, len(ws))
+	for _, w := range ws {
+		if w.exact {
+			if q, err := syntax.Quote(w.lit, syntax.LangBash); err == nil {
+				parts = append(parts, q)
+				continue
+			}
+		}
+		if w.multi {
+			parts = append(parts, "$__toolhost_unknown")
+		} else {
+			parts = append(parts, `"$__toolhost_unknown"`)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // rules applies the first single-command rule that matches. When words only known at run
@@ -469,7 +831,12 @@ func (c *checker) unwrap(ws []word, st *syntax.Stmt, depth int, piped bool) {
 		if len(args) == 0 {
 			return
 		}
+		save := c.pos
+		if len(args) > 1 {
+			c.pos = []*params{{args: args[1:]}}
+		}
 		c.file(args[0], depth)
+		c.pos = save
 	case name == "alias":
 		for _, a := range args {
 			if !a.exact {
@@ -477,9 +844,31 @@ func (c *checker) unwrap(ws []word, st *syntax.Stmt, depth int, piped bool) {
 				continue
 			}
 			if _, v, ok := strings.Cut(a.lit, "="); ok {
+				c.addAlias(a)
 				c.script(v, depth+1)
 			}
 		}
+	case name == "hash":
+		// hash -p PATH NAME runs PATH for NAME, like an alias.
+		for i, a := range args {
+			if !a.exact || a.lit == "-p" && i+2 < len(args) && (!args[i+1].exact || !args[i+2].exact) {
+				c.unknown(render(ws), "hash with words only known when it runs")
+				return
+			}
+			if a.lit == "-p" && i+2 < len(args) {
+				q, err := syntax.Quote(args[i+1].lit, syntax.LangBash)
+				if err != nil {
+					c.unknown(render(ws), "hash -p of a path that cannot be quoted")
+					return
+				}
+				c.addAlias(literal(args[i+2].lit + "=" + q))
+				return
+			}
+		}
+	case name == "set":
+		c.setParams(args)
+	case name == "shift":
+		c.shiftParams(args)
 	case name == "trap":
 		if len(args) > 0 {
 			if !args[0].exact {
@@ -496,6 +885,74 @@ func (c *checker) unwrap(ws []word, st *syntax.Stmt, depth int, piped bool) {
 			c.wrapped(name, w, args, st, depth, piped)
 		}
 	}
+}
+
+// setParams follows set [options] [--] WORDS, which sets the positional parameters (set
+// with options only leaves them).
+func (c *checker) setParams(args []word) {
+	i, found := 0, false
+	for i < len(args) {
+		a := args[i]
+		if !a.exact {
+			c.addPos(nil)
+			return
+		}
+		if a.lit == "--" || a.lit == "-" {
+			i, found = i+1, true
+			break
+		}
+		if len(a.lit) > 1 && (a.lit[0] == '-' || a.lit[0] == '+') {
+			if strings.ContainsRune(a.lit[1:], 'o') {
+				i++ // -o NAME
+			}
+			i++
+			continue
+		}
+		found = true
+		break
+	}
+	if found {
+		c.addPos(&params{args: append([]word(nil), args[min(i, len(args)):]...)})
+	}
+}
+
+// shiftParams follows shift [N]: both the parameters before and after it remain possible
+// (the rules do not follow control flow).
+func (c *checker) shiftParams(args []word) {
+	n := 1
+	if len(args) > 0 {
+		v, err := strconv.Atoi(args[0].lit)
+		if !args[0].exact || err != nil || v < 0 {
+			c.addPos(nil)
+			return
+		}
+		n = v
+	}
+	for _, p := range append([]*params(nil), c.pos...) {
+		switch {
+		case p == nil:
+		case anyMulti(p.args[:min(n, len(p.args))]):
+			c.addPos(nil)
+		case n <= len(p.args):
+			c.addPos(&params{args: p.args[n:]})
+		}
+	}
+}
+
+// addPos adds a value the positional parameters may have from here on; past maxPosAlts,
+// unknown stands for the rest.
+func (c *checker) addPos(p *params) {
+	if len(c.pos) >= maxPosAlts {
+		p = nil
+		for _, q := range c.pos {
+			if q == nil {
+				return
+			}
+		}
+		c.pos[len(c.pos)-1] = nil
+		return
+	}
+	c.pos = append(c.pos, p)
 }
 
 // wrapped checks the command a wrapper runs.
@@ -653,10 +1110,21 @@ func (c *checker) shell(args []word, st *syntax.Stmt, depth int, piped bool) {
 			c.unknown(render(args), "the shell's -c script is only known when it runs")
 			return
 		}
+		// sh -c SCRIPT NAME ARGS...: ARGS are its positional parameters.
+		save := c.pos
+		c.pos = []*params{{}}
+		if i+2 < len(args) {
+			c.pos[0].args = args[i+2:]
+		}
 		c.script(args[i].lit, depth+1)
+		c.pos = save
 		return
 	}
+	save := c.pos
+	defer func() { c.pos = save }()
+	c.pos = []*params{nil}
 	if i < len(args) {
+		c.pos = []*params{{args: args[i+1:]}}
 		c.file(args[i], depth)
 		return
 	}
@@ -673,7 +1141,7 @@ func (c *checker) shell(args []word, st *syntax.Stmt, depth int, piped bool) {
 			c.literalScript(r.Word, depth)
 			return
 		case syntax.RdrIn:
-			ws := words(r.Word)
+			ws := words(r.Word, nil)
 			if len(ws) == 1 {
 				c.file(ws[0], depth)
 			} else {
@@ -785,7 +1253,7 @@ func splitWords(text string) []word {
 	}
 	var out []word
 	for _, w := range call.Args {
-		out = append(out, words(w)...)
+		out = append(out, words(w, nil)...)
 	}
 	return out
 }
