@@ -1,6 +1,7 @@
 package cmdrules
 
 import (
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -84,8 +85,13 @@ const cnfHandler = "command_not_found_handle"
 // also checked where it is defined, with its arguments unknown, so a body that passes its
 // arguments to a command a rule could match is asked about even before a call.
 func (rs *Rules) Check(line string, env Env) Verdict {
-	if _, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), ""); err != nil {
-		v := Verdict{Unparsed: true, Incomplete: syntax.IsIncomplete(err), Command: shorten(line),
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(line), "")
+	incomplete := syntax.IsIncomplete(err)
+	if err == nil && continues(line, f) {
+		err, incomplete = errors.New("the line ends with a backslash: the shell waits for the rest"), true
+	}
+	if err != nil {
+		v := Verdict{Unparsed: true, Incomplete: incomplete, Command: shorten(line),
 			Reason: "the shell parser cannot read it: " + shorten(err.Error())}
 		if rs.CanRefuse() {
 			v.Action = Ask
@@ -120,6 +126,30 @@ func (rs *Rules) Check(line string, env Env) Verdict {
 
 func stricter(a, b Verdict) bool {
 	return a.Action > b.Action
+}
+
+// continues reports whether src ends in a backslash that continues the line: the shell then
+// waits for the next line and joins it, where the parser (at the end of its input) drops the
+// backslash. Checked alone, the start of a command would pass and its end arrive unchecked.
+func continues(src string, f *syntax.File) bool {
+	n := len(src) - len(strings.TrimRight(src, `\`))
+	if n%2 == 0 {
+		return false
+	}
+	// In a comment a backslash continues nothing.
+	inComment := false
+	syntax.Walk(f, func(node syntax.Node) bool {
+		if cm, ok := node.(*syntax.Comment); ok && int(cm.End().Offset()) >= len(src) {
+			inComment = true
+		}
+		return !inComment
+	})
+	for _, cm := range f.Last {
+		if int(cm.End().Offset()) >= len(src) {
+			inComment = true
+		}
+	}
+	return !inComment
 }
 
 // Refusal is the error a terminal returns for a line the rules do not let run: denied, or
@@ -264,7 +294,8 @@ func (c *checker) addAlias(a word) {
 	}
 }
 
-// walk visits a node and everything in it. piped says st reads a pipe (not the first stage).
+// walk visits a node and everything in it. piped says its standard input is not the
+// terminal's: a pipe (not the first stage) or a redirection of a compound command.
 func (c *checker) walk(node syntax.Node, depth int, piped bool) {
 	syntax.Walk(node, func(n syntax.Node) bool {
 		switch n := n.(type) {
@@ -273,6 +304,8 @@ func (c *checker) walk(node syntax.Node, depth int, piped bool) {
 				c.pipeline(n, depth)
 				return false
 			}
+		case *syntax.Assign:
+			c.assign(n, depth)
 		case *syntax.FuncDecl:
 			// Checked where it is defined with its arguments unknown: it may be called later
 			// (by a later line of the session, or as command_not_found_handle) with any.
@@ -284,6 +317,14 @@ func (c *checker) walk(node syntax.Node, depth int, piped bool) {
 			c.pos = save
 			return false
 		case *syntax.Stmt:
+			if _, ok := n.Cmd.(*syntax.CallExpr); !ok && n.Cmd != nil && !piped && readsStdin(n) {
+				// { bash; } <<EOF, while ...; done < f: a shell inside reads the redirection.
+				c.walk(n.Cmd, depth, true)
+				for _, r := range n.Redirs {
+					c.walk(r, depth, false)
+				}
+				return false
+			}
 			if call, ok := n.Cmd.(*syntax.CallExpr); ok {
 				c.call(n, call, depth, piped)
 				// Still walk its words and redirections: $(...) inside them are commands too.
@@ -559,7 +600,7 @@ func (c *checker) aliasReadings(prefix []word, v string, rest []word, seen map[s
 // comment, a keyword, an unfinished quote), which is then read as text.
 func aliasWords(v string) (ws []word, simple bool) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash), syntax.KeepComments(true)).Parse(strings.NewReader(v), "")
-	if err != nil || len(f.Last) > 0 {
+	if err != nil || len(f.Last) > 0 || continues(v, f) {
 		return nil, false
 	}
 	switch len(f.Stmts) {
@@ -865,6 +906,15 @@ func (c *checker) unwrap(ws []word, st *syntax.Stmt, depth int, piped bool) {
 				return
 			}
 		}
+	case name == "bind":
+		c.bind(ws)
+	case name == "read" || name == "printf" || name == "mapfile" || name == "readarray":
+		// read PROMPT_COMMAND, printf -v 'BASH_ALIASES[g]' ...: a hook set from what runs.
+		for _, a := range args {
+			if n, _, _ := strings.Cut(a.lit, "["); a.exact && hookVars[n] != "" {
+				c.unknown(render(ws), n+" set from words only known when it runs")
+			}
+		}
 	case name == "set":
 		c.setParams(args)
 	case name == "shift":
@@ -883,6 +933,103 @@ func (c *checker) unwrap(ws []word, st *syntax.Stmt, depth int, piped bool) {
 		w, ok := wrappers[name]
 		if ok {
 			c.wrapped(name, w, args, st, depth, piped)
+		}
+	}
+}
+
+// hookVars are the variables whose value the shell runs: the prompt hooks a session's shell
+// runs at every prompt, the file a shell started later sources, and the alias table.
+var hookVars = map[string]string{
+	"PROMPT_COMMAND": "script", "PS0": "prompt", "PS1": "prompt", "PS2": "prompt", "PS4": "prompt",
+	"BASH_ENV": "file", "ENV": "file", "BASH_ALIASES": "aliases",
+}
+
+// assign checks an assignment to a variable the shell runs: PROMPT_COMMAND as a script, a
+// prompt string's expansions, BASH_ENV's file, BASH_ALIASES[NAME] as an alias; a nameref to
+// one of them is asked about.
+func (c *checker) assign(a *syntax.Assign, depth int) {
+	if a.Name == nil {
+		return
+	}
+	name := a.Name.Value
+	var vals []*syntax.Word
+	var keys []syntax.ArithmExpr
+	if a.Value != nil {
+		vals, keys = append(vals, a.Value), append(keys, a.Index)
+	}
+	if a.Array != nil {
+		for _, e := range a.Array.Elems {
+			if e.Value != nil {
+				vals, keys = append(vals, e.Value), append(keys, e.Index)
+			}
+		}
+	}
+	for i, v := range vals {
+		ws := words(v, nil)
+		val := word{}
+		if len(ws) == 1 {
+			val = ws[0]
+		}
+		key, keyKnown := "", false
+		if kw, ok := keys[i].(*syntax.Word); ok {
+			if kws := words(kw, nil); len(kws) == 1 && kws[0].exact {
+				key, keyKnown = kws[0].lit, true
+			}
+		}
+		c.hook(name, key, keyKnown, val, depth)
+	}
+}
+
+// hook checks the value given to a variable NAME[KEY] (keyKnown says KEY is literal; KEY is
+// "" without one) when the shell runs what that variable holds.
+func (c *checker) hook(name, key string, keyKnown bool, val word, depth int) {
+	kind := hookVars[name]
+	if kind == "" {
+		// declare -n ref=PROMPT_COMMAND: the hook is set through ref.
+		if n, _, _ := strings.Cut(val.lit, "["); val.exact && hookVars[n] != "" {
+			c.unknown(name+"="+val.lit, "a reference to "+n)
+		}
+		return
+	}
+	if !val.exact {
+		c.unknown(name+"=…", name+" set from words only known when it runs")
+		return
+	}
+	switch kind {
+	case "script":
+		c.script(val.lit, depth+1)
+	case "prompt":
+		c.promptString(name, val.lit, depth)
+	case "file":
+		c.file(val, depth)
+	case "aliases":
+		if !keyKnown || key == "" {
+			c.unknown(name+"=…", "an alias defined from words only known when it runs")
+			return
+		}
+		c.addAlias(literal(key + "=" + val.lit))
+		c.script(val.lit, depth+1)
+	}
+}
+
+// promptString checks the command substitutions of a prompt string (the shell expands it
+// at every prompt), read as the body of a here-document, which expands the same way.
+func (c *checker) promptString(name, v string, depth int) {
+	const delim = "__TOOLHOST_PROMPT__"
+	if strings.Contains(v, delim) {
+		c.unknown(name+"="+v, "a prompt string the rules cannot read")
+		return
+	}
+	c.script(": <<"+delim+"\n"+v+"\n"+delim+"\n", depth+1)
+}
+
+// bind is asked about unless it only lists: a key bound to a shell command (-x) or to a
+// macro that types text runs a line the terminal never sees typed.
+func (c *checker) bind(ws []word) {
+	for _, a := range ws[1:] {
+		if !a.exact || !strings.HasPrefix(a.lit, "-") || strings.Trim(a.lit, "-lpPvVsSX") != "" {
+			c.unknown(render(ws), "bind can make a key run or type a command the rules do not see")
+			return
 		}
 	}
 }
@@ -983,7 +1130,22 @@ func (c *checker) wrapped(name string, w wrapper, args []word, st *syntax.Stmt, 
 	interactive := false
 	for i < len(args) {
 		a := args[i]
-		if w.assigns && isAssignment(a) {
+		if w.assigns && envAssignment(a) {
+			// env and sudo take any word with '=' before the command for a variable
+			// (A%=1 too); BASH_FUNC_NAME%%=() {...} hands bash a function.
+			vname, val, _ := strings.Cut(a.lit, "=")
+			if fname, ok := strings.CutPrefix(vname, "BASH_FUNC_"); ok {
+				if !a.exact {
+					c.unknown(render(args), "a function passed to bash in the environment, only known when it runs")
+				} else {
+					c.script(strings.TrimSuffix(fname, "%%")+" "+val, depth+1)
+				}
+			} else if hookVars[vname] != "" {
+				// env PROMPT_COMMAND=... bash -i: a hook of the shell it starts.
+				v := literal(val)
+				v.exact = a.exact
+				c.hook(vname, "", false, v, depth)
+			}
 			i++
 			continue
 		}
@@ -1210,19 +1372,18 @@ func (c *checker) file(w word, depth int) {
 	c.script(string(b), depth+1)
 }
 
-// isAssignment reports whether a word is NAME=value (the value may be unknown).
-func isAssignment(w word) bool {
+// envAssignment reports whether env or sudo takes a word before the command for a variable:
+// '=' after a non-empty name that does not start with '-' (env takes A%=1 too, which the
+// shell would not; the value may be unknown).
+func envAssignment(w word) bool {
 	for k, t := range w.g {
 		if t.kind != gLit {
 			return false
 		}
-		r := t.r
-		switch {
-		case r == '=':
+		if t.r == '=' {
 			return k > 0
-		case r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
-		case r >= '0' && r <= '9' && k > 0:
-		default:
+		}
+		if k == 0 && t.r == '-' {
 			return false
 		}
 	}

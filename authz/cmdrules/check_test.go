@@ -123,6 +123,24 @@ func TestDefaultRulesThroughShellConstructs(t *testing.T) {
 		{"eval of a variable", `eval "$X"`, Ask},
 		{"bash -c of a variable", `bash -c "$S"`, Ask},
 		{"unparseable", "git push 'unterminated", Ask},
+		{"a line continued on the next", "git push \\", Ask},
+		{"a here-document fed to a group", "{ bash; } <<'EOF'\ngit push -f\nEOF", Ask},
+		{"a file fed to a loop running a shell", "while :; do sh; done < cmds.txt", Ask},
+		{"env takes any word with = for a variable", "env 'A%=1' git push -f", Deny},
+		{"sudo with a variable named oddly", "sudo 'A-B=1' git push -f", Deny},
+		{"a function handed to bash in the environment", "env 'BASH_FUNC_f%%=() { git push -f; }' bash -c f", Deny},
+		{"PROMPT_COMMAND", "PROMPT_COMMAND='git push -f'", Deny},
+		{"PROMPT_COMMAND as an array", "PROMPT_COMMAND=(true 'git push -f')", Deny},
+		{"PROMPT_COMMAND for a shell env starts", "env PROMPT_COMMAND='git push -f' bash -i", Deny},
+		{"exported prompt string", "export PS1='$(git push -f) $ '", Deny},
+		{"prompt string with backticks", "PS0='`git push -f`'", Deny},
+		{"a plain prompt string", `PS1='[\u@\h \W]\$ '`, Allow},
+		{"prompt hook read from input", "read -r PROMPT_COMMAND <<< x", Ask},
+		{"prompt hook through a nameref", "declare -n p=PROMPT_COMMAND; p='git push -f'", Ask},
+		{"BASH_ENV names the script a shell sources", "BASH_ENV=./setup.sh bash -c true", Ask},
+		{"bind -x runs a command on a key", `bind -x '"\C-t": git push -f'`, Ask},
+		{"bind a macro that types a command", `bind '"x": "git push -f\n"'`, Ask},
+		{"bind listing", "bind -p", Allow},
 		{"xargs with unknown arguments", "echo --force | xargs git push", Ask},
 		{"xargs adds words after a force flag", "xargs git push -f", Deny},
 		{"xargs adds words after a plus refspec", "echo x | xargs -r git push origin +main", Deny},
@@ -230,6 +248,8 @@ func TestAliasesFunctionsAndParameters(t *testing.T) {
 		{"an alias through command", "alias g=git; command g push -f", Deny},
 		{"an alias defined by eval", "eval 'alias g=git'; g push -f", Deny},
 		{"an alias defined through builtin", "builtin alias g=git; g push -f", Deny},
+		{"BASH_ALIASES", "BASH_ALIASES[g]=git; g push -f", Deny},
+		{"BASH_ALIASES as an array", "BASH_ALIASES=([g]=git); g push -f", Deny},
 		{"hash -p", "hash -p /usr/bin/git g; g push -f", Deny},
 		{"an alias from a variable", `alias "g=$X"; g push -f`, Ask},
 	}
@@ -267,6 +287,7 @@ func TestSessionDefinitions(t *testing.T) {
 		{"unset -f does not either", []string{`f() { git "$@"; }`, "unset -f f", "f push -f"}, []Action{Ask, Allow, Deny}},
 		{"learned from a refused line", []string{"alias g=git; git push -f", "g push -f"}, []Action{Deny, Deny}},
 		{"command_not_found_handle", []string{`command_not_found_handle() { git "$@"; }`, "push -f"}, []Action{Ask, Deny}},
+		{"BASH_ALIASES", []string{"BASH_ALIASES[g]=git", "g push -f"}, []Action{Allow, Deny}},
 		{"defined by eval", []string{"eval 'alias g=git'", "g push -f"}, []Action{Allow, Deny}},
 	}
 	for _, c := range cases {
@@ -300,6 +321,32 @@ func TestSessionDefinitionsBounded(t *testing.T) {
 	}
 	if n := defs.Len(); n != maxDefs {
 		t.Errorf("Defs.Len() = %d, want %d", n, maxDefs)
+	}
+}
+
+// TestContinuedLineIsIncomplete: a line ending in a backslash continues on the next, so it
+// is unfinished (the terminal checks it again with the rest); a backslash in a comment or
+// escaped is not.
+func TestContinuedLineIsIncomplete(t *testing.T) {
+	rs := defaults(t)
+	for _, c := range []struct {
+		line       string
+		incomplete bool
+	}{
+		{`git push \`, true},
+		{`git push \\\`, true},
+		{`git push \\`, false},
+		{`git push # a comment \`, false},
+		{"echo 'a\\'", false},
+		{`git push \` + "\n--force", false},
+	} {
+		v := rs.Check(c.line, Env{})
+		if v.Incomplete != c.incomplete {
+			t.Errorf("Check(%q).Incomplete = %v, want %v (%v)", c.line, v.Incomplete, c.incomplete, v)
+		}
+	}
+	if v := rs.Check("git push \\\n--force", Env{}); v.Action != Deny {
+		t.Errorf("the continued line with its end: %v, want deny", v)
 	}
 }
 
@@ -502,8 +549,8 @@ func FuzzCheck(f *testing.F) {
 		"cat <<EOF\n$(git push -f)\nEOF", "{git,x} push -f", "echo ${x:-$(y)}",
 		`f() { git "$@"; }; f push -f`, `f() { rm "$@"; }; f -rf /`, "shopt -s expand_aliases\nalias g=git\ng push -f",
 		"xargs git push -f", `set -- push -f; git "$@"`, "alias s='sudo ' g=git; s g push -f", `command_not_found_handle() { git "$@"; }; push -f`,
-		`cd() { git "$@"; }; cd push -f`, `bash -c 'git "$@"' sh push -f`,
-		`f() { shift; git push "$1"; }; f x -f`} {
+		`cd() { git "$@"; }; cd push -f`, `bash -c 'git "$@"' sh push -f`, "BASH_ALIASES[g]=git; g push -f", "PROMPT_COMMAND='git push -f'",
+		`f() { shift; git push "$1"; }; f x -f`, "git push \\", "env 'BASH_FUNC_f%%=() { git push -f; }' bash -c f"} {
 		f.Add(s)
 	}
 	rs := defaults(f)

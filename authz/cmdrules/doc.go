@@ -32,7 +32,9 @@
 // Positional parameters set with set --, shift or bash -c SCRIPT NAME ARGS are followed too,
 // without control flow: every value they may have counts. A function body is also checked
 // where it is defined with unknown arguments, so a body that hands its arguments to a command
-// a rule could match is asked about even if every call on the line is harmless.
+// a rule could match is asked about even if every call on the line is harmless. The shell's
+// hooks are commands too: PROMPT_COMMAND, the prompt strings' substitutions, BASH_ENV,
+// BASH_ALIASES, bind.
 //
 // Words are evaluated as far as they can be without running anything: quotes, backslashes,
 // $'...' escapes and brace expansion are resolved. What is only known at run time — a
