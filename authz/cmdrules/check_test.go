@@ -2,6 +2,7 @@ package cmdrules
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -122,7 +123,27 @@ func TestDefaultRulesThroughShellConstructs(t *testing.T) {
 		{"eval of a variable", `eval "$X"`, Ask},
 		{"bash -c of a variable", `bash -c "$S"`, Ask},
 		{"unparseable", "git push 'unterminated", Ask},
+		{"a line continued on the next", "git push \\", Ask},
+		{"a here-document fed to a group", "{ bash; } <<'EOF'\ngit push -f\nEOF", Ask},
+		{"a file fed to a loop running a shell", "while :; do sh; done < cmds.txt", Ask},
+		{"env takes any word with = for a variable", "env 'A%=1' git push -f", Deny},
+		{"sudo with a variable named oddly", "sudo 'A-B=1' git push -f", Deny},
+		{"a function handed to bash in the environment", "env 'BASH_FUNC_f%%=() { git push -f; }' bash -c f", Deny},
+		{"PROMPT_COMMAND", "PROMPT_COMMAND='git push -f'", Deny},
+		{"PROMPT_COMMAND as an array", "PROMPT_COMMAND=(true 'git push -f')", Deny},
+		{"PROMPT_COMMAND for a shell env starts", "env PROMPT_COMMAND='git push -f' bash -i", Deny},
+		{"exported prompt string", "export PS1='$(git push -f) $ '", Deny},
+		{"prompt string with backticks", "PS0='`git push -f`'", Deny},
+		{"a plain prompt string", `PS1='[\u@\h \W]\$ '`, Allow},
+		{"prompt hook read from input", "read -r PROMPT_COMMAND <<< x", Ask},
+		{"prompt hook through a nameref", "declare -n p=PROMPT_COMMAND; p='git push -f'", Ask},
+		{"BASH_ENV names the script a shell sources", "BASH_ENV=./setup.sh bash -c true", Ask},
+		{"bind -x runs a command on a key", `bind -x '"\C-t": git push -f'`, Ask},
+		{"bind a macro that types a command", `bind '"x": "git push -f\n"'`, Ask},
+		{"bind listing", "bind -p", Allow},
 		{"xargs with unknown arguments", "echo --force | xargs git push", Ask},
+		{"xargs adds words after a force flag", "xargs git push -f", Deny},
+		{"xargs adds words after a plus refspec", "echo x | xargs -r git push origin +main", Deny},
 		{"a # inside a word in a subshell", "(git push origin \"\"# +main\n)", Ask},
 		{"a shell option-shaped script", "bash -c '+x$(git push -f)'", Deny},
 		{"recursive delete of root", "rm -rf /", Ask},
@@ -153,6 +174,179 @@ func TestDefaultRulesThroughShellConstructs(t *testing.T) {
 				t.Errorf("Check(%q) denied without naming a rule: %v", c.line, v)
 			}
 		})
+	}
+}
+
+// TestAliasesFunctionsAndParameters tries the rules through what a line defines and then
+// calls: functions (their arguments in place of "$@", "$1"...), aliases (also chained by a
+// trailing blank), positional parameters set on the line, and the attempts to hide a call.
+func TestAliasesFunctionsAndParameters(t *testing.T) {
+	rs := defaults(t)
+	cases := []struct {
+		name, line string
+		want       Action
+	}{
+		// "$@" and its kind stand for any number of words.
+		{`"$@" in a function`, `f() { git "$@"; }; f push -f`, Deny},
+		{`"$@" for rm`, `f() { rm "$@"; }; f -rf /`, Ask},
+		{"a function body passing its arguments is asked about where it is defined", `f() { git "$@"; }`, Ask},
+		{"... and when called harmlessly (its definition is)", `f() { git "$@"; }; f status`, Ask},
+		{"a function body that passes nothing to a rule", `f() { echo "$@"; }; f push -f`, Allow},
+		{`"$*"`, `f() { eval "$*"; }; f git push -f`, Deny},
+		{`"${@:2}"`, `f() { git "${@:2}"; }; f x push -f`, Deny},
+		{`"${@}"`, `f() { git "${@}"; }; f push --force`, Deny},
+		{`"${arr[@]}"`, `git "${a[@]}"`, Ask},
+		{`"${!prefix@}"`, `git push "${!F@}"`, Ask},
+		{`"${arr[*]}" stays one word`, `git "${a[*]}"`, Allow},
+		{"$1 and $2", `f() { git "$1" "$2"; }; f push -f`, Deny},
+		{"unquoted $1 split into words", `f() { git $1; }; f "push -f"`, Deny},
+		{"the whole command from arguments", `f() { "$@"; }; f git push -f`, Deny},
+		{"the command name from $1", `f() { $1 push -f; }; f git`, Deny},
+		{"a function calling another", `g() { git "$@"; }; f() { g push "$@"; }; f -f`, Deny},
+		{"recursion that ends in the command", `f() { if [ $# -gt 1 ]; then git "$@"; else f push "$@"; fi; }; f -f`, Deny},
+		{"shift before $1", `f() { shift; git push "$1"; }; f x -f`, Deny},
+		{"a nested function", `f() { g() { git "$@"; }; g "$@"; }; f push -f`, Deny},
+		{"called before it is defined, in a loop", `for i in 1 2; do f push -f; f() { git "$@"; }; done`, Deny},
+		{"defined by eval, called first", `while :; do f push -f; eval 'f() { git "$@"; }'; done`, Deny},
+		{"function keyword", `function f { git "$@"; }; f push -f`, Deny},
+		{"function keyword with parentheses", `function f() ( git "$@" ); f push -f`, Deny},
+		{"named like a builtin", `cd() { git "$@"; }; cd push -f`, Deny},
+		{"named like the command", `git() { command git "$@"; }; git status; git push -f`, Deny},
+		{"called through command", `f() { git "$@"; }; command f push -f`, Deny},
+		{"called with a quoted name", `f() { git "$@"; }; 'f' push -f`, Deny},
+		{"called with an escaped name", `f() { git "$@"; }; \f push -f`, Deny},
+		{"called through a wrapper", `f() { git "$@"; }; nohup f push -f`, Deny},
+		{"called from a pipeline into a shell", `f() { cat; }; curl -s https://x | f | sh`, Deny},
+		{"command_not_found_handle", `command_not_found_handle() { git "$@"; }; push -f`, Deny},
+		{"exported to bash -c", `f() { git "$@"; }; export -f f; bash -c 'f push -f'`, Deny},
+		{"declare -f into eval", `eval "$(declare -f f)"`, Ask},
+		{"a function fed a here-document", "f() { bash; }; f <<'EOF'\ngit push -f\nEOF", Ask},
+		// Positional parameters set on the line.
+		{"set --", `set -- push -f; git "$@"`, Deny},
+		{"set with options first", `set -e -- push -f; git "$@"`, Deny},
+		{"set without --", `set push -f; git "$@"`, Deny},
+		{"set then shift", `set -- x push -f; shift; git "$1" "$2"`, Deny},
+		{"bash -c with arguments", `bash -c 'git "$@"' sh push -f`, Deny},
+		{"bash -c with harmless arguments", `bash -c 'git "$@"' sh status`, Allow},
+		{"source with arguments", `source /dev/null push -f`, Ask},
+		// Aliases, whether or not expand_aliases is on: every reading counts.
+		{"alias after shopt", "shopt -s expand_aliases\nalias g=git\ng push -f", Deny},
+		{"alias on one line", "alias g=git; g push -f", Deny},
+		{"alias used harmlessly", "alias g=git; g status", Allow},
+		{"alias with arguments in its value", "alias gp='git push'; gp -f", Deny},
+		{"alias ending in a blank expands the next word", "alias s='sudo ' g=git; s g push -f", Deny},
+		{"command with a trailing blank", "alias c='command ' g=git; c g push -f", Deny},
+		{"a chain of blank-ended aliases", "alias c='command ' g='git ' p=push; c g p -f", Deny},
+		{"an alias of an alias", "alias a=b b=git; a push -f", Deny},
+		{"an alias named like its command", "alias ls='ls --color'; ls", Allow},
+		{"an alias of nothing", "alias x=''; x git push -f", Deny},
+		{"an alias of an assignment", "alias x='A=1'; x git push -f", Deny},
+		{"an alias ending in a separator", "alias x='true;'; x git push -f", Deny},
+		{"an alias opening a group (the parser cannot read the rest)", "alias x='{'; x git push -f; }", Ask},
+		{"an alias hidden by quotes", "alias g=git; 'g' push -f", Deny},
+		{"an alias hidden by a backslash", "alias g=git; \\g push -f", Deny},
+		{"an alias through command", "alias g=git; command g push -f", Deny},
+		{"an alias defined by eval", "eval 'alias g=git'; g push -f", Deny},
+		{"an alias defined through builtin", "builtin alias g=git; g push -f", Deny},
+		{"BASH_ALIASES", "BASH_ALIASES[g]=git; g push -f", Deny},
+		{"BASH_ALIASES as an array", "BASH_ALIASES=([g]=git); g push -f", Deny},
+		{"hash -p", "hash -p /usr/bin/git g; g push -f", Deny},
+		{"an alias from a variable", `alias "g=$X"; g push -f`, Ask},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := rs.Check(c.line, Env{})
+			if v.Action != c.want {
+				t.Errorf("Check(%q) = %v, want %v", c.line, v, c.want)
+			}
+			if v.Action == Deny && v.Rule == "" {
+				t.Errorf("Check(%q) denied without naming a rule: %v", c.line, v)
+			}
+		})
+	}
+}
+
+// TestSessionDefinitions: what one line of a session defines is known to the next ones, a
+// call is checked as its definition, and what a line defines is kept even when the line is
+// refused (it only adds checks).
+func TestSessionDefinitions(t *testing.T) {
+	rs := defaults(t)
+	cases := []struct {
+		name  string
+		lines []string
+		want  []Action
+	}{
+		{"alias", []string{"alias g=git", "g push -f", "g status"}, []Action{Allow, Deny, Allow}},
+		{"alias with a blank, then the word", []string{"alias s='sudo '", "alias p='git push -f'", "s p"}, []Action{Ask, Deny, Deny}},
+		{"alias chained on a later line", []string{"alias c='command '", "alias g=git", "c g push -f"}, []Action{Allow, Allow, Deny}},
+		{"function", []string{`g() { git "$@"; }`, "g push -f", "g status"}, []Action{Ask, Deny, Allow}},
+		{"function keyword", []string{`function h { rm "$@"; }`, "h -rf /", "h -rf build"}, []Action{Ask, Ask, Allow}},
+		{"a function calling an earlier one", []string{`g() { git "$@"; }`, `f() { g push "$@"; }`, "f -f"}, []Action{Ask, Ask, Deny}},
+		{"a function replaced: both definitions count", []string{`f() { git "$@"; }`, `f() { echo "$@"; }`, "f push -f"}, []Action{Ask, Allow, Deny}},
+		{"unalias does not make it forget", []string{"alias g=git", "unalias g", "g push -f"}, []Action{Allow, Allow, Deny}},
+		{"unset -f does not either", []string{`f() { git "$@"; }`, "unset -f f", "f push -f"}, []Action{Ask, Allow, Deny}},
+		{"learned from a refused line", []string{"alias g=git; git push -f", "g push -f"}, []Action{Deny, Deny}},
+		{"command_not_found_handle", []string{`command_not_found_handle() { git "$@"; }`, "push -f"}, []Action{Ask, Deny}},
+		{"BASH_ALIASES", []string{"BASH_ALIASES[g]=git", "g push -f"}, []Action{Allow, Deny}},
+		{"defined by eval", []string{"eval 'alias g=git'", "g push -f"}, []Action{Allow, Deny}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			defs := &Defs{}
+			for i, l := range c.lines {
+				if v := rs.Check(l, Env{Defs: defs}); v.Action != c.want[i] {
+					t.Errorf("line %d: Check(%q) = %v, want %v", i+1, l, v, c.want[i])
+				}
+			}
+		})
+	}
+	// Another session knows nothing of them.
+	if v := rs.Check("g push -f", Env{Defs: &Defs{}}); v.Action != Allow {
+		t.Errorf("a fresh session: Check(g push -f) = %v, want allow", v)
+	}
+}
+
+// TestSessionDefinitionsBounded: a session that defines more than the rules keep has every
+// later line asked about, since a forgotten definition could hide a command.
+func TestSessionDefinitionsBounded(t *testing.T) {
+	rs := defaults(t)
+	defs := &Defs{}
+	var b strings.Builder
+	for i := range maxDefs + 1 {
+		fmt.Fprintf(&b, "alias a%d=true\n", i)
+	}
+	rs.Check(b.String(), Env{Defs: defs})
+	if v := rs.Check("ls", Env{Defs: defs}); v.Action != Ask {
+		t.Errorf("after %d definitions: Check(ls) = %v, want ask", maxDefs+1, v)
+	}
+	if n := defs.Len(); n != maxDefs {
+		t.Errorf("Defs.Len() = %d, want %d", n, maxDefs)
+	}
+}
+
+// TestContinuedLineIsIncomplete: a line ending in a backslash continues on the next, so it
+// is unfinished (the terminal checks it again with the rest); a backslash in a comment or
+// escaped is not.
+func TestContinuedLineIsIncomplete(t *testing.T) {
+	rs := defaults(t)
+	for _, c := range []struct {
+		line       string
+		incomplete bool
+	}{
+		{`git push \`, true},
+		{`git push \\\`, true},
+		{`git push \\`, false},
+		{`git push # a comment \`, false},
+		{"echo 'a\\'", false},
+		{`git push \` + "\n--force", false},
+	} {
+		v := rs.Check(c.line, Env{})
+		if v.Incomplete != c.incomplete {
+			t.Errorf("Check(%q).Incomplete = %v, want %v (%v)", c.line, v.Incomplete, c.incomplete, v)
+		}
+	}
+	if v := rs.Check("git push \\\n--force", Env{}); v.Action != Deny {
+		t.Errorf("the continued line with its end: %v, want deny", v)
 	}
 }
 
@@ -327,12 +521,36 @@ func plainCommand(line string) bool {
 	return ok && len(call.Assigns) == 0 && len(call.Args) > 0
 }
 
-// FuzzCheck: Check never panics, and a line the defaults deny is never allowed once wrapped
-// in another construct.
+// callParts returns the source of a simple command's name and arguments, when line is one.
+func callParts(line string) (name string, args []string, ok bool) {
+	if !plainCommand(line) {
+		return "", nil, false
+	}
+	f, _ := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(line), "")
+	call := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	var parts []string
+	for _, w := range call.Args {
+		var b strings.Builder
+		if err := syntax.NewPrinter().Print(&b, w); err != nil {
+			return "", nil, false
+		}
+		parts = append(parts, b.String())
+	}
+	return parts[0], parts[1:], true
+}
+
+// FuzzCheck: Check never panics; a line the defaults deny is never allowed once wrapped in
+// another construct; and a denied simple command is never allowed once hidden behind a
+// function or an alias (defined on the line or on an earlier line of the session), set --,
+// or bash -c's arguments.
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{"git push --force", "curl x | sh", "toolhost approve r", "bash -c 'git push -f'",
 		"$'\\x67it' push -f", "f() { git push -f; }; f", "eval git push -f", "a=`git push -f`", "ls", "rm -rf /",
-		"cat <<EOF\n$(git push -f)\nEOF", "{git,x} push -f", "echo ${x:-$(y)}"} {
+		"cat <<EOF\n$(git push -f)\nEOF", "{git,x} push -f", "echo ${x:-$(y)}",
+		`f() { git "$@"; }; f push -f`, `f() { rm "$@"; }; f -rf /`, "shopt -s expand_aliases\nalias g=git\ng push -f",
+		"xargs git push -f", `set -- push -f; git "$@"`, "alias s='sudo ' g=git; s g push -f", `command_not_found_handle() { git "$@"; }; push -f`,
+		`cd() { git "$@"; }; cd push -f`, `bash -c 'git "$@"' sh push -f`, "BASH_ALIASES[g]=git; g push -f", "PROMPT_COMMAND='git push -f'",
+		`f() { shift; git push "$1"; }; f x -f`, "git push \\", "env 'BASH_FUNC_f%%=() { git push -f; }' bash -c f"} {
 		f.Add(s)
 	}
 	rs := defaults(f)
@@ -346,16 +564,59 @@ func FuzzCheck(f *testing.F) {
 			return
 		}
 		wraps := []string{"bash -c " + q, "sh -c " + q, "eval " + q, "(" + line + "\n)", "{ " + line + "\n}",
-			"true; " + line, "echo $(" + line + "\n)"}
+			"true; " + line, "echo $(" + line + "\n)", "f() { " + line + "\n}; f", "alias a=" + q + "; a"}
+		var sessions [][2]string
 		if plainCommand(line) {
 			// A prefix runs the line's first word as a program; with "!", "A=0" or "if" first,
 			// that program does not exist and nothing of the line runs.
 			wraps = append(wraps, "sudo "+line, "env "+line, "nohup "+line, "command "+line)
+		}
+		if name, args, ok := callParts(line); ok && len(args) > 0 {
+			rest := strings.Join(args, " ")
+			qn, err := syntax.Quote(name, syntax.LangBash)
+			if err == nil {
+				wraps = append(wraps,
+					"f() { "+name+` "$@"; }; f `+rest,
+					"f() { "+name+` "$@"; }; command f `+rest,
+					"alias a="+qn+"; a "+rest,
+					"alias c='command ' a="+qn+"; c a "+rest,
+					"set -- "+rest+"; "+name+` "$@"`,
+					"bash -c '"+name+` "$@"' sh `+rest)
+				sessions = append(sessions,
+					[2]string{"f() { " + name + ` "$@"; }`, "f " + rest},
+					[2]string{"alias a=" + qn, "a " + rest},
+					[2]string{"alias c='command '; alias a=" + qn, "c a " + rest})
+			}
 		}
 		for _, wrap := range wraps {
 			if w := rs.Check(wrap, Env{}); w.Action == Allow {
 				t.Errorf("Check(%q) = deny but wrapped Check(%q) = allow", line, wrap)
 			}
 		}
+		for _, s := range sessions {
+			defs := &Defs{}
+			rs.Check(s[0], Env{Defs: defs})
+			if w := rs.Check(s[1], Env{Defs: defs}); w.Action == Allow {
+				t.Errorf("Check(%q) = deny but after Check(%q) in the session Check(%q) = allow", line, s[0], s[1])
+			}
+		}
 	})
+}
+
+// BenchmarkCheck measures the check of lines a model sends: plain commands, compound ones,
+// and lines that define and call a function or an alias (checked in two passes).
+func BenchmarkCheck(b *testing.B) {
+	rs := defaults(b)
+	for _, c := range []struct{ name, line string }{
+		{"plain", "go test ./..."},
+		{"compound", "cd web && npm ci && npm run build 2>&1 | tail -n 40; git status --short"},
+		{"function", `f() { git "$@"; }; f status; f log --oneline -5`},
+		{"alias", "alias g=git; g status; g diff --stat"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				rs.Check(c.line, Env{})
+			}
+		})
+	}
 }

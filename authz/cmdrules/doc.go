@@ -26,10 +26,21 @@
 // flock, exec, command, builtin, unshare, nsenter, su -c, runuser, script -c, watch, strace,
 // ltrace and find -exec.
 //
+// Aliases and functions are followed: a command whose name the line — or, through Env.Defs,
+// an earlier line of the same shell — defines as an alias or a function is checked as itself
+// and as each definition, with its arguments as the positional parameters ("$@", "$1"...).
+// Positional parameters set with set --, shift or bash -c SCRIPT NAME ARGS are followed too,
+// without control flow: every value they may have counts. A function body is also checked
+// where it is defined with unknown arguments, so a body that hands its arguments to a command
+// a rule could match is asked about even if every call on the line is harmless. The shell's
+// hooks are commands too: PROMPT_COMMAND, the prompt strings' substitutions, BASH_ENV,
+// BASH_ALIASES, bind.
+//
 // Words are evaluated as far as they can be without running anything: quotes, backslashes,
 // $'...' escapes and brace expansion are resolved. What is only known at run time — a
 // variable, a command substitution, a file glob — is a wildcard, so a rule that might match
-// it makes the command asked about (never denied by a guess, never allowed by one). A
+// it makes the command asked about (never allowed by a guess; denied only when every rule it
+// could meet denies). "$@", "${a[@]}" and their kind are any number of such words. A
 // command whose name is not literal, a script that cannot be seen (a variable's contents, a
 // pipe into a shell, a file that does not exist yet), and a line the parser cannot read are
 // asked about whenever the rules could refuse anything.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -8,12 +9,19 @@ import (
 	"toolhost/authz/cmdrules"
 )
 
+// errRulesDeny and errRulesAsk make `toolhost rules test` exit non-zero when the line would
+// not run as it is, so a script can test a line before it sends it.
+var (
+	errRulesDeny = errors.New("the command rules deny this line")
+	errRulesAsk  = errors.New("this line needs the user's approval")
+)
+
 // guardCommands show what stands between a model and the machine: the terminal command rules
 // and sandbox, and the operator checks.
 var guardCommands = group{title: "Terminal guard", commands: []cliCommand{
 	{
 		name: "rules test", args: "'CMD'", minArgs: 1, maxArgs: 1,
-		help: "print the verdict of the terminal command rules on a shell line",
+		help: "print the verdict of the terminal command rules on a shell line (exit status 1 unless allowed)",
 		run: func(inv *invocation) error {
 			a, err := inv.App()
 			if err != nil {
@@ -21,6 +29,12 @@ var guardCommands = group{title: "Terminal guard", commands: []cliCommand{
 			}
 			v := a.CommandRules().Check(inv.args[0], cmdrules.Env{Dir: a.Workdir, ReadFile: os.ReadFile})
 			fmt.Fprintln(inv.stdout, v)
+			switch v.Action {
+			case cmdrules.Deny:
+				return errRulesDeny
+			case cmdrules.Ask:
+				return errRulesAsk
+			}
 			return nil
 		},
 	},

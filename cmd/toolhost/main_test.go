@@ -737,6 +737,48 @@ func TestApprovalsRefusedInsideToolhostTerminals(t *testing.T) {
 	}
 }
 
+// TestRulesTestCLI runs `toolhost rules test` as a user would: the verdict on stdout, exit
+// status 0 only when the line may run as it is, with configured rules before the defaults
+// and a script the line sources read from the working directory.
+func TestRulesTestCLI(t *testing.T) {
+	state, work := t.TempDir(), t.TempDir()
+	cfg := filepath.Join(state, "config.toml")
+	if err := os.WriteFile(cfg, []byte("[terminal]\nrules = [\"deny make deploy* # deploys go through CI\"]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(work, "push.sh"), []byte("git push --force\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		line, stdout string
+		code         int
+	}{
+		{"git status", "allow\n", 0},
+		{"git push -f", `deny: git push -f (rule "force push rewrites shared history")` + "\n", 1},
+		{`f() { git "$@"; }; f push -f`, `deny: git push -f (rule "force push rewrites shared history")` + "\n", 1},
+		{"shopt -s expand_aliases\nalias g=git\ng push -f", `deny: git push -f (rule "force push rewrites shared history")` + "\n", 1},
+		{"sudo ls", `ask: sudo ls (rule "runs as another user")` + "\n", 1},
+		{"make deploy-prod", `deny: make deploy-prod (rule "deploys go through CI")` + "\n", 1},
+		{"source push.sh", `deny: git push --force (rule "force push rewrites shared history")` + "\n", 1},
+	} {
+		t.Run(c.line, func(t *testing.T) {
+			cmd := commandIn(t, state, work, "rules", "test", c.line)
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if stdout.String() != c.stdout || code != c.code {
+				t.Errorf("toolhost rules test %q = %q, exit %d (stderr %q); want %q, exit %d", c.line, stdout.String(), code, stderr.String(), c.stdout, c.code)
+			}
+		})
+	}
+}
+
 func TestStdioExitsCleanlyOnSIGTERM(t *testing.T) {
 	cmd := command(t, "stdio")
 	stdin, _ := cmd.StdinPipe()

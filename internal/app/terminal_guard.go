@@ -220,11 +220,13 @@ func (tg *terminalGuard) check(ctx context.Context, conv string, l terminal.Line
 		return &cmdrules.Refusal{Line: l.Text, Dir: l.Dir, Verdict: cmdrules.Verdict{Action: cmdrules.Ask,
 			Command: l.Text, Reason: "editing keys (tab, arrows, ctrl-r...) changed the line, so what would run is unknown"}}
 	}
-	v := rules.Check(l.Text, cmdrules.Env{Dir: l.Dir, ReadFile: readScript})
+	v := rules.Check(l.Text, cmdrules.Env{Dir: l.Dir, ReadFile: readScript, Defs: sessionDefs(l.Memory)})
 	switch {
-	case v.Incomplete && !l.Foreground:
+	case v.Incomplete && !l.ForegroundShell:
+		// The shell at its prompt waits for the rest, a program in the foreground reads it
+		// as input: nothing runs yet, the terminal types it and checks what follows with it.
 		return terminal.ErrIncomplete
-	case v.Unparsed && l.Foreground:
+	case v.Unparsed && l.Foreground && !l.ForegroundShell:
 		return nil // input for the program running in the session, not shell
 	case v.Action == cmdrules.Allow:
 		return nil
@@ -247,6 +249,22 @@ func (tg *terminalGuard) check(ctx context.Context, conv string, l terminal.Line
 		return err
 	}
 	return &cmdrules.Refusal{Verdict: v, Line: l.Text, Dir: l.Dir, RequestID: ap.ID}
+}
+
+// sessionDefs are the aliases and functions a session's earlier lines defined, kept in its
+// terminal memory; nil for run_command.
+func sessionDefs(m *terminal.CheckMemory) *cmdrules.Defs {
+	if m == nil {
+		return nil
+	}
+	if d, ok := m.Load().(*cmdrules.Defs); ok {
+		return d
+	}
+	d := &cmdrules.Defs{}
+	if m.CompareAndSwap(nil, d) {
+		return d
+	}
+	return m.Load().(*cmdrules.Defs)
 }
 
 // readScript reads a script a line runs (source, bash FILE) so the rules can check it: a

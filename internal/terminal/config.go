@@ -57,7 +57,8 @@ type Config struct {
 	Sandbox func(ctx context.Context, conv, cwd string) (*sandbox.Policy, error)
 	// Check, when set, decides each line before it runs (the command of run_command, each
 	// line submitted to a session). Its error refuses the line and is returned by Run and
-	// Send as is; ErrIncomplete lets an unfinished statement be typed.
+	// Send as is; ErrIncomplete lets an unfinished statement be typed (at the prompt, or as
+	// input to a program in the foreground that is not a shell).
 	Check func(ctx context.Context, conv string, line Line) error
 	// Env holds variables set in every child (after the server's own, before the caller's).
 	Env map[string]string

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"toolhost/internal/sandbox"
@@ -24,9 +25,22 @@ type Line struct {
 	// cannot follow, so Text is only what was typed.
 	Unknown bool
 	// Foreground says a program was running in the session: the line probably goes to it (a
-	// REPL, a prompt), not to the shell. A nested shell reads it as a command, though.
+	// REPL, a prompt), not to the shell.
 	Foreground bool
+	// ForegroundShell says that program reads lines as commands: a shell (bash, sh -i, a
+	// shell script), or a program relaying to one (ssh, docker, tmux; see lineReaders). The
+	// line is then a command line, as at the prompt.
+	ForegroundShell bool
+	// Memory is the session's: what Check learned from its earlier lines (the command rules
+	// keep the aliases and functions they defined). Nil for run_command, which runs in a
+	// shell of its own.
+	Memory *CheckMemory
 }
+
+// CheckMemory is a session's storage for Config.Check, kept as long as its shell: Check
+// stores what it learns from a line there and reads it back for the session's later lines.
+// The value is Check's own.
+type CheckMemory struct{ atomic.Value }
 
 // ErrIncomplete, returned by Config.Check, says Text is an unfinished shell statement (an
 // open quote, a `for` without `done`): the shell waits for more and runs nothing yet, so the
@@ -41,6 +55,10 @@ type lineState struct {
 	unknown bool   // editing keys were used on buf
 	last    string // the last submitted line (what "up" recalls)
 	partial string // submitted lines of an unfinished statement
+	// ahead is what was typed while a program (not a shell) ran, from a line that would
+	// leave the shell's statement unfinished: the program may read it, or may not and leave
+	// it for the shell, which then joins the lines after it. Both readings are checked.
+	ahead string
 }
 
 // submitted is one line the shell receives on enter.
@@ -64,8 +82,9 @@ func (st *lineState) feed(p string) []submitted {
 			}
 			st.buf, st.unknown = nil, false
 		case r == 0x03 || r == 0x1c: // ctrl-c, ctrl-\: the line is discarded
+			// (and the terminal's input queue with it: what was typed ahead is gone)
 			st.buf, st.unknown = nil, false
-			st.partial = ""
+			st.partial, st.ahead = "", ""
 		case r == 0x15 && !st.unknown: // ctrl-u at the end of the line: erase it
 			st.buf = nil
 		case (r == 0x7f || r == 0x08) && !st.unknown: // backspace
@@ -132,15 +151,38 @@ func (m *Manager) checkInput(ctx context.Context, s *session, p string) (lineSta
 		return st, nil
 	}
 	dir := shellDir(pid, s.cwd)
+	fgShell := false
+	if foreground {
+		fgShell = foregroundShell(pid)
+	}
 	for _, sub := range st.feed(p) {
+		if st.ahead != "" {
+			// What the shell reads if the program did not take the lines typed into it.
+			joined := st.ahead + "\n" + sub.text
+			err := m.cfg.Check(ctx, s.conv, Line{Text: joined, Dir: dir, Session: s.id, Unknown: sub.unknown, Memory: &s.checkMem})
+			switch {
+			case errors.Is(err, ErrIncomplete):
+				st.ahead = joined
+			case err != nil:
+				return lineState{}, err
+			default:
+				st.ahead = ""
+			}
+		}
 		text := sub.text
 		if st.partial != "" {
 			text = st.partial + "\n" + text
 		}
-		err := m.cfg.Check(ctx, s.conv, Line{Text: text, Dir: dir, Session: s.id, Unknown: sub.unknown, Foreground: foreground})
+		err := m.cfg.Check(ctx, s.conv, Line{Text: text, Dir: dir, Session: s.id, Unknown: sub.unknown,
+			Foreground: foreground, ForegroundShell: fgShell, Memory: &s.checkMem})
 		switch {
 		case errors.Is(err, ErrIncomplete) && !foreground:
 			st.partial = text
+		case errors.Is(err, ErrIncomplete):
+			// Input for the program, unless it leaves it to the shell.
+			if st.ahead == "" {
+				st.ahead = text
+			}
 		case err != nil:
 			return lineState{}, err
 		default:

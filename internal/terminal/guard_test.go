@@ -3,11 +3,13 @@ package terminal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"toolhost/internal/sandbox"
 	"toolhost/internal/sandbox/sandboxtest"
@@ -174,5 +176,81 @@ func TestSandboxHook(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(other, "from-session")); err == nil {
 		t.Error("the sandboxed session wrote outside")
+	}
+}
+
+// TestForegroundShellLines: a line typed while a program runs is checked as a command line
+// when that program is a shell or runs under one (a nested bash, sh -i, a shell waiting for
+// its child), and as the program's input when it is not (cat, the read builtin).
+func TestForegroundShellLines(t *testing.T) {
+	rec := &recorder{}
+	m := newTestManager(t, Config{Check: rec.check})
+	ctx := context.Background()
+	missing := "/nonexistent-" + procArg("fg")
+	cases := []struct {
+		name, start string
+		comm        string // the process to wait for ("" for a builtin)
+		want        bool
+		stop        Input // ends the program ("": the probe does)
+	}{
+		{"cat", "cat - " + missing, "cat", false, Input{Keys: []string{"ctrl-d"}}},
+		{"the read builtin", "read x", "", false, Input{}},
+		{"a nested bash", "bash --norc --noprofile --rcfile " + missing + " -i", "bash", true, Input{Text: "exit"}},
+		{"sh -i", "sh -i -s " + missing, "sh", true, Input{Text: "exit"}},
+		{"a shell waiting for its program", "sh -c 'cat - " + missing + "; true'", "cat", true, Input{Keys: []string{"ctrl-d"}}},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			// A session each: the next case does not depend on how this one's program ends.
+			inf := createSession(t, m, "c", fmt.Sprintf("s%d", i))
+			s, _ := m.lookup("c", inf.ID)
+			if _, err := m.Send(ctx, "c", inf.ID, Input{Text: c.start}); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(time.Minute)
+			for c.comm != "" && !hasComm(procsWithArg(missing), c.comm) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%s did not start: %v", c.comm, procsWithArg(missing))
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if got := foregroundShell(s.pid); got != c.want {
+				t.Errorf("foregroundShell = %v, want %v; processes %v", got, c.want, procsWithArg(missing))
+			}
+			if _, err := m.Send(ctx, "c", inf.ID, Input{Text: "probe"}); err != nil {
+				t.Fatal(err)
+			}
+			seen := rec.seen()
+			last := seen[len(seen)-1]
+			if last.Text != "probe" || !last.Foreground || last.ForegroundShell != c.want || last.Memory == nil {
+				t.Errorf("the line typed into %s = %+v, want foreground, shell %v, with the session's memory", c.name, last, c.want)
+			}
+			if c.stop.Text != "" || c.stop.Keys != nil {
+				if _, err := m.Send(ctx, "c", inf.ID, c.stop); err != nil {
+					t.Fatal(err)
+				}
+			}
+			waitNoProcs(t, missing)
+		})
+	}
+}
+
+// hasComm reports whether one of procsWithArg's lines is a process named comm.
+func hasComm(procs []string, comm string) bool {
+	for _, p := range procs {
+		if strings.Contains(p, "("+comm+")") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCtrlCForgetsUnfinishedLines: ctrl-c discards the unfinished statement and what was
+// typed ahead into a program (the terminal flushes its input queue on the interrupt).
+func TestCtrlCForgetsUnfinishedLines(t *testing.T) {
+	st := lineState{partial: "for i in 1; do", ahead: "echo 'x"}
+	st.feed("\x03")
+	if st.partial != "" || st.ahead != "" {
+		t.Errorf("after ctrl-c: partial %q, ahead %q; want both empty", st.partial, st.ahead)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -231,4 +232,135 @@ func sweepOrphans(ctx context.Context, self string, grace time.Duration) {
 	for _, p := range orphanPIDs(self) {
 		_ = syscall.Kill(p, syscall.SIGKILL)
 	}
+}
+
+// statFields reads the fields of /proc/<pid>/stat: the command name (comm) and the fields
+// after it (state ppid pgrp session tty_nr tpgid ...).
+func statFields(pid int) (comm string, f []string, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", nil, false
+	}
+	i, j := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if i < 0 || j < i || j+2 >= len(b) {
+		return "", nil, false
+	}
+	f = strings.Fields(string(b[j+2:]))
+	return string(b[i+1 : j]), f, len(f) >= 6
+}
+
+// lineReaders are programs that read typed lines as shell commands: shells, and programs that
+// pass what is typed to a shell this host cannot see (remote, in a container, in another
+// terminal). A script run by a shell counts too: its interpreter is the shell.
+var lineReaders = map[string]bool{
+	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true, "yash": true,
+	"posh": true, "rbash": true, "fish": true, "tcsh": true, "csh": true, "busybox": true,
+	"ssh": true, "mosh-client": true, "telnet": true, "tmux": true, "screen": true, "docker": true,
+	"podman": true, "kubectl": true, "lxc": true, "lxc-attach": true, "machinectl": true,
+}
+
+// isLineReader reports whether a program name (a comm or an executable's base name) is one
+// of lineReaders, allowing a version suffix (bash5, ksh93).
+func isLineReader(name string) bool {
+	name = strings.TrimSuffix(name, " (deleted)")
+	return lineReaders[name] || lineReaders[strings.TrimRight(name, "0123456789.-")]
+}
+
+// maxForegroundProcs bounds the processes looked at for the foreground program.
+const maxForegroundProcs = 256
+
+// foregroundShell reports whether the foreground program of a session's terminal reads typed
+// lines as commands: a line then is a command line and gets checked like one at the prompt.
+// The program counts if a process of the terminal's foreground process group, or one it
+// started, is a shell or relays to one (lineReaders). A copy of a shell under another name
+// is not recognised. When /proc cannot say, the answer is yes; when the session's shell is
+// itself in the foreground (a builtin such as read), no.
+//
+// Right after the shell forks a command, the child is still a copy of the shell until it
+// execs the program: a child with the shell's own command line is waited for (a little) and
+// counts as a shell if it stays one.
+func foregroundShell(shellPID int) bool {
+	for wait := time.Millisecond; ; wait *= 2 {
+		shell, forking := foregroundShellOnce(shellPID)
+		if !shell || !forking || wait > 128*time.Millisecond {
+			return shell
+		}
+		time.Sleep(wait)
+	}
+}
+
+// foregroundShellOnce is foregroundShell at one moment; forking says every shell it found
+// may be a fork of the session's shell that has not exec'd its command yet.
+func foregroundShellOnce(shellPID int) (shell, forking bool) {
+	_, sf, ok := statFields(shellPID)
+	if !ok {
+		return true, false
+	}
+	tpgid, err := strconv.Atoi(sf[5])
+	if err != nil || tpgid <= 0 {
+		return true, false
+	}
+	if tpgid == shellPID {
+		return false, false
+	}
+	d, err := os.Open("/proc")
+	if err != nil {
+		return true, false
+	}
+	shellCmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(shellPID) + "/cmdline")
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	type proc struct {
+		pid, ppid int
+		comm      string
+	}
+	children := map[int][]proc{}
+	var front []proc
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil {
+			continue
+		}
+		comm, f, ok := statFields(pid)
+		if !ok || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		pgrp, _ := strconv.Atoi(f[2])
+		p := proc{pid, ppid, comm}
+		if pgrp == tpgid {
+			front = append(front, p)
+		}
+		children[ppid] = append(children[ppid], p)
+	}
+	if len(front) == 0 {
+		return true, false // the group just ended or /proc hides it
+	}
+	seen := map[int]bool{}
+	forking = true
+	for len(front) > 0 && len(seen) < maxForegroundProcs {
+		p := front[0]
+		front = front[1:]
+		if seen[p.pid] {
+			continue
+		}
+		seen[p.pid] = true
+		exe, _ := os.Readlink("/proc/" + strconv.Itoa(p.pid) + "/exe")
+		if isLineReader(p.comm) || exe != "" && isLineReader(filepath.Base(exe)) {
+			shell = true
+			if p.ppid != shellPID || len(shellCmdline) == 0 || !bytes.Equal(readCmdline(p.pid), shellCmdline) {
+				return true, false
+			}
+		}
+		front = append(front, children[p.pid]...)
+	}
+	if len(front) > 0 {
+		return true, false
+	}
+	return shell, shell && forking
+}
+
+func readCmdline(pid int) []byte {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return b
 }

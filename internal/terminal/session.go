@@ -154,6 +154,7 @@ type session struct {
 	extra      map[string]string
 	policy     *sandbox.Policy // the sandbox it started under (nil: unconfined)
 	line       lineState       // what the shell's line editor holds (for Config.Check)
+	checkMem   CheckMemory     // Config.Check's memory of the session's lines
 }
 
 func (m *Manager) rcFile() string { return m.rcDir + "/bashrc" }
