@@ -21,7 +21,9 @@ import (
 //   - Other processes' commits: bbolt numbers every commit of any process (the transaction id
 //     in the two meta pages at the start of the file), so this process knows which ids were
 //     its own and counts any other as a foreign change. A stamp reads the meta pages with one
-//     open and two preads: no lock, no mmap, nothing another process waits for.
+//     open and two preads: no lock, no mmap, nothing another process waits for. While this
+//     process keeps a handle (handle.go) it holds bbolt's exclusive lock, so nobody else can
+//     commit and the stamp reads nothing at all.
 //
 // Stamps err towards "changed": a meta page read while it is being written fails its checksum,
 // and a process that cannot read it, or a Store that is unavailable, gives a stamp that has
@@ -58,13 +60,23 @@ func (s *Store) Stamp(buckets ...Path) Stamp {
 	if s.unavailable != nil || s.closed.Load() {
 		return Stamp{}
 	}
-	txid, ok := readTxID(s.path)
-	if !ok {
-		return Stamp{}
+	// While this process keeps the file open, it holds bbolt's exclusive lock: nobody else
+	// commits, and what others committed before was noted when the handle was kept.
+	s.mu.Lock()
+	kept := s.cur != nil
+	s.mu.Unlock()
+	var txid uint64
+	if !kept {
+		var ok bool
+		if txid, ok = readTxID(s.path); !ok {
+			return Stamp{}
+		}
 	}
 	s.stampMu.Lock()
 	defer s.stampMu.Unlock()
-	s.observeLocked(txid, true)
+	if !kept {
+		s.observeLocked(txid, true)
+	}
 	st := Stamp{foreign: s.foreign, ok: true}
 	var key []byte
 	for _, p := range buckets {

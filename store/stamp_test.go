@@ -60,6 +60,13 @@ func TestStamp(t *testing.T) {
 		{"another process writes another bucket", put(other, Path{"b"}), true},
 		{"quiet after that", func() error { return nil }, false},
 		{"another process reads", func() error { return other.View(ctx, func(*Tx) error { return nil }) }, false},
+		{"another process writes, then this one reads (keeping the file again)", func() error {
+			if err := put(other, Path{"b"})(); err != nil {
+				return err
+			}
+			return s.View(ctx, func(*Tx) error { return nil })
+		}, true},
+		{"quiet while this process keeps the file", func() error { return s.View(ctx, func(*Tx) error { return nil }) }, false},
 		{"this process writes again", put(s, Path{"b"}), false},
 	}
 	last := s.Stamp(watched)

@@ -105,6 +105,9 @@ type Store struct {
 
 	mu  sync.Mutex
 	cur *handle // the cached read-write handle, nil when none is kept
+	// watch delivers events of the waiters' file (waiters_linux.go) while a handle is kept; nil
+	// when none is, or nothing can watch the file. Set and closed under mu.
+	watch *os.File
 
 	// unavailable, when set, is the error every transaction returns (see Unavailable).
 	unavailable error
@@ -266,7 +269,7 @@ func (s *Store) Close() error {
 	}
 	s.mu.Lock()
 	if h := s.cur; h != nil {
-		s.cur = nil
+		s.dropLocked()
 		h.retire = true
 		if h.users == 0 {
 			s.closeHandle(h)
