@@ -209,6 +209,15 @@ func TestFullStateThroughBinary(t *testing.T) {
 		t.Fatalf("nothing acknowledged before the disk was full (%d todos, %d memories): the test proves nothing", todos, memories)
 	}
 	statelessWorks(t, cs, "full.txt")
+	// A result over the budget cannot be kept for read_tool_result either (1.3 MB, more than the
+	// whole tmpfs): the cut result says why, as the state errors do.
+	if err := os.WriteFile(filepath.Join(work, "big.txt"), []byte(strings.Repeat(strings.Repeat("x", 99)+"\n", 12000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cutText := mustCall(t, cs, "file_operations", map[string]any{"operation": "grep_search", "pattern": "x", "path": "big.txt", "max_results": 20000})
+	if !strings.HasPrefix(cutText, "[result cut to ") || !strings.Contains(cutText, "the full text was not kept: the state directory is full (ENOSPC)") {
+		t.Errorf("a cut result on a full state directory = %.400s\n...\nwant the notice to say the state directory is full (ENOSPC)", cutText)
+	}
 	if text := mustCall(t, cs, "todo_operations", map[string]any{"operation": "read"}); !strings.Contains(text, fmt.Sprintf("todo %d", todos-1)) {
 		t.Errorf("running server lost acknowledged todos: %.300s", text)
 	}
