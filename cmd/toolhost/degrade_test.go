@@ -74,9 +74,13 @@ func TestDamagedStateThroughBinary(t *testing.T) {
 			"content": fmt.Sprintf("fact number %d: service %d listens on port %d %s", i, i, 8000+i, strings.Repeat("detail ", 40))})
 	}
 	cs.Close()
-	storetest.Damage(t, filepath.Join(state, "toolhost.db"), "fact number 5:")
+	db := filepath.Join(state, "toolhost.db")
+	storetest.Damage(t, db, "fact number 5:")
 
-	cs = stdioClient(t, state, work)
+	cmd := commandIn(t, state, work, "stdio")
+	stderr := &syncWriter{b: &strings.Builder{}}
+	cmd.Stderr = stderr
+	cs = connectCmd(t, cmd)
 	for i := range 2 {
 		text, isErr := toolCall(t, cs, "memory_operations", map[string]any{"operation": "search_memory", "query": "which port"})
 		if !isErr || !strings.Contains(text, "state_unavailable") || !strings.Contains(text, "doctor --repair") {
@@ -84,6 +88,20 @@ func TestDamagedStateThroughBinary(t *testing.T) {
 		}
 	}
 	statelessWorks(t, cs, "after-damage.txt")
+	// The check a server runs on its own shortly after the start finds the damage too, and logs
+	// it naming the file and the fix.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		log := stderr.String()
+		if line := logLine(log, "state file damaged"); line != "" {
+			if !strings.Contains(line, db) || !strings.Contains(line, "doctor --repair") {
+				t.Errorf("the start-up check's log line = %q, want it to name %s and doctor --repair", line, db)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never logged the damaged state file:\n%s", log)
+		}
+	}
 	cs.Close()
 
 	out, err := commandIn(t, state, work, "doctor").CombinedOutput()
@@ -265,4 +283,14 @@ func TestUnreadableStateReportedAtStart(t *testing.T) {
 	if log := stderr.String(); !strings.Contains(log, "state unavailable") || !strings.Contains(log, db) {
 		t.Errorf("start log does not report the unreadable state file %s:\n%s", db, log)
 	}
+}
+
+// logLine returns the first line of log that contains s, or "".
+func logLine(log, s string) string {
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	return ""
 }
