@@ -115,7 +115,8 @@ type MemorySource interface {
 }
 
 // Builder builds and delivers reminders for any conversation. What was delivered is in the store;
-// only the count of quiet calls since then is kept in memory (see [Builder.Next]).
+// only the count of quiet calls since then is kept in memory (see [Builder.Next]), with a copy of
+// what the last check read, valid while the store's stamp of its buckets holds.
 type Builder struct {
 	st  *store.Store
 	cfg Config
