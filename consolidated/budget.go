@@ -68,12 +68,13 @@ func clientBudget(info *mcp.Implementation) int {
 // cut fits text into max bytes: a notice with the read_tool_result id first, then the head,
 // a marker where bytes were left out, the tail, and a summary line last. Clients cut long
 // results again on their own (most keep the head and drop the rest, Codex keeps head and tail),
-// so the way to the full text is at both ends, never only in the middle.
-func cut(text string, max int, id string) string {
+// so the way to the full text is at both ends, never only in the middle. Without an id (the
+// full text could not be kept) both say why: lost, the model would only call again.
+func cut(text string, max int, id, why string) string {
 	if len(text) <= max {
 		return text
 	}
-	how := "the full text was not kept"
+	how := "the full text was not kept: " + why
 	if id != "" {
 		how = fmt.Sprintf("the read_tool_result tool pages the rest: {\"id\":%q,\"offset\":OFFSET}", id)
 	}

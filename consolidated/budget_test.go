@@ -1,9 +1,12 @@
 package consolidated
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,10 +29,11 @@ func TestCut(t *testing.T) {
 		{"one long line", strings.Repeat("é", 20_000), 3_000, "r0123456789ab"},
 		{"nothing spilled", long, 2_000, ""},
 	}
+	const why = "the state directory is full (ENOSPC); tell the user"
 	notice := regexp.MustCompile(`^\[result cut to (\d+) of (\d+) bytes: bytes (\d+)-(\d+) are left out; (.*)\]\n`)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := cut(tt.text, tt.max, tt.id)
+			got := cut(tt.text, tt.max, tt.id, why)
 			if len(got) > tt.max {
 				t.Errorf("cut(%d bytes, %d) = %d bytes, over the budget", len(tt.text), tt.max, len(got))
 			}
@@ -39,7 +43,7 @@ func TestCut(t *testing.T) {
 			}
 			how := "the read_tool_result tool pages the rest: {\"id\":\"" + tt.id + "\",\"offset\":" + m[3] + "}"
 			if tt.id == "" {
-				how = "the full text was not kept"
+				how = "the full text was not kept: " + why
 			}
 			if m[5] != how {
 				t.Errorf("the notice says %q, want %q", m[5], how)
@@ -62,8 +66,32 @@ func TestCut(t *testing.T) {
 			}
 		})
 	}
-	if got := cut("short", 100, "r0123456789ab"); got != "short" {
+	if got := cut("short", 100, "r0123456789ab", ""); got != "short" {
 		t.Errorf("cut(short) = %q, want it unchanged", got)
+	}
+}
+
+// TestSpillFailure: when the full text of a cut result cannot be kept, the notice says why in
+// the words of the state_unavailable errors, so the model can tell the user what to fix.
+func TestSpillFailure(t *testing.T) {
+	pathErr := func(errno syscall.Errno) error {
+		return fmt.Errorf("spill: %w", &fs.PathError{Op: "write", Path: "/state/results/.tmp-1", Err: errno})
+	}
+	tests := []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"disk full", pathErr(syscall.ENOSPC), "the state directory is full (ENOSPC); tell the user to free space"},
+		{"quota", pathErr(syscall.EDQUOT), "the state directory is full (ENOSPC)"},
+		{"read-only", pathErr(syscall.EROFS), "the state directory is on a read-only file system (EROFS)"},
+		{"permissions", pathErr(syscall.EACCES), "the state directory is not writable (EACCES)"},
+		{"anything else", errors.New("spill: short write"), "writing it to the state directory failed (the server's log says why)"},
+	}
+	for _, tt := range tests {
+		if got := spillFailure(tt.err); !strings.HasPrefix(got, tt.want) {
+			t.Errorf("spillFailure(%v) = %q, want it to start %q", tt.err, got, tt.want)
+		}
 	}
 }
 

@@ -295,14 +295,9 @@ func (e *ToolError) Unwrap() error { return e.Cause }
 // something else. The model cannot fix these, but it can tell the user exactly what to do, and it
 // learns that file and terminal operations still work.
 func stateError(stateDir, tool, op string, err error) *ToolError {
-	var cause, next string
+	cause, next := diskCause(err)
 	switch {
-	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		cause, next = "is full (ENOSPC)", "tell the user to free space on that disk or to start toolhost with --state-dir on another one"
-	case errors.Is(err, syscall.EROFS):
-		cause, next = "is on a read-only file system (EROFS)", "tell the user to start toolhost with a writable --state-dir"
-	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
-		cause, next = "is not writable (EACCES)", "tell the user to fix the directory's permissions or to start toolhost with another --state-dir"
+	case cause != "":
 	case errors.Is(err, store.ErrDamaged):
 		cause, next = "holds a damaged toolhost.db", "tell the user to run `toolhost doctor --repair`, which keeps a copy and rebuilds what can be read"
 	case errors.Is(err, store.ErrUnavailable):
@@ -316,6 +311,21 @@ func stateError(stateDir, tool, op string, err error) *ToolError {
 		Next:    next + "; file and terminal operations still work",
 		Cause:   err,
 	}
+}
+
+// diskCause says what keeps toolhost from writing its state directory, for the failures the user
+// can fix (as "is full (ENOSPC)", to follow the directory's name), with the next step; "" for
+// any other error.
+func diskCause(err error) (cause, next string) {
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return "is full (ENOSPC)", "tell the user to free space on that disk or to start toolhost with --state-dir on another one"
+	case errors.Is(err, syscall.EROFS):
+		return "is on a read-only file system (EROFS)", "tell the user to start toolhost with a writable --state-dir"
+	case errors.Is(err, syscall.EACCES), errors.Is(err, syscall.EPERM):
+		return "is not writable (EACCES)", "tell the user to fix the directory's permissions or to start toolhost with another --state-dir"
+	}
+	return "", ""
 }
 
 // Errorf builds a ToolError without a parameter or next step.

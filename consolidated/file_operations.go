@@ -120,7 +120,8 @@ type fileDeleteArgs struct {
 }
 
 type fileDirArgs struct {
-	Path string `json:"path"`
+	Path   string `json:"path"`
+	DryRun bool   `json:"dry_run,omitempty"`
 }
 
 type filePatchArgs struct {

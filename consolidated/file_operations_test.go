@@ -472,6 +472,12 @@ func TestFileDryRun(t *testing.T) {
 			want: []string{"dry run, nothing written: would delete directory pkg/ and its 4 entries"}, check: wantTreeUnchanged},
 		{name: "patch", op: "apply_patch", args: map[string]any{"dry_run": true, "patch": "*** Begin Patch\n*** Update File: notes.txt\n-two\n+2\n*** Delete File: main.go\n*** End Patch\n"},
 			want: []string{"dry run, nothing written; the patch applies", "+2"}, check: wantTreeUnchanged},
+		{name: "create directory", op: "create_directory", args: map[string]any{"path": "new/sub", "dry_run": true},
+			want: []string{"dry run, nothing written: would create new/sub/"}, check: wantTreeUnchanged},
+		{name: "create an existing directory", op: "create_directory", args: map[string]any{"path": "pkg", "dry_run": true},
+			want: []string{"pkg/ already exists"}, check: wantTreeUnchanged},
+		{name: "create directory over a file still refused", op: "create_directory", args: map[string]any{"path": "notes.txt/sub", "dry_run": true},
+			wantErr: true, want: []string{"error exists"}, check: wantTreeUnchanged},
 	})
 }
 

@@ -343,12 +343,15 @@ func (f *fileTool) createDirectory(ctx context.Context, c *Call, a *fileDirArgs)
 	}
 	defer t.Close()
 	name := f.display(t, t.Rel)
-	res, err := edit.CreateDirectory(ctx, t.Root, t.Rel)
+	res, err := edit.CreateDirectory(ctx, t.Root, t.Rel, edit.Options{DryRun: a.DryRun})
 	if err != nil {
 		return nil, f.editError(name, "path", err)
 	}
 	if len(res.Files) == 0 {
 		return Text("%s already exists", fileDirName(name)), nil
+	}
+	if a.DryRun {
+		return &Result{Text: dryPrefix(true) + "would create " + fileDirName(name), Structured: f.summary(t, res)}, nil
 	}
 	return &Result{Text: "created " + fileDirName(name), Structured: f.summary(t, res)}, nil
 }

@@ -603,15 +603,15 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 	}
 	text := res.Text
 	if max := c.BudgetBytes(); len(text) > max && !res.NoSpill {
-		id := ""
+		id, why := "", "the state directory has no place for results (the server's log says why)"
 		if r.env.Spill != nil {
 			var serr error
 			if id, serr = r.env.Spill.Put(c.Conversation, text); serr != nil {
 				c.Logger.Error("spill", "err", serr)
-				id = ""
+				id, why = "", spillFailure(serr)
 			}
 		}
-		text = cut(text, max, id)
+		text = cut(text, max, id, why)
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: withNotes(text, c.notes)}}
 	content = append(content, res.Content...)

@@ -70,6 +70,15 @@ func (s *Spill) Put(conv, text string) (string, error) {
 	return id, nil
 }
 
+// spillFailure says, for the model, why Put failed: the state directory's condition when the
+// user can fix it (ENOSPC, EROFS, EACCES) and the next step, else that the write failed.
+func spillFailure(err error) string {
+	if cause, next := diskCause(err); cause != "" {
+		return "the state directory " + cause + "; " + next
+	}
+	return "writing it to the state directory failed (the server's log says why)"
+}
+
 // path is the file of conv's spilled text id.
 func (s *Spill) path(conv, id string) string {
 	sum := sha256.Sum256([]byte(conv))

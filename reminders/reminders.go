@@ -108,10 +108,15 @@ type MemoryNote struct {
 type MemorySource interface {
 	// RecentMemories returns the memories stored in conversation conv at or after since.
 	RecentMemories(ctx context.Context, conv string, since time.Time) ([]MemoryNote, error)
+	// RecentBucket names the bucket of the Builder's store whose keys RecentMemories(conv)
+	// reads, so the Builder keeps the notes while a [store.Stamp] of it holds; nil when they
+	// come from elsewhere, and are then read on every call.
+	RecentBucket(conv string) store.Path
 }
 
 // Builder builds and delivers reminders for any conversation. What was delivered is in the store;
-// only the count of quiet calls since then is kept in memory (see [Builder.Next]).
+// only the count of quiet calls since then is kept in memory (see [Builder.Next]), with a copy of
+// what the last check read, valid while the store's stamp of its buckets holds.
 type Builder struct {
 	st  *store.Store
 	cfg Config
@@ -122,11 +127,34 @@ type Builder struct {
 	// quiet counts, per conversation, the calls without a reminder not yet added to the stored
 	// CallsSince, so a call that delivers nothing writes nothing.
 	quiet map[string]int
+	// seen keeps, per conversation, what the last check read, so a call that finds its buckets'
+	// stamp unchanged reads nothing either (see inputs).
+	seen map[string]*inputs
+}
+
+// maxSeen bounds the conversations whose inputs a Builder keeps; a serve process meets new
+// conversations for as long as it runs.
+const maxSeen = 64
+
+// inputs is what the reminder check reads from the store for one conversation: the list, the
+// delivery state and the recent memory notes, with the stamp of their buckets taken before the
+// read. A model calls a tool every few seconds and the list changes far less often, so the
+// check reads the store again only when the stamp says one of the buckets may have changed.
+type inputs struct {
+	stamp store.Stamp
+	list  todo.List
+	hash  string // todoHash(list)
+	state state
+	// notes are the recent memories from since on, when the memory source names its bucket
+	// (notesKept); later checks drop those that left the window.
+	notes     []MemoryNote
+	since     time.Time
+	notesKept bool
 }
 
 // New returns a Builder reading todo lists from st. mem may be nil (no memory reminders).
 func New(st *store.Store, cfg Config, mem MemorySource) *Builder {
-	return &Builder{st: st, cfg: cfg.withDefaults(), mem: mem, now: time.Now, quiet: map[string]int{}}
+	return &Builder{st: st, cfg: cfg.withDefaults(), mem: mem, now: time.Now, quiet: map[string]int{}, seen: map[string]*inputs{}}
 }
 
 // For returns conv's current reminder with the default configuration: the Go API for programs
@@ -138,7 +166,7 @@ func For(ctx context.Context, st *store.Store, conv string) (string, error) {
 // For always builds conv's current reminder, whatever the cadence (for resources, prompts and
 // embedders). An empty list without memories gives the short "plan first" reminder.
 func (b *Builder) For(ctx context.Context, conv string) (string, error) {
-	notes, err := b.notes(ctx, conv)
+	notes, err := b.notes(ctx, conv, b.now().Add(-b.cfg.MemoryWindow))
 	if err != nil {
 		return "", err
 	}
@@ -166,43 +194,28 @@ type state struct {
 // a reminder. Nothing is delivered when the configuration is off or there is nothing to say (an
 // empty list and no recent memories).
 //
-// A call that delivers nothing only reads: its quiet call is counted in memory, because a synced
-// write per tool call would cost more than the call itself. A conversation is leased by one
-// session at a time, so the count is not shared; a restart forgets at most EveryNCalls calls,
-// which only delays the next periodic reminder.
+// A call that delivers nothing writes nothing: its quiet call is counted in memory, because a
+// synced write per tool call would cost more than the call itself. A conversation is leased by
+// one session at a time, so the count is not shared; a restart forgets at most EveryNCalls
+// calls, which only delays the next periodic reminder. Nor does it read, unless the store's
+// stamp of the conversation's bucket or its recent memories moved since the last check (see
+// [Builder.check]).
 func (b *Builder) Next(ctx context.Context, conv string) (block string, ok bool, err error) {
 	if !b.cfg.Enabled {
 		return "", false, nil
 	}
-	notes, err := b.notes(ctx, conv)
-	if err != nil {
-		return "", false, err
-	}
-	var (
-		l todo.List
-		s state
-	)
-	err = b.st.View(ctx, func(tx *store.Tx) error {
-		var err error
-		if l, err = todo.Load(tx, conv); err != nil || (len(l.Todos) == 0 && len(notes) == 0) {
-			return err
-		}
-		if _, err := tx.GetJSON(todo.BucketPath(conv), StateKey, &s); err != nil {
-			return fmt.Errorf("read reminder state: %w", err)
-		}
-		return nil
-	})
+	in, notes, err := b.check(ctx, conv)
 	if err != nil {
 		return "", false, fmt.Errorf("reminder for %s: %w", conv, err)
 	}
-	if len(l.Todos) == 0 && len(notes) == 0 {
+	if len(in.list.Todos) == 0 && len(notes) == 0 {
 		return "", false, nil
 	}
-	hash, newest := todoHash(l), newestNote(notes)
+	newest := newestNote(notes)
 	b.mu.Lock()
-	calls := s.CallsSince + b.quiet[conv]
+	calls := in.state.CallsSince + b.quiet[conv]
 	b.mu.Unlock()
-	changed := hash != s.TodoHash || newest.After(s.NewestMemory)
+	changed := in.hash != in.state.TodoHash || newest.After(in.state.NewestMemory)
 	due := b.cfg.EveryNCalls > 0 && calls >= b.cfg.EveryNCalls
 	if !changed && !due {
 		b.mu.Lock()
@@ -210,14 +223,78 @@ func (b *Builder) Next(ctx context.Context, conv string) (block string, ok bool,
 		b.mu.Unlock()
 		return "", false, nil
 	}
-	s = state{TodoHash: hash, NewestMemory: newest, DeliveredAt: b.now().UTC()}
+	s := state{TodoHash: in.hash, NewestMemory: newest, DeliveredAt: b.now().UTC()}
 	if err := b.st.Update(ctx, func(tx *store.Tx) error {
 		return tx.PutJSON(todo.BucketPath(conv), StateKey, s)
 	}); err != nil {
 		return "", false, fmt.Errorf("reminder for %s: %w", conv, err)
 	}
 	b.resetQuiet(conv)
-	return Build(l, notes, b.cfg), true, nil
+	return Build(in.list, notes, b.cfg), true, nil
+}
+
+// check returns what the reminder check needs for conv: the list and delivery state as they
+// are in the store, and the memory notes inside the window now. It reads them only when the
+// stamp of their buckets moved since the last check (or there was none); otherwise it answers
+// from memory, dropping the notes that left the window. The inputs it returns are shared: read
+// them, never change them.
+func (b *Builder) check(ctx context.Context, conv string) (*inputs, []MemoryNote, error) {
+	if conv == "" {
+		return nil, nil, todo.ErrNoConversation
+	}
+	since := b.now().Add(-b.cfg.MemoryWindow)
+	buckets := []store.Path{todo.BucketPath(conv)}
+	var memBucket store.Path
+	if b.mem != nil {
+		if memBucket = b.mem.RecentBucket(conv); memBucket != nil {
+			buckets = append(buckets, memBucket)
+		}
+	}
+	stamp := b.st.Stamp(buckets...)
+	b.mu.Lock()
+	in := b.seen[conv]
+	b.mu.Unlock()
+	if in != nil && !in.stamp.Changed(stamp) && !since.Before(in.since) {
+		if !in.notesKept {
+			notes, err := b.notes(ctx, conv, since)
+			return in, notes, err
+		}
+		i := 0
+		for i < len(in.notes) && in.notes[i].StoredAt.Before(since) {
+			i++
+		}
+		return in, in.notes[i:], nil
+	}
+	notes, err := b.notes(ctx, conv, since)
+	if err != nil {
+		return nil, nil, err
+	}
+	in = &inputs{stamp: stamp, notes: notes, since: since, notesKept: memBucket != nil || b.mem == nil}
+	if err := b.st.View(ctx, func(tx *store.Tx) error {
+		var err error
+		if in.list, err = todo.Load(tx, conv); err != nil {
+			return err
+		}
+		if _, err := tx.GetJSON(todo.BucketPath(conv), StateKey, &in.state); err != nil {
+			return fmt.Errorf("read reminder state: %w", err)
+		}
+		return nil
+	}); err != nil {
+		return nil, nil, err
+	}
+	in.hash = todoHash(in.list)
+	// Notes come oldest first from the source; keep them so, for the window cut above.
+	slices.SortStableFunc(in.notes, func(a, c MemoryNote) int { return a.StoredAt.Compare(c.StoredAt) })
+	b.mu.Lock()
+	if len(b.seen) >= maxSeen {
+		for k := range b.seen {
+			delete(b.seen, k)
+			break
+		}
+	}
+	b.seen[conv] = in
+	b.mu.Unlock()
+	return in, in.notes, nil
 }
 
 func (b *Builder) resetQuiet(conv string) {
@@ -234,33 +311,17 @@ func (b *Builder) MarkDelivered(ctx context.Context, conv string) error {
 	if !b.cfg.Enabled {
 		return nil
 	}
-	notes, err := b.notes(ctx, conv)
+	in, notes, err := b.check(ctx, conv)
 	if err != nil {
 		return err
 	}
 	newest := newestNote(notes)
-	seen := func(tx *store.Tx) (l todo.List, s state, current bool, err error) {
-		if l, err = todo.Load(tx, conv); err != nil {
-			return l, s, false, err
-		}
-		if _, err := tx.GetJSON(todo.BucketPath(conv), StateKey, &s); err != nil {
-			return l, s, false, fmt.Errorf("read reminder state: %w", err)
-		}
-		return l, s, s.TodoHash == todoHash(l) && s.NewestMemory.Equal(newest), nil
-	}
-	var current bool
-	if err := b.st.View(ctx, func(tx *store.Tx) error {
-		_, _, current, err = seen(tx)
-		return err
-	}); err != nil {
-		return err
-	}
-	if current {
+	if in.state.TodoHash == in.hash && in.state.NewestMemory.Equal(newest) {
 		b.resetQuiet(conv)
 		return nil
 	}
 	return b.st.Update(ctx, func(tx *store.Tx) error {
-		l, _, _, err := seen(tx)
+		l, err := todo.Load(tx, conv)
 		if err != nil {
 			return err
 		}
@@ -273,14 +334,14 @@ func (b *Builder) MarkDelivered(ctx context.Context, conv string) error {
 	})
 }
 
-func (b *Builder) notes(ctx context.Context, conv string) ([]MemoryNote, error) {
+func (b *Builder) notes(ctx context.Context, conv string, since time.Time) ([]MemoryNote, error) {
 	if conv == "" {
 		return nil, todo.ErrNoConversation
 	}
 	if b.mem == nil {
 		return nil, nil
 	}
-	notes, err := b.mem.RecentMemories(ctx, conv, b.now().Add(-b.cfg.MemoryWindow))
+	notes, err := b.mem.RecentMemories(ctx, conv, since)
 	if err != nil {
 		return nil, fmt.Errorf("recent memories for reminder: %w", err)
 	}

@@ -2,6 +2,8 @@ package reminders
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -146,6 +148,9 @@ func TestEstimateTokens(t *testing.T) {
 
 // staticMemories is a MemorySource over a fixed slice, standing in for the memory feature.
 type staticMemories struct{ notes []MemoryNote }
+
+// RecentBucket is nil: the notes are not in the store, so the Builder asks for them every time.
+func (s *staticMemories) RecentBucket(string) store.Path { return nil }
 
 func (s *staticMemories) RecentMemories(_ context.Context, _ string, since time.Time) ([]MemoryNote, error) {
 	var out []MemoryNote
@@ -308,5 +313,140 @@ func BenchmarkNextNoTodos(b *testing.B) {
 		if _, _, err := bl.Next(ctx, "c"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// storedMemories is a MemorySource that keeps its notes in the store, one bucket per
+// conversation, as the memory feature does: the Builder may keep them while the bucket's stamp
+// holds.
+type storedMemories struct{ st *store.Store }
+
+func (s *storedMemories) RecentBucket(conv string) store.Path { return store.Path{"notes", conv} }
+
+func (s *storedMemories) RecentMemories(ctx context.Context, conv string, since time.Time) ([]MemoryNote, error) {
+	var out []MemoryNote
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		return tx.ForEach(s.RecentBucket(conv), func(_ string, v []byte) error {
+			var n MemoryNote
+			if err := json.Unmarshal(v, &n); err != nil {
+				return err
+			}
+			if !n.StoredAt.Before(since) {
+				out = append(out, n)
+			}
+			return nil
+		})
+	})
+	return out, err
+}
+
+func storeNote(ctx context.Context, st *store.Store, conv string, n MemoryNote) error {
+	return st.Update(ctx, func(tx *store.Tx) error {
+		return tx.PutJSON(store.Path{"notes", conv}, n.ID, n)
+	})
+}
+
+// TestQuietCheckReadsNothing: once the reminder check has read a conversation's list, state and
+// notes, a quiet call answers from memory. It is asked while another process (a second Store on
+// the directory) holds the file lock in a write transaction, under a lock timeout far shorter
+// than that transaction: a check that read would fail with ErrBusy.
+func TestQuietCheckReadsNothing(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	st := storetest.OpenWith(t, dir, store.Options{NoSync: true, LockTimeout: 50 * time.Millisecond})
+	other := storetest.OpenDir(t, dir)
+	if _, err := todo.Write(ctx, st, "c", tenSteps(2, true).Todos); err != nil {
+		t.Fatal(err)
+	}
+	b := New(st, DefaultConfig(), &storedMemories{st})
+	b.now = func() time.Time { return t0 }
+	if _, ok, err := b.Next(ctx, "c"); err != nil || !ok {
+		t.Fatalf("first Next() = %v, %v; want a reminder", ok, err)
+	}
+	if _, ok, err := b.Next(ctx, "c"); err != nil || ok {
+		t.Fatalf("second Next() = %v, %v; want a quiet call", ok, err)
+	}
+	held := errors.New("held")
+	err := other.Update(ctx, func(tx *store.Tx) error {
+		if err := tx.Put(store.Path{"elsewhere"}, "k", []byte("v")); err != nil {
+			return err
+		}
+		for i := range 3 {
+			if _, ok, err := b.Next(ctx, "c"); err != nil || ok {
+				return fmt.Errorf("quiet Next() %d while the file is locked = %v, %w", i, ok, err)
+			}
+		}
+		if err := b.MarkDelivered(ctx, "c"); err != nil {
+			return fmt.Errorf("MarkDelivered() of a seen list while the file is locked = %w", err)
+		}
+		return held // roll back: nothing changed, so the stamp must hold afterwards too
+	})
+	if !errors.Is(err, held) {
+		t.Fatal(err)
+	}
+}
+
+// TestCheckSeesChanges: whatever changes the list, the delivery state or the notes — this
+// process or another, or only the clock moving notes out of the window — the next check sees it.
+func TestCheckSeesChanges(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	st, other := storetest.OpenDir(t, dir), storetest.OpenDir(t, dir)
+	now := t0
+	b := New(st, DefaultConfig(), &storedMemories{st})
+	b.now = func() time.Time { return now }
+	// A second builder in another process, which shares the delivery state.
+	b2 := New(other, DefaultConfig(), &storedMemories{other})
+	b2.now = b.now
+	steps := []struct {
+		name string
+		do   func() error
+		want bool // Next delivers
+	}{
+		{"no list", nil, false},
+		{"list written here", func() error { _, err := todo.Write(ctx, st, "c", tenSteps(1, true).Todos); return err }, true},
+		{"quiet", nil, false},
+		{"list changed by another process", func() error {
+			_, err := todo.Update(ctx, other, "c", []todo.Patch{{ID: 2, Progress: new(0.5)}})
+			return err
+		}, true},
+		{"quiet again", nil, false},
+		{"note stored here", func() error { return storeNote(ctx, st, "c", MemoryNote{ID: "1", Text: "a fact", StoredAt: now}) }, true},
+		{"note stored by another process", func() error {
+			return storeNote(ctx, other, "c", MemoryNote{ID: "2", Text: "another fact", StoredAt: now.Add(time.Second)})
+		}, true},
+		{"another process delivered the same", func() error {
+			_, _, err := b2.Next(ctx, "c")
+			return err
+		}, false},
+		{"note of another conversation", func() error {
+			return storeNote(ctx, st, "d", MemoryNote{ID: "3", Text: "elsewhere", StoredAt: now.Add(2 * time.Second)})
+		}, false},
+	}
+	for _, s := range steps {
+		if s.do != nil {
+			if err := s.do(); err != nil {
+				t.Fatalf("%s: %v", s.name, err)
+			}
+		}
+		block, ok, err := b.Next(ctx, "c")
+		if err != nil {
+			t.Fatalf("%s: Next() = %v", s.name, err)
+		}
+		if ok != s.want {
+			t.Errorf("%s: Next() delivered %v, want %v:\n%s", s.name, ok, s.want, block)
+		}
+	}
+	// The clock alone moves notes out of the window, with nothing read again.
+	if _, notes, err := b.check(ctx, "c"); err != nil || len(notes) != 2 {
+		t.Fatalf("check() = %d notes, %v; want the 2 stored", len(notes), err)
+	}
+	now = now.Add(DefaultMemoryWindow + time.Second/2)
+	if _, notes, err := b.check(ctx, "c"); err != nil || len(notes) != 1 || notes[0].ID != "2" {
+		t.Errorf("check() half a second after the first note left the window = %v, %v; want note 2 only", notes, err)
+	}
+	now = now.Add(time.Minute)
+	if _, notes, err := b.check(ctx, "c"); err != nil || len(notes) != 0 {
+		t.Errorf("check() after the window passed = %v, %v; want no notes", notes, err)
 	}
 }

@@ -4,11 +4,15 @@
 // Every editor window starts its own toolhost process, and they all share one state directory. bbolt
 // holds the file lock for as long as a handle is open, so a process keeps its handle only while no
 // other process waits for the file: a waiting process says so by holding a shared lock on
-// toolhost.db.wait, the holder checks that before each transaction and closes its handle when its
-// running transactions end, and an unused handle closes after a few milliseconds anyway (handle.go
-// explains the trade-off). A process that finds the file locked retries with a short jittered
+// toolhost.db.wait, the holder checks that before each transaction and whenever the file is
+// opened (inotify), closes its handle when its running transactions end, and an unused handle
+// closes after a minute anyway (handle.go explains the trade-off). A process that finds the file
+// locked retries with a short jittered
 // backoff until [Options.LockTimeout] or its context ends; callers only see [ErrBusy] when that
 // whole budget is spent. Readers never wait for each other, only for a writer.
+//
+// A cache of what a transaction read can ask [Store.Stamp] whether its buckets may have changed
+// since, in this process or another, without a transaction of its own (stamp.go).
 //
 // Values are opaque bytes (usually JSON) under string keys in nested buckets named by a [Path]. Keys
 // sort bytewise; [SeqKey] makes numeric sequences sort in order. Everything a [Tx] returns is a copy,

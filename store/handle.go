@@ -30,20 +30,30 @@ import (
 //     toolhost.db.wait for as long as it retries. Before reusing its handle, the holder tries that
 //     file's exclusive lock without blocking (two system calls): if it fails, someone waits, and the
 //     holder closes its handle as soon as its running transactions end.
-//   - A handle nobody uses closes after idleClose, so a process that went quiet hands the file over
-//     within that time even though it never checks the waiters' file.
+//   - While it keeps a handle, the holder also watches the waiters' file (inotify on Linux,
+//     waiters_linux.go): a waiter opens it to announce, and opens and closes it once more when
+//     its lock is held, and each event makes the holder look at the lock, so an idle holder
+//     lets go at once too.
+//   - A handle nobody uses closes after keepIdle (idleClose where the file cannot be watched), for
+//     whatever does not announce: bbolt's own tools, a lost event.
 //
-// A waiter therefore waits at most for the holder's running transactions plus idleClose, as before
-// plus a few milliseconds, while a busy process pays the open once per burst instead of once per
-// transaction. Handles obtained after contention are used once and closed, so two busy processes
-// alternate rather than one keeping the file.
+// A waiter therefore waits at most for the holder's running transactions plus the time to notice
+// it, while a process pays the open once per keepIdle of quiet instead of once per transaction:
+// a model calls a tool every few seconds, far longer than a short idle close would keep the file.
+// Handles obtained after contention are used once and closed, so two busy processes alternate
+// rather than one keeping the file.
 
 // waitFileName is the waiters' file next to toolhost.db.
 const waitFileName = dbFileName + ".wait"
 
-// idleClose is how long a cached handle outlives its last transaction: long enough to cover the
-// gap between the transactions of one tool call and between back-to-back calls, short enough that
-// a process waiting for an idle holder does not notice.
+// keepIdle is how long a cached handle outlives its last transaction while the waiters' file is
+// watched: longer than a model's pause between calls, so a conversation pays the open once.
+const keepIdle = time.Minute
+
+// idleClose is how long a cached handle outlives its last transaction when the waiters' file is
+// not watched (so a waiter is noticed only at the holder's next transaction): long enough to cover
+// the gap between the transactions of one tool call and between back-to-back calls, short enough
+// that a process waiting for an idle holder does not notice.
 const idleClose = 10 * time.Millisecond
 
 // handle is one open bbolt file and the transactions running on it.
@@ -71,6 +81,60 @@ func (s *Store) openWaitFile() {
 		return
 	}
 	s.wait = f
+}
+
+// yieldToWaiters lets go of the cached handle if another process waits for the database: at once
+// when nobody uses it, else when its running transactions end.
+func (s *Store) yieldToWaiters() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.cur
+	if h == nil || !s.othersWaiting() {
+		return
+	}
+	s.dropLocked()
+	h.retire = true
+	if h.users == 0 {
+		s.closeHandle(h)
+	}
+}
+
+// keepLocked makes h the cached handle unless another process waits already, and reports whether
+// it did. The watch of the waiters' file starts first, so a waiter that announces after the look
+// at the lock here is seen by the watch (its knock may come before s.cur is set, when
+// yieldToWaiters has nothing to let go of). Called with s.mu held.
+func (s *Store) keepLocked(h *handle) bool {
+	s.watchLocked()
+	if s.othersWaiting() {
+		s.unwatchLocked()
+		return false
+	}
+	// No other process commits while this one keeps the file, so what it committed before is
+	// noted now, and Stamp needs no look at the meta pages while s.cur is set.
+	tx, err := h.db.Begin(false)
+	if err != nil {
+		s.unwatchLocked()
+		return false
+	}
+	s.observe(uint64(tx.ID()))
+	_ = tx.Rollback()
+	s.cur = h
+	return true
+}
+
+// dropLocked forgets the cached handle (its owner retires or closes it) and ends the watch, which
+// only serves a kept handle. Called with s.mu held.
+func (s *Store) dropLocked() {
+	s.cur = nil
+	s.unwatchLocked()
+}
+
+// unwatchLocked ends the watch of the waiters' file; its goroutine returns on the closed file.
+func (s *Store) unwatchLocked() {
+	if s.watch != nil {
+		s.watch.Close()
+		s.watch = nil
+	}
 }
 
 // othersWaiting reports whether another process (or another handle of this one) announced that it
@@ -108,6 +172,11 @@ func (w *waitNotice) announce(dir string) {
 		return
 	}
 	w.f = f
+	// Knock: an open and a close after the lock is held, so a holder that watches the file
+	// (watchWaiters) looks at the lock when it already shows this waiter.
+	if fd, err := unix.Open(f.Name(), unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
+		unix.Close(fd)
+	}
 }
 
 // withdraw releases the announcement.
@@ -193,7 +262,7 @@ func (s *Store) cached() *handle {
 		return nil
 	}
 	if s.othersWaiting() {
-		s.cur = nil
+		s.dropLocked()
 		h.retire = true
 		if h.users == 0 {
 			s.closeHandle(h)
@@ -234,10 +303,8 @@ func (s *Store) handleFor(ctx context.Context, deadline time.Time, writable bool
 	h := &handle{db: db, users: 1, retire: !keep}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed.Load() {
+	if s.closed.Load() || !keep || !s.keepLocked(h) {
 		h.retire = true
-	} else if keep {
-		s.cur = h
 	}
 	return h, nil
 }
@@ -258,7 +325,7 @@ func (s *Store) release(h *handle, healthy, reader bool) {
 	if !healthy {
 		h.retire = true
 		if s.cur == h {
-			s.cur = nil
+			s.dropLocked()
 		}
 	}
 	if h.users > 0 {
@@ -268,10 +335,14 @@ func (s *Store) release(h *handle, healthy, reader bool) {
 		s.closeHandle(h)
 		return
 	}
+	idle := idleClose
+	if s.watch != nil {
+		idle = keepIdle
+	}
 	if h.idle == nil {
-		h.idle = time.AfterFunc(idleClose, func() { s.closeIdle(h) })
+		h.idle = time.AfterFunc(idle, func() { s.closeIdle(h) })
 	} else {
-		h.idle.Reset(idleClose)
+		h.idle.Reset(idle)
 	}
 }
 
@@ -283,7 +354,7 @@ func (s *Store) closeIdle(h *handle) {
 	if s.cur != h || h.users > 0 {
 		return
 	}
-	s.cur = nil
+	s.dropLocked()
 	s.closeHandle(h)
 }
 
@@ -340,7 +411,7 @@ func (s *Store) openDB(ctx context.Context, deadline time.Time, writable bool) (
 	db, err = bbolt.Open(s.path, fileMode, rw)
 	switch {
 	case err == nil:
-		return db, !s.othersWaiting(), nil
+		return db, true, nil
 	case !writable && readOnlyFS(err):
 		// A read-only state directory: reads go on, writes fail naming the path and the cause.
 	case !errors.Is(err, berrors.ErrTimeout):

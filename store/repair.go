@@ -105,7 +105,8 @@ type RepairReport struct {
 // value into a new file, and renames that over toolhost.db. Buckets that cannot be read to the end
 // keep what was read before the damage. The next Open runs migrations on the new file, and
 // in-memory indexes (memories) are rebuilt from it as usual. Run it while no toolhost server uses
-// dir: it takes the file lock for the copy and fails with ErrBusy if another process holds it.
+// dir: it takes the file lock for the copy (announcing its wait, so an idle server lets go) and
+// fails with ErrBusy if another process keeps it.
 func Repair(ctx context.Context, dir string) (RepairReport, error) {
 	var rep RepairReport
 	path := filepath.Join(dir, dbFileName)
@@ -224,6 +225,10 @@ func salvage(ctx context.Context, old, nu *bbolt.DB) (copied int, lost []string,
 // lockWithin takes f's exclusive flock (the lock bbolt uses), retrying until timeout or ctx ends.
 func lockWithin(ctx context.Context, f *os.File, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
+	// Announce the wait as a Store does, so an idle server sharing the directory lets go of its
+	// kept handle (handle.go).
+	var notice waitNotice
+	defer notice.withdraw()
 	for {
 		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
 		if err == nil {
@@ -232,6 +237,7 @@ func lockWithin(ctx context.Context, f *os.File, timeout time.Duration) error {
 		if !errors.Is(err, unix.EWOULDBLOCK) {
 			return err
 		}
+		notice.announce(filepath.Dir(f.Name()))
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%w: another process holds it; stop the toolhost servers using this state directory", ErrBusy)
 		}

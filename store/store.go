@@ -105,6 +105,9 @@ type Store struct {
 
 	mu  sync.Mutex
 	cur *handle // the cached read-write handle, nil when none is kept
+	// watch delivers events of the waiters' file (waiters_linux.go) while a handle is kept; nil
+	// when none is, or nothing can watch the file. Set and closed under mu.
+	watch *os.File
 
 	// unavailable, when set, is the error every transaction returns (see Unavailable).
 	unavailable error
@@ -117,6 +120,14 @@ type Store struct {
 	commits  atomic.Uint64
 	commitMu sync.Mutex
 	commitCh chan struct{}
+
+	// What Stamp compares (stamp.go): seenTx is the newest bbolt transaction id this process
+	// accounted for, foreign counts the commits of other processes it noticed, and wrote maps
+	// each bucket path this process wrote to the number of its last commit that wrote it.
+	stampMu sync.Mutex
+	seenTx  uint64
+	foreign uint64
+	wrote   map[string]uint64
 }
 
 // Unavailable returns a Store for state directory dir whose every transaction fails with an error
@@ -258,7 +269,7 @@ func (s *Store) Close() error {
 	}
 	s.mu.Lock()
 	if h := s.cur; h != nil {
-		s.cur = nil
+		s.dropLocked()
 		h.retire = true
 		if h.users == 0 {
 			s.closeHandle(h)
@@ -317,6 +328,11 @@ func (s *Store) run(ctx context.Context, writable bool, fn func(tx *Tx) error) (
 		healthy = false
 		return fmt.Errorf("begin state store transaction: %w", err)
 	}
+	if id := uint64(btx.ID()); writable {
+		s.observe(id - 1)
+	} else {
+		s.observe(id)
+	}
 	tx := &Tx{tx: btx}
 	done := false
 	defer func() {
@@ -329,6 +345,7 @@ func (s *Store) run(ctx context.Context, writable bool, fn func(tx *Tx) error) (
 		return err
 	}
 	if writable {
+		txid := uint64(btx.ID())
 		if err := btx.Commit(); err != nil {
 			// A failed write (ENOSPC, EIO) may leave bbolt's in-memory view ahead of the file: let
 			// the next transaction start from a fresh handle.
@@ -336,7 +353,7 @@ func (s *Store) run(ctx context.Context, writable bool, fn func(tx *Tx) error) (
 			return fmt.Errorf("commit state store transaction %s: %w", s.path, err)
 		}
 		done = true
-		s.committed()
+		s.committedPaths(txid, s.committed(), tx.wrote)
 	}
 	return nil
 }

@@ -48,6 +48,16 @@ func (p Path) String() string { return strings.Join(p, "/") }
 // plain keys share a bucket's key space, but ForEach and Seek only report plain keys.
 type Tx struct {
 	tx *bbolt.Tx
+	// wrote holds the paths (pathKey) of the buckets a writable transaction changed, for Stamp.
+	wrote map[string]struct{}
+}
+
+// changes records that the transaction changes bucket p.
+func (t *Tx) changes(p Path) {
+	if t.wrote == nil {
+		t.wrote = map[string]struct{}{}
+	}
+	t.wrote[pathKey(p)] = struct{}{}
 }
 
 func (t *Tx) live() *bbolt.Tx {
@@ -82,6 +92,8 @@ func (t *Tx) createBucket(p Path) (*bbolt.Bucket, error) {
 	if len(p) == 0 {
 		return nil, errors.New("empty bucket path")
 	}
+	// Every caller changes p (a key, its sequence, or the bucket's creation).
+	t.changes(p)
 	b, err := tx.CreateBucketIfNotExists([]byte(p[0]))
 	if err != nil {
 		return nil, bucketErr(p[:1], err)
@@ -179,6 +191,7 @@ func (t *Tx) Delete(b Path, key string) error {
 	if bk == nil {
 		return nil
 	}
+	t.changes(b)
 	if err := bk.Delete([]byte(key)); err != nil {
 		if errors.Is(err, berrors.ErrIncompatibleValue) {
 			return fmt.Errorf("delete %s/%s: key names a bucket: %w", b, key, err)
@@ -295,6 +308,7 @@ func (t *Tx) DeleteBucket(b Path) error {
 	if len(b) == 0 {
 		return errors.New("delete bucket: empty bucket path")
 	}
+	t.changes(b)
 	name := []byte(b[len(b)-1])
 	var err error
 	if len(b) == 1 {

@@ -67,13 +67,15 @@ func (s *Store) Commits() <-chan struct{} {
 	return s.commitCh
 }
 
-// committed counts a committed write and wakes the readers waiting on Commits.
-func (s *Store) committed() {
-	s.commits.Add(1)
+// committed counts a committed write, wakes the readers waiting on Commits and returns the
+// write's number.
+func (s *Store) committed() uint64 {
+	n := s.commits.Add(1)
 	s.commitMu.Lock()
 	if s.commitCh != nil {
 		close(s.commitCh)
 		s.commitCh = nil
 	}
 	s.commitMu.Unlock()
+	return n
 }

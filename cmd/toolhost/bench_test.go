@@ -62,53 +62,99 @@ func p50(d []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// BenchmarkPerCall measures p50 round trips over stdio of think, file_operations.list_dir and
-// todo_operations.read against the minimal server's trivial call, and reports each ratio.
-func BenchmarkPerCall(b *testing.B) {
+// perCallSetup starts toolhost on a fresh state directory and the minimal server, and returns
+// the calls the per-call benchmarks time: the minimal server's trivial call first, then think,
+// file_operations.list_dir and todo_operations.read. A plan in the conversation makes every
+// call run the reminder check for real.
+func perCallSetup(b *testing.B) []perCallCase {
 	work := b.TempDir()
 	for _, name := range []string{"a.txt", "b.txt", "c.go"} {
 		os.WriteFile(filepath.Join(work, name), []byte("x\n"), 0o600)
 	}
 	host := connect(b, commandIn(b, b.TempDir(), work, "stdio"))
-	defer host.Close()
+	b.Cleanup(func() { host.Close() })
 	ref := connect(b, exec.Command(reference(b, "minimal")))
-	defer ref.Close()
-
-	calls := []struct {
-		name string
-		cs   *mcp.ClientSession
-		p    *mcp.CallToolParams
-	}{
+	b.Cleanup(func() { ref.Close() })
+	if res, err := host.CallTool(context.Background(), &mcp.CallToolParams{Name: "todo_operations", Arguments: map[string]any{
+		"operation": "write", "todos": []map[string]any{{"id": 1, "title": "measure", "status": "in-progress"}}}}); err != nil || res.IsError {
+		b.Fatalf("todo write: %v %v", err, res)
+	}
+	return []perCallCase{
 		{"minimal", ref, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hello"}}},
 		{"think", host, &mcp.CallToolParams{Name: "think", Arguments: map[string]any{"thoughts": "hello"}}},
 		{"list_dir", host, &mcp.CallToolParams{Name: "file_operations", Arguments: map[string]any{"operation": "list_dir", "path": "."}}},
 		{"todo_read", host, &mcp.CallToolParams{Name: "todo_operations", Arguments: map[string]any{"operation": "read"}}},
 	}
-	ctx := context.Background()
-	// A plan in the conversation makes every call run the reminder check for real.
-	if res, err := host.CallTool(ctx, &mcp.CallToolParams{Name: "todo_operations", Arguments: map[string]any{
-		"operation": "write", "todos": []map[string]any{{"id": 1, "title": "measure", "status": "in-progress"}}}}); err != nil || res.IsError {
-		b.Fatalf("todo write: %v %v", err, res)
+}
+
+type perCallCase struct {
+	name string
+	cs   *mcp.ClientSession
+	p    *mcp.CallToolParams
+}
+
+// call times one call of c.
+func (c perCallCase) call(b *testing.B) time.Duration {
+	start := time.Now()
+	res, err := c.cs.CallTool(context.Background(), c.p)
+	d := time.Since(start)
+	if err != nil || res.IsError {
+		b.Fatalf("%s: %v %v", c.name, err, res)
 	}
-	lat := make([][]time.Duration, len(calls))
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		for j, c := range calls {
-			start := time.Now()
-			res, err := c.cs.CallTool(ctx, c.p)
-			lat[j] = append(lat[j], time.Since(start))
-			if err != nil || res.IsError {
-				b.Fatalf("%s: %v %v", c.name, err, res)
-			}
-		}
-	}
-	b.StopTimer()
+	return d
+}
+
+// reportPerCall reports each case's p50 and its ratio to the minimal server's (lat[0]).
+func reportPerCall(b *testing.B, calls []perCallCase, lat [][]time.Duration) {
 	ref50 := p50(lat[0])
 	b.ReportMetric(float64(ref50.Microseconds()), "minimal-p50-µs")
 	for j, c := range calls[1:] {
 		d := p50(lat[j+1])
 		b.ReportMetric(float64(d.Microseconds()), c.name+"-p50-µs")
 		b.ReportMetric(float64(d)/float64(ref50), c.name+"-ratio")
+	}
+}
+
+// BenchmarkPerCall measures p50 round trips over stdio of think, file_operations.list_dir and
+// todo_operations.read against the minimal server's trivial call, back to back, and reports
+// each ratio.
+func BenchmarkPerCall(b *testing.B) {
+	calls := perCallSetup(b)
+	lat := make([][]time.Duration, len(calls))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for j, c := range calls {
+			lat[j] = append(lat[j], c.call(b))
+		}
+	}
+	b.StopTimer()
+	reportPerCall(b, calls, lat)
+}
+
+// BenchmarkPerCallGap is BenchmarkPerCall at a model's pace: every call comes after the server
+// that answers it sat idle for the gap, so whatever a quiet process lets go of (a database
+// handle, warm caches) is paid again, as it is between the calls of a model that thinks for
+// seconds. Each iteration is one call, the four kinds in turn, so -benchtime 400x times 100 of
+// each; the 1s gap therefore takes about 400 s.
+func BenchmarkPerCallGap(b *testing.B) {
+	for _, gap := range []time.Duration{50 * time.Millisecond, time.Second} {
+		b.Run(gap.String(), func(b *testing.B) {
+			calls := perCallSetup(b)
+			lat := make([][]time.Duration, len(calls))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				time.Sleep(gap)
+				b.StartTimer()
+				j := i % len(calls)
+				lat[j] = append(lat[j], calls[j].call(b))
+			}
+			b.StopTimer()
+			if b.N < len(calls) {
+				return // too few iterations for every kind (the first round of -benchtime)
+			}
+			reportPerCall(b, calls, lat)
+		})
 	}
 }
 

@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"toolhost/internal/golden"
 )
@@ -178,5 +181,43 @@ func TestToolsMarkdown(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "memory_operations") || !strings.Contains(out.String(), "| 10 | `read_tool_result` |") {
 		t.Errorf("tools --markdown with memory_operations disabled = %q, want it absent and places kept", out.String())
+	}
+}
+
+// TestMisspeltToolNamesStopTheStart: a tool or operation name in --disable or --tools that
+// names nothing stops the server before it serves (so a typo cannot leave on what the user
+// meant to turn off), with the name it most likely meant. Through the real binary, on both
+// transports.
+func TestMisspeltToolNamesStopTheStart(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"stdio --disable", []string{"stdio", "--disable", "file_operation"}, `no tool or operation "file_operation"; did you mean "file_operations"?`},
+		{"stdio --tools", []string{"stdio", "--tools", "think,todo_operations.raed"}, `no tool or operation "todo_operations.raed"; did you mean "todo_operations.read"?`},
+		{"serve --tools", []string{"serve", "--addr", "127.0.0.1:0", "--tools", "todo_operations.raed"}, `did you mean "todo_operations.read"?`},
+		{"serve --disable", []string{"serve", "--addr", "127.0.0.1:0", "--disable", "terminal_operations.run_comand"}, `did you mean "terminal_operations.run_command"?`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := command(t, tt.args...)
+			cmd = exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
+			cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
+			var stdout, stderr bytes.Buffer
+			cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(""), &stdout, &stderr
+			err := cmd.Run()
+			if ctx.Err() != nil {
+				t.Fatalf("toolhost %s still ran after 30s; want it to stop at start", strings.Join(tt.args, " "))
+			}
+			if err == nil || !strings.Contains(stderr.String(), tt.want) {
+				t.Errorf("toolhost %s = %v, stderr:\n%s\nwant a failed start saying %s", strings.Join(tt.args, " "), err, stderr.String(), tt.want)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("toolhost %s wrote to stdout: %q", strings.Join(tt.args, " "), stdout.String())
+			}
+		})
 	}
 }

@@ -74,9 +74,13 @@ func TestDamagedStateThroughBinary(t *testing.T) {
 			"content": fmt.Sprintf("fact number %d: service %d listens on port %d %s", i, i, 8000+i, strings.Repeat("detail ", 40))})
 	}
 	cs.Close()
-	storetest.Damage(t, filepath.Join(state, "toolhost.db"), "fact number 5:")
+	db := filepath.Join(state, "toolhost.db")
+	storetest.Damage(t, db, "fact number 5:")
 
-	cs = stdioClient(t, state, work)
+	cmd := commandIn(t, state, work, "stdio")
+	stderr := &syncWriter{b: &strings.Builder{}}
+	cmd.Stderr = stderr
+	cs = connectCmd(t, cmd)
 	for i := range 2 {
 		text, isErr := toolCall(t, cs, "memory_operations", map[string]any{"operation": "search_memory", "query": "which port"})
 		if !isErr || !strings.Contains(text, "state_unavailable") || !strings.Contains(text, "doctor --repair") {
@@ -84,6 +88,20 @@ func TestDamagedStateThroughBinary(t *testing.T) {
 		}
 	}
 	statelessWorks(t, cs, "after-damage.txt")
+	// The check a server runs on its own shortly after the start finds the damage too, and logs
+	// it naming the file and the fix.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		log := stderr.String()
+		if line := logLine(log, "state file damaged"); line != "" {
+			if !strings.Contains(line, db) || !strings.Contains(line, "doctor --repair") {
+				t.Errorf("the start-up check's log line = %q, want it to name %s and doctor --repair", line, db)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server never logged the damaged state file:\n%s", log)
+		}
+	}
 	cs.Close()
 
 	out, err := commandIn(t, state, work, "doctor").CombinedOutput()
@@ -209,6 +227,15 @@ func TestFullStateThroughBinary(t *testing.T) {
 		t.Fatalf("nothing acknowledged before the disk was full (%d todos, %d memories): the test proves nothing", todos, memories)
 	}
 	statelessWorks(t, cs, "full.txt")
+	// A result over the budget cannot be kept for read_tool_result either (1.3 MB, more than the
+	// whole tmpfs): the cut result says why, as the state errors do.
+	if err := os.WriteFile(filepath.Join(work, "big.txt"), []byte(strings.Repeat(strings.Repeat("x", 99)+"\n", 12000)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cutText := mustCall(t, cs, "file_operations", map[string]any{"operation": "grep_search", "pattern": "x", "path": "big.txt", "max_results": 20000})
+	if !strings.HasPrefix(cutText, "[result cut to ") || !strings.Contains(cutText, "the full text was not kept: the state directory is full (ENOSPC)") {
+		t.Errorf("a cut result on a full state directory = %.400s\n...\nwant the notice to say the state directory is full (ENOSPC)", cutText)
+	}
 	if text := mustCall(t, cs, "todo_operations", map[string]any{"operation": "read"}); !strings.Contains(text, fmt.Sprintf("todo %d", todos-1)) {
 		t.Errorf("running server lost acknowledged todos: %.300s", text)
 	}
@@ -256,4 +283,14 @@ func TestUnreadableStateReportedAtStart(t *testing.T) {
 	if log := stderr.String(); !strings.Contains(log, "state unavailable") || !strings.Contains(log, db) {
 		t.Errorf("start log does not report the unreadable state file %s:\n%s", db, log)
 	}
+}
+
+// logLine returns the first line of log that contains s, or "".
+func logLine(log, s string) string {
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	return ""
 }

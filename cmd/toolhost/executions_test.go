@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -776,5 +777,76 @@ func TestSIGKILLedServerLeavesNoRunningExecution(t *testing.T) {
 	}
 	if out, _, _ := cli(t, state, work, "active"); !strings.Contains(out, "no running executions") {
 		t.Errorf("active after restart = %q", out)
+	}
+}
+
+// TestClientCancelEndsTree: an MCP client over stdio cancels its run_command call (the go-sdk
+// sends notifications/cancelled when the call's context ends) while the command sleeps in the
+// foreground and a child of it sleeps in the background. The server ends the whole tree, the
+// history (`toolhost history --json`, another process) records the call as cancelled with the
+// command's exit status, and the same session goes on answering. On both protocol generations.
+func TestClientCancelEndsTree(t *testing.T) {
+	for _, version := range []string{"2025-06-18", ""} {
+		name := version
+		if name == "" {
+			name = "latest"
+		}
+		t.Run(name, func(t *testing.T) {
+			state, work := t.TempDir(), t.TempDir()
+			cmd := commandIn(t, state, work, "stdio")
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "cancel-test", Version: "1"}, nil).
+				Connect(ctx, &mcp.CommandTransport{Command: cmd}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			// A sleep argument no other process has: /proc finds exactly this command's tree.
+			marker := fmt.Sprintf("sleep 7%d.25", time.Now().UnixNano()%100000+1000)
+			callCtx, cancelCall := context.WithCancel(ctx)
+			done := make(chan error, 1)
+			go func() {
+				_, err := cs.CallTool(callCtx, &mcp.CallToolParams{Name: "terminal_operations", Arguments: map[string]any{
+					"operation": "run_command", "command": "sh -c '" + marker + "' & " + marker + "; echo never",
+					"yield_seconds": 60, "timeout_seconds": 120}})
+				done <- err
+			}()
+			waitProcs(t, marker, 2)
+			cancelCall()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("cancelled call = %v, want context.Canceled", err)
+			}
+			// The notification reaches the server after the client has let go of the call: wait
+			// for the tree to end, within a bound.
+			for deadline := time.Now().Add(30 * time.Second); countProcs(marker) > 0; time.Sleep(20 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d processes of the cancelled command still run", countProcs(marker))
+				}
+			}
+			var rec *execRecord
+			for deadline := time.Now().Add(30 * time.Second); rec == nil || rec.Status == "running"; time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("the history never showed the cancelled call finished: %+v", rec)
+				}
+				out, errOut, err := cli(t, state, work, "history", "--json", "--tool", "terminal_operations")
+				if err != nil {
+					t.Fatalf("history: %v %s", err, errOut)
+				}
+				var page execPage
+				if err := json.Unmarshal([]byte(out), &page); err != nil {
+					t.Fatalf("history --json: %v\n%s", err, out)
+				}
+				for i, r := range page.Executions {
+					if strings.Contains(r.Command, marker) {
+						rec = &page.Executions[i]
+					}
+				}
+			}
+			if rec.Status != "cancelled" || rec.ExitCode == nil {
+				t.Errorf("history record of the cancelled call = status %q, exit code %v; want cancelled with an exit status", rec.Status, rec.ExitCode)
+			}
+			callThink(t, cs)
+		})
 	}
 }

@@ -430,8 +430,10 @@ func dryDelete(ctx context.Context, root *os.Root, rel string, fi fs.FileInfo, r
 }
 
 // CreateDirectory creates rel and any missing parents. An existing
-// directory is not an error (the result lists nothing).
-func CreateDirectory(ctx context.Context, root *os.Root, rel string) (*Result, error) {
+// directory is not an error (the result lists nothing). With opt.DryRun it
+// checks the path as the creation would (a file in the way, a link out of
+// the root) and creates nothing.
+func CreateDirectory(ctx context.Context, root *os.Root, rel string, opt Options) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -439,16 +441,54 @@ func CreateDirectory(ctx context.Context, root *os.Root, rel string) (*Result, e
 	if err != nil {
 		return nil, err
 	}
-	dirs, err := mkdirParents(root, path.Join(rel, "x"))
+	var dirs []string
+	if opt.DryRun {
+		dirs, err = absentDirs(root, rel)
+	} else {
+		dirs, err = mkdirParents(root, path.Join(rel, "x"))
+	}
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{}
+	res := &Result{DryRun: opt.DryRun}
 	for _, d := range dirs {
 		res.Files = append(res.Files, FileSummary{Op: OpAdd, Path: d + "/"})
 	}
 	if len(dirs) > 0 {
-		res.Diff = "created directory " + strings.Join(dirs, "/, ") + "/\n"
+		verb := "created"
+		if opt.DryRun {
+			verb = "would create"
+		}
+		res.Diff = verb + " directory " + strings.Join(dirs, "/, ") + "/\n"
 	}
 	return res, nil
+}
+
+// absentDirs returns the directories along rel (itself included) that do not exist, parents
+// first, as mkdirParents would create them, and fails where it would fail.
+func absentDirs(root *os.Root, rel string) ([]string, error) {
+	parts := strings.Split(rel, "/")
+	for i := range parts {
+		p := strings.Join(parts[:i+1], "/")
+		fi, err := root.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, lerr := root.Lstat(p); lerr == nil {
+				// A dangling link: mkdir finds the name taken and the stat after it fails.
+				return nil, fmt.Errorf("create directory %s: %w", p, err)
+			}
+		}
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			var missing []string
+			for j := i; j < len(parts); j++ {
+				missing = append(missing, strings.Join(parts[:j+1], "/"))
+			}
+			return missing, nil
+		case err != nil:
+			return nil, fmt.Errorf("create directory %s: %w", p, err)
+		case !fi.IsDir():
+			return nil, fmt.Errorf("create directory %s: %w: a file is in the way", p, ErrExists)
+		}
+	}
+	return nil, nil
 }

@@ -347,9 +347,9 @@ func TestRenameDeleteMkdir(t *testing.T) {
 		{"delete symlink as link", func() (*Result, error) { return DeleteFile(ctx, root, "ln", true, Options{}) }, nil},
 		{"delete recursive", func() (*Result, error) { return DeleteFile(ctx, root, "d", true, Options{}) }, nil},
 		{"delete missing", func() (*Result, error) { return DeleteFile(ctx, root, "d", true, Options{}) }, ErrMissing},
-		{"mkdir", func() (*Result, error) { return CreateDirectory(ctx, root, "p/q") }, nil},
-		{"mkdir existing", func() (*Result, error) { return CreateDirectory(ctx, root, "p/q") }, nil},
-		{"mkdir over file", func() (*Result, error) { return CreateDirectory(ctx, root, "n/b.txt") }, ErrExists},
+		{"mkdir", func() (*Result, error) { return CreateDirectory(ctx, root, "p/q", Options{}) }, nil},
+		{"mkdir existing", func() (*Result, error) { return CreateDirectory(ctx, root, "p/q", Options{}) }, nil},
+		{"mkdir over file", func() (*Result, error) { return CreateDirectory(ctx, root, "n/b.txt", Options{}) }, ErrExists},
 	}
 	for _, s := range steps {
 		if _, err := s.do(); !errors.Is(err, s.wantErr) {
@@ -401,6 +401,64 @@ func TestInsertLines(t *testing.T) {
 			}
 			if string(got) != tt.want || line != tt.line {
 				t.Errorf("InsertLines(%q, %+v) = %q, line %d, want %q, line %d", tt.content, tt.e, got, line, tt.want, tt.line)
+			}
+		})
+	}
+}
+
+// TestCreateDirectoryDryRun runs each case twice on identical trees, once as a dry run and once
+// for real: the dry run creates nothing, names the directories the real call creates, and fails
+// exactly where the real call fails (a file in the way, a dangling link, a link out of the root).
+func TestCreateDirectoryDryRun(t *testing.T) {
+	files := map[string]string{"a/f.txt": "x", "keep/k": "k"}
+	links := map[string]string{"ln": "keep", "dangling": "nowhere", "out": "/"}
+	tests := []struct {
+		name     string
+		path     string
+		wantDiff string
+		wantErr  bool
+	}{
+		{"new nested", "x/y/z", "would create directory x/, x/y/, x/y/z/\n", false},
+		{"under an existing one", "a/b", "would create directory a/b/\n", false},
+		{"existing", "a", "", false},
+		{"through a link inside", "ln/new", "would create directory ln/new/\n", false},
+		{"a file in the way", "a/f.txt/sub", "", true},
+		{"the file itself", "a/f.txt", "", true},
+		{"a dangling link", "dangling/sub", "", true},
+		{"a link out of the root", "out/tmp/sub", "", true},
+		{"dot-dot out of the root", "../escape", "", true},
+	}
+	setup := func(t *testing.T) (*os.Root, string) {
+		root, dir := openRoot(t, files)
+		for name, target := range links {
+			if err := os.Symlink(target, filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return root, dir
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			dryRoot, dryDir := setup(t)
+			before := snapshot(t, dryDir)
+			dry, dryErr := CreateDirectory(ctx, dryRoot, tt.path, Options{DryRun: true})
+			if diff := cmp.Diff(before, snapshot(t, dryDir)); diff != "" {
+				t.Errorf("dry run changed the tree (-before +after):\n%s", diff)
+			}
+			realRoot, _ := setup(t)
+			made, realErr := CreateDirectory(ctx, realRoot, tt.path, Options{})
+			if (dryErr != nil) != tt.wantErr || (realErr != nil) != tt.wantErr {
+				t.Fatalf("CreateDirectory(%q) errors: dry run %v, real %v; want errors %v", tt.path, dryErr, realErr, tt.wantErr)
+			}
+			if tt.wantErr {
+				return
+			}
+			if dry.Diff != tt.wantDiff || !dry.DryRun {
+				t.Errorf("dry run = %q (DryRun %v), want %q", dry.Diff, dry.DryRun, tt.wantDiff)
+			}
+			if diff := cmp.Diff(made.Files, dry.Files); diff != "" {
+				t.Errorf("dry run names other directories than the real call creates (-real +dry):\n%s", diff)
 			}
 		})
 	}

@@ -3,10 +3,12 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
 	"toolhost/reminders"
+	"toolhost/store"
 )
 
 // The reminder channel reads recent memories through this interface.
@@ -29,4 +31,9 @@ func (s *Service) RecentMemories(ctx context.Context, conv string, since time.Ti
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+// RecentBucket implements reminders.MemorySource: Recent reads only this bucket's keys.
+func (s *Service) RecentBucket(conv string) store.Path {
+	return append(slices.Clone(recentPath), conv)
 }
