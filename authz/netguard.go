@@ -43,7 +43,12 @@ type NetConfig struct {
 	// Dialer defaults to a net.Dialer with a 30 s timeout; tests inject one that refuses anything
 	// but loopback, so a broken guard cannot send a packet off the machine.
 	Dialer Dialer
-	Logger *slog.Logger
+	// Elsewhere returns the listening address (host:port) of another toolhost process on the
+	// same state, such as a `toolhost serve` next to this stdio server, or "" when there is none.
+	// It is refused like this process's own listeners; it is asked on every decision and should
+	// answer from a cache.
+	Elsewhere func() string
+	Logger    *slog.Logger
 }
 
 // NetCaller says who is connecting: grants are scoped to a conversation and an access.
@@ -82,6 +87,7 @@ type NetGuard struct {
 
 	mu        sync.RWMutex
 	listeners map[netip.AddrPort]int // own listeners, reference-counted
+	elsewhere func() string          // another toolhost process's listener (NetConfig.Elsewhere)
 
 	localMu   sync.Mutex
 	local     map[netip.Addr]bool // this machine's interface addresses (for wildcard listeners)
@@ -99,7 +105,7 @@ func NewNetGuard(g *Guard, cfg NetConfig) (*NetGuard, error) {
 		return nil, err
 	}
 	n := &NetGuard{guard: g, allow: allow, deny: deny, resolver: cfg.Resolver, dialer: cfg.Dialer, log: cfg.Logger,
-		listeners: map[netip.AddrPort]int{}}
+		listeners: map[netip.AddrPort]int{}, elsewhere: cfg.Elsewhere}
 	if n.resolver == nil {
 		n.resolver = net.DefaultResolver
 	}
@@ -117,25 +123,10 @@ func NewNetGuard(g *Guard, cfg NetConfig) (*NetGuard, error) {
 // request cannot drive toolhost itself. A wildcard address (0.0.0.0, [::]) covers the port on
 // every local address. The returned function removes it.
 func (n *NetGuard) RegisterListener(addr string) (func(), error) {
-	ap, err := netip.ParseAddrPort(addr)
+	ap, err := parseListener(addr)
 	if err != nil {
-		host, port, err2 := net.SplitHostPort(addr)
-		if err2 != nil {
-			return nil, fmt.Errorf("register listener %q: %w", addr, err)
-		}
-		p, err3 := strconv.Atoi(port)
-		if err3 != nil {
-			return nil, fmt.Errorf("register listener %q: bad port", addr)
-		}
-		ip := netip.IPv6Unspecified()
-		if host != "" {
-			if ip, err = netip.ParseAddr(host); err != nil {
-				return nil, fmt.Errorf("register listener %q: %w", addr, err)
-			}
-		}
-		ap = netip.AddrPortFrom(ip, uint16(p))
+		return nil, fmt.Errorf("register listener: %w", err)
 	}
-	ap = netip.AddrPortFrom(ap.Addr().Unmap().WithZone(""), ap.Port())
 	n.mu.Lock()
 	n.listeners[ap]++
 	n.mu.Unlock()
@@ -151,19 +142,48 @@ func (n *NetGuard) RegisterListener(addr string) (func(), error) {
 	}, nil
 }
 
-// isOwnListener reports whether ip:port reaches one of toolhost's listeners.
+// parseListener parses a listening address: ip:port, [ip6]:port, or :port (every address).
+func parseListener(addr string) (netip.AddrPort, error) {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		host, port, err2 := net.SplitHostPort(addr)
+		if err2 != nil {
+			return netip.AddrPort{}, fmt.Errorf("%q: %w", addr, err)
+		}
+		p, err3 := strconv.Atoi(port)
+		if err3 != nil || p <= 0 || p > 65535 {
+			return netip.AddrPort{}, fmt.Errorf("%q: bad port", addr)
+		}
+		ip := netip.IPv6Unspecified()
+		if host != "" {
+			if ip, err = netip.ParseAddr(host); err != nil {
+				return netip.AddrPort{}, fmt.Errorf("%q: %w", addr, err)
+			}
+		}
+		ap = netip.AddrPortFrom(ip, uint16(p))
+	}
+	return netip.AddrPortFrom(ap.Addr().Unmap().WithZone(""), ap.Port()), nil
+}
+
+// isOwnListener reports whether ip:port reaches one of toolhost's listeners: this process's, or
+// the one another toolhost process on the same state announces (Elsewhere).
 func (n *NetGuard) isOwnListener(ip netip.Addr, port int) bool {
 	ip = ip.Unmap().WithZone("")
+	reaches := func(l netip.AddrPort) bool {
+		if int(l.Port()) != port {
+			return false
+		}
+		return l.Addr() == ip || l.Addr().IsUnspecified() && (ip.IsLoopback() || ip.IsUnspecified() || n.isLocalAddr(ip))
+	}
+	if n.elsewhere != nil {
+		if l, err := parseListener(n.elsewhere()); err == nil && reaches(l) {
+			return true
+		}
+	}
 	n.mu.RLock()
 	defer n.mu.RUnlock()
 	for l := range n.listeners {
-		if int(l.Port()) != port {
-			continue
-		}
-		if l.Addr() == ip {
-			return true
-		}
-		if l.Addr().IsUnspecified() && (ip.IsLoopback() || ip.IsUnspecified() || n.isLocalAddr(ip)) {
+		if reaches(l) {
 			return true
 		}
 	}

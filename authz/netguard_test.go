@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"toolhost/internal/nettest"
@@ -373,6 +374,52 @@ func TestNetGuardOwnListeners(t *testing.T) {
 		t.Fatalf("after unregistering: %v", err)
 	}
 	conn.Close()
+}
+
+// TestNetGuardListenerElsewhere: the listener another toolhost process on the same state
+// announces (a `serve` beside a stdio server) is refused like this process's own, even with
+// every host allowed, by every spelling; what the announcement says is read on each decision,
+// so a serve that goes away stops being refused, and a malformed one refuses nothing extra.
+func TestNetGuardListenerElsewhere(t *testing.T) {
+	port, hits := listen(t, "tcp", "127.0.0.1:0")
+	other, _ := listen(t, "tcp", "127.0.0.1:0")
+	var announced atomic.Value
+	announced.Store("127.0.0.1:" + strconv.Itoa(port))
+	f := &netFixture{dialer: &nettest.LoopbackDialer{}, resolver: nettest.NewResolver()}
+	ng, err := NewNetGuard(nil, NetConfig{Allow: []string{"*"}, Resolver: f.resolver, Dialer: f.dialer,
+		Elsewhere: func() string { return announced.Load().(string) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range []string{"127.0.0.1:" + strconv.Itoa(port), "[::ffff:127.0.0.1]:" + strconv.Itoa(port), "localhost:" + strconv.Itoa(port)} {
+		if _, err := ng.DialContext(caller("c1"), "tcp", addr); err == nil {
+			t.Errorf("DialContext(%s) connected to the serve beside this process", addr)
+		} else if d, ok := IsNetDenial(err); !ok || d.Code != CodeNetworkDenied {
+			t.Errorf("DialContext(%s) = %v, want a network denial", addr, err)
+		}
+	}
+	if hits() != 0 {
+		t.Errorf("the announced listener was connected %d times", hits())
+	}
+	// Another port of the same host is not toolhost's.
+	conn, err := ng.DialContext(caller("c1"), "tcp", "127.0.0.1:"+strconv.Itoa(other))
+	if err != nil {
+		t.Fatalf("another loopback port: %v", err)
+	}
+	conn.Close()
+	for _, a := range []string{"", "not an address", ":0x1f"} {
+		announced.Store(a)
+		conn, err := ng.DialContext(caller("c1"), "tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			t.Fatalf("with %q announced: %v", a, err)
+		}
+		conn.Close()
+	}
+	// A wildcard announcement covers the port on every local address.
+	announced.Store(":" + strconv.Itoa(port))
+	if _, err := ng.DialContext(caller("c1"), "tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+		t.Error("a wildcard announcement did not cover loopback")
+	}
 }
 
 // TestNetworkGrant walks the whole user path: the model asks (request_authorization with the

@@ -2,6 +2,7 @@ package app
 
 import (
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,5 +81,23 @@ func consoleElsewhere(stateDir string) func() string {
 			url = ann.URL
 		}
 		return url
+	}
+}
+
+// listenerElsewhere is authz.NetConfig.Elsewhere: the host:port of the `toolhost serve` that
+// announced its console on this state directory, whose listener also serves /mcp and the
+// operator API. A stdio server's requests and pages must not reach it, even where the user
+// allowed loopback.
+func (a *App) listenerElsewhere() func() string {
+	if a.Env.Approvals == nil || a.Env.Approvals.Elsewhere == nil {
+		return nil
+	}
+	at := a.Env.Approvals.Elsewhere
+	return func() string {
+		u, err := url.Parse(at())
+		if err != nil {
+			return ""
+		}
+		return u.Host
 	}
 }

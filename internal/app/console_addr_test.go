@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"toolhost/consolidated"
 	"toolhost/internal/owner"
 )
 
@@ -52,5 +53,23 @@ func TestConsoleElsewhere(t *testing.T) {
 	withdraw()
 	if _, err := os.Stat(path); err != nil {
 		t.Errorf("withdrawing removed another process's announcement: %v", err)
+	}
+}
+
+// TestListenerElsewhere: the network guard learns the announced serve's host:port, and nothing
+// when no live process announced one.
+func TestListenerElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	a := &App{StateDir: dir, Logger: slog.New(slog.DiscardHandler), Env: &consolidated.Env{}}
+	a.Env.Approvals = &consolidated.ApprovalPlace{Elsewhere: consoleElsewhere(dir)}
+	at := a.listenerElsewhere()
+	if got := at(); got != "" {
+		t.Errorf("with nothing announced: %q, want empty", got)
+	}
+	withdraw := a.AnnounceConsole("http://127.0.0.1:8765/")
+	defer withdraw()
+	a.Env.Approvals = &consolidated.ApprovalPlace{Elsewhere: consoleElsewhere(dir)} // a fresh cache
+	if got := a.listenerElsewhere()(); got != "127.0.0.1:8765" {
+		t.Errorf("announced http://127.0.0.1:8765/: %q, want 127.0.0.1:8765", got)
 	}
 }

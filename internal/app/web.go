@@ -29,7 +29,8 @@ func (a *App) webTool() (*consolidated.Tool, error) {
 		}
 		allow = append(allow, net.JoinHostPort(u.Hostname(), port))
 	}
-	ng, err := authz.NewNetGuard(a.Guard, authz.NetConfig{Allow: allow, Deny: wc.Deny, Logger: a.Logger})
+	ng, err := authz.NewNetGuard(a.Guard, authz.NetConfig{Allow: allow, Deny: wc.Deny, Logger: a.Logger,
+		Elsewhere: a.listenerElsewhere()})
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
