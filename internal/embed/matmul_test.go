@@ -11,7 +11,7 @@ import (
 // portable Go loops on every row count the blocking distinguishes.
 func TestDenseKernelsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, shape := range [][2]int{{256, 768}, {512, 1536}, {1536, 512}, {48, 8}, {48, 80}, {3, 16}} {
+	for _, shape := range [][2]int{{256, 768}, {512, 1536}, {1536, 512}, {48, 8}, {48, 80}, {3, 16}, {300, 32}} {
 		in, out := shape[0], shape[1]
 		d := &dense{in: in, out: out, w: make([]float32, in*out), wT: make([]float32, in*out), b: make([]float32, out)}
 		for i := range in {
@@ -19,6 +19,9 @@ func TestDenseKernelsAgree(t *testing.T) {
 				v := rng.Float32()*2 - 1
 				d.w[i*out+j], d.wT[j*in+i] = v, v
 			}
+		}
+		if out%panelWidth == 0 {
+			d.wp = packPanels(d.w, in, out)
 		}
 		for i := range d.b {
 			d.b[i] = rng.Float32()

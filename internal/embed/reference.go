@@ -133,13 +133,17 @@ func newWithKernels(k kernels) (*USELite, error) {
 // transposeAll gives every dense layer of m (a copy) its transposed weights as well.
 func transposeAll(m *useModel) {
 	tr := func(d dense) dense {
-		if d.wT != nil || d.w == nil {
+		if d.wT != nil || (d.w == nil && d.wp == nil) {
 			return d
 		}
 		d.wT = make([]float32, d.in*d.out)
 		for i := range d.in {
 			for j := range d.out {
-				d.wT[j*d.in+i] = d.w[i*d.out+j]
+				if d.w != nil {
+					d.wT[j*d.in+i] = d.w[i*d.out+j]
+				} else {
+					d.wT[j*d.in+i] = d.wp[panelIndex(d.in, i, j)]
+				}
 			}
 		}
 		return d
