@@ -79,6 +79,37 @@ func gemmPanels(x []float32, ldx int, w []float32, k, cols int, b []float32, y [
 	}
 }
 
+// attendFast is attention with the GEMM kernel: per head, the scores are the queries times
+// the keys packed as panels, and the output is the probabilities times the values packed as
+// panels, both at the speed of the dense layers. The queries' scale is applied to the scores
+// inside the softmax. It reports false, doing nothing, where the kernel does not run.
+func attendFast(qkv, att []float32, w *useWork, n, d, heads int, scale float32) bool {
+	depth := d / heads
+	if !hasAVX2FMA() || depth%panelWidth != 0 || n == 0 {
+		return false
+	}
+	stride := 3 * d
+	np := padTokens(n)
+	kP, vP, s, zero := w.k[:depth*np], w.vT[:n*depth], w.scores[:n*np], w.zero[:max(np, depth)]
+	clear(kP) // the keys past n, up to np, stay zero: their scores are not used
+	for hd := range heads {
+		qo, ko, vo := hd*depth, d+hd*depth, 2*d+hd*depth
+		for j := range n {
+			row := qkv[j*stride : (j+1)*stride]
+			for t, v := range row[ko : ko+depth] {
+				kP[panelIndex(depth, t, j)] = v
+			}
+			for t, v := range row[vo : vo+depth] {
+				vP[panelIndex(n, j, t)] = v
+			}
+		}
+		gemmPanels(qkv[qo:], stride, kP, depth, np, zero, s, np, n)
+		softmaxRows(s, n, np, scale)
+		gemmPanels(s, np, vP, n, depth, zero, att[qo:], d, n)
+	}
+	return true
+}
+
 // dot4 computes four dot products of w with x0..x3, with dot4AVX where it applies.
 func dot4(w, x0, x1, x2, x3 []float32, out *[4]float32) {
 	if n := len(w); hasAVX2FMA() && n%16 == 0 && n > 0 {

@@ -327,6 +327,7 @@ type useWork struct {
 	scores []float32 // attention probabilities of one head, n × pad(n)
 	q, k   []float32 // one head's scaled queries and keys, n × depth
 	vT     []float32 // one head's values transposed, depth × pad(n)
+	zero   []float32 // pad(useMaxTokens) zeros: the bias of the attention products
 	mean   []float32 // 512
 	fmean  []float32 // 1536, the last feed-forward layer's mean input
 	ymean  []float32 // 512
@@ -346,6 +347,7 @@ func newUSEWork() *useWork {
 		q:      make([]float32, n*depth),
 		k:      make([]float32, n*depth),
 		vT:     make([]float32, depth*padTokens(n)),
+		zero:   make([]float32, padTokens(n)),
 		mean:   make([]float32, useModelDim),
 		fmean:  make([]float32, useFFNDim),
 		ymean:  make([]float32, useModelDim),
