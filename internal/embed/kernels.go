@@ -94,12 +94,7 @@ func softmaxRows(s []float32, n, np int, scale float32) {
 		for _, v := range row[:n] {
 			maxS = max(maxS, v)
 		}
-		var sum float32
-		for j, v := range row[:n] {
-			e := expNeg((v - maxS) * scale)
-			row[j] = e
-			sum += e
-		}
+		sum := expSum(row[:n], scale, -maxS*scale)
 		inv := 1 / sum
 		for j := range row[:n] {
 			row[j] *= inv

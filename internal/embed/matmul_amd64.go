@@ -21,6 +21,9 @@ func gemm4x16AVX(x *float32, ldx int, w *float32, ldw int, k int, b *float32, y 
 func gemm6x16AVX(x *float32, ldx int, w *float32, ldw int, k int, b *float32, y *float32, ldy int)
 
 //go:noescape
+func expSumAVX(x *float32, n int, scale, shift float32) float32
+
+//go:noescape
 func gemm1x16AVX(x *float32, w *float32, ldw int, k int, b *float32, y *float32)
 
 // weightsByRow says how loadUSEModel should lay out dense weights: by input row (in × out, for
@@ -108,6 +111,22 @@ func attendFast(qkv, att []float32, w *useWork, n, d, heads int, scale float32) 
 		gemmPanels(s, np, vP, n, depth, zero, att[qo:], d, n)
 	}
 	return true
+}
+
+// expSum sets x[i] = e^(x[i]·scale + shift), arguments at most 0, and returns their sum, eight
+// at a time with expSumAVX where it applies.
+func expSum(x []float32, scale, shift float32) float32 {
+	var sum float32
+	if n := len(x) &^ 7; hasAVX2FMA() && n > 0 {
+		sum = expSumAVX(&x[0], n, scale, shift)
+		x = x[n:]
+	}
+	for j, v := range x {
+		e := expNeg(v*scale + shift)
+		x[j] = e
+		sum += e
+	}
+	return sum
 }
 
 // dot4 computes four dot products of w with x0..x3, with dot4AVX where it applies.
