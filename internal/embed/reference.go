@@ -106,7 +106,7 @@ func layerNormRef(x, h []float32, n, d int, g, b []float32, eps float32) {
 
 // NewUSELiteReference returns the built-in embedder running the reference kernels: the same
 // vectors as NewUSELite's (to float rounding), computed as before the blocked dense layers and
-// the vector attention, about half as fast. Nothing in the server uses it; benchmarks outside
+// the vector attention, about 2.5 times slower. Nothing in the server uses it; benchmarks outside
 // this package (memory's BenchmarkImport) measure the speed-up against it in one run.
 func NewUSELiteReference() (*USELite, error) {
 	return newWithKernels(referenceKernels)
