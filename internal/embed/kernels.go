@@ -29,7 +29,11 @@ func padTokens(n int) int { return (n + 31) &^ 31 }
 // values transposed, so that both the scores (Q·Kᵀ) and the output (P·V) are rows of dot
 // products that the same kernels as the dense layers compute four rows at a time. The scalar
 // version this replaced accumulated one product at a time and took 40% of a 128-token pass.
+// Where the CPU has AVX2 and FMA, attendFast runs instead, on the dense layers' GEMM kernel.
 func attention(qkv, att []float32, w *useWork, n, d, heads int, scale float32) {
+	if attendFast(qkv, att, w, n, d, heads, scale) {
+		return
+	}
 	depth := d / heads
 	stride := 3 * d
 	np := padTokens(n)
@@ -63,25 +67,7 @@ func attention(qkv, att []float32, w *useWork, n, d, heads int, scale float32) {
 				s[i*np+j] = dot1(q[i*depth:(i+1)*depth], k[j*depth:(j+1)*depth])
 			}
 		}
-		// Softmax over each row's n scores; the padding stays zero.
-		for i := range n {
-			row := s[i*np : i*np+np]
-			maxS := float32(math.Inf(-1))
-			for _, v := range row[:n] {
-				maxS = max(maxS, v)
-			}
-			var sum float32
-			for j, v := range row[:n] {
-				e := expNeg(v - maxS)
-				row[j] = e
-				sum += e
-			}
-			inv := 1 / sum
-			for j := range row[:n] {
-				row[j] *= inv
-			}
-			clear(row[n:])
-		}
+		softmaxRows(s, n, np, 1)
 		// Output: each query's probabilities against each value dimension.
 		i = 0
 		for ; i+4 <= n; i += 4 {
@@ -96,6 +82,24 @@ func attention(qkv, att []float32, w *useWork, n, d, heads int, scale float32) {
 				att[i*d+qo+t] = dot1(s[i*np:(i+1)*np], vT[t*np:(t+1)*np])
 			}
 		}
+	}
+}
+
+// softmaxRows replaces each of the n rows of scores (the first n of np columns) by the softmax
+// of the scores times scale (positive); the padding columns are set to zero.
+func softmaxRows(s []float32, n, np int, scale float32) {
+	for i := range n {
+		row := s[i*np : i*np+np]
+		maxS := float32(math.Inf(-1))
+		for _, v := range row[:n] {
+			maxS = max(maxS, v)
+		}
+		sum := expSum(row[:n], scale, -maxS*scale)
+		inv := 1 / sum
+		for j := range row[:n] {
+			row[j] *= inv
+		}
+		clear(row[n:])
 	}
 }
 

@@ -3,6 +3,7 @@ package embed
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,38 @@ func TestExpNeg(t *testing.T) {
 	}
 	if got := expNeg(0); got != 1 {
 		t.Errorf("expNeg(0) = %g, want 1", got)
+	}
+}
+
+// TestExpSum checks the softmax exponentials (eight at a time where the CPU has AVX2) against
+// expNeg on every length the vector loop and its tail distinguish, for arguments from 0 down past
+// the float32 range, where both must be zero to within the smallest normal float. Scale 1 and
+// shift 0 keep the arguments exact, which the vector loop (one fused multiply-add) and Go (a
+// multiply and an add) would otherwise round differently; TestAttentionKernelsAgree covers
+// real scales.
+func TestExpSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for n := range 42 {
+		x := make([]float32, n)
+		for i := range x {
+			x[i] = -rng.Float32() * 100 // arguments from 0 down to -100
+		}
+		const scale, shift = 1, 0
+		want := make([]float32, n)
+		var wantSum float64
+		for i, v := range x {
+			want[i] = expNeg(v*scale + shift)
+			wantSum += float64(want[i])
+		}
+		got := expSum(x, scale, shift)
+		for i := range want {
+			if diff := math.Abs(float64(x[i] - want[i])); diff > 3e-7*float64(want[i])+2e-38 {
+				t.Fatalf("n=%d: element %d = %g, want %g", n, i, x[i], want[i])
+			}
+		}
+		if diff := math.Abs(float64(got) - wantSum); diff > 1e-6*wantSum+1e-37 {
+			t.Errorf("n=%d: sum %g, want %g", n, got, wantSum)
+		}
 	}
 }
 

@@ -18,6 +18,29 @@ func (d *dense) apply(x []float32, n int, y []float32) {
 	d.applyGo(x, n, y)
 }
 
+// panelWidth is how many output columns one call of the GEMM kernel computes.
+const panelWidth = 16
+
+// packPanels returns w (in × out, by input row; out a multiple of panelWidth) as out/16 panels:
+// the in × 16 block of each group of 16 columns, stored contiguously by row. The GEMM kernel
+// then reads its weights as one sequential stream, which the prefetchers follow and which
+// spreads over all cache sets, where the rows of the full matrix are 2 to 6 KiB apart and fall
+// into a few sets.
+func packPanels(w []float32, in, out int) []float32 {
+	p := make([]float32, in*out)
+	for k := range in {
+		for j := range out {
+			p[panelIndex(in, k, j)] = w[k*out+j]
+		}
+	}
+	return p
+}
+
+// panelIndex is where weight (k, j) of an in-row matrix lies in its panels.
+func panelIndex(in, k, j int) int {
+	return (j/panelWidth)*in*panelWidth + k*panelWidth + j%panelWidth
+}
+
 // applyGoByRow is the portable kernel for weights laid out by input row, for a layer the vector
 // kernel does not take (which no USE-Lite layer is).
 func (d *dense) applyGoByRow(x []float32, n int, y []float32) {

@@ -21,49 +21,112 @@ func gemm4x16AVX(x *float32, ldx int, w *float32, ldw int, k int, b *float32, y 
 func gemm6x16AVX(x *float32, ldx int, w *float32, ldw int, k int, b *float32, y *float32, ldy int)
 
 //go:noescape
+func expSumAVX(x *float32, n int, scale, shift float32) float32
+
+//go:noescape
 func gemm1x16AVX(x *float32, w *float32, ldw int, k int, b *float32, y *float32)
 
 // weightsByRow says how loadUSEModel should lay out dense weights: by input row (in × out, for
 // the GEMM kernels below) where they run, else transposed (for the portable dot products).
 func weightsByRow() bool { return hasAVX2FMA() }
 
-// gemmCols is how many output columns one pass over all rows works on: 16 at a time per kernel
-// call, 64 per pass, so that the 64 columns of weights (in × 64 floats: 128 KiB at in=512) stay
-// in the L2 cache while every group of four rows is multiplied with them. Passing all of a
-// 3 MiB layer per group of four rows, as the dot-product kernel did, made the dense layers wait
-// on L3.
-const gemmCols = 64
-
 // applyFast is dense.apply with AVX2/FMA kernels. It reports false, doing nothing, when the CPU,
 // the weights' layout or the layer's width does not suit them.
 func (d *dense) applyFast(x []float32, n int, y []float32) bool {
 	in, out := d.in, d.out
-	if !hasAVX2FMA() || len(d.w) != in*out || out%16 != 0 || in == 0 {
+	if !hasAVX2FMA() || len(d.wp) != in*out || out%panelWidth != 0 || in == 0 {
 		return false
 	}
-	w, b := d.w[:in*out], d.b[:out]
-	x, y = x[:n*in], y[:n*out]
-	for c0 := 0; c0 < out; c0 += gemmCols {
-		c1 := min(c0+gemmCols, out)
-		r := 0
-		for ; r+6 <= n; r += 6 {
-			for c := c0; c < c1; c += 16 {
-				gemm6x16AVX(&x[r*in], in, &w[c], out, in, &b[c], &y[r*out+c], out)
-			}
-		}
-		if r+4 <= n {
-			for c := c0; c < c1; c += 16 {
-				gemm4x16AVX(&x[r*in], in, &w[c], out, in, &b[c], &y[r*out+c], out)
-			}
-			r += 4
-		}
-		for ; r < n; r++ {
-			for c := c0; c < c1; c += 16 {
-				gemm1x16AVX(&x[r*in], &w[c], out, in, &b[c], &y[r*out+c])
-			}
-		}
+	if n > 0 {
+		gemmPanels(x[:n*in], in, d.wp[:in*out], in, out, d.b[:out], y[:n*out], out, n)
 	}
 	return true
+}
+
+// gemmPanels computes y = x·W + b for n rows of x (k inputs each, ldx apart) into n rows of y
+// (ldy apart), with W (k × cols) stored as panels (see packPanels). cols is a positive multiple
+// of panelWidth, and the caller has checked that the CPU has AVX2 and FMA.
+//
+// One panel at a time goes through every group of six rows, so the panel (32 to 96 KiB) is read
+// from L3 once and then from L2, as a sequential stream. Splitting k further into blocks that
+// fit L1, with the sums kept in y between blocks, measured slower.
+func gemmPanels(x []float32, ldx int, w []float32, k, cols int, b []float32, y []float32, ldy int, n int) {
+	_, _ = x[(n-1)*ldx+k-1], y[(n-1)*ldy+cols-1]
+	w, b = w[:k*cols], b[:cols]
+	r := 0
+	if n >= 6 {
+		for c := 0; c < cols; c += panelWidth {
+			wc, bc := &w[c*k], &b[c]
+			for r := 0; r+6 <= n; r += 6 {
+				gemm6x16AVX(&x[r*ldx], ldx, wc, panelWidth, k, bc, &y[r*ldy+c], ldy)
+			}
+			if n%6 != 0 {
+				// The last rows again as a block of six, overlapping rows already done,
+				// which get the same values again: one pass over the panel instead of one
+				// per row.
+				gemm6x16AVX(&x[(n-6)*ldx], ldx, wc, panelWidth, k, bc, &y[(n-6)*ldy+c], ldy)
+			}
+		}
+		r = n
+	}
+	if r+4 <= n {
+		for c := 0; c < cols; c += panelWidth {
+			gemm4x16AVX(&x[r*ldx], ldx, &w[c*k], panelWidth, k, &b[c], &y[r*ldy+c], ldy)
+		}
+		r += 4
+	}
+	for ; r < n; r++ {
+		for c := 0; c < cols; c += panelWidth {
+			gemm1x16AVX(&x[r*ldx], &w[c*k], panelWidth, k, &b[c], &y[r*ldy+c])
+		}
+	}
+}
+
+// attendFast is attention with the GEMM kernel: per head, the scores are the queries times
+// the keys packed as panels, and the output is the probabilities times the values packed as
+// panels, both at the speed of the dense layers. The queries' scale is applied to the scores
+// inside the softmax. It reports false, doing nothing, where the kernel does not run.
+func attendFast(qkv, att []float32, w *useWork, n, d, heads int, scale float32) bool {
+	depth := d / heads
+	if !hasAVX2FMA() || depth%panelWidth != 0 || n == 0 {
+		return false
+	}
+	stride := 3 * d
+	np := padTokens(n)
+	kP, vP, s, zero := w.k[:depth*np], w.vT[:n*depth], w.scores[:n*np], w.zero[:max(np, depth)]
+	clear(kP) // the keys past n, up to np, stay zero: their scores are not used
+	for hd := range heads {
+		qo, ko, vo := hd*depth, d+hd*depth, 2*d+hd*depth
+		for j := range n {
+			row := qkv[j*stride : (j+1)*stride]
+			for t, v := range row[ko : ko+depth] {
+				kP[panelIndex(depth, t, j)] = v
+			}
+			for t, v := range row[vo : vo+depth] {
+				vP[panelIndex(n, j, t)] = v
+			}
+		}
+		gemmPanels(qkv[qo:], stride, kP, depth, np, zero, s, np, n)
+		softmaxRows(s, n, np, scale)
+		gemmPanels(s, np, vP, n, depth, zero, att[qo:], d, n)
+	}
+	return true
+}
+
+// expSum sets x[i] = e^(x[i]·scale + shift), arguments at most 0, and returns their sum, eight
+// at a time with expSumAVX where it applies.
+func expSum(x []float32, scale, shift float32) float32 {
+	var sum float32
+	if n := len(x) &^ 7; hasAVX2FMA() && n > 0 {
+		sum = expSumAVX(&x[0], n, scale, shift)
+		x = x[n:]
+	}
+	for j, v := range x {
+		e := expNeg(v*scale + shift)
+		x[j] = e
+		sum += e
+	}
+	return sum
 }
 
 // dot4 computes four dot products of w with x0..x3, with dot4AVX where it applies.

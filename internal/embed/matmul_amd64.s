@@ -298,3 +298,79 @@ gemm6loop:
 	VMOVUPS Y11, 32(R8)
 	VZEROUPPER
 	RET
+
+// Constants of expSumAVX, as in expNeg: log2(e), -ln2 high and low parts, the six
+// coefficients of the polynomial, 1, the lowest argument taken, and the exponent bias.
+DATA expc<>+0(SB)/4, $0x3fb8aa3b
+DATA expc<>+4(SB)/4, $0xbf318000
+DATA expc<>+8(SB)/4, $0x395e8083
+DATA expc<>+12(SB)/4, $0x39506967
+DATA expc<>+16(SB)/4, $0x3ab743ce
+DATA expc<>+20(SB)/4, $0x3c088908
+DATA expc<>+24(SB)/4, $0x3d2aa9c1
+DATA expc<>+28(SB)/4, $0x3e2aaaaa
+DATA expc<>+32(SB)/4, $0x3f000000
+DATA expc<>+36(SB)/4, $0x3f800000
+DATA expc<>+40(SB)/4, $0xc2ae999a
+DATA expc<>+44(SB)/4, $127
+GLOBL expc<>(SB), RODATA|NOPTR, $48
+
+// func expSumAVX(x *float32, n int, scale, shift float32) float32
+// x[i] = e^(x[i]·scale + shift) for i < n, a positive multiple of 8, and returns their sum. The
+// arguments must be at most 0 (scores minus their maximum); below -87.3 they are taken as
+// -87.3, whose exponential (1e-38) is zero next to the sum. expNeg's method, eight at a time:
+// k = round(x·log2 e), r = x - k·ln 2, e^r by the polynomial (its last two steps as
+// p·r + 1 twice), times 2^k built in the exponent bits.
+TEXT ·expSumAVX(SB), NOSPLIT, $0-28
+	MOVQ         x+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSS scale+16(FP), Y0
+	VBROADCASTSS shift+20(FP), Y1
+	VBROADCASTSS expc<>+0(SB), Y2
+	VBROADCASTSS expc<>+4(SB), Y3
+	VBROADCASTSS expc<>+8(SB), Y4
+	VBROADCASTSS expc<>+12(SB), Y5
+	VBROADCASTSS expc<>+16(SB), Y6
+	VBROADCASTSS expc<>+20(SB), Y7
+	VBROADCASTSS expc<>+24(SB), Y8
+	VBROADCASTSS expc<>+28(SB), Y9
+	VBROADCASTSS expc<>+32(SB), Y10
+	VBROADCASTSS expc<>+36(SB), Y11
+	VXORPS       Y12, Y12, Y12
+	XORQ         AX, AX
+
+exploop:
+	VMOVUPS      (SI)(AX*4), Y13
+	VFMADD213PS  Y1, Y0, Y13
+	VBROADCASTSS expc<>+40(SB), Y15
+	VMAXPS       Y15, Y13, Y13
+	VMULPS       Y2, Y13, Y14
+	VROUNDPS     $0, Y14, Y14
+	VFMADD231PS  Y14, Y3, Y13
+	VFMADD231PS  Y14, Y4, Y13
+	VCVTPS2DQ    Y14, Y14
+	VPBROADCASTD expc<>+44(SB), Y15
+	VPADDD       Y15, Y14, Y14
+	VPSLLD       $23, Y14, Y14
+	VMOVAPS      Y5, Y15
+	VFMADD213PS  Y6, Y13, Y15
+	VFMADD213PS  Y7, Y13, Y15
+	VFMADD213PS  Y8, Y13, Y15
+	VFMADD213PS  Y9, Y13, Y15
+	VFMADD213PS  Y10, Y13, Y15
+	VFMADD213PS  Y11, Y13, Y15
+	VFMADD213PS  Y11, Y13, Y15
+	VMULPS       Y14, Y15, Y15
+	VMOVUPS      Y15, (SI)(AX*4)
+	VADDPS       Y15, Y12, Y12
+	ADDQ         $8, AX
+	CMPQ         AX, CX
+	JLT          exploop
+
+	VEXTRACTF128 $1, Y12, X13
+	VADDPS       X13, X12, X12
+	VHADDPS      X12, X12, X12
+	VHADDPS      X12, X12, X12
+	VZEROUPPER
+	MOVSS        X12, ret+24(FP)
+	RET

@@ -8,6 +8,20 @@ func weightsByRow() bool { return false }
 // applyFast has no vector kernel on this platform or with -tags purego.
 func (d *dense) applyFast(x []float32, n int, y []float32) bool { return false }
 
+// attendFast has no vector kernel on this platform or with -tags purego.
+func attendFast(qkv, att []float32, w *useWork, n, d, heads int, scale float32) bool { return false }
+
+// expSum sets x[i] = e^(x[i]·scale + shift), arguments at most 0, and returns their sum.
+func expSum(x []float32, scale, shift float32) float32 {
+	var sum float32
+	for j, v := range x {
+		e := expNeg(v*scale + shift)
+		x[j] = e
+		sum += e
+	}
+	return sum
+}
+
 // dot4 computes four dot products of w with x0..x3.
 func dot4(w, x0, x1, x2, x3 []float32, out *[4]float32) { dot4Go(w, x0, x1, x2, x3, out) }
 

@@ -22,12 +22,15 @@ const (
 // It means the embedded files were corrupted or regenerated with an incompatible converter.
 var ErrBadWeights = errors.New("embed: malformed USE-Lite weights")
 
-// dense is a fully connected layer. Its weights are kept in one of two layouts, chosen at load
-// for the kernel that will run: by input row (w, in × out), which the AVX2 GEMM kernel
-// broadcasts each input against, or transposed (wT, out rows of in weights), so that every
-// output element is a contiguous dot product, the fastest shape for plain Go loops.
+// dense is a fully connected layer. Its weights are kept in one of three layouts, chosen at
+// load for the kernel that will run: by input row in panels of 16 columns (wp, see
+// packPanels), which the AVX2 GEMM kernel broadcasts each input against; by input row (w,
+// in × out), for a width the GEMM kernel does not take; or transposed (wT, out rows of in
+// weights), so that every output element is a contiguous dot product, the fastest shape for
+// plain Go loops.
 type dense struct {
 	in, out int
+	wp      []float32
 	w       []float32
 	wT      []float32
 	b       []float32
@@ -111,6 +114,28 @@ func (t rawTensor) decodeTransposed(half []float32, rows, cols int) []float32 {
 		}
 	}
 	return out
+}
+
+// decodePanels returns an in×out tensor (out a multiple of panelWidth) as float32 in the GEMM
+// kernel's panels (see packPanels), without decoding it row by row first.
+func (t rawTensor) decodePanels(half []float32, in, out int) []float32 {
+	p := make([]float32, in*out)
+	for k := range in {
+		for c := 0; c < out; c += panelWidth {
+			dst := p[c*in+k*panelWidth : c*in+(k+1)*panelWidth]
+			if t.dtype == 2 {
+				src := t.raw[2*(k*out+c) : 2*(k*out+c+panelWidth)]
+				for j := range dst {
+					dst[j] = half[uint16(src[2*j])|uint16(src[2*j+1])<<8]
+				}
+				continue
+			}
+			for j := range dst {
+				dst[j] = t.at(half, k*out+c+j)
+			}
+		}
+	}
+	return p
 }
 
 // parseBlob splits the converter's format (see internal/embed/convert) into tensors, checking
@@ -234,9 +259,12 @@ func loadUSEModel(blob []byte) (*useModel, error) {
 	mkDense := func(prefix string, in, out int) dense {
 		d := dense{in: in, out: out, b: get(prefix+".b", out)}
 		if w, ok := lookup(prefix+".w", in, out); ok {
-			if weightsByRow() {
+			switch {
+			case weightsByRow() && out%panelWidth == 0:
+				d.wp = w.decodePanels(half, in, out)
+			case weightsByRow():
 				d.w = w.decode(half)
-			} else {
+			default:
 				d.wT = w.decodeTransposed(half, in, out)
 			}
 		}
@@ -299,6 +327,7 @@ type useWork struct {
 	scores []float32 // attention probabilities of one head, n × pad(n)
 	q, k   []float32 // one head's scaled queries and keys, n × depth
 	vT     []float32 // one head's values transposed, depth × pad(n)
+	zero   []float32 // pad(useMaxTokens) zeros: the bias of the attention products
 	mean   []float32 // 512
 	fmean  []float32 // 1536, the last feed-forward layer's mean input
 	ymean  []float32 // 512
@@ -318,6 +347,7 @@ func newUSEWork() *useWork {
 		q:      make([]float32, n*depth),
 		k:      make([]float32, n*depth),
 		vT:     make([]float32, depth*padTokens(n)),
+		zero:   make([]float32, padTokens(n)),
 		mean:   make([]float32, useModelDim),
 		fmean:  make([]float32, useFFNDim),
 		ymean:  make([]float32, useModelDim),

@@ -106,7 +106,7 @@ func layerNormRef(x, h []float32, n, d int, g, b []float32, eps float32) {
 
 // NewUSELiteReference returns the built-in embedder running the reference kernels: the same
 // vectors as NewUSELite's (to float rounding), computed as before the blocked dense layers and
-// the vector attention, about half as fast. Nothing in the server uses it; benchmarks outside
+// the vector attention, about 2.5 times slower. Nothing in the server uses it; benchmarks outside
 // this package (memory's BenchmarkImport) measure the speed-up against it in one run.
 func NewUSELiteReference() (*USELite, error) {
 	return newWithKernels(referenceKernels)
@@ -133,13 +133,17 @@ func newWithKernels(k kernels) (*USELite, error) {
 // transposeAll gives every dense layer of m (a copy) its transposed weights as well.
 func transposeAll(m *useModel) {
 	tr := func(d dense) dense {
-		if d.wT != nil || d.w == nil {
+		if d.wT != nil || (d.w == nil && d.wp == nil) {
 			return d
 		}
 		d.wT = make([]float32, d.in*d.out)
 		for i := range d.in {
 			for j := range d.out {
-				d.wT[j*d.in+i] = d.w[i*d.out+j]
+				if d.w != nil {
+					d.wT[j*d.in+i] = d.w[i*d.out+j]
+				} else {
+					d.wT[j*d.in+i] = d.wp[panelIndex(d.in, i, j)]
+				}
 			}
 		}
 		return d
