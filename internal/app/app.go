@@ -86,7 +86,8 @@ type App struct {
 	// settling holds back start-up housekeeping until the server answered its first
 	// tools/list (see startup.go); workspaces share their parent's.
 	settling *settling
-	// preparing is the start-up work a server runs while it answers tools/list (startup.go).
+	// preparing is the start-up work a server holds back until it has answered tools/list
+	// and every call waits for (startup.go).
 	preparing *preparing
 
 	closers []func() error

@@ -14,8 +14,9 @@ const sweepEntries = 200_000
 // openJournal opens the edit journal in the state directory, which finishes or undoes every edit
 // a crashed toolhost process left half done, and sweeps the working directory in the background
 // for temporary files that no live process owns, once the server has settled (startup.go). A
-// server recovers in the background while it answers tools/list; every call waits for the
-// recovery (prepareMiddleware), so none can touch a file before it.
+// server (background) recovers once it has answered its first tools/list, or when a request
+// needs it first: every call waits for the recovery (prepareMiddleware), so none can touch a
+// file before it.
 func (a *App) openJournal(background bool) {
 	dir := filepath.Join(a.StateDir, "journal")
 	j := edit.NewJournal(dir, a.Logger)

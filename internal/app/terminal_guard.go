@@ -309,9 +309,10 @@ func (a *App) CommandRules() *cmdrules.Rules {
 // MarkServer marks this process as a toolhost server for the operator checks (child
 // subreaper, not dumpable, named and recorded in the state directory; see authz) and logs
 // what the terminal sandbox enforces. Call it from commands that serve a model (stdio,
-// serve); the record is removed when the app closes. The marking runs in the background while
-// the server answers tools/list (it needs none of it); every call waits for it, so no call
-// starts a child before, and a failure is what Prepared returns: the server must stop.
+// serve); the record is removed when the app closes. The marking waits until the server has
+// answered its first tools/list (which needs none of it) or a request needs it; every call
+// waits for it, so no call starts a child before, and a failure is what Prepared returns: the
+// server must stop.
 func (a *App) MarkServer() {
 	var release func()
 	a.prepare(func() error {
