@@ -54,14 +54,15 @@ type AuditBatchSink interface {
 }
 
 // auditQueueLen bounds the records waiting to be written. A full queue makes decisions wait
-// (records are never dropped: the audit must be complete).
+// (records are never dropped: the audit must be complete). The queue holds pointers: a queue
+// of 4096 records would be a megabyte allocated and cleared at every start.
 const auditQueueLen = 4096
 
 // auditor writes records in a background goroutine, so a decision costs a channel send instead of
 // an open/write/close of the audit file.
 type auditor struct {
 	sink AuditSink
-	ch   chan AuditRecord
+	ch   chan *AuditRecord
 	done chan struct{}
 	log  *slog.Logger
 	pid  int
@@ -71,7 +72,7 @@ type auditor struct {
 }
 
 func newAuditor(sink AuditSink, log *slog.Logger) *auditor {
-	a := &auditor{sink: sink, ch: make(chan AuditRecord, auditQueueLen), done: make(chan struct{}), log: log, pid: os.Getpid()}
+	a := &auditor{sink: sink, ch: make(chan *AuditRecord, auditQueueLen), done: make(chan struct{}), log: log, pid: os.Getpid()}
 	go a.run()
 	return a
 }
@@ -84,12 +85,12 @@ func (a *auditor) run() {
 	var batch []any
 	for rec := range a.ch {
 		if batcher == nil {
-			if err := a.sink.AppendAudit(ctx, rec); err != nil {
+			if err := a.sink.AppendAudit(ctx, *rec); err != nil {
 				a.log.Warn("audit write failed", "err", err, "event", rec.Event, "path", rec.Path)
 			}
 			continue
 		}
-		batch = append(batch[:0], rec)
+		batch = append(batch[:0], *rec)
 	drain:
 		for len(batch) < maxAuditBatch {
 			select {
@@ -97,7 +98,7 @@ func (a *auditor) run() {
 				if !ok {
 					break drain
 				}
-				batch = append(batch, r)
+				batch = append(batch, *r)
 			default:
 				break drain
 			}
@@ -121,10 +122,10 @@ func (a *auditor) add(ctx context.Context, rec AuditRecord) {
 		return
 	}
 	select {
-	case a.ch <- rec:
+	case a.ch <- &rec:
 	default:
 		select {
-		case a.ch <- rec:
+		case a.ch <- &rec:
 		case <-ctx.Done():
 			a.log.Warn("audit record dropped: context ended while the queue was full", "path", rec.Path)
 		}

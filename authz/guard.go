@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -105,19 +106,18 @@ type Decision struct {
 // Guard decides whether requests may touch paths, and opens os.Root handles for those it allows.
 // Safe for concurrent use.
 type Guard struct {
-	workdir          string
-	home             string
-	root             *os.Root
-	rootFD           int        // O_PATH descriptor of the working directory for the openat2 fast path
-	protected        []pathRule // all protected rules
-	insideProtected  []pathRule // those that can match inside the working directory
-	secrets          []pathRule
-	insideSecrets    []pathRule
+	workdir string
+	home    string
+	root    *os.Root
+	rootFD  int // O_PATH descriptor of the working directory for the openat2 fast path
+	// rules are the protected and secret paths, canonicalised on first use: resolving every
+	// default secret path's symlinks costs a server's start dozens of lstat calls that
+	// tools/list does not need.
+	rules            func() *pathRules
 	outsideNeedGrant bool
 	grants           *Grants
 	approvals        *Approvals
 	links            *linkIndex
-	plainInside      bool // no protected or secret rule can match inside the working directory
 	audit            *auditor
 	clock            Clock
 	log              *slog.Logger
@@ -174,32 +174,12 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	if cfg.Store != nil {
 		prot = append(prot, cfg.Store.Dir())
 	}
-	for _, e := range prot {
-		if r, ok := makeRule(e, home); ok {
-			g.protected = append(g.protected, canonicalRules(r)...)
-		}
-	}
 	secrets := cfg.SecretPaths
 	if secrets == nil {
 		secrets = DefaultSecretPaths
 	}
-	for _, e := range secrets {
-		if r, ok := makeRule(e, home); ok {
-			g.secrets = append(g.secrets, canonicalRules(r)...)
-		}
-	}
-	for _, r := range g.protected {
-		if r.overlaps(g.workdir) {
-			g.insideProtected = append(g.insideProtected, r)
-		}
-	}
-	for _, r := range g.secrets {
-		if r.overlaps(g.workdir) {
-			g.insideSecrets = append(g.insideSecrets, r)
-		}
-	}
-	// A walk inside the working directory can skip the rules when none can match there.
-	g.plainInside = len(g.insideProtected) == 0 && len(g.insideSecrets) == 0 && !hasGitName(strings.TrimPrefix(g.workdir, "/"))
+	secrets = slices.Clone(secrets) // the caller's slice may change before the first check
+	g.rules = sync.OnceValue(func() *pathRules { return newPathRules(prot, secrets, home, g.workdir) })
 	static := make([]GrantSpec, len(cfg.StaticGrants))
 	for i, s := range cfg.StaticGrants {
 		// Configuration may spell paths through symlinks or with ~/; decisions see canonical paths.
@@ -227,6 +207,42 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 		g.audit = newAuditor(sink, g.log)
 	}
 	return g, nil
+}
+
+// pathRules are a guard's protected and secret paths, each as configured and symlink-resolved.
+type pathRules struct {
+	protected       []pathRule // all protected rules
+	insideProtected []pathRule // those that can match inside the working directory
+	secrets         []pathRule
+	insideSecrets   []pathRule
+	plainInside     bool // no protected or secret rule can match inside the working directory
+}
+
+func newPathRules(prot, secrets []string, home, workdir string) *pathRules {
+	rs := &pathRules{}
+	for _, e := range prot {
+		if r, ok := makeRule(e, home); ok {
+			rs.protected = append(rs.protected, canonicalRules(r)...)
+		}
+	}
+	for _, e := range secrets {
+		if r, ok := makeRule(e, home); ok {
+			rs.secrets = append(rs.secrets, canonicalRules(r)...)
+		}
+	}
+	for _, r := range rs.protected {
+		if r.overlaps(workdir) {
+			rs.insideProtected = append(rs.insideProtected, r)
+		}
+	}
+	for _, r := range rs.secrets {
+		if r.overlaps(workdir) {
+			rs.insideSecrets = append(rs.insideSecrets, r)
+		}
+	}
+	// A walk inside the working directory can skip the rules when none can match there.
+	rs.plainInside = len(rs.insideProtected) == 0 && len(rs.insideSecrets) == 0 && !hasGitName(strings.TrimPrefix(workdir, "/"))
+	return rs
 }
 
 // Close flushes the audit queue and closes the working directory's root handle.
@@ -485,9 +501,10 @@ func (g *Guard) protectedAnchor(c string, inside, write, delRename bool) (string
 	if a, ok := gitAnchor(c, write, delRename); ok {
 		return a, true
 	}
-	rules := g.protected
+	rs := g.rules()
+	rules := rs.protected
 	if inside && !delRename {
-		rules = g.insideProtected
+		rules = rs.insideProtected
 	}
 	for _, r := range rules {
 		if a, ok := r.match(c); ok {
@@ -516,12 +533,13 @@ func (g *Guard) containedAnchor(c string, class Class, dir bool) (anchor, what s
 	if a, ok := gitDirRead(c); ok {
 		return a, "repository internals (.git config and hooks)", true
 	}
-	for _, r := range g.protected {
+	rs := g.rules()
+	for _, r := range rs.protected {
 		if a, ok := r.below(c); ok {
 			return a, "toolhost's own configuration or state", true
 		}
 	}
-	for _, r := range g.secrets {
+	for _, r := range rs.secrets {
 		if a, ok := r.below(c); ok {
 			return a, "", true
 		}
@@ -531,9 +549,10 @@ func (g *Guard) containedAnchor(c string, class Class, dir bool) (anchor, what s
 
 // secretAnchor returns the secret path c falls under.
 func (g *Guard) secretAnchor(c string, inside bool) (string, bool) {
-	rules := g.secrets
+	rs := g.rules()
+	rules := rs.secrets
 	if inside {
-		rules = g.insideSecrets
+		rules = rs.insideSecrets
 	} else if isEnvFile(c) {
 		return c, true
 	}

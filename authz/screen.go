@@ -29,7 +29,7 @@ func (t *Target) Withhold(rel string, isDir bool) bool {
 	if g == nil {
 		return false
 	}
-	if t.dir == g.workdir && g.plainInside && !hasGitName(rel) {
+	if t.dir == g.workdir && g.rules().plainInside && !hasGitName(rel) {
 		// The common walk: inside a working directory that holds none of toolhost's files and
 		// no credential store, only .git internals can be protected.
 		return false

@@ -3,6 +3,7 @@ package consolidated
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -171,6 +172,68 @@ func TestResourceDeclarationIsChecked(t *testing.T) {
 			tool := ThinkTool()
 			tool.Resources = []Resource{tt.res}
 			NewRegistry(&Env{}, []*Tool{tool}, nil)
+		})
+	}
+}
+
+// TestParameterTypesAreChecked: two operations of one tool share a parameter only with one
+// schema (type and enum; descriptions may differ), since the tool's flat input schema has one
+// property per name. Tool.validate compares cached per-type keys; these cases pin that the keys
+// tell apart exactly what the schemas tell apart.
+func TestParameterTypesAreChecked(t *testing.T) {
+	type str struct {
+		X string `json:"x" jsonschema:"one description"`
+	}
+	type strOther struct {
+		X string `json:"x,omitempty" jsonschema:"another description"`
+	}
+	type strPtr struct {
+		X *string `json:"x,omitempty"`
+	}
+	type integer struct {
+		X int `json:"x"`
+	}
+	type integer64 struct {
+		X int64 `json:"x"`
+	}
+	type enumAB struct {
+		X string `json:"x" enum:"a,b"`
+	}
+	type enumBA struct {
+		X string `json:"x" enum:"b,a"`
+	}
+	type list struct {
+		X []string `json:"x"`
+	}
+	type listInt struct {
+		X []int `json:"x"`
+	}
+	op := func(name string, args reflect.Type) Operation { return Operation{Name: name, args: args} }
+	tests := []struct {
+		name      string
+		a, b      reflect.Type
+		wantPanic bool
+	}{
+		{"same type, other description and optionality", reflect.TypeFor[str](), reflect.TypeFor[strOther](), false},
+		{"pointer to the same type", reflect.TypeFor[str](), reflect.TypeFor[strPtr](), false},
+		{"int and int64 are both integer", reflect.TypeFor[integer](), reflect.TypeFor[integer64](), false},
+		{"string and integer", reflect.TypeFor[str](), reflect.TypeFor[integer](), true},
+		{"enum and none", reflect.TypeFor[str](), reflect.TypeFor[enumAB](), true},
+		{"enum in another order", reflect.TypeFor[enumAB](), reflect.TypeFor[enumBA](), true},
+		{"same enum", reflect.TypeFor[enumAB](), reflect.TypeFor[enumAB](), false},
+		{"array items differ", reflect.TypeFor[list](), reflect.TypeFor[listInt](), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			panicked := func() (p bool) {
+				defer func() { p = recover() != nil }()
+				tool := &Tool{Name: "think", Operations: []Operation{op("one", tt.a), op("two", tt.b)}}
+				tool.validate()
+				return false
+			}()
+			if panicked != tt.wantPanic {
+				t.Errorf("validate(x: %s, x: %s) panicked = %v, want %v", tt.a, tt.b, panicked, tt.wantPanic)
+			}
 		})
 	}
 }

@@ -242,7 +242,7 @@ func (t *Tool) validate() {
 	types := map[string]string{}
 	for _, op := range t.Operations {
 		for _, p := range paramsOf(op.args) {
-			key := string(mustJSON(p.schema(false)))
+			key := p.typeKey()
 			if prev, ok := types[p.Name]; ok && prev != key {
 				panic(fmt.Sprintf("consolidated: tool %s declares parameter %s with two types", t.Name, p.Name))
 			}

@@ -59,9 +59,21 @@ func serveStdio(inv *invocation) error {
 	if err != nil {
 		return err
 	}
-	if err := a.MarkServer(); err != nil {
-		return err
-	}
+	a.MarkServer()
+	// The server answers initialize and tools/list before the app prepares the rest (edit
+	// journal recovery, the server mark: app.Prepared); a preparation that fails ends serving.
+	ctx, cancel := context.WithCancelCause(inv.ctx)
+	defer cancel(nil)
+	go func() {
+		select {
+		case <-a.Settled():
+		case <-ctx.Done():
+			return
+		}
+		if err := a.Prepared(ctx); err != nil && ctx.Err() == nil {
+			cancel(err)
+		}
+	}()
 	a.CheckStateLater()
 	a.Serving()
 	go func() { <-a.Settled(); restoreGC() }()
@@ -69,7 +81,10 @@ func serveStdio(inv *invocation) error {
 		a.UseRoots(false) // no --workdir: the client's first root chooses it
 	}
 	a.Logger.Info("serving stdio", "workdir", a.Workdir, "profile", a.ProfileName, "tools", strings.Join(a.Registry.Names(), ","))
-	err = server.ServeStdio(inv.ctx, a.Server(), os.Stdin, inv.stdout, a.Logger)
+	err = server.ServeStdio(ctx, a.Server(), os.Stdin, inv.stdout, a.Logger)
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return cause // the preparation failed
+	}
 	if errors.Is(err, context.Canceled) && inv.ctx.Err() != nil {
 		return nil // SIGINT or SIGTERM: a normal shutdown, sessions closed with the app
 	}
@@ -101,7 +116,8 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	if err != nil {
 		return err
 	}
-	if err := a.MarkServer(); err != nil {
+	a.MarkServer()
+	if err := a.Prepared(inv.ctx); err != nil {
 		return err
 	}
 	a.CheckStateLater()

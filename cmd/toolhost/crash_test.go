@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -12,6 +13,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/owner"
 )
 
 // crashFiles is how many files the crash test's patch touches: most are updated, a few added in
@@ -248,4 +253,54 @@ func killDuringPatch(t *testing.T, state, work, patch, trigger string, delay tim
 		}
 	}
 	return answered
+}
+
+// TestJournalRecoveredBeforeFirstCall: a server holds its edit journal recovery back until it
+// has answered tools/list (internal/app/startup.go), yet a call that comes first must still find
+// the journal recovered. A process that died after committing a write left it half done (the
+// new content in its temporary file, the record in state "commit"); the fresh server's first
+// request, before any tools/list, reads the file and must see the write finished.
+func TestJournalRecoveredBeforeFirstCall(t *testing.T) {
+	state, work := t.TempDir(), t.TempDir()
+	work, err := filepath.EvalSymlinks(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const temp = ".toolhost-tmp-dead-1"
+	for name, content := range map[string]string{"a.txt": "old content\n", temp: "new content\n"} {
+		if err := os.WriteFile(filepath.Join(work, name), []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self := owner.Self()
+	dead := owner.ID{PID: self.PID, Start: self.Start + 1, Boot: self.Boot} // this pid, another start
+	if owner.Alive(dead) {
+		t.Fatal("no /proc: a dead owner cannot be told from a live one here")
+	}
+	rec, _ := json.Marshal(map[string]any{"v": 1, "root": work, "ops": []map[string]any{{"op": "write", "path": "a.txt", "temp": temp}}})
+	journal := filepath.Join(state, "journal")
+	if err := os.MkdirAll(journal, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(journal, dead.String()+"-1.commit"), rec, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.CommandTransport{Command: commandIn(t, state, work, "stdio")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "file_operations",
+		Arguments: map[string]any{"operation": "read_file", "path": "a.txt"}})
+	if err != nil || res.IsError {
+		t.Fatalf("read_file: %v %v", err, res)
+	}
+	if got := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(got, "new content") {
+		t.Errorf("first call read %q, want the recovered write (new content)", got)
+	}
+	if _, err := os.Stat(filepath.Join(journal, dead.String()+"-1.commit")); !os.IsNotExist(err) {
+		t.Errorf("journal record left after the first call: %v", err)
+	}
 }

@@ -86,6 +86,9 @@ type App struct {
 	// settling holds back start-up housekeeping until the server answered its first
 	// tools/list (see startup.go); workspaces share their parent's.
 	settling *settling
+	// preparing is the start-up work a server holds back until it has answered tools/list
+	// and every call waits for (startup.go).
+	preparing *preparing
 
 	closers []func() error
 }
@@ -102,8 +105,12 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{Config: cfg, Logger: logger, Started: time.Now(), settling: newSettling()}
+	a := &App{Config: cfg, Logger: logger, Started: time.Now(), settling: newSettling(), preparing: newPreparing()}
 	if parent != nil {
+		// The parent's journal recovery and server mark come before any work of a workspace.
+		if err := parent.Prepared(ctx); err != nil {
+			return nil, err
+		}
 		a.settling = parent.settling
 	} else if !cfg.Serve {
 		a.settling.settle() // a one-shot command: nothing to answer first
@@ -156,6 +163,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	opened := false
 	defer func() {
 		if !opened {
+			a.Prepared(context.Background()) // nothing started may outlive a failed Open
 			// Waits for a state file still being created, which must not outlive a failed Open.
 			a.Store.Close()
 		}
@@ -172,13 +180,21 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		return nil, err
 	}
 	a.closers = append(a.closers, a.Guard.Close)
-	a.openJournal()
+	// The start-up preparation ends before the guard closes (closers run in reverse order).
+	a.closers = append(a.closers, func() error { a.Prepared(context.Background()); return nil })
+	a.openJournal(cfg.Serve && parent == nil)
+	waitEngine := func() {}
 	if parent != nil {
 		a.Executions, a.Limits, a.Tokens, a.StdioPrincipal = parent.Executions, parent.Limits, parent.Tokens, parent.StdioPrincipal
-	} else if err := a.openExecutions(ctx); err != nil {
-		return nil, err
+	} else {
+		wait, err := a.openExecutions(ctx)
+		if err != nil {
+			return nil, err
+		}
+		waitEngine = sync.OnceFunc(wait)
+		defer waitEngine() // before the store closes on a failed Open
 	}
-	a.Env.Executions, a.Env.Limits = a.Executions, a.Limits
+	a.Env.Limits = a.Limits
 	// Where the user answers authorization requests: one place for the app and the
 	// workspaces its clients' roots open (serve sets the console's address on it).
 	a.Env.Approvals = &consolidated.ApprovalPlace{Elsewhere: consoleElsewhere(a.StateDir)}
@@ -227,6 +243,8 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		a.databaseTool(),
 		consolidated.ReadToolResultTool(),
 	}
+	waitEngine()
+	a.Env.Executions = a.Executions
 	if err := checkProfileNames(name, profile, cfg.Profiles, tools); err != nil {
 		a.Close()
 		return nil, err
@@ -335,7 +353,7 @@ func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with the read_tool_result tool.",
 		Registry:     a.Registry,
 		Logger:       a.Logger,
-		Middleware:   []mcp.Middleware{a.switchesMiddleware(), a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
+		Middleware:   []mcp.Middleware{a.prepareMiddleware(), a.switchesMiddleware(), a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
 	})
 	a.switchMu.Lock()
 	a.servers = append(a.servers, s)

@@ -10,23 +10,44 @@ import (
 )
 
 // openExecutions starts the execution engine on the state directory (replaying what dead
-// processes left) and the rate limits of the configuration.
-func (a *App) openExecutions(ctx context.Context) error {
+// processes left) and reads the rate limits of the configuration. The engine opens on another
+// goroutine, while Open builds the tools; the returned function waits for it and must be
+// called before Open returns.
+func (a *App) openExecutions(ctx context.Context) (wait func(), err error) {
 	cfg := a.Config
-	e, err := engine.Open(ctx, engine.Options{
-		StateDir: a.StateDir, Store: a.Store, Logger: a.Logger,
-		MaxRecords: cfg.Executions.MaxRecords, MaxAge: cfg.Executions.MaxAge.Duration,
-		OnFinish: a.onFinish,
-	})
-	if err != nil {
-		// A read-only or full state directory must not stop file and terminal work: the
-		// server runs without history, and the history commands say why.
-		a.Logger.Warn("execution history is off: the engine cannot open its state", "err", err)
-		a.ExecutionsErr = err
-	} else {
-		a.Executions = e
-		a.closers = append(a.closers, e.Close)
+	done := make(chan struct{})
+	var e *engine.Engine
+	var eerr error
+	go func() {
+		defer close(done)
+		e, eerr = engine.Open(ctx, engine.Options{
+			StateDir: a.StateDir, Store: a.Store, Logger: a.Logger,
+			MaxRecords: cfg.Executions.MaxRecords, MaxAge: cfg.Executions.MaxAge.Duration,
+			OnFinish: a.onFinish,
+		})
+	}()
+	wait = func() {
+		<-done
+		if eerr != nil {
+			// A read-only or full state directory must not stop file and terminal work: the
+			// server runs without history, and the history commands say why.
+			a.Logger.Warn("execution history is off: the engine cannot open its state", "err", eerr)
+			a.ExecutionsErr = eerr
+		} else {
+			a.Executions = e
+			a.closers = append(a.closers, e.Close)
+		}
 	}
+	if err := a.openLimits(); err != nil {
+		wait()
+		return nil, err
+	}
+	return wait, nil
+}
+
+// openLimits reads the rate limits, the token store and the stdio principal's tier.
+func (a *App) openLimits() error {
+	cfg := a.Config
 	lim := &engine.Limits{PerCategory: map[authz.Category]engine.Rate{}}
 	for key, v := range map[string]string{"per_principal": cfg.Limits.PerPrincipal, string(authz.CategorySafe): cfg.Limits.Safe,
 		string(authz.CategoryModerate): cfg.Limits.Moderate, string(authz.CategoryDangerous): cfg.Limits.Dangerous} {

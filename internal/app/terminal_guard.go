@@ -309,16 +309,28 @@ func (a *App) CommandRules() *cmdrules.Rules {
 // MarkServer marks this process as a toolhost server for the operator checks (child
 // subreaper, not dumpable, named and recorded in the state directory; see authz) and logs
 // what the terminal sandbox enforces. Call it from commands that serve a model (stdio,
-// serve); the record is removed when the app closes.
-func (a *App) MarkServer() error {
-	release, err := authz.MarkServer(a.StateDir, a.Logger)
-	if err != nil {
-		return err
-	}
-	if err := authz.ScrubEnviron(a.scrubEnv()); err != nil {
-		a.Logger.Warn("secret variables stay readable in /proc/PID/environ by root", "err", err)
-	}
-	a.closers = append(a.closers, func() error { release(); return nil })
+// serve); the record is removed when the app closes. The marking waits until the server has
+// answered its first tools/list (which needs none of it) or a request needs it; every call
+// waits for it, so no call starts a child before, and a failure is what Prepared returns: the
+// server must stop.
+func (a *App) MarkServer() {
+	var release func()
+	a.prepare(func() error {
+		var err error
+		if release, err = authz.MarkServer(a.StateDir, a.Logger); err != nil {
+			return err
+		}
+		if err := authz.ScrubEnviron(a.scrubEnv()); err != nil {
+			a.Logger.Warn("secret variables stay readable in /proc/PID/environ by root", "err", err)
+		}
+		return nil
+	})
+	a.closers = append(a.closers, func() error {
+		if a.Prepared(context.Background()); release != nil {
+			release()
+		}
+		return nil
+	})
 	// The Landlock self-test behind the status line waits until the server has answered
 	// its first tools/list (a command before that runs it at once).
 	a.afterSettled(func(context.Context) {
@@ -329,5 +341,4 @@ func (a *App) MarkServer() error {
 			a.Logger.Info(st.Summary())
 		}
 	})
-	return nil
 }

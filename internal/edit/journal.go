@@ -31,6 +31,8 @@ type Journal struct {
 	owner  owner.ID
 	logger *slog.Logger
 	seq    atomic.Uint64
+	// off is set when Open could not make the directory: the journal then acts as none.
+	off atomic.Bool
 	// hook, when set (tests), is called at each step of a commit; a panic in it stands for a
 	// crash at that point.
 	hook func(step string)
@@ -64,16 +66,38 @@ type Recovery struct {
 // OpenJournal opens (creating it, mode 0700) the journal directory dir and recovers every
 // transaction left by a process that is no longer running. logger may be nil.
 func OpenJournal(dir string, logger *slog.Logger) (*Journal, Recovery, error) {
+	j := NewJournal(dir, logger)
+	rep, err := j.Open()
+	if j.off.Load() {
+		return nil, rep, err
+	}
+	return j, rep, err
+}
+
+// NewJournal returns the journal of directory dir without touching the disk, for a server
+// that hands it to its tools before recovery runs: the caller must call Open before any
+// transaction (a server holds back every call until it has). logger may be nil.
+func NewJournal(dir string, logger *slog.Logger) *Journal {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, Recovery{}, fmt.Errorf("edit journal: %w", err)
-	}
-	j := &Journal{dir: dir, owner: owner.Self(), logger: logger}
-	rep, err := j.Recover()
-	return j, rep, err
+	return &Journal{dir: dir, logger: logger}
 }
+
+// Open creates the journal directory (mode 0700) and recovers every transaction left by a
+// process that is no longer running. When the directory cannot be made, the journal acts as
+// none from then on (writes are all or nothing only while the process lives) and Open says why.
+func (j *Journal) Open() (Recovery, error) {
+	j.owner = owner.Self() // here, not in NewJournal: it reads /proc
+	if err := os.MkdirAll(j.dir, 0o700); err != nil {
+		j.off.Store(true)
+		return Recovery{}, fmt.Errorf("edit journal: %w", err)
+	}
+	return j.Recover()
+}
+
+// Disabled reports whether Open could not make the directory, so that the journal acts as none.
+func (j *Journal) Disabled() bool { return j.off.Load() }
 
 // Dir returns the journal directory.
 func (j *Journal) Dir() string { return j.dir }

@@ -435,7 +435,7 @@ func (t *txn) commit(ctx context.Context, j *Journal) error {
 	}
 	hook := func(string) {}
 	var rec *journalFile
-	if j != nil {
+	if j != nil && !j.off.Load() {
 		hook = j.step
 		var err error
 		if rec, err = j.begin(&t.rec); err != nil {
