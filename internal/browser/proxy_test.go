@@ -2,13 +2,11 @@ package browser
 
 import (
 	"bufio"
-	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -128,32 +126,6 @@ func TestProxyThroughUpstream(t *testing.T) {
 	}
 }
 
-// loopbackHops dials the test's proxy hops: a name through the scripted resolver (localhost as
-// 127.0.0.1), then only loopback.
-type loopbackHops struct {
-	res *nettest.Resolver
-	d   nettest.LoopbackDialer
-}
-
-func (h *loopbackHops) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := netip.ParseAddr(host); err != nil {
-		if host == "localhost" {
-			host = "127.0.0.1"
-		} else {
-			ips, err := h.res.LookupNetIP(ctx, "ip", host)
-			if err != nil {
-				return nil, err
-			}
-			host = ips[0].String()
-		}
-	}
-	return h.d.DialContext(ctx, network, net.JoinHostPort(host, port))
-}
-
 // TestProxyAddressIsNotTrustedByTheBrowser is the attacker's side of an upstream proxy for the
 // browser: the environment names a proxy on loopback and a page aims at the proxy's own address,
 // by CONNECT (HTTPS, WebSockets) and by a plain request, directly, by name, through NO_PROXY.
@@ -207,7 +179,7 @@ func TestProxyAddressIsNotTrustedByTheBrowser(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Proxy nil: the environment, as in production.
-			wc, err := web.New(web.Config{Guard: ng, ProxyDialer: &loopbackHops{res: res}})
+			wc, err := web.New(web.Config{Guard: ng, ProxyDialer: &nettest.HopDialer{Resolver: res}})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -46,6 +46,38 @@ func (d *LoopbackDialer) Dials() []string {
 	return append([]string(nil), d.dials...)
 }
 
+// HopDialer dials a test's proxy hops, whose addresses the guard does not decide: a host name
+// through Resolver ("localhost" as 127.0.0.1), then Dialer, which reaches only loopback, so even
+// a hop a client wrongly trusted stays on the machine. A nil Dialer is a new LoopbackDialer.
+type HopDialer struct {
+	Resolver *Resolver
+	Dialer   *LoopbackDialer
+}
+
+// DialContext resolves address's host if it is a name and dials it on loopback only.
+func (h *HopDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	host, port, err := net.SplitHostPort(address)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := netip.ParseAddr(host); err != nil {
+		if host == "localhost" {
+			host = "127.0.0.1"
+		} else {
+			ips, err := h.Resolver.LookupNetIP(ctx, "ip", host)
+			if err != nil {
+				return nil, err
+			}
+			host = ips[0].String()
+		}
+	}
+	d := h.Dialer
+	if d == nil {
+		d = &LoopbackDialer{}
+	}
+	return d.DialContext(ctx, network, net.JoinHostPort(host, port))
+}
+
 // Resolver answers from a script: each name has a list of answers, one per lookup, the last
 // repeated. Unknown names fail without asking any DNS server.
 type Resolver struct {

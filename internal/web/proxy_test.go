@@ -1,13 +1,11 @@
 package web
 
 import (
-	"context"
 	"encoding/base64"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,32 +24,6 @@ func setProxyEnv(t *testing.T, httpProxy, httpsProxy, noProxy string) {
 		t.Setenv(strings.ToLower(k), v)
 	}
 	t.Setenv("REQUEST_METHOD", "") // httpproxy ignores HTTP_PROXY under CGI
-}
-
-// hopDialer dials a test's proxy hops: a name through the scripted resolver (localhost as
-// 127.0.0.1), then only loopback, so even a hop the client wrongly trusted stays on the machine.
-type hopDialer struct {
-	res *nettest.Resolver
-	d   *nettest.LoopbackDialer
-}
-
-func (h hopDialer) DialContext(ctx context.Context, network, addr string) (net.Conn, error) {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := netip.ParseAddr(host); err != nil {
-		if host == "localhost" {
-			host = "127.0.0.1"
-		} else {
-			ips, err := h.res.LookupNetIP(ctx, "ip", host)
-			if err != nil {
-				return nil, err
-			}
-			host = ips[0].String()
-		}
-	}
-	return h.d.DialContext(ctx, network, net.JoinHostPort(host, port))
 }
 
 // recordingProxy is a forward proxy on loopback standing in for the environment's: it records
@@ -132,7 +104,7 @@ func TestProxyAddressIsNotTrusted(t *testing.T) {
 				t.Fatal(err)
 			}
 			// Proxy nil: the environment, as in production.
-			c, err := New(Config{Guard: ng, ProxyDialer: hopDialer{res: res, d: hops}})
+			c, err := New(Config{Guard: ng, ProxyDialer: &nettest.HopDialer{Resolver: res, Dialer: hops}})
 			if err != nil {
 				t.Fatal(err)
 			}
