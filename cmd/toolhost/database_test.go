@@ -130,11 +130,7 @@ GRANT SELECT ON orders TO bin_reader;`); err != nil {
 	cmd.Env = append(cmd.Env, "SHOP_PASSWORD="+password)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectCmd(t, cmd)
 	tests := []struct {
 		name  string
 		args  map[string]any

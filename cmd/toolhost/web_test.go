@@ -13,12 +13,13 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+	"toolhost/internal/browser"
+	"toolhost/internal/nettest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -235,14 +236,11 @@ func TestServeRefusesItsOwnListener(t *testing.T) {
 	}
 }
 
-// requireChromium fails under CI and skips elsewhere when Chromium is missing.
+// requireChromium fails under CI and skips elsewhere when the binary would find no Chromium.
 func requireChromium(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("chromium"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("Chromium is not installed (.ci/run installs it)")
-		}
-		t.Skip("Chromium is not installed; this test needs it")
+	if _, err := browser.FindChromium(""); err != nil {
+		nettest.Missing(t, "Chromium is not installed (apt-get install chromium; .ci/run installs it): "+err.Error())
 	}
 }
 
