@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
@@ -227,8 +228,10 @@ func (r *Registry) Register(s *mcp.Server) {
 // dispatchOnly is the input schema the registry gives the SDK with each tool. The SDK only
 // dispatches calls by name (toolhost validates arguments itself, per operation) and would
 // otherwise decode every full schema again at each registration (twice: for its type check
-// and for header annotations); clients get the real schemas from listMiddleware.
-var dispatchOnly = json.RawMessage(`{"type":"object"}`)
+// and for header annotations); clients get the real schemas from listMiddleware. It is a
+// *jsonschema.Schema because the SDK reads that type's "type" directly, where any other value
+// is encoded and decoded again, and each decode takes a fresh 32 KB buffer.
+var dispatchOnly = &jsonschema.Schema{Type: "object"}
 
 // listMiddleware answers tools/list with ToolsFor for the caller's tier (admin when the
 // request carries no principal): the schemas derived once from the tables, never the
