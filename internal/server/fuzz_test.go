@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // FuzzFilterLines checks the stdio line filter: every input line is either passed through intact
@@ -57,6 +59,44 @@ func FuzzFilterLines(f *testing.F) {
 					t.Fatalf("reply %q is not a JSON-RPC error", line)
 				}
 			}
+		}
+	})
+}
+
+// FuzzReadEnvelope holds readEnvelope to the go-sdk: a line that is one JSON value is accepted
+// exactly when jsonrpc.DecodeMessage accepts it, since filterLines passes the lines it accepts
+// to the SDK, which ends the session over a message it cannot decode, and refuses the others.
+func FuzzReadEnvelope(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"a","result":{}}`,
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"no","data":[1]}}`,
+		`{"jsonrpc":"2.0","id":null,"result":1}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":""}`,
+		`{"jsonrpc":"2.0","id":true,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"method":null}`,
+		`{"jsonrpc":"2.0","id":1,"method":7}`,
+		`{"jsonrpc":5,"jsonrpc":"2.0","id":1,"method":"x"}`,
+		`{"JSONRPC":"2.0","id":1,"method":"x"}`,
+		`{"json\u0072pc":"2.0","id":1,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1.5,"message":"x"}}`,
+		`{"jsonrpc":"2.0","id":1,"error":null,"result":null}`,
+		`{"jsonrpc":"2.0","id":1e400,"method":"x"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26"}}`,
+		`{"jsonrpc":"2.0","id":1,"method":"x","params":` + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + `}`,
+		`null`, `1`, `"x"`, `{}`, `[]`, `{"jsonrpc":"2.0"}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		if !json.Valid([]byte(line)) {
+			return // answered as a parse error before either decoder runs
+		}
+		_, sdkErr := jsonrpc.DecodeMessage([]byte(line))
+		_, err := readEnvelope([]byte(line))
+		if (err == nil) != (sdkErr == nil) {
+			t.Fatalf("readEnvelope(%q) = %v, the go-sdk's decoder says %v", line, err, sdkErr)
 		}
 	})
 }

@@ -43,7 +43,7 @@ func filterLines(in io.Reader, pass io.Writer, reply io.Writer, logger *slog.Log
 	for {
 		line, tooLong, err := readLine(r, MaxStdioLine)
 		if len(line) > 0 || tooLong {
-			bad := check(line, tooLong)
+			bad, env := check(line, tooLong)
 			var out any = bad
 			if bad == nil && line[0] == '[' {
 				if errs := checkBatch(line, batchOK); errs != nil {
@@ -53,7 +53,7 @@ func filterLines(in io.Reader, pass io.Writer, reply io.Writer, logger *slog.Log
 					}
 				}
 			} else if bad == nil {
-				batchOK = batchesAllowed(line, batchOK)
+				batchOK = batchesAllowed(env, batchOK)
 			}
 			if bad != nil {
 				logger.Warn("stdio: rejected line", "code", bad.Error.Code, "bytes", len(line), "reason", bad.Error.Message)
@@ -138,8 +138,9 @@ type errorResponse struct {
 	} `json:"error"`
 }
 
-// check returns the error response for a line the SDK would choke on, or nil if it is fine.
-func check(line []byte, tooLong bool) *errorResponse {
+// check returns the error response for a line the SDK would choke on, or nil if it is fine,
+// with whether it passes on the protocol version of an initialize request (see batchesAllowed).
+func check(line []byte, tooLong bool) (*errorResponse, envelope) {
 	resp := &errorResponse{JSONRPC: "2.0", ID: json.RawMessage("null")}
 	switch {
 	case tooLong:
@@ -147,43 +148,194 @@ func check(line []byte, tooLong bool) *errorResponse {
 		// an answer that never comes; the session and its terminals go on.
 		resp.ID = probeID(line)
 		resp.Error.Code, resp.Error.Message = jsonrpc.CodeInvalidRequest, fmt.Sprintf("message longer than %d bytes; send less per call", MaxStdioLine)
-		return resp
-	case !json.Valid(line):
-		resp.Error.Code, resp.Error.Message = jsonrpc.CodeParseError, "parse error: line is not valid JSON"
-		return resp
+		return resp, envelope{}
 	case line[0] == '[':
-		return nil // batches are judged by checkBatch
-	}
-	if _, err := jsonrpc.DecodeMessage(line); err != nil {
-		var probe struct {
-			ID json.RawMessage `json:"id"`
+		if !json.Valid(line) {
+			resp.Error.Code, resp.Error.Message = jsonrpc.CodeParseError, "parse error: line is not valid JSON"
+			return resp, envelope{}
 		}
-		if json.Unmarshal(line, &probe) == nil && len(probe.ID) > 0 {
-			resp.ID = probe.ID
-		}
-		resp.Error.Code, resp.Error.Message = jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC 2.0 message"
-		return resp
+		return nil, envelope{} // batches are judged by checkBatch
 	}
-	return nil
+	env, err := readEnvelope(line)
+	if err == nil {
+		return nil, env
+	}
+	if !json.Valid(line) {
+		resp.Error.Code, resp.Error.Message = jsonrpc.CodeParseError, "parse error: line is not valid JSON"
+		return resp, envelope{}
+	}
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(line, &probe) == nil && len(probe.ID) > 0 {
+		resp.ID = probe.ID
+	}
+	resp.Error.Code, resp.Error.Message = jsonrpc.CodeInvalidRequest, "invalid request: not a JSON-RPC 2.0 message"
+	return resp, envelope{}
+}
+
+// envelope is what filterLines reads of a message: its id as written, its method and, for an
+// initialize request, the protocol version it asks for.
+type envelope struct {
+	id              json.RawMessage
+	method          string
+	protocolVersion string
+}
+
+// errNotMessage: the value is JSON, but not a message the go-sdk decodes.
+var errNotMessage = errors.New("not a JSON-RPC 2.0 message")
+
+// maxMessageDepth is the go-sdk's nesting limit for a message: it refuses deeper JSON.
+const maxMessageDepth = 1000
+
+// readEnvelope accepts exactly the lines the go-sdk's jsonrpc.DecodeMessage accepts (a fuzz
+// test holds the two together), with one pass of the standard decoder over the top-level
+// members instead of the SDK's decoder, which takes a fresh 32 KB buffer for every message
+// and would decode each line twice. Like the SDK it matches member names exactly, checks the
+// type of every occurrence of a member it reads, and refuses JSON nested deeper than
+// maxMessageDepth.
+func readEnvelope(line []byte) (envelope, error) {
+	var env envelope
+	if tooDeep(line, maxMessageDepth) {
+		return env, errNotMessage
+	}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	tok, err := dec.Token()
+	if err != nil {
+		return env, err
+	}
+	if tok == nil {
+		return env, errNotMessage // null decodes to an empty message, without a version
+	}
+	if tok != json.Delim('{') {
+		return env, errNotMessage
+	}
+	var version string
+	var hasMethod, hasID bool
+	var params json.RawMessage
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return env, err
+		}
+		var val json.RawMessage
+		if err := dec.Decode(&val); err != nil {
+			return env, err
+		}
+		switch key {
+		case "jsonrpc":
+			if version, err = jsonString(val); err != nil {
+				return env, err
+			}
+		case "id":
+			env.id, hasID = val, true
+			if !validID(val) {
+				return env, errNotMessage
+			}
+		case "method":
+			hasMethod = true
+			if env.method, err = jsonString(val); err != nil {
+				return env, err
+			}
+		case "params":
+			params = val
+		case "error":
+			var e struct {
+				Code    int64           `json:"code"`
+				Message string          `json:"message"`
+				Data    json.RawMessage `json:"data"`
+			}
+			if err := json.Unmarshal(val, &e); err != nil {
+				return env, err
+			}
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return env, err
+	}
+	if dec.More() {
+		return env, errNotMessage // a second value on the line
+	}
+	if version != "2.0" {
+		return env, errNotMessage
+	}
+	if !hasMethod && (!hasID || string(env.id) == "null") {
+		return env, errNotMessage // a response needs an id
+	}
+	if hasMethod && env.method == "initialize" && len(params) > 0 {
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		if json.Unmarshal(params, &p) == nil {
+			env.protocolVersion = p.ProtocolVersion
+		}
+	}
+	return env, nil
+}
+
+// jsonString decodes a JSON string or null (the empty string), as a Go string field does.
+func jsonString(val json.RawMessage) (string, error) {
+	var s string
+	err := json.Unmarshal(val, &s)
+	return s, err
+}
+
+// validID reports whether the go-sdk takes val as an id: a number, a string or null.
+func validID(val json.RawMessage) bool {
+	switch val[0] {
+	case '"', 'n':
+		return true
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		var f float64
+		return json.Unmarshal(val, &f) == nil
+	}
+	return false
+}
+
+// tooDeep reports whether data nests objects and arrays deeper than limit, counting brackets
+// outside strings as the go-sdk does before it decodes.
+func tooDeep(data []byte, limit int) bool {
+	depth := 0
+	inString, escaped := false, false
+	for _, b := range data {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return false
 }
 
 // batchVersion is the first protocol version without JSON-RPC batches; the go-sdk ends the
 // session when a client on it (or later) sends one.
 const batchVersion = "2025-06-18"
 
-// batchesAllowed returns whether batches are allowed after line: an initialize request sets it
-// from the version the client asks for; other lines leave it as it was.
-func batchesAllowed(line []byte, was bool) bool {
-	var init struct {
-		Method string `json:"method"`
-		Params struct {
-			ProtocolVersion string `json:"protocolVersion"`
-		} `json:"params"`
-	}
-	if json.Unmarshal(line, &init) != nil || init.Method != "initialize" {
+// batchesAllowed returns whether batches are allowed after a message: an initialize request
+// sets it from the version the client asks for; other messages leave it as it was.
+func batchesAllowed(env envelope, was bool) bool {
+	if env.method != "initialize" {
 		return was
 	}
-	v := init.Params.ProtocolVersion
+	v := env.protocolVersion
 	return v != "" && v < batchVersion
 }
 
@@ -204,7 +356,7 @@ func checkBatch(line []byte, batchOK bool) []errorResponse {
 		reason = fmt.Sprintf("invalid request: JSON-RPC batches are not part of protocol %s and later; send one message per line", batchVersion)
 	} else {
 		for i, e := range elems {
-			if _, err := jsonrpc.DecodeMessage(e); err != nil {
+			if _, err := readEnvelope(e); err != nil {
 				reason = fmt.Sprintf("invalid request: batch element %d is not a JSON-RPC 2.0 message", i)
 				break
 			}
