@@ -178,8 +178,8 @@ func TestResourceDeclarationIsChecked(t *testing.T) {
 
 // TestParameterTypesAreChecked: two operations of one tool share a parameter only with one
 // schema (type and enum; descriptions may differ), since the tool's flat input schema has one
-// property per name. Tool.validate compares cached per-type keys; these cases pin that the keys
-// tell apart exactly what the schemas tell apart.
+// property per name. Tool.validate renders and compares the schemas only where the Go types or
+// enums differ; these cases pin that it tells apart exactly what the schemas tell apart.
 func TestParameterTypesAreChecked(t *testing.T) {
 	type str struct {
 		X string `json:"x" jsonschema:"one description"`

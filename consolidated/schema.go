@@ -100,21 +100,14 @@ func jsonType(t reflect.Type) string {
 	panic(fmt.Sprintf("consolidated: no JSON type for %s", t))
 }
 
-// typeSchemas caches the type's schema without descriptions, as JSON, per reflect.Type: Tool.validate
-// compares every parameter's at each start, and most parameters share a handful of types.
-var typeSchemas sync.Map // reflect.Type -> string
-
 // typeKey is the parameter's schema without descriptions, in a form two parameters share
 // exactly when those schemas are equal: what Tool.validate compares.
 func (p param) typeKey() string {
-	k, ok := typeSchemas.Load(p.typ)
-	if !ok {
-		k, _ = typeSchemas.LoadOrStore(p.typ, string(mustJSON(typeSchema(p.typ, false))))
-	}
+	k := string(mustJSON(typeSchema(p.typ, false)))
 	if len(p.Enum) == 0 {
-		return k.(string)
+		return k
 	}
-	return k.(string) + " enum " + string(mustJSON(p.Enum))
+	return k + " enum " + string(mustJSON(p.Enum))
 }
 
 // schema renders the parameter's property schema; desc controls whether descriptions are kept.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -239,14 +240,19 @@ func (t *Tool) validate() {
 			panic(fmt.Sprintf("consolidated: tool %s declares a resource without exactly one of Resource and Template, or without Read", t.Name))
 		}
 	}
-	types := map[string]string{}
+	first := map[string]param{}
 	for _, op := range t.Operations {
 		for _, p := range paramsOf(op.args) {
-			key := p.typeKey()
-			if prev, ok := types[p.Name]; ok && prev != key {
+			prev, ok := first[p.Name]
+			if !ok {
+				first[p.Name] = p
+				continue
+			}
+			// The same Go type and enum give the same schema; only parameters that differ
+			// there have their schemas rendered and compared.
+			if (prev.typ != p.typ || !slices.Equal(prev.Enum, p.Enum)) && prev.typeKey() != p.typeKey() {
 				panic(fmt.Sprintf("consolidated: tool %s declares parameter %s with two types", t.Name, p.Name))
 			}
-			types[p.Name] = key
 		}
 	}
 }
