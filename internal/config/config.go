@@ -4,8 +4,6 @@
 package config
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -16,7 +14,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"toolhost/internal/lazyregexp"
 
 	"github.com/BurntSushi/toml"
 
@@ -300,8 +297,9 @@ func load(path string, explicit bool, lookup func(string) (string, bool)) (*Conf
 		errors.As(err, &ke)
 		return nil, fmt.Errorf("config %s:%d: %w", path, keyLine(data, ke.key), err)
 	}
+	keys := indexKeys(data)
 	for _, k := range md.Keys() {
-		c.SetOrigin(k.String(), Origin{File: path, Line: keyLine(data, k.String())})
+		c.SetOrigin(k.String(), Origin{File: path, Line: keys.line(k.String())})
 	}
 	if err := c.validate(); err != nil {
 		return nil, err
@@ -370,7 +368,7 @@ func (c *Config) validate() error {
 		return fmt.Errorf("config: executions.max_records and executions.max_age must not be negative")
 	}
 	for key, v := range map[string]string{"per_principal": c.Limits.PerPrincipal, "safe": c.Limits.Safe, "moderate": c.Limits.Moderate, "dangerous": c.Limits.Dangerous} {
-		if !rateSyntax.MatchString(strings.TrimSpace(v)) {
+		if !rateSyntax(strings.TrimSpace(v)) {
 			return fmt.Errorf("config: limits.%s %q: want N/s, N/min or N/h, e.g. 60/min", key, v)
 		}
 	}
@@ -380,36 +378,124 @@ func (c *Config) validate() error {
 	return validateDatabases(c.Databases)
 }
 
-// rateSyntax is a rate limit as engine.ParseRate reads it, or nothing.
-var rateSyntax = lazyregexp.New(`^(|0|none|\d+\s*/\s*(s|sec|second|m|min|minute|h|hour))$`)
+// rateSyntax reports whether s is a rate limit as engine.ParseRate reads it, or nothing:
+// "", "0", "none" or digits, a slash and a unit, with spaces around the slash. Every start
+// checks the four limits, so this is plain string work rather than a regular expression
+// compiled for it.
+func rateSyntax(s string) bool {
+	switch s {
+	case "", "0", "none":
+		return true
+	}
+	num, unit, ok := strings.Cut(s, "/")
+	num = strings.TrimRight(num, asciiSpace)
+	if !ok || num == "" || strings.Trim(num, "0123456789") != "" {
+		return false
+	}
+	switch strings.TrimLeft(unit, asciiSpace) {
+	case "s", "sec", "second", "m", "min", "minute", "h", "hour":
+		return true
+	}
+	return false
+}
 
-var tableLine = lazyregexp.New(`^\s*\[\[?\s*([^\]]+?)\s*\]\]?`)
-var keyValueLine = lazyregexp.New(`^\s*("?[A-Za-z0-9_.-]+"?)\s*=`)
+// asciiSpace is the white space a rate may have around its slash.
+const asciiSpace = " \t\n\f\r"
 
 // keyLine finds the line defining the dotted key k, for error messages; 0 if not found.
-func keyLine(data []byte, k string) int {
+func keyLine(data []byte, k string) int { return indexKeys(data).line(k) }
+
+// keyIndex lists the table headers and keys of a TOML file with their lines, in file order:
+// read once per file, so that the origin of every key costs a lookup, not a scan of the file.
+type keyIndex []keyEntry
+
+type keyEntry struct {
+	name  string // a table's name, or a key with its table's name before it
+	table bool
+	line  int
+}
+
+// indexKeys reads the table header or key that starts each line of data.
+func indexKeys(data []byte) keyIndex {
+	var idx keyIndex
 	section := ""
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line := sc.Text()
-		if m := tableLine.FindStringSubmatch(line); m != nil {
-			section = strings.ReplaceAll(m[1], `"`, "")
-			if section == k {
-				return n
-			}
+	for n, line := range strings.Split(string(data), "\n") {
+		if name, ok := tableHeader(line); ok {
+			section = strings.ReplaceAll(name, `"`, "")
+			idx = append(idx, keyEntry{name: section, table: true, line: n + 1})
 			continue
 		}
-		if m := keyValueLine.FindStringSubmatch(line); m != nil {
-			full := strings.Trim(m[1], `"`)
+		if name, ok := keyBeforeEquals(line); ok {
+			full := strings.Trim(name, `"`)
 			if section != "" {
 				full = section + "." + full
 			}
-			if full == k || strings.HasPrefix(k, full+".") {
-				return n
-			}
+			idx = append(idx, keyEntry{name: full, line: n + 1})
+		}
+	}
+	return idx
+}
+
+// line returns the line of the first header naming the table k, or of the first key that is k
+// or holds it (a dotted key or an inline table); 0 if there is none.
+func (idx keyIndex) line(k string) int {
+	for _, e := range idx {
+		if e.name == k || !e.table && strings.HasPrefix(k, e.name+".") {
+			return e.line
 		}
 	}
 	return 0
+}
+
+// tableHeader reads a "[name]" or "[[name]]" header at the start of line.
+func tableHeader(line string) (string, bool) {
+	t := strings.TrimLeft(line, asciiSpace)
+	if !strings.HasPrefix(t, "[") {
+		return "", false
+	}
+	if strings.HasPrefix(t, "[[") {
+		if name, ok := headerName(t[2:]); ok {
+			return name, true
+		}
+	}
+	return headerName(t[1:])
+}
+
+// headerName reads the name before the first "]" of a header, without the space around it; a
+// name of spaces alone is its last one.
+func headerName(t string) (string, bool) {
+	end := strings.IndexByte(t, ']')
+	if end <= 0 {
+		return "", false
+	}
+	if name := strings.Trim(t[:end], asciiSpace); name != "" {
+		return name, true
+	}
+	return t[end-1 : end], true
+}
+
+// keyBeforeEquals reads a bare or quoted key followed by "=" at the start of line, quotes
+// included.
+func keyBeforeEquals(line string) (string, bool) {
+	t := strings.TrimLeft(line, asciiSpace)
+	i := 0
+	if i < len(t) && t[i] == '"' {
+		i++
+	}
+	start := i
+	for i < len(t) && (t[i] >= 'A' && t[i] <= 'Z' || t[i] >= 'a' && t[i] <= 'z' || t[i] >= '0' && t[i] <= '9' || t[i] == '_' || t[i] == '.' || t[i] == '-') {
+		i++
+	}
+	if i == start {
+		return "", false
+	}
+	if i < len(t) && t[i] == '"' {
+		i++
+	}
+	if rest := strings.TrimLeft(t[i:], asciiSpace); !strings.HasPrefix(rest, "=") {
+		return "", false
+	}
+	return t[:i], true
 }
 
 // ActiveProfile returns the selected profile: configured profiles first, then built-in ones.

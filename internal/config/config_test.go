@@ -173,6 +173,11 @@ func TestExecutionsLimitsAndStdio(t *testing.T) {
 		{"negative records", "[executions]\nmax_records = -1\n", "executions.max_records"},
 		{"limit without unit", "[limits]\nper_principal = \"60\"\n", "limits.per_principal"},
 		{"limit with a bad unit", "[limits]\ndangerous = \"3/day\"\n", "limits.dangerous"},
+		{"limit spelled out", "[limits]\nsafe = \"none\"\nmoderate = \" 12\t/\thour \"\n", ""},
+		{"limit with a sign", "[limits]\nsafe = \"+5/min\"\n", "limits.safe"},
+		{"limit with two numbers", "[limits]\nsafe = \"5 5/min\"\n", "limits.safe"},
+		{"limit with two slashes", "[limits]\nsafe = \"5/min/s\"\n", "limits.safe"},
+		{"limit without a number", "[limits]\nsafe = \"/min\"\n", "limits.safe"},
 		{"unknown tier", "[stdio]\ntier = \"root\"\n", "stdio.tier"},
 		{"unknown key", "[limits]\nburst = 3\n", "burst"},
 	}
@@ -186,5 +191,37 @@ func TestExecutionsLimitsAndStdio(t *testing.T) {
 				t.Errorf("Load = %v, want an error naming %s", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestKeyLine pins the lines that errors and origins name for keys of every shape a file may
+// write them in.
+func TestKeyLine(t *testing.T) {
+	data := []byte("# comment\r\nprofile = \"full\"\r\n[ limits ]\r\nsafe = \"1/s\"\r\n\"moderate\" = \"2/s\"\r\n" +
+		"[[grants]]\r\npath = \"/a\"\r\n[terminal]\r\nrules = [\r\n  \"allow git *\",\r\n]\r\n" +
+		"web.deny = [\"x\"]\r\ndatabases = { app = \"sqlite:x\" }\r\n[\"http\"]\r\naddr = \"127.0.0.1:1\"\r\nnot a key\r\n")
+	tests := []struct {
+		key  string
+		want int
+	}{
+		{"profile", 2},
+		{"limits", 3},
+		{"limits.safe", 4},
+		{"limits.moderate", 5},
+		{"grants", 6},
+		{"grants.path", 7},
+		{"terminal", 8},
+		{"terminal.rules", 9},
+		{"terminal.web.deny", 12},
+		{"terminal.databases.app", 13},
+		{"http", 14},
+		{"http.addr", 15},
+		{"limits.dangerous", 0},
+		{"missing", 0},
+	}
+	for _, tt := range tests {
+		if got := keyLine(data, tt.key); got != tt.want {
+			t.Errorf("keyLine(%q) = %d, want %d", tt.key, got, tt.want)
+		}
 	}
 }

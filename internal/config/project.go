@@ -153,6 +153,7 @@ func (c *Config) mergeProject(workdir string, lookup func(string) (string, bool)
 	for k, v := range c.Origins {
 		merged.Origins[k] = v
 	}
+	keys := indexKeys(data)
 	for _, k := range md.Keys() {
 		key := k.String()
 		src, _ := fieldByKey(reflect.ValueOf(p).Elem(), key)
@@ -169,7 +170,7 @@ func (c *Config) mergeProject(workdir string, lookup func(string) (string, bool)
 		} else {
 			dst.Set(src)
 		}
-		merged.SetOrigin(key, Origin{File: path, Line: keyLine(data, key), Project: true})
+		merged.SetOrigin(key, Origin{File: path, Line: keys.line(key), Project: true})
 	}
 	merged.Project = path
 	*c = merged
