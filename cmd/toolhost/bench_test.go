@@ -22,11 +22,12 @@ import (
 //	go test ./cmd/toolhost -run '^$' -bench 'PerCall|ColdStart' -benchtime 400x
 
 // referenceServers builds the reference servers once per test binary: testdata/minimal (the
-// go-sdk alone) and, with -tags toolhostdeps, the same server linked with all of toolhost's
-// packages ("minimaldeps").
+// go-sdk alone); with -tags toolhostdeps, the same server linked with all of toolhost's
+// packages ("minimaldeps"); and with -tags toolhostfull, the same server keeping all of
+// toolhost's code ("minimalfull", a binary of toolhost's size).
 var referenceServers = sync.OnceValues(func() (map[string]string, error) {
 	bins := map[string]string{}
-	for name, tags := range map[string]string{"minimal": "", "minimaldeps": "toolhostdeps"} {
+	for name, tags := range map[string]string{"minimal": "", "minimaldeps": "toolhostdeps", "minimalfull": "toolhostfull"} {
 		bin := filepath.Join(filepath.Dir(binary), name)
 		if out, err := exec.Command("go", "build", "-tags", tags, "-o", bin, "./testdata/minimal").CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("build %s: %v\n%s", name, err, out)
@@ -161,14 +162,16 @@ func BenchmarkPerCallGap(b *testing.B) {
 // BenchmarkColdStart measures spawn → tools/list answered: what an editor pays when it starts
 // the server. It alternates toolhost on a fresh state directory (a first start: the state file,
 // journals and directories are created), toolhost on the state directory of its earlier
-// starts (every later start), the minimal server, and minimaldeps (the minimal server with all
-// of toolhost's packages linked, testdata/minimal/deps.go). It reports each p50 and the ratios to the minimal server's;
-// deps-ratio is the floor that the binary and its dependencies' initialisation set before
-// toolhost does any work of its own.
+// starts (every later start), the minimal server, minimaldeps (the minimal server with all of
+// toolhost's packages linked, testdata/minimal/deps.go) and minimalfull (the minimal server
+// keeping all of toolhost's code, testdata/minimal/full.go). It reports each p50 and the
+// ratios to the minimal server's. deps-ratio is what the dependencies' package initialisation
+// costs; full-ratio is the floor of toolhost's own binary: its start with the minimal server's
+// work and none of toolhost's, so ratio minus full-ratio is what toolhost's own start-up adds.
 func BenchmarkColdStart(b *testing.B) {
-	minimal, deps := reference(b, "minimal"), reference(b, "minimaldeps")
+	minimal, deps, full := reference(b, "minimal"), reference(b, "minimaldeps"), reference(b, "minimalfull")
 	state, work := b.TempDir(), b.TempDir()
-	var fresh, again, min, floor []time.Duration
+	var fresh, again, min, depsFloor, fullFloor []time.Duration
 	spawn := func(cmd *exec.Cmd) time.Duration {
 		start := time.Now()
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).
@@ -192,13 +195,14 @@ func BenchmarkColdStart(b *testing.B) {
 		fresh = append(fresh, spawn(first))
 		again = append(again, spawn(commandIn(b, state, work, "stdio")))
 		min = append(min, spawn(exec.Command(minimal)))
-		floor = append(floor, spawn(exec.Command(deps)))
+		depsFloor = append(depsFloor, spawn(exec.Command(deps)))
+		fullFloor = append(fullFloor, spawn(exec.Command(full)))
 	}
 	m := p50(min)
 	for _, r := range []struct {
 		name string
 		d    []time.Duration
-	}{{"toolhost", fresh}, {"toolhost-again", again}, {"minimal", min}, {"deps", floor}} {
+	}{{"toolhost", fresh}, {"toolhost-again", again}, {"minimal", min}, {"deps", depsFloor}, {"full", fullFloor}} {
 		b.ReportMetric(float64(p50(r.d).Microseconds())/1000, r.name+"-p50-ms")
 		if r.name != "minimal" {
 			name := strings.TrimPrefix(r.name+"-ratio", "toolhost-")
