@@ -31,7 +31,7 @@ func FuzzFilterLines(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in string) {
 		var pass, reply bytes.Buffer
-		if err := filterLines(strings.NewReader(in), &pass, &reply, slog.New(slog.DiscardHandler)); err != nil && err != io.EOF {
+		if err := filterLines(strings.NewReader(in), &pass, &reply, slog.New(slog.DiscardHandler), nil); err != nil && err != io.EOF {
 			t.Fatalf("filterLines: %v", err)
 		}
 		for _, line := range strings.Split(strings.TrimSuffix(pass.String(), "\n"), "\n") {
@@ -97,6 +97,60 @@ func FuzzReadEnvelope(f *testing.F) {
 		_, err := readEnvelope([]byte(line))
 		if (err == nil) != (sdkErr == nil) {
 			t.Fatalf("readEnvelope(%q) = %v, the go-sdk's decoder says %v", line, err, sdkErr)
+		}
+	})
+}
+
+// FuzzStdioFront feeds arbitrary input to a front with a handshake and no server yet: it never
+// panics, everything it writes is one JSON-RPC response per line (an early answer or an error
+// for a malformed line), and it answers at most one initialize and one tools/list early.
+func FuzzStdioFront(f *testing.F) {
+	for _, s := range []string{
+		initializeLine("1", "2025-06-18") + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		initializeLine(`"a"`, "") + "\n" + initializeLine("2", "2024-11-05") + "\n" + `{"jsonrpc":"2.0","id":"a","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":null}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"x"}}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"initialize","params":{"protocolVersion":7}}`,
+		"garbage\n[]",
+	} {
+		f.Add(s)
+	}
+	_, _, hs := earlyFixture()
+	f.Fuzz(func(t *testing.T, in string) {
+		var out bytes.Buffer
+		front := StartStdio(strings.NewReader(in+"\n"), &out, nil, hs)
+		// The queue ends once the front has read all of in: it wrote all it writes by then.
+		if _, err := io.ReadAll(front.queue); err != nil {
+			t.Fatalf("queue: %v", err)
+		}
+		front.Close()
+		early := map[string]int{}
+		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if line == "" {
+				continue
+			}
+			var r struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Result  *struct {
+					Tools           json.RawMessage `json:"tools"`
+					ProtocolVersion string          `json:"protocolVersion"`
+				} `json:"result"`
+				Error *struct{ Code int } `json:"error"`
+			}
+			if err := json.Unmarshal([]byte(line), &r); err != nil || r.JSONRPC != "2.0" || (r.Result == nil) == (r.Error == nil) {
+				if !strings.HasPrefix(line, "[") {
+					t.Fatalf("front wrote %q, not a JSON-RPC response", line)
+				}
+				continue
+			}
+			if r.Result != nil && r.Result.Tools != nil {
+				early["tools/list"]++
+			} else if r.Result != nil {
+				early["initialize"]++
+			}
+		}
+		if early["initialize"] > 1 || early["tools/list"] > 1 {
+			t.Fatalf("early answers %v for input %q", early, in)
 		}
 	})
 }

@@ -44,15 +44,8 @@ func New(o Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: o.Name, Version: o.Version}, &mcp.ServerOptions{
 		Instructions: o.Instructions,
 		Logger:       logger,
-		// Logging: clients that set a level (logging/setLevel) hear of executions starting and
-		// ending (notifications/message); toolhost's own log stays on stderr or in a file.
-		Capabilities: &mcp.ServerCapabilities{
-			// The operator console switches operations while clients are connected.
-			Tools:   &mcp.ToolCapabilities{ListChanged: true},
-			Prompts: &mcp.PromptCapabilities{ListChanged: false},
-			Logging: &mcp.LoggingCapabilities{},
-		},
-		PageSize: 1000,
+		Capabilities: capabilities(),
+		PageSize:     1000,
 		// The SDK refuses resources/subscribe without these; the registry passes them to the
 		// advertised tools that track subscriptions.
 		SubscribeHandler:   o.Registry.Subscribe,
@@ -66,6 +59,25 @@ func New(o Options) *mcp.Server {
 	o.Registry.Register(s)
 	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), principalMiddleware(o.Principal), resolveMiddleware(o.Registry)}, o.Middleware...)...)
 	return s
+}
+
+// capabilities are what the server declares at initialize, whatever it serves: all of them are
+// set here, none left for the SDK to derive from what is registered, so that the stdio front
+// can answer initialize before the server is built (Handshake) with the same bytes.
+func capabilities() *mcp.ServerCapabilities {
+	return &mcp.ServerCapabilities{
+		// The operator console switches operations while clients are connected.
+		Tools:   &mcp.ToolCapabilities{ListChanged: true},
+		Prompts: &mcp.PromptCapabilities{ListChanged: false},
+		// Logging: clients that set a level (logging/setLevel) hear of executions starting and
+		// ending (notifications/message); toolhost's own log stays on stderr or in a file.
+		Logging: &mcp.LoggingCapabilities{},
+		// Resources follow the registry (a tool's, the executions'); subscriptions go to the
+		// tools that track them.
+		Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+		// Resource template variables and prompt arguments that name paths.
+		Completions: &mcp.CompletionCapabilities{},
+	}
 }
 
 // recoverMiddleware turns a panic anywhere in request handling into a JSON-RPC internal error;

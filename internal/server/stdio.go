@@ -9,7 +9,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,21 +25,358 @@ const MaxStdioLine = 32 << 20
 // Unlike the SDK's own stdio transport, a malformed line is answered with a JSON-RPC parse error
 // and the session goes on: one bad write by a client must not cost the user their session.
 func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer, logger *slog.Logger) error {
-	w := &lockedWriter{w: out}
-	pr, pw := io.Pipe()
+	return StartStdio(in, out, logger, nil).Serve(ctx, s)
+}
+
+// Handshake is what the stdio front answers by itself while the server behind it is still
+// being built: a client waits for initialize, and for the tools/list that follows, before the
+// model can do anything, and neither needs the state, the guard or the engines that the rest
+// of the server does. Each answer is the server's own: the front passes the request on as
+// well, compares the server's answer with its own and drops it (see earlyOut).
+type Handshake struct {
+	// Init answers initialize.
+	Init func(*mcp.InitializeParams) *mcp.InitializeResult
+	// Tools answers the first tools/list, waiting until the list is built; nil leaves it to
+	// the server.
+	Tools func() *mcp.ListToolsResult
+}
+
+// NewHandshake answers initialize as New's server does for o, and tools/list with tools.
+func NewHandshake(o Options, tools func() *mcp.ListToolsResult) *Handshake {
+	return &Handshake{
+		Init: func(p *mcp.InitializeParams) *mcp.InitializeResult {
+			return &mcp.InitializeResult{
+				Capabilities:    capabilities(),
+				Instructions:    o.Instructions,
+				ProtocolVersion: negotiate(p.ProtocolVersion),
+				ServerInfo:      &mcp.Implementation{Name: o.Name, Version: o.Version},
+			}
+		},
+		Tools: tools,
+	}
+}
+
+// statelessVersion is the first protocol version without initialize.
+const statelessVersion = "2026-07-28"
+
+// negotiate is the version the go-sdk answers an initialize for requested with: the requested
+// one when it knows it, else its newest; never one of the protocols without initialize, and
+// 2025-11-25 should it know only those (TestEarlyHandshakeIsTheServers holds the two together).
+func negotiate(requested string) string {
+	supported := mcp.SupportedProtocolVersions()
+	if slices.Contains(supported, requested) && requested < statelessVersion {
+		return requested
+	}
+	for _, v := range supported {
+		if v < statelessVersion {
+			return v
+		}
+	}
+	return "2025-11-25"
+}
+
+// Stdio is a stdio session's front: it reads the client's lines from the start, answers the
+// malformed ones, answers the handshake when it has one (Handshake), and holds the rest until
+// Serve runs a server on them.
+type Stdio struct {
+	out     *lockedWriter
+	queue   *lineQueue
+	hs      *Handshake
+	logger  *slog.Logger
+	early   *earlyOut
+	serving atomic.Bool
+	// handshake state, owned by the reading goroutine: whether the next message is the first,
+	// whether the front answered an initialize, and whether a tools/list came since.
+	first, initialized, listed bool
+}
+
+// StartStdio starts reading in; hs may be nil (no early answers).
+func StartStdio(in io.Reader, out io.Writer, logger *slog.Logger, hs *Handshake) *Stdio {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	f := &Stdio{out: &lockedWriter{w: out}, queue: newLineQueue(stdioQueueBytes), hs: hs, logger: logger, first: true}
+	f.early = &earlyOut{w: notInitializedOut{f.out}, out: f.out, logger: logger, checked: make(chan struct{})}
+	var onMessage func([]byte, envelope)
+	if hs != nil {
+		onMessage = f.answerEarly
+	}
 	go func() {
-		pw.CloseWithError(filterLines(in, pw, w, logger))
+		f.queue.CloseWithError(filterLines(in, f.queue, f.out, logger, onMessage))
 	}()
-	err := s.Run(ctx, &mcp.IOTransport{Reader: pr, Writer: nopCloser{notInitializedOut{w}}})
-	pr.Close()
+	return f
+}
+
+// Serve runs s on the session until the client's input ends or ctx is done.
+func (f *Stdio) Serve(ctx context.Context, s *mcp.Server) error {
+	f.serving.Store(true)
+	err := s.Run(ctx, &mcp.IOTransport{Reader: f.queue, Writer: nopCloser{f.early}})
+	f.queue.Close()
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
 		return nil
 	}
 	return err
 }
 
+// EarlyChecked closes once the server has answered every request the front answered early,
+// and its answers have been compared with the front's (a difference is logged). It never
+// closes for a session without early answers.
+func (f *Stdio) EarlyChecked() <-chan struct{} { return f.early.checked }
+
+// Close ends a session no server will serve (its app did not open).
+func (f *Stdio) Close() { f.queue.Close() }
+
+// stdioQueueBytes is how much of the client's input the front holds for a server that is not
+// reading yet before it stops reading too.
+const stdioQueueBytes = 1 << 20
+
+// answerEarly answers the handshake while no server runs yet: an initialize that opens the
+// session, then the first tools/list without a cursor. Anything else, and everything once the
+// server runs, is the server's alone.
+func (f *Stdio) answerEarly(line []byte, env envelope) {
+	first := f.first
+	f.first = false
+	if !env.request || len(env.id) == 0 || f.serving.Load() {
+		return
+	}
+	var result any
+	switch {
+	case env.method == "initialize" && first:
+		var p struct {
+			Params *mcp.InitializeParams `json:"params"`
+		}
+		if json.Unmarshal(line, &p) != nil || p.Params == nil {
+			return
+		}
+		result = f.hs.Init(p.Params)
+		f.initialized = true
+	case env.method == "tools/list" && f.initialized && !f.listed && f.hs.Tools != nil:
+		f.listed = true
+		var p struct {
+			Params *struct {
+				Cursor *string `json:"cursor"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(line, &p) != nil || p.Params != nil && p.Params.Cursor != nil {
+			return
+		}
+		list := f.hs.Tools()
+		if list == nil {
+			return
+		}
+		result = list
+	default:
+		return
+	}
+	sent, err := f.early.answer(env, result)
+	if err != nil {
+		f.logger.Warn("stdio: early answer not sent; the server answers", "method", env.method, "err", err)
+	}
+	if sent {
+		f.logger.Debug("stdio: answered before the server runs", "method", env.method)
+	}
+}
+
+// earlyOut carries the server's messages to the client, except its answers to requests the
+// front answered already (Stdio.answerEarly): those it compares with the front's and drops.
+// A different answer is a defect, logged; for a tools/list the client is also told to list
+// the tools again.
+type earlyOut struct {
+	w      io.Writer
+	out    *lockedWriter
+	logger *slog.Logger
+
+	mu      sync.Mutex
+	pending []earlyAnswer
+	waiting atomic.Bool // len(pending) > 0, read without the lock
+	// checked closes when the server has answered every request answered early.
+	checked     chan struct{}
+	checkedOnce sync.Once
+}
+
+// earlyAnswer is one answer the front sent: head is its start up to the result, as the go-sdk
+// starts its own answer to the same request ({"jsonrpc":"2.0","id":7,), which is how the
+// server's answer is told from its other messages without decoding them.
+type earlyAnswer struct {
+	method string
+	data   []byte
+	head   []byte
+}
+
+// answer writes the response to env with result, as the go-sdk encodes it, and expects the
+// server's. It answers nothing for an id that waits for the server's answer already.
+func (e *earlyOut) answer(env envelope, result any) (bool, error) {
+	var v any
+	if err := json.Unmarshal(env.id, &v); err != nil {
+		return false, err
+	}
+	id, err := jsonrpc.MakeID(v)
+	if err != nil {
+		return false, err
+	}
+	raw, err := marshalNoEscape(result)
+	if err != nil {
+		return false, err
+	}
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: raw})
+	if err != nil {
+		return false, err
+	}
+	i := bytes.Index(data, []byte(`"result":`))
+	if i < 0 {
+		return false, fmt.Errorf("encoded answer without a result: %.60s", data)
+	}
+	a := earlyAnswer{method: env.method, data: data, head: data[:i]}
+	e.mu.Lock()
+	for _, p := range e.pending {
+		if bytes.Equal(p.head, a.head) {
+			e.mu.Unlock()
+			return false, nil
+		}
+	}
+	e.pending = append(e.pending, a)
+	e.waiting.Store(true)
+	e.mu.Unlock()
+	_, err = e.out.Write(append(data, '\n'))
+	return true, err
+}
+
+func (e *earlyOut) Write(p []byte) (int, error) {
+	if e.waiting.Load() && e.answered(bytes.TrimSuffix(p, []byte("\n"))) {
+		return len(p), nil
+	}
+	return e.w.Write(p)
+}
+
+// answered reports whether msg is the server's answer to a request the front answered, and
+// checks it against the front's.
+func (e *earlyOut) answered(msg []byte) bool {
+	e.mu.Lock()
+	i := slices.IndexFunc(e.pending, func(a earlyAnswer) bool {
+		rest, ok := bytes.CutPrefix(msg, a.head)
+		return ok && (bytes.HasPrefix(rest, []byte(`"result":`)) || bytes.HasPrefix(rest, []byte(`"error":`)))
+	})
+	if i < 0 {
+		e.mu.Unlock()
+		return false
+	}
+	a := e.pending[i]
+	e.pending = slices.Delete(e.pending, i, i+1)
+	done := len(e.pending) == 0
+	e.waiting.Store(!done)
+	e.mu.Unlock()
+	if !bytes.Equal(a.data, msg) {
+		at, early, server := firstDifference(a.data, msg)
+		e.logger.Error("stdio: the early answer differed from the server's", "method", a.method, "at_byte", at, "early", early, "server", server)
+		if a.method == "tools/list" {
+			e.w.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` + "\n"))
+		}
+	}
+	if done {
+		e.checkedOnce.Do(func() { close(e.checked) })
+	}
+	return true
+}
+
+// firstDifference returns where a and b first differ and up to 60 bytes of each from a little
+// before there, for a log line a person can read.
+func firstDifference(a, b []byte) (at int, fromA, fromB string) {
+	for at < len(a) && at < len(b) && a[at] == b[at] {
+		at++
+	}
+	excerpt := func(s []byte) string {
+		start := max(at-20, 0)
+		return string(s[min(start, len(s)):min(start+60, len(s))])
+	}
+	return at, excerpt(a), excerpt(b)
+}
+
+// marshalNoEscape encodes v as the go-sdk encodes results: without HTML escaping.
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// lineQueue carries the filtered lines to the server: an io.Pipe that holds up to limit bytes
+// (and always one line) for a server that is not reading yet, so that the front reads on.
+type lineQueue struct {
+	mu     sync.Mutex
+	cond   *sync.Cond
+	buf    []byte
+	limit  int
+	err    error // the writer's end: io.EOF or why reading in failed
+	closed bool  // the reader is gone
+}
+
+func newLineQueue(limit int) *lineQueue {
+	q := &lineQueue{limit: limit}
+	q.cond = sync.NewCond(&q.mu)
+	return q
+}
+
+func (q *lineQueue) Write(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.buf) > 0 && len(q.buf)+len(p) > q.limit && !q.closed {
+		q.cond.Wait()
+	}
+	if q.closed {
+		return 0, io.ErrClosedPipe
+	}
+	q.buf = append(q.buf, p...)
+	q.cond.Broadcast()
+	return len(p), nil
+}
+
+func (q *lineQueue) Read(p []byte) (int, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for len(q.buf) == 0 && q.err == nil && !q.closed {
+		q.cond.Wait()
+	}
+	if q.closed {
+		return 0, io.ErrClosedPipe
+	}
+	if len(q.buf) == 0 {
+		return 0, q.err
+	}
+	n := copy(p, q.buf)
+	q.buf = q.buf[n:]
+	if len(q.buf) == 0 {
+		q.buf = nil
+	}
+	q.cond.Broadcast()
+	return n, nil
+}
+
+// CloseWithError ends the input: the server reads what is held, then err (io.EOF for nil).
+func (q *lineQueue) CloseWithError(err error) {
+	if err == nil {
+		err = io.EOF
+	}
+	q.mu.Lock()
+	q.err = err
+	q.cond.Broadcast()
+	q.mu.Unlock()
+}
+
+// Close ends the reader's side: writes fail from then on.
+func (q *lineQueue) Close() error {
+	q.mu.Lock()
+	q.closed = true
+	q.cond.Broadcast()
+	q.mu.Unlock()
+	return nil
+}
+
 // filterLines copies well-formed JSON-RPC lines from in to pass and answers the others on reply.
-func filterLines(in io.Reader, pass io.Writer, reply io.Writer, logger *slog.Logger) error {
+// onMessage, when set, sees each single message (not a batch) before it is passed on.
+func filterLines(in io.Reader, pass io.Writer, reply io.Writer, logger *slog.Logger, onMessage func([]byte, envelope)) error {
 	r := bufio.NewReaderSize(in, 64<<10)
 	batchOK := false // whether the client asked for a protocol version that has batches
 	for {
@@ -54,6 +393,9 @@ func filterLines(in io.Reader, pass io.Writer, reply io.Writer, logger *slog.Log
 				}
 			} else if bad == nil {
 				batchOK = batchesAllowed(env, batchOK)
+				if onMessage != nil {
+					onMessage(line, env)
+				}
 			}
 			if bad != nil {
 				logger.Warn("stdio: rejected line", "code", bad.Error.Code, "bytes", len(line), "reason", bad.Error.Message)
@@ -178,6 +520,7 @@ func check(line []byte, tooLong bool) (*errorResponse, envelope) {
 // initialize request, the protocol version it asks for.
 type envelope struct {
 	id              json.RawMessage
+	request         bool // a method is named: a request or a notification
 	method          string
 	protocolVersion string
 }
@@ -233,7 +576,7 @@ func readEnvelope(line []byte) (envelope, error) {
 				return env, errNotMessage
 			}
 		case "method":
-			hasMethod = true
+			hasMethod, env.request = true, true
 			if env.method, err = jsonString(val); err != nil {
 				return env, err
 			}

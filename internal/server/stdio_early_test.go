@@ -1,0 +1,290 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
+	"toolhost/consolidated"
+)
+
+// stdioSession drives a stdio front over pipes, as a client does.
+type stdioSession struct {
+	t     *testing.T
+	front *Stdio
+	in    *io.PipeWriter
+	lines chan string
+	log   *lockedBuffer
+	ctx   context.Context
+}
+
+// lockedBuffer is a log destination the test reads while the session writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func startSession(t *testing.T, hs *Handshake) *stdioSession {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	log := &lockedBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &stdioSession{t: t, in: inW, lines: make(chan string, 100), log: log, ctx: ctx,
+		front: StartStdio(inR, outW, slog.New(slog.NewTextHandler(log, nil)), hs)}
+	go func() {
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 4<<20)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		close(s.lines)
+	}()
+	t.Cleanup(func() { inW.Close(); cancel(); s.front.Close(); outW.Close() })
+	return s
+}
+
+// serve runs srv on the session, as serveStdio does once the app is open.
+func (s *stdioSession) serve(srv *mcp.Server) {
+	go s.front.Serve(s.ctx, srv)
+}
+
+func (s *stdioSession) send(line string) {
+	s.t.Helper()
+	if _, err := fmt.Fprintln(s.in, line); err != nil {
+		s.t.Fatalf("write %s: %v", line, err)
+	}
+}
+
+// recv returns the next line the client reads, failing after wait.
+func (s *stdioSession) recv(wait time.Duration) string {
+	s.t.Helper()
+	select {
+	case l, ok := <-s.lines:
+		if !ok {
+			s.t.Fatal("session ended")
+		}
+		return l
+	case <-time.After(wait):
+		s.t.Fatalf("no line within %s", wait)
+	}
+	return ""
+}
+
+// quiet fails if the client reads a line within wait.
+func (s *stdioSession) quiet(wait time.Duration) {
+	s.t.Helper()
+	select {
+	case l := <-s.lines:
+		s.t.Fatalf("unexpected line %s", l)
+	case <-time.After(wait):
+	}
+}
+
+func initializeLine(id, version string) string {
+	return `{"jsonrpc":"2.0","id":` + id + `,"method":"initialize","params":{"protocolVersion":"` + version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+}
+
+// earlyFixture is a registry, the server New builds on it, and the handshake that answers
+// for that server before it runs.
+func earlyFixture() (*consolidated.Registry, func() *mcp.Server, *Handshake) {
+	reg := consolidated.NewRegistry(&consolidated.Env{DefaultConversation: "c"}, seamTools(), nil)
+	opts := Options{Name: "toolhost", Version: "test", Instructions: "Use <think> & read results.", Registry: reg}
+	hs := NewHandshake(opts, func() *mcp.ListToolsResult {
+		res := &mcp.ListToolsResult{Tools: reg.ToolsFor(authz.TierAdmin)}
+		res.CacheScope = "public"
+		return res
+	})
+	return reg, func() *mcp.Server { return New(opts) }, hs
+}
+
+// TestEarlyHandshakeIsTheServers: the front answers initialize (for every protocol version a
+// client may ask, known or not) and tools/list before any server runs, with the bytes the server
+// itself answers with; once the server runs, its own answers to those two are dropped, what
+// waited is answered, and nothing differed.
+func TestEarlyHandshakeIsTheServers(t *testing.T) {
+	versions := append(mcp.SupportedProtocolVersions(), "", "2024-01-01", "2099-12-31")
+	for _, version := range versions {
+		t.Run("version "+version, func(t *testing.T) {
+			_, newServer, hs := earlyFixture()
+			// What the server answers by itself, without a front's handshake.
+			plain := startSession(t, nil)
+			plain.serve(newServer())
+			plain.send(initializeLine("1", version))
+			wantInit := plain.recv(10 * time.Second)
+			plain.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			plain.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			wantList := plain.recv(10 * time.Second)
+
+			early := startSession(t, hs)
+			early.send(initializeLine("1", version))
+			if got := early.recv(10 * time.Second); got != wantInit {
+				t.Fatalf("early initialize = %s\nthe server's = %s", got, wantInit)
+			}
+			early.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			early.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			if got := early.recv(10 * time.Second); got != wantList {
+				t.Fatalf("early tools/list = %s\nthe server's = %s", got, wantList)
+			}
+			early.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+			early.quiet(100 * time.Millisecond) // nothing answers a ping before the server runs
+			early.serve(newServer())
+			if got, want := early.recv(10*time.Second), `{"jsonrpc":"2.0","id":3,"result":{}}`; got != want {
+				t.Errorf("first line once the server runs = %s, want the ping's answer %s (its own answers to initialize and tools/list dropped)", got, want)
+			}
+			early.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"think","arguments":{"thoughts":"x"}}}`)
+			if got := early.recv(10 * time.Second); !strings.Contains(got, `"id":4,"result"`) {
+				t.Errorf("tools/call after the early handshake = %s", got)
+			}
+			select {
+			case <-early.front.EarlyChecked():
+			case <-time.After(10 * time.Second):
+				t.Fatal("the server did not answer the handshake within 10s")
+			}
+			if log := early.log.String(); strings.Contains(log, "differed") {
+				t.Errorf("the server's answers differed from the early ones:\n%s", log)
+			}
+		})
+	}
+}
+
+// TestEarlyListThatDiffers: should the early tools/list ever differ from the server's, the
+// difference is logged and the client is told to list the tools again.
+func TestEarlyListThatDiffers(t *testing.T) {
+	reg, newServer, hs := earlyFixture()
+	hs.Tools = func() *mcp.ListToolsResult {
+		tools := reg.ToolsFor(authz.TierAdmin)[:1]
+		res := &mcp.ListToolsResult{Tools: tools}
+		res.CacheScope = "public"
+		return res
+	}
+	s := startSession(t, hs)
+	s.send(initializeLine("1", "2025-06-18"))
+	s.recv(10 * time.Second)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	s.recv(10 * time.Second)
+	s.serve(newServer())
+	if got, want := s.recv(10*time.Second), `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`; got != want {
+		t.Errorf("after a differing early list the client reads %s, want %s", got, want)
+	}
+	if log := s.log.String(); !strings.Contains(log, "early answer differed") || !strings.Contains(log, "tools/list") {
+		t.Errorf("log = %q, want the difference named", log)
+	}
+}
+
+// TestEarlyOnlyForTheHandshake: the front answers only an initialize that opens the session
+// and the first tools/list without a cursor after it, and nothing once the server runs; the
+// rest waits for the server.
+func TestEarlyOnlyForTheHandshake(t *testing.T) {
+	t.Run("a session that does not open with initialize", func(t *testing.T) {
+		_, newServer, hs := earlyFixture()
+		s := startSession(t, hs)
+		s.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		s.send(initializeLine("2", "2025-06-18"))
+		s.quiet(100 * time.Millisecond)
+		s.serve(newServer())
+		if got := s.recv(10 * time.Second); !strings.Contains(got, `"id":1`) {
+			t.Errorf("first answer = %s, want the ping's, from the server", got)
+		}
+		if got := s.recv(10 * time.Second); !strings.Contains(got, `"id":2,"result"`) {
+			t.Errorf("second answer = %s, want initialize's, from the server", got)
+		}
+	})
+	t.Run("a tools/list with a cursor", func(t *testing.T) {
+		_, newServer, hs := earlyFixture()
+		s := startSession(t, hs)
+		s.send(initializeLine("1", "2025-06-18"))
+		s.recv(10 * time.Second)
+		s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"x"}}`)
+		s.quiet(100 * time.Millisecond)
+		s.serve(newServer())
+		if got := s.recv(10 * time.Second); !strings.Contains(got, `"id":2`) {
+			t.Errorf("answer = %s, want the server's to the tools/list with a cursor", got)
+		}
+	})
+	t.Run("an id the server has yet to answer", func(t *testing.T) {
+		_, newServer, hs := earlyFixture()
+		s := startSession(t, hs)
+		s.send(initializeLine("1", "2025-06-18"))
+		s.recv(10 * time.Second)
+		s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		s.quiet(100 * time.Millisecond)
+		s.serve(newServer())
+		if got := s.recv(10 * time.Second); !strings.Contains(got, `"id":1,"result":{"ttlMs"`) {
+			t.Errorf("answer = %.80s, want the server's tools/list (its initialize answer dropped)", got)
+		}
+		s.quiet(100 * time.Millisecond)
+	})
+	t.Run("a server that runs already", func(t *testing.T) {
+		_, newServer, hs := earlyFixture()
+		calls := 0
+		tools := hs.Tools
+		hs.Tools = func() *mcp.ListToolsResult { calls++; return tools() }
+		s := startSession(t, hs)
+		s.serve(newServer())
+		for !s.front.serving.Load() {
+			time.Sleep(time.Millisecond)
+		}
+		s.send(initializeLine("1", "2025-06-18"))
+		s.recv(10 * time.Second)
+		s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		s.recv(10 * time.Second)
+		s.quiet(100 * time.Millisecond) // one answer each
+		if calls != 0 {
+			t.Errorf("the early list was built %d times for a server that ran already", calls)
+		}
+	})
+}
+
+// TestLineQueueHoldsForALateReader: lines written before the server reads are kept in order,
+// up to the limit (always at least one line); the end of input reaches the reader after them.
+func TestLineQueueHoldsForALateReader(t *testing.T) {
+	q := newLineQueue(8)
+	q.Write([]byte("one\n"))
+	q.Write([]byte("two\n"))
+	wrote := make(chan struct{})
+	go func() { q.Write([]byte("three\n")); q.CloseWithError(nil); close(wrote) }()
+	select {
+	case <-wrote:
+		t.Fatal("a write past the limit did not wait for the reader")
+	case <-time.After(50 * time.Millisecond):
+	}
+	got, err := io.ReadAll(q)
+	if string(got) != "one\ntwo\nthree\n" || err != nil {
+		t.Errorf("read %q, %v; want the three lines in order", got, err)
+	}
+	<-wrote
+	if _, err := q.Write([]byte("x\n")); err != nil {
+		t.Errorf("write after the input ended: %v", err)
+	}
+	q.Close()
+	if _, err := q.Write([]byte("x\n")); err != io.ErrClosedPipe {
+		t.Errorf("write after the reader closed = %v, want io.ErrClosedPipe", err)
+	}
+}
