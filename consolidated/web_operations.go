@@ -95,6 +95,8 @@ type webSearchArgs struct {
 
 // WebConfig is what web_operations needs from the wiring.
 type WebConfig struct {
+	// Client makes the requests; nil builds the table alone (a declaration, for the stdio
+	// front's early tools/list), whose operations cannot run.
 	Client *web.Client
 	Guard  *authz.Guard
 	// Browsers may be nil: the browser operations then answer unavailable.
@@ -110,7 +112,10 @@ const webToolName = "web_operations"
 // headless browser, every connection decided by the network guard.
 func WebTool(cfg WebConfig) *Tool {
 	w := &webTool{cfg: cfg}
-	lim := cfg.Client.Limits()
+	var lim web.Config
+	if cfg.Client != nil {
+		lim = cfg.Client.Limits()
+	}
 	request := lim.MaxTimeout + 15*time.Second
 	nav := browser.DefaultNavTimeout + 30*time.Second
 	ops := []Operation{

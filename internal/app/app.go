@@ -38,6 +38,9 @@ const Name = "toolhost"
 // Version is set at build time with -ldflags "-X toolhost/internal/app.Version=...".
 var Version = "0.1.0-dev"
 
+// instructions are the server's instructions at initialize.
+const instructions = "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with the read_tool_result tool."
+
 // App is a configured toolhost: everything a transport needs to serve it.
 type App struct {
 	Config      *config.Config
@@ -350,7 +353,7 @@ func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 		Principal:    p,
 		Name:         Name,
 		Version:      Version,
-		Instructions: "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with the read_tool_result tool.",
+		Instructions: instructions,
 		Registry:     a.Registry,
 		Logger:       a.Logger,
 		Middleware:   []mcp.Middleware{a.prepareMiddleware(), a.switchesMiddleware(), a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},

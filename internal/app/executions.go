@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"toolhost/authz"
+	"toolhost/internal/config"
 	"toolhost/internal/engine"
 	"toolhost/store"
 )
@@ -63,15 +64,22 @@ func (a *App) openLimits() error {
 	}
 	a.Limits = lim
 	a.Tokens = authz.NewTokens(a.Store)
-	a.StdioPrincipal = authz.StdioPrincipal
+	p, err := stdioPrincipal(cfg)
+	a.StdioPrincipal = p
+	return err
+}
+
+// stdioPrincipal is who calls over stdio: the user, admin unless [stdio] tier lowers it.
+func stdioPrincipal(cfg *config.Config) (authz.Principal, error) {
+	p := authz.StdioPrincipal
 	if t := cfg.Stdio.Tier; t != "" {
 		tier, err := authz.ParseTier(t)
 		if err != nil {
-			return fmt.Errorf("stdio.tier: %w", err)
+			return p, fmt.Errorf("stdio.tier: %w", err)
 		}
-		a.StdioPrincipal.Tier = tier
+		p.Tier = tier
 	}
-	return nil
+	return p, nil
 }
 
 // onFinish passes each finished execution to whoever listens (metrics, MCP log messages).

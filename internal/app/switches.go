@@ -74,7 +74,14 @@ func (a *App) SwitchesFile() string { return config.SwitchesPath(a.Config.Path) 
 
 // allow is the registry's rule: the active profile, then the console's switches.
 func (a *App) allow(tool, op string, risk consolidated.Risk) bool {
-	return a.Profile.Enabled(tool, op, string(risk)) && !a.switches.Off(tool, op)
+	return allowed(a.Profile, a.switches)(tool, op, risk)
+}
+
+// allowed enables what profile enables and the switches leave on.
+func allowed(profile config.Profile, switches config.Switches) consolidated.Allow {
+	return func(tool, op string, risk consolidated.Risk) bool {
+		return profile.Enabled(tool, op, string(risk)) && !switches.Off(tool, op)
+	}
 }
 
 // loadSwitches reads the managed file at start, stamped before the read so that a write
