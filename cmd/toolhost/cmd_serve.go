@@ -55,8 +55,19 @@ var serveCommands = group{title: "Serving", commands: []cliCommand{
 }}
 
 func serveStdio(inv *invocation) error {
-	a, err := inv.App(func(cfg *config.Config) { cfg.Serve = true })
+	cfg, logger, err := inv.setup(func(cfg *config.Config) { cfg.Serve = true })
 	if err != nil {
+		return err
+	}
+	// The front answers initialize and tools/list while the app opens (app.Handshake).
+	hs, err := app.Handshake(cfg)
+	if err != nil {
+		return err
+	}
+	front := server.StartStdio(os.Stdin, inv.stdout, logger, hs)
+	a, err := inv.App()
+	if err != nil {
+		front.Close()
 		return err
 	}
 	a.MarkServer()
@@ -81,7 +92,7 @@ func serveStdio(inv *invocation) error {
 		a.UseRoots(false) // no --workdir: the client's first root chooses it
 	}
 	a.Logger.Info("serving stdio", "workdir", a.Workdir, "profile", a.ProfileName, "tools", strings.Join(a.Registry.Names(), ","))
-	err = server.ServeStdio(ctx, a.Server(), os.Stdin, inv.stdout, a.Logger)
+	err = front.Serve(ctx, a.Server())
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return cause // the preparation failed
 	}

@@ -2,10 +2,10 @@ package main
 
 import (
 	"cmp"
-	"context"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 
 	"toolhost/internal/app"
@@ -109,12 +109,12 @@ func loadConfig(g *globalFlags) (*config.Config, error) {
 	return cfg, nil
 }
 
-// openApp loads the configuration, applies the global flags and then adjust, and opens the app
-// with its logger. The returned function closes both.
-func openApp(ctx context.Context, g *globalFlags, stderr io.Writer, adjust ...func(*config.Config)) (*app.App, func(), error) {
+// loadSetup loads the configuration, applies the global flags and then adjust, and opens the
+// log it names. The returned function closes the log.
+func loadSetup(g *globalFlags, stderr io.Writer, adjust ...func(*config.Config)) (*config.Config, *slog.Logger, func(), error) {
 	cfg, err := loadConfig(g)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	for _, f := range adjust {
 		f(cfg)
@@ -123,19 +123,14 @@ func openApp(ctx context.Context, g *globalFlags, stderr io.Writer, adjust ...fu
 	if cfg.LogFile != "" {
 		lf, err := os.OpenFile(cfg.LogFile, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 		if err != nil {
-			return nil, nil, fmt.Errorf("log file: %w", err)
+			return nil, nil, nil, fmt.Errorf("log file: %w", err)
 		}
 		logOut, closeLog = lf, func() { lf.Close() }
 	}
 	logger, err := app.NewLogger(logOut, cfg.LogLevel)
 	if err != nil {
 		closeLog()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	a, err := app.Open(ctx, cfg, logger)
-	if err != nil {
-		closeLog()
-		return nil, nil, err
-	}
-	return a, func() { a.Close(); closeLog() }, nil
+	return cfg, logger, closeLog, nil
 }

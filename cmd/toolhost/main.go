@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"slices"
@@ -68,19 +69,42 @@ type invocation struct {
 	global         *globalFlags
 	app            *app.App
 	closeApp       func()
+	// cfg and logger are the configuration and log the app opens with (setup).
+	cfg      *config.Config
+	logger   *slog.Logger
+	closeLog func()
+}
+
+// setup loads the configuration, adjusted by the command's own flags, and opens the log, once:
+// App opens the app with them, and a stdio server answers its handshake with them while it
+// does. The dispatcher closes the log after the action.
+func (inv *invocation) setup(adjust ...func(*config.Config)) (*config.Config, *slog.Logger, error) {
+	if inv.cfg != nil {
+		return inv.cfg, inv.logger, nil
+	}
+	cfg, logger, closeLog, err := loadSetup(inv.global, inv.stderr, adjust...)
+	if err != nil {
+		return nil, nil, err
+	}
+	inv.cfg, inv.logger, inv.closeLog = cfg, logger, closeLog
+	return cfg, logger, nil
 }
 
 // App opens the configured app (once), with the configuration adjusted by the command's own
-// flags; the dispatcher closes it after the action.
+// flags (the first call's, with setup's); the dispatcher closes it after the action.
 func (inv *invocation) App(adjust ...func(*config.Config)) (*app.App, error) {
 	if inv.app != nil {
 		return inv.app, nil
 	}
-	a, closeApp, err := openApp(inv.ctx, inv.global, inv.stderr, adjust...)
+	cfg, logger, err := inv.setup(adjust...)
 	if err != nil {
 		return nil, err
 	}
-	inv.app, inv.closeApp = a, closeApp
+	a, err := app.Open(inv.ctx, cfg, logger)
+	if err != nil {
+		return nil, err
+	}
+	inv.app, inv.closeApp = a, func() { a.Close() }
 	return a, nil
 }
 
@@ -148,6 +172,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 	defer func() {
 		if inv.closeApp != nil {
 			inv.closeApp()
+		}
+		if inv.closeLog != nil {
+			inv.closeLog()
 		}
 	}()
 	return act(inv)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -803,4 +804,83 @@ func TestStdioExitsCleanlyOnSIGTERM(t *testing.T) {
 		cmd.Process.Kill()
 		t.Fatal("toolhost stdio did not exit after SIGTERM")
 	}
+}
+
+// TestStdioAnswersTheHandshakeEarly: a client that writes initialize, initialized and tools/list
+// at once, as soon as the binary starts, gets the handshake (from the stdio front while the app
+// opens, unless the app was quicker) and then its calls from the server; the server's own
+// answers to what the front answered are dropped (one answer per id), and none of them
+// differed from the front's. internal/server's tests hold the front to the server on every
+// path; this one holds the binary's wiring.
+func TestStdioAnswersTheHandshakeEarly(t *testing.T) {
+	cmd := command(t, "stdio", "--log-level", "debug")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n"+
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"think","arguments":{"thoughts":"plan"}}}`+"\n")
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 4<<20)
+	seen := map[string]int{}
+	var list string
+	for len(seen) < 3 && sc.Scan() {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
+			t.Fatalf("line %q: %v", sc.Text(), err)
+		}
+		if msg.Method != "" {
+			continue // the server's own requests and notifications
+		}
+		seen[string(msg.ID)]++
+		if string(msg.ID) == "2" {
+			list = sc.Text()
+		}
+	}
+	// Give a duplicate time to arrive before the session ends.
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":4,"method":"ping"}`+"\n")
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"id":4`) {
+			break
+		}
+		if strings.Contains(sc.Text(), `"id":1,`) || strings.Contains(sc.Text(), `"id":2,`) {
+			t.Errorf("a second answer: %.120s", sc.Text())
+		}
+	}
+	stdin.Close()
+	cmd.Wait()
+	if seen["1"] != 1 || seen["2"] != 1 || seen["3"] != 1 {
+		t.Errorf("answers per id = %v, want one each for 1, 2 and 3", seen)
+	}
+	var names []string
+	var res struct {
+		Result struct {
+			Tools []struct {
+				Name string `json:"name"`
+			} `json:"tools"`
+		} `json:"result"`
+	}
+	json.Unmarshal([]byte(list), &res)
+	for _, tl := range res.Result.Tools {
+		names = append(names, tl.Name)
+	}
+	if got := strings.Join(names, ","); got != wantTools {
+		t.Errorf("tools/list = %s, want %s", got, wantTools)
+	}
+	if strings.Contains(stderr.String(), "differed") {
+		t.Errorf("the server's handshake differed from the front's:\n%s", stderr.String())
+	}
+	// On a loaded machine the app may open before the front reads the first line; then the
+	// server answered everything, which is as correct.
+	t.Logf("answered by the front: initialize %v, tools/list %v",
+		strings.Contains(stderr.String(), "answered before the server runs\" method=initialize"),
+		strings.Contains(stderr.String(), "answered before the server runs\" method=tools/list"))
 }
