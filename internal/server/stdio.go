@@ -303,14 +303,18 @@ func marshalNoEscape(v any) ([]byte, error) {
 }
 
 // lineQueue carries the filtered lines to the server: an io.Pipe that holds up to limit bytes
-// (and always one line) for a server that is not reading yet, so that the front reads on.
+// (and always one line) for a server that is not reading yet, so that the front reads on. Once
+// the server reads, a write waits for the server to take it, as a pipe's does: the front's
+// goroutine then parks and the server's runs at once on the same processor, where a writer
+// that went on into its next blocking read of stdin would leave the woken reader waiting.
 type lineQueue struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	buf    []byte
-	limit  int
-	err    error // the writer's end: io.EOF or why reading in failed
-	closed bool  // the reader is gone
+	mu      sync.Mutex
+	cond    *sync.Cond
+	buf     []byte
+	limit   int
+	reading bool  // the reader has started
+	err     error // the writer's end: io.EOF or why reading in failed
+	closed  bool  // the reader is gone
 }
 
 func newLineQueue(limit int) *lineQueue {
@@ -330,12 +334,19 @@ func (q *lineQueue) Write(p []byte) (int, error) {
 	}
 	q.buf = append(q.buf, p...)
 	q.cond.Broadcast()
+	for q.reading && len(q.buf) > 0 && !q.closed {
+		q.cond.Wait()
+	}
+	if len(q.buf) > 0 && q.closed {
+		return 0, io.ErrClosedPipe
+	}
 	return len(p), nil
 }
 
 func (q *lineQueue) Read(p []byte) (int, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.reading = true
 	for len(q.buf) == 0 && q.err == nil && !q.closed {
 		q.cond.Wait()
 	}

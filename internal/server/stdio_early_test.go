@@ -262,26 +262,41 @@ func TestEarlyOnlyForTheHandshake(t *testing.T) {
 	})
 }
 
-// TestLineQueueHoldsForALateReader: lines written before the server reads are kept in order,
-// up to the limit (always at least one line); the end of input reaches the reader after them.
+// TestLineQueueHoldsForALateReader: lines written before the reader starts are kept in order,
+// up to the limit (always at least one line); once the reader reads, a write returns when it
+// has taken the line, as a pipe's does; the end of input reaches the reader after the lines.
 func TestLineQueueHoldsForALateReader(t *testing.T) {
 	q := newLineQueue(8)
 	q.Write([]byte("one\n"))
 	q.Write([]byte("two\n"))
 	wrote := make(chan struct{})
-	go func() { q.Write([]byte("three\n")); q.CloseWithError(nil); close(wrote) }()
+	go func() { q.Write([]byte("three\n")); close(wrote) }()
 	select {
 	case <-wrote:
 		t.Fatal("a write past the limit did not wait for the reader")
 	case <-time.After(50 * time.Millisecond):
 	}
-	got, err := io.ReadAll(q)
-	if string(got) != "one\ntwo\nthree\n" || err != nil {
-		t.Errorf("read %q, %v; want the three lines in order", got, err)
-	}
+	buf := make([]byte, 64)
+	n, _ := q.Read(buf)
+	got := string(buf[:n])
+	n, _ = q.Read(buf)
+	got += string(buf[:n])
 	<-wrote
-	if _, err := q.Write([]byte("x\n")); err != nil {
-		t.Errorf("write after the input ended: %v", err)
+	if got != "one\ntwo\nthree\n" {
+		t.Errorf("read %q, want the three lines in order", got)
+	}
+	taken := make(chan struct{})
+	go func() { q.Write([]byte("four\n")); close(taken) }()
+	select {
+	case <-taken:
+		t.Fatal("a write returned before a reading reader took it")
+	case <-time.After(50 * time.Millisecond):
+	}
+	n, _ = q.Read(buf)
+	<-taken
+	q.CloseWithError(nil)
+	if rest, err := io.ReadAll(q); string(buf[:n]) != "four\n" || len(rest) != 0 || err != nil {
+		t.Errorf("then read %q and %q, %v; want four and the end", buf[:n], rest, err)
 	}
 	q.Close()
 	if _, err := q.Write([]byte("x\n")); err != io.ErrClosedPipe {
