@@ -205,19 +205,23 @@ func TestTypeAheadReachesNewProgram(t *testing.T) {
 			if !hasProgram(strings.Fields(tt.program)[0]) {
 				t.Skipf("%s not installed", tt.program)
 			}
-			if _, err := m.Send(ctx, "c", "ta", Input{Text: tt.program}); err != nil {
-				t.Fatal(err)
-			}
-			out, err := m.Send(ctx, "c", "ta", Input{Text: "42", Wait: OutputQuery{WaitMS: testWait, WaitFor: `(?m)^42\r?\n`}})
-			if err != nil || !out.Matched {
-				t.Fatalf("Send(42) to %s = %q (%s), %v; want the program's own 42", tt.program, out.Text, out.Reason, err)
-			}
-			out, err = m.Send(ctx, "c", "ta", Input{Keys: []string{"ctrl-d"}, Wait: OutputQuery{WaitMS: testWait}})
-			for i := 0; i < 10 && err == nil && !out.Finished; i++ {
-				out, err = m.Output(ctx, "c", "ta", OutputQuery{WaitMS: testWait})
-			}
-			if err != nil || !out.Finished {
-				t.Fatalf("ctrl-d to %s: %+v, %v", tt.program, out, err)
+			// Rounds, because ctrl-d sent right after a line editor printed used to be lost
+			// now and then (see awaitEditorMode).
+			for round := 0; round < 5; round++ {
+				if _, err := m.Send(ctx, "c", "ta", Input{Text: tt.program}); err != nil {
+					t.Fatal(err)
+				}
+				out, err := m.Send(ctx, "c", "ta", Input{Text: "42", Wait: OutputQuery{WaitMS: testWait, WaitFor: `(?m)^42\r?\n`}})
+				if err != nil || !out.Matched {
+					t.Fatalf("Send(42) to %s = %q (%s), %v; want the program's own 42", tt.program, out.Text, out.Reason, err)
+				}
+				out, err = m.Send(ctx, "c", "ta", Input{Keys: []string{"ctrl-d"}, Wait: OutputQuery{WaitMS: 5000}})
+				for i := 0; i < 3 && err == nil && !out.Finished; i++ {
+					out, err = m.Output(ctx, "c", "ta", OutputQuery{WaitMS: 5000})
+				}
+				if err != nil || !out.Finished {
+					t.Fatalf("round %d: ctrl-d to %s: %+v, %v", round, tt.program, out, err)
+				}
 			}
 		})
 	}

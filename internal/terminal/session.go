@@ -450,6 +450,8 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 	}
 	if atPrompt {
 		s.awaitLineEditor(ctx, 300*time.Millisecond)
+	} else if strings.IndexByte(b.String(), 0x04) >= 0 {
+		s.awaitEditorMode(ctx)
 	}
 	limit := min(5*time.Second, s.m.cfg.MaxWait)
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < limit {
@@ -589,6 +591,41 @@ func (s *session) awaitLineEditor(ctx context.Context, limit time.Duration) {
 		prompt := !s.cmdRunning && s.state == StateRunning
 		s.mu.Unlock()
 		if !echo || !prompt || time.Now().After(deadline) || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// eofQuiet and eofWait bound awaitEditorMode: how long a program must have been silent, and
+// how long the wait may last in all.
+const (
+	eofQuiet = 50 * time.Millisecond
+	eofWait  = 250 * time.Millisecond
+)
+
+// awaitEditorMode waits briefly before an end-of-file key reaches a program that has just
+// printed while its terminal is in canonical mode. A line editor such as readline puts the
+// terminal back in canonical mode between lines; an end-of-file typed in that gap becomes
+// a NUL byte once the editor switches to raw mode again, and ctrl-d is lost. The wait ends
+// when the terminal leaves canonical mode or the program has been quiet for eofQuiet.
+func (s *session) awaitEditorMode(ctx context.Context) {
+	rc, err := s.f.SyscallConn()
+	if err != nil {
+		return
+	}
+	deadline := time.Now().Add(eofWait)
+	for {
+		var canon bool
+		_ = rc.Control(func(fd uintptr) {
+			if t, err := unix.IoctlGetTermios(int(fd), unix.TCGETS); err == nil {
+				canon = t.Lflag&unix.ICANON != 0
+			}
+		})
+		s.mu.Lock()
+		quiet := time.Since(s.lastOut) >= eofQuiet
+		s.mu.Unlock()
+		if !canon || quiet || time.Now().After(deadline) || ctx.Err() != nil {
 			return
 		}
 		time.Sleep(time.Millisecond)
