@@ -85,6 +85,8 @@ type Stdio struct {
 	logger  *slog.Logger
 	early   *earlyOut
 	serving atomic.Bool
+	// readDone closes when the front stops reading the client's input.
+	readDone chan struct{}
 	// handshake state, owned by the reading goroutine: whether the next message is the first,
 	// whether the front answered an initialize, and whether a tools/list came since.
 	first, initialized, listed bool
@@ -95,13 +97,15 @@ func StartStdio(in io.Reader, out io.Writer, logger *slog.Logger, hs *Handshake)
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	f := &Stdio{out: &lockedWriter{w: out}, queue: newLineQueue(stdioQueueBytes), hs: hs, logger: logger, first: true}
+	f := &Stdio{out: &lockedWriter{w: out}, queue: newLineQueue(stdioQueueBytes), hs: hs, logger: logger, first: true, readDone: make(chan struct{})}
 	f.early = &earlyOut{w: notInitializedOut{f.out}, out: f.out, logger: logger, checked: make(chan struct{})}
+	f.early.freed = sync.NewCond(&f.early.mu)
 	var onMessage func([]byte, envelope)
 	if hs != nil {
 		onMessage = f.answerEarly
 	}
 	go func() {
+		defer close(f.readDone)
 		f.queue.CloseWithError(filterLines(in, f.queue, f.out, logger, onMessage))
 	}()
 	return f
@@ -111,7 +115,7 @@ func StartStdio(in io.Reader, out io.Writer, logger *slog.Logger, hs *Handshake)
 func (f *Stdio) Serve(ctx context.Context, s *mcp.Server) error {
 	f.serving.Store(true)
 	err := s.Run(ctx, &mcp.IOTransport{Reader: f.queue, Writer: nopCloser{f.early}})
-	f.queue.Close()
+	f.Close()
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
 		return nil
 	}
@@ -124,7 +128,10 @@ func (f *Stdio) Serve(ctx context.Context, s *mcp.Server) error {
 func (f *Stdio) EarlyChecked() <-chan struct{} { return f.early.checked }
 
 // Close ends a session no server will serve (its app did not open).
-func (f *Stdio) Close() { f.queue.Close() }
+func (f *Stdio) Close() {
+	f.early.close()
+	f.queue.Close()
+}
 
 // stdioQueueBytes is how much of the client's input the front holds for a server that is not
 // reading yet before it stops reading too.
@@ -136,7 +143,13 @@ const stdioQueueBytes = 1 << 20
 func (f *Stdio) answerEarly(line []byte, env envelope) {
 	first := f.first
 	f.first = false
-	if !env.request || len(env.id) == 0 || f.serving.Load() {
+	if !env.request || len(env.id) == 0 {
+		return
+	}
+	// The client has the front's answer, so it may send the id again; the server, which has yet
+	// to answer it, would refuse an id in use and the new request would never be answered.
+	f.early.waitIDFree(env.id)
+	if f.serving.Load() {
 		return
 	}
 	var result any
@@ -168,13 +181,11 @@ func (f *Stdio) answerEarly(line []byte, env envelope) {
 	default:
 		return
 	}
-	sent, err := f.early.answer(env, result)
-	if err != nil {
+	if err := f.early.answer(env, result); err != nil {
 		f.logger.Warn("stdio: early answer not sent; the server answers", "method", env.method, "err", err)
+		return
 	}
-	if sent {
-		f.logger.Debug("stdio: answered before the server runs", "method", env.method)
-	}
+	f.logger.Debug("stdio: answered before the server runs", "method", env.method)
 }
 
 // earlyOut carries the server's messages to the client, except its answers to requests the
@@ -187,6 +198,8 @@ type earlyOut struct {
 	logger *slog.Logger
 
 	mu      sync.Mutex
+	freed   *sync.Cond // signalled when an answer leaves pending
+	closed  bool       // the session ended
 	pending []earlyAnswer
 	waiting atomic.Bool // len(pending) > 0, read without the lock
 	// checked closes when the server has answered every request answered early.
@@ -201,44 +214,73 @@ type earlyAnswer struct {
 	method string
 	data   []byte
 	head   []byte
+	id     string // the id as the go-sdk holds it, in JSON
 }
 
-// answer writes the response to env with result, as the go-sdk encodes it, and expects the
-// server's. It answers nothing for an id that waits for the server's answer already.
-func (e *earlyOut) answer(env envelope, result any) (bool, error) {
+// sdkID is the id of a message as the go-sdk holds it (a number without its fraction, or a
+// string), and that id in JSON, by which the front matches answers to requests.
+func sdkID(raw json.RawMessage) (jsonrpc.ID, string, error) {
 	var v any
-	if err := json.Unmarshal(env.id, &v); err != nil {
-		return false, err
+	if err := json.Unmarshal(raw, &v); err != nil {
+		return jsonrpc.ID{}, "", err
 	}
 	id, err := jsonrpc.MakeID(v)
 	if err != nil {
-		return false, err
+		return jsonrpc.ID{}, "", err
+	}
+	key, err := json.Marshal(id.Raw())
+	return id, string(key), err
+}
+
+// waitIDFree waits until no answer the front sent for id awaits the server's.
+func (e *earlyOut) waitIDFree(id json.RawMessage) {
+	if !e.waiting.Load() {
+		return
+	}
+	_, key, err := sdkID(id)
+	if err != nil {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for !e.closed && slices.ContainsFunc(e.pending, func(a earlyAnswer) bool { return a.id == key }) {
+		e.freed.Wait()
+	}
+}
+
+// close releases waitIDFree: no server will answer.
+func (e *earlyOut) close() {
+	e.mu.Lock()
+	e.closed = true
+	e.freed.Broadcast()
+	e.mu.Unlock()
+}
+
+// answer writes the response to env with result, as the go-sdk encodes it, and expects the
+// server's.
+func (e *earlyOut) answer(env envelope, result any) error {
+	id, key, err := sdkID(env.id)
+	if err != nil {
+		return err
 	}
 	raw, err := marshalNoEscape(result)
 	if err != nil {
-		return false, err
+		return err
 	}
 	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: raw})
 	if err != nil {
-		return false, err
+		return err
 	}
 	i := bytes.Index(data, []byte(`"result":`))
 	if i < 0 {
-		return false, fmt.Errorf("encoded answer without a result: %.60s", data)
+		return fmt.Errorf("encoded answer without a result: %.60s", data)
 	}
-	a := earlyAnswer{method: env.method, data: data, head: data[:i]}
 	e.mu.Lock()
-	for _, p := range e.pending {
-		if bytes.Equal(p.head, a.head) {
-			e.mu.Unlock()
-			return false, nil
-		}
-	}
-	e.pending = append(e.pending, a)
+	e.pending = append(e.pending, earlyAnswer{method: env.method, data: data, head: data[:i], id: key})
 	e.waiting.Store(true)
 	e.mu.Unlock()
 	_, err = e.out.Write(append(data, '\n'))
-	return true, err
+	return err
 }
 
 func (e *earlyOut) Write(p []byte) (int, error) {
@@ -264,6 +306,7 @@ func (e *earlyOut) answered(msg []byte) bool {
 	e.pending = slices.Delete(e.pending, i, i+1)
 	done := len(e.pending) == 0
 	e.waiting.Store(!done)
+	e.freed.Broadcast()
 	e.mu.Unlock()
 	if !bytes.Equal(a.data, msg) {
 		at, early, server := firstDifference(a.data, msg)
@@ -302,67 +345,79 @@ func marshalNoEscape(v any) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// lineQueue carries the filtered lines to the server: an io.Pipe that holds up to limit bytes
-// (and always one line) for a server that is not reading yet, so that the front reads on. Once
-// the server reads, a write waits for the server to take it, as a pipe's does: the front's
-// goroutine then parks and the server's runs at once on the same processor, where a writer
-// that went on into its next blocking read of stdin would leave the woken reader waiting.
+// lineQueue carries the filtered lines to the server: an io.Pipe with a buffer in front, which
+// holds up to limit bytes (and always one line) written before the server first reads, so that
+// the front reads on. Once the server has read what was held, the lines go through the pipe
+// itself: a write returns when the server has taken the line, so the front's goroutine parks
+// and the server's runs at once, as the goroutines did before the queue, whether calls come back
+// to back or after a pause (a buffer with a condition variable measured worse in both ways).
 type lineQueue struct {
-	mu      sync.Mutex
-	cond    *sync.Cond
-	buf     []byte
-	limit   int
-	reading bool  // the reader has started
-	err     error // the writer's end: io.EOF or why reading in failed
-	closed  bool  // the reader is gone
+	mu     sync.Mutex
+	cond   *sync.Cond
+	buf    []byte
+	limit  int
+	piped  bool  // the buffer is drained and the reader reads the pipe
+	err    error // the writer's end: io.EOF or why reading in failed
+	closed bool  // the reader is gone
+	pr     *io.PipeReader
+	pw     *io.PipeWriter
 }
 
 func newLineQueue(limit int) *lineQueue {
 	q := &lineQueue{limit: limit}
 	q.cond = sync.NewCond(&q.mu)
+	q.pr, q.pw = io.Pipe()
 	return q
 }
 
 func (q *lineQueue) Write(p []byte) (int, error) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.buf) > 0 && len(q.buf)+len(p) > q.limit && !q.closed {
+	for len(q.buf) > 0 && len(q.buf)+len(p) > q.limit && !q.closed && !q.piped {
 		q.cond.Wait()
 	}
-	if q.closed {
+	switch {
+	case q.closed:
+		q.mu.Unlock()
 		return 0, io.ErrClosedPipe
+	case q.piped:
+		q.mu.Unlock()
+		return q.pw.Write(p)
 	}
 	q.buf = append(q.buf, p...)
 	q.cond.Broadcast()
-	for q.reading && len(q.buf) > 0 && !q.closed {
-		q.cond.Wait()
-	}
-	if len(q.buf) > 0 && q.closed {
-		return 0, io.ErrClosedPipe
-	}
+	q.mu.Unlock()
 	return len(p), nil
 }
 
 func (q *lineQueue) Read(p []byte) (int, error) {
 	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.reading = true
-	for len(q.buf) == 0 && q.err == nil && !q.closed {
-		q.cond.Wait()
+	if q.piped {
+		q.mu.Unlock()
+		return q.pr.Read(p)
 	}
 	if q.closed {
+		q.mu.Unlock()
 		return 0, io.ErrClosedPipe
 	}
-	if len(q.buf) == 0 {
+	if len(q.buf) > 0 {
+		n := copy(p, q.buf)
+		q.buf = q.buf[n:]
+		if len(q.buf) == 0 {
+			q.buf = nil
+		}
+		q.cond.Broadcast()
+		q.mu.Unlock()
+		return n, nil
+	}
+	if q.err != nil {
+		q.mu.Unlock()
 		return 0, q.err
 	}
-	n := copy(p, q.buf)
-	q.buf = q.buf[n:]
-	if len(q.buf) == 0 {
-		q.buf = nil
-	}
+	// Nothing held: from now on the writer hands lines over through the pipe.
+	q.piped = true
 	q.cond.Broadcast()
-	return n, nil
+	q.mu.Unlock()
+	return q.pr.Read(p)
 }
 
 // CloseWithError ends the input: the server reads what is held, then err (io.EOF for nil).
@@ -374,6 +429,7 @@ func (q *lineQueue) CloseWithError(err error) {
 	q.err = err
 	q.cond.Broadcast()
 	q.mu.Unlock()
+	q.pw.CloseWithError(err)
 }
 
 // Close ends the reader's side: writes fail from then on.
@@ -382,7 +438,7 @@ func (q *lineQueue) Close() error {
 	q.closed = true
 	q.cond.Broadcast()
 	q.mu.Unlock()
-	return nil
+	return q.pr.Close()
 }
 
 // filterLines copies well-formed JSON-RPC lines from in to pass and answers the others on reply.
