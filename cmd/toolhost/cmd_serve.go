@@ -54,17 +54,31 @@ var serveCommands = group{title: "Serving", commands: []cliCommand{
 	},
 }}
 
+// handshakeWait bounds how long the app waits for the front to answer the handshake.
+const handshakeWait = 50 * time.Millisecond
+
 func serveStdio(inv *invocation) error {
 	cfg, logger, err := inv.setup(func(cfg *config.Config) { cfg.Serve = true })
 	if err != nil {
 		return err
 	}
-	// The front answers initialize and tools/list while the app opens (app.Handshake).
 	hs, err := app.Handshake(cfg)
 	if err != nil {
 		return err
 	}
+	// A client that has an answer may stop the server with a signal and see it exit cleanly.
+	// The handlers were being installed while the configuration loaded (notifyContext).
+	<-inv.signalsHandled
+	// The front answers initialize and tools/list from the tools' tables (app.Handshake).
 	front := server.StartStdio(os.Stdin, inv.stdout, logger, hs)
+	// The app opens once the front has answered the handshake: a client's model can do nothing
+	// before that, nor send a call for a while after it, and opening alongside took the other
+	// core from the front (and the client) on a two-core machine. A client that is slow to
+	// send its requests does not hold the app back for long.
+	select {
+	case <-front.Answered():
+	case <-time.After(handshakeWait):
+	}
 	a, err := inv.App()
 	if err != nil {
 		front.Close()

@@ -73,6 +73,33 @@ type invocation struct {
 	cfg      *config.Config
 	logger   *slog.Logger
 	closeLog func()
+	// signalsHandled closes once SIGINT and SIGTERM cancel ctx (notifyContext).
+	signalsHandled <-chan struct{}
+}
+
+// notifyContext is signal.NotifyContext with the handlers installed on another goroutine:
+// the first signal.Notify starts the runtime's signal thread, most of a millisecond of a start
+// that a client waits for. Until handled closes, SIGINT and SIGTERM end the process as they
+// do before main, which is right while nothing is open; App waits for it.
+func notifyContext(parent context.Context, sigs ...os.Signal) (ctx context.Context, stop func(), handled <-chan struct{}) {
+	ctx, cancel := context.WithCancel(parent)
+	ch := make(chan os.Signal, 1)
+	installed := make(chan struct{})
+	go func() {
+		signal.Notify(ch, sigs...)
+		close(installed)
+		select {
+		case <-ch:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	stop = func() {
+		cancel()
+		<-installed
+		signal.Stop(ch)
+	}
+	return ctx, stop, installed
 }
 
 // setup loads the configuration, adjusted by the command's own flags, and opens the log, once:
@@ -100,6 +127,7 @@ func (inv *invocation) App(adjust ...func(*config.Config)) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
+	<-inv.signalsHandled // from here on there is something to shut down
 	a, err := app.Open(inv.ctx, cfg, logger)
 	if err != nil {
 		return nil, err
@@ -166,9 +194,9 @@ func run(args []string, stdout, stderr io.Writer) error {
 		// state through this note; failing to write it only loses that convenience.
 		_ = config.RememberXDGDirs()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop, handled := notifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	inv := &invocation{ctx: ctx, args: rest, stdout: stdout, stderr: stderr, global: g}
+	inv := &invocation{ctx: ctx, args: rest, stdout: stdout, stderr: stderr, global: g, signalsHandled: handled}
 	defer func() {
 		if inv.closeApp != nil {
 			inv.closeApp()

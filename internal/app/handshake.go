@@ -43,16 +43,15 @@ func Handshake(cfg *config.Config) (*server.Handshake, error) {
 	if err := checkProfileNames(name, profile, cfg.Profiles, tools); err != nil {
 		return nil, err
 	}
-	// The list is built now, while the client reads the answer to initialize.
-	list := make(chan *mcp.ListToolsResult, 1)
-	go func() {
+	// The front builds the list once it has answered initialize, while the client reads the
+	// answer (built on another goroutine from here, it measured no faster).
+	list := sync.OnceValue(func() *mcp.ListToolsResult {
 		reg := consolidated.NewRegistry(&consolidated.Env{}, tools, allowed(profile, switches))
 		res := &mcp.ListToolsResult{Tools: reg.ToolsFor(principal.Tier)}
 		res.CacheScope = "public" // what the go-sdk puts in an answer that sets none
-		list <- res
-	}()
-	return server.NewHandshake(server.Options{Name: Name, Version: Version, Instructions: instructions},
-		sync.OnceValue(func() *mcp.ListToolsResult { return <-list })), nil
+		return res
+	})
+	return server.NewHandshake(server.Options{Name: Name, Version: Version, Instructions: instructions}, list), nil
 }
 
 // declaredTools are toolhost's tools with their tables and nothing behind them: what

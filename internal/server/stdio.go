@@ -36,8 +36,9 @@ func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer,
 type Handshake struct {
 	// Init answers initialize.
 	Init func(*mcp.InitializeParams) *mcp.InitializeResult
-	// Tools answers the first tools/list, waiting until the list is built; nil leaves it to
-	// the server.
+	// Tools answers the first tools/list; nil leaves it to the server. The front calls it
+	// once it has answered initialize, while the client reads that answer, so it may take a
+	// while; it is called from one goroutine only.
 	Tools func() *mcp.ListToolsResult
 }
 
@@ -87,6 +88,9 @@ type Stdio struct {
 	serving atomic.Bool
 	// readDone closes when the front stops reading the client's input.
 	readDone chan struct{}
+	// answered closes when the front will answer nothing more by itself (Answered).
+	answered     chan struct{}
+	answeredOnce sync.Once
 	// handshake state, owned by the reading goroutine: whether the next message is the first,
 	// whether the front answered an initialize, and whether a tools/list came since.
 	first, initialized, listed bool
@@ -97,15 +101,19 @@ func StartStdio(in io.Reader, out io.Writer, logger *slog.Logger, hs *Handshake)
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	f := &Stdio{out: &lockedWriter{w: out}, queue: newLineQueue(stdioQueueBytes), hs: hs, logger: logger, first: true, readDone: make(chan struct{})}
+	f := &Stdio{out: &lockedWriter{w: out}, queue: newLineQueue(stdioQueueBytes), hs: hs, logger: logger, first: true,
+		readDone: make(chan struct{}), answered: make(chan struct{})}
 	f.early = &earlyOut{w: notInitializedOut{f.out}, out: f.out, logger: logger, checked: make(chan struct{})}
 	f.early.freed = sync.NewCond(&f.early.mu)
 	var onMessage func([]byte, envelope)
 	if hs != nil {
 		onMessage = f.answerEarly
+	} else {
+		f.handshakeOver()
 	}
 	go func() {
 		defer close(f.readDone)
+		defer f.handshakeOver()
 		f.queue.CloseWithError(filterLines(in, f.queue, f.out, logger, onMessage))
 	}()
 	return f
@@ -121,6 +129,15 @@ func (f *Stdio) Serve(ctx context.Context, s *mcp.Server) error {
 	}
 	return err
 }
+
+// Answered closes once the front has answered all it answers by itself (initialize and the
+// first tools/list), or knows it will answer nothing more: the session started otherwise, the
+// client sent another request, or its input ended. Until then the client waits on the front,
+// and work that can wait for it should: on a machine with few cores it competes with the front,
+// and with the client, for the processor.
+func (f *Stdio) Answered() <-chan struct{} { return f.answered }
+
+func (f *Stdio) handshakeOver() { f.answeredOnce.Do(func() { close(f.answered) }) }
 
 // EarlyChecked closes once the server has answered every request the front answered early,
 // and its answers have been compared with the front's (a difference is logged). It never
@@ -144,8 +161,17 @@ func (f *Stdio) answerEarly(line []byte, env envelope) {
 	first := f.first
 	f.first = false
 	if !env.request || len(env.id) == 0 {
+		if first {
+			f.handshakeOver() // not a session that starts with initialize
+		}
 		return
 	}
+	answered := false
+	defer func() {
+		if !answered || env.method == "tools/list" {
+			f.handshakeOver()
+		}
+	}()
 	// The client has the front's answer, so it may send the id again; the server, which has yet
 	// to answer it, would refuse an id in use and the new request would never be answered.
 	f.early.waitIDFree(env.id)
@@ -185,7 +211,11 @@ func (f *Stdio) answerEarly(line []byte, env envelope) {
 		f.logger.Warn("stdio: early answer not sent; the server answers", "method", env.method, "err", err)
 		return
 	}
+	answered = true
 	f.logger.Debug("stdio: answered before the server runs", "method", env.method)
+	if env.method == "initialize" && f.hs.Tools != nil {
+		f.hs.Tools() // the client's next request is tools/list: have it ready
+	}
 }
 
 // earlyOut carries the server's messages to the client, except its answers to requests the

@@ -311,3 +311,76 @@ func TestLineQueueHoldsForALateReader(t *testing.T) {
 		t.Errorf("write after the reader closed = %v, want io.ErrClosedPipe", err)
 	}
 }
+
+// TestAnsweredWhenTheHandshakeIsOver: Answered closes once the front has answered initialize and
+// the tools/list after it, or once it knows it will answer nothing more; not while the client
+// still owes the tools/list.
+func TestAnsweredWhenTheHandshakeIsOver(t *testing.T) {
+	initialized := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	tests := []struct {
+		name string
+		// run drives the session up to where Answered must close; pending says it must be
+		// open before that.
+		run func(s *stdioSession, pending func())
+	}{
+		{"initialize and tools/list", func(s *stdioSession, pending func()) {
+			s.send(initializeLine("1", "2025-06-18"))
+			s.recv(10 * time.Second)
+			s.send(initialized)
+			pending()
+			s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			s.recv(10 * time.Second)
+		}},
+		{"a first line other than initialize", func(s *stdioSession, pending func()) {
+			pending()
+			s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		}},
+		{"a notification first", func(s *stdioSession, pending func()) {
+			s.send(initialized)
+		}},
+		{"another request after initialize", func(s *stdioSession, pending func()) {
+			s.send(initializeLine("1", "2025-06-18"))
+			s.recv(10 * time.Second)
+			pending()
+			s.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+		}},
+		{"a tools/list with a cursor", func(s *stdioSession, pending func()) {
+			s.send(initializeLine("1", "2025-06-18"))
+			s.recv(10 * time.Second)
+			s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"x"}}`)
+		}},
+		{"the input ends", func(s *stdioSession, pending func()) {
+			s.send(initializeLine("1", "2025-06-18"))
+			s.recv(10 * time.Second)
+			pending()
+			s.in.Close()
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, hs := earlyFixture()
+			s := startSession(t, hs)
+			tt.run(s, func() {
+				t.Helper()
+				select {
+				case <-s.front.Answered():
+					t.Fatal("Answered closed while the client still waits on the front")
+				case <-time.After(30 * time.Millisecond):
+				}
+			})
+			select {
+			case <-s.front.Answered():
+			case <-time.After(10 * time.Second):
+				t.Fatal("Answered did not close")
+			}
+		})
+	}
+	t.Run("no handshake", func(t *testing.T) {
+		s := startSession(t, nil)
+		select {
+		case <-s.front.Answered():
+		default:
+			t.Fatal("Answered is open for a front that answers nothing")
+		}
+	})
+}
