@@ -575,26 +575,11 @@ func (s *session) awaitStart(ctx context.Context) {
 // canonical echo mode, or a command has started instead. Input typed before that is echoed
 // twice (by the kernel and by readline's redisplay), which clutters the log.
 func (s *session) awaitLineEditor(ctx context.Context, limit time.Duration) {
-	rc, err := s.f.SyscallConn()
-	if err != nil {
-		return
-	}
-	deadline := time.Now().Add(limit)
-	for {
-		var echo bool
-		_ = rc.Control(func(fd uintptr) {
-			if t, err := unix.IoctlGetTermios(int(fd), unix.TCGETS); err == nil {
-				echo = t.Lflag&unix.ECHO != 0
-			}
-		})
+	s.awaitTerminal(ctx, limit, func(lflag uint32) bool {
 		s.mu.Lock()
-		prompt := !s.cmdRunning && s.state == StateRunning
-		s.mu.Unlock()
-		if !echo || !prompt || time.Now().After(deadline) || ctx.Err() != nil {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
+		defer s.mu.Unlock()
+		return lflag&unix.ECHO == 0 || s.cmdRunning || s.state != StateRunning
+	})
 }
 
 // eofQuiet and eofWait bound awaitEditorMode: how long a program must have been silent, and
@@ -610,22 +595,29 @@ const (
 // a NUL byte once the editor switches to raw mode again, and ctrl-d is lost. The wait ends
 // when the terminal leaves canonical mode or the program has been quiet for eofQuiet.
 func (s *session) awaitEditorMode(ctx context.Context) {
+	s.awaitTerminal(ctx, eofWait, func(lflag uint32) bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return lflag&unix.ICANON == 0 || time.Since(s.lastOut) >= eofQuiet
+	})
+}
+
+// awaitTerminal reads the terminal's local modes every millisecond until over says the wait
+// is over, limit has passed or ctx is done.
+func (s *session) awaitTerminal(ctx context.Context, limit time.Duration, over func(lflag uint32) bool) {
 	rc, err := s.f.SyscallConn()
 	if err != nil {
 		return
 	}
-	deadline := time.Now().Add(eofWait)
+	deadline := time.Now().Add(limit)
 	for {
-		var canon bool
+		var lflag uint32
 		_ = rc.Control(func(fd uintptr) {
 			if t, err := unix.IoctlGetTermios(int(fd), unix.TCGETS); err == nil {
-				canon = t.Lflag&unix.ICANON != 0
+				lflag = t.Lflag
 			}
 		})
-		s.mu.Lock()
-		quiet := time.Since(s.lastOut) >= eofQuiet
-		s.mu.Unlock()
-		if !canon || quiet || time.Now().After(deadline) || ctx.Err() != nil {
+		if over(lflag) || time.Now().After(deadline) || ctx.Err() != nil {
 			return
 		}
 		time.Sleep(time.Millisecond)
