@@ -232,7 +232,7 @@ func (o object) MarshalJSON() ([]byte, error) { return o.appendJSON(nil) }
 
 // appendJSON writes o directly, without a reflecting encoder per level: schemas are built on
 // the way to a server's first tools/list, and nested Marshalers would each be encoded and
-// compacted again by encoding/json. The bytes are what marshalNoEscape gives.
+// compacted again by encoding/json. The bytes are what MarshalNoEscape gives.
 func (o object) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, '{')
 	for i, f := range o {
@@ -258,7 +258,7 @@ func (o object) appendJSON(b []byte) ([]byte, error) {
 			b = append(b, ']')
 		default:
 			var raw []byte
-			raw, err = marshalNoEscape(v)
+			raw, err = MarshalNoEscape(v)
 			b = append(b, raw...)
 		}
 		if err != nil {
@@ -322,9 +322,10 @@ func appendString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// marshalNoEscape marshals without HTML escaping, so descriptions keep their < and > readable
-// and stay byte-identical however they are re-encoded.
-func marshalNoEscape(v any) ([]byte, error) {
+// MarshalNoEscape marshals without HTML escaping, as the go-sdk encodes messages, so
+// descriptions keep their < and > readable and stay byte-identical however they are
+// re-encoded.
+func MarshalNoEscape(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -342,7 +343,7 @@ func mustJSON(v any) []byte {
 		}
 		return b
 	}
-	b, err := marshalNoEscape(v)
+	b, err := MarshalNoEscape(v)
 	if err != nil {
 		panic(err)
 	}

@@ -32,7 +32,7 @@ func reference(t *testing.T, o object) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		k, err := marshalNoEscape(f.Key)
+		k, err := MarshalNoEscape(f.Key)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +40,7 @@ func reference(t *testing.T, o object) []byte {
 		var v []byte
 		if inner, ok := f.Val.(object); ok {
 			v = reference(t, inner)
-		} else if v, err = marshalNoEscape(f.Val); err != nil {
+		} else if v, err = MarshalNoEscape(f.Val); err != nil {
 			t.Fatal(err)
 		}
 		b = append(b, v...)

@@ -15,6 +15,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/consolidated"
 )
 
 // MaxStdioLine bounds one inbound JSON-RPC line. A longer line is answered with an error and
@@ -293,7 +295,7 @@ func (e *earlyOut) answer(env envelope, result any) error {
 	if err != nil {
 		return err
 	}
-	raw, err := marshalNoEscape(result)
+	raw, err := consolidated.MarshalNoEscape(result)
 	if err != nil {
 		return err
 	}
@@ -362,17 +364,6 @@ func firstDifference(a, b []byte) (at int, fromA, fromB string) {
 		return string(s[min(start, len(s)):min(start+60, len(s))])
 	}
 	return at, excerpt(a), excerpt(b)
-}
-
-// marshalNoEscape encodes v as the go-sdk encodes results: without HTML escaping.
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // lineQueue carries the filtered lines to the server: an io.Pipe with a buffer in front, which
