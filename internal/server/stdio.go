@@ -168,29 +168,46 @@ func (f *Stdio) answerEarly(line []byte, env envelope) {
 		}
 		return
 	}
-	answered := false
-	defer func() {
-		if !answered || env.method == "tools/list" {
-			f.handshakeOver()
-		}
-	}()
 	// The client has the front's answer, so it may send the id again; the server, which has yet
 	// to answer it, would refuse an id in use and the new request would never be answered.
 	f.early.waitIDFree(env.id)
-	if f.serving.Load() {
+	var result any
+	if !f.serving.Load() {
+		result = f.earlyResult(line, env, first)
+	}
+	if result == nil {
+		f.handshakeOver() // the server answers this request, and whatever follows
 		return
 	}
-	var result any
+	if err := f.early.answer(env, result); err != nil {
+		f.logger.Warn("stdio: early answer not sent; the server answers", "method", env.method, "err", err)
+		f.handshakeOver()
+		return
+	}
+	f.logger.Debug("stdio: answered before the server runs", "method", env.method)
+	if env.method == "tools/list" {
+		f.handshakeOver()
+		return
+	}
+	f.initialized = true
+	if f.hs.Tools != nil {
+		f.hs.Tools() // the client's next request is tools/list: have it ready
+	}
+}
+
+// earlyResult is the front's answer to a request, or nil when the server is to answer it.
+func (f *Stdio) earlyResult(line []byte, env envelope, first bool) any {
 	switch {
 	case env.method == "initialize" && first:
 		var p struct {
 			Params *mcp.InitializeParams `json:"params"`
 		}
 		if json.Unmarshal(line, &p) != nil || p.Params == nil {
-			return
+			return nil
 		}
-		result = f.hs.Init(p.Params)
-		f.initialized = true
+		if res := f.hs.Init(p.Params); res != nil {
+			return res
+		}
 	case env.method == "tools/list" && f.initialized && !f.listed && f.hs.Tools != nil:
 		f.listed = true
 		var p struct {
@@ -199,25 +216,13 @@ func (f *Stdio) answerEarly(line []byte, env envelope) {
 			} `json:"params"`
 		}
 		if json.Unmarshal(line, &p) != nil || p.Params != nil && p.Params.Cursor != nil {
-			return
+			return nil
 		}
-		list := f.hs.Tools()
-		if list == nil {
-			return
+		if list := f.hs.Tools(); list != nil {
+			return list
 		}
-		result = list
-	default:
-		return
 	}
-	if err := f.early.answer(env, result); err != nil {
-		f.logger.Warn("stdio: early answer not sent; the server answers", "method", env.method, "err", err)
-		return
-	}
-	answered = true
-	f.logger.Debug("stdio: answered before the server runs", "method", env.method)
-	if env.method == "initialize" && f.hs.Tools != nil {
-		f.hs.Tools() // the client's next request is tools/list: have it ready
-	}
+	return nil
 }
 
 // earlyOut carries the server's messages to the client, except its answers to requests the
