@@ -1,40 +1,18 @@
 package app
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"toolhost/internal/config"
 	"toolhost/internal/server"
+	"toolhost/internal/server/stdiotest"
 )
-
-// syncBuffer is a log the test reads while the session writes it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestHandshakeAnswersAsTheServer runs stdio sessions as serveStdio does: the front answers
 // initialize and tools/list from Handshake before the app opens, then serves the app's server,
@@ -79,38 +57,17 @@ func TestHandshakeAnswersAsTheServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			log := &syncBuffer{}
+			log := &stdiotest.Log{}
 			logger := slog.New(slog.NewTextHandler(log, nil))
-			inR, inW := io.Pipe()
-			outR, outW := io.Pipe()
-			front := server.StartStdio(inR, outW, logger, hs)
-			// The client reads all the time, as a client does: the server's writes never wait.
-			lines := make(chan string, 100)
-			go func() {
-				sc := bufio.NewScanner(outR)
-				sc.Buffer(nil, 4<<20)
-				for sc.Scan() {
-					lines <- sc.Text()
-				}
-				close(lines)
-			}()
-			send := func(line string) { fmt.Fprintln(inW, line) }
-			recv := func() string {
-				select {
-				case l := <-lines:
-					return l
-				case <-time.After(20 * time.Second):
-					t.Fatal("no answer within 20s")
-				}
-				return ""
-			}
-			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-			if l := recv(); !strings.Contains(l, `"id":1,"result"`) {
+			c := stdiotest.New(t)
+			front := server.StartStdio(c.ServerIn, c.ServerOut, logger, hs)
+			c.Send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+			if l := c.Recv(20 * time.Second); !strings.Contains(l, `"id":1,"result"`) {
 				t.Fatalf("initialize answered %s", l)
 			}
-			send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-			send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-			list := recv()
+			c.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			c.Send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			list := c.Recv(20 * time.Second)
 			for _, w := range tt.want {
 				if !strings.Contains(list, `"`+w) {
 					t.Errorf("early list lacks %s: %s", w, list)
@@ -129,7 +86,7 @@ func TestHandshakeAnswersAsTheServer(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			served := make(chan error, 1)
 			go func() { served <- front.Serve(ctx, a.Server()) }()
-			defer func() { inW.Close(); cancel(); <-served; outW.Close(); a.Close() }()
+			defer func() { c.CloseInput(); cancel(); <-served; a.Close() }()
 			select {
 			case <-front.EarlyChecked():
 			case <-time.After(20 * time.Second):

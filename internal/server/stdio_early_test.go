@@ -1,14 +1,10 @@
 package server
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,91 +12,31 @@ import (
 
 	"toolhost/authz"
 	"toolhost/consolidated"
+	"toolhost/internal/server/stdiotest"
 )
 
-// stdioSession drives a stdio front over pipes, as a client does.
+// stdioSession drives a stdio front as a client does.
 type stdioSession struct {
-	t     *testing.T
+	*stdiotest.Client
 	front *Stdio
-	in    *io.PipeWriter
-	lines chan string
-	log   *lockedBuffer
+	log   *stdiotest.Log
 	ctx   context.Context
-}
-
-// lockedBuffer is a log destination the test reads while the session writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 func startSession(t *testing.T, hs *Handshake) *stdioSession {
 	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	log := &lockedBuffer{}
+	c := stdiotest.New(t)
+	log := &stdiotest.Log{}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &stdioSession{t: t, in: inW, lines: make(chan string, 100), log: log, ctx: ctx,
-		front: StartStdio(inR, outW, slog.New(slog.NewTextHandler(log, nil)), hs)}
-	go func() {
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, 4<<20)
-		for sc.Scan() {
-			s.lines <- sc.Text()
-		}
-		close(s.lines)
-	}()
-	t.Cleanup(func() { inW.Close(); cancel(); s.front.Close(); outW.Close() })
+	s := &stdioSession{Client: c, log: log, ctx: ctx,
+		front: StartStdio(c.ServerIn, c.ServerOut, slog.New(slog.NewTextHandler(log, nil)), hs)}
+	t.Cleanup(func() { cancel(); s.front.Close() })
 	return s
 }
 
 // serve runs srv on the session, as serveStdio does once the app is open.
 func (s *stdioSession) serve(srv *mcp.Server) {
 	go s.front.Serve(s.ctx, srv)
-}
-
-func (s *stdioSession) send(line string) {
-	s.t.Helper()
-	if _, err := fmt.Fprintln(s.in, line); err != nil {
-		s.t.Fatalf("write %s: %v", line, err)
-	}
-}
-
-// recv returns the next line the client reads, failing after wait.
-func (s *stdioSession) recv(wait time.Duration) string {
-	s.t.Helper()
-	select {
-	case l, ok := <-s.lines:
-		if !ok {
-			s.t.Fatal("session ended")
-		}
-		return l
-	case <-time.After(wait):
-		s.t.Fatalf("no line within %s", wait)
-	}
-	return ""
-}
-
-// quiet fails if the client reads a line within wait.
-func (s *stdioSession) quiet(wait time.Duration) {
-	s.t.Helper()
-	select {
-	case l := <-s.lines:
-		s.t.Fatalf("unexpected line %s", l)
-	case <-time.After(wait):
-	}
 }
 
 func initializeLine(id, version string) string {
@@ -132,30 +68,30 @@ func TestEarlyHandshakeIsTheServers(t *testing.T) {
 			// What the server answers by itself, without a front's handshake.
 			plain := startSession(t, nil)
 			plain.serve(newServer())
-			plain.send(initializeLine("1", version))
-			wantInit := plain.recv(10 * time.Second)
-			plain.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-			plain.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-			wantList := plain.recv(10 * time.Second)
+			plain.Send(initializeLine("1", version))
+			wantInit := plain.Recv(10 * time.Second)
+			plain.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			plain.Send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			wantList := plain.Recv(10 * time.Second)
 
 			early := startSession(t, hs)
-			early.send(initializeLine("1", version))
-			if got := early.recv(10 * time.Second); got != wantInit {
+			early.Send(initializeLine("1", version))
+			if got := early.Recv(10 * time.Second); got != wantInit {
 				t.Fatalf("early initialize = %s\nthe server's = %s", got, wantInit)
 			}
-			early.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-			early.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-			if got := early.recv(10 * time.Second); got != wantList {
+			early.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			early.Send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			if got := early.Recv(10 * time.Second); got != wantList {
 				t.Fatalf("early tools/list = %s\nthe server's = %s", got, wantList)
 			}
-			early.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
-			early.quiet(100 * time.Millisecond) // nothing answers a ping before the server runs
+			early.Send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+			early.Quiet(100 * time.Millisecond) // nothing answers a ping before the server runs
 			early.serve(newServer())
-			if got, want := early.recv(10*time.Second), `{"jsonrpc":"2.0","id":3,"result":{}}`; got != want {
+			if got, want := early.Recv(10*time.Second), `{"jsonrpc":"2.0","id":3,"result":{}}`; got != want {
 				t.Errorf("first line once the server runs = %s, want the ping's answer %s (its own answers to initialize and tools/list dropped)", got, want)
 			}
-			early.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"think","arguments":{"thoughts":"x"}}}`)
-			if got := early.recv(10 * time.Second); !strings.Contains(got, `"id":4,"result"`) {
+			early.Send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"think","arguments":{"thoughts":"x"}}}`)
+			if got := early.Recv(10 * time.Second); !strings.Contains(got, `"id":4,"result"`) {
 				t.Errorf("tools/call after the early handshake = %s", got)
 			}
 			select {
@@ -181,13 +117,13 @@ func TestEarlyListThatDiffers(t *testing.T) {
 		return res
 	}
 	s := startSession(t, hs)
-	s.send(initializeLine("1", "2025-06-18"))
-	s.recv(10 * time.Second)
-	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	s.recv(10 * time.Second)
+	s.Send(initializeLine("1", "2025-06-18"))
+	s.Recv(10 * time.Second)
+	s.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.Send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	s.Recv(10 * time.Second)
 	s.serve(newServer())
-	if got, want := s.recv(10*time.Second), `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`; got != want {
+	if got, want := s.Recv(10*time.Second), `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`; got != want {
 		t.Errorf("after a differing early list the client reads %s, want %s", got, want)
 	}
 	if log := s.log.String(); !strings.Contains(log, "early answer differed") || !strings.Contains(log, "tools/list") {
@@ -202,27 +138,27 @@ func TestEarlyOnlyForTheHandshake(t *testing.T) {
 	t.Run("a session that does not open with initialize", func(t *testing.T) {
 		_, newServer, hs := earlyFixture()
 		s := startSession(t, hs)
-		s.send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
-		s.send(initializeLine("2", "2025-06-18"))
-		s.quiet(100 * time.Millisecond)
+		s.Send(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+		s.Send(initializeLine("2", "2025-06-18"))
+		s.Quiet(100 * time.Millisecond)
 		s.serve(newServer())
-		if got := s.recv(10 * time.Second); !strings.Contains(got, `"id":1`) {
+		if got := s.Recv(10 * time.Second); !strings.Contains(got, `"id":1`) {
 			t.Errorf("first answer = %s, want the ping's, from the server", got)
 		}
-		if got := s.recv(10 * time.Second); !strings.Contains(got, `"id":2,"result"`) {
+		if got := s.Recv(10 * time.Second); !strings.Contains(got, `"id":2,"result"`) {
 			t.Errorf("second answer = %s, want initialize's, from the server", got)
 		}
 	})
 	t.Run("a tools/list with a cursor", func(t *testing.T) {
 		_, newServer, hs := earlyFixture()
 		s := startSession(t, hs)
-		s.send(initializeLine("1", "2025-06-18"))
-		s.recv(10 * time.Second)
-		s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-		s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"x"}}`)
-		s.quiet(100 * time.Millisecond)
+		s.Send(initializeLine("1", "2025-06-18"))
+		s.Recv(10 * time.Second)
+		s.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		s.Send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"x"}}`)
+		s.Quiet(100 * time.Millisecond)
 		s.serve(newServer())
-		if got := s.recv(10 * time.Second); !strings.Contains(got, `"id":2`) {
+		if got := s.Recv(10 * time.Second); !strings.Contains(got, `"id":2`) {
 			t.Errorf("answer = %s, want the server's to the tools/list with a cursor", got)
 		}
 	})
@@ -233,16 +169,16 @@ func TestEarlyOnlyForTheHandshake(t *testing.T) {
 		for i := 0; i < 20; i++ {
 			_, newServer, hs := earlyFixture()
 			s := startSession(t, hs)
-			s.send(initializeLine("1", "2025-06-18"))
-			s.recv(10 * time.Second)
-			s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-			s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-			s.quiet(20 * time.Millisecond)
+			s.Send(initializeLine("1", "2025-06-18"))
+			s.Recv(10 * time.Second)
+			s.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			s.Send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			s.Quiet(20 * time.Millisecond)
 			s.serve(newServer())
-			if got := s.recv(10 * time.Second); !strings.Contains(got, `"id":1,"result":{"ttlMs"`) {
+			if got := s.Recv(10 * time.Second); !strings.Contains(got, `"id":1,"result":{"ttlMs"`) {
 				t.Fatalf("answer = %.80s, want the server's tools/list (its initialize answer dropped)", got)
 			}
-			s.quiet(20 * time.Millisecond)
+			s.Quiet(20 * time.Millisecond)
 		}
 	})
 	t.Run("a server that runs already", func(t *testing.T) {
@@ -255,12 +191,12 @@ func TestEarlyOnlyForTheHandshake(t *testing.T) {
 		for !s.front.serving.Load() {
 			time.Sleep(time.Millisecond)
 		}
-		s.send(initializeLine("1", "2025-06-18"))
-		s.recv(10 * time.Second)
-		s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-		s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-		s.recv(10 * time.Second)
-		s.quiet(100 * time.Millisecond) // one answer each
+		s.Send(initializeLine("1", "2025-06-18"))
+		s.Recv(10 * time.Second)
+		s.Send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		s.Send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+		s.Recv(10 * time.Second)
+		s.Quiet(100 * time.Millisecond) // one answer each
 		if calls != 0 {
 			t.Errorf("the early list was built %d times for a server that ran already", calls)
 		}
@@ -324,36 +260,36 @@ func TestAnsweredWhenTheHandshakeIsOver(t *testing.T) {
 		run func(s *stdioSession, pending func())
 	}{
 		{"initialize and tools/list", func(s *stdioSession, pending func()) {
-			s.send(initializeLine("1", "2025-06-18"))
-			s.recv(10 * time.Second)
-			s.send(initialized)
+			s.Send(initializeLine("1", "2025-06-18"))
+			s.Recv(10 * time.Second)
+			s.Send(initialized)
 			pending()
-			s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-			s.recv(10 * time.Second)
+			s.Send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+			s.Recv(10 * time.Second)
 		}},
 		{"a first line other than initialize", func(s *stdioSession, pending func()) {
 			pending()
-			s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			s.Send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 		}},
 		{"a notification first", func(s *stdioSession, pending func()) {
-			s.send(initialized)
+			s.Send(initialized)
 		}},
 		{"another request after initialize", func(s *stdioSession, pending func()) {
-			s.send(initializeLine("1", "2025-06-18"))
-			s.recv(10 * time.Second)
+			s.Send(initializeLine("1", "2025-06-18"))
+			s.Recv(10 * time.Second)
 			pending()
-			s.send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
+			s.Send(`{"jsonrpc":"2.0","id":2,"method":"ping"}`)
 		}},
 		{"a tools/list with a cursor", func(s *stdioSession, pending func()) {
-			s.send(initializeLine("1", "2025-06-18"))
-			s.recv(10 * time.Second)
-			s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"x"}}`)
+			s.Send(initializeLine("1", "2025-06-18"))
+			s.Recv(10 * time.Second)
+			s.Send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"x"}}`)
 		}},
 		{"the input ends", func(s *stdioSession, pending func()) {
-			s.send(initializeLine("1", "2025-06-18"))
-			s.recv(10 * time.Second)
+			s.Send(initializeLine("1", "2025-06-18"))
+			s.Recv(10 * time.Second)
 			pending()
-			s.in.Close()
+			s.CloseInput()
 		}},
 	}
 	for _, tt := range tests {
