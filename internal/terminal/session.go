@@ -583,10 +583,12 @@ func (s *session) awaitLineEditor(ctx context.Context, limit time.Duration) {
 }
 
 // eofQuiet and eofWait bound awaitEditorMode: how long a program must have been silent, and
-// how long the wait may last in all.
+// how long the wait may last in all. A line editor takes the terminal back within
+// microseconds of printing on an idle machine, but CI under load lost a ctrl-d to bc with a
+// 50 ms quiet; a program that stays in canonical mode (cat) pays eofQuiet once per ctrl-d.
 const (
-	eofQuiet = 50 * time.Millisecond
-	eofWait  = 250 * time.Millisecond
+	eofQuiet = 200 * time.Millisecond
+	eofWait  = time.Second
 )
 
 // awaitEditorMode waits briefly before an end-of-file key reaches a program that has just
