@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -102,6 +103,11 @@ func (a *App) openTerminalGuard() (*terminalGuard, error) {
 	}
 	tg.prepare = sync.OnceValue(func() *guardState {
 		st := &guardState{status: sandbox.Check(mode, tc.AllowUnsandboxed)}
+		if mode == sandbox.ModeWorkspaceWrite {
+			for _, err := range sandbox.MakeBuildCaches(home, os.Getenv, exec.LookPath) {
+				slog.Warn("terminal: a build cache commands may write is missing and cannot be made", "err", err)
+			}
+		}
 		if st.rules, err = cmdrules.New(tc.Rules, tc.RulesUnmatched, tc.UseDefaultRules()); err != nil {
 			st.err = fmt.Errorf("terminal.rules: %w", err)
 		}

@@ -432,3 +432,44 @@ func TestStartWhileRulesetGoesStale(t *testing.T) {
 	close(stop)
 	churn.Wait()
 }
+
+func TestMakeBuildCaches(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"GOCACHE": filepath.Join(home, "gocache")}
+	getenv := func(k string) string { return env[k] }
+	have := map[string]bool{"go": true, "npm": true}
+	lookPath := func(p string) (string, error) {
+		if have[p] {
+			return "/usr/bin/" + p, nil
+		}
+		return "", os.ErrNotExist
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".npm"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if errs := MakeBuildCaches(home, getenv, lookPath); len(errs) != 0 {
+		t.Fatalf("MakeBuildCaches: %v", errs)
+	}
+	for dir, want := range map[string]bool{
+		filepath.Join(home, "gocache"):            true,  // go is there, GOCACHE named it
+		filepath.Join(home, "go", "pkg", "mod"):   true,  // the default module cache
+		filepath.Join(home, ".npm"):               true,  // existed already
+		filepath.Join(home, ".cache", "pip"):      false, // no pip here
+		filepath.Join(home, ".cargo", "registry"): false, // no cargo here
+		filepath.Join(home, ".cache", "go-build"): false, // GOCACHE moved it
+	} {
+		_, err := os.Stat(dir)
+		if got := err == nil; got != want {
+			t.Errorf("after MakeBuildCaches, %s exists = %v, want %v", dir, got, want)
+		}
+	}
+	// A cache that cannot be made is reported, not fatal.
+	blocker := filepath.Join(home, "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env["GOCACHE"] = filepath.Join(blocker, "gocache")
+	if errs := MakeBuildCaches(home, getenv, lookPath); len(errs) != 1 {
+		t.Errorf("MakeBuildCaches under a file: %v, want one error", errs)
+	}
+}
