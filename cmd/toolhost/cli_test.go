@@ -184,6 +184,35 @@ func TestToolsMarkdown(t *testing.T) {
 	}
 }
 
+// TestToolsNamesTheProfileInForce: the header of `toolhost tools` (and its JSON) names the
+// profile as the flags left it, not the profile they narrowed.
+func TestToolsNamesTheProfileInForce(t *testing.T) {
+	dir := t.TempDir()
+	cfg := dir + "/config.toml"
+	if err := os.WriteFile(cfg, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "profile full; workdir "},
+		{[]string{"--read-only"}, "profile full, narrowed by --read-only; workdir "},
+		{[]string{"--profile", "small", "--disable", "think"}, "profile small, narrowed by --disable; workdir "},
+		{[]string{"--json", "--read-only"}, `"profile": "full, narrowed by --read-only"`},
+	}
+	for _, tt := range tests {
+		var out, errOut bytes.Buffer
+		args := append([]string{"tools", "--config", cfg, "--state-dir", dir + "/state", "--workdir", dir}, tt.flags...)
+		if err := run(args, &out, &errOut); err != nil {
+			t.Fatalf("tools %v: %v\n%s", tt.flags, err, errOut.String())
+		}
+		if !strings.Contains(out.String(), tt.want) {
+			t.Errorf("tools %v printed:\n%s\nwant it to contain %q", tt.flags, out.String(), tt.want)
+		}
+	}
+}
+
 // TestMisspeltToolNamesStopTheStart: a tool or operation name in --disable or --tools that
 // names nothing stops the server before it serves (so a typo cannot leave on what the user
 // meant to turn off), with the name it most likely meant. Through the real binary, on both

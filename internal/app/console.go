@@ -80,6 +80,23 @@ func (a *App) profileFrom() string {
 	if o, ok := a.Config.Origins["profile"]; ok {
 		from = o.String()
 	}
+	if flags := a.profileFlags(); len(flags) > 0 {
+		from += ", narrowed by " + strings.Join(flags, " ")
+	}
+	return from
+}
+
+// ProfileInForce names the active profile as it applies: its name, and the flags that
+// narrowed it ("full, narrowed by --read-only").
+func (a *App) ProfileInForce() string {
+	if flags := a.profileFlags(); len(flags) > 0 {
+		return a.ProfileName + ", narrowed by " + strings.Join(flags, " ")
+	}
+	return a.ProfileName
+}
+
+// profileFlags are the command-line flags that narrowed the active profile, sorted.
+func (a *App) profileFlags() []string {
 	var flags []string
 	for key, o := range a.Config.Origins {
 		if strings.HasPrefix(key, "profiles."+a.ProfileName+".") && o.Flag != "" {
@@ -87,10 +104,7 @@ func (a *App) profileFrom() string {
 		}
 	}
 	slices.Sort(flags)
-	if len(flags) > 0 {
-		from += ", narrowed by " + strings.Join(flags, " ")
-	}
-	return from
+	return flags
 }
 
 func (t consoleTools) UpdateToken(ctx context.Context, name, tier, rate, by string) error {
