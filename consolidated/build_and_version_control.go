@@ -140,12 +140,18 @@ type BuildConfig struct {
 	DefaultYield, MaxWait time.Duration
 	// Workdir, when set (and git is there), gets the git context resource (GitContextURI).
 	Workdir string
-	// Sandbox returns the Landlock policy of a conversation's terminal commands started now
-	// (nil when they run unconfined). Every git process runs under it, since git runs what the
-	// repository configures (hooks, core.fsmonitor, filters, textconv) and a terminal can plant
-	// those; a write widens it to the repository the guard approved. An error wrapping
+	// Gate gives the Landlock policy of a conversation's processes started now (nil when
+	// they run unconfined). Every git process runs under it, since git runs what the
+	// repository configures (hooks, core.fsmonitor, filters, textconv) and a terminal can
+	// plant those; a write widens it to the repository the guard approved. An error wrapping
 	// sandbox.ErrUnavailable refuses git as it refuses terminals. Nil runs git unconfined.
-	Sandbox func(ctx context.Context, conv string) (*sandbox.Policy, error)
+	Gate PolicyGate
+}
+
+// PolicyGate gives the Landlock policy of a conversation's processes started now (nil:
+// unconfined); internal/gate's Gate is the one toolhost uses.
+type PolicyGate interface {
+	Policy(ctx context.Context, conv string) (*sandbox.Policy, error)
 }
 
 // buildToolName is the tool's name, also the Tool field of guard requests.
@@ -207,7 +213,7 @@ type buildTool struct {
 // worktree, the common git directory.
 //
 // The repository's git processes run under the conversation's terminal policy (see
-// BuildConfig.Sandbox); for a write it is widened to the root and the common git directory the
+// BuildConfig.Gate); for a write it is widened to the root and the common git directory the
 // guard just approved, so that git can write there, and what it runs can too, and nothing more.
 func (b *buildTool) repoFor(ctx context.Context, c *Call, repoArg string, class authz.Class, namesOnly bool) (*git.Repo, error) {
 	if b.cfg.Git == nil {
@@ -244,10 +250,10 @@ func (b *buildTool) repoFor(ctx context.Context, c *Call, repoArg string, class 
 // policy is the Landlock policy git runs under for conv (nil: unconfined); a sandbox that
 // cannot be enforced refuses, as it refuses terminal commands.
 func (b *buildTool) policy(ctx context.Context, conv string) (*sandbox.Policy, error) {
-	if b.cfg.Sandbox == nil {
+	if b.cfg.Gate == nil {
 		return nil, nil
 	}
-	p, err := b.cfg.Sandbox(ctx, conv)
+	p, err := b.cfg.Gate.Policy(ctx, conv)
 	if te := sandboxUnavailable(err); te != nil {
 		return nil, te
 	}

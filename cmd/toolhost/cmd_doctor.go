@@ -67,7 +67,7 @@ func doctor(inv *invocation, repair bool) error {
 	for _, d := range st.Details() {
 		fmt.Fprintln(out, "     "+d)
 	}
-	rs := a.CommandRules()
+	rs := a.Gate.Rules()
 	fmt.Fprintf(out, "     command rules: %d, unmatched commands: %s (toolhost rules list)\n", len(rs.List()), rs.Unmatched())
 	if err := authz.CheckOperator(a.StateDir); err != nil {
 		fmt.Fprintf(out, "     operator actions from this shell: refused (%v)\n", err)

@@ -25,6 +25,7 @@ import (
 	"toolhost/internal/embed"
 	"toolhost/internal/engine"
 	"toolhost/internal/fsread"
+	"toolhost/internal/gate"
 	"toolhost/internal/memory"
 	"toolhost/internal/server"
 	"toolhost/internal/terminal"
@@ -59,10 +60,11 @@ type App struct {
 	Memory    *memory.Service
 	// Journal makes multi-file edits crash-atomic; Open recovers what a crashed process left.
 	Journal    *edit.Journal
-	termGuard  *terminalGuard
 	PromptsDir string
 	// Terminals is the terminal engine (the console shows its sessions).
 	Terminals *terminal.Manager
+	// Gate decides every process toolhost starts: rules, sandbox, environment.
+	Gate *gate.Gate
 	// Started is when Open ran, for uptime.
 	Started time.Time
 	// switches are the operations the console switched off (config.Switches), as the managed
@@ -227,9 +229,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if err != nil {
 		return nil, err
 	}
-	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.termGuard})
-	// The terminal guard asks authz about the commands of the operations the table marks.
-	a.termGuard.runner = terminal.Runner()
+	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.Gate})
 	// The tool list: one constructor per tool, in any order (the registry orders them by
 	// consolidated.Order). Each tool carries its resources, hooks and Close.
 	tools := []*consolidated.Tool{

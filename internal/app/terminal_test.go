@@ -30,8 +30,8 @@ func TestTerminalScrubEnv(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a := &App{Config: &config.Config{Memory: config.Memory{Embedder: tc.embedder}}}
-			if diff := cmp.Diff(tc.want, a.scrubEnv()); diff != "" {
-				t.Errorf("scrubEnv() for %q (-want +got):\n%s", tc.embedder, diff)
+			if diff := cmp.Diff(tc.want, a.withheldEnv()); diff != "" {
+				t.Errorf("withheldEnv() for %q (-want +got):\n%s", tc.embedder, diff)
 			}
 		})
 	}

@@ -53,7 +53,7 @@ func (f confineFixture) policy() *sandbox.Policy {
 
 func (f confineFixture) runner(t *testing.T) *Runner {
 	t.Helper()
-	r, err := NewRunner(Config{Env: map[string]string{"TMPDIR": f.tmp, "GIT_DIR": "/elsewhere"}})
+	r, err := NewRunner(Config{Env: append(os.Environ(), "TMPDIR="+f.tmp, "GIT_DIR=/elsewhere")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,17 +203,17 @@ func TestConfinementIsPerRepo(t *testing.T) {
 	f.check(t, "c", true)
 }
 
-// TestConfigEnv: Config.Env reaches git and its hooks, after the inherited variables; GIT_*
-// names in it are ignored.
+// TestConfigEnv: git starts from Config.Env (the gate's environment), not the server's own;
+// GIT_* names in it that would redirect git, and toolhost's variables, are dropped.
 func TestConfigEnv(t *testing.T) {
 	testEnv(t)
 	t.Setenv("TMPDIR", "/inherited")
-	r, err := NewRunner(Config{Env: map[string]string{"TMPDIR": "/private", "GIT_DIR": "/elsewhere"}})
+	r, err := NewRunner(Config{Env: []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=/private", "GIT_DIR=/elsewhere", "TOOLHOST_TOKEN=t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	env := strings.Join(r.env, "\n")
-	if !strings.Contains(env, "TMPDIR=/private") || strings.Contains(env, "TMPDIR=/inherited") || strings.Contains(env, "GIT_DIR") {
-		t.Errorf("git's environment = %s\nwant TMPDIR=/private only and no GIT_DIR", env)
+	if !strings.Contains(env, "TMPDIR=/private") || strings.Contains(env, "TMPDIR=/inherited") || strings.Contains(env, "GIT_DIR") || strings.Contains(env, "TOOLHOST_") {
+		t.Errorf("git's environment = %s\nwant TMPDIR=/private only, no GIT_DIR and no TOOLHOST_TOKEN", env)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/hinshun/vt10x"
 
+	"toolhost/internal/gate"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/sandbox/sandboxtest"
 )
@@ -108,12 +109,7 @@ func BenchmarkRunTrueSandboxed(b *testing.B) {
 	policy := sandboxtest.HomePolicy(b)
 	dir := policy.Writable[0]
 	confined := false
-	m, err := NewManager(Config{Sandbox: func(context.Context, string, string) (*sandbox.Policy, error) {
-		if confined {
-			return policy, nil
-		}
-		return nil, nil
-	}})
+	m, err := NewManager(Config{Gate: switchGate{policy: policy, on: &confined}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -270,3 +266,20 @@ func BenchmarkRawPTYSeq(b *testing.B) {
 		_ = cmd.Wait()
 	}
 }
+
+// switchGate confines every start under policy while *on, and nothing otherwise.
+type switchGate struct {
+	policy *sandbox.Policy
+	on     *bool
+}
+
+func (g switchGate) Start(context.Context, gate.Request) (*gate.Start, error) {
+	s := &gate.Start{Env: (*gate.Gate)(nil).Environ()}
+	if *g.on {
+		s.Policy = g.policy
+	}
+	return s, nil
+}
+
+func (switchGate) Check(context.Context, string, gate.Line) error { return nil }
+func (switchGate) Withheld(name string) bool                      { return (*gate.Gate)(nil).Withheld(name) }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"toolhost/internal/gate"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/sandbox/sandboxtest"
 )
@@ -57,14 +58,30 @@ func TestLineStateFeed(t *testing.T) {
 
 var errRefused = errors.New("refused by the test rule")
 
-// recorder is a Config.Check that refuses lines containing "forbidden", reports statements
-// ending in "do" as unfinished, and records what it saw.
+// recorder is a Config.Gate that refuses lines containing "forbidden", reports statements
+// ending in "do" as unfinished, and records what it saw; every start runs under policy, with
+// env set.
 type recorder struct {
-	mu    sync.Mutex
-	lines []Line
+	mu     sync.Mutex
+	lines  []gate.Line
+	policy *sandbox.Policy
+	env    map[string]string
 }
 
-func (r *recorder) check(_ context.Context, _ string, l Line) error {
+func (r *recorder) Start(ctx context.Context, req gate.Request) (*gate.Start, error) {
+	if req.Line != "" {
+		if err := r.Check(ctx, req.Conversation, gate.Line{Text: req.Line, Dir: req.Dir}); err != nil {
+			return nil, err
+		}
+	}
+	env := (*gate.Gate)(nil).Environ()
+	for k, v := range r.env {
+		env = append(env, k+"="+v)
+	}
+	return &gate.Start{Policy: r.policy, Env: env}, nil
+}
+
+func (r *recorder) Check(_ context.Context, _ string, l gate.Line) error {
 	r.mu.Lock()
 	r.lines = append(r.lines, l)
 	r.mu.Unlock()
@@ -72,22 +89,24 @@ func (r *recorder) check(_ context.Context, _ string, l Line) error {
 	case strings.Contains(l.Text, "forbidden"):
 		return errRefused
 	case strings.HasSuffix(strings.TrimSpace(l.Text), "do"):
-		return ErrIncomplete
+		return gate.ErrIncomplete
 	}
 	return nil
 }
 
-func (r *recorder) seen() []Line {
+func (r *recorder) Withheld(name string) bool { return (*gate.Gate)(nil).Withheld(name) }
+
+func (r *recorder) seen() []gate.Line {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Line(nil), r.lines...)
+	return append([]gate.Line(nil), r.lines...)
 }
 
 // TestCheckRefusesBeforeRunning: a refused command or session line never runs (the file it
 // would create does not appear) and the hook's error comes back as is.
 func TestCheckRefusesBeforeRunning(t *testing.T) {
 	rec := &recorder{}
-	m := newTestManager(t, Config{Check: rec.check})
+	m := newTestManager(t, Config{Gate: rec})
 	dir := t.TempDir()
 	ctx := context.Background()
 	_, err := m.Run(ctx, "c", RunSpec{Command: "touch made-by-run; echo forbidden", Cwd: dir})
@@ -142,12 +161,10 @@ func TestCheckRefusesBeforeRunning(t *testing.T) {
 func TestSandboxHook(t *testing.T) {
 	sandboxtest.Require(t)
 	work, other := t.TempDir(), t.TempDir()
-	m := newTestManager(t, Config{
-		Sandbox: func(_ context.Context, _, _ string) (*sandbox.Policy, error) {
-			return &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Writable: []string{work}}, nil
-		},
-		Env: map[string]string{"FROM_CONFIG": "yes"},
-	})
+	m := newTestManager(t, Config{Gate: &recorder{
+		policy: &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Writable: []string{work}},
+		env:    map[string]string{"FROM_CONFIG": "yes"},
+	}})
 	ctx := context.Background()
 	r, err := m.Run(ctx, "c", RunSpec{Command: "echo $FROM_CONFIG > inside; echo x > " + filepath.Join(other, "outside"), Cwd: work})
 	if err != nil {
@@ -184,7 +201,7 @@ func TestSandboxHook(t *testing.T) {
 // its child), and as the program's input when it is not (cat, the read builtin).
 func TestForegroundShellLines(t *testing.T) {
 	rec := &recorder{}
-	m := newTestManager(t, Config{Check: rec.check})
+	m := newTestManager(t, Config{Gate: rec})
 	ctx := context.Background()
 	missing := "/nonexistent-" + procArg("fg")
 	cases := []struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/hinshun/vt10x"
 	"golang.org/x/sys/unix"
 
+	"toolhost/internal/gate"
 	"toolhost/internal/sandbox"
 )
 
@@ -152,9 +153,9 @@ type session struct {
 	stopUpd    chan struct{}
 	stopOnce   sync.Once
 	extra      map[string]string
-	policy     *sandbox.Policy // the sandbox it started under (nil: unconfined)
-	line       lineState       // what the shell's line editor holds (for Config.Check)
-	checkMem   CheckMemory     // Config.Check's memory of the session's lines
+	gated      *gate.Start // what the gate decided for its shell (policy, environment)
+	line       lineState   // what the shell's line editor holds (for Config.Check)
+	checkMem   gate.Memory // the gate's memory of the session's lines
 }
 
 func (m *Manager) rcFile() string { return m.rcDir + "/bashrc" }
@@ -192,7 +193,7 @@ func (s *session) start() error {
 	cmd.Env = s.m.sessionEnv(s)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := sandbox.Start(cmd, s.policy); err != nil {
+	if err := sandbox.Start(cmd, s.gated.Policy); err != nil {
 		ptmx.Close()
 		tty.Close()
 		return fmt.Errorf("start shell %s: %w", s.shell, err)
@@ -698,7 +699,7 @@ func (s *session) output(ctx context.Context, q OutputQuery, since int) (Output,
 		out.ExitCode = &c
 	}
 	out.Exited = s.state != StateRunning
-	out.Sandbox, out.Cwd = modeOf(s.policy), s.cwd
+	out.Sandbox, out.Cwd = modeOf(s.gated.Policy), s.cwd
 	s.mu.Unlock()
 	return out, err
 }
@@ -844,7 +845,7 @@ func (s *session) info() Info {
 		ID: s.id, Conversation: s.conv, Kind: "session", Cwd: s.cwd, Shell: s.shell,
 		PID: s.pid, State: s.state, Started: s.started, Ended: s.ended,
 		IdleSeconds: int64(time.Since(s.lastUse).Seconds()), LastCommand: s.lastCommand,
-		ExitCodes: s.bash, Cols: s.cols, Rows: s.rows, Sandbox: modeOf(s.policy),
+		ExitCodes: s.bash, Cols: s.cols, Rows: s.rows, Sandbox: modeOf(s.gated.Policy),
 	}
 	if e := s.exitLocked(); e != nil {
 		c := *e
