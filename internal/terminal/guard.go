@@ -24,6 +24,11 @@ type lineState struct {
 	// leave the shell's statement unfinished: the program may read it, or may not and leave
 	// it for the shell, which then joins the lines after it. Both readings are checked.
 	ahead string
+	// fromProgram says buf was typed while a program that reads keys as they come (a
+	// pager, an editor: the terminal out of canonical mode) had it. Such a program most
+	// likely read them ("q" to quit less), so once the shell is back the screen decides
+	// whether its line editor holds them (session.shellHolds).
+	fromProgram bool
 }
 
 // submitted is one line the shell receives on enter.
@@ -113,10 +118,16 @@ func (m *Manager) checkInput(ctx context.Context, s *session, p string) (lineSta
 	pid := s.pid
 	s.mu.Unlock()
 	dir := shellDir(pid, s.cwd)
-	fgShell := false
+	fgShell, rawProgram := false, false
 	if foreground {
 		fgShell = foregroundShell(pid)
+		rawProgram = !fgShell && !s.canonical()
+	} else if st.fromProgram && len(st.buf) > 0 && !s.shellHolds(string(st.buf)) {
+		// What was typed into the program that has ended was read by it, not left for the
+		// shell: the shell's line starts afresh.
+		st.buf, st.unknown = nil, false
 	}
+	st.fromProgram = false
 	for _, sub := range st.feed(p) {
 		if st.ahead != "" {
 			// What the shell reads if the program did not take the lines typed into it.
@@ -151,6 +162,7 @@ func (m *Manager) checkInput(ctx context.Context, s *session, p string) (lineSta
 			st.partial = ""
 		}
 	}
+	st.fromProgram = rawProgram && len(st.buf) > 0
 	return st, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -270,4 +271,79 @@ func TestCtrlCForgetsUnfinishedLines(t *testing.T) {
 	if st.partial != "" || st.ahead != "" {
 		t.Errorf("after ctrl-c: partial %q, ahead %q; want both empty", st.partial, st.ahead)
 	}
+}
+
+// TestKeysReadByAProgramStayItsOwn: keys typed into a program that reads them as they come
+// (less, with the terminal out of canonical mode) are that program's: the "q" that quits
+// less is not the start of the next line at the prompt. Keys typed into such a program that
+// never reads them are left for the shell, which runs them with the next line: that line is
+// checked with them, as it runs.
+func TestKeysReadByAProgramStayItsOwn(t *testing.T) {
+	if _, err := exec.LookPath("less"); err != nil {
+		t.Fatalf("less is required: %v", err)
+	}
+	rec := &recorder{}
+	m := newTestManager(t, Config{Gate: rec})
+	ctx := context.Background()
+	noEnter := false
+	lastLine := func() string {
+		seen := rec.seen()
+		return seen[len(seen)-1].Text
+	}
+
+	t.Run("less takes q", func(t *testing.T) {
+		inf := createSession(t, m, "c", "pager")
+		file := filepath.Join(t.TempDir(), "long.txt")
+		if err := os.WriteFile(file, []byte(strings.Repeat("a line of text\n", 200)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Send(ctx, "c", inf.ID, Input{Text: "less " + file, Wait: OutputQuery{WaitMS: testWait, WaitFor: "a line of text"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Send(ctx, "c", inf.ID, Input{Text: "q", PressEnter: &noEnter}); err != nil {
+			t.Fatal(err)
+		}
+		out, err := m.Output(ctx, "c", inf.ID, OutputQuery{WaitMS: testWait})
+		if err != nil || !out.Finished {
+			t.Fatalf("less did not end on q: %+v, %v", out, err)
+		}
+		got, _ := runIn(t, m, "c", inf.ID, "echo after-less")
+		if line := lastLine(); line != "echo after-less" {
+			t.Errorf("the line after quitting less was checked as %q, want %q", line, "echo after-less")
+		}
+		if !strings.Contains(got, "after-less") {
+			t.Errorf("output of the line after less: %q", got)
+		}
+	})
+
+	t.Run("unread keys go to the shell", func(t *testing.T) {
+		inf := createSession(t, m, "c", "raw")
+		// Raw mode, and nothing reads the keys: they wait in the terminal for the shell.
+		start := fmt.Sprintf("stty raw -echo; sleep 1.%s; stty sane", procArg("1"))
+		if _, err := m.Send(ctx, "c", inf.ID, Input{Text: start}); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+			s, _ := m.lookup("c", inf.ID)
+			if !s.canonical() {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the terminal never left canonical mode")
+			}
+		}
+		if _, err := m.Send(ctx, "c", inf.ID, Input{Text: "echo typed-", PressEnter: &noEnter}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Output(ctx, "c", inf.ID, OutputQuery{WaitMS: testWait}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := runIn(t, m, "c", inf.ID, "ahead")
+		if line := lastLine(); line != "echo typed-ahead" {
+			t.Errorf("the line after a program that left the keys unread was checked as %q, want %q", line, "echo typed-ahead")
+		}
+		if !strings.Contains(got, "typed-ahead") {
+			t.Errorf("the shell did not run the keys left for it: %q", got)
+		}
+	})
 }

@@ -141,9 +141,11 @@ type session struct {
 	redraw bool
 	// inputPending reports unread bytes in the terminal's input queue.
 	inputPending func() bool
-	lastCommand  string
-	shellExit    *int
-	ended        time.Time
+	// promptAt is when the last prompt came (OSC 133;A).
+	promptAt    time.Time
+	lastCommand string
+	shellExit   *int
+	ended       time.Time
 
 	ready      chan struct{} // closed at the first prompt or when the shell exits
 	readyOnce  sync.Once
@@ -345,6 +347,7 @@ func exitCode(ps *os.ProcessState, err error) int {
 func (s *session) onMarker(mk marker) {
 	switch mk.kind {
 	case 'A':
+		s.promptAt = time.Now()
 		s.prompts++
 		if s.prompts == 1 {
 			s.readyOnce.Do(func() { close(s.ready) })
@@ -625,6 +628,69 @@ func (s *session) awaitTerminal(ctx context.Context, limit time.Duration, over f
 		}
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// canonical says whether the terminal is in canonical mode now (line by line, as for the
+// shell between prompts and for most programs; pagers and editors read keys as they come).
+// When the modes cannot be read it says so.
+func (s *session) canonical() bool {
+	rc, err := s.f.SyscallConn()
+	if err != nil {
+		return true
+	}
+	canon := true
+	_ = rc.Control(func(fd uintptr) {
+		if t, err := unix.IoctlGetTermios(int(fd), unix.TCGETS); err == nil {
+			canon = t.Lflag&unix.ICANON != 0
+		}
+	})
+	return canon
+}
+
+// promptEcho is how long after a prompt the shell's line editor has surely read and echoed
+// what was waiting in the terminal's input queue.
+const promptEcho = 150 * time.Millisecond
+
+// shellHolds says whether the shell's line editor holds text, typed while a program that
+// reads keys as they come had the terminal, now that the shell has its prompt back. The
+// program read it unless it is still waiting in the input queue, or readline took it, which
+// it shows after the prompt. When unsure, the shell holds it: the next line is then checked
+// with it, as it would run.
+func (s *session) shellHolds(text string) bool {
+	s.mu.Lock()
+	wait := promptEcho - time.Since(s.promptAt)
+	s.mu.Unlock()
+	if wait > 0 {
+		time.Sleep(wait)
+	}
+	if s.inputPending != nil && s.inputPending() {
+		return true
+	}
+	s.mu.Lock()
+	s.feedVTLocked()
+	line, ok := cursorLine(s.vt)
+	s.mu.Unlock()
+	return !ok || strings.HasSuffix(strings.TrimRight(line, " "), strings.TrimRight(text, " "))
+}
+
+// cursorLine is the text of the screen line the cursor is on, up to the cursor.
+func cursorLine(vt vt10x.Terminal) (string, bool) {
+	vt.Lock()
+	defer vt.Unlock()
+	cur := vt.Cursor()
+	cols, rows := vt.Size()
+	if cur.Y < 0 || cur.Y >= rows {
+		return "", false
+	}
+	var b strings.Builder
+	for x := 0; x < min(cur.X, cols); x++ {
+		c := vt.Cell(x, cur.Y).Char
+		if c == 0 {
+			c = ' '
+		}
+		b.WriteRune(c)
+	}
+	return b.String(), true
 }
 
 func truncateRunes(s string, n int) string {
