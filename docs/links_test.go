@@ -66,6 +66,7 @@ func TestCheckLinks(t *testing.T) {
 		{"image", "![shot](shot.png)\n", []string{"a.md:1: shot.png: no such file"}},
 		{"absolute path", "[r](/README.md)\n", []string{"a.md:1: /README.md: use a path relative to the document"}},
 		{"code span is not a link", "`[c](c.md)`\n", nil},
+		{"code span over a line end", "text `a\n[c](c.md)` [d](d.md)\n", []string{"a.md:2: d.md: no such file"}},
 		{"fence is not a link", "```md\n[c](c.md)\n```\n", nil},
 		{"a heading in a fence is no anchor", "```sh\n# comment\n```\n[x](#comment)\n", []string{"a.md:4: #comment: no heading with that anchor"}},
 		{"pending file", "[p](p.md)\n", nil},
@@ -143,11 +144,13 @@ func checkLinks(root string, files []string, pending map[string]string) (problem
 			problems = append(problems, fmt.Sprintf("%s: %v", file, err))
 			continue
 		}
-		for n, line := range proseLines(string(b)) {
-			if line == "" {
-				continue
-			}
-			for _, m := range linkPattern.FindAllStringSubmatch(codeSpan.ReplaceAllString(line, ""), -1) {
+		// Code spans may run over a line end; each becomes the line ends it held, so line
+		// numbers stay the file's.
+		prose := codeSpan.ReplaceAllStringFunc(strings.Join(proseLines(string(b)), "\n"), func(span string) string {
+			return strings.Repeat("\n", strings.Count(span, "\n"))
+		})
+		for n, line := range strings.Split(prose, "\n") {
+			for _, m := range linkPattern.FindAllStringSubmatch(line, -1) {
 				target := m[1]
 				if scheme.MatchString(target) {
 					continue
