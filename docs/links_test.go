@@ -67,6 +67,7 @@ func TestCheckLinks(t *testing.T) {
 		{"absolute path", "[r](/README.md)\n", []string{"a.md:1: /README.md: use a path relative to the document"}},
 		{"code span is not a link", "`[c](c.md)`\n", nil},
 		{"code span over a line end", "text `a\n[c](c.md)` [d](d.md)\n", []string{"a.md:2: d.md: no such file"}},
+		{"link text over a line end", "see [the\nfile](c.md)\n", []string{"a.md:1: c.md: no such file"}},
 		{"fence is not a link", "```md\n[c](c.md)\n```\n", nil},
 		{"a heading in a fence is no anchor", "```sh\n# comment\n```\n[x](#comment)\n", []string{"a.md:4: #comment: no heading with that anchor"}},
 		{"pending file", "[p](p.md)\n", nil},
@@ -149,41 +150,45 @@ func checkLinks(root string, files []string, pending map[string]string) (problem
 		prose := codeSpan.ReplaceAllStringFunc(strings.Join(proseLines(string(b)), "\n"), func(span string) string {
 			return strings.Repeat("\n", strings.Count(span, "\n"))
 		})
-		for n, line := range strings.Split(prose, "\n") {
-			for _, m := range linkPattern.FindAllStringSubmatch(line, -1) {
-				target := m[1]
-				if scheme.MatchString(target) {
-					continue
-				}
-				checked++
-				where := fmt.Sprintf("%s:%d: %s", file, n+1, target)
-				if strings.HasPrefix(target, "/") {
-					problems = append(problems, where+": use a path relative to the document")
-					continue
-				}
-				path, frag, _ := strings.Cut(target, "#")
-				path, err := url.PathUnescape(path)
-				if err != nil {
-					problems = append(problems, where+": "+err.Error())
-					continue
-				}
-				dest := file
-				if path != "" {
-					dest = filepath.ToSlash(filepath.Clean(filepath.Join(filepath.Dir(file), path)))
-					if _, err := os.Stat(filepath.Join(root, dest)); err != nil {
-						if _, ok := pending[dest]; !ok {
-							problems = append(problems, where+": no such file")
-						}
-						continue
-					}
-				}
-				if frag != "" && !anchorsOf(dest)[frag] {
-					problems = append(problems, where+": no heading with that anchor")
-				}
+		for _, at := range linkPattern.FindAllStringSubmatchIndex(prose, -1) {
+			target := prose[at[2]:at[3]]
+			if scheme.MatchString(target) {
+				continue
+			}
+			checked++
+			line := strings.Count(prose[:at[0]], "\n") + 1 // a link's text may run over a line end
+			if p := checkTarget(root, file, target, pending, anchorsOf); p != "" {
+				problems = append(problems, fmt.Sprintf("%s:%d: %s: %s", file, line, target, p))
 			}
 		}
 	}
 	return problems, checked
+}
+
+// checkTarget says what is wrong with a relative link target of file, or "" when nothing is.
+func checkTarget(root, file, target string, pending map[string]string, anchorsOf func(string) map[string]bool) string {
+	if strings.HasPrefix(target, "/") {
+		return "use a path relative to the document"
+	}
+	path, frag, _ := strings.Cut(target, "#")
+	path, err := url.PathUnescape(path)
+	if err != nil {
+		return err.Error()
+	}
+	dest := file
+	if path != "" {
+		dest = filepath.ToSlash(filepath.Clean(filepath.Join(filepath.Dir(file), path)))
+		if _, err := os.Stat(filepath.Join(root, dest)); err != nil {
+			if _, ok := pending[dest]; ok {
+				return ""
+			}
+			return "no such file"
+		}
+	}
+	if frag != "" && !anchorsOf(dest)[frag] {
+		return "no heading with that anchor"
+	}
+	return ""
 }
 
 // proseLines returns the lines of a Markdown text with those inside fenced code blocks (and the
