@@ -12,11 +12,11 @@ import (
 	"testing"
 )
 
-// pinnedClient is a row of the table of tested clients: the name README.md's client table gives
-// it, its npm package (whose version is package.json's pin) and the MCP protocol version it
-// negotiates with toolhost. The runs hold each client to its row (client_version, protocol), and
-// TestClientTable holds README.md's table to the rows: a new client version or protocol changes
-// this table, and the README with it.
+// pinnedClient is a row of the table of tested clients: the name the client table of
+// docs/client-configuration.md gives it, its npm package (whose version is package.json's pin)
+// and the MCP protocol version it negotiates with toolhost. The runs hold each client to its row
+// (client_version, protocol), and TestClientTable holds that table to the rows: a new client
+// version or protocol changes this table, and the doc with it.
 type pinnedClient struct {
 	readme   string
 	pkg      string
@@ -77,46 +77,46 @@ func checkPins(rep *report, pin pinnedClient, want string) {
 		checkResult{name: "client_version", ok: rep.version == want,
 			detail: fmt.Sprintf("%s --version says %s; package.json pins %s", pin.pkg, rep.version, want)},
 		checkResult{name: "protocol", ok: rep.protocol == pin.protocol,
-			detail: fmt.Sprintf("negotiated protocol %q; the suite's table (and README.md's) says %s", rep.protocol, pin.protocol)})
+			detail: fmt.Sprintf("negotiated protocol %q; the suite's table (and docs/client-configuration.md's) says %s", rep.protocol, pin.protocol)})
 }
 
-// TestClientTable holds README.md's table of tested clients to pinnedClients and package.json:
-// every row names a client of pinnedClients with the pinned version and the protocol version,
-// and every client has a row. It also finds each pinned package with its version in
-// compat/README.md ("`@openai/codex` 0.169.0").
+// TestClientTable holds the table of tested clients in docs/client-configuration.md to
+// pinnedClients and package.json: every row names a client of pinnedClients with the pinned
+// version and the protocol version, and every client has a row. It also finds each pinned
+// package with its version in compat/README.md ("`@openai/codex` 0.169.0").
 func TestClientTable(t *testing.T) {
 	pins := packagePins(t)
-	b, err := os.ReadFile("../README.md")
+	b, err := os.ReadFile(clientDoc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := readmeClientTable(t, string(b))
+	rows := clientTable(t, string(b))
 	seen := map[string]bool{}
 	for _, row := range rows {
 		names, versions := strings.Split(row[0], ", "), strings.Split(row[1], ", ")
 		if len(names) != len(versions) {
-			t.Errorf("README client table: %d clients and %d versions in row %q", len(names), len(versions), row)
+			t.Errorf("client table: %d clients and %d versions in row %q", len(names), len(versions), row)
 			continue
 		}
 		for i, name := range names {
 			j := slices.IndexFunc(pinnedClients, func(p pinnedClient) bool { return p.readme == name })
 			if j < 0 {
-				t.Errorf("README client table names %q, which the suite does not test (pinnedClients)", name)
+				t.Errorf("client table names %q, which the suite does not test (pinnedClients)", name)
 				continue
 			}
 			p := pinnedClients[j]
 			seen[name] = true
 			if versions[i] != pins[p.pkg] {
-				t.Errorf("README client table: %s %s, but package.json pins %s %s", name, versions[i], p.pkg, pins[p.pkg])
+				t.Errorf("client table: %s %s, but package.json pins %s %s", name, versions[i], p.pkg, pins[p.pkg])
 			}
 			if row[2] != p.protocol {
-				t.Errorf("README client table: %s on protocol %s, but the suite observes %s", name, row[2], p.protocol)
+				t.Errorf("client table: %s on protocol %s, but the suite observes %s", name, row[2], p.protocol)
 			}
 		}
 	}
 	for _, p := range pinnedClients {
 		if !seen[p.readme] {
-			t.Errorf("README client table has no row for %s (%s)", p.readme, p.pkg)
+			t.Errorf("client table has no row for %s (%s)", p.readme, p.pkg)
 		}
 	}
 	cb, err := os.ReadFile("README.md")
@@ -130,19 +130,22 @@ func TestClientTable(t *testing.T) {
 	}
 }
 
-// readmeClientTable returns the cells (client, tested version, protocol, ...) of the rows of
-// the table under "## Client configuration" whose header starts with "| client | tested
+// clientDoc is the document whose table of tested clients TestClientTable checks.
+const clientDoc = "../docs/client-configuration.md"
+
+// clientTable returns the cells (client, tested version, protocol, ...) of the rows of
+// the table under "## Tested clients" of clientDoc whose header starts with "| client | tested
 // version | protocol |".
-func readmeClientTable(t *testing.T, readme string) [][]string {
+func clientTable(t *testing.T, readme string) [][]string {
 	t.Helper()
-	_, section, ok := strings.Cut(readme, "\n## Client configuration\n")
+	_, section, ok := strings.Cut(readme, "\n## Tested clients\n")
 	if !ok {
-		t.Fatal("README.md has no \"## Client configuration\" section")
+		t.Fatalf("%s has no \"## Tested clients\" section", clientDoc)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	_, table, ok := strings.Cut(section, "\n| client | tested version | protocol |")
 	if !ok {
-		t.Fatal("README.md's Client configuration has no table \"| client | tested version | protocol | ...\"")
+		t.Fatalf("%s: Tested clients has no table \"| client | tested version | protocol | ...\"", clientDoc)
 	}
 	var rows [][]string
 	for i, line := range strings.Split(table, "\n") {
@@ -157,12 +160,12 @@ func readmeClientTable(t *testing.T, readme string) [][]string {
 			cells = append(cells, strings.TrimSpace(c))
 		}
 		if len(cells) < 3 {
-			t.Fatalf("README client table row %q: want at least 3 cells", line)
+			t.Fatalf("client table row %q: want at least 3 cells", line)
 		}
 		rows = append(rows, cells)
 	}
 	if len(rows) == 0 {
-		t.Fatal("README client table has no rows")
+		t.Fatal("client table has no rows")
 	}
 	return rows
 }

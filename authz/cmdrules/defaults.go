@@ -1,7 +1,7 @@
 package cmdrules
 
 // Defaults are the shipped rules, applied after the configured ones (so a configured rule
-// wins) unless [terminal] default_rules = false. README.md lists them with their reasons.
+// wins) unless [terminal] default_rules = false. docs/security.md lists them with their reasons.
 var Defaults = []string{
 	// Rewriting published history cannot be undone from the working copy.
 	"deny git push --force* # force push rewrites shared history",

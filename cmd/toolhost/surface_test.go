@@ -363,11 +363,11 @@ func TestLastEventIDTooOldThroughBinary(t *testing.T) {
 	}
 }
 
-// TestReadmeResourceTable keeps README.md's resource table what the binary's resources/list and
+// TestResourceTableDoc keeps docs/tools.md's resource table what the binary's resources/list and
 // resources/templates/list answer a client that has a terminal session open. A listed resource
 // of the caller's conversation or session is shown as its template; TOOLHOST_GOLDEN=update
 // rewrites the block.
-func TestReadmeResourceTable(t *testing.T) {
+func TestResourceTableDoc(t *testing.T) {
 	cs := connectBinary(t, binaryTransports["stdio"](t), nil)
 	callOK(t, cs, "terminal_operations", map[string]any{"operation": "create_session", "session_id": "docs"})
 	ctx := context.Background()
@@ -407,7 +407,7 @@ func TestReadmeResourceTable(t *testing.T) {
 			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.uri, r.listed, strings.ReplaceAll(r.description, "|", `\|`))
 		}
 	}
-	golden.CheckBlock(t, filepath.Join("..", "..", "README.md"), "<!-- begin: resources/list -->", "<!-- end: resources/list -->", b.String())
+	golden.CheckBlock(t, filepath.Join("..", "..", "docs", "tools.md"), "<!-- begin: resources/list -->", "<!-- end: resources/list -->", b.String())
 }
 
 // matchesTemplate reports whether uri is an instance of the URI template tmpl, each {variable}

@@ -142,22 +142,22 @@ func TestDefaultConversationIsStable(t *testing.T) {
 	}
 }
 
-// TestREADMEConfigParses keeps the README's configuration example valid.
-func TestREADMEConfigParses(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// TestConfigDocExampleParses keeps the configuration example of docs/configuration.md valid.
+func TestConfigDocExampleParses(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(data)
 	start := strings.Index(text, "```toml\nworkdir =")
 	if start < 0 {
-		t.Fatal("README has no configuration example starting with workdir")
+		t.Fatal("docs/configuration.md has no configuration example starting with workdir")
 	}
 	body := text[start+len("```toml\n"):]
 	body = body[:strings.Index(body, "```")]
 	c, err := Load(write(t, body), true)
 	if err != nil {
-		t.Fatalf("README configuration example: %v", err)
+		t.Fatalf("docs/configuration.md configuration example: %v", err)
 	}
 	if _, _, err := c.ActiveProfile(); err != nil {
 		t.Fatal(err)

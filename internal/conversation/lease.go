@@ -12,6 +12,28 @@
 // directory: the lease of a process that died without releasing (killed, crashed) counts as
 // released. A holder is an owner.ID (pid, start time, boot id), so a reused pid is not
 // mistaken for the process that took the lease.
+//
+// A lease record holds the principal (authz.PrincipalFrom; "stdio" when the transport named
+// none), the working directory, the holder and the HTTP session id. A holder that no longer
+// runs has released; so has this process's own record for a session it no longer serves. A new
+// conversation's id is the working directory's (wd- and a hash, as before leases, so older
+// state is found), then -2, -3, ...; another principal's ids carry a hash of its name. A session
+// keeps the principal it leased with: a request on it with another principal's credential is
+// refused. An HTTP session that internal/server resumed under its old id resumes its
+// conversation too.
+//
+// A request without a session (stateless HTTP) works in [Leases.Shared]: one conversation per
+// principal and working directory, never leased, so stateless clients sharing a token share it.
+// The protocol's own answer (SEP-2567 state handles carried by the model) would let the model
+// choose, so it is not used.
+//
+// Around this package: consolidated.Sessions holds the leases of live sessions, and the
+// registry's one lookup (consolidated.Registry.Conversation) serves tool calls, a conversation's
+// resources and the todo reminder prompt. When a session ends, Sessions runs the hooks given to
+// OnConversationEnded after the release (the registry passes them to each tool's ConversationEnded: the web tool closes
+// the conversation's browser). Terminals and the plan stay for the next session; at shutdown the
+// tools' Close ends everything instead. Spill files carry a hash of their conversation in their
+// name. A configured conversation pins every session to it, without leases.
 package conversation
 
 import (
