@@ -31,7 +31,7 @@ type RunSpec struct {
 	// MaxBytes is the budget per stream in the result (default 16 KiB, at most 128 KiB);
 	// beyond it head and tail are kept around a marker.
 	MaxBytes int
-	// Check, when set, is what the command rules (Config.Check) judge instead of Command: the
+	// Check, when set, is what the command rules (the gate's Check) judge instead of Command: the
 	// commands a wrapper script of toolhost's own runs, one per line.
 	Check string
 	// Progress, when set, receives output (stdout and stderr interleaved) while Run waits,

@@ -156,7 +156,7 @@ type session struct {
 	stopOnce   sync.Once
 	extra      map[string]string
 	gated      *gate.Start // what the gate decided for its shell (policy, environment)
-	line       lineState   // what the shell's line editor holds (for Config.Check)
+	line       lineState   // what the shell's line editor holds (for the gate's Check)
 	checkMem   gate.Memory // the gate's memory of the session's lines
 }
 
