@@ -48,8 +48,14 @@
 //   - a bind mount or an older hard link of a protected file elsewhere is reachable through
 //     that other path.
 //
+// Also applied to every confined command: no_new_privs, and the capabilities that reach
+// across processes or around path rules (ptrace, administration, raw devices, signals to
+// other users, open by handle) are taken out of the command's sets, root included. Where the
+// kernel has Landlock ABI 6, a command can neither signal nor connect to an abstract unix
+// socket of a process outside its own tree: not the server, not another command.
+//
 // Not restricted: network access (TCP bind and connect stay open: builds and package
-// managers need them, and Landlock can only list allowed ports), UNIX sockets (D-Bus, an
-// agent, `systemd-run --user`), signals to other processes, and what the user's other
-// programs later do with files written inside the allowed trees.
+// managers need them, and Landlock can only list allowed ports), UNIX sockets on the file
+// system (D-Bus, an agent, `systemd-run --user`), and what the user's other programs later do
+// with files written inside the allowed trees.
 package sandbox

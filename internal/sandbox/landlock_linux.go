@@ -106,7 +106,7 @@ func ruleset(p *Policy, abi int) (int, error) {
 	if err != nil {
 		return -1, err
 	}
-	fd, err := build(pl, handledFor(abi))
+	fd, err := build(pl, handledFor(abi), scopesFor(abi))
 	if err != nil {
 		return -1, err
 	}
@@ -141,9 +141,19 @@ func dupFD(fd int) (int, error) {
 	return d, nil
 }
 
+// scopesFor returns the scopes a kernel of this Landlock ABI offers (ABI 6): a confined process
+// can then neither signal nor connect to an abstract unix socket of a process outside its
+// domain — the server that started it, or any other program the user runs.
+func scopesFor(abi int) uint64 {
+	if Scoped(abi) {
+		return ll.ScopeSignal | ll.ScopeAbstractUnixSocket
+	}
+	return 0
+}
+
 // build creates the ruleset and adds the planned rules.
-func build(pl *plan, handled uint64) (int, error) {
-	attr := ll.RulesetAttr{HandledAccessFS: handled}
+func build(pl *plan, handled, scoped uint64) (int, error) {
+	attr := ll.RulesetAttr{HandledAccessFS: handled, Scoped: scoped}
 	fd, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
 		return -1, fmt.Errorf("sandbox: create Landlock ruleset: %w", err)
@@ -246,10 +256,10 @@ func startRestricted(fd int, cmd *exec.Cmd, errc chan<- error) {
 		errc <- fmt.Errorf("sandbox: landlock_restrict_self: %w", err)
 		return
 	}
-	// Root (or any holder of CAP_SYS_PTRACE) could still read a non-dumpable server's memory
-	// and environment through /proc: take the capability out of the bounding set, so no
-	// process started from here can have it. EPERM (no CAP_SETPCAP) means it was never held.
-	_ = unix.Prctl(unix.PR_CAPBSET_DROP, unix.CAP_SYS_PTRACE, 0, 0, 0)
+	if err := dropCapabilities(); err != nil {
+		errc <- err
+		return
+	}
 	errc <- cmd.Start()
 }
 
@@ -275,4 +285,66 @@ func selfTest() error {
 		errc <- err
 	}()
 	return <-errc
+}
+
+// droppedCaps are the capabilities a confined process never holds, even when toolhost runs
+// as root (containers, CI): those that reach across process boundaries or around Landlock.
+// Capabilities a root build needs inside its own files (chown, DAC override, setuid for a
+// package manager's user) stay.
+var droppedCaps = []struct {
+	cap int
+	why string
+}{
+	{unix.CAP_SYS_PTRACE, "read another process's memory and environment (/proc/PID/mem, environ)"},
+	{unix.CAP_SYS_ADMIN, "mounts, namespaces and the rest of the administrator's powers"},
+	{unix.CAP_DAC_READ_SEARCH, "open files by handle (open_by_handle_at), around path rules"},
+	{unix.CAP_KILL, "signal processes of other users"},
+	{unix.CAP_MKNOD, "make device nodes, such as the disk's, and read it raw"},
+	{unix.CAP_SYS_RAWIO, "raw I/O on memory and ports"},
+	{unix.CAP_SYS_MODULE, "load kernel modules"},
+	{unix.CAP_BPF, "load BPF programs"},
+	{unix.CAP_PERFMON, "observe other processes with perf"},
+	{unix.CAP_SYSLOG, "read the kernel log and kernel addresses"},
+	{unix.CAP_IPC_OWNER, "use other processes' System V IPC objects"},
+	{unix.CAP_CHECKPOINT_RESTORE, "checkpoint and restore other processes"},
+	{unix.CAP_SYS_BOOT, "reboot the machine"},
+	{unix.CAP_SYS_TIME, "set the system clock"},
+	{unix.CAP_MAC_ADMIN, "change the mandatory access control policy"},
+	{unix.CAP_MAC_OVERRIDE, "override the mandatory access control policy"},
+	{unix.CAP_AUDIT_CONTROL, "change the audit rules"},
+	{unix.CAP_SYS_CHROOT, "chroot, a step in escaping a path policy"},
+}
+
+// dropCapabilities takes droppedCaps out of this thread's permitted, effective and
+// inheritable sets, empties its ambient set, and takes them out of its bounding set where it
+// may. Under no_new_privs an exec cannot gain a capability the thread does not hold, not even
+// as root, so nothing started from this thread holds them; the bounding set is a second wall
+// for a thread that may change it (CAP_SETPCAP).
+func dropCapabilities() error {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("sandbox: read capabilities: %w", err)
+	}
+	changed := false
+	for _, c := range droppedCaps {
+		i, bit := c.cap/32, uint32(1)<<(c.cap%32)
+		if (data[i].Permitted|data[i].Effective|data[i].Inheritable)&bit != 0 {
+			data[i].Permitted &^= bit
+			data[i].Effective &^= bit
+			data[i].Inheritable &^= bit
+			changed = true
+		}
+	}
+	if changed {
+		if err := unix.Capset(&hdr, &data[0]); err != nil {
+			return fmt.Errorf("%w: cannot drop capabilities for the command: %v", ErrUnavailable, err)
+		}
+	}
+	_ = unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0)
+	for _, c := range droppedCaps {
+		// EPERM (no CAP_SETPCAP) or EINVAL (unknown to this kernel): the sets above hold.
+		_ = unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c.cap), 0, 0, 0)
+	}
+	return nil
 }

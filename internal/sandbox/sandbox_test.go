@@ -473,3 +473,52 @@ func TestMakeBuildCaches(t *testing.T) {
 		t.Errorf("MakeBuildCaches under a file: %v, want one error", errs)
 	}
 }
+
+// TestConfinedCannotReachTheServer: a confined process cannot signal the process that started
+// it (Landlock's signal scope, ABI 6), read its environment or memory, or hold a capability
+// that reaches across processes, even when toolhost runs as root. Asserted by effect: the
+// signal's and the reads' exit statuses, and the capability sets the kernel reports.
+func TestConfinedCannotReachTheServer(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	abi, _ := ABI()
+	pid := strconv.Itoa(os.Getpid())
+	script := "kill -0 " + pid + " 2>/dev/null; echo kill=$?; " +
+		"cat /proc/" + pid + "/environ >/dev/null 2>&1; echo environ=$?; " +
+		"head -c1 /proc/" + pid + "/mem >/dev/null 2>&1; echo mem=$?; " +
+		"grep -E '^Cap(Prm|Eff|Bnd|Inh|Amb):' /proc/self/status"
+	for _, mode := range []Mode{ModeWorkspaceWrite, ModeReadOnly} {
+		t.Run(string(mode), func(t *testing.T) {
+			_, out := run(t, tr.policy(mode), tr.work, script)
+			if Scoped(abi) && !strings.Contains(out, "kill=1") {
+				t.Errorf("a confined process signalled the server (Landlock ABI %d scopes signals):\n%s", abi, out)
+			}
+			for _, want := range []string{"environ=1", "mem=1"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("want %s, the server's /proc files unreadable:\n%s", want, out)
+				}
+			}
+			sets := map[string]uint64{}
+			for _, line := range strings.Split(out, "\n") {
+				if name, hex, ok := strings.Cut(line, ":"); ok && strings.HasPrefix(name, "Cap") {
+					v, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+					if err != nil {
+						t.Fatalf("%q: %v", line, err)
+					}
+					sets[name] = v
+				}
+			}
+			if len(sets) != 5 {
+				t.Fatalf("capability sets of the confined process: %v\n%s", sets, out)
+			}
+			for _, c := range droppedCaps {
+				bit := uint64(1) << c.cap
+				for _, set := range []string{"CapPrm", "CapEff", "CapInh", "CapAmb"} {
+					if sets[set]&bit != 0 {
+						t.Errorf("%s holds capability %d (%s)", set, c.cap, c.why)
+					}
+				}
+			}
+		})
+	}
+}
