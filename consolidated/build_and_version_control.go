@@ -907,6 +907,10 @@ func gitError(err error, param string) error {
 			Next: "refs are names (main, v1.2, HEAD~2, abc1234, A..B); they may not start with '-'"}
 	case errors.Is(err, git.ErrUnknownRevision):
 		return &ToolError{Cause: err, Code: CodeNotFound, Param: param, Message: msg, Next: "git_branch lists branches, git_log lists commits"}
+	case errors.Is(err, git.ErrNotLocal):
+		return &ToolError{Cause: err, Code: CodeNotFound, Param: param,
+			Message: "that object is not in the local repository (a partial or shallow clone); reads here never fetch",
+			Next:    "the user can fetch it in their own shell (git fetch), or read another revision"}
 	case errors.Is(err, git.ErrOutsideRepo):
 		return &ToolError{Cause: err, Code: CodeOutsideRepository, Param: "paths", Message: strings.TrimPrefix(err.Error(), git.ErrOutsideRepo.Error()+": "),
 			Next: "give paths relative to the repository root (as git_status shows them), or pass repo= the other repository"}

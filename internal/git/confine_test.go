@@ -2,7 +2,9 @@ package git
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -215,5 +217,44 @@ func TestConfigEnv(t *testing.T) {
 	env := strings.Join(r.env, "\n")
 	if !strings.Contains(env, "TMPDIR=/private") || strings.Contains(env, "TMPDIR=/inherited") || strings.Contains(env, "GIT_DIR") || strings.Contains(env, "TOOLHOST_") {
 		t.Errorf("git's environment = %s\nwant TMPDIR=/private only, no GIT_DIR and no TOOLHOST_TOKEN", env)
+	}
+}
+
+// TestReadsNeverFetch: a partial clone lacks objects its promisor remote would send; a
+// remote planted in .git/config with an upload-pack command of the attacker's choice would
+// run that command on the first read that needs a missing object. Reads (and every other
+// command toolhost runs) have fetching disabled: the read fails with a clear error and
+// nothing runs.
+func TestReadsNeverFetch(t *testing.T) {
+	testEnv(t)
+	origin := newRepo(t)
+	write(t, origin, "big.txt", "a blob the clone does not have\n")
+	sh(t, origin, "add", "big.txt")
+	sh(t, origin, "commit", "-qm", "big")
+	sh(t, origin, "config", "uploadpack.allowFilter", "true")
+	clone := filepath.Join(t.TempDir(), "clone")
+	sh(t, filepath.Dir(clone), "clone", "-q", "--no-checkout", "--filter=blob:none", "file://"+origin, clone)
+	marker := filepath.Join(t.TempDir(), "ran")
+	sh(t, clone, "config", "remote.origin.uploadpack", "touch "+marker+"; git-upload-pack")
+	p := open(t, clone)
+	ctx := context.Background()
+	id, typ, err := p.ResolveObject(ctx, "HEAD:big.txt")
+	if err == nil {
+		_, err = p.ReadObject(ctx, id, typ)
+	}
+	if err == nil {
+		t.Fatal("a read of a missing object fetched it")
+	}
+	if !errors.Is(err, ErrNotLocal) {
+		t.Errorf("the read failed with %v, want ErrNotLocal", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the planted upload-pack command ran")
+	}
+	// git itself would have fetched it: the test's own git, with fetching allowed, runs it.
+	if out, err := exec.Command("git", "-C", clone, "cat-file", "-p", "HEAD:big.txt").CombinedOutput(); err != nil {
+		t.Logf("plain git could not fetch either (%v): %s", err, out)
+	} else if _, err := os.Stat(marker); err != nil {
+		t.Error("the scene does not reproduce the attack: plain git fetched without running the planted command")
 	}
 }

@@ -91,7 +91,9 @@ func gitEnv(base []string) []string {
 		"GIT_ASKPASS":         "",
 		"SSH_ASKPASS":         "",
 		"LC_MESSAGES":         "C",
-		"LANGUAGE":            "",
+		// Git 2.44 and later: a missing object fails at once instead of being fetched.
+		"GIT_NO_LAZY_FETCH": "1",
+		"LANGUAGE":          "",
 	}
 	var env []string
 	lcAll, lcCtype := "", false
@@ -147,7 +149,9 @@ func (c command) args() []string {
 	}
 	// safe.bareRepository=explicit: a bare repository found by walking up from a directory (one
 	// planted inside a work tree, whose config nobody reviewed) is never used.
-	a = append(a, "--literal-pathspecs", "-c", "color.ui=never", "-c", "core.quotepath=off", "-c", "safe.bareRepository=explicit", c.sub)
+	// protocol.allow=never: toolhost's git never reaches a remote, and a partial clone's lazy
+	// fetch (with an upload-pack command a repository's config may name) is refused.
+	a = append(a, "--literal-pathspecs", "-c", "color.ui=never", "-c", "core.quotepath=off", "-c", "protocol.allow=never", "-c", "safe.bareRepository=explicit", c.sub)
 	a = append(a, c.opts...)
 	if len(c.revs) > 0 {
 		if c.endOpts {
