@@ -110,10 +110,12 @@ type Guard struct {
 	home    string
 	root    *os.Root
 	rootFD  int // O_PATH descriptor of the working directory for the openat2 fast path
-	// rules are the protected and secret paths, canonicalised on first use: resolving every
-	// default secret path's symlinks costs a server's start dozens of lstat calls that
-	// tools/list does not need.
-	rules            func() *pathRules
+	// staticRules are the configured protected and secret paths, canonicalised on first
+	// use: resolving every default secret path's symlinks costs a server's start dozens of
+	// lstat calls that tools/list does not need. rules() adds the announced credential files.
+	staticRules      func() *pathRules
+	store            *store.Store
+	creds            credentialCache
 	outsideNeedGrant bool
 	grants           *Grants
 	approvals        *Approvals
@@ -179,7 +181,8 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 		secrets = DefaultSecretPaths
 	}
 	secrets = slices.Clone(secrets) // the caller's slice may change before the first check
-	g.rules = sync.OnceValue(func() *pathRules { return newPathRules(prot, secrets, home, g.workdir) })
+	g.staticRules = sync.OnceValue(func() *pathRules { return newPathRules(prot, secrets, home, g.workdir) })
+	g.store = cfg.Store
 	static := make([]GrantSpec, len(cfg.StaticGrants))
 	for i, s := range cfg.StaticGrants {
 		// Configuration may spell paths through symlinks or with ~/; decisions see canonical paths.
@@ -230,6 +233,13 @@ func newPathRules(prot, secrets []string, home, workdir string) *pathRules {
 			rs.secrets = append(rs.secrets, canonicalRules(r)...)
 		}
 	}
+	rs.derive(workdir)
+	return rs
+}
+
+// derive works out the rules that can match inside the working directory.
+func (rs *pathRules) derive(workdir string) {
+	rs.insideProtected, rs.insideSecrets = nil, nil
 	for _, r := range rs.protected {
 		if r.overlaps(workdir) {
 			rs.insideProtected = append(rs.insideProtected, r)
@@ -242,7 +252,19 @@ func newPathRules(prot, secrets []string, home, workdir string) *pathRules {
 	}
 	// A walk inside the working directory can skip the rules when none can match there.
 	rs.plainInside = len(rs.insideProtected) == 0 && len(rs.insideSecrets) == 0 && !hasGitName(strings.TrimPrefix(workdir, "/"))
-	return rs
+}
+
+// withProtected is a copy of rs with the canonical paths protected too.
+func (rs *pathRules) withProtected(paths []string, workdir string) *pathRules {
+	if len(paths) == 0 {
+		return rs
+	}
+	out := &pathRules{protected: slices.Clone(rs.protected), secrets: rs.secrets}
+	for _, p := range paths {
+		out.protected = append(out.protected, pathRule{path: p})
+	}
+	out.derive(workdir)
+	return out
 }
 
 // Close flushes the audit queue and closes the working directory's root handle.
