@@ -80,4 +80,3 @@ func TestAnnouncedCredentialsProtected(t *testing.T) {
 		t.Errorf("SecretPaths = %v, want the announced files among them", sp)
 	}
 }
-
