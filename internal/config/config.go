@@ -66,6 +66,10 @@ type Config struct {
 	Path string `toml:"-"`
 	// Project is the project file merged over it (.toolhost.toml in the working directory), if any.
 	Project string `toml:"-"`
+	// Variables are the environment variables the configuration expands (${VAR}, also in a
+	// database dsn, which is expanded only when it connects), in the order first seen: their
+	// values are the user's secrets, withheld from every process toolhost starts.
+	Variables []string `toml:"-"`
 	// Origins says where each key that is set came from, by dotted key ("http.addr"); keys
 	// not in it have their default. `toolhost config` prints it.
 	Origins map[string]Origin `toml:"-"`
@@ -163,6 +167,9 @@ type Terminal struct {
 	RulesUnmatched string `toml:"rules_unmatched"`
 	// DefaultRules keeps the shipped rules after the configured ones (default true).
 	DefaultRules *bool `toml:"default_rules"`
+	// PassEnv names environment variables commands get although they look like credentials
+	// or the configuration expands them (a trailing * matches a prefix); TOOLHOST_* never.
+	PassEnv []string `toml:"pass_env"`
 }
 
 // UseDefaultRules reports whether the shipped command rules apply.
@@ -292,7 +299,13 @@ func load(path string, explicit bool, lookup func(string) (string, bool)) (*Conf
 		return nil, fmt.Errorf("config %s:%d: %w %q", path, keyLine(data, k), ErrUnknownKey, k)
 	}
 	c.Path = path
-	if err := c.expandAll(lookup); err != nil {
+	record := func(name string) (string, bool) {
+		if !slices.Contains(c.Variables, name) {
+			c.Variables = append(c.Variables, name)
+		}
+		return lookup(name)
+	}
+	if err := c.expandAll(record); err != nil {
 		var ke *keyError
 		errors.As(err, &ke)
 		return nil, fmt.Errorf("config %s:%d: %w", path, keyLine(data, ke.key), err)
