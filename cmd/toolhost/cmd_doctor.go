@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"toolhost/authz"
 )
@@ -66,6 +67,14 @@ func doctor(inv *invocation, repair bool) error {
 	st := a.SandboxStatus()
 	for _, d := range st.Details() {
 		fmt.Fprintln(out, "     "+d)
+	}
+	if names := a.Gate.WithheldHere(); len(names) > 0 {
+		fmt.Fprintf(out, "     withheld from commands (names only; [terminal] pass_env lets one through): %s\n", strings.Join(names, ", "))
+	} else {
+		fmt.Fprintln(out, "     withheld from commands: none of this environment's variables (every TOOLHOST_*, credential-like and configured name would be)")
+	}
+	if hidden := a.Gate.HiddenHere(); len(hidden) > 0 {
+		fmt.Fprintf(out, "     unreadable to commands: %s\n", strings.Join(hidden, ", "))
 	}
 	rs := a.Gate.Rules()
 	fmt.Fprintf(out, "     command rules: %d, unmatched commands: %s (toolhost rules list)\n", len(rs.List()), rs.Unmatched())

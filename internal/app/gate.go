@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"toolhost/authz"
@@ -32,10 +33,7 @@ func (a *App) openGate() (*gate.Gate, error) {
 		}
 		writable = append(writable, p)
 	}
-	cfgFile := a.Config.Path
-	if cfgFile == "" {
-		cfgFile = config.DefaultPath()
-	}
+	cfgFile := a.configFile()
 	protected := []string{a.StateDir, cfgFile, a.SwitchesFile(), a.TokenFile(), a.PromptsDir}
 	if a.Config.LogFile != "" {
 		if p, err := canonicalPath(a.Config.LogFile); err == nil {
@@ -52,7 +50,7 @@ func (a *App) openGate() (*gate.Gate, error) {
 		Workdir: a.Workdir, Writable: writable, Home: home,
 		Protected: protected, Hidden: hidden,
 		Rules: tc.Rules, Unmatched: tc.RulesUnmatched, DefaultRules: tc.UseDefaultRules(),
-		Withhold: a.withheldEnv(),
+		Withhold: a.withheldEnv(), PassEnv: tc.PassEnv,
 		Guard:    a.Guard,
 		// The rules ask authz about the commands of the operations the table marks.
 		Runner: consolidated.TerminalRunner(),
@@ -64,10 +62,44 @@ func (a *App) openGate() (*gate.Gate, error) {
 	return g, nil
 }
 
-// withheldEnv names the variables kept out of every process toolhost starts, besides every
-// TOOLHOST_* one: the HTTP token and the API key variable a remote embedder reads.
+// credentialFiles are the files holding this server's credentials: its HTTP token file, the
+// operator token, and the configuration file when it holds a token.
+func (a *App) credentialFiles() []string {
+	files := []string{a.TokenFile(), a.OperatorTokenFile()}
+	if strings.TrimSpace(a.Config.HTTP.Token) != "" {
+		files = append(files, a.configFile())
+	}
+	return files
+}
+
+// configFile is the configuration file in use (the default path when none was named).
+func (a *App) configFile() string {
+	if a.Config.Path != "" {
+		return a.Config.Path
+	}
+	return config.DefaultPath()
+}
+
+// withheldEnv names the variables kept out of every process toolhost starts besides every
+// TOOLHOST_* one and those that look like credentials: every variable the configuration
+// expands (a dsn's password included), every database's dsn_env, and the API key variable a
+// remote embedder reads.
 func (a *App) withheldEnv() []string {
 	vars := []string{"TOOLHOST_TOKEN", "TOOLHOST_*"}
+	add := func(name string) {
+		if name != "" && !slices.Contains(vars, name) {
+			vars = append(vars, name)
+		}
+	}
+	for _, v := range a.Config.Variables {
+		add(v)
+	}
+	for _, db := range a.Config.Databases {
+		add(strings.TrimSpace(db.DSNEnv))
+		for _, v := range config.Variables(db.DSN) {
+			add(v)
+		}
+	}
 	spec := a.Config.Memory.Embedder
 	if strings.HasPrefix(spec, "openai:") || strings.HasPrefix(spec, "ollama:") {
 		key := ""
@@ -79,9 +111,7 @@ func (a *App) withheldEnv() []string {
 		if key == "" && strings.HasPrefix(spec, "openai:") {
 			key = "OPENAI_API_KEY"
 		}
-		if key != "" {
-			vars = append(vars, key)
-		}
+		add(key)
 	}
 	return vars
 }
@@ -104,7 +134,12 @@ func (a *App) MarkServer() {
 		if release, err = authz.MarkServer(a.StateDir, a.Logger); err != nil {
 			return err
 		}
-		if err := authz.ScrubEnviron(a.Gate.WithheldNames()); err != nil {
+		// Every process on the state directory protects this server's credential files,
+		// whichever configuration named them.
+		if err := authz.AnnounceCredentials(context.Background(), a.Store, a.credentialFiles()...); err != nil {
+			a.Logger.Warn("the token files of this server are not announced to other processes", "err", err)
+		}
+		if err := authz.ScrubEnviron(a.Gate.WithheldHere()); err != nil {
 			a.Logger.Warn("secret variables stay readable in /proc/PID/environ by root", "err", err)
 		}
 		return nil

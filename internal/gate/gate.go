@@ -61,9 +61,11 @@ type Config struct {
 	Rules        []string
 	Unmatched    string
 	DefaultRules bool
-	// Withhold names variables no child gets besides every TOOLHOST_* one (a trailing *
-	// matches a prefix): the token and key variables the configuration reads.
-	Withhold []string
+	// Withhold names variables no child gets besides every TOOLHOST_* one and those that look
+	// like credentials (a trailing * matches a prefix): the variables the configuration
+	// expands or reads (a dsn's password, dsn_env, an embedder's key). PassEnv lets variables
+	// through that would be withheld (never TOOLHOST_*).
+	Withhold, PassEnv []string
 	// Guard holds grants and approvals. Runner names the tool whose commands the rules
 	// guard; approvals are asked for as that tool's.
 	Guard  *authz.Guard
@@ -84,6 +86,8 @@ type Gate struct {
 	tempDir string
 	// made says prepare created tempDir, so that Close removes it (and nothing else).
 	made atomic.Bool
+	// env finds other projects' dotenv files for the hidden set.
+	env envScan
 	// prepare works out, once, what takes time and no tools/list needs: the Landlock
 	// self-test, the compiled rules, the private TMPDIR and missing build caches. The first
 	// start (or status query) pays for it instead of every server start.
@@ -259,7 +263,13 @@ func (g *Gate) Policy(ctx context.Context, conv string) (*sandbox.Policy, error)
 		return nil, fmt.Errorf("%w: %s", sandbox.ErrUnavailable, st.status.Problem)
 	}
 	p := st.status.Policy(g.base)
-	if p == nil || p.Mode != sandbox.ModeWorkspaceWrite || g.cfg.Guard == nil {
+	if p == nil || g.cfg.Guard == nil {
+		return p, nil
+	}
+	if err := g.hide(ctx, conv, p); err != nil {
+		return nil, err
+	}
+	if p.Mode != sandbox.ModeWorkspaceWrite {
 		return p, nil
 	}
 	grants, err := g.cfg.Guard.WritePaths(ctx, conv, g.cfg.Runner)
@@ -285,6 +295,62 @@ func (g *Gate) Policy(ctx context.Context, conv string) (*sandbox.Policy, error)
 		}
 	}
 	return p, nil
+}
+
+// hide sets what p's processes may not read: toolhost's own hidden paths, every path the guard
+// protects or holds secret (credential stores, announced credential files) and other projects'
+// dotenv files, except what the conversation's read grants open to terminals (a grant on a
+// directory opens what is below it). The working directory is never hidden as a whole: what the
+// guard protects inside it stays hidden.
+func (g *Gate) hide(ctx context.Context, conv string, p *sandbox.Policy) error {
+	hidden := slices.Clone(p.Hidden)
+	hidden = append(hidden, g.cfg.Guard.SecretPaths()...)
+	hidden = append(hidden, g.env.files(g.cfg.Workdir, g.cfg.Home)...)
+	opened, err := g.cfg.Guard.ReadPaths(ctx, conv, g.cfg.Runner)
+	switch {
+	case errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrDamaged):
+		slog.Warn("gate: read grants unreadable, every protected path stays hidden", "err", err)
+		opened = nil
+	case err != nil:
+		return fmt.Errorf("terminal read grants: %w", err)
+	}
+	own := slices.Clone(p.Hidden) // toolhost's own: no grant opens them
+	p.Hidden = hidden[:0:0]
+	for _, h := range hidden {
+		if h == "" || slices.Contains(p.Hidden, h) {
+			continue
+		}
+		if !slices.Contains(own, h) && slices.ContainsFunc(opened, func(gr authz.GrantedPath) bool {
+			return h == gr.Path || gr.Recursive && strings.HasPrefix(h, strings.TrimSuffix(gr.Path, "/")+"/")
+		}) {
+			continue
+		}
+		p.Hidden = append(p.Hidden, h)
+	}
+	slices.Sort(p.Hidden)
+	return nil
+}
+
+// CanRead says whether a process of conv started now may read path: false for what the
+// sandbox hides (a credential store, toolhost's state, another project's dotenv file), with
+// own set for toolhost's own files, which no grant opens.
+func (g *Gate) CanRead(ctx context.Context, conv, path string) (ok, own bool) {
+	p, err := g.Policy(ctx, conv)
+	if err != nil || p == nil {
+		return err == nil, false
+	}
+	c := sandbox.Canonical(path)
+	for _, h := range g.base.Hidden {
+		if c == h || strings.HasPrefix(c, strings.TrimSuffix(h, "/")+"/") {
+			return false, true
+		}
+	}
+	for _, h := range p.Hidden {
+		if c == h || strings.HasPrefix(c, strings.TrimSuffix(h, "/")+"/") {
+			return false, false
+		}
+	}
+	return true, false
 }
 
 // CanWrite says whether a process of conv started now may write path, and whether path is
@@ -315,37 +381,6 @@ func (g *Gate) Rules() *cmdrules.Rules {
 		return rules
 	}
 	return &cmdrules.Rules{}
-}
-
-// Withheld says whether no child gets the variable name: every TOOLHOST_* variable and the
-// configured ones.
-func (g *Gate) Withheld(name string) bool {
-	if strings.HasPrefix(name, "TOOLHOST_") {
-		return true
-	}
-	if g == nil {
-		return false
-	}
-	for _, s := range g.cfg.Withhold {
-		if p, ok := strings.CutSuffix(s, "*"); ok {
-			if strings.HasPrefix(name, p) {
-				return true
-			}
-		} else if s == name {
-			return true
-		}
-	}
-	return false
-}
-
-// WithheldNames are the names and patterns Withheld matches, for scrubbing the server's own
-// environment.
-func (g *Gate) WithheldNames() []string {
-	names := []string{"TOOLHOST_*"}
-	if g != nil {
-		names = append(names, g.cfg.Withhold...)
-	}
-	return names
 }
 
 // Environ is the base environment of a child: the server's own without the withheld

@@ -169,3 +169,39 @@ func TestNilGateConfinesNothing(t *testing.T) {
 		t.Errorf("nil Status = %+v", st)
 	}
 }
+
+// TestLooksSecret: the names of credentials models find with env or printenv, and the names
+// that only look alike.
+func TestLooksSecret(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{
+		{"GITHUB_TOKEN", true}, {"GH_TOKEN", true}, {"NODE_AUTH_TOKEN", true}, {"STRIPE_SECRET_KEY", true},
+		{"DB_PASSWORD", true}, {"PGPASSWORD", true}, {"PG_PASSWORD", true}, {"SMTP_PASSWD", true},
+		{"OPENAI_API_KEY", true}, {"my_service_api_key", true}, {"AWS_SECRET_ACCESS_KEY", true},
+		{"AWS_ACCESS_KEY_ID", true}, {"AWS_SESSION_TOKEN", true}, {"DATABASE_URL", true},
+		{"PROD_DATABASE_URL", true}, {"CLIENT_SECRET", true}, {"JWT_PRIVATE_KEY", true},
+		{"SLACK_WEBHOOK_URL", true}, {"SSH_AUTH_SOCK", true}, {"TOKEN", true},
+		{"PATH", false}, {"HOME", false}, {"PWD", false}, {"OLDPWD", false}, {"TOKENIZERS_PARALLELISM", false},
+		{"GOPATH", false}, {"AWS_REGION", false}, {"KEYMAP", false}, {"LANG", false}, {"EDITOR", false},
+		{"PASSWORD_STORE_DIR", true}, // named like one: withheld, pass_env lets it through
+	} {
+		if got := LooksSecret(tt.name); got != tt.want {
+			t.Errorf("LooksSecret(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestPassEnv: the user's pass_env lets a withheld variable through, never a TOOLHOST_* one.
+func TestPassEnv(t *testing.T) {
+	g, err := New(Config{Mode: sandbox.ModeOff, Withhold: []string{"APP_DB_HOST"}, PassEnv: []string{"NPM_TOKEN", "APP_*", "TOOLHOST_TOKEN"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"NPM_TOKEN": false, "APP_DB_HOST": false, "GITHUB_TOKEN": true, "TOOLHOST_TOKEN": true, "HOME": false} {
+		if got := g.Withheld(name); got != want {
+			t.Errorf("Withheld(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -70,9 +70,9 @@ func (s Status) Summary() string {
 	case s.Effective == ModeOff:
 		return "terminal sandbox off: commands run with your full authority"
 	case s.Effective == ModeReadOnly:
-		return fmt.Sprintf("terminal sandbox read-only (Landlock ABI %d): commands write only in temp dirs; toolhost's state unreadable", s.ABI)
+		return fmt.Sprintf("terminal sandbox read-only (Landlock ABI %d): commands write only in temp dirs; toolhost's state, tokens and your credential stores unreadable", s.ABI)
 	}
-	return fmt.Sprintf("terminal sandbox workspace-write (Landlock ABI %d): commands write only in the working directory, granted paths, temp dirs and build caches; toolhost's own files read-only, its state unreadable", s.ABI)
+	return fmt.Sprintf("terminal sandbox workspace-write (Landlock ABI %d): commands write only in the working directory, granted paths, temp dirs and build caches; toolhost's own files read-only; its state, tokens and your credential stores unreadable", s.ABI)
 }
 
 // Details lists what is and is not enforced, for `toolhost doctor`.
@@ -92,7 +92,8 @@ func (s Status) Details() []string {
 		}
 		out = append(out,
 			"enforced: writes only in "+w,
-			"enforced: toolhost's state dir, config, token, prompts dir and log never writable; state dir contents (token) unreadable",
+			"enforced: toolhost's state dir, config, token, prompts dir and log never writable",
+			"enforced: unreadable: toolhost's state, config and every token file on this state dir; the credential stores the guard protects (~/.ssh, ~/.aws, ~/.netrc, ...); other projects' .env files; paths granted with terminal_operations:read excepted",
 			"enforced: no privilege gain (no_new_privs: sudo, su and setuid programs fail); no capability that reaches other processes (ptrace, admin, raw devices, kill), even as root",
 			"enforced: git run by build_and_version_control (and its hooks, fsmonitor, filters, textconv) gets the same policy, plus the repository for a commit the guard approved",
 			"NOT enforced: hooks or git config a model planted run unconfined when you run git yourself",
