@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -270,4 +272,42 @@ func TestTerminalKeepsTheGuardsSecrets(t *testing.T) {
 	if text := run("cat ~/.ssh/id_ed25519"); strings.Contains(text, "SECRET-SSH-KEY-1") {
 		t.Errorf("a grant of ~/.aws opened ~/.ssh:\n%s", text)
 	}
+}
+
+// TestStdioSaysWhatTheSandboxEnforces: a stdio server tells the user on stderr, as serve does
+// on stdout, what its terminal sandbox enforces, without waiting for a call.
+func TestStdioSaysWhatTheSandboxEnforces(t *testing.T) {
+	cmd := command(t, "stdio")
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "terminal sandbox "); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("stdio's log never said what the sandbox enforces:\n%s", stderr.String())
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer a process writes while a test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
