@@ -51,7 +51,7 @@ func (a *App) openGate() (*gate.Gate, error) {
 		Protected: protected, Hidden: hidden,
 		Rules: tc.Rules, Unmatched: tc.RulesUnmatched, DefaultRules: tc.UseDefaultRules(),
 		Withhold: a.withheldEnv(), PassEnv: tc.PassEnv,
-		Guard:    a.Guard,
+		Guard: a.Guard,
 		// The rules ask authz about the commands of the operations the table marks.
 		Runner: consolidated.TerminalRunner(),
 	})
