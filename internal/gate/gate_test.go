@@ -14,6 +14,7 @@ import (
 	"toolhost/authz"
 	"toolhost/authz/cmdrules"
 	"toolhost/internal/sandbox"
+	"toolhost/internal/sandbox/sandboxtest"
 	"toolhost/store/storetest"
 )
 
@@ -203,5 +204,57 @@ func TestPassEnv(t *testing.T) {
 		if got := g.Withheld(name); got != want {
 			t.Errorf("Withheld(%q) = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestEnvScan: the other projects' dotenv files the sandbox hides: in HOME, above the working
+// directory and beside it; not the working directory's own, not deeper ones, not directories
+// named .env (a Python virtualenv), and not what lies in temp dirs.
+func TestEnvScan(t *testing.T) {
+	// Outside the temp dirs, as a user's HOME is.
+	root := sandboxtest.OutsideTemp(t)
+	home := filepath.Join(root, "home")
+	wd := filepath.Join(home, "src", "app")
+	files := []string{
+		"home/.env", "home/.envrc", "home/src/.env.local", "home/src/other/.env", "home/src/other/.env.production",
+		"home/src/app/.env", "home/src/other/deep/.env", "home/src/third/notes.txt",
+	}
+	for _, f := range files {
+		p := filepath.Join(root, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(home, "src", "venv-project", ".env", "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var e envScan
+	got := e.files(wd, home)
+	slices.Sort(got)
+	want := []string{filepath.Join(home, ".env"), filepath.Join(home, ".envrc"), filepath.Join(home, "src", ".env.local"),
+		filepath.Join(home, "src", "other", ".env"), filepath.Join(home, "src", "other", ".env.production")}
+	if !slices.Equal(got, want) {
+		t.Errorf("files = %v\nwant %v", got, want)
+	}
+	// Cached: a new file in a listed directory is seen at the next start.
+	if err := os.WriteFile(filepath.Join(home, "src", "third", ".env"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.files(wd, home); !slices.Contains(got, filepath.Join(home, "src", "third", ".env")) {
+		t.Errorf("a new .env beside the working directory is not seen: %v", got)
+	}
+	// In a temp dir nothing is scanned.
+	tmpWD := filepath.Join(t.TempDir(), "proj")
+	if err := os.MkdirAll(tmpWD, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(tmpWD), ".env"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.files(tmpWD, ""); len(got) != 0 {
+		t.Errorf("files for a working directory in a temp dir = %v, want none", got)
 	}
 }

@@ -4,10 +4,13 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"toolhost/internal/sandbox"
 )
 
 // What a confined process may not read: every path the guard protects or holds secret (the
@@ -22,7 +25,9 @@ const maxEnvDirs = 4096
 // envScan finds dotenv files (.env, .env.local, ...) where other projects keep theirs: directly
 // in HOME, in every directory above the working directory, and in each directory directly below
 // those ancestors that lie under HOME or outside it (not below HOME itself or the root, where
-// thousands of entries are usual). The working directory's own are its to read. Each directory
+// thousands of entries are usual). The working directory's own are its to read. Temp dirs are
+// left out: every command may write there by design, so nothing kept there can be protected,
+// and listing them (busy with every program's scratch files) would cost every start. Each directory
 // listed is remembered with its inode and modification time and listed again only when they
 // change, so a start costs a stat per directory.
 type envScan struct {
@@ -46,6 +51,10 @@ func (e *envScan) files(workdir, home string) []string {
 	var out []string
 	seen := map[string]bool{}
 	listed := 0
+	temp := sandbox.TempDirs()
+	inTemp := func(d string) bool {
+		return slices.ContainsFunc(temp, func(t string) bool { return d == t || strings.HasPrefix(d, t+"/") })
+	}
 	look := func(dir string, children bool) {
 		if seen[dir] || listed >= maxEnvDirs {
 			return
@@ -64,7 +73,7 @@ func (e *envScan) files(workdir, home string) []string {
 		}
 		for _, sub := range d.subdirs {
 			p := filepath.Join(dir, sub)
-			if p == workdir || strings.HasPrefix(workdir, p+"/") || seen[p] || listed >= maxEnvDirs {
+			if p == workdir || strings.HasPrefix(workdir, p+"/") || seen[p] || inTemp(p) || listed >= maxEnvDirs {
 				continue
 			}
 			seen[p] = true
@@ -76,11 +85,13 @@ func (e *envScan) files(workdir, home string) []string {
 			}
 		}
 	}
-	if home != "" {
+	if home != "" && !inTemp(home) {
 		look(home, false)
 	}
 	for a := filepath.Dir(workdir); a != "/" && a != "."; a = filepath.Dir(a) {
-		look(a, a != home)
+		if !inTemp(a) {
+			look(a, a != home)
+		}
 	}
 	// Entries not seen this time belong to directories no longer on the way: forget them.
 	for d := range e.dirs {
