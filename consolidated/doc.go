@@ -4,6 +4,14 @@
 // call (validation, dispatch, deadlines, result shaping, logging) is derived from that table, so
 // no operation name is ever written twice.
 //
+// # Files
+//
+// A tool's files start with its stem, the first word of its name (think, user_collaboration,
+// todo, memory, file, terminal, build, web, database, read_tool_result): file_operations.go holds
+// the table and file_write.go some of its handlers. Every other file is the framework the
+// tools stand on, one concern each; layout_test.go lists them with their purpose and fails on
+// a file that is neither, so the list stays the map.
+//
 // # Adding an operation
 //
 // An operation is one row of its tool's table, built with [Op]:
