@@ -27,15 +27,15 @@ func callerPrincipal(ctx context.Context) authz.Principal {
 }
 
 // begin records the call as a running execution, once the operation is known (or known to be
-// wrong: a refused call is an execution too).
-func (r *Registry) begin(ctx context.Context, c *Call, op Operation, raw json.RawMessage) (context.Context, *engine.Execution) {
+// wrong: a refused call is an execution too), with its arguments as secret.Args masked them.
+func (r *Registry) begin(ctx context.Context, c *Call, op Operation, masked json.RawMessage) (context.Context, *engine.Execution) {
 	e := r.env.Executions
 	if e == nil {
 		return ctx, nil
 	}
 	tool, operation := r.recordedNames(c)
 	s := engine.Start{ID: c.ExecutionID, Tool: tool, Operation: operation, Principal: c.Principal.Name,
-		Conversation: c.Conversation, Args: raw}
+		Conversation: c.Conversation, Args: masked}
 	if op.Name != "" {
 		s.Category, s.Risk = op.RiskCategory(), string(op.Risk)
 	}

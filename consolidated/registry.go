@@ -18,6 +18,7 @@ import (
 
 	"toolhost/authz"
 	"toolhost/internal/engine"
+	"toolhost/internal/secret"
 )
 
 // Env carries what handlers share: configuration and the engines they call. It is built once by
@@ -405,8 +406,19 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 	start := time.Now()
 	c := &Call{Tool: toolName, ExecutionID: engine.NewID(start), Env: r.env, Request: req, Principal: callerPrincipal(ctx)}
 	c.Logger = r.env.logger().With("exec", c.ExecutionID, "tool", truncateRunes(toolName, maxNameShown))
-	op, args, err := r.prepare(ctx, c, raw)
-	ctx, x := r.begin(ctx, c, op, raw)
+	// The arguments are split once, here: the handler's struct, the history's masked copy and
+	// the log line all read this map.
+	m, err := rawArgs(raw)
+	masked := secret.Args(m)
+	if err != nil {
+		masked = secret.RawArgs(raw)
+	}
+	var op Operation
+	var args any
+	if err == nil {
+		op, args, err = r.prepare(ctx, c, m)
+	}
+	ctx, x := r.begin(ctx, c, op, masked)
 	var res *Result
 	if err == nil {
 		err = r.admit(c, op)
@@ -435,7 +447,7 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 		outcome = "failed"
 	}
 	attrs := []any{"op", truncateRunes(c.Operation, maxNameShown), "conv", c.Conversation, "dur", time.Since(start).Round(time.Microsecond),
-		"outcome", outcome, "args", summarizeArgs(raw)}
+		"outcome", outcome, "args", summarizeArgs(m, len(raw))}
 	if cause != nil {
 		// The operator's half of a ToolError: the model read only its message.
 		attrs = append(attrs, "cause", cause.Error())
@@ -446,7 +458,7 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 
 // prepare finds the operation and decodes its arguments, setting the call's operation and
 // conversation; an error is for the model.
-func (r *Registry) prepare(ctx context.Context, c *Call, raw json.RawMessage) (Operation, any, error) {
+func (r *Registry) prepare(ctx context.Context, c *Call, m map[string]json.RawMessage) (Operation, any, error) {
 	t := r.declared(c.Tool)
 	if t == nil {
 		return Operation{}, nil, &ToolError{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool %q", truncateRunes(c.Tool, maxNameShown)), Next: "tools: " + strings.Join(r.Names(), ", ")}
@@ -455,10 +467,6 @@ func (r *Registry) prepare(ctx context.Context, c *Call, raw json.RawMessage) (O
 	if !advertised {
 		return Operation{}, nil, &ToolError{Code: CodeDisabled, Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
 			Next: "tools: " + strings.Join(r.Names(), ", ")}
-	}
-	m, err := rawArgs(raw)
-	if err != nil {
-		return Operation{}, nil, err
 	}
 	m = canonicalKeys(t, m)
 	op := enabled[0]
@@ -501,6 +509,7 @@ func (r *Registry) prepare(ctx context.Context, c *Call, raw json.RawMessage) (O
 			Message: "conversation_id is not a parameter: the connection chooses the conversation", Next: "call again without conversation_id"}
 	}
 	delete(m, "conversation_id")
+	var err error
 	if c.Conversation, err = r.callConversation(ctx, c.Request); errors.Is(err, errSessionPrincipal) {
 		return op, nil, &ToolError{Code: CodeUnavailable, Message: "this session was opened with another credential", Next: "open a new session with this credential", Cause: err}
 	} else if err != nil {
@@ -667,10 +676,9 @@ var loggedVerbatim = map[string]bool{
 
 // summarizeArgs logs the shape of the arguments, never their content: keys with sizes, and short
 // values only for the names and ids in loggedVerbatim.
-func summarizeArgs(raw json.RawMessage) string {
-	m, err := rawArgs(raw)
-	if err != nil {
-		return fmt.Sprintf("(%d bytes, not an object)", len(raw))
+func summarizeArgs(m map[string]json.RawMessage, size int) string {
+	if m == nil {
+		return fmt.Sprintf("(%d bytes, not an object)", size)
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -686,7 +694,7 @@ func summarizeArgs(raw json.RawMessage) string {
 		if !loggedVerbatim[snakeCase(k)] || len(v) > 120 {
 			v = fmt.Sprintf("(%d bytes)", len(v))
 		}
-		b.WriteString(k + "=" + v)
+		b.WriteString(k + "=" + secret.Text(v))
 	}
 	return b.String()
 }

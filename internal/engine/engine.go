@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"toolhost/authz"
+	"toolhost/internal/secret"
 	"toolhost/internal/owner"
 	"toolhost/store"
 )
@@ -130,7 +131,8 @@ type Start struct {
 	Principal       string
 	Conversation    string
 	Client          string
-	// Args are the raw arguments; Begin masks them.
+	// Args are the arguments as secret.Args masks and bounds them (the caller decoded them
+	// once); Begin keeps them as they are.
 	Args json.RawMessage
 }
 
@@ -168,7 +170,7 @@ func (e *Engine) Begin(ctx context.Context, s Start) (context.Context, *Executio
 	x.rec = Record{
 		ID: s.ID, Tool: cutString(s.Tool, maxName), Operation: cutString(s.Operation, maxName), Category: s.Category, Risk: s.Risk,
 		Principal: s.Principal, Conversation: s.Conversation, Client: cutString(s.Client, maxName),
-		Args:   MaskArgs(s.Args),
+		Args:   s.Args,
 		Status: StatusRunning, Start: now.UTC(), Owner: e.self.String(),
 	}
 	ctx, x.cancel = context.WithCancelCause(ctx)
@@ -191,7 +193,7 @@ func (x *Execution) ID() string { return x.rec.ID }
 func (x *Execution) SetCommand(line string) {
 	e := x.e
 	e.mu.Lock()
-	x.rec.Command = cutString(MaskText(line), 1000)
+	x.rec.Command = cutString(secret.Text(line), 1000)
 	if !x.finished && !e.closed {
 		r := x.rec
 		e.appendLocked(&r)
@@ -339,3 +341,6 @@ func randomHex(n int) string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// cutString keeps the first max bytes of s on a rune boundary and says how much was cut.
+func cutString(s string, max int) string { return secret.Cut(s, max) }

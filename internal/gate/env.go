@@ -4,12 +4,14 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"toolhost/internal/secret"
 )
 
 // Which variables a process toolhost starts does not inherit. Every TOOLHOST_* variable; every
 // variable the configuration names (what it expands, a database's dsn_env, an embedder's
-// key_env: Config.Withhold); and every name that looks like a credential, unless the user lets
-// it through ([terminal] pass_env, Config.PassEnv). Names are compared in upper case.
+// key_env: Config.Withhold); and every name that looks like a credential (LooksSecret), unless
+// the user lets it through ([terminal] pass_env, Config.PassEnv).
 
 // secretNames are variables that hold credentials by their exact name.
 var secretNames = []string{
@@ -23,34 +25,20 @@ var secretNames = []string{
 	"SSH_AUTH_SOCK",
 }
 
-// secretSuffixes end names of credentials (API_KEY, *_TOKEN, *_DATABASE_URL ...).
-var secretSuffixes = []string{
-	"_TOKEN", "_SECRET", "_SECRETS", "_PASSWORD", "_PASSWD", "_PASSPHRASE",
-	"_API_KEY", "_APIKEY", "_SECRET_KEY", "_PRIVATE_KEY", "_ACCESS_KEY", "_ACCESS_KEY_ID",
-	"_AUTH_TOKEN", "_CREDENTIALS", "_CREDENTIAL", "_DATABASE_URL", "_CONNECTION_STRING",
-	"_WEBHOOK_URL",
-}
+// notSecret are variables whose names look like a secret's to secret.Name and are not: the
+// shell's working directories.
+var notSecret = []string{"PWD", "OLDPWD"}
 
-// secretParts appear inside names of credentials (PG*PASSWORD, *_ACCESS_KEY_SECRET ...).
-var secretParts = []string{"PASSWORD", "PASSWD", "SECRET", "PRIVATE_KEY", "API_KEY", "ACCESS_KEY"}
-
-// LooksSecret says whether a variable's name says it holds a credential.
+// LooksSecret says whether a variable's name says it holds a credential: secret.Name decides
+// (*_TOKEN, *_PASSWORD, *_API_KEY, *_SECRET, AWS_ACCESS_KEY_ID ...), and a few names hold
+// credentials without saying so (DATABASE_URL, SSH_AUTH_SOCK).
 func LooksSecret(name string) bool {
 	n := strings.ToUpper(name)
-	if slices.Contains(secretNames, n) {
-		return true
+	if slices.Contains(notSecret, n) {
+		return false
 	}
-	for _, s := range secretSuffixes {
-		if strings.HasSuffix(n, s) || n == s[1:] {
-			return true
-		}
-	}
-	for _, p := range secretParts {
-		if strings.Contains(n, p) {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(secretNames, n) || strings.HasSuffix(n, "_DATABASE_URL") || strings.HasSuffix(n, "_WEBHOOK_URL") ||
+		strings.HasSuffix(n, "_CONNECTION_STRING") || secret.Name(name)
 }
 
 // matchName reports whether name matches one of patterns (a trailing * matches a prefix).
