@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/internal/git/gittest"
+	"toolhost/internal/secret/secrettest"
 	"toolhost/internal/sandbox/sandboxtest"
 )
 
@@ -310,4 +315,89 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestSecretsMaskedEverywhere feeds every form of secret of the corpus through the built
+// binary — as a command's text, a thought and a path a model sends — and then looks for it
+// everywhere a value surfaces: the execution history (the operator API and the resource), the
+// commands resource, the console's activity page, the server's log and the audit log. None
+// of them may hold a secret; the calls themselves ran with the values as sent.
+func TestSecretsMaskedEverywhere(t *testing.T) {
+	state, work := t.TempDir(), t.TempDir()
+	logFile := filepath.Join(state, "server.log")
+	cmd := commandIn(t, state, work, "serve", "--addr", "127.0.0.1:0")
+	if err := os.WriteFile(cmd.Args[len(cmd.Args)-1], []byte("log_file = "+strconv.Quote(logFile)+"\nlog_level = \"debug\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sv := readServe(t, cmd)
+	sv.state, sv.work = state, work
+	cs := httpClient(t, sv, "", nil)
+	quote := func(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+	for i, c := range secrettest.Corpus {
+		out, _ := call(t, cs, "terminal_operations", map[string]any{"operation": "run_command", "command": "printf '%s' " + quote(c.Text) + " | wc -c"})
+		if !strings.Contains(out, strconv.Itoa(len(c.Text))) {
+			t.Errorf("case %d (%s): the command did not get the text as sent: %s", i, c.Name, out)
+		}
+		call(t, cs, "think", map[string]any{"thoughts": "remember " + c.Text})
+		call(t, cs, "file_operations", map[string]any{"operation": "read_file", "path": filepath.Join(work, "missing", c.Text)})
+	}
+	places := map[string]string{}
+	get := func(path string) string {
+		req, _ := http.NewRequest("GET", strings.TrimSuffix(sv.url, "/mcp")+path, nil)
+		req.Header.Set("Authorization", "Bearer "+sv.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return string(b)
+	}
+	for offset := 0; offset < 3*len(secrettest.Corpus); offset += 100 {
+		places["/api/executions"] += get("/api/executions?limit=100&offset=" + strconv.Itoa(offset))
+	}
+	read := func(uri string) string {
+		res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Fatalf("read %s: %v", uri, err)
+		}
+		var b strings.Builder
+		for _, c := range res.Contents {
+			b.WriteString(c.Text)
+		}
+		return b.String()
+	}
+	places["executions resource"] = read("toolhost://executions/recent")
+	var conv struct{ ID string }
+	if _, st := call(t, cs, "todo_operations", map[string]any{"operation": "read"}); st != nil {
+		if id, ok := st["conversation"].(string); ok {
+			conv.ID = id
+		}
+	}
+	if conv.ID != "" {
+		places["commands resource"] = read("toolhost://conversations/" + url.QueryEscape(conv.ID) + "/commands")
+	}
+	form := signInForm(t, sv)
+	_, places["console activity"] = form.get("/activity")
+	cs.Close()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		b, _ := os.ReadFile(logFile)
+		places["server log"] = string(b)
+		if strings.Contains(places["server log"], "read_file") || time.Now().After(deadline) {
+			break
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(state, "audit.jsonl"))
+	places["audit log"] = string(b)
+	for place, text := range places {
+		if len(text) < 100 {
+			t.Errorf("%s holds almost nothing (%d bytes); the test would see no leak there", place, len(text))
+		}
+		for _, c := range secrettest.Corpus {
+			if strings.Contains(text, c.Secret) {
+				i := strings.Index(text, c.Secret)
+				t.Errorf("%s shows the secret of %q: …%s…", place, c.Name, text[max(0, i-60):min(len(text), i+len(c.Secret)+20)])
+			}
+		}
+	}
 }

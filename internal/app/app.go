@@ -26,6 +26,7 @@ import (
 	"toolhost/internal/engine"
 	"toolhost/internal/fsread"
 	"toolhost/internal/gate"
+	"toolhost/internal/secret"
 	"toolhost/internal/memory"
 	"toolhost/internal/server"
 	"toolhost/internal/terminal"
@@ -398,7 +399,8 @@ func NewLogger(w io.Writer, level string) (*slog.Logger, error) {
 	if err := l.UnmarshalText([]byte(strings.ToUpper(orDefault(level, "info")))); err != nil {
 		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+	// Every line is masked as secret.Text masks text: no log call needs to remember it.
+	return slog.New(secret.LogHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))), nil
 }
 
 func orDefault(s, d string) string {

@@ -100,3 +100,21 @@ func TestDSN(t *testing.T) {
 		}
 	}
 }
+
+// FuzzText: masking never panics, never grows a text much, and is stable (masking a masked
+// text changes nothing), so a value masked twice (a log line of a record) reads the same.
+func FuzzText(f *testing.F) {
+	for _, c := range secrettest.Corpus {
+		f.Add(c.Text)
+	}
+	f.Add(`a=b c: d "e": "f" \"g\": \"h\"`)
+	f.Fuzz(func(t *testing.T, s string) {
+		once := Text(s)
+		if twice := Text(once); twice != once {
+			t.Errorf("Text is not stable:\n%q\n%q\n%q", s, once, twice)
+		}
+		if len(once) > 2*len(s)+64 {
+			t.Errorf("Text(%q) grew to %d bytes", s, len(once))
+		}
+	})
+}

@@ -50,3 +50,18 @@ var Corpus = []Case{
 	{"jwt", "id_token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "eyJzdWIiOiIxMjM0NTY3ODkwIn0", "id_token"},
 	{"toolhost token", "TOOLHOST_TOKEN=th_a1b2c3d4e5f6g7h8i9j0k1l2", "th_a1b2c3d4e5f6g7h8i9j0k1l2", ""},
 }
+
+func init() {
+	// The same secrets as a path mangles them: a URL whose "//" collapsed, NAME=value after a
+	// slash, YAML inside a path.
+	Corpus = append(Corpus,
+		Case{"collapsed url", "/work/missing/mysql:/root:mangled-pw-77@127.0.0.1/shop", "mangled-pw-77", "127.0.0.1/shop"},
+		Case{"assignment after a slash", "/work/missing/AWS_SECRET_ACCESS_KEY=slash-secret-8899", "slash-secret-8899", "/work/missing/"},
+		Case{"scp-like", "git clone deploy:scp-pw-5566@git.example.com:org/repo.git", "scp-pw-5566", "git.example.com"},
+	)
+}
+
+func init() {
+	// JSON inside a quoted string, as a log line quotes a value that holds JSON.
+	Corpus = append(Corpus, Case{"escaped json", `args="{\"client_secret\": \"esc-aabbccddeeff\", \"id\": 1}"`, "esc-aabbccddeeff", `\"id\": 1`})
+}
