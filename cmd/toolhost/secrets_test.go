@@ -19,8 +19,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/internal/git/gittest"
-	"toolhost/internal/secret/secrettest"
 	"toolhost/internal/sandbox/sandboxtest"
+	"toolhost/internal/secret/secrettest"
 )
 
 // secretScene is a user's machine laid out for an attacker: credential stores in HOME,

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"toolhost/authz"
-	"toolhost/internal/secret"
 	"toolhost/internal/owner"
+	"toolhost/internal/secret"
 	"toolhost/store"
 )
 
@@ -257,7 +257,7 @@ func (x *Execution) Finish(o Outcome) Record {
 	}
 	x.rec.ResultBytes = o.ResultBytes
 	x.rec.ErrorCode = o.ErrorCode
-	x.rec.Error = cutString(o.Error, 500)
+	x.rec.Error = cutString(secret.Text(o.Error), 500)
 	x.rec.DurationMS = float64(time.Since(x.started).Microseconds()) / 1000
 	r := x.rec
 	delete(e.running, r.ID)
