@@ -41,8 +41,11 @@ func (v Verdict) String() string {
 	if v.Command != "" {
 		s += ": " + v.Command
 	}
-	if v.Reason != "" {
+	switch {
+	case v.Reason != "":
 		s += " (" + v.Reason + ")"
+	case v.Rule != "":
+		s += " (rule " + quote(v.Rule) + ")"
 	}
 	return s
 }
@@ -259,7 +262,10 @@ func (c *checker) walk(node syntax.Node, depth int, piped bool) {
 			}
 			c.pos = save
 			return false
+		case *syntax.CmdSubst, *syntax.ProcSubst:
+			c.substitution(nodeText(n))
 		case *syntax.Stmt:
+			c.redirects(n)
 			if _, ok := n.Cmd.(*syntax.CallExpr); !ok && n.Cmd != nil && !piped && readsStdin(n) {
 				// { bash; } <<EOF, while ...; done < f: a shell inside reads the redirection.
 				c.walk(n.Cmd, depth, true)
@@ -337,6 +343,9 @@ func (c *checker) call(st *syntax.Stmt, call *syntax.CallExpr, depth int, piped 
 		var ws []word
 		for _, w := range call.Args {
 			ws = append(ws, words(w, pos)...)
+		}
+		if st.Background && len(ws) > 0 {
+			c.background(ws)
 		}
 		c.command(ws, st, depth, piped)
 	}

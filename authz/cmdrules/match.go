@@ -3,6 +3,8 @@ package cmdrules
 import (
 	"path/filepath"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // rules applies the first single-command rule that matches. When words only known at run
@@ -15,7 +17,7 @@ func (c *checker) rules(ws []word) {
 	decided := false
 	for i := range c.rs.list {
 		r := &c.rs.list[i]
-		if len(r.stages) != 1 {
+		if len(r.stages) != 1 || r.background {
 			continue
 		}
 		lvl := matchStage(r.stages[0], ws)
@@ -168,4 +170,76 @@ func matchPipeline(pat [][][]glob, stages [][]cmd) level {
 		return best
 	}
 	return m(0, 0)
+}
+
+// redirects checks a statement's redirections against the redirection rules: the first rule
+// whose direction and file match decides; a file only known when the line runs is asked about
+// when a rule that refuses may match it. A redirection no rule names is allowed (unmatched
+// applies to commands).
+func (c *checker) redirects(st *syntax.Stmt) {
+	for _, rd := range st.Redirs {
+		write := false
+		switch rd.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+			write = true
+		case syntax.RdrIn:
+		default:
+			continue // here-documents, descriptor copies
+		}
+		targets := words(rd.Word, nil)
+		for i := range c.rs.list {
+			r := &c.rs.list[i]
+			if r.redirect == nil || r.redirect.write != write && rd.Op != syntax.RdrInOut {
+				continue
+			}
+			lvl := no
+			for _, w := range targets {
+				lvl = max(lvl, wordMatches(r.redirect.target, w))
+			}
+			what := map[bool]string{true: "> ", false: "< "}[write] + shorten(render(targets))
+			if lvl == yes {
+				v := Verdict{Action: r.Action, Rule: r.Name, Command: what}
+				if r.Action != Allow {
+					v.Reason = "rule " + quote(r.Name)
+				}
+				c.record(v)
+				break
+			}
+			if lvl == maybe && r.Action != Allow {
+				c.record(Verdict{Action: Ask, Rule: r.Name, Command: what,
+					Reason: "may match rule " + quote(r.Name) + "; the file is only known when it runs"})
+				break
+			}
+		}
+	}
+}
+
+// background checks a command run in the background (CMD &) against the rules for that.
+func (c *checker) background(ws []word) {
+	for i := range c.rs.list {
+		r := &c.rs.list[i]
+		if !r.background {
+			continue
+		}
+		lvl := matchStage(r.stages[0], ws)
+		if lvl == yes || lvl == maybe && r.Action != Allow {
+			v := Verdict{Action: r.Action, Rule: r.Name, Command: shorten(render(ws)) + " &", Reason: "rule " + quote(r.Name)}
+			if lvl == maybe {
+				v.Action, v.Reason = Ask, "may match rule "+quote(r.Name)+"; some words are only known when it runs"
+			}
+			c.record(v)
+			return
+		}
+	}
+}
+
+// substitution checks a command substitution ($(...), backticks, <(...)) against the rules
+// for that; the commands inside are checked as commands too.
+func (c *checker) substitution(text string) {
+	for i := range c.rs.list {
+		if r := &c.rs.list[i]; r.subst {
+			c.record(Verdict{Action: r.Action, Rule: r.Name, Command: shorten(text), Reason: "rule " + quote(r.Name)})
+			return
+		}
+	}
 }

@@ -101,3 +101,10 @@ func shorten(s string) string {
 }
 
 func quote(s string) string { return `"` + s + `"` }
+
+// nodeText prints a node of a parsed line back as shell text.
+func nodeText(n syntax.Node) string {
+	var b strings.Builder
+	_ = syntax.NewPrinter(syntax.Minify(false)).Print(&b, n)
+	return strings.TrimSpace(b.String())
+}

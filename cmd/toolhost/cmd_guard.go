@@ -33,7 +33,11 @@ var guardCommands = group{title: "Terminal guard", commands: []cliCommand{
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(inv.stdout, v)
+			fmt.Fprint(inv.stdout, v)
+			if v.Rule == "" && v.Reason == "" {
+				fmt.Fprintf(inv.stdout, " (no rule matched; commands no rule matches: %s)", a.Gate.Rules().Unmatched())
+			}
+			fmt.Fprintln(inv.stdout)
 			switch v.Action {
 			case cmdrules.Deny:
 				return errRulesDeny

@@ -49,7 +49,7 @@ func (a *App) openGate() (*gate.Gate, error) {
 		Mode: mode, AllowUnsandboxed: tc.AllowUnsandboxed,
 		Workdir: a.Workdir, Writable: writable, Home: home,
 		Protected: protected, Hidden: hidden,
-		Rules: tc.Rules, Unmatched: tc.RulesUnmatched, DefaultRules: tc.UseDefaultRules(),
+		Rules: tc.Rules, Unmatched: tc.RulesUnmatched, DefaultRules: tc.UseDefaultRules(), Strict: tc.Policy == "strict",
 		Withhold: a.withheldEnv(), PassEnv: tc.PassEnv,
 		Guard: a.Guard,
 		// The rules ask authz about the commands of the operations the table marks.

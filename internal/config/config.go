@@ -167,6 +167,10 @@ type Terminal struct {
 	RulesUnmatched string `toml:"rules_unmatched"`
 	// DefaultRules keeps the shipped rules after the configured ones (default true).
 	DefaultRules *bool `toml:"default_rules"`
+	// Policy is "default" (the rules, then the shipped defaults; unmatched commands allowed)
+	// or "strict" (an allow-list: reading, the project's builds and tests, git short of
+	// pushing; everything else denied unless a rule allows it).
+	Policy string `toml:"policy"`
 	// PassEnv names environment variables commands get although they look like credentials
 	// or the configuration expands them (a trailing * matches a prefix); TOOLHOST_* never.
 	PassEnv []string `toml:"pass_env"`
@@ -376,6 +380,11 @@ func (c *Config) validate() error {
 	}
 	if _, err := sandbox.ParseMode(c.Terminal.Sandbox); err != nil {
 		return fmt.Errorf("config: terminal.%w", err)
+	}
+	switch c.Terminal.Policy {
+	case "", "default", "strict":
+	default:
+		return fmt.Errorf("config: terminal.policy %q: want default or strict", c.Terminal.Policy)
 	}
 	if c.Executions.MaxRecords < 0 || c.Executions.MaxAge.Duration < 0 {
 		return fmt.Errorf("config: executions.max_records and executions.max_age must not be negative")

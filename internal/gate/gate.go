@@ -57,10 +57,13 @@ type Config struct {
 	// Protected paths are never writable (toolhost's state, config, token, prompts, log);
 	// Hidden paths are also unreadable (the state directory and every token file).
 	Protected, Hidden []string
-	// Rules, Unmatched and DefaultRules are the [terminal] command rules.
+	// Rules, Unmatched and DefaultRules are the [terminal] command rules; Strict puts
+	// cmdrules.Strict after them and makes unmatched commands denied unless Unmatched says
+	// otherwise ([terminal] policy = "strict").
 	Rules        []string
 	Unmatched    string
 	DefaultRules bool
+	Strict       bool
 	// Withhold names variables no child gets besides every TOOLHOST_* one and those that look
 	// like credentials (a trailing * matches a prefix): the variables the configuration
 	// expands or reads (a dsn's password, dsn_env, an embedder's key). PassEnv lets variables
@@ -133,7 +136,14 @@ func New(cfg Config) (*Gate, error) {
 		}
 		st := &prepared{status: probe(cfg.Mode, cfg.AllowUnsandboxed)}
 		var err error
-		if st.rules, err = cmdrules.New(cfg.Rules, cfg.Unmatched, cfg.DefaultRules); err != nil {
+		lines, unmatched := cfg.Rules, cfg.Unmatched
+		if cfg.Strict {
+			lines = append(slices.Clone(lines), cmdrules.Strict...)
+			if unmatched == "" {
+				unmatched = "deny"
+			}
+		}
+		if st.rules, err = cmdrules.New(lines, unmatched, cfg.DefaultRules); err != nil {
 			st.err = fmt.Errorf("terminal.rules: %w", err)
 		}
 		if cfg.Mode == sandbox.ModeWorkspaceWrite {
