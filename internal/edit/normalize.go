@@ -97,9 +97,15 @@ func normalize(s string, lv level, withMap bool) normText {
 			}
 		} else {
 			if withMap {
-				for i := ls; i < le; i++ {
-					nt.start = append(nt.start, int32(i))
-					nt.end = append(nt.end, int32(i+1))
+				// Every byte of a character maps to the whole character, so a match never
+				// splits one.
+				for i := ls; i < le; {
+					_, w := utf8.DecodeRuneInString(s[i:le])
+					for range w {
+						nt.start = append(nt.start, int32(i))
+						nt.end = append(nt.end, int32(i+w))
+					}
+					i += w
 				}
 			}
 			b.WriteString(s[ls:le])
