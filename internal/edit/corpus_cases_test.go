@@ -27,6 +27,7 @@ var corpusClasses = []func(*gen){
 	classEncoding,
 	classInsert,
 	classNotFound,
+	heldOut,
 }
 
 // The careful edits the classes start from, by file. Replacement lines are written in the

@@ -3,6 +3,7 @@ package edit
 import (
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
 )
@@ -122,7 +123,11 @@ func mergeRegion(e regionEdit) mergeResult {
 		}
 	}
 	last := m.start - 1
-	lastGapBlank := false // the line just written is a kept blank line the copy left out
+	// Blank lines stand for each other: a blank line of the file the copy left out, and one
+	// the model wrote in the same place, are one blank line. gapBlanks counts the file's blank
+	// lines just written, newBlanks the model's, each waiting for its twin.
+	gapBlanks, newBlanks := 0, 0
+	droppable := map[int]bool{} // output lines: a left-out blank line next to a deleted line
 	emit := func(o outLine) {
 		if o.file >= 0 {
 			last = o.file
@@ -136,20 +141,27 @@ func mergeRegion(e regionEdit) mergeResult {
 		if len(gs) == 0 {
 			return
 		}
-		keep := !deleted[i] && !deleted[nextPaired[i]]
+		nextToDeleted := deleted[i] || deleted[nextPaired[i]]
 		for _, k := range gs {
-			if !keep {
+			blank := isBlank(e.lines[k])
+			if nextToDeleted && !blank {
 				last = k
 				continue
 			}
-			if isBlank(e.lines[k]) && len(res.lines) > 0 {
-				if p := res.lines[len(res.lines)-1]; p.inserted && isBlank(p.text) {
-					last = k
-					continue // the model wrote this blank line itself
-				}
+			if blank && newBlanks > 0 {
+				newBlanks--
+				last = k
+				continue // the model wrote this blank line itself
+			}
+			if nextToDeleted {
+				droppable[len(res.lines)] = true
 			}
 			emit(outLine{file: k})
-			lastGapBlank = isBlank(e.lines[k])
+			if blank {
+				gapBlanks++
+			} else {
+				gapBlanks = 0
+			}
 		}
 	}
 	noteAdapted := func(notes ...string) {
@@ -160,13 +172,18 @@ func mergeRegion(e regionEdit) mergeResult {
 		}
 	}
 	emitNew := func(text string) {
-		if lastGapBlank && isBlank(text) {
-			// The file has a blank line here the copy left out; the model's own blank line
-			// stands for it.
-			lastGapBlank = false
-			return
+		if isBlank(text) {
+			if gapBlanks > 0 {
+				// The file has a blank line here the copy left out; the model's own blank
+				// line stands for it.
+				gapBlanks--
+				return
+			}
+			newBlanks++
+		} else {
+			newBlanks = 0
 		}
-		lastGapBlank = false
+		gapBlanks = 0
 		emit(outLine{text: text, file: -1, inserted: true})
 	}
 	addNew := func(bi int) {
@@ -185,7 +202,7 @@ func mergeRegion(e regionEdit) mergeResult {
 					noteAdapted("unchanged lines kept as in the file")
 				}
 				emit(outLine{file: f})
-				lastGapBlank = false
+				gapBlanks, newBlanks = 0, 0
 			}
 			emitGaps(op.ai)
 			i++
@@ -231,6 +248,29 @@ func mergeRegion(e regionEdit) mergeResult {
 				ip++
 			}
 		}
+	}
+	// A blank line the copy left out, next to lines the model deleted, stays unless it would
+	// double a blank line (the separator before a deleted function goes with it).
+	if len(droppable) > 0 {
+		blankAt := func(i int) bool {
+			switch {
+			case i < 0:
+				return m.start > 0 && isBlank(e.lines[m.start-1])
+			case i >= len(res.lines):
+				return m.end < len(e.lines) && isBlank(e.lines[m.end])
+			case res.lines[i].file >= 0:
+				return isBlank(e.lines[res.lines[i].file])
+			}
+			return isBlank(res.lines[i].text)
+		}
+		var kept []outLine
+		for i, o := range res.lines {
+			if droppable[i] && (blankAt(i-1) && !droppable[i-1] || blankAt(i+1)) {
+				continue
+			}
+			kept = append(kept, o)
+		}
+		res.lines = kept
 	}
 	return res
 }
@@ -364,27 +404,26 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 		// write the model's line.
 		return "", nil, false
 	}
-	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = diffTimeout
-	diffs := dmp.DiffMain(co, cn, false)
 	equal := make([]bool, len(co))
 	type ins struct {
 		at   int
 		text string
 	}
 	var inserts []ins
-	pos := 0
-	for _, d := range diffs {
+	pos, npos := 0, 0
+	for _, d := range byteDiff(co, cn) {
 		switch d.Type {
 		case diffmatchpatch.DiffEqual:
-			for i := pos; i < pos+len(d.Text); i++ {
+			for i := pos; i < pos+d.n; i++ {
 				equal[i] = true
 			}
-			pos += len(d.Text)
+			pos += d.n
+			npos += d.n
 		case diffmatchpatch.DiffDelete:
-			pos += len(d.Text)
+			pos += d.n
 		case diffmatchpatch.DiffInsert:
-			inserts = append(inserts, ins{pos, d.Text})
+			inserts = append(inserts, ins{pos, cn[npos : npos+d.n]})
+			npos += d.n
 		}
 	}
 	// Segments: runs of key bytes that come from one place on both sides.
@@ -467,6 +506,9 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 	}
 	flushIns(len(co))
 	b.WriteString(trail)
+	if out := b.String(); utf8.ValidString(n) && !utf8.ValidString(out) && utf8.ValidString(e.lines[k]) {
+		return "", nil, false // a merge that split a character: write the model's line
+	}
 	return b.String(), notes, true
 }
 
@@ -650,4 +692,39 @@ func (e *regionEdit) styleMap() *styleMap {
 		f = append(f, fc)
 	}
 	return learnStyle(strings.Join(o, "\n"), strings.Join(f, "\n"))
+}
+
+// byteOp is a run of n bytes of a byte-level diff.
+type byteOp struct {
+	Type diffmatchpatch.Operation
+	n    int
+}
+
+// byteDiff diffs two strings character by character and reports runs in bytes. Text that is
+// not UTF-8 is diffed byte by byte (go-diff would turn such bytes into U+FFFD and shift every
+// offset after them).
+func byteDiff(a, b string) []byteOp {
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = diffTimeout
+	if utf8.ValidString(a) && utf8.ValidString(b) {
+		diffs := dmp.DiffMainRunes([]rune(a), []rune(b), false)
+		out := make([]byteOp, 0, len(diffs))
+		for _, d := range diffs {
+			out = append(out, byteOp{d.Type, len(d.Text)})
+		}
+		return out
+	}
+	enc := func(s string) []rune {
+		r := make([]rune, len(s))
+		for i := 0; i < len(s); i++ {
+			r[i] = rune(s[i]) + 0x100
+		}
+		return r
+	}
+	diffs := dmp.DiffMainRunes(enc(a), enc(b), false)
+	out := make([]byteOp, 0, len(diffs))
+	for _, d := range diffs {
+		out = append(out, byteOp{d.Type, len([]rune(d.Text))})
+	}
+	return out
 }

@@ -329,7 +329,14 @@ func replaceLines(s string, r Replacement, v variant, cv *codec) (ReplaceResult,
 	if len(old) == 0 || strings.TrimSpace(oldText) == "" {
 		return ReplaceResult{}, false, nil
 	}
-	nw, _ := modelLines(newText)
+	// A line break that ends new_string ends its last line when old_string's ends old_string's
+	// last line too; else it is a line break the model asked for.
+	var nw []string
+	if complete {
+		nw, _ = modelLines(newText)
+	} else if newText != "" {
+		nw = strings.Split(strings.ReplaceAll(newText, "\r\n", "\n"), "\n")
+	}
 	d := parseDocument([]byte(s))
 	fk := newFileKeys(d.lines)
 	var views []viewLine
