@@ -42,10 +42,10 @@ type hunkPass struct {
 }
 
 var hunkPasses = []hunkPass{
-	{lv: levelLineEndings}, {lv: levelTrailing}, {lv: levelIndent}, {lv: levelPunct},
-	{lv: levelTrailing, gaps: true}, {lv: levelIndent, gaps: true}, {lv: levelPunct, gaps: true},
-	{lv: levelPunct, gaps: true, skip: true},
-	{lv: levelPunct, gaps: true, skip: true, fuzz: true},
+	{lv: levelLineEndings}, {lv: levelTrailing}, {lv: levelIndent}, {lv: levelPunct}, {lv: levelSpaces},
+	{lv: levelTrailing, gaps: true}, {lv: levelIndent, gaps: true}, {lv: levelPunct, gaps: true}, {lv: levelSpaces, gaps: true},
+	{lv: levelSpaces, gaps: true, skip: true},
+	{lv: levelSpaces, gaps: true, skip: true, fuzz: true},
 }
 
 // applyHunks is ApplyHunks on a file's text; it also reports how added lines were adapted.
@@ -66,18 +66,11 @@ func applyHunksAt(s string, hunks []Hunk, cv *codec, placed func(hunk, first, la
 	var adapted []string
 	cursor, delta := 0, 0
 	for hi, h := range hunks {
-		var oldSide, newSide []string
+		oldSide, newSide, oldNoNL, newNoNL := hunkSides(h)
 		var kinds []byte
-		var oldNoNL, newNoNL bool
 		for _, l := range h.Lines {
 			if l.Kind != '+' {
-				oldSide = append(oldSide, l.Text)
 				kinds = append(kinds, l.Kind)
-				oldNoNL = l.NoNewline
-			}
-			if l.Kind != '-' {
-				newSide = append(newSide, l.Text)
-				newNoNL = l.NoNewline
 			}
 		}
 		cur := currentView(cells)
@@ -93,6 +86,17 @@ func applyHunksAt(s string, hunks []Hunk, cv *codec, placed func(hunk, first, la
 			place = placeInsertion(cells, cur, h, cursor, delta)
 		} else {
 			p, err := findHunk(cells, cur, h, oldSide, kinds, cursor, delta, cv)
+			if errors.Is(err, ErrNotFound) {
+				// The hunk's lines read another way: without read_file's line numbers, with
+				// JSON escapes read as characters.
+				if h2, ok := hunkVariant(h); ok {
+					o2, _, _, _ := hunkSides(h2)
+					if p2, err2 := findHunk(cells, cur, h2, o2, kinds, cursor, delta, cv); err2 == nil {
+						h, p, err = h2, p2, nil
+						oldSide, newSide, _, _ = hunkSides(h)
+					}
+				}
+			}
 			if err != nil {
 				if h.Unprefixed > 0 {
 					// Read as context it did not fit; it may have been meant as an added line.
@@ -241,6 +245,8 @@ func findHunk(cells []cell, cur view, h Hunk, oldSide []string, kinds []byte, cu
 	if cv != nil && strings.ContainsRune(strings.Join(oldSide, ""), utf8.RuneError) {
 		useViews = append(useViews, true)
 	}
+	keysOf := map[[2]int]*fileKeys{} // (view, read_file view or not) -> its lines' keys
+	viewsOf := map[int][]viewLine{}
 	for _, useView := range useViews {
 		for _, p := range hunkPasses {
 			q := blockQuery{old: oldSide, lv: p.lv, gaps: p.gaps}
@@ -253,18 +259,31 @@ func findHunk(cells []cell, cur view, h Hunk, oldSide []string, kinds []byte, cu
 				q.maxFuzz = 1
 			}
 			for vi, v := range views {
-				lines := v.lines
+				key := [2]int{vi, 0}
 				var vls []viewLine
 				if useView {
-					if vls = cv.views(v.lines); vls == nil {
+					key[1] = 1
+					if _, ok := viewsOf[vi]; !ok {
+						viewsOf[vi] = cv.views(v.lines)
+					}
+					if vls = viewsOf[vi]; vls == nil {
 						continue
 					}
-					lines = make([]string, len(vls))
-					for i, x := range vls {
-						lines[i] = x.text
-					}
 				}
-				ms := findBlock(newFileKeys(lines), q)
+				fk, ok := keysOf[key]
+				if !ok {
+					lines := v.lines
+					if useView {
+						lines = make([]string, len(vls))
+						for i, x := range vls {
+							lines[i] = x.text
+						}
+					}
+					fk = newFileKeys(lines)
+					keysOf[key] = fk
+				}
+				lines := fk.lines
+				ms := findBlock(fk, q)
 				if h.EOF {
 					kept := ms[:0]
 					for _, m := range ms {
@@ -686,4 +705,56 @@ func stalePatchDetail(current []byte, hunks []Hunk) string {
 		return fmt.Sprintf("hunk %d now matches several places (%s)", pe.Hunk, FormatLines(pe.Lines))
 	}
 	return "the patch no longer applies"
+}
+
+// hunkSides returns a hunk's old lines (context and removed) and new lines (context and added),
+// and whether each side's last line has no line break.
+func hunkSides(h Hunk) (oldSide, newSide []string, oldNoNL, newNoNL bool) {
+	for _, l := range h.Lines {
+		if l.Kind != '+' {
+			oldSide = append(oldSide, l.Text)
+			oldNoNL = l.NoNewline
+		}
+		if l.Kind != '-' {
+			newSide = append(newSide, l.Text)
+			newNoNL = l.NoNewline
+		}
+	}
+	return oldSide, newSide, oldNoNL, newNoNL
+}
+
+// hunkVariant returns the hunk read without read_file's line-number prefixes (when every old
+// line carries consecutive ones) and with JSON escapes left in its lines read as characters;
+// false when neither changes it.
+func hunkVariant(h Hunk) (Hunk, bool) {
+	out := h
+	out.Lines = append([]HunkLine(nil), h.Lines...)
+	changed := false
+	oldSide, _, _, _ := hunkSides(h)
+	if _, _, ok := stripLineNumbers(strings.Join(oldSide, "\n")); ok {
+		for i, l := range out.Lines {
+			if m := lineNumberRe.FindString(l.Text); m != "" {
+				out.Lines[i].Text = l.Text[len(m):]
+			}
+		}
+		changed = true
+	}
+	escaped := false
+	for _, l := range out.Lines {
+		if l.Kind != '+' && strings.ContainsAny(l.Text, `\`) {
+			if _, ok := decodeEscapes(l.Text); ok {
+				escaped = true
+				break
+			}
+		}
+	}
+	if escaped {
+		for i, l := range out.Lines {
+			if d, ok := decodeEscapes(l.Text); ok {
+				out.Lines[i].Text = d
+			}
+		}
+		changed = true
+	}
+	return out, changed
 }

@@ -188,3 +188,77 @@ func heldOut(g *gen) {
 	g.patchCase("line_endings", "held-out-java-crlf-envelope", "an envelope with LF lines on a CRLF Java file", []doc{jc},
 		envelope(view{}, part{d: jc, hunks: []hunk{h(jOpen)}}), jc.apply(jOpen))
 }
+
+// collapseInner is a copy that loses column alignment: runs of spaces inside a line become one.
+func collapseInner(s string) string {
+	ind, rest := leading(s)
+	f := strings.Fields(rest)
+	out := ind + strings.Join(f, " ")
+	if strings.HasSuffix(rest, " ") && len(f) > 0 {
+		out += " "
+	}
+	return out
+}
+
+// classAlignment: copies that lose the column alignment gofmt, Makefiles and Markdown tables
+// keep (models re-type "store   Store" as "store Store").
+func classAlignment(g *gen) {
+	const class = "alignment"
+	server, mk, md := g.file("server.go"), g.file("Makefile"), g.file("CHANGELOG.md")
+	v := view{line: collapseInner}
+	g.replaceCase(class, "go-struct-fields", "gofmt-aligned struct fields copied with single spaces", server, sStruct, v)
+	g.replaceCase(class, "go-composite-literal", "aligned composite literal keys copied with single spaces", server, sNew, v)
+	g.replaceCase(class, "md-table-row", "a Markdown table row without its padding", md, mdTable, v)
+	g.replaceCase(class, "makefile-variables", "aligned Makefile variables", mk, ed{at: "BINARY  := bin/server", n: 2, repl: R(L("BINARY  := bin/api"), K(1))}, v)
+	// A new line the copy writes unaligned stays as written: its alignment cannot be known.
+	g.replaceCase(class, "go-struct-tags", "struct tags copied without alignment", g.file("query.go"),
+		ed{at: "Total  float64", n: 1, repl: R(K(0), L("\tCount int `json:\"count\" db:\"count\"`"))}, v)
+	g.replaceCase(class, "go-struct-fields-spaces-for-tabs", "alignment lost and indentation re-typed with spaces", server, sStruct, view{line: compose(collapseInner, tabsTo(4))})
+	g.patchCase(class, "envelope-go-literal", "envelope context without alignment", []doc{server},
+		envelope(v, part{d: server, hunks: []hunk{h(sNew)}}), server.apply(sNew))
+	g.patchCase(class, "unified-md-table", "unified diff of a table without its padding", []doc{md},
+		unified(v, "ab", part{d: md, hunks: []hunk{h(mdTable)}}), md.apply(mdTable))
+	cfg := parseDoc("config.go", "package config\n\nvar (\n\tname    = \"api\"\n\tport    = 8080\n)\n\nvar (\n\tname  = \"api\"\n\tport  = 9090\n)\n")
+	g.add(cs{class: class, id: "value-keeps-alignment", note: "a changed value keeps the file's alignment",
+		files: []doc{cfg}, call: replaceCall("config.go", "\tport = 8080\n", "\tport = 8081\n"),
+		want: []doc{cfg.setLine(4, "\tport    = 8081")}})
+	g.add(cs{class: class, id: "refuse-port-twice", note: "without alignment a key matches two blocks",
+		files: []doc{cfg}, call: replaceCall("config.go", "\tname = \"api\"", "\tname = \"web\""),
+		refuse: refuse("ambiguous", linesRe(4, 9))})
+}
+
+// patchVariants: hunks whose lines carry read_file's numbers or escapes (the quotes of a patch
+// passed through one JSON encoding too many).
+func patchVariants(g *gen) {
+	server, py, ts := g.file("server.go"), g.file("inventory.py"), g.file("client.ts")
+	hunkLines := func(p string, f func(kind byte, text string) string) string {
+		var out []string
+		for _, l := range strings.Split(p, "\n") {
+			if l != "" && (l[0] == ' ' || l[0] == '-' || l[0] == '+') && !strings.HasPrefix(l, "--- ") && !strings.HasPrefix(l, "+++ ") {
+				l = l[:1] + f(l[0], l[1:])
+			}
+			out = append(out, l)
+		}
+		return strings.Join(out, "\n")
+	}
+	esc := func(_ byte, t string) string { return strings.ReplaceAll(t, `"`, `\"`) }
+	g.patchCase("json_escapes", "envelope-quotes-escaped-in-lines", "an envelope whose lines have \\\" for their quotes", []doc{server},
+		hunkLines(envelope(view{}, part{d: server, hunks: []hunk{h(sGet)}}), esc), server.apply(sGet))
+	g.patchCase("json_escapes", "unified-quotes-escaped-in-lines", "a unified diff whose lines have \\\" for their quotes", []doc{ts},
+		hunkLines(unified(view{}, "git", part{d: ts, hunks: []hunk{h(tHeaders)}}), esc), ts.apply(tHeaders))
+	numbered := func(d doc, e ed) string {
+		s := e.start(d) - 3
+		n := 0
+		return hunkLines(envelope(view{}, part{d: d, hunks: []hunk{h(e)}}), func(kind byte, t string) string {
+			if kind == '+' {
+				return t
+			}
+			n++
+			return fmt.Sprintf("%4d\t%s", s+n, t)
+		})
+	}
+	g.patchCase("line_numbers", "envelope-numbered-lines", "envelope context and removed lines copied with read_file's numbers", []doc{py},
+		numbered(py, pReserve), py.apply(pReserve))
+	g.patchCase("line_numbers", "envelope-numbered-go", "a numbered envelope on a Go file", []doc{server},
+		numbered(server, sSwitch), server.apply(sSwitch))
+}

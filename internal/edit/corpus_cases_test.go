@@ -28,6 +28,8 @@ var corpusClasses = []func(*gen){
 	classInsert,
 	classNotFound,
 	heldOut,
+	classAlignment,
+	patchVariants,
 }
 
 // The careful edits the classes start from, by file. Replacement lines are written in the

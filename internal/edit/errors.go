@@ -123,7 +123,7 @@ func (e *MatchError) Error() string {
 			b.WriteString("; the file has bytes that are not UTF-8, shown as \uFFFD by read_file")
 		}
 		if e.Unsure != "" {
-			fmt.Fprintf(&b, "; the file is not UTF-8 and its encoding cannot be told (%s), so old_string's characters beyond ASCII cannot be found in it", e.Unsure)
+			fmt.Fprintf(&b, "; the file is not UTF-8 and its encoding cannot be told (%s), so only its ASCII text can be matched", e.Unsure)
 		}
 		writeNearest(&b, "old_string", e.Nearest, e.Diverge)
 	}
@@ -168,7 +168,7 @@ func firstOr(ls []int, d int) int {
 func writeNearest(b *strings.Builder, what string, n *Nearest, dv *Divergence) {
 	switch {
 	case n == nil:
-		b.WriteString(", and the file has no lines to compare it with")
+		b.WriteString(": the file is empty, it has no line 1 to match")
 		return
 	case n.Similarity < minUsefulSimilarity:
 		switch {
@@ -191,7 +191,10 @@ func writeNearest(b *strings.Builder, what string, n *Nearest, dv *Divergence) {
 
 // nextForNearest is the next step after text that matched nowhere.
 func nextForNearest(what string, n *Nearest) string {
-	if n == nil || n.Similarity < minUsefulSimilarity {
+	if n == nil {
+		return "write the file whole with create_file, or add lines with insert_edit at line 1"
+	}
+	if n.Similarity < minUsefulSimilarity {
 		return "read the file again with read_file, or grep_search for a distinctive part of " + what + ": it may be in another file"
 	}
 	them := "them"
@@ -212,6 +215,8 @@ func rungIgnores(r Rung) string {
 		return "whitespace and indentation"
 	case RungPunctuation:
 		return "whitespace and Unicode punctuation"
+	case RungInnerWhitespace:
+		return "whitespace (inside lines too) and Unicode punctuation"
 	case RungBlankLines:
 		return "whitespace, punctuation and blank lines"
 	}

@@ -397,7 +397,7 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 		}
 		return lead + e.realSpan(k, cStart, cStart+len(cfv)) + trail, notes, true
 	}
-	lv := min(e.lv, levelPunct)
+	lv := min(e.lv, levelSpaces)
 	no, nf := normalize(co, lv, true), normalize(cfv, lv, true)
 	if no.s != nf.s {
 		// The content does not align (a fuzzy context line, a rung that changed more):

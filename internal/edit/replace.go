@@ -20,6 +20,8 @@ const (
 	RungTrailingWhitespace Rung = "trailing_whitespace"
 	RungIndentation        Rung = "indentation"
 	RungPunctuation        Rung = "unicode_punctuation"
+	// RungInnerWhitespace also reads a run of spaces and tabs inside a line as one space.
+	RungInnerWhitespace Rung = "inner_whitespace"
 	// RungBlankLines also ignores blank lines missing or added on either side.
 	RungBlankLines Rung = "blank_lines"
 )
@@ -60,7 +62,8 @@ const (
 
 // Replace applies r to content using the edit ladder: an exact match first, then matches that
 // ignore line endings, trailing whitespace, indentation (tabs vs spaces, another indent scale,
-// a level off), Unicode punctuation and missing or extra blank lines in turn. When the text as
+// a level off), Unicode punctuation, the width of whitespace inside lines and missing or extra
+// blank lines in turn. When the text as
 // sent matches nowhere, it is tried again without read_file's line-number prefixes and with
 // JSON escapes read as the characters they stand for. Tolerant matches are applied only when
 // unique. Lines the model copied unchanged keep the file's bytes; what it changed is written in
@@ -300,9 +303,11 @@ var tolerantRungs = []struct {
 	{levelTrailing, false, RungTrailingWhitespace},
 	{levelIndent, false, RungIndentation},
 	{levelPunct, false, RungPunctuation},
+	{levelSpaces, false, RungInnerWhitespace},
 	{levelTrailing, true, RungBlankLines},
 	{levelIndent, true, RungBlankLines},
 	{levelPunct, true, RungBlankLines},
+	{levelSpaces, true, RungBlankLines},
 }
 
 // modelLines splits the model's text into lines, and says whether it ended with a line break.
@@ -527,7 +532,7 @@ func lineNumbered(s string) bool {
 // and the next step.
 func notFound(s string, r Replacement, vs []variant, cv *codec) error {
 	me := &MatchError{Err: ErrNotFound, LineNumbered: lineNumbered(r.OldString)}
-	if cv != nil && cv.name == "" && !isASCII(r.OldString) {
+	if cv != nil && cv.name == "" {
 		me.Unsure = cv.unsure
 	}
 	text := s
