@@ -25,7 +25,8 @@ import (
 // that have an intended result land as intended, on any wrong write, on a refusal that does not
 // say where and what next, and on a crash or a hang.
 //
-// TOOLHOST_CORPUS_REPORT=FILE also writes every case's outcome and answer there (JSON lines).
+// TOOLHOST_CORPUS_REPORT=FILE also writes every case's outcome and answer there (JSON lines);
+// TOOLHOST_CORPUS_BINARY=PATH measures that binary instead of building this tree.
 func TestEditCorpus(t *testing.T) {
 	cases := loadCorpus(t)
 	bin := buildToolhost(t)
@@ -116,9 +117,14 @@ func loadCorpus(t *testing.T) []corpusCase {
 	return out
 }
 
-// buildToolhost builds the binary the corpus runs against.
+// buildToolhost builds the binary the corpus runs against; TOOLHOST_CORPUS_BINARY names another
+// one to measure (an older build, for a before-and-after table).
 func buildToolhost(t *testing.T) string {
 	t.Helper()
+	if bin := os.Getenv("TOOLHOST_CORPUS_BINARY"); bin != "" {
+		t.Logf("measuring %s", bin)
+		return bin
+	}
 	bin := filepath.Join(t.TempDir(), "toolhost")
 	out, err := exec.Command("go", "build", "-o", bin, "toolhost/cmd/toolhost").CombinedOutput()
 	if err != nil {
