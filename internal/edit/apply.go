@@ -168,7 +168,7 @@ type view struct {
 }
 
 func currentView(cells []cell) view {
-	var v view
+	v := view{idx: make([]int, 0, len(cells)), lines: make([]string, 0, len(cells))}
 	for i, c := range cells {
 		if !c.gone {
 			v.idx = append(v.idx, i)
@@ -179,7 +179,7 @@ func currentView(cells []cell) view {
 }
 
 func originalView(cells []cell) view {
-	var v view
+	v := view{idx: make([]int, 0, len(cells)), lines: make([]string, 0, len(cells))}
 	for i, c := range cells {
 		if c.orig >= 0 {
 			v.idx = append(v.idx, i)
@@ -228,7 +228,6 @@ func placeInsertion(cells []cell, cur view, h Hunk, cursor, delta int) *hunkPlac
 
 // findHunk finds the one place a hunk's old lines fit.
 func findHunk(cells []cell, cur view, h Hunk, oldSide []string, kinds []byte, cursor, delta int, cv *codec) (*hunkPlace, error) {
-	orig := originalView(cells)
 	changed := false
 	for i := range cells {
 		if cells[i].gone || cells[i].orig < 0 {
@@ -236,10 +235,23 @@ func findHunk(cells []cell, cur view, h Hunk, oldSide []string, kinds []byte, cu
 			break
 		}
 	}
+	// The file as it was, when earlier hunks changed it: built the first time it is needed
+	// (most hunks match the file as it is, exactly).
+	var origView *view
+	original := func() view {
+		if !changed {
+			return cur
+		}
+		if origView == nil {
+			v := originalView(cells)
+			origView = &v
+		}
+		return *origView
+	}
 	context := func(i int) bool { return i >= 0 && i < len(kinds) && kinds[i] == ' ' }
-	views := []view{cur}
+	nviews := 1
 	if changed {
-		views = append(views, orig)
+		nviews = 2
 	}
 	useViews := []bool{false}
 	if cv != nil && strings.ContainsRune(strings.Join(oldSide, ""), utf8.RuneError) {
@@ -258,7 +270,11 @@ func findHunk(cells []cell, cur view, h Hunk, oldSide []string, kinds []byte, cu
 				q.fuzzy = context
 				q.maxFuzz = 1
 			}
-			for vi, v := range views {
+			for vi := range nviews {
+				v := cur
+				if vi == 1 {
+					v = original()
+				}
 				key := [2]int{vi, 0}
 				var vls []viewLine
 				if useView {
@@ -312,6 +328,7 @@ func findHunk(cells []cell, cur view, h Hunk, oldSide []string, kinds []byte, cu
 		}
 	}
 	// Not found: the nearest text, in the file as the model read it.
+	orig := original()
 	what := "its context and removed lines were not found"
 	if h.EOF {
 		what = "its lines were not found at the end of the file (*** End of File)"
@@ -499,33 +516,55 @@ func (p *hunkPlace) apply(cells *[]cell, h Hunk, oldSide, newSide []string) ([]s
 		}
 	}
 	// Insert each added line after its cell: right after it in the current view; in the
-	// original view after what earlier hunks added there, which comes first.
-	out := make([]cell, 0, len(cs)+len(adds))
-	next := 0
-	lastNew := -1
-	flush := func(upto int) {
-		for next < len(adds) && adds[next].after <= upto {
-			out = append(out, cell{text: adds[next].text, orig: -1})
-			lastNew = len(out) - 1
-			next++
+	// original view after what earlier hunks added there, which comes first. Groups go in from
+	// the end, so the cell indexes of the ones before stay valid.
+	type group struct {
+		at    int // cell index the group is inserted at
+		cells []cell
+	}
+	var groups []group
+	for i := 0; i < len(adds); {
+		j := i
+		var g group
+		for j < len(adds) && adds[j].after == adds[i].after {
+			g.cells = append(g.cells, cell{text: adds[j].text, orig: -1})
+			j++
+		}
+		at := adds[i].after + 1
+		if p.original {
+			for at < len(cs) && cs[at].orig < 0 {
+				at++
+			}
+		}
+		g.at = at
+		groups = append(groups, g)
+		i = j
+	}
+	lastCell := keepLast
+	shift := 0
+	for _, g := range groups {
+		if g.at <= keepLast {
+			shift += len(g.cells)
 		}
 	}
-	flush(-1)
-	for i, c := range cs {
-		if p.original && c.orig >= 0 {
-			flush(i - 1)
-		}
-		out = append(out, c)
-		if i == keepLast {
-			lastNew = max(lastNew, len(out)-1)
-		}
-		if !p.original {
-			flush(i)
-		}
+	if keepLast >= 0 {
+		lastCell = keepLast + shift
 	}
-	flush(len(cs))
-	p.lastCell = lastNew
-	*cells = out
+	for gi := len(groups) - 1; gi >= 0; gi-- {
+		g := groups[gi]
+		cs = slices.Insert(cs, g.at, g.cells...)
+	}
+	if n := len(groups); n > 0 {
+		// The last group's last line, where it landed once the groups before it went in.
+		before := 0
+		for _, g := range groups[:n-1] {
+			before += len(g.cells)
+		}
+		end := groups[n-1].at + before + len(groups[n-1].cells) - 1
+		lastCell = max(lastCell, end)
+	}
+	p.lastCell = lastCell
+	*cells = cs
 	return notes, nil
 }
 

@@ -65,10 +65,20 @@ func (fk *fileKeys) at(lv level) []string {
 	return ks
 }
 
-// lineKeyAt is one line's key at a level.
+// lineKeyAt is one line's key at a level. ASCII lines without inner runs of whitespace, most
+// lines of code, take a fast path.
 func lineKeyAt(l string, lv level) string {
-	if lv == levelLineEndings {
+	switch lv {
+	case levelLineEndings:
 		return strings.TrimSuffix(l, "\r")
+	case levelTrailing:
+		return strings.TrimRight(l, " \t\r")
+	case levelIndent:
+		return strings.TrimLeft(strings.TrimRight(l, " \t\r"), " \t")
+	}
+	t := strings.TrimLeft(strings.TrimRight(l, " \t\r"), " \t")
+	if isASCII(t) && (lv == levelPunct || !strings.Contains(t, "  ") && !strings.Contains(t, "\t")) {
+		return t
 	}
 	return normalize(l, lv, false).s
 }
@@ -130,7 +140,7 @@ func findBlock(fk *fileKeys, q blockQuery) []blockMatch {
 	var out []blockMatch
 	fuzzyFirst := q.fuzzy != nil && q.maxFuzz > 0 && q.fuzzy(0)
 	for j := range lines {
-		m := blockMatch{start: j, pair: make([]int, n)}
+		m := blockMatch{start: j}
 		switch {
 		case keys[j] == ok[0]:
 			m.startCol = q.startColWhole(lines[j])
@@ -145,6 +155,7 @@ func findBlock(fk *fileKeys, q blockQuery) []blockMatch {
 		default:
 			continue
 		}
+		m.pair = make([]int, n)
 		m.pair[0] = j
 		if !walkBlock(fk, keys, ok, q, &m, 1, j+1) {
 			continue

@@ -113,7 +113,7 @@ func findNearest(s, want, label string) *Nearest {
 
 // lineKey is a line reduced to what a careless copy usually preserves.
 func lineKey(l string) string {
-	return normalize(strings.TrimSpace(l), levelSpaces, false).s
+	return lineKeyAt(strings.TrimSpace(l), levelSpaces)
 }
 
 // lineSim is a cheap similarity in [0, 1]: the share of the longer line
