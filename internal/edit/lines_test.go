@@ -104,6 +104,12 @@ func TestReplaceLines(t *testing.T) {
 			want: "print(\"a\\nb\")\nx = 2\n", rung: RungExact, wantUndid: undidEscapes,
 		},
 		{
+			name: "an escaped old_string with a new_string that is not: its \\n stays two characters",
+			file: "print(\"a\")\nx = 1\n",
+			old:  `print(\"a\")\nx = 1`, new: "print(\"a\\nb\")\nx = 1",
+			want: "print(\"a\\nb\")\nx = 1\n", rung: RungExact, wantUndid: undidEscapes,
+		},
+		{
 			name: "a new_string line break after a mid-line old_string is the model's",
 			file: "a {\nb\n",
 			old:  "a {", new: "a {\n  c\n",

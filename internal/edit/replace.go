@@ -125,16 +125,25 @@ func modelVariants(old, nw string) []variant {
 		out = append(out, variant{old: numbered, new: stripNewLineNumbers(nw), undid: []string{undidLineNumbers}, hint: hint})
 	}
 	if dec, ok := decodeEscapes(old); ok {
-		dn, _ := decodeEscapes(nw)
-		out = append(out, variant{old: dec, new: dn, undid: []string{undidEscapes}})
+		out = append(out, variant{old: dec, new: decodeNew(nw), undid: []string{undidEscapes}})
 		if numbered != "" {
 			if d2, ok := decodeEscapes(numbered); ok {
-				dn2, _ := decodeEscapes(stripNewLineNumbers(nw))
-				out = append(out, variant{old: d2, new: dn2, undid: []string{undidLineNumbers, undidEscapes}, hint: hint})
+				out = append(out, variant{old: d2, new: decodeNew(stripNewLineNumbers(nw)), undid: []string{undidLineNumbers, undidEscapes}, hint: hint})
 			}
 		}
 	}
 	return out
+}
+
+// decodeNew reads the escapes of a new_string whose old_string was escaped once too often. A
+// new_string that has real line breaks was not escaped that way: of its escapes only \" is
+// read, so a \n that is part of its code stays two characters.
+func decodeNew(s string) string {
+	if strings.Contains(s, "\n") {
+		return strings.NewReplacer(`\"`, `"`, `\'`, `'`).Replace(s)
+	}
+	d, _ := decodeEscapes(s)
+	return d
 }
 
 // lineNumberRe matches the prefix read_file's line_numbers puts on a line ("  12\t"), and the
