@@ -135,7 +135,15 @@ func applyHunksAt(s string, hunks []Hunk, cv *codec, placed func(hunk, first, la
 		if place.touchesEnd && (oldNoNL || newNoNL) {
 			finalNL = !newNoNL || len(newSide) == 0
 		}
-		cursor = place.cursorAfter(cells)
+		after := place.cursorAfter(cells)
+		switch {
+		case cursor < 0:
+		case after < cursor:
+			// The hunks are not in file order: "after the hunk before it" says nothing, and
+			// no later hunk is placed by it.
+			after = -1
+		}
+		cursor = after
 		delta += len(newSide) - len(oldSide)
 	}
 	out := &document{bom: d.bom, eol: d.eol, finalNL: finalNL}
@@ -208,7 +216,7 @@ type hunkPlace struct {
 // placeInsertion places a hunk that only adds lines: after its unified line number, after its
 // envelope anchor, or at the end.
 func placeInsertion(cells []cell, cur view, h Hunk, cursor, delta int) *hunkPlace {
-	from := cursor
+	from := max(cursor, 0)
 	for _, a := range h.Anchors {
 		if i := findAnchor(cur.lines, a, from); i >= 0 {
 			from = i + 1
@@ -359,7 +367,7 @@ func chooseHunk(ms []blockMatch, v view, h Hunk, hint, cursor int, current bool,
 	if len(h.Anchors) > 0 {
 		from := 0
 		if current {
-			from = cursor
+			from = max(cursor, 0)
 		}
 		found := true
 		for _, a := range h.Anchors {
@@ -389,7 +397,7 @@ func chooseHunk(ms []blockMatch, v view, h Hunk, hint, cursor int, current bool,
 		if p, ok := pickByHint(starts, hint+1); ok {
 			return ms[p], nil
 		}
-	} else if current && cursor > 0 {
+	} else if current && cursor > 0 { // (cursor < 0: hunks out of order)
 		var after []int
 		for i, m := range ms {
 			if m.start >= cursor {

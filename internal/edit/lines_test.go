@@ -359,6 +359,8 @@ func TestApplyHunksNeverGuesses(t *testing.T) {
 		{"line numbers name the first", "--- a/f\n+++ b/f\n@@ -2 +2 @@\n-\tx()\n+\ty()\n", "func a() {\n\ty()\n}\n\nfunc b() {\n\tx()\n}\n"},
 		{"line numbers far from both", "--- a/f\n+++ b/f\n@@ -40 +40 @@\n-\tx()\n+\ty()\n", ""},
 		{"the only one after the hunk before it", "*** Begin Patch\n*** Update File: f\n@@\n-func b() {\n+func b2() {\n@@\n-\tx()\n+\ty()\n*** End Patch\n", "func a() {\n\tx()\n}\n\nfunc b2() {\n\ty()\n}\n"},
+		{"hunks out of order: the hunk before says nothing",
+			"*** Begin Patch\n*** Update File: f\n@@\n-func b() {\n+func b2() {\n@@\n-func a() {\n+func a2() {\n@@\n-\tx()\n+\ty()\n*** End Patch\n", ""},
 		{"two after the hunk before it", "*** Begin Patch\n*** Update File: f\n@@\n-func a() {\n+func a2() {\n@@\n-\tx()\n+\ty()\n*** End Patch\n", ""},
 	}
 	for _, tt := range tests {
