@@ -30,6 +30,7 @@ var corpusClasses = []func(*gen){
 	heldOut,
 	classAlignment,
 	patchVariants,
+	heldOutTwo,
 }
 
 // The careful edits the classes start from, by file. Replacement lines are written in the

@@ -202,7 +202,9 @@ func TestStripLineNumbers(t *testing.T) {
 		{"  12\tfoo\n  13\t\tbar", "foo\n\tbar", 12, true},
 		{"12\tfoo\n13\n14\tbaz", "foo\n\nbaz", 12, true},
 		{"     7→x\n     8→y", "x\ny", 7, true},
-		{"12\tfoo\n14\tbar", "", 0, false},
+		{"12\tfoo\n14\tbar", "foo\nbar", 12, true},
+		{"12\tfoo\n19\tbar", "", 0, false},
+		{"12\tfoo\n11\tbar", "", 0, false},
 		{"foo\n12\tbar", "", 0, false},
 		{"plain", "", 0, false},
 	}

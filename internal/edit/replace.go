@@ -151,7 +151,8 @@ func decodeNew(s string) string {
 var lineNumberRe = regexp.MustCompile(`^ *(\d+)(\t|→)`)
 
 // stripLineNumbers removes line-number prefixes from every line of s when all its lines carry
-// consecutive ones; it returns the text and the first number.
+// increasing ones (a gap of a few lines is a blank line the copy left out); it returns the text
+// and the first number.
 func stripLineNumbers(s string) (string, int, bool) {
 	lines := strings.Split(strings.ReplaceAll(s, "\r\n", "\n"), "\n")
 	first, next := 0, 0
@@ -178,7 +179,7 @@ func stripLineNumbers(s string) (string, int, bool) {
 			return "", 0, false
 		}
 		n, _ := strconv.Atoi(m[1])
-		if next != 0 && n != next {
+		if next != 0 && (n < next || n > next+3) {
 			return "", 0, false
 		}
 		if next == 0 {
