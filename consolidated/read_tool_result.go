@@ -23,7 +23,8 @@ func ReadToolResultTool() *Tool {
 				if c.Env.Spill == nil {
 					return nil, Errorf(CodeUnavailable, "no spilled results are kept by this server")
 				}
-				max := int64(c.BudgetBytes()) - 200
+				page := c.Budget().Page()
+				max := int64(page.Bytes)
 				length := a.Length
 				if length <= 0 || length > max {
 					length = max
@@ -35,6 +36,9 @@ func ReadToolResultTool() *Tool {
 				if err != nil {
 					return nil, err
 				}
+				// A page ends where the client's limit would cut it: after its last whole
+				// line within the budget's lines and (JSON-encoded) size.
+				text = page.Trim(text)
 				end := start + int64(len(text))
 				head := fmt.Sprintf("[%s bytes %d-%d of %d", a.ID, start, end, total)
 				if end < total {

@@ -33,9 +33,12 @@ type Env struct {
 	DefaultConversation string
 	// Profile names the active profile in "disabled" errors.
 	Profile string
-	// BudgetTokens caps a result's text; larger text is cut and spilled. Zero means the
-	// calling client's default (see Call.BudgetBytes).
+	// BudgetTokens caps a result's text; larger text is cut and spilled. Zero means
+	// DefaultBudgetTokens. The calling client's own limit caps it further (ResultBudget).
 	BudgetTokens int
+	// Output are the user's limits of their client, which replace the client's row of
+	// ClientLimits.
+	Output OutputLimits
 	Spill        *Spill
 	Logger       *slog.Logger
 	// Executions records every call; nil keeps no history.
@@ -605,7 +608,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		}
 	}
 	text := res.Text
-	if max := c.BudgetBytes(); len(text) > max && !res.NoSpill {
+	if b := c.Budget(); !res.NoSpill && !b.Fits(text) {
 		id, why := "", "the state directory has no place for results (the server's log says why)"
 		if r.env.Spill != nil {
 			var serr error
@@ -614,7 +617,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 				id, why = "", spillFailure(serr)
 			}
 		}
-		text = cut(text, max, id, why)
+		text = b.Fit(text, id, why)
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: withNotes(text, c.notes)}}
 	content = append(content, res.Content...)

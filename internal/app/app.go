@@ -157,6 +157,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		DefaultConversation: conv,
 		Profile:             name,
 		BudgetTokens:        budget,
+		Output:              consolidated.OutputLimits{MaxResultChars: cfg.Output.MaxResultChars, MaxResultLines: cfg.Output.MaxResultLines},
 		Spill:               spill,
 		Logger:              logger,
 	}
