@@ -170,6 +170,7 @@ func FileTool(cfg FileConfig) *Tool {
 	return &Tool{
 		Resources:   f.resources(),
 		Name:        "file_operations",
+		Title:       "Files",
 		Description: "Read, search and edit files: " + OperationsPlaceholder + ". Outside the working directory, writes need a grant (the user_collaboration tool). Edits fail if the file changed since you read it; each write returns its diff.",
 		Operations: []Operation{
 			Op("read_file", "lines or bytes of a file", RiskRead, f.readFile),

@@ -16,6 +16,7 @@ type readToolResultArgs struct {
 func ReadToolResultTool() *Tool {
 	return &Tool{
 		Name:        "read_tool_result",
+		Title:       "Read a cut result",
 		Description: "Page through a result that was cut to fit the size budget, by id, offset and length.",
 		Single:      true,
 		Operations: []Operation{

@@ -39,8 +39,8 @@ type Env struct {
 	// Output are the user's limits of their client, which replace the client's row of
 	// ClientLimits.
 	Output OutputLimits
-	Spill        *Spill
-	Logger       *slog.Logger
+	Spill  *Spill
+	Logger *slog.Logger
 	// Executions records every call; nil keeps no history.
 	Executions *engine.Engine
 	// Limits rate-limits calls per principal and category; nil sets no limit.
@@ -141,6 +141,7 @@ func (r *Registry) buildTools(enabled map[string][]Operation, tier authz.Tier) [
 		}
 		out = append(out, &mcp.Tool{
 			Name:        t.Name,
+			Title:       t.Title,
 			Description: t.description(ops),
 			InputSchema: t.inputSchema(ops),
 			Annotations: annotations(ops),
@@ -222,7 +223,7 @@ func (r *Registry) Register(s *mcp.Server) {
 	}
 	if r.env.Executions != nil {
 		s.AddResource(&mcp.Resource{URI: RecentExecutionsURI, Name: "recent-executions", MIMEType: "application/json",
-			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors."}, r.recentExecutions)
+			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors.", Annotations: forUser(0.3)}, r.recentExecutions)
 	}
 	r.serveOn([]*mcp.Server{s})
 	s.AddReceivingMiddleware(r.resourceMiddleware(), r.listMiddleware())
