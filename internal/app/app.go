@@ -357,6 +357,7 @@ func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 		Instructions: instructions,
 		Registry:     a.Registry,
 		Logger:       a.Logger,
+		ListTTL:      a.ListTTL,
 		Middleware:   []mcp.Middleware{a.prepareMiddleware(), a.switchesMiddleware(), a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
 	})
 	a.switchMu.Lock()
