@@ -43,6 +43,10 @@ const instructions = "toolhost: files, terminals, todos, memory and more behind 
 
 // App is a configured toolhost: everything a transport needs to serve it.
 type App struct {
+	// countSessions counts serve's live HTTP sessions (CountSessionsWith).
+	sessionsMu    sync.Mutex
+	countSessions func() server.SessionCounts
+
 	Config      *config.Config
 	ProfileName string
 	Profile     config.Profile
