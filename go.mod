@@ -21,6 +21,7 @@ require (
 	github.com/pkoukk/tiktoken-go-loader v0.0.2
 	github.com/sergi/go-diff v1.4.0
 	go.etcd.io/bbolt v1.4.3
+	go.yaml.in/yaml/v3 v3.0.5
 	golang.org/x/net v0.59.0
 	golang.org/x/sys v0.49.0
 	golang.org/x/text v0.43.0
