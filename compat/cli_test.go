@@ -47,6 +47,13 @@ func script(m string) []Step {
 		{Name: "todo_read", Tool: "todo_operations", Args: map[string]any{"operation": "read"}},
 		// Gemini CLI adds wait_for_previous to every MCP tool's schema and forwards it.
 		{Name: "injected_key", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "notes.txt", "wait_for_previous": true}},
+		// Results of 5, 10, 20 and 80 KB, and a file of 3,000 short lines: toolhost keeps each
+		// under the client's own limit (a page), and the client must pass it on whole.
+		{Name: "size_5k", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": sizedName(5)}},
+		{Name: "size_10k", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": sizedName(10)}},
+		{Name: "size_20k", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": sizedName(20)}},
+		{Name: "size_80k", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": sizedName(80)}},
+		{Name: "lines_page", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "lines.txt"}},
 		// Over HTTP, toolhost serve is restarted before this call: the client's session is gone.
 		{Name: "after_restart", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "other.txt"}},
 		// Over HTTP, the restarted serve closes sessions idle for 2s, and the model waits for
@@ -68,6 +75,7 @@ type report struct {
 	toolName  string // how the client named file_operations for the model
 	forwards  string // what of a result reaches the model: text, structured, both, neither
 	cut       string // what of the big result reached the model
+	sizes     string // what of the sized results reached the model
 	duration  time.Duration
 	checks    []checkResult
 	notes     []string
@@ -115,7 +123,7 @@ func TestAgentCLIs(t *testing.T) {
 				r.keepArtifacts(t, c.name+"/"+tr, o)
 				rep := evaluate(r, o)
 				rep.name, rep.version = c.name+"/"+tr, clientVersion(s, c)
-				checkPins(rep, pinned(t, c.pkg), pins[c.pkg])
+				checkPins(rep, pinned(t, c.pkg), pins[c.pkg], tr)
 				reportsMu.Lock()
 				reports = append(reports, rep)
 				reportsMu.Unlock()
@@ -370,6 +378,29 @@ func evaluate(r *run, o outcome) *report {
 		rep.notes = append(rep.notes, "idle: "+why)
 	}
 
+	// passed_whole: what toolhost sent, cut to the client's limit by toolhost, reached the
+	// model whole: the client cut nothing itself (the table of client limits is true).
+	var cutByClient, sizes []string
+	for _, step := range []string{"size_5k", "size_10k", "size_20k", "size_80k", "lines_page", "big_result"} {
+		i := stepIndex(step)
+		want := sent[i].Result.Text()
+		got, ok := text(step)
+		if !ok || want == "" {
+			cutByClient = append(cutByClient, step+": no result")
+			continue
+		}
+		main := mainText(sent[i].Result)
+		whole := strings.Contains(got, main)
+		state := "whole"
+		if !whole {
+			state = fmt.Sprintf("CUT to %d B", len(got))
+			cutByClient = append(cutByClient, fmt.Sprintf("%s (toolhost sent %d B, %d lines; the model got %d B: %s)", step, len(main), strings.Count(main, "\n")+1, len(got), excerpt(got, 200)))
+		}
+		sizes = append(sizes, fmt.Sprintf("%s %s %s", step, kbytes(len(main)), state))
+	}
+	add("passed_whole", len(cutByClient) == 0, "the client cut results toolhost sent whole: %s", strings.Join(cutByClient, "; "))
+	rep.sizes = strings.Join(sizes, ", ")
+
 	rep.forwards = forwarding(fwd[stepIndex("run_command")], sent[stepIndex("run_command")])
 	if len(mains) > 0 && mains[0].Deferred() {
 		rep.notes = append(rep.notes, "defers MCP tools (the model searches to load them)")
@@ -477,6 +508,19 @@ func cutShape(got string) string {
 	lastN, _ := strconv.Atoi(ms[len(ms)-1][1])
 	return fmt.Sprintf("%d lines (%d..%d)", len(ms), first, lastN)
 }
+
+// mainText is the first text block of a result: the result itself, without the reminders
+// that follow it (clients join blocks their own way).
+func mainText(r CallResult) string {
+	for _, b := range r.Content {
+		if b.Type == "text" {
+			return b.Text
+		}
+	}
+	return ""
+}
+
+func kbytes(n int) string { return fmt.Sprintf("%.1fK", float64(n)/1000) }
 
 func excerpt(s string, n int) string {
 	s = strings.ReplaceAll(s, "\n", "⏎")

@@ -83,7 +83,20 @@ func TestEvaluate(t *testing.T) {
 				_, rest, _ := strings.Cut(a.texts[0], "\n")
 				return textBlocks([]string{rest[:2000]})
 			},
-			want: []string{"cut_marker"},
+			want: []string{"cut_marker", "passed_whole"},
+		},
+		{
+			// Kilo Code 7.7 keeps a result's first 2,000 lines: a full page with its header
+			// loses its last line, and nothing says so.
+			name: "first 2,000 lines kept", transport: "stdio",
+			forward: func(step string, a *sentAnswer) []any {
+				lines := strings.SplitAfter(a.texts[0], "\n")
+				if len(lines) <= 2000 {
+					return textBlocks(a.texts)
+				}
+				return textBlocks([]string{strings.Join(lines[:2000], "")})
+			},
+			want: []string{"passed_whole"},
 		},
 		{
 			name: "send_input answered without waiting for wait_for", transport: "stdio", forward: text,
@@ -204,6 +217,11 @@ func recordedAnswers(m string) map[string]*sentAnswer {
 		"todo_read":     {texts: []string{todos}, facts: todoFacts},
 		"injected_key":  {texts: []string{notes}, facts: readFacts("notes.txt", 60)},
 		"after_restart": {texts: []string{other, reminder}, facts: readFacts("other.txt", 20)},
+		"size_5k":       {texts: []string{"size-5k.txt: lines 1-51 of 51\n" + sizedText(5)}},
+		"size_10k":      {texts: []string{"size-10k.txt: lines 1-101 of 101\n" + sizedText(10)}},
+		"size_20k":      {texts: []string{"size-20k.txt: lines 1-201 of 201\n" + sizedText(20)}},
+		"size_80k":      {texts: []string{"size-80k.txt: lines 1-801 of 801\n" + sizedText(80)}},
+		"lines_page":    {texts: []string{"lines.txt: lines 1-2000 of 3000; truncated, continue with start_line 2001\n" + shortLines(2000)}},
 		"after_idle":    {texts: []string{todos}, facts: todoFacts},
 	}
 }

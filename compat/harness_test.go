@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -383,12 +384,45 @@ func writeWorkspace(t *testing.T, dir, marker string) {
 		"edit.txt":  "alpha-" + marker + "\nbeta\ndelta\n",
 		"other.txt": "nothing to see here\n",
 		"big.log":   big.String(),
+		// 3,000 short lines: a whole read_file page is 2,000 lines and its header.
+		"lines.txt": shortLines(3000),
+	}
+	for _, kb := range probeSizes {
+		files[sizedName(kb)] = sizedText(kb)
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// resultSizes are the sizes, in KB, of the files whose read_file results show what a client
+// does to a result of that size.
+var resultSizes = []int{5, 10, 20, 80}
+
+// probeSizes are the sizes TestClientLimits sends whole, finer where clients cut.
+var probeSizes = []int{5, 10, 20, 30, 40, 60, 80}
+
+func sizedName(kb int) string { return fmt.Sprintf("size-%dk.txt", kb) }
+
+// sizedText is kb KB of 100-byte lines, each numbered, with quotes and a tab so that a client
+// counting JSON sees them grow.
+func sizedText(kb int) string {
+	var b strings.Builder
+	for i := 1; b.Len() < kb*1000; i++ {
+		line := fmt.Sprintf("%dK line %05d: \"quoted\"\tlorem ipsum dolor sit amet, consectetur adipiscing elit", kb, i)
+		b.WriteString(line + strings.Repeat(".", max(0, 99-len(line))) + "\n")
+	}
+	return b.String()
+}
+
+func shortLines(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "l%06d\n", i)
+	}
+	return b.String()
 }
 
 // served is `toolhost serve` on a loopback port with a token, behind an HTTP recorder whose
@@ -516,6 +550,7 @@ func (s *suite) runBounded(t *testing.T, f *fixture, timeout time.Duration, env 
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+	s.killLeftovers(f.dir)
 	fin.stdout, fin.stderr = stdout.String(), stderr.String()
 	var ee *exec.ExitError
 	switch {
@@ -527,6 +562,26 @@ func (s *suite) runBounded(t *testing.T, f *fixture, timeout time.Duration, env 
 		t.Fatalf("%s: %v", bin, err)
 	}
 	return fin
+}
+
+// killLeftovers ends the processes a client left running in a process group of their own
+// (Cline's hub daemon, started with the run's working directory): every process whose command
+// line names the run's directory, but toolhost and the recorder, which the fixture ends.
+func (s *suite) killLeftovers(dir string) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); exe == s.toolhost || exe == s.self {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(dir+"/")) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // exec runs the client with its arguments and environment, bounded by timeout, and collects

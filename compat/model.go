@@ -245,7 +245,7 @@ func (m *Model) decide(req *Request) reply {
 	step := m.Script[n]
 	m.beforeCall(n)
 	if d, ok := req.Tool(step.Tool); ok {
-		args, _ := json.Marshal(step.Args)
+		args, _ := json.Marshal(req.resolve(step.Args))
 		return reply{call: &ToolCall{ID: fmt.Sprintf("compat_%02d", n), Name: d.Name, Namespace: d.Namespace, Args: args}}
 	}
 	// A client that defers MCP tools lists only their names and offers a search tool that
@@ -285,6 +285,30 @@ func (m *Model) beforeCall(n int) {
 	if !done {
 		m.BeforeCall(n)
 	}
+}
+
+// CutID in a step's arguments stands for the read_tool_result id of the latest cut result the
+// client forwarded: the model pages what toolhost cut.
+const CutID = "$CUT_ID"
+
+var cutIDRE = regexp.MustCompile(`r[0-9a-f]{12}`)
+
+// resolve replaces CutID in args with the id of the latest cut result in the history.
+func (r *Request) resolve(args map[string]any) map[string]any {
+	out := map[string]any{}
+	for k, v := range args {
+		if v == CutID {
+			v = ""
+			for i := len(r.Results) - 1; i >= 0; i-- {
+				if id := cutIDRE.FindString(r.Results[i].Text()); id != "" {
+					v = id
+					break
+				}
+			}
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // scriptCalls counts the script's calls in the history: every call except tool searches.
@@ -507,8 +531,23 @@ func parseAnthropic(req *Request, v map[string]any) {
 }
 
 // resultLeaves reads a forwarded result: content blocks give their text (not their type names),
-// anything else gives its strings.
+// anything else gives its strings. A client that forwards the MCP result's JSON as a string
+// (Cline: {"content":[...]}) gives the texts in it.
 func resultLeaves(v any) []string {
+	if s, ok := v.(string); ok && strings.HasPrefix(s, `{"content":[`) {
+		var r struct {
+			Content []any `json:"content"`
+		}
+		if json.Unmarshal([]byte(s), &r) == nil {
+			return resultLeaves(r.Content)
+		}
+	}
+	if s, ok := v.(string); ok && strings.HasPrefix(s, `[{"type":"text"`) { // Continue
+		var blocks []any
+		if json.Unmarshal([]byte(s), &blocks) == nil {
+			return resultLeaves(blocks)
+		}
+	}
 	if blocks, ok := v.([]any); ok {
 		var out []string
 		for _, bv := range blocks {

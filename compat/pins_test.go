@@ -21,16 +21,30 @@ type pinnedClient struct {
 	readme   string
 	pkg      string
 	protocol string
+	// httpProtocol is the version negotiated over HTTP when it differs from stdio's.
+	httpProtocol string
+}
+
+// protocolOn is the version the client negotiates over transport.
+func (p pinnedClient) protocolOn(transport string) string {
+	if transport == "http" && p.httpProtocol != "" {
+		return p.httpProtocol
+	}
+	return p.protocol
 }
 
 var pinnedClients = []pinnedClient{
-	{"Claude Code", "@anthropic-ai/claude-code", "2026-07-28"},
-	{"Codex", "@openai/codex", "2025-06-18"},
-	{"Gemini CLI", "@google/gemini-cli", "2025-06-18"},
-	{"opencode", "opencode-ai", "2025-11-25"},
-	{"Qwen Code", "@qwen-code/qwen-code", "2025-11-25"},
-	{"TS SDK", "@modelcontextprotocol/sdk", "2025-11-25"},
-	{"MCP Inspector CLI", "@modelcontextprotocol/inspector", "2025-11-25"},
+	{"Claude Code", "@anthropic-ai/claude-code", "2026-07-28", ""},
+	{"Codex", "@openai/codex", "2025-06-18", ""},
+	{"Gemini CLI", "@google/gemini-cli", "2025-06-18", ""},
+	{"opencode", "opencode-ai", "2025-11-25", ""},
+	{"Qwen Code", "@qwen-code/qwen-code", "2025-11-25", ""},
+	{"Cline", "cline", "2024-11-05", "2025-11-25"},
+	{"Kilo Code", "@kilocode/cli", "2025-11-25", ""},
+	{"Continue", "@continuedev/cli", "2025-11-25", ""},
+	{"GitHub Copilot CLI", "@github/copilot", "2026-07-28", ""},
+	{"TS SDK", "@modelcontextprotocol/sdk", "2025-11-25", ""},
+	{"MCP Inspector CLI", "@modelcontextprotocol/inspector", "2025-11-25", ""},
 }
 
 // pinned returns the row of an npm package.
@@ -72,12 +86,12 @@ func installedVersion(s *suite, pkg string) string {
 
 // checkPins adds the checks that hold an agent CLI's run to its row: the version the CLI says it
 // is (--version) is the one package.json pins, and the protocol it negotiated is the row's.
-func checkPins(rep *report, pin pinnedClient, want string) {
+func checkPins(rep *report, pin pinnedClient, want, transport string) {
 	rep.checks = append(rep.checks,
 		checkResult{name: "client_version", ok: rep.version == want,
 			detail: fmt.Sprintf("%s --version says %s; package.json pins %s", pin.pkg, rep.version, want)},
-		checkResult{name: "protocol", ok: rep.protocol == pin.protocol,
-			detail: fmt.Sprintf("negotiated protocol %q; the suite's table (and README.md's) says %s", rep.protocol, pin.protocol)})
+		checkResult{name: "protocol", ok: rep.protocol == pin.protocolOn(transport),
+			detail: fmt.Sprintf("negotiated protocol %q over %s; the suite's table (pinnedClients) says %s", rep.protocol, transport, pin.protocolOn(transport))})
 }
 
 // TestClientTable holds README.md's table of tested clients to pinnedClients and package.json:

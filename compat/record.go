@@ -404,6 +404,9 @@ func (c CallResult) Text() string {
 func analyze(msgs []Message) Session {
 	s := Session{HTTPErrors: map[int]int{}}
 	calls := map[string]int{} // request id -> index in s.Calls
+	// early holds results whose call the recorder logged after them (the stdio recorder's
+	// two directions race to the log), by request id.
+	early := map[string]json.RawMessage{}
 	var metaProto, headerProto string
 	for _, m := range msgs {
 		if m.Status >= 400 {
@@ -447,6 +450,11 @@ func analyze(msgs []Message) Session {
 				json.Unmarshal(r.Params, &cp)
 				calls[string(r.ID)] = len(s.Calls)
 				s.Calls = append(s.Calls, MCPCall{Tool: cp.Name, Args: cp.Arguments})
+				if res, ok := early[string(r.ID)]; ok {
+					delete(early, string(r.ID))
+					c := &s.Calls[len(s.Calls)-1]
+					c.Answered = json.Unmarshal(res, &c.Result) == nil
+				}
 			}
 		case m.Dir == "s2c" && r.Result != nil:
 			var ir struct {
@@ -455,8 +463,10 @@ func analyze(msgs []Message) Session {
 			if json.Unmarshal(r.Result, &ir) == nil && ir.ProtocolVersion != "" {
 				s.Protocol = ir.ProtocolVersion
 			}
-			if i, ok := calls[string(r.ID)]; ok {
+			if i, ok := calls[string(r.ID)]; ok && !s.Calls[i].Answered {
 				s.Calls[i].Answered = json.Unmarshal(r.Result, &s.Calls[i].Result) == nil
+			} else {
+				early[string(r.ID)] = r.Result
 			}
 		}
 	}
