@@ -53,15 +53,14 @@ type ClientLimit struct {
 // read_tool_result id, so no client ever cuts what toolhost sends. A client not in the table
 // gets DefaultBudgetTokens. The rows are in the order docs/clients.md lists them.
 var ClientLimits = []ClientLimit{
-	{Client: "Claude Code", Match: "claude", Chars: 50_000, Cut: "2 KB preview, the rest in a file"},
-	{Client: "Codex", Match: "codex", Chars: 11_000, Cut: "head and tail"},
-	{Client: "Gemini CLI", Match: "gemini", Chars: 40_000, Cut: "head and tail"},
-	{Client: "opencode", Match: "opencode", Chars: 51_200, Lines: 2_000, Cut: "head, the rest in a file"},
-	{Client: "Qwen Code", Match: "qwen", Chars: 25_000, Lines: 1_000, Cut: "a 2.4 KB preview"},
-	{Client: "Cline", Match: "cline", Chars: 8_000, JSON: true, Cut: "head and tail of the result's JSON, no word of the gap"},
-	{Client: "Kilo Code", Match: "kilo", Chars: 51_200, Lines: 2_000, Cut: "the first 2,000 lines, no word of the rest"},
-	{Client: "Continue", Match: "continue", Cut: "none seen"},
-	{Client: "GitHub Copilot CLI", Match: "copilot", Chars: 30_000, Cut: "a file and a 500-character preview"},
+	{Client: "Claude Code", Match: "claude", Chars: 50_000, Cut: "a 2 KB preview, the rest in a file"},
+	{Client: "Codex", Match: "codex", Chars: 11_000, Cut: "about 12 KB, head and tail"},
+	{Client: "Gemini CLI", Match: "gemini", Chars: 40_000, Cut: "about 40 KB, head and tail"},
+	{Client: "opencode", Match: "opencode", Chars: 51_200, Lines: 2_000, Cut: "the first 2,000 lines or 50 KB, the rest in a file"},
+	{Client: "Qwen Code", Match: "qwen", Chars: 25_000, Cut: "a 2.4 KB preview"},
+	{Client: "Cline", Match: "cline", Chars: 8_000, JSON: true, Cut: "8,000 characters of the result's JSON, head and tail, no word of the gap"},
+	{Client: "Kilo Code", Match: "kilo", Chars: 51_200, Lines: 2_000, Cut: "the first 2,000 lines or 50 KB, no word of the rest"},
+	{Client: "GitHub Copilot CLI", Match: "copilot", Chars: 20_000, Cut: "a file and a 500-character preview"},
 }
 
 // LimitFor returns the row of the client that sent info, and whether there is one.

@@ -107,7 +107,7 @@ func TestResultBudget(t *testing.T) {
 	}{
 		{"Claude Code", 0, OutputLimits{}, &mcp.Implementation{Name: "claude-code", Version: "2.1.331"}, Budget{Bytes: 45_000}},
 		{"Codex", 0, OutputLimits{}, &mcp.Implementation{Name: "codex-mcp-client", Version: "0.169.0"}, Budget{Bytes: 9_500}},
-		{"Qwen Code: characters and lines", 0, OutputLimits{}, &mcp.Implementation{Name: "qwen-cli-mcp-client-toolhost"}, Budget{Bytes: 22_500, Lines: 900}},
+		{"Qwen Code", 0, OutputLimits{}, &mcp.Implementation{Name: "qwen-cli-mcp-client-toolhost"}, Budget{Bytes: 22_500}},
 		{"Cline: the JSON counts", 0, OutputLimits{}, &mcp.Implementation{Name: "Cline"}, Budget{Bytes: 6_500, JSON: true}},
 		{"Kilo Code: 2,000 lines", 0, OutputLimits{}, &mcp.Implementation{Name: "kilo-code"}, Budget{Bytes: 46_080, Lines: 1_800}},
 		{"unknown client: the default", 0, OutputLimits{}, &mcp.Implementation{Name: "my-agent"}, Budget{Bytes: 75_000}},
@@ -247,7 +247,7 @@ func TestBudgetPerClient(t *testing.T) {
 
 // TestPagesFitTheClient: a read_file page and a read_tool_result page never exceed what the
 // calling client passes to its model whole: Kilo Code's 2,000 lines (toolhost's full page
-// would be 2,001 with its header), Cline's 8,000 characters of JSON, Qwen Code's 1,000 lines;
+// would be 2,001 with its header), Cline's 8,000 characters of JSON, opencode's 2,000 lines;
 // a client not in the table gets the full 2,000-line page.
 func TestPagesFitTheClient(t *testing.T) {
 	var short, quoted strings.Builder
@@ -262,7 +262,7 @@ func TestPagesFitTheClient(t *testing.T) {
 		wantLast int         // the page's last line at least
 	}{
 		{"kilo-code", "short.txt", ClientLimit{Chars: 51_200, Lines: 2_000}, 1_700},
-		{"qwen-cli-mcp-client-toolhost", "short.txt", ClientLimit{Chars: 25_000, Lines: 1_000}, 850},
+		{"opencode", "short.txt", ClientLimit{Chars: 51_200, Lines: 2_000}, 1_700},
 		{"Cline", "quoted.txt", ClientLimit{Chars: 8_000, JSON: true}, 150},
 		{"my-agent", "short.txt", ClientLimit{Chars: 1 << 20}, 2_000},
 	}
