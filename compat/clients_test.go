@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -97,13 +98,19 @@ func setupClaude(t *testing.T, r *run) (args, env []string) {
 	env = []string{
 		"ANTHROPIC_BASE_URL=" + r.modelURL,
 		"ANTHROPIC_API_KEY=" + dummyKey,
-		"CLAUDE_CONFIG_DIR=" + filepath.Join(r.home, ".claude"),
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", // telemetry, error reports, update checks
 		"DISABLE_TELEMETRY=1",
 		"DISABLE_ERROR_REPORTING=1",
 		"DISABLE_AUTOUPDATER=1",
 		"CLAUDE_CODE_DISABLE_FEEDBACK_SURVEY=1",
 		"MCP_TIMEOUT=60000",
+	}
+	if r.connected {
+		// toolhost connect wrote the server into ~/.claude.json, the user scope, which Claude
+		// Code reads when CLAUDE_CONFIG_DIR does not move its config.
+		args = slices.Delete(args, 2, 5)
+	} else {
+		env = append(env, "CLAUDE_CONFIG_DIR="+filepath.Join(r.home, ".claude"))
 	}
 	return args, env
 }
@@ -200,7 +207,7 @@ func opencodeConfig(r *run, schema string) map[string]any {
 		server = map[string]any{"type": "remote", "url": r.mcp.URL, "enabled": true, "oauth": false, "timeout": 60000,
 			"headers": map[string]string{"Authorization": "Bearer " + r.mcp.Token}}
 	}
-	return map[string]any{
+	cfg := map[string]any{
 		"$schema": schema,
 		"provider": map[string]any{"compat": map[string]any{
 			"npm": "@ai-sdk/openai-compatible", "name": "compat",
@@ -214,6 +221,12 @@ func opencodeConfig(r *run, schema string) map[string]any {
 		"autoupdate":  false,
 		"share":       "disabled",
 	}
+	if r.connected {
+		// The server comes from the global config toolhost connect wrote, which the client
+		// merges with this one.
+		delete(cfg, "mcp")
+	}
+	return cfg
 }
 
 // opencode: a custom provider on the bundled OpenAI-compatible SDK (Chat Completions at the

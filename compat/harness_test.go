@@ -220,6 +220,9 @@ type run struct {
 	model    *Model
 	modelURL string // http://127.0.0.1:PORT (no path)
 	prompt   string
+	// connected runs the client on the entry `toolhost connect` wrote: setups leave toolhost
+	// out of configs that connect does not edit in place.
+	connected bool
 }
 
 // outcome is everything a run produced.
