@@ -76,6 +76,7 @@ type report struct {
 	forwards  string // what of a result reaches the model: text, structured, both, neither
 	cut       string // what of the big result reached the model
 	sizes     string // what of the sized results reached the model
+	session   Session
 	duration  time.Duration
 	checks    []checkResult
 	notes     []string
@@ -182,7 +183,7 @@ func clientVersion(s *suite, c *client) string {
 func evaluate(r *run, o outcome) *report {
 	m := r.marker
 	steps := script(m)
-	rep := &report{duration: o.duration, protocol: o.session.Protocol, requests: len(o.requests), unknown: o.unknown, mcpErrors: o.session.HTTPErrors}
+	rep := &report{session: o.session, duration: o.duration, protocol: o.session.Protocol, requests: len(o.requests), unknown: o.unknown, mcpErrors: o.session.HTTPErrors}
 	for h, n := range o.refused {
 		rep.refused = append(rep.refused, fmt.Sprintf("%s×%d", h, n))
 	}

@@ -33,6 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(recordStdio(os.Args[2], os.Args[4:]))
 	}
 	code := m.Run()
+	recordRun()
 	if sharedBuildDir != "" {
 		os.RemoveAll(sharedBuildDir)
 	}

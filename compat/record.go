@@ -368,6 +368,9 @@ type Session struct {
 	// SessionIDs are the Mcp-Session-Id values toolhost answered with, in order (none on
 	// stdio, and none on the stateless protocol 2026-07-28).
 	SessionIDs []string
+	// Elicitation is set when the client declared it can answer elicitation requests (how
+	// toolhost asks the user to approve an action in the client itself).
+	Elicitation bool
 }
 
 // MCPCall is one tools/call and toolhost's answer.
@@ -425,10 +428,12 @@ func analyze(msgs []Message) Session {
 		switch {
 		case m.Dir == "c2s" && r.Method == "initialize":
 			var p struct {
-				ClientInfo struct{ Name, Version string } `json:"clientInfo"`
+				ClientInfo   struct{ Name, Version string } `json:"clientInfo"`
+				Capabilities map[string]json.RawMessage     `json:"capabilities"`
 			}
 			json.Unmarshal(r.Params, &p)
 			s.Client = strings.TrimSpace(p.ClientInfo.Name + " " + p.ClientInfo.Version)
+			_, s.Elicitation = p.Capabilities["elicitation"]
 		case m.Dir == "c2s" && r.Method != "":
 			var p struct {
 				Meta map[string]json.RawMessage `json:"_meta"`
@@ -441,6 +446,12 @@ func analyze(msgs []Message) Session {
 			var ci struct{ Name, Version string }
 			if s.Client == "" && json.Unmarshal(p.Meta["io.modelcontextprotocol/clientInfo"], &ci) == nil && ci.Name != "" {
 				s.Client = strings.TrimSpace(ci.Name + " " + ci.Version)
+			}
+			var caps map[string]json.RawMessage
+			if json.Unmarshal(p.Meta["io.modelcontextprotocol/clientCapabilities"], &caps) == nil {
+				if _, ok := caps["elicitation"]; ok {
+					s.Elicitation = true
+				}
 			}
 			if r.Method == "tools/call" {
 				var cp struct {
