@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"toolhost/authz"
+	"toolhost/consolidated"
 	clientconfig "toolhost/internal/connect"
 	"toolhost/internal/server"
 )
@@ -90,6 +93,7 @@ func runConnect(inv *invocation, o connectOptions) error {
 			return err
 		}
 		fmt.Fprintf(inv.stdout, "# %s (%s)\n%s", path, c.Title, text)
+		fmt.Fprintln(inv.stdout, budgetLine(inv, c))
 		return nil
 	}
 	res, err := c.Write(path, o.name, &e)
@@ -105,7 +109,38 @@ func runConnect(inv *invocation, o connectOptions) error {
 	if c.Note != "" && res.Changed {
 		fmt.Fprintf(inv.stdout, "(%s)\n", c.Note)
 	}
+	fmt.Fprintln(inv.stdout, budgetLine(inv, c))
 	return nil
+}
+
+// budgetLine says how large toolhost keeps a result for the client: consolidated.ResultBudget,
+// the one decision the server makes, for the configuration and the client's clientInfo name.
+func budgetLine(inv *invocation, c clientconfig.Client) string {
+	cfg, _, err := inv.setup()
+	if err != nil {
+		return ""
+	}
+	tokens := cfg.BudgetTokens
+	var info *mcp.Implementation
+	if c.ClientInfo != "" {
+		info = &mcp.Implementation{Name: c.ClientInfo}
+	}
+	b := consolidated.ResultBudget(tokens, consolidated.OutputLimits{MaxResultChars: cfg.Output.MaxResultChars, MaxResultLines: cfg.Output.MaxResultLines}, info)
+	what := fmt.Sprintf("%d bytes", b.Bytes)
+	if b.JSON {
+		what = fmt.Sprintf("%d characters of JSON", b.Bytes)
+	}
+	if b.Lines > 0 {
+		what += fmt.Sprintf(" and %d lines", b.Lines)
+	}
+	why := "toolhost's default budget"
+	switch l, ok := consolidated.LimitFor(info); {
+	case cfg.Output.MaxResultChars > 0 || cfg.Output.MaxResultLines > 0:
+		why = "your [output] limits"
+	case ok:
+		why = fmt.Sprintf("%s's own limit: %s", c.Title, l.Cut)
+	}
+	return fmt.Sprintf("results for %s: at most %s (%s)", c.Title, what, why)
 }
 
 func report(inv *invocation, res clientconfig.Result, changed, same string) {

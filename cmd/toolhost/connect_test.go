@@ -62,6 +62,10 @@ func TestConnect(t *testing.T) {
 	if out, _, err := run("connect", "cursor", "--http", "--print"); err != nil || !strings.Contains(out, "Bearer TOKEN") || read() != first {
 		t.Errorf("connect --print: %v %q; file changed: %v", err, out, read() != first)
 	}
+	// The budget line is the server's own decision for the client.
+	if out, _, err := run("connect", "cline", "--print"); err != nil || !strings.Contains(out, "results for Cline: at most 6500 characters of JSON (Cline's own limit") {
+		t.Errorf("connect cline --print: %v %q", err, out)
+	}
 
 	// Over HTTP: a token, once; the entry reaches serve.
 	_, errOut, err := run("connect", "cursor", "--http", "--url", sv.url)

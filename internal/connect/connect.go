@@ -56,6 +56,9 @@ type Client struct {
 	HTTP  func(e Entry) any
 	// Note is shown after the entry is written: what the user does next.
 	Note string
+	// ClientInfo is the name the client sends in clientInfo, by which toolhost knows its
+	// result limit ("" when the suite has not seen it).
+	ClientInfo string
 }
 
 // appSupport is where desktop apps keep their settings: ~/Library/Application Support on
@@ -114,21 +117,25 @@ func opencodeRemote(e Entry) any {
 // place and shape is the client's own documented one; the compat suite runs the clients it
 // has against what connect wrote.
 var Clients = []Client{
-	{Name: "claude-code", Title: "Claude Code", Format: JSON, Key: []string{"mcpServers"},
+	{Name: "claude-code", ClientInfo: "claude-code", Title: "Claude Code", Format: JSON, Key: []string{"mcpServers"},
 		Path:  func(home, _ string) string { return filepath.Join(home, ".claude.json") },
 		Stdio: typedStdio, HTTP: typedHTTP, Note: "user scope: every project; `claude mcp list` shows it"},
 	{Name: "claude-desktop", Title: "Claude Desktop", Format: JSON, Key: []string{"mcpServers"},
-		Path:  func(home, config string) string { return filepath.Join(appSupport(home, config), "Claude", "claude_desktop_config.json") },
+		Path: func(home, config string) string {
+			return filepath.Join(appSupport(home, config), "Claude", "claude_desktop_config.json")
+		},
 		Stdio: mcpServers, Note: "restart Claude Desktop to load it"},
-	{Name: "codex", Title: "Codex", Format: TOML, Key: []string{"mcp_servers"}, Env: "CODEX_HOME",
-		Path: func(home, _ string) string { return filepath.Join(home, ".codex", "config.toml") },
+	{Name: "codex", ClientInfo: "codex-mcp-client", Title: "Codex", Format: TOML, Key: []string{"mcp_servers"}, Env: "CODEX_HOME",
+		Path:  func(home, _ string) string { return filepath.Join(home, ".codex", "config.toml") },
 		Stdio: mcpServers,
 		HTTP:  func(e Entry) any { return obj{{"url", e.URL}, {"http_headers", e.headers()}} }},
 	{Name: "cursor", Title: "Cursor", Format: JSON, Key: []string{"mcpServers"},
 		Path:  func(home, _ string) string { return filepath.Join(home, ".cursor", "mcp.json") },
 		Stdio: mcpServers, HTTP: urlHeaders},
 	{Name: "vscode", Title: "VS Code", Format: JSON, Key: []string{"servers"},
-		Path:  func(home, config string) string { return filepath.Join(appSupport(home, config), "Code", "User", "mcp.json") },
+		Path: func(home, config string) string {
+			return filepath.Join(appSupport(home, config), "Code", "User", "mcp.json")
+		},
 		Stdio: typedStdio, HTTP: typedHTTP, Note: "user profile: every workspace"},
 	{Name: "windsurf", Title: "Windsurf", Format: JSON, Key: []string{"mcpServers"},
 		Path:  func(home, _ string) string { return filepath.Join(home, ".codeium", "windsurf", "mcp_config.json") },
@@ -137,27 +144,29 @@ var Clients = []Client{
 		Path:  func(home, config string) string { return filepath.Join(config, "zed", "settings.json") },
 		Stdio: func(e Entry) any { return obj{{"command", e.Command}, {"args", e.Args}, {"env", obj{}}} },
 		HTTP:  urlHeaders},
-	{Name: "opencode", Title: "opencode", Format: JSON, Key: []string{"mcp"},
+	{Name: "opencode", ClientInfo: "opencode", Title: "opencode", Format: JSON, Key: []string{"mcp"},
 		Path:  func(home, config string) string { return filepath.Join(config, "opencode", "opencode.json") },
 		Stdio: opencodeLocal, HTTP: opencodeRemote},
-	{Name: "qwen-code", Title: "Qwen Code", Format: JSON, Key: []string{"mcpServers"},
+	{Name: "qwen-code", ClientInfo: "qwen-cli-mcp-client", Title: "Qwen Code", Format: JSON, Key: []string{"mcpServers"},
 		Path:  func(home, _ string) string { return filepath.Join(home, ".qwen", "settings.json") },
 		Stdio: mcpServers, HTTP: func(e Entry) any { return obj{{"httpUrl", e.URL}, {"headers", e.headers()}} }},
-	{Name: "cline", Title: "Cline", Format: JSON, Key: []string{"mcpServers"}, Env: "CLINE_DIR",
-		Path: func(home, _ string) string { return filepath.Join(home, ".cline", "data", "settings", "cline_mcp_settings.json") },
+	{Name: "cline", ClientInfo: "@cline/core", Title: "Cline", Format: JSON, Key: []string{"mcpServers"}, Env: "CLINE_DIR",
+		Path: func(home, _ string) string {
+			return filepath.Join(home, ".cline", "data", "settings", "cline_mcp_settings.json")
+		},
 		Stdio: func(e Entry) any {
 			return obj{{"transport", obj{{"type", "stdio"}, {"command", e.Command}, {"args", e.Args}}}}
 		},
 		HTTP: func(e Entry) any {
 			return obj{{"transport", obj{{"type", "streamableHttp"}, {"url", e.URL}, {"headers", e.headers()}}}}
 		}, Note: "the Cline CLI's settings (`cline mcp add` writes the same)"},
-	{Name: "kilo", Title: "Kilo Code", Format: JSON, Key: []string{"mcp"},
+	{Name: "kilo", ClientInfo: "kilo", Title: "Kilo Code", Format: JSON, Key: []string{"mcp"},
 		Path:  func(home, config string) string { return filepath.Join(config, "kilo", "kilo.json") },
 		Stdio: opencodeLocal, HTTP: opencodeRemote, Note: "the Kilo CLI's global configuration"},
 	{Name: "crush", Title: "Crush", Format: JSON, Key: []string{"mcp"},
 		Path:  func(home, config string) string { return filepath.Join(config, "crush", "crush.json") },
 		Stdio: typedStdio, HTTP: typedHTTP},
-	{Name: "continue", Title: "Continue", Format: YAML, Key: []string{"mcpServers"},
+	{Name: "continue", ClientInfo: "continue-cli-client", Title: "Continue", Format: YAML, Key: []string{"mcpServers"},
 		Path: func(home, _ string) string { return filepath.Join(home, ".continue", "config.yaml") },
 		Stdio: func(e Entry) any {
 			return obj{{"name", "toolhost"}, {"command", e.Command}, {"args", e.Args}}
@@ -165,7 +174,7 @@ var Clients = []Client{
 		HTTP: func(e Entry) any {
 			return obj{{"name", "toolhost"}, {"type", "streamable-http"}, {"url", e.URL}, {"requestOptions", obj{{"headers", e.headers()}}}}
 		}},
-	{Name: "copilot", Title: "GitHub Copilot CLI", Format: JSON, Key: []string{"mcpServers"}, Env: "COPILOT_HOME",
+	{Name: "copilot", ClientInfo: "copilot-cli", Title: "GitHub Copilot CLI", Format: JSON, Key: []string{"mcpServers"}, Env: "COPILOT_HOME",
 		Path: func(home, _ string) string { return filepath.Join(home, ".copilot", "mcp-config.json") },
 		Stdio: func(e Entry) any {
 			return obj{{"type", "local"}, {"command", e.Command}, {"args", e.Args}, {"tools", []string{"*"}}}
