@@ -54,6 +54,15 @@ func script(m string) []Step {
 		{Name: "size_20k", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": sizedName(20)}},
 		{Name: "size_80k", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": sizedName(80)}},
 		{Name: "lines_page", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "lines.txt"}},
+		// An approval round trip: a write outside the working directory is refused with the way
+		// to ask; the model asks (user_collaboration), the user approves in a terminal
+		// (`toolhost approve`, which the suite runs before approval_check), the model checks,
+		// and the write goes through.
+		{Name: "approval_write", Tool: "file_operations", Args: map[string]any{"operation": "create_file", "path": OutsidePath, "content": "approved-marker-" + m + "\n"}},
+		{Name: "approval_request", Tool: "user_collaboration", Args: map[string]any{"operation": "request_authorization", "path": OutsidePath,
+			"access": "file_operations.create_file", "reason": "the compat suite's approval round trip", "once": true}},
+		{Name: "approval_check", Tool: "user_collaboration", Args: map[string]any{"operation": "check_request", "request_id": RequestID}},
+		{Name: "approval_retry", Tool: "file_operations", Args: map[string]any{"operation": "create_file", "path": OutsidePath, "content": "approved-marker-" + m + "\n"}},
 		// Over HTTP, toolhost serve is restarted before this call: the client's session is gone.
 		{Name: "after_restart", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "other.txt"}},
 		// Over HTTP, the restarted serve closes sessions idle for 2s, and the model waits for
@@ -76,6 +85,7 @@ type report struct {
 	forwards  string // what of a result reaches the model: text, structured, both, neither
 	cut       string // what of the big result reached the model
 	sizes     string // what of the sized results reached the model
+	approvals string // how the approval round trip went
 	session   Session
 	duration  time.Duration
 	checks    []checkResult
@@ -377,6 +387,47 @@ func evaluate(r *run, o outcome) *report {
 		add("survives_idle", proved && ok && answered && strings.Contains(got, "todo-marker-"+m),
 			"%s; the call after it was answered by toolhost: %v; the model received: %s", why, answered, excerpt(got, 300))
 		rep.notes = append(rep.notes, "idle: "+why)
+	}
+
+	// approval_roundtrip: the refusal told the model how to ask, and the request reached the
+	// user and the answer the model: either the user approved in a terminal (toolhost approve)
+	// and the retried write went through, or the client showed toolhost's question itself
+	// (elicitation) and its answer came back.
+	{
+		var missing []string
+		write, _ := text("approval_write")
+		request, _ := text("approval_request")
+		if !strings.Contains(write, "request_authorization") {
+			missing = append(missing, "the refusal did not name request_authorization: "+excerpt(write, 160))
+		}
+		switch {
+		case strings.Contains(request, "declined") || strings.Contains(request, "Granted") || strings.Contains(request, "cancel"):
+			how := "the client answered toolhost's question itself (elicitation): "
+			switch {
+			case strings.Contains(request, "Granted"):
+				how += "granted"
+			case strings.Contains(request, "declined"):
+				how += "declined (no one to ask in its print mode)"
+			default:
+				how += "cancelled"
+			}
+			rep.approvals = how
+		default:
+			rep.approvals = "the user approves in toolhost's console or CLI (toolhost approve), the model checks"
+			for _, c := range []struct{ step, want string }{
+				{"approval_request", "r-"},
+				{"approval_check", "Granted"},
+				{"approval_retry", "outside-" + m + ".txt"},
+			} {
+				if got, ok := text(c.step); !ok || !strings.Contains(got, c.want) {
+					missing = append(missing, fmt.Sprintf("%s without %q (got %s)", c.step, c.want, excerpt(got, 160)))
+				}
+			}
+			if sent[stepIndex("approval_retry")].Result.IsError {
+				missing = append(missing, "the retried write failed: "+excerpt(sent[stepIndex("approval_retry")].Result.Text(), 200))
+			}
+		}
+		add("approval_roundtrip", len(missing) == 0, "the approval did not round-trip: %s", strings.Join(missing, "; "))
 	}
 
 	// passed_whole: what toolhost sent, cut to the client's limit by toolhost, reached the

@@ -264,7 +264,7 @@ func (s *suite) newToolhost(t *testing.T, transport string, extra ...string) *fi
 	cfg := filepath.Join(dir, "toolhost.toml")
 	f.config = cfg
 	// A reminder after every quiet call makes the todo reminder due within the script.
-	if err := os.WriteFile(cfg, []byte("[reminders]\nevery_n_calls = 1\n"), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte("approval_wait = \"1s\"\n\n[reminders]\nevery_n_calls = 1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	thArgs := []string{"--workdir", f.work, "--state-dir", filepath.Join(dir, "state"), "--config", cfg,
@@ -297,32 +297,40 @@ func (f *fixture) session(t *testing.T) Session {
 func (s *suite) newRun(t *testing.T, c *client, transport string) *run {
 	t.Helper()
 	r := &run{fixture: s.newToolhost(t, transport), suite: s, client: c}
-	r.model = &Model{Script: script(r.marker), Final: "compat-done " + r.marker}
-	if r.served != nil {
-		var logFrom int64
-		r.model.BeforeCall = func(step int) {
-			switch script("")[step].Name {
-			case "after_restart":
-				// Restart toolhost serve: the client's session id is then unknown to the new
-				// process, which closes sessions idle for idleSessionTimeout.
-				if err := appendFile(r.config, fmt.Sprintf("[http]\nsession_timeout = %q\n", idleSessionTimeout)); err != nil {
-					t.Errorf("config: %v", err)
-				}
-				if fi, err := os.Stat(r.logPath()); err == nil {
-					logFrom = fi.Size()
-				}
-				if err := r.served.restart(); err != nil {
-					t.Errorf("restart toolhost serve: %v", err)
-				}
-			case "after_idle":
-				// End the client's GET stream, which would keep its session in use, and
-				// wait for toolhost to close the idle session.
-				r.served.rec.cutStreams()
-				w := r.awaitIdle(logFrom)
-				r.mu.Lock()
-				r.idle = w
-				r.mu.Unlock()
+	r.model = &Model{Script: script(r.marker), Final: "compat-done " + r.marker, Outside: r.outside()}
+	var logFrom int64
+	r.model.BeforeCall = func(step int) {
+		switch script("")[step].Name {
+		case "approval_check":
+			// The user approves the model's request in a terminal.
+			if err := r.approvePending(); err != nil {
+				t.Errorf("toolhost approve: %v", err)
 			}
+		}
+		if r.served == nil {
+			return
+		}
+		switch script("")[step].Name {
+		case "after_restart":
+			// Restart toolhost serve: the client's session id is then unknown to the new
+			// process, which closes sessions idle for idleSessionTimeout.
+			if err := appendFile(r.config, fmt.Sprintf("[http]\nsession_timeout = %q\n", idleSessionTimeout)); err != nil {
+				t.Errorf("config: %v", err)
+			}
+			if fi, err := os.Stat(r.logPath()); err == nil {
+				logFrom = fi.Size()
+			}
+			if err := r.served.restart(); err != nil {
+				t.Errorf("restart toolhost serve: %v", err)
+			}
+		case "after_idle":
+			// End the client's GET stream, which would keep its session in use, and wait
+			// for toolhost to close the idle session.
+			r.served.rec.cutStreams()
+			w := r.awaitIdle(logFrom)
+			r.mu.Lock()
+			r.idle = w
+			r.mu.Unlock()
 		}
 	}
 	ms := httptest.NewServer(r.model)
@@ -333,6 +341,28 @@ func (s *suite) newRun(t *testing.T, c *client, transport string) *run {
 }
 
 func (f *fixture) logPath() string { return filepath.Join(f.dir, "toolhost.log") }
+
+// outside is the file the approval round trip writes: beside the working directory.
+func (f *fixture) outside() string { return filepath.Join(f.dir, "outside-"+f.marker+".txt") }
+
+// approvePending approves every pending authorization request of the fixture's toolhost, as
+// the user would in a terminal: `toolhost approvals`, then `toolhost approve ID`.
+func (r *run) approvePending() error {
+	flags := []string{"--state-dir", filepath.Join(r.dir, "state"), "--config", r.config, "--workdir", r.work}
+	out, err := exec.Command(r.suite.toolhost, append([]string{"approvals"}, flags...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("toolhost approvals: %v: %s", err, out)
+	}
+	// None pending: the client answered toolhost's question itself (elicitation), and
+	// approval_roundtrip says how.
+	ids := requestIDRE.FindAllString(string(out), -1)
+	for _, id := range ids {
+		if out, err := exec.Command(r.suite.toolhost, append([]string{"approve", id}, flags...)...).CombinedOutput(); err != nil {
+			return fmt.Errorf("toolhost approve %s: %v: %s", id, err, out)
+		}
+	}
+	return nil
+}
 
 // awaitIdle waits until toolhost serve logs that it closed an idle session (after the log's
 // first from bytes), or, when none does, a few seconds past the session timeout (a stateless

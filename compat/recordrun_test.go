@@ -49,10 +49,7 @@ func writeRecord(pins map[string]string) error {
 			} else {
 				run.Tools += ", eager"
 			}
-			run.Approvals = "asked by the model, answered in toolhost's console or CLI"
-			if r.session.Elicitation {
-				run.Approvals = "the client can show toolhost's question (elicitation); else the console or CLI"
-			}
+			run.Approvals = r.approvals
 			for _, ch := range r.checks {
 				switch {
 				case ch.name == "cut_marker":
