@@ -343,3 +343,20 @@ func setupCopilot(t *testing.T, r *run) (args, env []string) {
 		"COPILOT_PROVIDER_API_KEY=" + dummyKey, "COPILOT_MODEL=compat-model", "COPILOT_AUTO_UPDATE=false", "COPILOT_ALLOW_ALL=1"}
 	return args, env
 }
+
+// unavailable are the agent CLIs users run that cannot run here, each with why: the suite
+// says so per client (TestUnavailableClients, and the record's table) rather than leaving
+// them out without a word.
+var unavailable = []struct{ name, title, pkg, version, why string }{
+	{"crush", "Crush", "@charmland/crush", "0.96.1", "its npm package downloads the binary from outside the registries at install, and the Go module proxy refuses the module"},
+	{"kilo-7.8", "Kilo Code 7.8", "@kilocode/cli", "7.8.1", "no Linux binary package of 7.8.1 in the registry (7.7.7 runs)"},
+}
+
+// TestUnavailableClients names each client that cannot run here and why.
+func TestUnavailableClients(t *testing.T) {
+	for _, u := range unavailable {
+		t.Run(u.name, func(t *testing.T) {
+			t.Skipf("%s (%s %s) cannot run here: %s", u.title, u.pkg, u.version, u.why)
+		})
+	}
+}

@@ -83,6 +83,9 @@ func writeRecord(pins map[string]string) error {
 		}
 		rec.Clients = append(rec.Clients, tc)
 	}
+	for _, u := range unavailable {
+		rec.Clients = append(rec.Clients, table.Client{Name: u.name, Title: u.title, Package: u.pkg, Version: u.version, Kind: "agent CLI", Skipped: u.why})
+	}
 	for _, lib := range []struct{ name, title, pkg, version, key string }{
 		{"mcp-go", "mcp-go client", "github.com/mark3labs/mcp-go", "1.2.1", "mcp-go/"},
 		{"openai-agents", "OpenAI Agents SDK", "@openai/agents", pins["@openai/agents"], "openai-agents/"},
