@@ -25,15 +25,16 @@ type client struct {
 	setup      func(t *testing.T, r *run) (args, env []string)
 }
 
-// clients is the table of agent CLIs the suite drives.
+// clients is the table of agent CLIs the suite drives, the slowest first: runs start in this
+// order, COMPAT_PARALLEL at a time.
 var clients = []*client{
+	{name: "kilo", pkg: "@kilocode/cli", bin: "kilo", api: APIChat, transports: []string{"stdio", "http"}, setup: setupKilo},
+	{name: "opencode", pkg: "opencode-ai", bin: "opencode", api: APIChat, transports: []string{"stdio", "http"}, setup: setupOpencode},
 	{name: "claude-code", pkg: "@anthropic-ai/claude-code", bin: "claude", api: APIAnthropic, transports: []string{"stdio", "http"}, setup: setupClaude},
 	{name: "codex", pkg: "@openai/codex", bin: "codex", api: APIResponses, transports: []string{"stdio", "http"}, setup: setupCodex},
 	{name: "gemini-cli", pkg: "@google/gemini-cli", bin: "gemini", api: APIGemini, transports: []string{"stdio", "http"}, setup: setupGemini},
-	{name: "opencode", pkg: "opencode-ai", bin: "opencode", api: APIChat, transports: []string{"stdio", "http"}, setup: setupOpencode},
 	{name: "qwen-code", pkg: "@qwen-code/qwen-code", bin: "qwen", api: APIChat, transports: []string{"stdio", "http"}, setup: setupQwen},
 	{name: "cline", pkg: "cline", bin: "cline", api: APIChat, transports: []string{"stdio", "http"}, setup: setupCline},
-	{name: "kilo", pkg: "@kilocode/cli", bin: "kilo", api: APIChat, transports: []string{"stdio", "http"}, setup: setupKilo},
 	{name: "continue", pkg: "@continuedev/cli", bin: "cn", api: APIChat, transports: []string{"stdio", "http"}, setup: setupContinue},
 	{name: "copilot", pkg: "@github/copilot", bin: "copilot", api: APIChat, transports: []string{"stdio", "http"}, setup: setupCopilot},
 }

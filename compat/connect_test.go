@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // connectScript is what the model does with a client `toolhost connect` connected: read a file
@@ -28,7 +27,7 @@ func TestConnectedClients(t *testing.T) {
 	s := newSuite(t)
 	known := knownFailures(t)
 	sem := make(chan struct{}, envInt("COMPAT_PARALLEL", 3))
-	timeout := envDuration("COMPAT_TIMEOUT", 4*time.Minute)
+	timeout := envDuration("COMPAT_TIMEOUT", defaultRunTimeout)
 	names := map[string]string{"claude-code": "claude-code", "codex": "codex", "opencode": "opencode", "qwen-code": "qwen-code",
 		"cline": "cline", "kilo": "kilo", "continue": "continue", "copilot": "copilot"}
 	for _, c := range clients {

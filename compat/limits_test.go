@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -62,7 +61,7 @@ func TestClientLimits(t *testing.T) {
 	s := newSuite(t)
 	known := knownFailures(t)
 	sem := make(chan struct{}, envInt("COMPAT_PARALLEL", 3))
-	timeout := envDuration("COMPAT_TIMEOUT", 4*time.Minute)
+	timeout := envDuration("COMPAT_TIMEOUT", defaultRunTimeout)
 	t.Cleanup(func() { printLimits(t) })
 	for _, c := range clients {
 		t.Run(c.name, func(t *testing.T) {
