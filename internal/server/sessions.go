@@ -95,6 +95,8 @@ const (
 	DefaultMaxSessionsPerPrincipal = 16
 	// sessionRetryAfter is what a refused client is told to wait.
 	sessionRetryAfter = 5 * time.Second
+	// sessionAdmitWait is how long a new session waits for one in its way to go idle.
+	sessionAdmitWait = time.Second
 )
 
 // SessionCounts are the live sessions of a handler, in all and by principal.
@@ -163,6 +165,7 @@ var errTooManySessions = errors.New("too many sessions")
 func (k *sessionKeeper) admit(principal string) error {
 	var victims []*keptSession
 	var victimIDs []string
+	deadline := time.Now().Add(sessionAdmitWait)
 	k.mu.Lock()
 	for {
 		total, mine := len(k.live)+k.reserved, k.reservedBy[principal]
@@ -188,6 +191,14 @@ func (k *sessionKeeper) admit(principal string) error {
 			if ks.active == 0 && in(ks) && (lru == nil || ks.used.Before(lru.used)) {
 				lru, lruID = ks, id
 			}
+		}
+		if lru == nil && time.Now().Before(deadline) {
+			// A request that just answered its client has not quite ended yet: wait a
+			// moment for a session to go idle before refusing.
+			k.mu.Unlock()
+			time.Sleep(sessionAdmitWait / 20)
+			k.mu.Lock()
+			continue
 		}
 		if lru == nil {
 			k.mu.Unlock()
