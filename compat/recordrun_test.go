@@ -10,7 +10,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"toolhost/compat/table"
+	"toolhost/consolidated"
 )
 
 // retired says why a client stays in the suite though its makers retired it.
@@ -81,6 +84,9 @@ func writeRecord(pins map[string]string) error {
 		if len(tc.Runs) == 0 {
 			tc.Skipped = "not run (not installed here, or the run was filtered)"
 		}
+		if tc.ClientInfo != "" {
+			tc.LimitRow = limitRow(tc.ClientInfo)
+		}
 		rec.Clients = append(rec.Clients, tc)
 	}
 	for _, u := range unavailable {
@@ -107,7 +113,37 @@ func writeRecord(pins map[string]string) error {
 		}
 		rec.Clients = append(rec.Clients, tc)
 	}
-	return table.Save(path, rec)
+	return table.Save(path, merge(path, rec))
+}
+
+// merge keeps, from the record already at path, what this run did not see: a run filtered to
+// some clients or tests (-run) updates their rows and leaves the others as recorded.
+func merge(path string, rec table.Record) table.Record {
+	old, err := table.Load(path)
+	if err != nil {
+		return rec
+	}
+	for i, c := range rec.Clients {
+		j := slices.IndexFunc(old.Clients, func(o table.Client) bool { return o.Name == c.Name })
+		if j < 0 {
+			continue
+		}
+		o := old.Clients[j]
+		if len(c.Runs) == 0 && len(o.Runs) > 0 {
+			c.Runs, c.Skipped = o.Runs, o.Skipped
+		}
+		if c.Limit == "" {
+			c.Limit = o.Limit
+		}
+		if c.ClientInfo == "" {
+			c.ClientInfo = o.ClientInfo
+		}
+		if c.LimitRow == "" && c.ClientInfo != "" {
+			c.LimitRow = limitRow(c.ClientInfo)
+		}
+		rec.Clients[i] = c
+	}
+	return rec
 }
 
 // toolhostVersion names the checkout the suite ran: git describe, else the binary's version.
@@ -143,4 +179,41 @@ func recordRun() {
 		return
 	}
 	fmt.Printf("compat: record of this run written to %s\n", os.Getenv("COMPAT_RECORD"))
+}
+
+// limitRow is the client's row of consolidated.ClientLimits in words, and the budget toolhost
+// keeps its results under (ResultBudget), for the record.
+func limitRow(clientInfo string) string {
+	info := &mcp.Implementation{Name: clientInfo}
+	b := consolidated.ResultBudget(0, consolidated.OutputLimits{}, info)
+	l, ok := consolidated.LimitFor(info)
+	if !ok {
+		return fmt.Sprintf("none seen; toolhost's default %s", kbText(b.Bytes))
+	}
+	var parts []string
+	if l.Chars > 0 {
+		unit := "characters"
+		if l.JSON {
+			unit = "characters of JSON"
+		}
+		parts = append(parts, fmt.Sprintf("%s %s", thousands(l.Chars), unit))
+	}
+	if l.Lines > 0 {
+		parts = append(parts, fmt.Sprintf("%s lines", thousands(l.Lines)))
+	}
+	keep := kbText(b.Bytes)
+	if b.Lines > 0 {
+		keep += fmt.Sprintf(", %s lines", thousands(b.Lines))
+	}
+	return fmt.Sprintf("%s (%s); toolhost keeps results under %s", strings.Join(parts, ", "), l.Cut, keep)
+}
+
+func kbText(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
+
+func thousands(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }

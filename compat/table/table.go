@@ -11,9 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"toolhost/consolidated"
 )
 
 // Record is what one run of the suite saw.
@@ -39,6 +36,9 @@ type Client struct {
 	Limit string `json:"limit,omitempty"`
 	// ClientInfo is the name the client sends in clientInfo.
 	ClientInfo string `json:"client_info,omitempty"`
+	// LimitRow is the client's row of toolhost's table of client limits, in words, with the
+	// budget toolhost keeps its results under (consolidated.ClientLimits, ResultBudget).
+	LimitRow string `json:"limit_row,omitempty"`
 }
 
 // Run is one client on one transport.
@@ -85,43 +85,6 @@ func Save(path string, r Record) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// limitText is the client's row of consolidated.ClientLimits in words, and the budget
-// toolhost keeps its results under.
-func limitText(clientInfo string) string {
-	l, ok := consolidated.LimitFor((&mcpImpl{clientInfo}).impl())
-	if !ok {
-		b := consolidated.ResultBudget(0, consolidated.OutputLimits{}, nil)
-		return fmt.Sprintf("none seen; toolhost's default %s", kb(b.Bytes))
-	}
-	var parts []string
-	if l.Chars > 0 {
-		unit := "characters"
-		if l.JSON {
-			unit = "characters of JSON"
-		}
-		parts = append(parts, fmt.Sprintf("%s %s", thousands(l.Chars), unit))
-	}
-	if l.Lines > 0 {
-		parts = append(parts, fmt.Sprintf("%s lines", thousands(l.Lines)))
-	}
-	b := consolidated.ResultBudget(0, consolidated.OutputLimits{}, (&mcpImpl{clientInfo}).impl())
-	keep := kb(b.Bytes)
-	if b.Lines > 0 {
-		keep += fmt.Sprintf(", %s lines", thousands(b.Lines))
-	}
-	return fmt.Sprintf("%s (%s); toolhost keeps results under %s", strings.Join(parts, ", "), l.Cut, keep)
-}
-
-func kb(n int) string { return fmt.Sprintf("%.1f KB", float64(n)/1000) }
-
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
 func yes(b bool) string {
 	if b {
 		return "yes"
@@ -160,7 +123,7 @@ func Render(r Record) string {
 		if c.Kind != "agent CLI" || c.Skipped != "" {
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", c.Title, c.ClientInfo, limitText(c.ClientInfo), cell(c.Limit))
+		fmt.Fprintf(&b, "| %s | `%s` | %s | %s |\n", c.Title, c.ClientInfo, cell(c.LimitRow), cell(c.Limit))
 	}
 	b.WriteString("\nRetired clients stay while they install; `—` marks a check that does not apply.\n")
 	for _, c := range r.Clients {
@@ -178,11 +141,3 @@ func cell(s string) string {
 	return strings.ReplaceAll(s, "|", "\\|")
 }
 
-type mcpImpl struct{ name string }
-
-func (m *mcpImpl) impl() *mcp.Implementation {
-	if m.name == "" {
-		return nil
-	}
-	return &mcp.Implementation{Name: m.name}
-}
