@@ -28,7 +28,7 @@ func TestDocsTable(t *testing.T) {
 // shows in its row.
 func TestRender(t *testing.T) {
 	rec := Record{Toolhost: "v1", Clients: []Client{
-		{Name: "a", Title: "A", Version: "1", Kind: "agent CLI", ClientInfo: "cline", Limit: "whole: 5.0K",
+		{Name: "a", Title: "A", Version: "1", Kind: "agent CLI", ClientInfo: "cline", Limit: "whole: 5.0K", LimitRow: "8,000 characters of JSON (head and tail)",
 			Runs: []Run{{Transport: "stdio", Protocol: "2025-11-25", Tools: "`a_x`, eager", Forwards: "text", CutMarker: true, Whole: false, Failed: []string{"passed_whole"}}}},
 		{Name: "b", Title: "B", Version: "2", Kind: "agent CLI", Skipped: "no Linux binary in the registry"},
 		{Name: "g", Title: "G", Version: "3", Kind: "agent CLI", Retired: "retired in June", Runs: []Run{{Transport: "http", Protocol: "2025-06-18", CutMarker: true, Whole: true}}},
