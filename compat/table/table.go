@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-
 )
 
 // Record is what one run of the suite saw.
@@ -140,4 +139,3 @@ func cell(s string) string {
 	}
 	return strings.ReplaceAll(s, "|", "\\|")
 }
-

@@ -202,4 +202,3 @@ func trimBack(lines []string, from, to int) int {
 	}
 	return stop
 }
-
