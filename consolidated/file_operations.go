@@ -170,6 +170,7 @@ func FileTool(cfg FileConfig) *Tool {
 	return &Tool{
 		Resources:   f.resources(),
 		Name:        "file_operations",
+		Title:       "Files",
 		Description: "Read, search and edit files: " + OperationsPlaceholder + ". Outside the working directory, writes need a grant (the user_collaboration tool). Edits fail if the file changed since you read it; each write returns its diff.",
 		Operations: []Operation{
 			Op("read_file", "lines or bytes of a file", RiskRead, f.readFile),
@@ -203,9 +204,10 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 	}
 	defer t.Close()
 	// Stop reading at the result budget, so a long file ends in "continue with start_line"
-	// rather than being cut in the middle and spilled.
-	budget := c.BudgetBytes()
-	room := budget - min(512, budget/4)
+	// rather than being cut in the middle and spilled: the page fits what the client passes
+	// to its model whole, in bytes and in lines.
+	budget := c.Budget()
+	page := budget.Page()
 	switch a.Encoding {
 	case edit.EncodingUTF16LE, edit.EncodingUTF16BE, edit.EncodingLatin1, edit.EncodingWindows1252:
 		return nil, &ToolError{Code: CodeInvalidValue, Param: "encoding", Message: a.Encoding + " is an encoding create_file writes; read_file shows text as UTF-8",
@@ -217,7 +219,8 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 		EndLine:     a.EndLine,
 		LineNumbers: a.LineNumbers,
 		Encoding:    fsread.Encoding(a.Encoding),
-		MaxBytes:    min(fsread.DefaultMaxBytes, room),
+		MaxBytes:    min(fsread.DefaultMaxBytes, page.Bytes),
+		MaxLines:    page.Lines,
 	}
 	if a.StartLine < 0 && a.EndLine == 0 && a.Offset == 0 && opts.Encoding != fsread.EncodingBase64 && opts.Encoding != fsread.EncodingHex {
 		// start_line -N can only mean the last N lines, which is offset -N.
@@ -234,6 +237,16 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 		opts.Offset, opts.Limit = a.Offset, a.Limit
 	}
 	r, err := f.reader.Read(ctx, t.Root, t.Rel, opts)
+	// A client that counts a result's JSON (escapes and all) gets a page whose encoding fits:
+	// read again, shorter by what the escapes added.
+	for try := 0; err == nil && page.JSON && try < 4; try++ {
+		over := page.Measure(r.Text) - page.Bytes
+		if over <= 0 {
+			break
+		}
+		opts.MaxBytes = max(1, opts.MaxBytes-over-64)
+		r, err = f.reader.Read(ctx, t.Root, t.Rel, opts)
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			f.seen.forget(c.Conversation, t.Canonical) // the model now knows it is gone

@@ -74,6 +74,7 @@ func MemoryTool(cfg MemoryConfig) *Tool {
 	m := &memoryTool{svc: cfg.Service, guard: cfg.Guard, yield: cfg.ImportYield}
 	return &Tool{
 		Name:        "memory_operations",
+		Title:       "Memory",
 		Description: "Remember facts and find them later by meaning: " + OperationsPlaceholder + ". A scope other than conversation is a topic shared across conversations.",
 		Operations: []Operation{
 			Op("store_memory", "", RiskState, m.store).WithTimeout(time.Minute),

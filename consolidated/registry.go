@@ -34,11 +34,14 @@ type Env struct {
 	DefaultConversation string
 	// Profile names the active profile in "disabled" errors.
 	Profile string
-	// BudgetTokens caps a result's text; larger text is cut and spilled. Zero means the
-	// calling client's default (see Call.BudgetBytes).
+	// BudgetTokens caps a result's text; larger text is cut and spilled. Zero means
+	// DefaultBudgetTokens. The calling client's own limit caps it further (ResultBudget).
 	BudgetTokens int
-	Spill        *Spill
-	Logger       *slog.Logger
+	// Output are the user's limits of their client, which replace the client's row of
+	// ClientLimits.
+	Output OutputLimits
+	Spill  *Spill
+	Logger *slog.Logger
 	// Executions records every call; nil keeps no history.
 	Executions *engine.Engine
 	// Limits rate-limits calls per principal and category; nil sets no limit.
@@ -139,6 +142,7 @@ func (r *Registry) buildTools(enabled map[string][]Operation, tier authz.Tier) [
 		}
 		out = append(out, &mcp.Tool{
 			Name:        t.Name,
+			Title:       t.Title,
 			Description: t.description(ops),
 			InputSchema: t.inputSchema(ops),
 			Annotations: annotations(ops),
@@ -220,7 +224,7 @@ func (r *Registry) Register(s *mcp.Server) {
 	}
 	if r.env.Executions != nil {
 		s.AddResource(&mcp.Resource{URI: RecentExecutionsURI, Name: "recent-executions", MIMEType: "application/json",
-			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors."}, r.recentExecutions)
+			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors.", Annotations: forUser(0.3)}, r.recentExecutions)
 	}
 	r.serveOn([]*mcp.Server{s})
 	s.AddReceivingMiddleware(r.resourceMiddleware(), r.listMiddleware())
@@ -614,7 +618,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		}
 	}
 	text := res.Text
-	if max := c.BudgetBytes(); len(text) > max && !res.NoSpill {
+	if b := c.Budget(); !res.NoSpill && !b.Fits(text) {
 		id, why := "", "the state directory has no place for results (the server's log says why)"
 		if r.env.Spill != nil {
 			var serr error
@@ -623,7 +627,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 				id, why = "", spillFailure(serr)
 			}
 		}
-		text = cut(text, max, id, why)
+		text = b.Fit(text, id, why)
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: withNotes(text, c.notes)}}
 	content = append(content, res.Content...)

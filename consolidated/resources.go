@@ -203,3 +203,14 @@ func (n *notifier) Updated(uri string) {
 		}
 	}()
 }
+
+// forBoth and forUser are a resource's annotations: who it is for (the model and the user, or
+// the user alone) and how much it matters to the work, from 0 to 1 (the conversation's plan
+// most, the history of executions least). Clients that attach resources use them to choose.
+func forBoth(priority float64) *mcp.Annotations {
+	return &mcp.Annotations{Audience: []mcp.Role{"user", "assistant"}, Priority: priority}
+}
+
+func forUser(priority float64) *mcp.Annotations {
+	return &mcp.Annotations{Audience: []mcp.Role{"user"}, Priority: priority}
+}

@@ -18,6 +18,7 @@ const MaxThoughtBytes = 64 << 10
 func ThinkTool() *Tool {
 	return &Tool{
 		Name:        "think",
+		Title:       "Think",
 		Description: "Think step by step before acting: record reasoning or a plan. No side effects; nothing is fetched or changed.",
 		Single:      true,
 		Operations: []Operation{

@@ -60,6 +60,7 @@ func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
 	t := &todoTool{st: st, rem: rem, changes: &notifier{}}
 	tool := &Tool{
 		Name:        "todo_operations",
+		Title:       "Todo list",
 		Description: "Plan multi-step work. Mark a todo in-progress before starting it and completed right after; one in-progress at a time.",
 		Operations: []Operation{
 			Op("read", "the list with progress", RiskRead, t.read),
@@ -73,6 +74,7 @@ func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
 				URITemplate: reminders.ResourceTemplate,
 				Description: "A conversation's todo list with progress.",
 				MIMEType:    "text/plain",
+				Annotations: forBoth(0.9),
 			},
 			Read: t.readResource,
 			Complete: func(_ context.Context, conv, variable, value string, _ map[string]string) []string {
@@ -84,7 +86,7 @@ func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
 		}},
 		ListResources: func(_ context.Context, conv string) []*mcp.Resource {
 			return []*mcp.Resource{{URI: reminders.ResourceURI(conv), Name: "todos", Title: "Todo list",
-				Description: "This conversation's todo list with progress.", MIMEType: "text/plain"}}
+				Description: "This conversation's todo list with progress.", MIMEType: "text/plain", Annotations: forBoth(0.9)}}
 		},
 		Subscriptions: t.changes,
 	}

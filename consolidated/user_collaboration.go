@@ -58,6 +58,7 @@ func UserCollaborationTool(cfg CollaborationConfig) *Tool {
 	u := &collaboration{cfg: cfg, key: key}
 	return &Tool{
 		Name:        "user_collaboration",
+		Title:       "Ask the user",
 		Description: "Ask the user: " + OperationsPlaceholder + ". Questions, and authorization for paths outside the working directory or protected ones.",
 		Operations: []Operation{
 			Op("ask", "question to the user", RiskState, u.ask).WithTimeout(10 * time.Minute).WithCategory(authz.CategoryDangerous),

@@ -45,6 +45,10 @@ const instructions = "toolhost: files, terminals, todos, memory and more behind 
 
 // App is a configured toolhost: everything a transport needs to serve it.
 type App struct {
+	// countSessions counts serve's live HTTP sessions (CountSessionsWith).
+	sessionsMu    sync.Mutex
+	countSessions func() server.SessionCounts
+
 	Config      *config.Config
 	ProfileName string
 	Profile     config.Profile
@@ -160,6 +164,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		DefaultConversation: conv,
 		Profile:             name,
 		BudgetTokens:        budget,
+		Output:              consolidated.OutputLimits{MaxResultChars: cfg.Output.MaxResultChars, MaxResultLines: cfg.Output.MaxResultLines},
 		Spill:               spill,
 		Logger:              logger,
 	}
@@ -357,6 +362,7 @@ func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 		Instructions: instructions,
 		Registry:     a.Registry,
 		Logger:       a.Logger,
+		ListTTL:      a.ListTTL,
 		Middleware:   []mcp.Middleware{a.prepareMiddleware(), a.switchesMiddleware(), a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
 	})
 	a.switchMu.Lock()

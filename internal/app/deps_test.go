@@ -116,6 +116,8 @@ var modules = []module{
 	{path: "golang.org/x/net", reason: "HTML parsing, charset sniffing, IDNA host names and the environment's proxy rules (issue 17)"},
 	{path: "modernc.org/sqlite", reason: "SQLite in pure Go for database_operations (issue 19)"},
 	{path: "github.com/jackc/pgx/v5", reason: "PostgreSQL for database_operations (issue 19)"},
+	{path: "github.com/mark3labs/mcp-go", reason: "tests (compat build tag only): the mcp-go client, the Go library agent loops are built on, against toolhost (issue 32); not in the binary"},
+	{path: "go.yaml.in/yaml/v3", reason: "toolhost connect: finds the lines of Continue's config.yaml servers, and refuses a file that does not parse (issue 32; already required indirectly)"},
 }
 
 // TestModulesArePinned fails when go.mod requires a module directly that modules does not list

@@ -44,6 +44,8 @@ type Config struct {
 	PromptsDir string `toml:"prompts_dir"`
 
 	HTTP      HTTP               `toml:"http"`
+	Output    Output             `toml:"output"`
+	Lists     Lists              `toml:"lists"`
 	Reminders Reminders          `toml:"reminders"`
 	Memory    Memory             `toml:"memory"`
 	Terminal  Terminal           `toml:"terminal"`
@@ -88,10 +90,32 @@ type HTTP struct {
 	Stateless      bool     `toml:"stateless"`
 	AllowedHosts   []string `toml:"allowed_hosts"`
 	SessionTimeout Duration `toml:"session_timeout"`
+	// MaxSessions bounds the stateful sessions one serve holds (default 64), and
+	// MaxSessionsPerPrincipal those of one token's principal (default 16). Past a bound the
+	// least recently used idle session is closed (resumable, as after session_timeout); with
+	// none idle a new session is refused with 503 and Retry-After.
+	MaxSessions             int `toml:"max_sessions"`
+	MaxSessionsPerPrincipal int `toml:"max_sessions_per_principal"`
 	// AllowedRoots are the directories under which an HTTP client's root may set its
 	// session's working directory (when no workdir is configured); without them, roots are
 	// refused on serve. On stdio, when set, they bound roots too.
 	AllowedRoots []string `toml:"allowed_roots"`
+}
+
+// Output describes the user's client when toolhost's table of clients does not (or not
+// right): the most characters and lines of one tool result it passes to its model whole.
+// Set, they replace the client's row; toolhost keeps every result below them.
+type Output struct {
+	MaxResultChars int `toml:"max_result_chars"`
+	MaxResultLines int `toml:"max_result_lines"`
+}
+
+// Lists configures the lists clients may cache on protocol 2026-07-28.
+type Lists struct {
+	// TTL is the ttlMs of tools/list, prompts/list and resources/templates/list (default
+	// 24h): the tool list is byte-identical across runs, and a change is announced at once.
+	// "0s" turns caching off.
+	TTL Duration `toml:"ttl"`
 }
 
 // Executions bounds the shared execution history: the last MaxRecords executions younger than
@@ -385,6 +409,21 @@ func (c *Config) validate() error {
 	case "", "default", "strict":
 	default:
 		return fmt.Errorf("config: terminal.policy %q: want default or strict", c.Terminal.Policy)
+	}
+	if c.Output.MaxResultChars < 0 || c.Output.MaxResultLines < 0 {
+		return fmt.Errorf("config: output.max_result_chars and output.max_result_lines must not be negative")
+	}
+	if c.Output.MaxResultChars > 0 && c.Output.MaxResultChars < 1000 {
+		return fmt.Errorf("config: output.max_result_chars %d: want at least 1000 (a cut result's notice alone takes about 300)", c.Output.MaxResultChars)
+	}
+	if c.Output.MaxResultLines > 0 && c.Output.MaxResultLines < 20 {
+		return fmt.Errorf("config: output.max_result_lines %d: want at least 20", c.Output.MaxResultLines)
+	}
+	if c.HTTP.MaxSessions < 0 || c.HTTP.MaxSessionsPerPrincipal < 0 {
+		return fmt.Errorf("config: http.max_sessions and http.max_sessions_per_principal must not be negative")
+	}
+	if c.Lists.TTL.Duration < 0 {
+		return fmt.Errorf("config: lists.ttl must not be negative")
 	}
 	if c.Executions.MaxRecords < 0 || c.Executions.MaxAge.Duration < 0 {
 		return fmt.Errorf("config: executions.max_records and executions.max_age must not be negative")

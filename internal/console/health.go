@@ -18,6 +18,8 @@ type Health struct {
 	Sandbox   string // the sandbox status line
 	Embedder  string
 	Listeners []string
+	// Sessions counts the live HTTP sessions against their bounds ("" without any).
+	Sessions string
 }
 
 // stateDirSize adds up the regular files under dir.
