@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -148,7 +149,7 @@ type SearchRequest struct {
 // Hit is one search result.
 type Hit struct {
 	ID uint64 `json:"id"`
-	// Score ranks the hits: the cosine similarity, plus the lexical bonus for keyword queries.
+	// Score ranks the hits: the fused score of the vector and lexical signals (see rank.go).
 	Score float32 `json:"score"`
 	// Similarity is the cosine between the query and the memory.
 	Similarity float32 `json:"similarity"`
@@ -182,44 +183,74 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		threshold = *req.Threshold
 	}
 	tags := normalizeTags(req.Tags)
-	q, err := s.embedOne(ctx, query)
+	p := s.plan(query)
+	q, err := s.embedOne(ctx, p.vector)
 	if err != nil {
 		return nil, err
 	}
-	hybrid := s.hybrid && keywordHeavy(query)
-	want := limit
-	if hybrid {
-		want = max(4*limit, 20)
-	}
+	// Each side proposes its best; the fused ranking orders their union.
+	want := max(4*limit, searchCandidates)
+	lexical := !s.off[SignalLexical]
 
 	// In a function so that the deferred unlock also runs on a panic: a damaged state file must
 	// not leave every later memory call waiting for this lock.
-	cands, err := func() ([]scored, error) {
+	var cands []*candidate
+	err = func() error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if err := s.readyLocked(ctx); err != nil {
-			return nil, err
+			return err
 		}
 		scopes, err := s.searchScopesLocked(req.Conversation, req.Scopes)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return s.idx.search(ctx, q, scopes, tags, want)
+		vh, err := s.idx.search(ctx, q, scopes, tags, want)
+		if err != nil {
+			return err
+		}
+		byID := map[uint64]*candidate{}
+		for _, h := range vh {
+			c := &candidate{id: h.id, cos: h.sim}
+			if lexical {
+				c.lex = s.lexIdx.score(p.terms, h.id)
+			}
+			byID[h.id] = c
+			cands = append(cands, c)
+		}
+		if lexical {
+			for _, h := range s.lexIdx.search(p.terms, scopes, tags, want) {
+				if byID[h.id] == nil {
+					c := &candidate{id: h.id, cos: float32(math.NaN()), lex: h.score}
+					byID[h.id] = c
+					cands = append(cands, c)
+				}
+			}
+		}
+		return nil
 	}()
 	if err != nil {
 		return nil, fmt.Errorf("search memory: %w", err)
 	}
 
-	recs := make([]*record, len(cands))
 	err = s.st.View(ctx, func(tx *store.Tx) error {
-		for i, c := range cands {
+		for _, c := range cands {
 			var r record
 			found, err := tx.GetJSON(itemsPath, store.SeqKey(c.id), &r)
 			if err != nil {
 				return err
 			}
-			if found {
-				recs[i] = &r
+			if !found {
+				c.rec = nil
+				continue
+			}
+			c.rec = &r
+			if math.IsNaN(float64(c.cos)) {
+				// Found by its words only: its cosine from the stored vector.
+				c.cos = 0
+				if raw, ok := tx.Get(vecsPath, store.SeqKey(c.id)); ok && len(raw) == 4*len(q) {
+					c.cos = dot(q, decodeVec(raw))
+				}
 			}
 		}
 		return nil
@@ -227,48 +258,37 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 	if err != nil {
 		return nil, fmt.Errorf("search memory: %w", err)
 	}
-	var lex []float64
-	if hybrid {
-		lex = lexicalScores(query, recs)
-	}
+	cands = slices.DeleteFunc(cands, func(c *candidate) bool { return c.rec == nil }) // deleted since indexed
+	s.fuse(p, cands)
 	snip := req.SnippetChars
 	if snip == 0 {
 		snip = DefaultSnippetChars
 	}
-	hits := make([]Hit, 0, len(cands))
-	for i, c := range cands {
-		r := recs[i]
-		if r == nil {
-			continue // deleted since the index saw it
+	hits := make([]Hit, 0, min(limit, len(cands)))
+	for _, c := range cands {
+		if len(hits) == limit {
+			break
 		}
-		score := c.sim
-		keep := c.sim >= threshold
-		if hybrid {
-			score += float32(hybridWeight * lex[i])
-			keep = keep || lex[i] >= hybridKeep
-		}
-		if !keep {
+		// The threshold is on meaning; a memory that matches the words or holds the query's
+		// identifiers is kept below it.
+		if c.cos < threshold && c.lex < lexicalKeep && c.exact == 0 {
 			continue
 		}
-		h := Hit{ID: c.id, Score: score, Similarity: c.sim, Tags: r.Tags, Metadata: r.Metadata,
+		r := c.rec
+		h := Hit{ID: c.id, Score: float32(c.score), Similarity: c.cos, Tags: r.Tags, Metadata: r.Metadata,
 			Scope: r.Scope, Created: r.Created, Document: r.Document, Chunk: r.Chunk, Supersedes: r.Supersedes}
 		h.Content, h.Truncated = truncate(r.Content, snip)
 		hits = append(hits, h)
 	}
-	slices.SortStableFunc(hits, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
-	if len(hits) > limit {
-		hits = hits[:limit]
-	}
 	return hits, nil
 }
+
+// searchCandidates is the least number of candidates each side proposes, and lexicalKeep the
+// normalised lexical score that keeps a memory whose cosine is under the threshold.
+const (
+	searchCandidates = 40
+	lexicalKeep      = 0.5
+)
 
 // searchScopesLocked resolves a search's scopes to scope keys (nil never means "every scope":
 // other conversations' memories stay private).

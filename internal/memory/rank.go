@@ -1,0 +1,229 @@
+package memory
+
+import (
+	"math"
+	"slices"
+	"strings"
+
+	"toolhost/internal/lexicon"
+)
+
+// Ranking. A search gathers candidates from two sides — the vector index (cosine of the
+// embedder's vectors) and the lexical index (BM25 over stems and whole identifiers) — and
+// orders their union by a weighted sum of signals:
+//
+//	vector    cosine between the query's and the memory's embedder vectors
+//	lexical   BM25 of the query's terms, divided by the best candidate's (0..1); the terms are
+//	          Snowball stems and whole identifiers, plus WordNet synonyms of the query's words
+//	          and, for a German, French or Spanish question, the FreeDict translations of its
+//	          words (the vector side then embeds the translated question too)
+//	exact     the share of the query's identifiers (flags, paths, codes, versions) that the
+//	          memory contains verbatim: what makes "--skip-seed" or "23P01" win
+//	words     cosine of SIF-weighted GloVe word vectors (query and memory), a second, word-level
+//	          view of meaning that knows more vocabulary than the sentence encoder
+//
+// Each signal can be switched off (Config.signals) so that TestRecallSignals measures what it
+// adds on the retrieval set; the weights below are the ones that set chose, documented with
+// their figures in docs/memory.md.
+
+// Signal names, for Config.signals and the figures.
+const (
+	SignalLexical   = "lexical"
+	SignalStem      = "stem"
+	SignalSynonyms  = "synonyms"
+	SignalTranslate = "translate"
+	SignalExact     = "exact"
+	SignalWords     = "words"
+)
+
+// Weights of the fused score.
+const (
+	weightVector = 1.0
+	weightLex    = 0.55
+	weightExact  = 0.6
+	weightWords  = 0.25
+	// weightSynonym and weightTranslation scale expansion terms against the query's own words.
+	weightSynonym     = 0.3
+	weightTranslation = 0.8
+	weightCognate     = 0.5
+	// identifierTerm weighs a whole identifier against one word.
+	identifierTerm = 2.0
+)
+
+// queryPlan is a query analysed for both sides.
+type queryPlan struct {
+	lang   string
+	vector string         // the text to embed: the query, or its translation
+	terms  []weightedTerm // lexical terms with weights
+	idents []string       // identifiers, lower-cased, matched verbatim
+	words  []string       // English words for the word-vector signal
+}
+
+// englishStop are English words too common to say what a question is about.
+var englishStop = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the and or of to in on at by for with from is are was were be been
+		it its this that these those what which who whom whose how do does did i we you my our your me us
+		about when where why there here can could should would will shall may might must have has had
+		any some all get got know tell find show give want need again please anything something`) {
+		englishStop[w] = true
+	}
+}
+
+// plan analyses a query: its language, its identifiers and its weighted terms.
+func (s *Service) plan(query string) queryPlan {
+	p := queryPlan{lang: "en"}
+	on := func(sig string) bool { return !s.off[sig] }
+	if on(SignalTranslate) {
+		p.lang = lexicon.Detect(query)
+	}
+	seen := map[string]float64{}
+	add := func(term string, w float64) {
+		if old, ok := seen[term]; ok {
+			if w > old {
+				seen[term] = w
+				for i := range p.terms {
+					if p.terms[i].term == term {
+						p.terms[i].weight = w
+					}
+				}
+			}
+			return
+		}
+		seen[term] = w
+		p.terms = append(p.terms, weightedTerm{term: term, weight: w})
+	}
+	stem := func(w string) string {
+		if on(SignalStem) {
+			return lexicon.Stem(w)
+		}
+		return w
+	}
+	var vec []string
+	for _, tok := range tokens(query) {
+		if isIdentifier(tok) {
+			l := strings.ToLower(tok)
+			p.idents = append(p.idents, l)
+			add("="+l, identifierTerm)
+			vec = append(vec, tok)
+			for _, w := range lexicon.Words(tok) {
+				if len(w) > 1 && !englishStop[w] {
+					add(stem(w), 0.5)
+				}
+			}
+			continue
+		}
+		for _, w := range lexicon.Words(tok) {
+			if p.lang != "en" {
+				if lexicon.IsFunctionWord(p.lang, w) {
+					continue
+				}
+				tr := s.lex.Translate(p.lang, w)
+				for i, t := range tr {
+					if !englishStop[t] {
+						add(stem(t), weightTranslation/float64(1+i/2))
+						p.words = append(p.words, t)
+					}
+				}
+				if len(tr) > 0 {
+					vec = append(vec, tr[0])
+				} else {
+					vec = append(vec, w)
+				}
+				// Cognates and borrowed words: Port, Version, Cache, Dashboard.
+				add(stem(lexicon.Fold(w)), weightCognate)
+				continue
+			}
+			if englishStop[w] || len(w) < 2 && !isDigits(w) {
+				vec = append(vec, w)
+				continue
+			}
+			add(stem(w), 1)
+			p.words = append(p.words, w)
+			vec = append(vec, w)
+			if on(SignalSynonyms) && !isDigits(w) {
+				for _, syn := range s.lex.Synonyms(w) {
+					add(stem(syn), weightSynonym)
+				}
+			}
+		}
+	}
+	p.vector = query
+	if p.lang != "en" {
+		p.vector = strings.Join(vec, " ")
+	}
+	return p
+}
+
+// candidate is one memory under consideration, with its signals.
+type candidate struct {
+	id    uint64
+	rec   *record
+	cos   float32
+	lex   float64 // BM25, normalised after gathering
+	exact float64
+	words float64
+	score float64
+}
+
+// fuse computes every candidate's score from its signals.
+func (s *Service) fuse(p queryPlan, cands []*candidate) {
+	on := func(sig string) bool { return !s.off[sig] }
+	var maxLex float64
+	for _, c := range cands {
+		maxLex = math.Max(maxLex, c.lex)
+	}
+	var qv []float32
+	if on(SignalWords) {
+		qv = lexicon.SentenceVector(p.words)
+	}
+	for _, c := range cands {
+		c.score = weightVector * float64(c.cos)
+		if on(SignalLexical) && maxLex > 0 {
+			c.lex /= maxLex
+			c.score += weightLex * c.lex
+		}
+		if on(SignalExact) && len(p.idents) > 0 && c.rec != nil {
+			lower := strings.ToLower(c.rec.Content)
+			hit := 0
+			for _, id := range p.idents {
+				if strings.Contains(lower, id) {
+					hit++
+				}
+			}
+			c.exact = float64(hit) / float64(len(p.idents))
+			c.score += weightExact * c.exact
+		}
+		if qv != nil && c.rec != nil {
+			if dv := lexicon.SentenceVector(contentWords(c.rec.Content)); dv != nil {
+				c.words = float64(lexicon.Dot(qv, dv))
+				c.score += weightWords * c.words
+			}
+		}
+	}
+	slices.SortStableFunc(cands, func(a, b *candidate) int {
+		switch {
+		case a.score > b.score:
+			return -1
+		case a.score < b.score:
+			return 1
+		case a.id > b.id: // a tie goes to the newer memory
+			return -1
+		case a.id < b.id:
+			return 1
+		}
+		return 0
+	})
+}
+
+// contentWords are a memory's plain words without the English stop words.
+func contentWords(text string) []string {
+	var out []string
+	for _, w := range lexicon.Words(text) {
+		if !englishStop[w] && !isDigits(w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
