@@ -189,6 +189,9 @@ func tokens(text string) []string {
 			return (unicode.IsPunct(r) || unicode.IsSymbol(r)) && !strings.ContainsRune("-/~$#@*", r)
 		})
 		f = strings.TrimRight(f, ".")
+		for _, pos := range []string{"'s", "’s"} {
+			f = strings.TrimSuffix(f, pos)
+		}
 		if f != "" {
 			out = append(out, f)
 		}

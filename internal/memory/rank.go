@@ -52,11 +52,12 @@ const (
 
 // queryPlan is a query analysed for both sides.
 type queryPlan struct {
-	lang   string
-	vector string         // the text to embed: the query, or its translation
-	terms  []weightedTerm // lexical terms with weights
-	idents []string       // identifiers, lower-cased, matched verbatim
-	words  []string       // English words for the word-vector signal
+	lang    string
+	vector  string         // the text to embed: the query, or its translation
+	terms   []weightedTerm // lexical terms with weights
+	idents  []string       // identifiers, lower-cased, matched verbatim
+	numbers []string       // plain numbers, matched as whole words
+	words   []string       // English words for the word-vector signal
 }
 
 // englishStop are English words too common to say what a question is about.
@@ -102,6 +103,10 @@ func (s *Service) plan(query string) queryPlan {
 	}
 	var vec []string
 	for _, tok := range tokens(query) {
+		if isDigits(tok) {
+			// A number is matched as a whole word: "April 9" is not "April 19".
+			p.numbers = append(p.numbers, tok)
+		}
 		if isIdentifier(tok) {
 			l := strings.ToLower(tok)
 			p.idents = append(p.idents, l)
@@ -142,6 +147,10 @@ func (s *Service) plan(query string) queryPlan {
 			add(stem(w), 1)
 			p.words = append(p.words, w)
 			vec = append(vec, w)
+			for _, long := range lexicon.Expand(w) {
+				add(stem(long), 0.9)
+				p.words = append(p.words, long)
+			}
 			if on(SignalSynonyms) && !isDigits(w) {
 				for _, syn := range s.lex.Synonyms(w) {
 					add(stem(syn), weightSynonym)
@@ -184,7 +193,7 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 			c.lex /= maxLex
 			c.score += weightLex * c.lex
 		}
-		if on(SignalExact) && len(p.idents) > 0 && c.rec != nil {
+		if on(SignalExact) && len(p.idents)+len(p.numbers) > 0 && c.rec != nil {
 			lower := strings.ToLower(c.rec.Content)
 			hit := 0
 			for _, id := range p.idents {
@@ -192,7 +201,19 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 					hit++
 				}
 			}
-			c.exact = float64(hit) / float64(len(p.idents))
+			var words map[string]bool
+			for _, n := range p.numbers {
+				if words == nil {
+					words = map[string]bool{}
+					for _, w := range lexicon.Words(lower) {
+						words[w] = true
+					}
+				}
+				if words[n] {
+					hit++
+				}
+			}
+			c.exact = float64(hit) / float64(len(p.idents)+len(p.numbers))
 			c.score += weightExact * c.exact
 		}
 		if qv != nil && c.rec != nil {

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -75,7 +76,7 @@ func compareFacts(prev, next string) (verdict, FactChange) {
 		}
 		changed++
 		kind, ok := regionKind(r)
-		if !ok || label(r, kind) {
+		if !ok || label(r, kind) || subject(r, a, kind) {
 			return verdictDifferent, FactChange{}
 		}
 		if change.Kind == "" || kindRank(kind) < kindRank(change.Kind) {
@@ -94,6 +95,111 @@ func compareFacts(prev, next string) (verdict, FactChange) {
 		return verdictDifferent, FactChange{}
 	}
 	return verdictUpdate, change
+}
+
+// corrects reports whether next corrects prev though their words differ beyond one value: it is
+// about the same subject (every name and identifier that prev states before its verb appears
+// in next, and next names no other subject) and either says it corrects something ("correction:",
+// "actually", "now", "moved to", "no longer", "(was ...)") with a similarity of at least
+// correctionFloor, or is a near duplicate (similarity at least near) that differs in its words.
+func corrects(prev, next string, sim, near float32) bool {
+	a, b := factTokens(prev), factTokens(next)
+	if len(a) == 0 || len(b) == 0 || len(a) > maxFactTokens || len(b) > maxFactTokens {
+		return false
+	}
+	have := map[string]bool{}
+	for _, t := range b {
+		have[t.key] = true
+	}
+	subj, subjNext := subjectEntities(a), subjectEntities(b)
+	if len(subj) == 0 {
+		return false
+	}
+	for _, e := range subj {
+		if !have[e] {
+			return false
+		}
+	}
+	mine := map[string]bool{}
+	for _, e := range subj {
+		mine[e] = true
+	}
+	for _, t := range b {
+		if !slices.Contains(subjNext, t.key) || mine[t.key] || valueIn(t.key, a) {
+			continue
+		}
+		if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) {
+			return false // next names a subject prev does not: another fact
+		}
+	}
+	if sim >= near && near <= 1 {
+		return true
+	}
+	if sim < correctionFloor {
+		return false
+	}
+	for _, t := range b {
+		if correctionCue[t.key] {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(next), "(was ")
+}
+
+// correctionFloor is the similarity from which a text that says it corrects is taken as a
+// correction of a memory about the same subject.
+const correctionFloor = 0.55
+
+// correctionCue are the words with which people write a correction.
+var correctionCue = map[string]bool{
+	"correction": true, "corrected": true, "update": true, "updated": true, "actually": true, "now": true,
+	"moved": true, "changed": true, "instead": true, "longer": true, "left": true, "raised": true,
+	"lowered": true, "upgraded": true, "downgraded": true, "relaxed": true, "tightened": true, "switched": true,
+	"replaced": true, "renamed": true, "not": true, "new": true,
+}
+
+// subjectEntities are the words of a fact before its verb, small words and correction cues left
+// out ("ledger", "billing retro", "our contact at Acme" → contact, acme); for a fact without a
+// verb word, its names and identifiers.
+func subjectEntities(ts []token) []string {
+	var out, names []string
+	verb := false
+	for _, t := range ts {
+		if verbWord(t.key) && len(out) > 0 {
+			verb = true
+			break
+		}
+		if smallWord(t.key) || correctionCue[t.key] {
+			continue
+		}
+		out = append(out, t.key)
+		if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) {
+			names = append(names, t.key)
+		}
+	}
+	if !verb {
+		names = names[:0]
+		for _, t := range ts {
+			if strings.ContainsAny(t.key, "@") || strings.Contains(t.key, "://") {
+				continue // an address is a value, not whom the fact is about
+			}
+			if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) && !correctionCue[t.key] {
+				names = append(names, t.key)
+			}
+		}
+		return names
+	}
+	return out
+}
+
+// valueIn reports whether key is a word of ts.
+func valueIn(key string, ts []token) bool {
+	for _, t := range ts {
+		if t.key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // valuesDiffer reports whether next states a value (number, date, path, identifier, name)
@@ -276,6 +382,45 @@ func label(r region, kind ChangeKind) bool {
 	return true
 }
 
+// subject reports a changed name or identifier that says whom the fact is about rather than
+// what it says: one that comes before the fact's verb ("Our contact at Acme is Jane" and "Our
+// contact at Globex is Jane", "billing-api listens on 8080" and "ledger listens on 8080"). Two
+// such texts are facts about two subjects, never versions of one. A change after the verb
+// ("... is Jane" → "... is Bob") is a new value of the same fact.
+func subject(r region, a []token, kind ChangeKind) bool {
+	if kind != ChangeName && kind != ChangeIdentifier && kind != ChangePath {
+		return false
+	}
+	// Where the change starts in the old text (an insertion: about where it goes).
+	pos := 0
+	if len(r.old) > 0 {
+		pos = r.old[0].pos
+	} else if len(r.new) > 0 {
+		pos = r.new[0].pos
+	}
+	for _, t := range a {
+		if t.pos >= pos {
+			break
+		}
+		if verbWord(t.key) {
+			return false // the change comes after the verb: a value
+		}
+	}
+	return true
+}
+
+// verbWord lists the verbs and separators that end a fact's subject in project notes.
+func verbWord(w string) bool {
+	switch w {
+	case "is", "are", "was", "were", "uses", "use", "runs", "run", "listens", "lives", "owns", "owned", "has",
+		"have", "reads", "calls", "talks", "returns", "sends", "consumes", "needs", "goes", "go", "points",
+		"expires", "renews", "leads", "knows", "prefers", "works", "moved", "depends", "caches", "gives",
+		"means", "holds", "stays", "must", "should", "will", "set", "pass", "call", "deploy", "ask", "ping", "=", "->":
+		return true
+	}
+	return strings.HasSuffix(w, ":")
+}
+
 // negationKind recognises a negation added or removed ("not", "never", "no", "n't") and a word
 // swapped for its negated form ("enabled" / "disabled").
 func negationKind(r region) (ChangeKind, bool) {
@@ -349,7 +494,7 @@ func valueKind(t token) (ChangeKind, bool) {
 		return ChangeDate, true
 	case strings.ContainsAny(w, `/\`) || strings.HasPrefix(w, "~") || fileName(w):
 		return ChangePath, true
-	case strings.ContainsFunc(w, unicode.IsDigit):
+	case strings.ContainsFunc(w, unicode.IsDigit) || numberWords[k]:
 		return ChangeNumber, true
 	case identifier(w):
 		return ChangeIdentifier, true
@@ -357,6 +502,14 @@ func valueKind(t token) (ChangeKind, bool) {
 		return ChangeName, true
 	}
 	return "", false
+}
+
+// numberWords are numbers written out ("every four weeks" → "every two weeks" is a changed
+// number, not another fact).
+var numberWords = map[string]bool{
+	"zero": true, "one": true, "two": true, "three": true, "four": true, "five": true, "six": true, "seven": true,
+	"eight": true, "nine": true, "ten": true, "eleven": true, "twelve": true, "twenty": true, "thirty": true,
+	"hundred": true, "thousand": true, "once": true, "twice": true, "half": true, "dozen": true,
 }
 
 var months = map[string]bool{

@@ -22,7 +22,7 @@ import (
 // USE-Lite: a changed name scores 0.70-0.74 against its old version, a changed number or path
 // 0.92-0.99; unrelated facts of one project score under 0.6 nine times out of ten.
 const (
-	supersedeCandidates = 5
+	supersedeCandidates = 8
 	supersedeFloor      = 0.6
 	maxChain            = 1000
 )
@@ -95,6 +95,9 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 				continue // gone, replaced meanwhile, or a document chunk (never versioned)
 			}
 			v, change := compareFacts(old.Content, content)
+			if v == verdictDifferent && corrects(old.Content, content, c.sim, s.near) {
+				v, change = verdictUpdate, FactChange{Kind: ChangeUpdate}
+			}
 			if v == verdictUpdate {
 				if len(rec.Tags) == 0 {
 					rec.Tags = old.Tags
@@ -102,9 +105,10 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 				return s.supersedeTx(tx, &old, rec, vec, change, &res)
 			}
 			// The same statement reworded is a duplicate even where the embedder scores the
-			// rewording below the near-duplicate threshold (USE-Lite: a dropped full stop 0.93);
-			// a text with other values is not, however similar it scores.
-			if near == nil && s.near <= 1 && (v == verdictSame || c.sim >= s.near && !valuesDiffer(old.Content, content)) {
+			// rewording below the near-duplicate threshold (USE-Lite: a dropped full stop 0.93).
+			// Anything else is stored: a near duplicate that says something else is a
+			// correction (stored as a version above) or another fact, never refused.
+			if near == nil && s.near <= 1 && v == verdictSame {
 				near, nearSim = &old, c.sim
 			}
 		}
