@@ -138,6 +138,7 @@ type Service struct {
 	kind      IndexKind
 	lex       *lexicon.Lexicon
 	off       map[string]bool
+	w         rankWeights
 	logKeep   int
 	now       func() time.Time
 
@@ -179,6 +180,7 @@ func New(st *store.Store, cfg Config) *Service {
 		kind:      cfg.Index,
 		lex:       cfg.Lexicon,
 		off:       map[string]bool{},
+		w:         defaultWeights,
 		now:       cfg.Now,
 	}
 	for k, v := range cfg.off {

@@ -36,19 +36,18 @@ const (
 	SignalWords     = "words"
 )
 
-// Weights of the fused score.
-const (
-	weightVector = 1.0
-	weightLex    = 0.55
-	weightExact  = 0.6
-	weightWords  = 0.25
-	// weightSynonym and weightTranslation scale expansion terms against the query's own words.
-	weightSynonym     = 0.3
-	weightTranslation = 0.8
-	weightCognate     = 0.5
-	// identifierTerm weighs a whole identifier against one word.
-	identifierTerm = 2.0
-)
+// rankWeights are the weights of the fused score and of the expansion terms.
+type rankWeights struct {
+	vector, lex, exact, words float64
+	// synonym, translation and cognate scale expansion terms against the query's own words.
+	synonym, translation, cognate float64
+}
+
+// defaultWeights are the weights the retrieval set chose (docs/memory.md has the figures).
+var defaultWeights = rankWeights{vector: 1, lex: 0.55, exact: 0.6, words: 0.25, synonym: 0.3, translation: 0.8, cognate: 0.5}
+
+// identifierTerm weighs a whole identifier against one word.
+const identifierTerm = 2.0
 
 // queryPlan is a query analysed for both sides.
 type queryPlan struct {
@@ -127,7 +126,7 @@ func (s *Service) plan(query string) queryPlan {
 				tr := s.lex.Translate(p.lang, w)
 				for i, t := range tr {
 					if !englishStop[t] {
-						add(stem(t), weightTranslation/float64(1+i/2))
+						add(stem(t), s.w.translation/float64(1+i/2))
 						p.words = append(p.words, t)
 					}
 				}
@@ -137,7 +136,7 @@ func (s *Service) plan(query string) queryPlan {
 					vec = append(vec, w)
 				}
 				// Cognates and borrowed words: Port, Version, Cache, Dashboard.
-				add(stem(lexicon.Fold(w)), weightCognate)
+				add(stem(lexicon.Fold(w)), s.w.cognate)
 				continue
 			}
 			if englishStop[w] || len(w) < 2 && !isDigits(w) {
@@ -153,7 +152,7 @@ func (s *Service) plan(query string) queryPlan {
 			}
 			if on(SignalSynonyms) && !isDigits(w) {
 				for _, syn := range s.lex.Synonyms(w) {
-					add(stem(syn), weightSynonym)
+					add(stem(syn), s.w.synonym)
 				}
 			}
 		}
@@ -188,10 +187,10 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 		qv = lexicon.SentenceVector(p.words)
 	}
 	for _, c := range cands {
-		c.score = weightVector * float64(c.cos)
+		c.score = s.w.vector * float64(c.cos)
 		if on(SignalLexical) && maxLex > 0 {
 			c.lex /= maxLex
-			c.score += weightLex * c.lex
+			c.score += s.w.lex * c.lex
 		}
 		if on(SignalExact) && len(p.idents)+len(p.numbers) > 0 && c.rec != nil {
 			lower := strings.ToLower(c.rec.Content)
@@ -214,12 +213,12 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 				}
 			}
 			c.exact = float64(hit) / float64(len(p.idents)+len(p.numbers))
-			c.score += weightExact * c.exact
+			c.score += s.w.exact * c.exact
 		}
 		if qv != nil && c.rec != nil {
 			if dv := lexicon.SentenceVector(contentWords(c.rec.Content)); dv != nil {
 				c.words = float64(lexicon.Dot(qv, dv))
-				c.score += weightWords * c.words
+				c.score += s.w.words * c.words
 			}
 		}
 	}

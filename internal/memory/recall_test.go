@@ -84,49 +84,76 @@ func (r *recallRow) p50() time.Duration {
 
 // recallResult is a whole run: a row per class and the total.
 type recallResult struct {
-	rows  map[string]*recallRow
-	all   recallRow
-	store time.Duration
-	lost  int // notes Store refused (a duplicate that was not one)
+	rows       map[string]*recallRow
+	all        recallRow
+	store      time.Duration
+	lost       int // notes Store refused (a duplicate that was not one)
+	superseded int
 }
 
-// runRecall stores the set's notes into a fresh store with cfg and asks its questions.
-func runRecall(t testing.TB, cfg Config) recallResult {
+// recallStore is the set stored once, to ask its questions under several configurations.
+type recallStore struct {
+	s          *Service
+	ids        map[string]uint64
+	queries    []recallQuery
+	store      time.Duration
+	lost       int // notes Store refused (the set holds no duplicates)
+	superseded int // notes stored as a newer version of another
+}
+
+// storeRecall stores the set's notes into a fresh store with cfg, in file order, from one
+// conversation into one topic.
+func storeRecall(t testing.TB, cfg Config) *recallStore {
 	t.Helper()
 	ctx := context.Background()
 	mems := readJSONL[recallMemory](t, "memories.jsonl")
-	queries := readJSONL[recallQuery](t, "queries.jsonl")
-	s := New(storetest.Open(t), cfg)
-	ids := map[string]uint64{}
-	res := recallResult{rows: map[string]*recallRow{}}
+	rs := &recallStore{s: New(storetest.Open(t), cfg), ids: map[string]uint64{}, queries: readJSONL[recallQuery](t, "queries.jsonl")}
 	t0 := time.Now()
 	for _, m := range mems {
-		r, err := s.Store(ctx, StoreRequest{Conversation: "notes", Scope: "topic:project", Content: m.Text})
+		r, err := rs.s.Store(ctx, StoreRequest{Conversation: "notes", Scope: "topic:project", Content: m.Text})
 		if err != nil {
 			t.Fatalf("Store(%s): %v", m.Key, err)
 		}
 		if r.Duplicate != NotDuplicate {
-			res.lost++ // the set holds no duplicates: a refusal loses the note
+			rs.lost++
 			continue
 		}
-		ids[m.Key] = r.ID
+		if r.Superseded != 0 {
+			rs.superseded++
+		}
+		rs.ids[m.Key] = r.ID
 	}
-	res.store = time.Since(t0)
+	rs.store = time.Since(t0)
+	return rs
+}
+
+// runRecall stores the set with cfg and asks its questions.
+func runRecall(t testing.TB, cfg Config) recallResult {
+	t.Helper()
+	return storeRecall(t, cfg).ask(t)
+}
+
+// ask asks every question as search_memory does (limit 10, the default threshold) from
+// another conversation that names the topic.
+func (rs *recallStore) ask(t testing.TB) recallResult {
+	t.Helper()
+	ctx := context.Background()
+	res := recallResult{rows: map[string]*recallRow{}, store: rs.store, lost: rs.lost, superseded: rs.superseded}
 	for _, c := range recallClasses {
 		res.rows[c] = &recallRow{}
 	}
-	for _, q := range queries {
+	for _, q := range rs.queries {
 		row := res.rows[q.Class]
 		if row == nil {
 			t.Fatalf("query %q: unknown class %q", q.Query, q.Class)
 		}
 		t0 := time.Now()
-		hits, err := s.Search(ctx, SearchRequest{Conversation: "asker", Query: q.Query, Scopes: []string{"project"}, Limit: 10})
+		hits, err := rs.s.Search(ctx, SearchRequest{Conversation: "asker", Query: q.Query, Scopes: []string{"project"}, Limit: 10})
 		d := time.Since(t0)
 		if err != nil {
 			t.Fatalf("Search(%q): %v", q.Query, err)
 		}
-		want, old := ids[q.Want], ids[q.Old]
+		want, old := rs.ids[q.Want], rs.ids[q.Old]
 		rank, oldRank := -1, -1
 		for i, h := range hits {
 			if want != 0 && h.ID == want && rank < 0 {
@@ -175,7 +202,8 @@ func (res recallResult) table() string {
 		line(c, res.rows[c])
 	}
 	line("all", &res.all)
-	fmt.Fprintf(&b, "stored the notes in %s; %d refused as duplicates\n", res.store.Round(time.Millisecond), res.lost)
+	fmt.Fprintf(&b, "stored the notes in %s; %d refused as duplicates, %d stored as newer versions\n",
+		res.store.Round(time.Millisecond), res.lost, res.superseded)
 	return b.String()
 }
 
@@ -197,4 +225,41 @@ func TestRecall(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestRecallSignals stores the set once and asks its questions with every ranking signal, then
+// with each one switched off, and prints what each adds (R@1 per class):
+//
+//	go test -run '^TestRecallSignals$' -v ./internal/memory
+func TestRecallSignals(t *testing.T) {
+	if raceEnabled || testing.Short() || os.Getenv("TOOLHOST_RECALL_SIGNALS") == "" {
+		t.Skip("set TOOLHOST_RECALL_SIGNALS=1 to measure each signal (about a minute)")
+	}
+	rs := storeRecall(t, Config{Index: IndexKind(os.Getenv("TOOLHOST_RECALL_INDEX"))})
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-22s", "R@1 / R@5")
+	for _, c := range recallClasses {
+		fmt.Fprintf(&b, " %13s", c)
+	}
+	b.WriteString("\n")
+	row := func(name string) {
+		res := rs.ask(t)
+		fmt.Fprintf(&b, "%-22s", name)
+		for _, c := range recallClasses {
+			fmt.Fprintf(&b, "   %.2f / %.2f", res.rows[c].r1(), res.rows[c].r5())
+		}
+		b.WriteString("\n")
+	}
+	row("all signals")
+	signals := []string{SignalLexical, SignalExact, SignalStem, SignalSynonyms, SignalWords, SignalTranslate}
+	for _, sig := range signals {
+		rs.s.off[sig] = true
+		row("without " + sig)
+		rs.s.off[sig] = false
+	}
+	for _, sig := range signals {
+		rs.s.off[sig] = true
+	}
+	row("vector only")
+	t.Log("\n" + b.String())
 }
