@@ -263,3 +263,28 @@ func TestRecallSignals(t *testing.T) {
 	row("vector only")
 	t.Log("\n" + b.String())
 }
+
+// TestRecallTune asks the set's questions over a grid of weights (TOOLHOST_RECALL_TUNE=1), to
+// choose defaultWeights.
+func TestRecallTune(t *testing.T) {
+	if raceEnabled || testing.Short() || os.Getenv("TOOLHOST_RECALL_TUNE") == "" {
+		t.Skip("set TOOLHOST_RECALL_TUNE=1 to search the weights")
+	}
+	rs := storeRecall(t, Config{})
+	var b strings.Builder
+	for _, lex := range []float64{0.35, 0.55, 0.8} {
+		for _, words := range []float64{0, 0.25, 0.6} {
+			for _, vec := range []float64{0.7, 1, 1.4} {
+				rs.s.w = defaultWeights
+				rs.s.w.lex, rs.s.w.words, rs.s.w.vector = lex, words, vec
+				res := rs.ask(t)
+				fmt.Fprintf(&b, "lex %.2f words %.2f vec %.2f:", lex, words, vec)
+				for _, c := range recallClasses {
+					fmt.Fprintf(&b, " %.2f", res.rows[c].r1())
+				}
+				fmt.Fprintf(&b, " | all %.3f\n", res.all.r1())
+			}
+		}
+	}
+	t.Log("\n" + b.String())
+}

@@ -99,10 +99,11 @@ func compareFacts(prev, next string) (verdict, FactChange) {
 
 // corrects reports whether next corrects prev though their words differ beyond one value: it is
 // about the same subject (every name and identifier that prev states before its verb appears
-// in next, and next names no other subject) and either says it corrects something ("correction:",
-// "actually", "now", "moved to", "no longer", "(was ...)") with a similarity of at least
-// correctionFloor, or is a near duplicate (similarity at least near) that differs in its words.
-func corrects(prev, next string, sim, near float32) bool {
+// in next, and next names no other subject) and says it corrects something ("correction:",
+// "actually", "now", "moved to", "no longer", "(was ...)"), with a similarity of at least
+// correctionFloor. A near duplicate without such words is another fact (production and
+// staging): stored beside it, never refused.
+func corrects(prev, next string, sim float32) bool {
 	a, b := factTokens(prev), factTokens(next)
 	if len(a) == 0 || len(b) == 0 || len(a) > maxFactTokens || len(b) > maxFactTokens {
 		return false
@@ -132,9 +133,6 @@ func corrects(prev, next string, sim, near float32) bool {
 			return false // next names a subject prev does not: another fact
 		}
 	}
-	if sim >= near && near <= 1 {
-		return true
-	}
 	if sim < correctionFloor {
 		return false
 	}
@@ -155,7 +153,7 @@ var correctionCue = map[string]bool{
 	"correction": true, "corrected": true, "update": true, "updated": true, "actually": true, "now": true,
 	"moved": true, "changed": true, "instead": true, "longer": true, "left": true, "raised": true,
 	"lowered": true, "upgraded": true, "downgraded": true, "relaxed": true, "tightened": true, "switched": true,
-	"replaced": true, "renamed": true, "not": true, "new": true,
+	"replaced": true, "renamed": true, "new": true,
 }
 
 // subjectEntities are the words of a fact before its verb, small words and correction cues left
@@ -387,8 +385,16 @@ func label(r region, kind ChangeKind) bool {
 // contact at Globex is Jane", "billing-api listens on 8080" and "ledger listens on 8080"). Two
 // such texts are facts about two subjects, never versions of one. A change after the verb
 // ("... is Jane" → "... is Bob") is a new value of the same fact.
-func subject(r region, a []token, kind ChangeKind) bool {
-	if kind != ChangeName && kind != ChangeIdentifier && kind != ChangePath {
+func subject(r region, a []token, _ ChangeKind) bool {
+	named := false
+	for _, side := range [][]token{r.old, r.new} {
+		for _, t := range side {
+			if entityToken(t) {
+				named = true
+			}
+		}
+	}
+	if !named {
 		return false
 	}
 	// Where the change starts in the old text (an insertion: about where it goes).
@@ -407,6 +413,15 @@ func subject(r region, a []token, kind ChangeKind) bool {
 		}
 	}
 	return true
+}
+
+// entityToken reports a word that names something: a proper name or an identifier with
+// letters (billing-api-v2, pg-main-04, AWS_REGION), not a bare number or version.
+func entityToken(t token) bool {
+	if !strings.ContainsFunc(t.text, unicode.IsLetter) || monthOrDay(t.key) {
+		return false
+	}
+	return properName(t) || identifier(t.text)
 }
 
 // verbWord lists the verbs and separators that end a fact's subject in project notes.

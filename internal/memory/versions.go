@@ -95,7 +95,7 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 				continue // gone, replaced meanwhile, or a document chunk (never versioned)
 			}
 			v, change := compareFacts(old.Content, content)
-			if v == verdictDifferent && corrects(old.Content, content, c.sim, s.near) {
+			if v == verdictDifferent && corrects(old.Content, content, c.sim) {
 				v, change = verdictUpdate, FactChange{Kind: ChangeUpdate}
 			}
 			if v == verdictUpdate {
