@@ -19,8 +19,11 @@ import (
 //	          words (the vector side then embeds the translated question too)
 //	exact     the share of the query's identifiers (flags, paths, codes, versions) that the
 //	          memory contains verbatim: what makes "--skip-seed" or "23P01" win
-//	words     cosine of SIF-weighted GloVe word vectors (query and memory), a second, word-level
-//	          view of meaning that knows more vocabulary than the sentence encoder
+//	words     soft matching of words by GloVe vectors: for each word of the query, its closest
+//	          word in the memory (1 for the same word, the cosine above a floor for a related
+//	          one: "contact" for "person", "version" for "release"), weighted by SIF weights
+//	sif       cosine of SIF-weighted mean GloVe vectors of query and memory (measured; off by
+//	          default, see docs/memory.md)
 //
 // Each signal can be switched off (Config.signals) so that TestRecallSignals measures what it
 // adds on the retrieval set; the weights below are the ones that set chose, documented with
@@ -34,17 +37,18 @@ const (
 	SignalTranslate = "translate"
 	SignalExact     = "exact"
 	SignalWords     = "words"
+	SignalSIF       = "sif"
 )
 
 // rankWeights are the weights of the fused score and of the expansion terms.
 type rankWeights struct {
-	vector, lex, exact, words float64
+	vector, lex, exact, words, sif float64
 	// synonym, translation and cognate scale expansion terms against the query's own words.
 	synonym, translation, cognate float64
 }
 
 // defaultWeights are the weights the retrieval set chose (docs/memory.md has the figures).
-var defaultWeights = rankWeights{vector: 1, lex: 0.55, exact: 0.6, words: 0.25, synonym: 0.3, translation: 0.8, cognate: 0.5}
+var defaultWeights = rankWeights{vector: 1, lex: 0.55, exact: 0.6, words: 0.4, sif: 0, synonym: 0.3, translation: 0.8, cognate: 0.5}
 
 // identifierTerm weighs a whole identifier against one word.
 const identifierTerm = 2.0
@@ -183,8 +187,12 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 		maxLex = math.Max(maxLex, c.lex)
 	}
 	var qv []float32
-	if on(SignalWords) {
+	if on(SignalSIF) && s.w.sif != 0 {
 		qv = lexicon.SentenceVector(p.words)
+	}
+	var qw []wordVec
+	if on(SignalWords) && s.w.words != 0 {
+		qw = wordVecs(p.words)
 	}
 	for _, c := range cands {
 		c.score = s.w.vector * float64(c.cos)
@@ -217,9 +225,12 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 		}
 		if qv != nil && c.rec != nil {
 			if dv := lexicon.SentenceVector(contentWords(c.rec.Content)); dv != nil {
-				c.words = float64(lexicon.Dot(qv, dv))
-				c.score += s.w.words * c.words
+				c.score += s.w.sif * float64(lexicon.Dot(qv, dv))
 			}
+		}
+		if len(qw) > 0 && c.rec != nil {
+			c.words = softMatch(qw, wordVecs(contentWords(c.rec.Content)))
+			c.score += s.w.words * c.words
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int {
@@ -246,4 +257,56 @@ func contentWords(text string) []string {
 		}
 	}
 	return out
+}
+
+// wordVec is a word with its GloVe vector and SIF weight.
+type wordVec struct {
+	word   string
+	vec    []float32
+	weight float64
+}
+
+func wordVecs(words []string) []wordVec {
+	out := make([]wordVec, 0, len(words))
+	seen := map[string]bool{}
+	for _, w := range words {
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, wordVec{word: w, vec: lexicon.Vector(w), weight: lexicon.SIFWeight(w)})
+	}
+	return out
+}
+
+// softFloor is the cosine under which two words count as unrelated.
+const softFloor = 0.3
+
+// softMatch is the SIF-weighted share of the query's words that the memory has, or has a
+// related word for: 1 for the same word (or stem), (cos − floor) / (1 − floor) for the closest
+// related one.
+func softMatch(q, d []wordVec) float64 {
+	var sum, total float64
+	for _, qw := range q {
+		total += qw.weight
+		best := 0.0
+		qs := lexicon.Stem(qw.word)
+		for _, dw := range d {
+			if dw.word == qw.word || lexicon.Stem(dw.word) == qs {
+				best = 1
+				break
+			}
+			if qw.vec == nil || dw.vec == nil {
+				continue
+			}
+			if c := float64(lexicon.Dot(qw.vec, dw.vec)); c > softFloor {
+				best = max(best, (c-softFloor)/(1-softFloor))
+			}
+		}
+		sum += qw.weight * best
+	}
+	if total == 0 {
+		return 0
+	}
+	return sum / total
 }

@@ -257,6 +257,9 @@ func TestRecallSignals(t *testing.T) {
 		row("without " + sig)
 		rs.s.off[sig] = false
 	}
+	rs.s.w.sif = 0.25
+	row("with sif 0.25")
+	rs.s.w.sif = 0
 	for _, sig := range signals {
 		rs.s.off[sig] = true
 	}
@@ -272,9 +275,9 @@ func TestRecallTune(t *testing.T) {
 	}
 	rs := storeRecall(t, Config{})
 	var b strings.Builder
-	for _, lex := range []float64{0.35, 0.55, 0.8} {
-		for _, words := range []float64{0, 0.25, 0.6} {
-			for _, vec := range []float64{0.7, 1, 1.4} {
+	for _, lex := range []float64{0.4, 0.55, 0.7} {
+		for _, words := range []float64{0.2, 0.4, 0.7, 1} {
+			for _, vec := range []float64{0.7, 1} {
 				rs.s.w = defaultWeights
 				rs.s.w.lex, rs.s.w.words, rs.s.w.vector = lex, words, vec
 				res := rs.ask(t)
