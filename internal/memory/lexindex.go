@@ -136,6 +136,22 @@ func (x *lexIndex) search(terms []weightedTerm, scopes, tags []string, n int) []
 	return out[:min(n, len(out))]
 }
 
+// rarity weighs identifiers by how few memories hold them: idf / ln(N+1), 1 for an identifier
+// in one memory (or none), about 0.5 for one in √N memories.
+func (x *lexIndex) rarity(idents []string) []float64 {
+	out := make([]float64, len(idents))
+	N := float64(len(x.docs))
+	for i, id := range idents {
+		df := float64(len(x.post["="+id]))
+		if df <= 1 || N < 2 {
+			out[i] = 1
+			continue
+		}
+		out[i] = math.Log(1+(N-df+0.5)/(df+0.5)) / math.Log(N+1)
+	}
+	return out
+}
+
 // score returns BM25 of one memory (0 if it is not indexed).
 func (x *lexIndex) score(terms []weightedTerm, id uint64) float64 {
 	d := x.docs[id]

@@ -205,6 +205,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		if err != nil {
 			return err
 		}
+		p.identWeight = s.lexIdx.rarity(p.idents)
 		vh, err := s.idx.search(ctx, q, scopes, tags, want)
 		if err != nil {
 			return err

@@ -43,24 +43,29 @@ const (
 // rankWeights are the weights of the fused score and of the expansion terms.
 type rankWeights struct {
 	vector, lex, exact, words, sif float64
+	// floor is the cosine under which two words count as unrelated in soft matching.
+	floor float64
 	// synonym, translation and cognate scale expansion terms against the query's own words.
 	synonym, translation, cognate float64
 }
 
 // defaultWeights are the weights the retrieval set chose (docs/memory.md has the figures).
-var defaultWeights = rankWeights{vector: 1, lex: 0.55, exact: 0.6, words: 0.4, sif: 0, synonym: 0.3, translation: 0.8, cognate: 0.5}
+var defaultWeights = rankWeights{vector: 1, lex: 0.55, exact: 0.6, words: 0.4, sif: 0, floor: 0.3, synonym: 0.3, translation: 0.8, cognate: 0.5}
 
 // identifierTerm weighs a whole identifier against one word.
 const identifierTerm = 2.0
 
 // queryPlan is a query analysed for both sides.
 type queryPlan struct {
-	lang    string
-	vector  string         // the text to embed: the query, or its translation
-	terms   []weightedTerm // lexical terms with weights
-	idents  []string       // identifiers, lower-cased, matched verbatim
-	numbers []string       // plain numbers, matched as whole words
-	words   []string       // English words for the word-vector signal
+	lang   string
+	vector string         // the text to embed: the query, or its translation
+	terms  []weightedTerm // lexical terms with weights
+	idents []string       // identifiers and dates, lower-cased, matched verbatim
+	// identWeight weighs each identifier by its rarity in the index (set by Search): a token in
+	// one memory in two thousand says more than "p99" in forty.
+	identWeight []float64
+	numbers     []string // plain numbers, matched as whole words
+	words       []string // English words for the word-vector signal
 }
 
 // englishStop are English words too common to say what a question is about.
@@ -105,7 +110,12 @@ func (s *Service) plan(query string) queryPlan {
 		return w
 	}
 	var vec []string
-	for _, tok := range tokens(query) {
+	toks := tokens(query)
+	for i, tok := range toks {
+		if i+1 < len(toks) && monthName[strings.ToLower(tok)] && isDigits(toks[i+1]) {
+			// A date is a value like an identifier: "January 24" is not "June 24".
+			p.idents = append(p.idents, strings.ToLower(tok)+" "+toks[i+1])
+		}
 		if isDigits(tok) {
 			// A number is matched as a whole word: "April 9" is not "April 19".
 			p.numbers = append(p.numbers, tok)
@@ -202,10 +212,15 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 		}
 		if on(SignalExact) && len(p.idents)+len(p.numbers) > 0 && c.rec != nil {
 			lower := strings.ToLower(c.rec.Content)
-			hit := 0
-			for _, id := range p.idents {
+			var hit, total float64
+			for i, id := range p.idents {
+				w := 1.0
+				if i < len(p.identWeight) {
+					w = p.identWeight[i]
+				}
+				total += w
 				if strings.Contains(lower, id) {
-					hit++
+					hit += w
 				}
 			}
 			var words map[string]bool
@@ -216,11 +231,12 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 						words[w] = true
 					}
 				}
+				total++
 				if words[n] {
 					hit++
 				}
 			}
-			c.exact = float64(hit) / float64(len(p.idents)+len(p.numbers))
+			c.exact = hit / total
 			c.score += s.w.exact * c.exact
 		}
 		if qv != nil && c.rec != nil {
@@ -229,7 +245,7 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 			}
 		}
 		if len(qw) > 0 && c.rec != nil {
-			c.words = softMatch(qw, wordVecs(contentWords(c.rec.Content)))
+			c.words = softMatch(qw, wordVecs(contentWords(c.rec.Content)), s.w.floor)
 			c.score += s.w.words * c.words
 		}
 	}
@@ -246,6 +262,14 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 		}
 		return 0
 	})
+}
+
+// monthName are the month names (and abbreviations) that start a date.
+var monthName = map[string]bool{
+	"january": true, "february": true, "march": true, "april": true, "may": true, "june": true, "july": true,
+	"august": true, "september": true, "october": true, "november": true, "december": true, "jan": true,
+	"feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true, "sept": true,
+	"oct": true, "nov": true, "dec": true,
 }
 
 // contentWords are a memory's plain words without the English stop words.
@@ -279,13 +303,10 @@ func wordVecs(words []string) []wordVec {
 	return out
 }
 
-// softFloor is the cosine under which two words count as unrelated.
-const softFloor = 0.3
-
 // softMatch is the SIF-weighted share of the query's words that the memory has, or has a
 // related word for: 1 for the same word (or stem), (cos − floor) / (1 − floor) for the closest
 // related one.
-func softMatch(q, d []wordVec) float64 {
+func softMatch(q, d []wordVec, floor float64) float64 {
 	var sum, total float64
 	for _, qw := range q {
 		total += qw.weight
@@ -299,8 +320,8 @@ func softMatch(q, d []wordVec) float64 {
 			if qw.vec == nil || dw.vec == nil {
 				continue
 			}
-			if c := float64(lexicon.Dot(qw.vec, dw.vec)); c > softFloor {
-				best = max(best, (c-softFloor)/(1-softFloor))
+			if c := float64(lexicon.Dot(qw.vec, dw.vec)); c > floor {
+				best = max(best, (c-floor)/(1-floor))
 			}
 		}
 		sum += qw.weight * best

@@ -275,13 +275,13 @@ func TestRecallTune(t *testing.T) {
 	}
 	rs := storeRecall(t, Config{})
 	var b strings.Builder
-	for _, lex := range []float64{0.4, 0.55, 0.7} {
-		for _, words := range []float64{0.2, 0.4, 0.7, 1} {
-			for _, vec := range []float64{0.7, 1} {
+	for _, lex := range []float64{0.4, 0.55, 0.8} {
+		for _, words := range []float64{0.4, 0.8, 1.2, 1.6} {
+			for _, floor := range []float64{0.2, 0.3, 0.4} {
 				rs.s.w = defaultWeights
-				rs.s.w.lex, rs.s.w.words, rs.s.w.vector = lex, words, vec
+				rs.s.w.lex, rs.s.w.words, rs.s.w.floor = lex, words, floor
 				res := rs.ask(t)
-				fmt.Fprintf(&b, "lex %.2f words %.2f vec %.2f:", lex, words, vec)
+				fmt.Fprintf(&b, "lex %.2f words %.2f floor %.2f:", lex, words, floor)
 				for _, c := range recallClasses {
 					fmt.Fprintf(&b, " %.2f", res.rows[c].r1())
 				}

@@ -1119,28 +1119,50 @@ func (g *gen) queries() []Query {
 	return out
 }
 
-// unique reports whether exactly one note holds v as a whole word.
+// unique reports whether exactly one note holds v as a whole word, and, when v has a number,
+// whether exactly one note holds that number (as a run of digits of its own: "500" is in
+// "500G" but not in "1500").
 func (g *gen) unique(v string) bool {
-	n := 0
-	for _, m := range g.mems {
-		for i := 0; ; {
-			j := strings.Index(m.Text[i:], v)
-			if j < 0 {
-				break
+	count := func(v string, digits bool) int {
+		n := 0
+		for _, m := range g.mems {
+			for i := 0; ; {
+				j := strings.Index(m.Text[i:], v)
+				if j < 0 {
+					break
+				}
+				j += i
+				k := j + len(v)
+				var before, after bool
+				if digits {
+					before = j == 0 || !isDigit(m.Text[j-1]) && m.Text[j-1] != '.'
+					after = k == len(m.Text) || !isDigit(m.Text[k]) && !(m.Text[k] == '.' && k+1 < len(m.Text) && isDigit(m.Text[k+1]))
+				} else {
+					before = j == 0 || !alnum(m.Text[j-1])
+					after = k == len(m.Text) || !alnum(m.Text[k]) && !(m.Text[k] == '.' && k+1 < len(m.Text) && alnum(m.Text[k+1]))
+				}
+				if before && after {
+					n++
+					break
+				}
+				i = j + 1
 			}
-			j += i
-			k := j + len(v)
-			before := j == 0 || !alnum(m.Text[j-1])
-			after := k == len(m.Text) || !alnum(m.Text[k]) && !(m.Text[k] == '.' && k+1 < len(m.Text) && alnum(m.Text[k+1]))
-			if before && after {
-				n++
-				break
-			}
-			i = j + 1
+		}
+		return n
+	}
+	if count(v, false) != 1 {
+		return false
+	}
+	for _, f := range strings.Fields(v) {
+		f = strings.Trim(f, "%")
+		if f != "" && strings.IndexFunc(f, func(r rune) bool { return r < '0' || r > '9' }) < 0 && count(f, true) != 1 {
+			return false
 		}
 	}
-	return n == 1
+	return true
 }
+
+func isDigit(b byte) bool { return b >= '0' && b <= '9' }
 
 func alnum(b byte) bool { return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' }
 
