@@ -149,7 +149,8 @@ type SearchRequest struct {
 // Hit is one search result.
 type Hit struct {
 	ID uint64 `json:"id"`
-	// Score ranks the hits: the fused score of the vector and lexical signals (see rank.go).
+	// Score ranks the hits: the fused score of the vector and lexical signals (see rank.go),
+	// divided by the sum of their weights, so 1 means every signal at its best.
 	Score float32 `json:"score"`
 	// Similarity is the cosine between the query and the memory.
 	Similarity float32 `json:"similarity"`
@@ -270,13 +271,13 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		if len(hits) == limit {
 			break
 		}
-		// The threshold is on meaning; a memory that matches the words or holds the query's
-		// identifiers is kept below it.
-		if c.cos < threshold && c.lex < lexicalKeep && c.exact == 0 {
+		// The default threshold is on meaning; a memory that matches the words or holds the
+		// query's identifiers is kept below it. A threshold the caller gives is strict.
+		if c.cos < threshold && (req.Threshold != nil || c.lex < lexicalKeep && c.exact == 0) {
 			continue
 		}
 		r := c.rec
-		h := Hit{ID: c.id, Score: float32(c.score), Similarity: c.cos, Tags: r.Tags, Metadata: r.Metadata,
+		h := Hit{ID: c.id, Score: float32(c.score / s.w.total()), Similarity: c.cos, Tags: r.Tags, Metadata: r.Metadata,
 			Scope: r.Scope, Created: r.Created, Document: r.Document, Chunk: r.Chunk, Supersedes: r.Supersedes}
 		h.Content, h.Truncated = truncate(r.Content, snip)
 		hits = append(hits, h)

@@ -52,6 +52,9 @@ type rankWeights struct {
 // defaultWeights are the weights the retrieval set chose (docs/memory.md has the figures).
 var defaultWeights = rankWeights{vector: 1, lex: 0.55, exact: 0.6, words: 0.4, sif: 0, floor: 0.3, synonym: 0.3, translation: 0.8, cognate: 0.5}
 
+// total is the sum of the fused score's weights: a memory best on every signal scores it.
+func (w rankWeights) total() float64 { return w.vector + w.lex + w.exact + w.words + w.sif }
+
 // identifierTerm weighs a whole identifier against one word.
 const identifierTerm = 2.0
 
