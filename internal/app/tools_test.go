@@ -25,9 +25,9 @@ import (
 // another row, with the reason in the commit message.
 var toolBudget = map[string]int{
 	"think":                     86,
-	"user_collaboration":        285,
-	"todo_operations":           355,
-	"memory_operations":         305,
+	"user_collaboration":        274,
+	"todo_operations":           340,
+	"memory_operations":         331,
 	"file_operations":           785,
 	"terminal_operations":       461,
 	"build_and_version_control": 428,

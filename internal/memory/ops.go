@@ -23,8 +23,15 @@ type StoreRequest struct {
 	Tags []string
 	// Metadata is free-form string data kept with the memory and returned with hits.
 	Metadata map[string]string
-	// Scope is "" or "conversation" (the default), or "topic:NAME" / "NAME" for a shared topic.
+	// Scope is "" or "conversation" (the default), or "topic:NAME" / "NAME" for a shared topic,
+	// or "user" / "project" (the default for an instruction).
 	Scope string
+	// Project is the working directory that the "project" scope names.
+	Project string
+	// Kind is "" (a fact) or KindInstruction; an instruction needs UserWords, the user's own
+	// words that gave it.
+	Kind      string
+	UserWords string
 }
 
 // Duplicate says why Store did not write a new memory.
@@ -85,6 +92,11 @@ func putRecord(tx *store.Tx, rec record, vec []float32, keep int) (uint64, error
 	if err := tx.PutJSON(append(slices.Clone(scopesPath), rec.Scope), key, se); err != nil {
 		return 0, err
 	}
+	if rec.Kind == KindInstruction {
+		if err := tx.PutJSON(instrPath, instrKey(rec.Scope, id), instructionOf(&rec, id)); err != nil {
+			return 0, err
+		}
+	}
 	if rec.Conversation != "" && rec.Document == "" {
 		n := Note{Kind: NoteMemory, ID: id, Scope: rec.Scope, Text: summary(rec.Content), Time: rec.Created, Tags: rec.Tags}
 		if err := tx.PutJSON(append(slices.Clone(recentPath), rec.Conversation), recentKey(rec.Created, id), n); err != nil {
@@ -117,6 +129,11 @@ func deleteRecord(tx *store.Tx, rec *record, keep int) error {
 			return err
 		}
 	}
+	if rec.Kind == KindInstruction {
+		if err := tx.Delete(instrPath, instrKey(rec.Scope, rec.ID)); err != nil {
+			return err
+		}
+	}
 	return appendLog(tx, "delete", rec.ID, keep)
 }
 
@@ -144,6 +161,9 @@ type SearchRequest struct {
 	Scopes []string
 	// SnippetChars caps each hit's content; 0 means DefaultSnippetChars, negative means whole.
 	SnippetChars int
+	// Versions also returns each hit's earlier versions, right after it, newest first. They
+	// are never returned otherwise: the current version always answers.
+	Versions bool
 }
 
 // Hit is one search result.
@@ -166,6 +186,10 @@ type Hit struct {
 	Chunk    int    `json:"chunk,omitempty"`
 	// Supersedes is the earlier version this memory replaced (readable with Get).
 	Supersedes uint64 `json:"supersedes,omitempty"`
+	// SupersededBy is set on an earlier version (SearchRequest.Versions): the newer one.
+	SupersededBy uint64 `json:"superseded_by,omitempty"`
+	// Kind is "instruction" for a standing instruction.
+	Kind string `json:"kind,omitempty"`
 }
 
 // Search finds the memories closest in meaning to the query within the requested scopes.
@@ -278,11 +302,49 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		}
 		r := c.rec
 		h := Hit{ID: c.id, Score: float32(c.score / s.w.total()), Similarity: c.cos, Tags: r.Tags, Metadata: r.Metadata,
-			Scope: r.Scope, Created: r.Created, Document: r.Document, Chunk: r.Chunk, Supersedes: r.Supersedes}
+			Scope: r.Scope, Created: r.Created, Document: r.Document, Chunk: r.Chunk, Supersedes: r.Supersedes, Kind: r.Kind}
 		h.Content, h.Truncated = truncate(r.Content, snip)
 		hits = append(hits, h)
 	}
+	if req.Versions {
+		return s.withVersions(ctx, hits, snip)
+	}
 	return hits, nil
+}
+
+// withVersions inserts each hit's earlier versions after it, newest first, scored below it.
+func (s *Service) withVersions(ctx context.Context, hits []Hit, snip int) ([]Hit, error) {
+	var out []Hit
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		out = out[:0]
+		for _, h := range hits {
+			out = append(out, h)
+			if h.Supersedes == 0 {
+				continue
+			}
+			var r record
+			found, err := tx.GetJSON(itemsPath, store.SeqKey(h.ID), &r)
+			if err != nil || !found {
+				return err
+			}
+			versions, err := chain(tx, &r)
+			if err != nil {
+				return err
+			}
+			for i := len(versions) - 2; i >= 0; i-- { // the last is h itself
+				v := versions[i]
+				e := Hit{ID: v.ID, Score: h.Score, Tags: v.Tags, Metadata: v.Metadata, Scope: v.Scope, Created: v.Created,
+					Supersedes: v.Supersedes, SupersededBy: v.SupersededBy, Kind: v.Kind}
+				e.Content, e.Truncated = truncate(v.Content, snip)
+				out = append(out, e)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search memory: %w", err)
+	}
+	return out, nil
 }
 
 // searchCandidates is the least number of candidates each side proposes, and lexicalKeep the
@@ -305,7 +367,7 @@ func (s *Service) searchScopesLocked(conversation string, scopes []string) ([]st
 				out = append(out, conversationPrefix+conversation)
 			}
 			for _, name := range s.idx.scopeNames() {
-				if strings.HasPrefix(name, topicPrefix) {
+				if strings.HasPrefix(name, topicPrefix) || name == UserScope || strings.HasPrefix(name, projectPrefix) {
 					out = append(out, name)
 				}
 			}
@@ -437,9 +499,11 @@ func (s *Service) Delete(ctx context.Context, req DeleteRequest) (int, error) {
 	return n, nil
 }
 
-// visible reports whether conversation may see scope: its own, or any topic.
+// visible reports whether conversation may see scope: its own, any topic, the user's and every
+// project's.
 func visible(conversation, scope string) bool {
-	return strings.HasPrefix(scope, topicPrefix) || scope == conversationPrefix+conversation
+	return strings.HasPrefix(scope, topicPrefix) || scope == conversationPrefix+conversation ||
+		scope == UserScope || strings.HasPrefix(scope, projectPrefix)
 }
 
 // Collection describes one scope for list_collections.

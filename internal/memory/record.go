@@ -22,6 +22,7 @@ var (
 	scopesPath = store.Path{store.BucketMemories, "scopes"}
 	docsPath   = store.Path{store.BucketMemories, "docs"}
 	recentPath = store.Path{store.BucketMemories, "recent"}
+	instrPath  = store.Path{store.BucketMemories, "instructions"}
 	logPath    = store.Path{store.BucketMemories, "log"}
 	rootPath   = store.Path{store.BucketMemories}
 )
@@ -32,7 +33,10 @@ const headKey = "head"
 const (
 	conversationPrefix = "conversation:"
 	topicPrefix        = "topic:"
-	maxTopicLen        = 100
+	projectPrefix      = "project:"
+	// UserScope is the scope of what holds for the user everywhere (standing instructions).
+	UserScope   = "user"
+	maxTopicLen = 100
 )
 
 // record is one memory as stored in items.
@@ -54,7 +58,15 @@ type record struct {
 	Supersedes   uint64    `json:"supersedes,omitempty"`
 	SupersededBy uint64    `json:"superseded_by,omitempty"`
 	Replaced     time.Time `json:"replaced,omitzero"`
+	// Kind is "" for a fact, KindInstruction for a standing instruction; UserWords are the
+	// user's own words the model quoted when it stored the instruction.
+	Kind      string `json:"kind,omitempty"`
+	UserWords string `json:"user_words,omitempty"`
 }
+
+// KindInstruction marks a memory that is a standing instruction of the user ("always run the
+// tests before committing"): reminders bring it back to the model until the user removes it.
+const KindInstruction = "instruction"
 
 // scopeEntry is the value of scopes/<scope>/<id>.
 type scopeEntry struct {
@@ -83,10 +95,26 @@ type docEntry struct {
 }
 
 // resolveScope turns a caller's scope ("" or "conversation" for the conversation's own, "topic:NAME"
-// or a bare NAME for a topic, or a full "conversation:ID" naming the caller's own) into a scope key.
+// or a bare NAME for a topic, or a full "conversation:ID" naming the caller's own, "user", or
+// "project" for the project of the working directory) into a scope key.
 func resolveScope(conversation, scope string) (string, error) {
+	return resolveScopeIn(conversation, "", scope)
+}
+
+// resolveScopeIn is resolveScope with the project (working directory) "project" names.
+func resolveScopeIn(conversation, project, scope string) (string, error) {
 	scope = strings.TrimSpace(scope)
 	switch {
+	case scope == UserScope:
+		return UserScope, nil
+	case scope == "project" || strings.HasPrefix(scope, projectPrefix):
+		if scope == "project" {
+			if project == "" {
+				return "", fmt.Errorf("%w: no project (working directory) for the project scope; use user", ErrBadRequest)
+			}
+			return projectPrefix + project, nil
+		}
+		return scope, nil
 	case scope == "" || scope == "conversation":
 		if conversation == "" {
 			return "", fmt.Errorf("%w: no conversation for the conversation scope; name a topic", ErrBadRequest)

@@ -42,9 +42,30 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 	if err := s.checkContent(content); err != nil {
 		return StoreResult{}, err
 	}
-	scope, err := resolveScope(req.Conversation, req.Scope)
+	kind, userWords := strings.TrimSpace(req.Kind), strings.TrimSpace(req.UserWords)
+	scopeName := req.Scope
+	switch kind {
+	case "", "fact":
+		kind, userWords = "", ""
+	case KindInstruction:
+		if userWords == "" {
+			return StoreResult{}, fmt.Errorf("%w: an instruction needs user_words, the user's own words that gave it; store only what the user asked for", ErrBadRequest)
+		}
+		if strings.TrimSpace(scopeName) == "" {
+			scopeName = "project"
+			if req.Project == "" {
+				scopeName = UserScope
+			}
+		}
+	default:
+		return StoreResult{}, fmt.Errorf("%w: kind %q; use fact or instruction", ErrBadRequest, kind)
+	}
+	scope, err := resolveScopeIn(req.Conversation, req.Project, scopeName)
 	if err != nil {
 		return StoreResult{}, err
+	}
+	if kind == KindInstruction && scope != UserScope && !strings.HasPrefix(scope, projectPrefix) {
+		return StoreResult{}, fmt.Errorf("%w: an instruction goes in the user or the project scope, not %s", ErrBadRequest, scope)
 	}
 	tags := normalizeTags(req.Tags)
 	vec, err := s.embedOne(ctx, content)
@@ -63,7 +84,7 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 	rec := record{
 		Scope: scope, Conversation: req.Conversation, Content: content, Tags: tags,
 		Metadata: req.Metadata, Created: s.now().UTC(), Hash: contentHash(content),
-		Embedder: s.emb.ID(), Dim: len(vec),
+		Embedder: s.emb.ID(), Dim: len(vec), Kind: kind, UserWords: userWords,
 	}
 	var res StoreResult
 	err = s.st.Update(ctx, func(tx *store.Tx) error {
@@ -91,8 +112,8 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 			var old record
 			if found, err := tx.GetJSON(itemsPath, store.SeqKey(c.id), &old); err != nil {
 				return err
-			} else if !found || old.SupersededBy != 0 || old.Document != "" {
-				continue // gone, replaced meanwhile, or a document chunk (never versioned)
+			} else if !found || old.SupersededBy != 0 || old.Document != "" || old.Kind != rec.Kind {
+				continue // gone, replaced meanwhile, a document chunk (never versioned) or another kind
 			}
 			v, change := compareFacts(old.Content, content)
 			if v == verdictDifferent && corrects(old.Content, content, c.sim) {
@@ -231,6 +252,12 @@ func (s *Service) supersedeTx(tx *store.Tx, old *record, rec record, vec []float
 	if err := rewriteRecord(tx, old); err != nil {
 		return err
 	}
+	if old.Kind == KindInstruction {
+		// Only the current version of an instruction is repeated to the model.
+		if err := tx.Delete(instrPath, instrKey(old.Scope, old.ID)); err != nil {
+			return err
+		}
+	}
 	if old.Conversation != "" {
 		// The reminder of recent memories must not present the old statement as saved.
 		if err := tx.Delete(append(slices.Clone(recentPath), old.Conversation), recentKey(old.Created, old.ID)); err != nil {
@@ -364,7 +391,7 @@ func (s *Service) Update(ctx context.Context, req UpdateRequest) (UpdateResult, 
 		}
 		rec := record{
 			Scope: head.Scope, Conversation: req.Conversation, Content: content, Tags: tags, Metadata: meta,
-			Created: s.now().UTC(), Hash: hash, Embedder: s.emb.ID(), Dim: len(vec),
+			Created: s.now().UTC(), Hash: hash, Embedder: s.emb.ID(), Dim: len(vec), Kind: head.Kind, UserWords: head.UserWords,
 		}
 		var sr StoreResult
 		if err := s.supersedeTx(tx, head, rec, vec, change, &sr); err != nil {
