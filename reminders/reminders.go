@@ -272,7 +272,9 @@ func (b *Builder) Next(ctx context.Context, conv string) (block string, ok bool,
 	if err != nil {
 		return "", false, fmt.Errorf("reminder for %s: %w", conv, err)
 	}
-	if len(in.list.Todos) == 0 && len(notes) == 0 && len(in.instr) == 0 {
+	// The user removed every standing instruction since the last block: say so once.
+	removed := len(in.instr) == 0 && in.state.InstructionHash != ""
+	if len(in.list.Todos) == 0 && len(notes) == 0 && len(in.instr) == 0 && !removed {
 		return "", false, nil
 	}
 	newest := newestNote(notes)
@@ -303,8 +305,15 @@ func (b *Builder) Next(ctx context.Context, conv string) (block string, ok bool,
 	}
 	b.started[conv] = true
 	b.mu.Unlock()
-	return BuildWith(in.list, notes, in.instr, b.cfg), true, nil
+	block = BuildWith(in.list, notes, in.instr, b.cfg)
+	if removed {
+		block = strings.Replace(block, "<system-reminder>\n", "<system-reminder>\n"+removedLine+"\n", 1)
+	}
+	return block, true, nil
 }
+
+// removedLine tells the model that the standing instructions it was given are gone.
+const removedLine = "The user removed the standing instructions given before: do not follow them any more."
 
 // check returns what the reminder check needs for conv: the list and delivery state as they
 // are in the store, and the memory notes inside the window now. It reads them only when the
@@ -527,7 +536,7 @@ func render(l todo.List, notes []MemoryNote, instr []Instruction, cfg Config, sh
 			lines = append(lines, "- "+todo.Shorten(strings.Join(strings.Fields(in.Text), " "), limit)+" ["+in.Scope+"]")
 		}
 		if hidden := len(instr) - sh.instr; hidden > 0 {
-			lines = append(lines, fmt.Sprintf("- (+%d more; search_memory lists them)", hidden))
+			lines = append(lines, fmt.Sprintf("- (+%d more standing instructions)", hidden))
 		}
 	}
 	if len(l.Todos) > 0 || len(notes) == 0 && len(instr) == 0 {
