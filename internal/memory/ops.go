@@ -266,7 +266,9 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 			if err != nil {
 				return err
 			}
-			if !found {
+			if !found || r.SupersededBy != 0 {
+				// Deleted, or superseded by another process since the index saw it (the log
+				// replay brings the new version): never answer with an earlier version.
 				c.rec = nil
 				continue
 			}

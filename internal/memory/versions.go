@@ -105,6 +105,7 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 		}
 		var near *record
 		var nearSim float32
+		compared := map[uint64]bool{}
 		for _, c := range cands {
 			if c.sim < supersedeFloor {
 				break
@@ -112,9 +113,22 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 			var old record
 			if found, err := tx.GetJSON(itemsPath, store.SeqKey(c.id), &old); err != nil {
 				return err
-			} else if !found || old.SupersededBy != 0 || old.Document != "" || old.Kind != rec.Kind {
-				continue // gone, replaced meanwhile, a document chunk (never versioned) or another kind
+			} else if !found {
+				continue // deleted meanwhile
 			}
+			if old.SupersededBy != 0 {
+				// Another process stored a newer version since our index saw this one: compare
+				// with the current version, so that two processes never fork a fact.
+				head, err := chainHead(tx, &old)
+				if err != nil {
+					return err
+				}
+				old = *head
+			}
+			if compared[old.ID] || old.SupersededBy != 0 || old.Document != "" || old.Kind != rec.Kind {
+				continue // seen, a broken chain, a document chunk (never versioned) or another kind
+			}
+			compared[old.ID] = true
 			v, change := compareFacts(old.Content, content)
 			if v == verdictDifferent && corrects(old.Content, content, c.sim) {
 				v, change = verdictUpdate, FactChange{Kind: ChangeUpdate}
