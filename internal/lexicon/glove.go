@@ -48,7 +48,20 @@ func (v *vectors) load() {
 }
 
 // Vector returns the unit word vector of a lower-case word, or nil when the table lacks it.
+// The returned slice is shared: read it, never change it.
 func Vector(word string) []float32 {
+	if v, ok := decoded.get(word); ok {
+		return v
+	}
+	v := decode(word)
+	decoded.put(word, v)
+	return v
+}
+
+// decoded memoises decoded vectors (nil for words the table lacks).
+var decoded memo[[]float32]
+
+func decode(word string) []float32 {
 	glove.load()
 	r, ok := glove.rank[word]
 	if !ok {

@@ -2,6 +2,7 @@ package lexicon
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -12,12 +13,45 @@ import (
 
 // Stem returns the Snowball English stem of a lower-case word ("deployments" → "deploy").
 // Words with digits or inner punctuation (versions, identifiers) are returned as they are.
+// Stems are memoised: a search stems the same few thousand words again and again.
 func Stem(word string) string {
 	if !plain(word) {
 		return word
 	}
-	return english.Stem(word, true)
+	if s, ok := stems.get(word); ok {
+		return s
+	}
+	s := english.Stem(word, true)
+	stems.put(word, s)
+	return s
 }
+
+// memo is a bounded map shared by every caller; it is cleared whole when full (the words of
+// project notes are few, so that is rare).
+type memo[V any] struct {
+	mu sync.RWMutex
+	m  map[string]V
+}
+
+const memoSize = 1 << 16
+
+func (c *memo[V]) get(k string) (V, bool) {
+	c.mu.RLock()
+	v, ok := c.m[k]
+	c.mu.RUnlock()
+	return v, ok
+}
+
+func (c *memo[V]) put(k string, v V) {
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= memoSize {
+		c.m = make(map[string]V, 1024)
+	}
+	c.m[k] = v
+	c.mu.Unlock()
+}
+
+var stems memo[string]
 
 // StemIn stems a word of lang ("en", "fr", "es"); German and unknown languages get a light
 // suffix strip (see germanStem).

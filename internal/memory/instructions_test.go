@@ -25,7 +25,9 @@ func TestStoreInstruction(t *testing.T) {
 		{"in a topic", StoreRequest{Kind: KindInstruction, Scope: "topic:ops", Content: "Never push to main.", UserWords: "never push to main", Project: project}, ErrBadRequest, ""},
 		{"in the conversation", StoreRequest{Kind: KindInstruction, Scope: "conversation", Content: "Never push to main.", UserWords: "never push to main", Project: project}, ErrBadRequest, ""},
 		{"unknown kind", StoreRequest{Kind: "rule", Content: "Never push to main."}, ErrBadRequest, ""},
-		{"a fact in the project scope", StoreRequest{Scope: "project", Content: "The shop runs on port 8080.", Project: project}, nil, "project:" + project},
+		{"a fact's project is a topic", StoreRequest{Scope: "project", Content: "The shop runs on port 8080.", Project: project}, nil, "topic:project"},
+		{"a fact's user is a topic", StoreRequest{Scope: "user", Content: "The shop runs on port 8081."}, nil, "topic:user"},
+		{"project without a project", StoreRequest{Kind: KindInstruction, Scope: "project", Content: "Never push to main.", UserWords: "never push to main"}, ErrBadRequest, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

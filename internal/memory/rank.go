@@ -286,11 +286,11 @@ func contentWords(text string) []string {
 	return out
 }
 
-// wordVec is a word with its GloVe vector and SIF weight.
+// wordVec is a word with its stem, GloVe vector and SIF weight.
 type wordVec struct {
-	word   string
-	vec    []float32
-	weight float64
+	word, stem string
+	vec        []float32
+	weight     float64
 }
 
 func wordVecs(words []string) []wordVec {
@@ -301,7 +301,7 @@ func wordVecs(words []string) []wordVec {
 			continue
 		}
 		seen[w] = true
-		out = append(out, wordVec{word: w, vec: lexicon.Vector(w), weight: lexicon.SIFWeight(w)})
+		out = append(out, wordVec{word: w, stem: lexicon.Stem(w), vec: lexicon.Vector(w), weight: lexicon.SIFWeight(w)})
 	}
 	return out
 }
@@ -314,9 +314,8 @@ func softMatch(q, d []wordVec, floor float64) float64 {
 	for _, qw := range q {
 		total += qw.weight
 		best := 0.0
-		qs := lexicon.Stem(qw.word)
 		for _, dw := range d {
-			if dw.word == qw.word || lexicon.Stem(dw.word) == qs {
+			if dw.stem == qw.stem {
 				best = 1
 				break
 			}

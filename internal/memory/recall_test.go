@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"toolhost/internal/embed"
+	"toolhost/store"
 	"toolhost/store/storetest"
 )
 
@@ -290,4 +292,83 @@ func TestRecallTune(t *testing.T) {
 		}
 	}
 	t.Log("\n" + b.String())
+}
+
+// BenchmarkRecallSearch10k measures search_memory as the server runs it by default — the
+// built-in USE-Lite embedding of the question, the vector index, BM25, the fused ranking and
+// the reads of the hits — over 10,000 project notes: the set's 2,032 notes and variants of
+// them (another service, host or customer number), with vectors of USE-Lite's dimension filed
+// under its ID (embedding 10,000 notes for real would take minutes and costs search nothing).
+// The questions are the set's, each embedded for real (no vector cache). Both index kinds:
+//
+//	go test -run '^$' -bench RecallSearch10k -benchtime 600x ./internal/memory
+func BenchmarkRecallSearch10k(b *testing.B) {
+	if !embed.BuiltinAvailable() {
+		b.Skip("no built-in embedder in this build")
+	}
+	ctx := context.Background()
+	mems := readJSONL[recallMemory](b, "memories.jsonl")
+	queries := readJSONL[recallQuery](b, "queries.jsonl")
+	const n = 10000
+	texts := make([]string, 0, n)
+	for i := 0; len(texts) < n; i++ {
+		t := mems[i%len(mems)].Text
+		if round := i / len(mems); round > 0 {
+			t = fmt.Sprintf("%s (site %d)", t, round)
+		}
+		texts = append(texts, t)
+	}
+	use := embed.NewUSELite()
+	fill := randomSpace{id: use.ID(), dim: use.Dim()}
+	st := storetest.Open(b)
+	for start := 0; start < n; start += 2000 {
+		part := texts[start:min(start+2000, n)]
+		vecs, _ := fill.Embed(ctx, part)
+		err := st.Update(ctx, func(tx *store.Tx) error {
+			for i, text := range part {
+				rec := record{Scope: "topic:project", Conversation: "notes", Content: text, Created: time.Unix(int64(start+i), 0).UTC(),
+					Hash: contentHash(text), Embedder: use.ID(), Dim: use.Dim()}
+				if _, err := putRecord(tx, rec, vecs[i], DefaultLogKeep); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The reference, measured in the same run: the vector side alone (579fcd7's ranking of a
+	// question without identifiers) on the brute-force scan.
+	vectorOnly := map[string]bool{}
+	for _, sig := range []string{SignalLexical, SignalExact, SignalStem, SignalSynonyms, SignalWords, SignalTranslate} {
+		vectorOnly[sig] = true
+	}
+	for _, v := range []struct {
+		name string
+		cfg  Config
+	}{
+		{"chromem", Config{Embedder: use, Index: IndexChromem}},
+		{"slab", Config{Embedder: use, Index: IndexSlab}},
+		{"slab-vector-only", Config{Embedder: use, Index: IndexSlab, off: vectorOnly}},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			s := New(st, v.cfg)
+			mustSearch(b, s, SearchRequest{Conversation: "c", Query: "warm up the model", Scopes: []string{"project"}})
+			var d []time.Duration
+			i := 0
+			c0 := cpuSeconds()
+			for b.Loop() {
+				q := queries[i%len(queries)].Query
+				t0 := time.Now()
+				if _, err := s.Search(ctx, SearchRequest{Conversation: "c", Query: q, Scopes: []string{"project"}, Limit: 10}); err != nil {
+					b.Fatal(err)
+				}
+				d = append(d, time.Since(t0))
+				i++
+			}
+			b.ReportMetric((cpuSeconds()-c0)*1000/float64(i), "cpu-ms/op")
+			reportPercentiles(b, d)
+		})
+	}
 }

@@ -95,26 +95,10 @@ type docEntry struct {
 }
 
 // resolveScope turns a caller's scope ("" or "conversation" for the conversation's own, "topic:NAME"
-// or a bare NAME for a topic, or a full "conversation:ID" naming the caller's own, "user", or
-// "project" for the project of the working directory) into a scope key.
+// or a bare NAME for a topic, or a full "conversation:ID" naming the caller's own) into a scope key.
 func resolveScope(conversation, scope string) (string, error) {
-	return resolveScopeIn(conversation, "", scope)
-}
-
-// resolveScopeIn is resolveScope with the project (working directory) "project" names.
-func resolveScopeIn(conversation, project, scope string) (string, error) {
 	scope = strings.TrimSpace(scope)
 	switch {
-	case scope == UserScope:
-		return UserScope, nil
-	case scope == "project" || strings.HasPrefix(scope, projectPrefix):
-		if scope == "project" {
-			if project == "" {
-				return "", fmt.Errorf("%w: no project (working directory) for the project scope; use user", ErrBadRequest)
-			}
-			return projectPrefix + project, nil
-		}
-		return scope, nil
 	case scope == "" || scope == "conversation":
 		if conversation == "" {
 			return "", fmt.Errorf("%w: no conversation for the conversation scope; name a topic", ErrBadRequest)
@@ -131,6 +115,24 @@ func resolveScopeIn(conversation, project, scope string) (string, error) {
 		return "", fmt.Errorf("%w: topic name %q must be 1-%d printable characters", ErrBadRequest, name, maxTopicLen)
 	}
 	return topicPrefix + name, nil
+}
+
+// instructionScope resolves the scope of a standing instruction: "user" (everywhere), or
+// "project" (the default when there is a project: the working directory).
+func instructionScope(project, scope string) (string, error) {
+	switch strings.TrimSpace(scope) {
+	case UserScope:
+		return UserScope, nil
+	case "", "project":
+		if project == "" {
+			if scope == "" {
+				return UserScope, nil
+			}
+			return "", fmt.Errorf("%w: no project (working directory) for the project scope; use user", ErrBadRequest)
+		}
+		return projectPrefix + project, nil
+	}
+	return "", fmt.Errorf("%w: an instruction goes in the user or the project scope, not %q", ErrBadRequest, scope)
 }
 
 // normalizeTags trims, lower-cases, de-duplicates and sorts tags, so filters match regardless of

@@ -43,29 +43,22 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 		return StoreResult{}, err
 	}
 	kind, userWords := strings.TrimSpace(req.Kind), strings.TrimSpace(req.UserWords)
-	scopeName := req.Scope
+	var scope string
+	var err error
 	switch kind {
 	case "", "fact":
 		kind, userWords = "", ""
+		scope, err = resolveScope(req.Conversation, req.Scope)
 	case KindInstruction:
 		if userWords == "" {
 			return StoreResult{}, fmt.Errorf("%w: an instruction needs user_words, the user's own words that gave it; store only what the user asked for", ErrBadRequest)
 		}
-		if strings.TrimSpace(scopeName) == "" {
-			scopeName = "project"
-			if req.Project == "" {
-				scopeName = UserScope
-			}
-		}
+		scope, err = instructionScope(req.Project, req.Scope)
 	default:
 		return StoreResult{}, fmt.Errorf("%w: kind %q; use fact or instruction", ErrBadRequest, kind)
 	}
-	scope, err := resolveScopeIn(req.Conversation, req.Project, scopeName)
 	if err != nil {
 		return StoreResult{}, err
-	}
-	if kind == KindInstruction && scope != UserScope && !strings.HasPrefix(scope, projectPrefix) {
-		return StoreResult{}, fmt.Errorf("%w: an instruction goes in the user or the project scope, not %s", ErrBadRequest, scope)
 	}
 	tags := normalizeTags(req.Tags)
 	vec, err := s.embedOne(ctx, content)
