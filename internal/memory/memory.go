@@ -217,5 +217,8 @@ func New(st *store.Store, cfg Config) *Service {
 	return s
 }
 
+// Lexicon returns the word knowledge the ranking uses, for toolhost doctor.
+func (s *Service) Lexicon() *lexicon.Lexicon { return s.lex }
+
 // Embedder returns the configured embedder, for diagnostics and the tool description.
 func (s *Service) Embedder() embed.Embedder { return s.emb }
