@@ -16,6 +16,7 @@ var abbreviations = map[string][]string{
 	"deps": {"dependencies"}, "dep": {"dependency"}, "pkg": {"package"}, "lib": {"library"},
 	"app": {"application"}, "svc": {"service"}, "max": {"maximum"}, "tz": {"timezone"}, "dns": {"domain"},
 	"cert": {"certificate"}, "certs": {"certificates"}, "replica": {"replicas"}, "pods": {"replicas"},
+	"live": {"production"},
 }
 
 var expansions = func() map[string][]string {

@@ -22,6 +22,8 @@ import (
 //	words     soft matching of words by GloVe vectors: for each word of the query, its closest
 //	          word in the memory (1 for the same word, the cosine above a floor for a related
 //	          one: "contact" for "person", "version" for "release"), weighted by SIF weights
+//	answer    the question wants a person, a time, a number or a place ("who", "wann", "où") and
+//	          the memory holds one (see answertype.go)
 //	sif       cosine of SIF-weighted mean GloVe vectors of query and memory (measured; off by
 //	          default, see docs/memory.md)
 //
@@ -38,11 +40,12 @@ const (
 	SignalExact     = "exact"
 	SignalWords     = "words"
 	SignalSIF       = "sif"
+	SignalAnswer    = "answer"
 )
 
 // rankWeights are the weights of the fused score and of the expansion terms.
 type rankWeights struct {
-	vector, lex, exact, words, sif float64
+	vector, lex, exact, words, sif, answer float64
 	// floor is the cosine under which two words count as unrelated in soft matching.
 	floor float64
 	// synonym, translation and cognate scale expansion terms against the query's own words.
@@ -50,16 +53,17 @@ type rankWeights struct {
 }
 
 // defaultWeights are the weights the retrieval set chose (docs/memory.md has the figures).
-var defaultWeights = rankWeights{vector: 1, lex: 0.55, exact: 0.6, words: 0.4, sif: 0, floor: 0.3, synonym: 0.3, translation: 0.8, cognate: 0.5}
+var defaultWeights = rankWeights{vector: 1, lex: 0.8, exact: 0.6, words: 0.4, sif: 0, answer: 0.5, floor: 0.3, synonym: 0.3, translation: 0.8, cognate: 0.5}
 
 // total is the sum of the fused score's weights: a memory best on every signal scores it.
-func (w rankWeights) total() float64 { return w.vector + w.lex + w.exact + w.words + w.sif }
+func (w rankWeights) total() float64 { return w.vector + w.lex + w.exact + w.words + w.sif + w.answer }
 
 // identifierTerm weighs a whole identifier against one word.
 const identifierTerm = 2.0
 
 // queryPlan is a query analysed for both sides.
 type queryPlan struct {
+	query  string
 	lang   string
 	vector string         // the text to embed: the query, or its translation
 	terms  []weightedTerm // lexical terms with weights
@@ -85,7 +89,7 @@ func init() {
 
 // plan analyses a query: its language, its identifiers and its weighted terms.
 func (s *Service) plan(query string) queryPlan {
-	p := queryPlan{lang: "en"}
+	p := queryPlan{query: query, lang: "en"}
 	on := func(sig string) bool { return !s.off[sig] }
 	if on(SignalTranslate) {
 		p.lang = lexicon.Detect(query)
@@ -207,6 +211,10 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 	if on(SignalWords) && s.w.words != 0 {
 		qw = wordVecs(p.words)
 	}
+	want := answerNone
+	if on(SignalAnswer) && s.w.answer != 0 {
+		want = questionType(p.query)
+	}
 	for _, c := range cands {
 		c.score = s.w.vector * float64(c.cos)
 		if on(SignalLexical) && maxLex > 0 {
@@ -250,6 +258,9 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 		if len(qw) > 0 && c.rec != nil {
 			c.words = softMatch(qw, wordVecs(contentWords(c.rec.Content)), s.w.floor)
 			c.score += s.w.words * c.words
+		}
+		if want != answerNone && c.rec != nil && noteTypes(c.rec.Content)[want] {
+			c.score += s.w.answer
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int {
@@ -333,3 +344,4 @@ func softMatch(q, d []wordVec, floor float64) float64 {
 	}
 	return sum / total
 }
+

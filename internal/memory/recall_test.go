@@ -253,7 +253,7 @@ func TestRecallSignals(t *testing.T) {
 		b.WriteString("\n")
 	}
 	row("all signals")
-	signals := []string{SignalLexical, SignalExact, SignalStem, SignalSynonyms, SignalWords, SignalTranslate}
+	signals := []string{SignalLexical, SignalExact, SignalStem, SignalSynonyms, SignalWords, SignalTranslate, SignalAnswer}
 	for _, sig := range signals {
 		rs.s.off[sig] = true
 		row("without " + sig)
@@ -277,13 +277,13 @@ func TestRecallTune(t *testing.T) {
 	}
 	rs := storeRecall(t, Config{})
 	var b strings.Builder
-	for _, lex := range []float64{0.4, 0.55, 0.8} {
-		for _, words := range []float64{0.4, 0.8, 1.2, 1.6} {
-			for _, floor := range []float64{0.2, 0.3, 0.4} {
+	for _, answer := range []float64{0.35, 0.5, 0.7} {
+		for _, words := range []float64{0.25, 0.4, 0.6} {
+			for _, lex := range []float64{0.65, 0.8, 1} {
 				rs.s.w = defaultWeights
-				rs.s.w.lex, rs.s.w.words, rs.s.w.floor = lex, words, floor
+				rs.s.w.answer, rs.s.w.words, rs.s.w.lex = answer, words, lex
 				res := rs.ask(t)
-				fmt.Fprintf(&b, "lex %.2f words %.2f floor %.2f:", lex, words, floor)
+				fmt.Fprintf(&b, "answer %.2f words %.2f lex %.2f:", answer, words, lex)
 				for _, c := range recallClasses {
 					fmt.Fprintf(&b, " %.2f", res.rows[c].r1())
 				}
