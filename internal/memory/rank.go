@@ -344,4 +344,3 @@ func softMatch(q, d []wordVec, floor float64) float64 {
 	}
 	return sum / total
 }
-
