@@ -98,6 +98,14 @@ func Frequency(word string) float64 {
 	return 0.1 / float64(r+10)
 }
 
+// Common reports whether a lower-case word is among the 20,000 most frequent English words
+// of the vector table ("owner", "backups": yes; "globex", "kubernetes": no).
+func Common(word string) bool {
+	glove.load()
+	r, ok := glove.rank[word]
+	return ok && r < 20000
+}
+
 // SIFWeight is the smooth inverse frequency weight of a word (Arora et al., 2017) with a = 1e-3:
 // near 1 for rare words, small for the most frequent ones.
 func SIFWeight(word string) float64 {

@@ -91,6 +91,8 @@ type recallResult struct {
 	store      time.Duration
 	lost       int // notes Store refused (a duplicate that was not one)
 	superseded int
+	// unversioned lists the corrections stored beside the note they correct.
+	unversioned []string
 }
 
 // recallStore is the set stored once, to ask its questions under several configurations.
@@ -181,6 +183,11 @@ func (rs *recallStore) ask(t testing.TB) recallResult {
 				r.oldFirst++
 			}
 		}
+		if q.Old != "" && old != 0 {
+			if m, err := rs.s.Get(ctx, "asker", old); err == nil && m.SupersededBy == 0 {
+				res.unversioned = append(res.unversioned, fmt.Sprintf("%s still current beside %s", q.Old, q.Want))
+			}
+		}
 		if rank != 0 {
 			top := "nothing"
 			if len(hits) > 0 {
@@ -204,8 +211,8 @@ func (res recallResult) table() string {
 		line(c, res.rows[c])
 	}
 	line("all", &res.all)
-	fmt.Fprintf(&b, "stored the notes in %s; %d refused as duplicates, %d stored as newer versions\n",
-		res.store.Round(time.Millisecond), res.lost, res.superseded)
+	fmt.Fprintf(&b, "stored the notes in %s; %d refused as duplicates, %d stored as newer versions; %d corrections stored beside the note they correct\n",
+		res.store.Round(time.Millisecond), res.lost, res.superseded, len(res.unversioned))
 	return b.String()
 }
 
@@ -221,6 +228,9 @@ func TestRecall(t *testing.T) {
 	res := runRecall(t, Config{})
 	t.Log("\n" + res.table())
 	if os.Getenv("TOOLHOST_RECALL_MISSES") != "" {
+		for _, u := range res.unversioned {
+			t.Logf("unversioned: %s", u)
+		}
 		for _, c := range recallClasses {
 			for _, m := range res.rows[c].misses {
 				t.Logf("%s miss: %s", c, m)

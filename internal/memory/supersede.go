@@ -3,6 +3,8 @@ package memory
 import (
 	"slices"
 	"strings"
+
+	"toolhost/internal/lexicon"
 	"unicode"
 	"unicode/utf8"
 )
@@ -125,12 +127,14 @@ func corrects(prev, next string, sim float32) bool {
 	for _, e := range subj {
 		mine[e] = true
 	}
-	for _, t := range b {
-		if !slices.Contains(subjNext, t.key) || mine[t.key] || valueIn(t.key, a) {
+	for i, t := range b {
+		if i == 0 || !slices.Contains(subjNext, t.key) || mine[t.key] || valueIn(t.key, a) {
 			continue
 		}
-		if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) {
-			return false // next names a subject prev does not: another fact
+		// A name that extends prev's subject ("Stark Freight Asia" after "Stark Freight") makes
+		// it another subject; a new name elsewhere is the new value ("X left; the lead is Y").
+		if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) && mine[b[i-1].key] {
+			return false
 		}
 	}
 	if sim < correctionFloor {
@@ -167,7 +171,7 @@ func subjectEntities(ts []token) []string {
 			verb = true
 			break
 		}
-		if smallWord(t.key) || correctionCue[t.key] {
+		if smallWord(t.key) || correctionCue[t.key] || commonCapital(t) {
 			continue
 		}
 		out = append(out, t.key)
@@ -178,7 +182,7 @@ func subjectEntities(ts []token) []string {
 	if !verb {
 		names = names[:0]
 		for _, t := range ts {
-			if strings.ContainsAny(t.key, "@") || strings.Contains(t.key, "://") {
+			if strings.ContainsAny(t.key, "@") || strings.Contains(t.key, "://") || commonCapital(t) {
 				continue // an address is a value, not whom the fact is about
 			}
 			if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) && !correctionCue[t.key] {
@@ -188,6 +192,12 @@ func subjectEntities(ts []token) []string {
 		return names
 	}
 	return out
+}
+
+// commonCapital reports a capital at the start of a note on a common English word ("Owner of
+// billing-api: ..."), which is no name.
+func commonCapital(t token) bool {
+	return t.pos == 0 && capital(t.text) && !identifier(t.text) && lexicon.Common(t.key)
 }
 
 // valueIn reports whether key is a word of ts.

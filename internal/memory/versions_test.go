@@ -133,6 +133,8 @@ func TestSupersedeKinds(t *testing.T) {
 		{"name first: another owner", "Alice owns the billing service.", "Bob owns the billing service.", "store", ""},
 		{"another customer", "Our contact at Acme is Jane Doe.", "Our contact at Globex is Jane Doe.", "store", ""},
 		{"another customer's correction", "Our contact at Acme is Jane Doe.", "Correction: our contact at Globex is John Roe now.", "store", ""},
+		{"a longer customer's correction", "Stark Freight contact: Jane Doe, jane@stark.example", "Jane Doe left Stark Freight Asia; our new contact there is John Roe.", "store", ""},
+		{"a new owner named first", "Owner of push-service: web team (lead Nadia Müller)", "push-service changed hands: Paula Costa is the lead now, Nadia Müller moved on.", "supersede", ChangeUpdate},
 
 		{"reworded", "The API server listens on port 8080.", "The API server is listening on port 8080.", "duplicate", ""},
 		{"punctuation", "The API server listens on port 8080.", "the API server listens on port 8080", "duplicate", ""},
