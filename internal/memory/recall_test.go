@@ -216,17 +216,55 @@ func (res recallResult) table() string {
 	return b.String()
 }
 
-// TestRecall runs the retrieval set with the default configuration and prints the table:
+// recallTarget is a class's floor: R@1 and R@5 below it fail TestRecall. issue says what issue
+// 30 asks; where the set does not reach it yet the floor is the figure reached (rounded down),
+// so that a change can only raise it, and the report says the target is not met.
+type recallTarget struct {
+	r1, r5           float64
+	issueR1, issueR5 float64
+}
+
+var recallTargets = map[string]recallTarget{
+	"paraphrase": {r1: 0.53, r5: 0.83, issueR1: 0.60, issueR5: 0.85},
+	"identifier": {r1: 0.90, r5: 0.97, issueR1: 0.90, issueR5: 0.97},
+	"number":     {r1: 0.87, r5: 0.94, issueR1: 0.90, issueR5: 0.97},
+	"correction": {r1: 0.48, r5: 0.78, issueR1: 0.90, issueR5: 0.97},
+	"language":   {r1: 0.50, r5: 0.75, issueR1: 0.50, issueR5: 0.75},
+	"distractor": {r1: 0.82, r5: 0.93, issueR1: 0.90, issueR5: 0.97},
+}
+
+// TestRecall runs the retrieval set with the default configuration, prints the table and fails
+// below the floors of recallTargets:
 //
 //	go test -run '^TestRecall$' -v ./internal/memory
 //
-// TOOLHOST_RECALL_MISSES=1 also prints every question whose note was not ranked first.
+// TOOLHOST_RECALL_MISSES=1 also prints every question whose note was not ranked first. Under
+// CI the OS dictionaries and WordNet must be installed (.ci/run installs them): without them
+// the other-language figures mean nothing.
 func TestRecall(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("about 2,600 USE-Lite passes: too slow under -race or -short; runs in the plain test run")
 	}
+	s := New(storetest.Open(t), Config{})
+	for _, src := range s.Lexicon().Sources() {
+		if !src.Found && os.Getenv("CI") == "true" {
+			t.Fatalf("%s (%s) is not installed; .ci/run installs it", src.Name, src.Package)
+		}
+	}
 	res := runRecall(t, Config{})
 	t.Log("\n" + res.table())
+	for _, c := range recallClasses {
+		row, want := res.rows[c], recallTargets[c]
+		if row.r1() < want.r1 || row.r5() < want.r5 {
+			t.Errorf("%s: R@1 %.2f R@5 %.2f, below the floor %.2f / %.2f", c, row.r1(), row.r5(), want.r1, want.r5)
+		}
+		if row.r1() < want.issueR1 || row.r5() < want.issueR5 {
+			t.Logf("%s: issue 30's target %.2f / %.2f not met yet", c, want.issueR1, want.issueR5)
+		}
+	}
+	if res.all.oldFirst > 20 {
+		t.Errorf("%d corrections ranked below the note they correct, want at most 20", res.all.oldFirst)
+	}
 	if os.Getenv("TOOLHOST_RECALL_MISSES") != "" {
 		for _, u := range res.unversioned {
 			t.Logf("unversioned: %s", u)
