@@ -44,8 +44,10 @@ const (
 type Config struct {
 	// Embedder produces the vectors; nil means embed.New("") (USE-Lite, offline, loaded lazily).
 	Embedder embed.Embedder
-	// NearDuplicate is the cosine at or above which a new memory counts as a near duplicate of
-	// an existing one in the same scope. Zero means DefaultNearDuplicate; above 1 disables.
+	// NearDuplicate above 1 disables near-duplicate detection (a reworded memory is then stored
+	// again). A near duplicate is the same words but for case, punctuation, small words and
+	// inflections; the cosine alone no longer decides, since a near-identical text that says
+	// something else is a correction or another fact. Zero means DefaultNearDuplicate.
 	NearDuplicate float32
 	// Threshold is the default minimum similarity of search hits. Zero means a value suited to
 	// the embedder (DefaultThreshold).
