@@ -29,10 +29,13 @@ const (
 // IndexKind selects the in-memory vector index.
 type IndexKind string
 
-// Index implementations. Both give the same results (tested); they differ in speed and memory.
+// Index implementations. They give the same results (tested); they differ in speed and memory.
 const (
+	// IndexAuto, the default, keeps each scope in a chromem-go collection until it holds more
+	// than 4,096 memories, and in a slab from then on, where the scan is clearly faster.
+	IndexAuto IndexKind = "auto"
 	// IndexChromem keeps one chromem-go collection per scope (no file persistence), queried
-	// with our embedder's vectors. It is the default.
+	// with our embedder's vectors, whatever its size.
 	IndexChromem IndexKind = "chromem"
 	// IndexSlab scans one contiguous []float32 per scope with an unrolled dot product, split
 	// over the available cores for large scopes: faster than chromem-go from about 10,000
@@ -56,7 +59,7 @@ type Config struct {
 	MaxContentBytes int
 	// MaxDocumentBytes caps an imported document. Zero means DefaultMaxDocumentSize.
 	MaxDocumentBytes int
-	// Index selects the in-memory vector index; empty means IndexChromem.
+	// Index selects the in-memory vector index; empty means IndexAuto.
 	Index IndexKind
 	// Hybrid fuses the lexical side (BM25 and exact identifiers) with the vectors. Nil means
 	// on; see rank.go and docs/memory.md for the measured effect.
@@ -207,7 +210,7 @@ func New(st *store.Store, cfg Config) *Service {
 		s.maxDoc = DefaultMaxDocumentSize
 	}
 	if s.kind == "" {
-		s.kind = IndexChromem
+		s.kind = IndexAuto
 	}
 	if s.logKeep = cfg.LogKeep; s.logKeep <= 0 {
 		s.logKeep = DefaultLogKeep

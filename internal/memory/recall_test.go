@@ -396,6 +396,7 @@ func BenchmarkRecallSearch10k(b *testing.B) {
 		name string
 		cfg  Config
 	}{
+		{"auto", Config{Embedder: use}}, // the default: this scope is past autoSlabFrom, so the slab
 		{"chromem", Config{Embedder: use, Index: IndexChromem}},
 		{"slab", Config{Embedder: use, Index: IndexSlab}},
 		{"slab-vector-only", Config{Embedder: use, Index: IndexSlab, off: vectorOnly}},
