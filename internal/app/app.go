@@ -216,6 +216,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	rcfg.Enabled = !cfg.Reminders.Off
 	rcfg.EveryNCalls = cfg.Reminders.EveryNCalls
 	rcfg.MaxTokens = cfg.Reminders.MaxTokens
+	rcfg.Project = a.Workdir // whose standing instructions the reminders repeat
 	embedder, err := embed.New(cfg.Memory.Embedder)
 	if err != nil {
 		return nil, fmt.Errorf("memory.embedder: %w", err)

@@ -25,13 +25,13 @@ import (
 // another row, with the reason in the commit message.
 var toolBudget = map[string]int{
 	"think":                     88,
-	"user_collaboration":        285,
-	"todo_operations":           345,
-	"memory_operations":         300,
-	"file_operations":           785,
+	"user_collaboration":        274,
+	"todo_operations":           340,
+	"memory_operations":         336,
+	"file_operations":           770,
 	"terminal_operations":       462,
 	"build_and_version_control": 432,
-	"web_operations":            425,
+	"web_operations":            418,
 	"database_operations":       216,
 	"read_tool_result":          132,
 }

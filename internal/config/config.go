@@ -156,8 +156,9 @@ type Memory struct {
 	// Embedder is "builtin" (default: USE-Lite, offline), "lexical", "ollama:MODEL[@URL]" or
 	// "openai:MODEL[@URL]" (key from $OPENAI_API_KEY, or key_env=NAME after a comma).
 	Embedder string `toml:"embedder"`
-	// Index is "slab" (default: a brute-force scan over contiguous vectors, measured about 6x
-	// faster than chromem-go at 100,000 memories) or "chromem" (chromem-go collections).
+	// Index is "auto" (default: chromem-go collections, a scope moving to the brute-force slab
+	// scan past 4,096 memories, where the scan is clearly faster), "chromem" (chromem-go at any
+	// size) or "slab" (the scan at any size: measured faster than chromem-go at every size).
 	Index string `toml:"index"`
 }
 
@@ -390,8 +391,8 @@ func (c *Config) validate() error {
 			}
 		}
 	}
-	if v := c.Memory.Index; v != "" && v != "slab" && v != "chromem" {
-		return fmt.Errorf("config: memory.index must be slab or chromem")
+	if v := c.Memory.Index; v != "" && v != "slab" && v != "chromem" && v != "auto" {
+		return fmt.Errorf("config: memory.index must be auto, chromem or slab")
 	}
 	if v := c.Guard.OutsideReads; v != "" && v != "allow" && v != "grant" {
 		return fmt.Errorf("config: guard.outside_reads must be allow or grant")

@@ -195,6 +195,7 @@ func routes() []route {
 		{method: "GET", pattern: "/plans", handle: (*Console).plansPage},
 		{method: "GET", pattern: "/memory", handle: (*Console).memoryPage},
 		{method: "POST", pattern: "/memory/delete", handle: (*Console).deleteMemory},
+		{method: "POST", pattern: "/memory/forget", handle: (*Console).forgetInstruction},
 		{method: "POST", pattern: "/memory/import", handle: (*Console).importDocument},
 		{method: "GET", pattern: "/activity", handle: (*Console).activityPage},
 		{method: "POST", pattern: "/executions/", handle: (*Console).cancelExecution},

@@ -22,7 +22,7 @@ import (
 // USE-Lite: a changed name scores 0.70-0.74 against its old version, a changed number or path
 // 0.92-0.99; unrelated facts of one project score under 0.6 nine times out of ten.
 const (
-	supersedeCandidates = 5
+	supersedeCandidates = 8
 	supersedeFloor      = 0.6
 	maxChain            = 1000
 )
@@ -42,7 +42,21 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 	if err := s.checkContent(content); err != nil {
 		return StoreResult{}, err
 	}
-	scope, err := resolveScope(req.Conversation, req.Scope)
+	kind, userWords := strings.TrimSpace(req.Kind), strings.TrimSpace(req.UserWords)
+	var scope string
+	var err error
+	switch kind {
+	case "", "fact":
+		kind, userWords = "", ""
+		scope, err = resolveScope(req.Conversation, req.Scope)
+	case KindInstruction:
+		if userWords == "" {
+			return StoreResult{}, fmt.Errorf("%w: an instruction needs user_words, the user's own words that gave it; store only what the user asked for", ErrBadRequest)
+		}
+		scope, err = instructionScope(req.Project, req.Scope)
+	default:
+		return StoreResult{}, fmt.Errorf("%w: kind %q; use fact or instruction", ErrBadRequest, kind)
+	}
 	if err != nil {
 		return StoreResult{}, err
 	}
@@ -63,7 +77,7 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 	rec := record{
 		Scope: scope, Conversation: req.Conversation, Content: content, Tags: tags,
 		Metadata: req.Metadata, Created: s.now().UTC(), Hash: contentHash(content),
-		Embedder: s.emb.ID(), Dim: len(vec),
+		Embedder: s.emb.ID(), Dim: len(vec), Kind: kind, UserWords: userWords,
 	}
 	var res StoreResult
 	err = s.st.Update(ctx, func(tx *store.Tx) error {
@@ -84,6 +98,7 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 		}
 		var near *record
 		var nearSim float32
+		compared := map[uint64]bool{}
 		for _, c := range cands {
 			if c.sim < supersedeFloor {
 				break
@@ -91,10 +106,26 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 			var old record
 			if found, err := tx.GetJSON(itemsPath, store.SeqKey(c.id), &old); err != nil {
 				return err
-			} else if !found || old.SupersededBy != 0 || old.Document != "" {
-				continue // gone, replaced meanwhile, or a document chunk (never versioned)
+			} else if !found {
+				continue // deleted meanwhile
 			}
+			if old.SupersededBy != 0 {
+				// Another process stored a newer version since our index saw this one: compare
+				// with the current version, so that two processes never fork a fact.
+				head, err := chainHead(tx, &old)
+				if err != nil {
+					return err
+				}
+				old = *head
+			}
+			if compared[old.ID] || old.SupersededBy != 0 || old.Document != "" || old.Kind != rec.Kind {
+				continue // seen, a broken chain, a document chunk (never versioned) or another kind
+			}
+			compared[old.ID] = true
 			v, change := compareFacts(old.Content, content)
+			if v == verdictDifferent && corrects(old.Content, content, c.sim) {
+				v, change = verdictUpdate, FactChange{Kind: ChangeUpdate}
+			}
 			if v == verdictUpdate {
 				if len(rec.Tags) == 0 {
 					rec.Tags = old.Tags
@@ -102,9 +133,10 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 				return s.supersedeTx(tx, &old, rec, vec, change, &res)
 			}
 			// The same statement reworded is a duplicate even where the embedder scores the
-			// rewording below the near-duplicate threshold (USE-Lite: a dropped full stop 0.93);
-			// a text with other values is not, however similar it scores.
-			if near == nil && s.near <= 1 && (v == verdictSame || c.sim >= s.near && !valuesDiffer(old.Content, content)) {
+			// rewording below the near-duplicate threshold (USE-Lite: a dropped full stop 0.93).
+			// Anything else is stored: a near duplicate that says something else is a
+			// correction (stored as a version above) or another fact, never refused.
+			if near == nil && s.near <= 1 && v == verdictSame {
 				near, nearSim = &old, c.sim
 			}
 		}
@@ -226,6 +258,12 @@ func (s *Service) supersedeTx(tx *store.Tx, old *record, rec record, vec []float
 	old.SupersededBy, old.Replaced = id, rec.Created
 	if err := rewriteRecord(tx, old); err != nil {
 		return err
+	}
+	if old.Kind == KindInstruction {
+		// Only the current version of an instruction is repeated to the model.
+		if err := tx.Delete(instrPath, instrKey(old.Scope, old.ID)); err != nil {
+			return err
+		}
 	}
 	if old.Conversation != "" {
 		// The reminder of recent memories must not present the old statement as saved.
@@ -360,7 +398,7 @@ func (s *Service) Update(ctx context.Context, req UpdateRequest) (UpdateResult, 
 		}
 		rec := record{
 			Scope: head.Scope, Conversation: req.Conversation, Content: content, Tags: tags, Metadata: meta,
-			Created: s.now().UTC(), Hash: hash, Embedder: s.emb.ID(), Dim: len(vec),
+			Created: s.now().UTC(), Hash: hash, Embedder: s.emb.ID(), Dim: len(vec), Kind: head.Kind, UserWords: head.UserWords,
 		}
 		var sr StoreResult
 		if err := s.supersedeTx(tx, head, rec, vec, change, &sr); err != nil {
