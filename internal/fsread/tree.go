@@ -85,3 +85,22 @@ func StatFile(root *os.Root, rel string) (int64, FileID, error) {
 // BinarySniffLen is how much of a file's head grep_search looks at for a NUL byte before it
 // calls the file binary and skips it; after the head, a NUL ends the searched part.
 const BinarySniffLen = binarySniffLen
+
+// MatchGlobs reports whether relToBase (a path relative to the search base) matches one of
+// grep_search's include or exclude globs: a glob without "/" matches the base name, others the
+// whole relative path.
+func MatchGlobs(globs []string, relToBase string) bool { return anyGlob(globs, relToBase) }
+
+// Stat reports the size and identity of the entry (a regular file, no symlink followed)
+// without opening it.
+func (e WalkEntry) Stat() (int64, FileID, error) {
+	fi, err := e.d.root.Lstat(e.Name)
+	if err != nil {
+		return 0, FileID{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return 0, FileID{}, ErrNotRegular
+	}
+	id, _ := fileID(fi)
+	return fi.Size(), id, nil
+}
