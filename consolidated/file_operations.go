@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"toolhost/authz"
+	"toolhost/internal/codeindex"
 	"toolhost/internal/edit"
 	"toolhost/internal/fsread"
 )
@@ -143,6 +144,12 @@ type FileConfig struct {
 	Journal *edit.Journal
 	// Now is the clock list_dir measures ages with; nil means time.Now.
 	Now func() time.Time
+	// Index is the working-directory index grep_search uses once it is built (nil: none).
+	// IndexMinFiles is how many files a walking search must meet to start building it in the
+	// background (0: only an index already on disk is loaded; it is built by `toolhost index
+	// rebuild` or mode "on").
+	Index         *codeindex.Index
+	IndexMinFiles int
 }
 
 // DefaultMaxRemembered bounds how many (conversation, file) fingerprints file_operations keeps
@@ -166,7 +173,8 @@ func FileTool(cfg FileConfig) *Tool {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered), journal: cfg.Journal, now: cfg.Now}
+	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered), journal: cfg.Journal, now: cfg.Now,
+		index: cfg.Index, indexMin: cfg.IndexMinFiles}
 	return &Tool{
 		Resources:   f.resources(),
 		Name:        "file_operations",
@@ -189,11 +197,33 @@ func FileTool(cfg FileConfig) *Tool {
 }
 
 type fileTool struct {
-	guard   *authz.Guard
-	reader  *fsread.Reader
-	seen    *readMemo
-	journal *edit.Journal
-	now     func() time.Time
+	guard    *authz.Guard
+	reader   *fsread.Reader
+	seen     *readMemo
+	journal  *edit.Journal
+	now      func() time.Time
+	index    *codeindex.Index
+	indexMin int
+}
+
+// useIndex says whether a search of t can be planned by the working-directory index: it is
+// there, and t is inside the working directory. An index stored on disk is loaded on first use.
+func (f *fileTool) useIndex(t *authz.Target) bool {
+	if f.index == nil || t.Root != f.guard.Root() {
+		return false
+	}
+	if !f.index.Ready() && f.index.Exists() {
+		f.index.StartBuild()
+	}
+	return f.index.Ready()
+}
+
+// walkedFiles tells the index how large a tree a search walked: past IndexMinFiles, it is
+// built in the background so that the next searches need not walk.
+func (f *fileTool) walkedFiles(n int) {
+	if f.index != nil && f.indexMin > 0 && n >= f.indexMin {
+		f.index.StartBuild()
+	}
 }
 
 func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Result, error) {
@@ -441,13 +471,22 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 			Next: "search for one line of the text"}
 	}
 	include, exclude := grepGlobs(a.Include, a.Exclude)
-	r, err := fsread.Grep(ctx, t.Root, t.Rel, fsread.GrepOptions{
+	opts := fsread.GrepOptions{
 		Screen:  t,
 		Pattern: a.Pattern, Literal: a.Literal, IgnoreCase: a.CaseInsensitive,
 		Include: include, Exclude: exclude,
 		ContextLines: a.ContextLines, MaxMatches: a.MaxResults,
 		IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored,
-	})
+	}
+	var r fsread.GrepResult
+	if plan, ok := f.planGrep(ctx, t, opts); ok {
+		r, err = fsread.GrepPlanned(ctx, t.Root, opts, plan)
+	} else {
+		r, err = fsread.Grep(ctx, t.Root, t.Rel, opts)
+		if err == nil {
+			f.walkedFiles(r.FilesSearched + r.BinarySkipped)
+		}
+	}
 	if err != nil {
 		err = f.searchError(t, a.Path, err)
 		// Models often grep for code like "func (" or "a[i]" as if it were text.
@@ -510,6 +549,14 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 		}
 	}
 	return &Result{Text: b.String()}, nil
+}
+
+// planGrep asks the index for the files a search must read.
+func (f *fileTool) planGrep(ctx context.Context, t *authz.Target, o fsread.GrepOptions) (fsread.GrepPlan, bool) {
+	if !f.useIndex(t) {
+		return fsread.GrepPlan{}, false
+	}
+	return f.index.PlanGrep(ctx, path.Clean(t.Rel), o)
 }
 
 // grepMatchAt reports whether path has a match at line n (the matches are sorted).

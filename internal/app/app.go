@@ -19,6 +19,7 @@ import (
 
 	"toolhost/authz"
 	"toolhost/consolidated"
+	"toolhost/internal/codeindex"
 	"toolhost/internal/config"
 	"toolhost/internal/conversation"
 	"toolhost/internal/edit"
@@ -58,7 +59,9 @@ type App struct {
 	Reminders *reminders.Builder
 	Memory    *memory.Service
 	// Journal makes multi-file edits crash-atomic; Open recovers what a crashed process left.
-	Journal    *edit.Journal
+	Journal *edit.Journal
+	// Index is the working directory's index (nil: [index] mode off).
+	Index      *codeindex.Index
 	termGuard  *terminalGuard
 	PromptsDir string
 	// Terminals is the terminal engine (the console shows its sessions).
@@ -227,6 +230,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if err != nil {
 		return nil, err
 	}
+	a.Index = a.openIndex()
 	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.termGuard})
 	// The terminal guard asks authz about the commands of the operations the table marks.
 	a.termGuard.runner = terminal.Runner()
@@ -239,7 +243,8 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		consolidated.MemoryTool(consolidated.MemoryConfig{Service: a.Memory, Guard: a.Guard}),
 		// The read engine's line-index cache lives inside the tool, so repeated range reads of
 		// a large file seek instead of rescanning; the journal makes every write crash-atomic.
-		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries), Journal: a.Journal}),
+		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries), Journal: a.Journal,
+			Index: a.Index, IndexMinFiles: a.indexMinFiles()}),
 		terminal,
 		a.buildTool(terminals),
 		web,

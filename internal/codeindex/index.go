@@ -93,6 +93,8 @@ type Index struct {
 	closed  chan struct{}
 	wg      sync.WaitGroup
 	persist bool // this process owns the on-disk copy (holds the lock)
+	started bool // StartBuild ran
+	updOnce sync.Once
 	unlock  func()
 
 	// Queries and Updates count what happened, for status and tests.

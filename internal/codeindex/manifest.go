@@ -279,5 +279,9 @@ func (ix *Index) Drop() error {
 		ix.w.close()
 		ix.w = nil
 	}
+	if ix.unlock != nil {
+		ix.unlock()
+		ix.unlock, ix.persist = nil, false
+	}
 	return os.RemoveAll(ix.cfg.Dir)
 }

@@ -56,9 +56,17 @@ func (ix *Index) PlanGrep(ctx context.Context, base string, o fsread.GrepOptions
 // fn returns false when the index cannot answer; so does withCurrent.
 func (ix *Index) withCurrent(ctx context.Context, base string, fn func(*state) bool) error {
 	ix.mu.Lock()
-	st, w := ix.st, ix.w
+	st, w, persist := ix.st, ix.w, ix.persist
 	ix.mu.Unlock()
 	if st == nil {
+		return errNotReady
+	}
+	if persist && !ix.Exists() {
+		// Dropped (toolhost index drop): stop using it; StartBuild may make a new one.
+		ix.Drop()
+		ix.mu.Lock()
+		ix.started = false
+		ix.mu.Unlock()
 		return errNotReady
 	}
 	trusted := w != nil && w.barrier(ctx)

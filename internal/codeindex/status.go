@@ -9,7 +9,8 @@ import (
 
 // Status describes an index for `toolhost index status` and the console.
 type Status struct {
-	// State is "ready", "building", "loading", "absent" or "failed".
+	// State is "ready" (in use by this process), "stored" (on disk), "building", "loading",
+	// "absent" or "failed".
 	State string `json:"state"`
 	Dir   string `json:"dir"`
 	Files int    `json:"files"`
@@ -52,6 +53,16 @@ func (ix *Index) Status() Status {
 		s.State = "failed"
 	default:
 		s.State = "absent"
+		if m, err := readManifest(ix.cfg.Dir); err == nil {
+			// Stored by another process; it is brought up to date when a process opens it.
+			s.State = "stored"
+			for _, f := range m.Files {
+				if f.Flags&fGone == 0 {
+					s.Files++
+				}
+			}
+			s.Dirs, s.Bytes, s.Segments, s.BuiltAt, s.Build = len(m.Dirs), m.Bytes, len(m.Segments), m.BuiltAt, m.Build
+		}
 	}
 	if ix.err != nil {
 		s.Error = ix.err.Error()
@@ -86,4 +97,56 @@ func (ix *Index) Sync(ctx context.Context) bool {
 	w := ix.w
 	ix.mu.Unlock()
 	return w != nil && w.barrier(ctx)
+}
+
+// StartBuild builds (or, when an index is on disk, loads and brings up to date) the index in
+// the background; Close stops it. It does nothing while a build runs or once the index is
+// ready.
+func (ix *Index) StartBuild() {
+	ix.mu.Lock()
+	busy := ix.st != nil || ix.phase != "" || ix.started
+	ix.started = true
+	ix.mu.Unlock()
+	if busy {
+		return
+	}
+	select {
+	case <-ix.closed:
+		return
+	default:
+	}
+	ix.wg.Add(1)
+	go func() {
+		defer ix.wg.Done()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-ix.closed:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		start := time.Now()
+		var err error
+		if ix.Exists() {
+			if err = ix.Load(ctx); err != nil && ctx.Err() == nil {
+				ix.log.Info("index: the stored index cannot be used; building it again", "err", err)
+				ix.mu.Lock()
+				ix.st = nil
+				ix.mu.Unlock()
+				err = ix.Build(ctx)
+			}
+		} else {
+			err = ix.Build(ctx)
+		}
+		if err != nil {
+			if ctx.Err() == nil {
+				ix.log.Warn("index: not built; searches walk the tree", "err", err)
+			}
+			return
+		}
+		s := ix.Status()
+		ix.log.Info("index ready", "files", s.Files, "bytes", s.Bytes, "took", time.Since(start).Round(time.Millisecond))
+	}()
 }

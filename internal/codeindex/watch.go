@@ -69,9 +69,12 @@ func (ix *Index) startWatching(st *state) {
 		ix.mu.Lock()
 		ix.w = w
 		ix.mu.Unlock()
-		ix.wg.Add(2)
+		ix.wg.Add(1)
 		go ix.events(w)
-		go ix.updater()
+		ix.updOnce.Do(func() {
+			ix.wg.Add(1)
+			go ix.updater()
+		})
 	} else {
 		// A new build: whatever was lost before it is in it now.
 		w.mu.Lock()
