@@ -288,12 +288,18 @@ func (ix *Index) build(ctx context.Context, old *state) error {
 		}
 	}
 	st.dirs["."] = &dirNode{rel: "."}
+	// The walk feeds the workers as it goes; both change st under bm.
 	var (
-		files   []uint32 // ids to read, in walk order
-		entries []fsread.WalkEntry
-		count   int
+		bm    sync.Mutex
+		count int
+		jobs  = make(chan job, 1024)
+		in    = ix.newIndexer(st, true, &bm, nil)
+		done  = make(chan error, 1)
 	)
+	go func() { done <- in.run(ctx, jobs) }()
 	_, err := fsread.Walk(ctx, ix.cfg.Root, ".", fsread.WalkOptions{Screen: ix.cfg.Screen, Skipped: func(rel string, isDir bool, why fsread.SkipReason) {
+		bm.Lock()
+		defer bm.Unlock()
 		d := st.dirs[parentOf(rel)]
 		switch why {
 		case fsread.SkipHidden:
@@ -310,6 +316,7 @@ func (ix *Index) build(ctx context.Context, old *state) error {
 			delete(st.dirs, rel)
 		}
 	}}, func(e fsread.WalkEntry) error {
+		bm.Lock()
 		d := st.dirs[parentOf(e.Rel)]
 		switch e.Type {
 		case fsread.TypeDir:
@@ -321,7 +328,12 @@ func (ix *Index) build(ctx context.Context, old *state) error {
 			}
 			count++
 			if count > ix.cfg.MaxFiles {
+				bm.Unlock()
 				return fmt.Errorf("%w: more than %d files", ErrTooLarge, ix.cfg.MaxFiles)
+			}
+			if st.bytes > ix.cfg.MaxBytes {
+				bm.Unlock()
+				return fmt.Errorf("%w: over %d bytes of text", ErrTooLarge, ix.cfg.MaxBytes)
 			}
 			id := st.fileID(e.Rel)
 			d.entries = append(d.entries, entry{name: e.Name, kind: kFile, id: id})
@@ -331,22 +343,36 @@ func (ix *Index) build(ctx context.Context, old *state) error {
 				if size, fid, err := e.Stat(); err == nil && f.same(size, fid) && old.segHolds(f.sid) {
 					if _, dirty := old.dirty[id]; !dirty {
 						st.bytes += f.size
+						bm.Unlock()
 						return nil // unchanged: keep its postings
 					}
 				}
 			}
 			f.sid, f.flags = 0, 0
+			bm.Unlock()
 			e.Retain()
-			files = append(files, id)
-			entries = append(entries, e)
+			select {
+			case jobs <- job{id: id, entry: &e}:
+			case <-ctx.Done():
+				e.Release()
+				return ctx.Err()
+			}
+			return nil
 		default:
 			d.entries = append(d.entries, entry{name: e.Name, kind: kOther})
 		}
+		bm.Unlock()
 		return nil
 	})
+	close(jobs)
+	ierr := <-done
+	if err == nil {
+		err = ierr
+	}
 	if err != nil {
-		for _, e := range entries {
-			e.Release()
+		for _, s := range st.segs {
+			s.close()
+			os.Remove(s.name)
 		}
 		return err
 	}
@@ -364,9 +390,6 @@ func (ix *Index) build(ctx context.Context, old *state) error {
 				}
 			}
 		}
-	}
-	if err := ix.indexFiles(ctx, st, files, entries, true, &sync.Mutex{}, nil); err != nil {
-		return err
 	}
 	if st.bytes > ix.cfg.MaxBytes {
 		return fmt.Errorf("%w: %d bytes of text, over the bound of %d", ErrTooLarge, st.bytes, ix.cfg.MaxBytes)
@@ -439,149 +462,213 @@ func parentOf(rel string) string {
 	return "."
 }
 
-// indexFiles reads files and adds their trigrams: into on-disk segments (toDisk, a build) or
-// one in-memory segment (recent changes). entries, when given, open each file through its
-// directory; otherwise files are opened by path. Files are read without mu; what is learnt is
-// applied to st with mu held. gens, for recent changes, holds the notification each dirty file
-// was read for: it stays dirty when a newer one came meanwhile.
-func (ix *Index) indexFiles(ctx context.Context, st *state, ids []uint32, entries []fsread.WalkEntry, toDisk bool, mu sync.Locker, gens map[uint32]uint64) error {
-	if len(ids) == 0 {
-		return nil
+// job is one file to index: its id and, from a walk, its entry (opened through its directory);
+// without one the file is opened by path.
+type job struct {
+	id    uint32
+	entry *fsread.WalkEntry
+}
+
+// indexer reads files and adds their trigrams to segments: on disk (a build) or in memory
+// (recent changes). Files are read without mu; what is learnt is applied to st with mu held.
+// gens, for recent changes, holds the notification each dirty file was read for: it stays
+// dirty when a newer one came meanwhile. Two segment builders take turns, so that one is
+// encoded and written while the workers fill the other.
+type indexer struct {
+	ix     *Index
+	st     *state
+	toDisk bool
+	mu     sync.Locker
+	gens   map[uint32]uint64
+
+	bmu  sync.Mutex
+	cur  *segmentBuilder
+	free chan *segmentBuilder
+	emu  sync.Mutex
+	err  error
+}
+
+func (ix *Index) newIndexer(st *state, toDisk bool, mu sync.Locker, gens map[uint32]uint64) *indexer {
+	in := &indexer{ix: ix, st: st, toDisk: toDisk, mu: mu, gens: gens, free: make(chan *segmentBuilder, 1)}
+	in.cur = &segmentBuilder{}
+	if toDisk {
+		sc := &encodeScratch{}
+		in.cur = newDiskBuilder(sc)
+		in.free <- newDiskBuilder(sc)
 	}
-	var (
-		bmu     sync.Mutex
-		b       = &segmentBuilder{}
-		werr    error
-		workers = max(1, runtime.GOMAXPROCS(0))
-		next    atomic.Int64
-		wg      sync.WaitGroup
-	)
-	flush := func() error { // with bmu held
-		if len(b.globals) == 0 {
-			return nil
-		}
-		sid := ix.serial.Add(1)
-		var s *segment
-		if toDisk {
-			name := filepath.Join(ix.cfg.Dir, fmt.Sprintf("seg-%08x-%d.tri", sid, time.Now().UnixNano()))
-			if err := b.write(name); err != nil {
-				return err
-			}
-			var err error
-			if s, err = openSegment(name); err != nil {
-				return err
-			}
-		} else {
-			s = b.memory()
-			start := 0
-			for i, g := range b.globals {
-				st.mem[g] = slices.Clone(b.tris[start:b.ends[i]])
-				start = b.ends[i]
-			}
-		}
-		s.sid = sid
-		mu.Lock()
-		for _, g := range b.globals {
-			st.files[g].sid = sid
-			if gen, ok := gens[g]; ok && st.dirty[g] == gen {
-				delete(st.dirty, g)
-			}
-		}
-		st.segs = append(st.segs, s)
-		mu.Unlock()
-		b.reset()
-		return nil
+	return in
+}
+
+func (in *indexer) fail(err error) {
+	in.emu.Lock()
+	if in.err == nil {
+		in.err = err
 	}
-	for range workers {
+	in.emu.Unlock()
+}
+
+// run indexes the files jobs sends, with one worker per CPU, and writes what is left.
+func (in *indexer) run(ctx context.Context, jobs <-chan job) error {
+	var wg sync.WaitGroup
+	for range max(1, runtime.GOMAXPROCS(0)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			x := newExtractor()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= len(ids) || ctx.Err() != nil {
-					return
-				}
-				var (
-					rc   io.ReadCloser
-					size int64
-					fid  fsread.FileID
-					err  error
-				)
-				rel := st.files[ids[i]].rel
-				if entries != nil {
-					rc, size, fid, err = entries[i].OpenFile()
-					entries[i].Release()
-				} else {
-					var f *os.File
-					if f, err = ix.cfg.Root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|nofollow, 0); err == nil {
-						var fi os.FileInfo
-						if fi, err = f.Stat(); err == nil && !fi.Mode().IsRegular() {
-							err = fsread.ErrNotRegular
-						}
-						if err == nil {
-							size = fi.Size()
-							_, fid, _ = fsread.StatFile(ix.cfg.Root, rel)
-						}
-						rc = f
+			for j := range jobs {
+				if ctx.Err() != nil {
+					if j.entry != nil {
+						j.entry.Release()
 					}
+					continue
 				}
-				flags := uint8(0)
-				var tris []uint32
-				switch {
-				case err != nil:
-					flags = fUnindexed
-				case ix.cfg.Screen != nil && ix.cfg.Screen.Opened(rel, fid) != nil:
-					flags = fUnindexed
-				case size > ix.cfg.MaxFileBytes:
-					flags = fUnindexed
-				default:
-					var ok bool
-					tris, flags, ok = x.read(rc, size)
-					if !ok {
-						flags = fUnindexed
-					}
-				}
-				if rc != nil {
-					rc.Close()
-				}
-				bmu.Lock()
-				mu.Lock()
-				f := &st.files[ids[i]]
-				f.size, f.mtime, f.ctime, f.ino = size, fid.Mtime, fid.Ctime, fid.Ino
-				f.flags = flags
-				f.sid = 0
-				if flags&fUnindexed != 0 {
-					if gen, ok := gens[ids[i]]; ok && st.dirty[ids[i]] == gen {
-						delete(st.dirty, ids[i]) // read by every search anyway
-					}
-				} else {
-					st.bytes += size
-				}
-				mu.Unlock()
-				if flags&fUnindexed == 0 {
-					b.add(ids[i], tris)
-					if toDisk && b.full() && werr == nil {
-						werr = flush()
-					}
-				}
-				bmu.Unlock()
+				in.one(ctx, x, j)
 			}
 		}()
 	}
 	wg.Wait()
-	for i := int(next.Load()); i < len(ids) && entries != nil; i++ {
-		if i >= 0 {
-			entries[i].Release()
-		}
-	}
-	if werr != nil {
-		return werr
+	if in.err != nil {
+		return in.err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return flush()
+	return in.flush(in.cur)
+}
+
+// one reads one file and adds it.
+func (in *indexer) one(ctx context.Context, x *extractor, j job) {
+	ix, st := in.ix, in.st
+	var (
+		rc   io.ReadCloser
+		size int64
+		fid  fsread.FileID
+		err  error
+	)
+	in.mu.Lock()
+	rel := st.files[j.id].rel
+	in.mu.Unlock()
+	if j.entry != nil {
+		rc, size, fid, err = j.entry.OpenFile()
+		j.entry.Release()
+	} else {
+		var f *os.File
+		if f, err = ix.cfg.Root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|nofollow|nonblock, 0); err == nil {
+			var fi os.FileInfo
+			if fi, err = f.Stat(); err == nil && !fi.Mode().IsRegular() {
+				err = fsread.ErrNotRegular
+			}
+			if err == nil {
+				size = fi.Size()
+				fid, _ = fsread.IdentityOf(fi)
+			}
+			rc = f
+		}
+	}
+	flags := uint8(0)
+	var tris []uint32
+	switch {
+	case err != nil:
+		flags = fUnindexed
+	case ix.cfg.Screen != nil && ix.cfg.Screen.Opened(rel, fid) != nil:
+		flags = fUnindexed
+	case size > ix.cfg.MaxFileBytes:
+		flags = fUnindexed
+	default:
+		var ok bool
+		tris, flags, ok = x.read(rc, size)
+		if !ok {
+			flags = fUnindexed
+		}
+	}
+	if rc != nil {
+		rc.Close()
+	}
+	in.mu.Lock()
+	f := &st.files[j.id]
+	f.size, f.mtime, f.ctime, f.ino = size, fid.Mtime, fid.Ctime, fid.Ino
+	f.flags, f.sid = flags, 0
+	if flags&fUnindexed != 0 {
+		if gen, ok := in.gens[j.id]; ok && st.dirty[j.id] == gen {
+			delete(st.dirty, j.id) // read by every search anyway
+		}
+	} else {
+		st.bytes += size
+	}
+	in.mu.Unlock()
+	if flags&fUnindexed != 0 {
+		return
+	}
+	in.bmu.Lock()
+	in.cur.add(j.id, tris)
+	var full *segmentBuilder
+	if in.toDisk && in.cur.full() {
+		full = in.cur
+		select {
+		case in.cur = <-in.free:
+		case <-ctx.Done():
+			in.cur = &segmentBuilder{}
+		}
+	}
+	in.bmu.Unlock()
+	if full != nil {
+		if err := in.flush(full); err != nil {
+			in.fail(err)
+		}
+		full.reset()
+		select {
+		case in.free <- full:
+		default:
+		}
+	}
+}
+
+// flush turns a builder's files into a segment and points the files at it.
+func (in *indexer) flush(b *segmentBuilder) error {
+	if len(b.globals) == 0 {
+		return nil
+	}
+	ix, st := in.ix, in.st
+	sid := ix.serial.Add(1)
+	var s *segment
+	if in.toDisk {
+		name := filepath.Join(ix.cfg.Dir, fmt.Sprintf("seg-%08x-%d.tri", sid, time.Now().UnixNano()))
+		if err := b.write(name); err != nil {
+			return err
+		}
+		var err error
+		if s, err = openSegment(name); err != nil {
+			return err
+		}
+	} else {
+		s = b.memory()
+	}
+	s.sid = sid
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	start := 0
+	for i, g := range b.globals {
+		if !in.toDisk {
+			st.mem[g] = slices.Clone(b.tris[start:b.ends[i]])
+			start = b.ends[i]
+		}
+		st.files[g].sid = sid
+		if gen, ok := in.gens[g]; ok && st.dirty[g] == gen {
+			delete(st.dirty, g)
+		}
+	}
+	st.segs = append(st.segs, s)
+	return nil
+}
+
+// indexIDs indexes files by id (recent changes), opening each by path.
+func (ix *Index) indexIDs(ctx context.Context, st *state, ids []uint32, mu sync.Locker, gens map[uint32]uint64) error {
+	jobs := make(chan job, len(ids))
+	for _, id := range ids {
+		jobs <- job{id: id}
+	}
+	close(jobs)
+	return ix.newIndexer(st, false, mu, gens).run(ctx, jobs)
 }
 
 // extractor finds the distinct folded trigrams of a file with a bitmap of all 2^24 trigrams.

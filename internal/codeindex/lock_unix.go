@@ -8,7 +8,10 @@ import (
 	"syscall"
 )
 
-const nofollow = syscall.O_NOFOLLOW
+const (
+	nofollow = syscall.O_NOFOLLOW
+	nonblock = syscall.O_NONBLOCK
+)
 
 // lockDir takes the index directory's lock without waiting: one process at a time writes the
 // index to disk (the others keep their changes in memory).

@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -146,14 +146,26 @@ type segmentBuilder struct {
 	globals []uint32 // global id per local file number
 	tris    []uint32 // every file's distinct trigrams, file after file
 	ends    []int    // end of each file's trigrams in tris
-	// sorting scratch
-	packed  []uint64
-	buckets []uint32
+	// scratch for sorting and encoding, shared by the builders of one build
+	scratch *encodeScratch
 }
 
-// limit is how many trigram entries a batch holds before it is written (about 64 MB of
-// scratch), which bounds the memory a build needs whatever the tree's size.
-const batchEntries = 8 << 20
+// encodeScratch is the memory a segment's encoding needs; builders that take turns share one
+// (encodings are serialised by its mutex), which halves a build's peak memory.
+type encodeScratch struct {
+	mu          sync.Mutex
+	packed, tmp []uint64
+	keys, offs  []uint32
+}
+
+// batchEntries is how many trigram entries a batch holds before it is written (about 80 MB
+// of scratch for a builder), which bounds the memory a build needs whatever the tree's size.
+const batchEntries = 5 << 19
+
+// newDiskBuilder returns a builder for a build, its batch buffer allocated once.
+func newDiskBuilder(sc *encodeScratch) *segmentBuilder {
+	return &segmentBuilder{tris: make([]uint32, 0, batchEntries+batchEntries/4), scratch: sc}
+}
 
 func (b *segmentBuilder) reset() {
 	b.globals, b.tris, b.ends = b.globals[:0], b.tris[:0], b.ends[:0]
@@ -207,71 +219,96 @@ func (b *segmentBuilder) memory() *segment {
 
 // encode sorts the batch's postings and writes the segment to w.
 func (b *segmentBuilder) encode(w io.Writer) error {
-	// Sort (trigram, local) pairs: bucket by the trigram's top 16 bits, then sort each bucket.
-	const nb = 1 << 16
-	if b.buckets == nil {
-		b.buckets = make([]uint32, nb+1)
+	// (trigram, local) pairs, sorted by trigram with a stable three-pass radix sort on its
+	// bytes: the locals of a trigram stay in increasing order, as files were added.
+	sc := b.scratch
+	if sc == nil {
+		sc = &encodeScratch{}
 	}
-	clear(b.buckets)
-	for _, t := range b.tris {
-		b.buckets[t>>8+1]++
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	n := len(b.tris)
+	if cap(sc.packed) < n {
+		sc.packed = make([]uint64, n)
+		sc.tmp = make([]uint64, n)
 	}
-	for i := 1; i <= nb; i++ {
-		b.buckets[i] += b.buckets[i-1]
-	}
-	if cap(b.packed) < len(b.tris) {
-		b.packed = make([]uint64, len(b.tris))
-	}
-	packed := b.packed[:len(b.tris)]
-	next := slices.Clone(b.buckets[:nb])
+	src, dst := sc.packed[:n], sc.tmp[:n]
 	start := 0
+	k := 0
 	for local, end := range b.ends {
 		for _, t := range b.tris[start:end] {
-			packed[next[t>>8]] = uint64(t)<<32 | uint64(local)
-			next[t>>8]++
+			src[k] = uint64(t)<<32 | uint64(local)
+			k++
 		}
 		start = end
 	}
-	for i := 0; i < nb; i++ {
-		if bk := packed[b.buckets[i]:b.buckets[i+1]]; len(bk) > 1 {
-			slices.Sort(bk)
+	for shift := uint(32); shift < 56; shift += 8 {
+		var count [257]int
+		for _, v := range src {
+			count[(v>>shift)&0xff+1]++
 		}
+		for i := 1; i <= 256; i++ {
+			count[i] += count[i-1]
+		}
+		for _, v := range src {
+			c := (v >> shift) & 0xff
+			dst[count[c]] = v
+			count[c]++
+		}
+		src, dst = dst, src
 	}
-
-	var keys, offs []uint32
-	var blob []byte
-	var vb [binary.MaxVarintLen64]byte
-	for i := 0; i < len(packed); {
-		t := uint32(packed[i] >> 32)
-		keys = append(keys, t)
-		offs = append(offs, uint32(len(blob)))
+	sorted := src
+	// Keys and where their postings start, then the postings themselves.
+	sc.keys, sc.offs = sc.keys[:0], sc.offs[:0]
+	blobLen := 0
+	for i := 0; i < n; {
+		t := uint32(sorted[i] >> 32)
+		sc.keys = append(sc.keys, t)
+		sc.offs = append(sc.offs, uint32(blobLen))
 		prev := uint64(0)
-		for ; i < len(packed) && uint32(packed[i]>>32) == t; i++ {
-			l := packed[i] & 0xffffffff
-			n := binary.PutUvarint(vb[:], l-prev)
-			blob = append(blob, vb[:n]...)
+		for ; i < n && uint32(sorted[i]>>32) == t; i++ {
+			l := sorted[i] & 0xffffffff
+			blobLen += uvarintLen(l - prev)
 			prev = l
 		}
 	}
-	offs = append(offs, uint32(len(blob)))
-	bw := bufio.NewWriter(w)
+	sc.offs = append(sc.offs, uint32(blobLen))
+	bw := bufio.NewWriterSize(w, 1<<20)
 	bw.WriteString(segMagic)
+	var x [binary.MaxVarintLen64]byte
 	put := func(v uint32) {
-		var x [4]byte
-		binary.LittleEndian.PutUint32(x[:], v)
-		bw.Write(x[:])
+		binary.LittleEndian.PutUint32(x[:4], v)
+		bw.Write(x[:4])
 	}
 	put(uint32(len(b.globals)))
-	put(uint32(len(keys)))
+	put(uint32(len(sc.keys)))
 	for _, g := range b.globals {
 		put(g)
 	}
-	for _, k := range keys {
+	for _, k := range sc.keys {
 		put(k)
 	}
-	for _, o := range offs {
+	for _, o := range sc.offs {
 		put(o)
 	}
-	bw.Write(blob)
+	for i := 0; i < n; {
+		t := uint32(sorted[i] >> 32)
+		prev := uint64(0)
+		for ; i < n && uint32(sorted[i]>>32) == t; i++ {
+			l := sorted[i] & 0xffffffff
+			m := binary.PutUvarint(x[:], l-prev)
+			bw.Write(x[:m])
+			prev = l
+		}
+	}
 	return bw.Flush()
+}
+
+func uvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
 }

@@ -301,7 +301,7 @@ func (ix *Index) update(ctx context.Context) {
 	}
 	ix.mu.Unlock()
 	if len(ids) > 0 {
-		if err := ix.indexFiles(ctx, st, ids, nil, false, &ix.mu, gens); err != nil && ctx.Err() == nil {
+		if err := ix.indexIDs(ctx, st, ids, &ix.mu, gens); err != nil && ctx.Err() == nil {
 			ix.log.Warn("index: update failed", "err", err)
 		}
 	}

@@ -3,6 +3,7 @@ package fsread
 import (
 	"context"
 	"io"
+	"io/fs"
 	"os"
 )
 
@@ -104,3 +105,7 @@ func (e WalkEntry) Stat() (int64, FileID, error) {
 	id, _ := fileID(fi)
 	return fi.Size(), id, nil
 }
+
+// IdentityOf returns the identity of a file from its FileInfo (false where the platform does
+// not tell).
+func IdentityOf(fi fs.FileInfo) (FileID, bool) { return fileID(fi) }
