@@ -13,6 +13,7 @@ import (
 
 	"toolhost/authz"
 	"toolhost/internal/codeindex"
+	"toolhost/internal/codeintel"
 	"toolhost/internal/edit"
 	"toolhost/internal/fsread"
 )
@@ -99,7 +100,7 @@ type fileMultiReplaceArgs struct {
 type fileInsertArgs struct {
 	Path      string `json:"path"`
 	Content   string `json:"content"`
-	Line      int64  `json:"line,omitempty" alias:"insert_line,line_number" jsonschema:"insert_edit: content goes before this line; or use after_pattern, before_pattern, or start_line+end_line to replace."`
+	Line      int64  `json:"line,omitempty" alias:"insert_line,line_number" jsonschema:"1-based. insert_edit: content goes before it; or use after_pattern, before_pattern, or start_line+end_line to replace."`
 	After     string `json:"after_pattern,omitempty" alias:"after,insert_after" jsonschema:"Text in the line to insert after."`
 	Before    string `json:"before_pattern,omitempty" alias:"before,insert_before"`
 	StartLine int64  `json:"start_line,omitempty"`
@@ -150,6 +151,9 @@ type FileConfig struct {
 	// rebuild` or mode "on").
 	Index         *codeindex.Index
 	IndexMinFiles int
+	// Code answers the code operations (symbols, usages, renames, semantic search); nil means
+	// an engine with the built-in parsers only.
+	Code *codeintel.Engine
 }
 
 // DefaultMaxRemembered bounds how many (conversation, file) fingerprints file_operations keeps
@@ -174,7 +178,10 @@ func FileTool(cfg FileConfig) *Tool {
 		cfg.Now = time.Now
 	}
 	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered), journal: cfg.Journal, now: cfg.Now,
-		index: cfg.Index, indexMin: cfg.IndexMinFiles}
+		index: cfg.Index, indexMin: cfg.IndexMinFiles, code: cfg.Code}
+	if f.code == nil && cfg.Guard != nil {
+		f.code = codeintel.NewEngine(codeintel.Config{Root: cfg.Guard.Root(), RootPath: cfg.Guard.WorkDir(), Screen: cfg.Guard.WorkDirScreen(), Index: cfg.Index})
+	}
 	return &Tool{
 		Resources:   f.resources(),
 		Name:        "file_operations",
@@ -192,6 +199,12 @@ func FileTool(cfg FileConfig) *Tool {
 			Op("delete_file", "delete (directories: recursive)", RiskWrite, f.deleteFile),
 			Op("create_directory", "", RiskWrite, f.createDirectory),
 			Op("apply_patch", "unified diff or *** Begin Patch; all or none", RiskWrite, f.applyPatch),
+			Op("find_symbol", "definitions by name", RiskRead, f.findSymbol).WithTimeout(codeTimeout),
+			Op("list_usages", "references to a symbol (name or line+column)", RiskRead, f.listUsages).WithTimeout(codeTimeout),
+			Op("go_to_definition", "", RiskRead, f.goToDefinition).WithTimeout(codeTimeout),
+			Op("document_symbols", "outline of a file or directory", RiskRead, f.documentSymbols).WithTimeout(codeTimeout),
+			Op("rename_symbol", "rename everywhere (language server)", RiskWrite, f.renameSymbol).WithTimeout(codeTimeout),
+			Op("semantic_search", "code by meaning", RiskRead, f.semanticSearch).WithTimeout(codeTimeout),
 		},
 	}
 }
@@ -204,6 +217,7 @@ type fileTool struct {
 	now      func() time.Time
 	index    *codeindex.Index
 	indexMin int
+	code     *codeintel.Engine
 }
 
 // useIndex says whether a search of t can be planned by the working-directory index: it is
