@@ -28,7 +28,7 @@ var toolBudget = map[string]int{
 	"user_collaboration":        285,
 	"todo_operations":           355,
 	"memory_operations":         305,
-	"file_operations":           785,
+	"file_operations":           975,
 	"terminal_operations":       461,
 	"build_and_version_control": 428,
 	"web_operations":            425,
@@ -40,7 +40,7 @@ var toolBudget = map[string]int{
 const envelopeBudget = 30
 
 // listBudget is the whole tools/list with every tool of consolidated.Order built.
-const listBudget = 3500
+const listBudget = 3900
 
 func testApp(t *testing.T) *App {
 	t.Helper()
