@@ -106,6 +106,8 @@ func (f *fileTool) codeError(err error, param string) error {
 		return &ToolError{Code: CodeAmbiguous, Param: "name", Message: ce.Text, Next: "give path, line and column of the one you mean", Cause: err}
 	case errors.Is(err, codeintel.ErrAmbiguous):
 		return &ToolError{Code: CodeAmbiguous, Param: "name", Message: err.Error(), Next: "give path, line and column of the one you mean", Cause: err}
+	case errors.Is(err, codeintel.ErrRefused):
+		return &ToolError{Code: CodeInvalidValue, Param: "new_name", Message: err.Error(), Next: "pick a name the language allows here", Cause: err}
 	case errors.Is(err, codeintel.ErrNoSymbol):
 		return &ToolError{Code: CodeNotFound, Param: param, Message: err.Error(), Next: "find it with find_symbol or grep_search", Cause: err}
 	case errors.Is(err, codeintel.ErrPosition):
@@ -218,7 +220,7 @@ func (f *fileTool) documentSymbols(ctx context.Context, c *Call, a *fileOutlineA
 			b.WriteString("\n" + fo.Path)
 			indent = "  "
 		}
-		writeOutline(&b, fo.Symbols, indent)
+		writeOutline(&b, fo.Symbols, indent, 0)
 	}
 	return &Result{Text: b.String()}, nil
 }
@@ -233,14 +235,14 @@ func countSymbols(ss []codeintel.Symbol) int {
 
 // writeOutline writes one line per symbol, members indented under their type: the line number
 // and the source line that defines it (or the kind and name when there is none).
-func writeOutline(b *strings.Builder, ss []codeintel.Symbol, indent string) {
+func writeOutline(b *strings.Builder, ss []codeintel.Symbol, indent string, parentLine int) {
 	for _, s := range ss {
 		sig := strings.TrimSpace(strings.TrimSuffix(s.Signature, "{"))
-		if sig == "" || !strings.Contains(sig, s.Name) {
+		if sig == "" || !strings.Contains(sig, s.Name) || s.Line == parentLine {
 			sig = s.Kind + " " + s.Name
 		}
 		fmt.Fprintf(b, "\n%s%d: %s", indent, s.Line, sig)
-		writeOutline(b, s.Children, indent+"  ")
+		writeOutline(b, s.Children, indent+"  ", s.Line)
 	}
 }
 

@@ -244,7 +244,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		// The read engine's line-index cache lives inside the tool, so repeated range reads of
 		// a large file seek instead of rescanning; the journal makes every write crash-atomic.
 		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries), Journal: a.Journal,
-			Index: a.Index, IndexMinFiles: a.indexMinFiles()}),
+			Index: a.Index, IndexMinFiles: a.indexMinFiles(), Code: a.codeEngine(a.Index)}),
 		terminal,
 		a.buildTool(terminals),
 		web,

@@ -69,7 +69,7 @@ func NewEngine(cfg Config) *Engine {
 		cfg.MaxFileBytes = 2 << 20
 	}
 	if cfg.Embedder == nil {
-		cfg.Embedder = embed.NewLexical(0)
+		cfg.Embedder = embed.NewLexical(embed.DefaultLexicalDim)
 	}
 	return &Engine{cfg: cfg, outline: newLRU[outlineKey, []Symbol](8192), vectors: newLRU[string, []float32](20000)}
 }
@@ -86,6 +86,8 @@ var (
 	ErrAmbiguous = errors.New("several symbols have that name")
 	// ErrNeedServer: the operation needs a language server (rename).
 	ErrNeedServer = errors.New("this needs a language server")
+	// ErrRefused: the language server refused the rename (the message says why).
+	ErrRefused = errors.New("the language server refused")
 	// ErrTooLarge: a file too large to parse.
 	ErrTooLarge = errors.New("file too large")
 )

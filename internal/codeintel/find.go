@@ -30,6 +30,10 @@ type FileOutline struct {
 	Symbols []Symbol
 }
 
+// DefaultOutlineDepth is how deep a directory's outline goes unless told: its files and
+// those of its subdirectories.
+const DefaultOutlineDepth = 2
+
 // DocumentSymbols outlines a file, or the files of a directory down to depth (1: the
 // directory's own files). A language server answers for a file when it is ready in time;
 // otherwise (and for Go, whose parser here is exact) the built-in parsers do.
@@ -62,7 +66,7 @@ func (e *Engine) DocumentSymbols(ctx context.Context, rel string, depth int, isD
 		return out, nil
 	}
 	if depth <= 0 {
-		depth = 1
+		depth = DefaultOutlineDepth
 	}
 	files, truncated, err := e.sourceFiles(ctx, rel, depth, codeindex.Query{All: true}, 500)
 	if err != nil {
@@ -131,7 +135,21 @@ func (e *Engine) lspOutline(ctx context.Context, s *lsp.Server, rel string) ([]S
 		}
 		return out
 	}
-	return conv(raw, ""), nil
+	return tidy(conv(raw, "")), nil
+}
+
+// tidy sorts symbols by line and drops what servers list inside functions (parameters, local
+// variables, callbacks): an outline shows definitions, not a function's insides.
+func tidy(ss []Symbol) []Symbol {
+	sort.SliceStable(ss, func(i, j int) bool { return ss[i].Line < ss[j].Line })
+	for i := range ss {
+		if ss[i].Kind == KindFunction || ss[i].Kind == KindMethod {
+			ss[i].Children = nil
+			continue
+		}
+		ss[i].Children = tidy(ss[i].Children)
+	}
+	return ss
 }
 
 // jsonSymbol reads both DocumentSymbol and SymbolInformation.

@@ -95,7 +95,7 @@ func (e *Engine) Rename(ctx context.Context, t Target, isDir bool, newName strin
 		if err := s.Call(ctx, "textDocument/rename", map[string]any{"textDocument": map[string]string{"uri": uri}, "position": p, "newName": newName}, &we); err != nil {
 			var re *lsp.ResponseError
 			if errors.As(err, &re) {
-				return nil, fmt.Errorf("%w: %s refused the rename: %s", ErrNoSymbol, s.Name(), re.Message)
+				return nil, fmt.Errorf("%w the rename: %s: %s", ErrRefused, s.Name(), re.Message)
 			}
 			return nil, err
 		}

@@ -190,6 +190,10 @@ func (e *Engine) chunksOf(rel string) ([]Chunk, error) {
 			for _, n := range flat[i+1:] {
 				if n.Line > s.Line {
 					end = n.Line - 1
+					// The comment above the next definition is the next one's.
+					for end > s.Line && end <= len(lines) && (isComment(string(lines[end-1])) || strings.TrimSpace(string(lines[end-1])) == "") {
+						end--
+					}
 					break
 				}
 			}
