@@ -103,7 +103,9 @@ func scopeName(scope string) string {
 	return scope
 }
 
-func isWordRune(r rune) bool { return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) }
+func isWordRune(r rune) bool {
+	return r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
 
 // wordAt returns the identifier covering the 1-based character column of line.
 func wordAt(line string, col int) string {

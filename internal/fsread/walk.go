@@ -105,11 +105,11 @@ type SkipReason int
 
 // The reasons a walk leaves an entry out; Walk's hooks hear them.
 const (
-	SkipHidden       SkipReason = iota + 1 // a dot name (include_hidden shows it)
-	SkipWithheld                           // the screen withheld it
-	SkipIgnored                            // a .gitignore rule (include_ignored shows it)
-	SkipDepth                              // a directory at the depth limit, not entered
-	SkipUnreadable                         // a directory that could not be opened or listed
+	SkipHidden     SkipReason = iota + 1 // a dot name (include_hidden shows it)
+	SkipWithheld                         // the screen withheld it
+	SkipIgnored                          // a .gitignore rule (include_ignored shows it)
+	SkipDepth                            // a directory at the depth limit, not entered
+	SkipUnreadable                       // a directory that could not be opened or listed
 )
 
 func (o *walkOptions) skip(rel string, isDir bool, why SkipReason) {

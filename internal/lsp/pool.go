@@ -184,4 +184,3 @@ func Find(name string) string {
 	}
 	return ""
 }
-
