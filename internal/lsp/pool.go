@@ -2,6 +2,7 @@ package lsp
 
 import (
 	"errors"
+	"log/slog"
 	"fmt"
 	"os/exec"
 	"path/filepath"
@@ -38,6 +39,9 @@ func NewPool(opts Options, specs []Spec) *Pool {
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = 20 * time.Second
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	p := &Pool{opts: opts, specs: map[string]Spec{}, servers: map[string]*Server{}, crashes: map[string][]time.Time{}, stopIdle: make(chan struct{})}
 	for _, s := range specs {

@@ -313,6 +313,8 @@ func (s *Server) exitError() error {
 func (s *Server) Call(ctx context.Context, method string, params, result any) error {
 	s.touch()
 	defer s.touch()
+	wait := time.NewTimer(s.timeout())
+	defer wait.Stop()
 	select {
 	case <-s.initDone:
 		if s.initErr != nil {
@@ -320,18 +322,24 @@ func (s *Server) Call(ctx context.Context, method string, params, result any) er
 		}
 	case <-s.exited:
 		return s.exitError()
+	case <-wait.C:
+		return fmt.Errorf("%w: %s has not finished starting", ErrNotReady, s.spec.Name)
 	case <-ctx.Done():
 		return ctx.Err()
 	}
 	return s.call(ctx, method, params, result)
 }
 
-func (s *Server) call(ctx context.Context, method string, params, result any) error {
-	timeout := s.opts.Timeout
-	if timeout <= 0 {
-		timeout = 20 * time.Second
+// timeout is the bound of one request.
+func (s *Server) timeout() time.Duration {
+	if s.opts.Timeout <= 0 {
+		return 20 * time.Second
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	return s.opts.Timeout
+}
+
+func (s *Server) call(ctx context.Context, method string, params, result any) error {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout())
 	defer cancel()
 	id := jsonrpc2.ID{Num: s.nextID.Add(1)}
 	w, err := s.conn.DispatchCall(ctx, method, params, jsonrpc2.PickID(id))
@@ -413,10 +421,14 @@ func (s *Server) Sync(ctx context.Context, path, text string) (int, error) {
 	}
 	v := d.version
 	s.mu.Unlock()
+	wait := time.NewTimer(s.timeout())
+	defer wait.Stop()
 	select {
 	case <-s.initDone:
 	case <-s.exited:
 		return 0, s.exitError()
+	case <-wait.C:
+		return 0, fmt.Errorf("%w: %s has not finished starting", ErrNotReady, s.spec.Name)
 	case <-ctx.Done():
 		return 0, ctx.Err()
 	}
