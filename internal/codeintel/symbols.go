@@ -249,7 +249,7 @@ var languageRules = map[string][]rule{
 		`^\s*(?:export\s+)?(?:declare\s+)?const\s+(?P<name>[A-Za-z_$][\w$]*)`, KindConstant, false,
 		`^\s*(?:export\s+)?(?:declare\s+)?(?:let|var)\s+(?P<name>[A-Za-z_$][\w$]*)`, KindVariable, false,
 		`^\s+(?:(?:public|private|protected|static|readonly|async|abstract|override|get|set)\s+)*(?P<name>[A-Za-z_$#][\w$]*)\s*(?:<[^>]*>)?\s*\([^)]*\)?\s*(?::[^{;]*)?\{?\s*$`, KindMethod, false,
-		`^\s+(?:(?:public|private|protected|static|readonly|declare)\s+)*(?P<name>[A-Za-z_$#][\w$]*)\??\s*:\s*[^;=]+;?\s*$`, KindField, false,
+		`^\s+(?:(?:public|private|protected|static|readonly|declare)\s+)*(?P<name>[A-Za-z_$#][\w$]*)[?!]?\s*(?::\s*[^;=]+)?(?:=[^;]*)?;\s*$`, KindField, false,
 	),
 	"rust": rules(
 		`^\s*(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?trait\s+(?P<name>[A-Za-z_]\w*)`, KindInterface, true,
@@ -336,8 +336,12 @@ func heuristicOutline(rel string, src []byte) []Symbol {
 			}
 			gi := r.re.SubexpIndex("name")
 			name := line[m[2*gi]:m[2*gi+1]]
-			if notNames[name] {
+			member := r.kind == KindMethod || r.kind == KindField
+			if member && notNames[name] {
 				continue
+			}
+			if member && lang != "python" && (!inBlock || depth != stack[len(stack)-1].depth) {
+				continue // a statement inside a method, not a member
 			}
 			kind := r.kind
 			topOnly := kind == KindVariable || kind == KindConstant && lang == "python"

@@ -664,3 +664,7 @@ func URIPath(uri string) string {
 	}
 	return filepath.FromSlash(u.Path)
 }
+
+// NewTestServer returns a server value that runs nothing, with the given position encoding:
+// for tests of position conversions.
+func NewTestServer(utf8 bool) *Server { return &Server{utf8: utf8} }
