@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"toolhost/internal/codeindex"
 	"toolhost/internal/codeintel"
 	"toolhost/internal/codeintel/codetest"
 	"toolhost/internal/edit"
@@ -151,5 +152,42 @@ func TestCodeOperationsBadInput(t *testing.T) {
 	text, _ = h.mustOp("go_to_definition", map[string]any{"path": "main.go", "line": 11, "column": 4})
 	if !strings.Contains(text, "store/store.go:15") || !strings.Contains(text, codeintel.BackendGoParser) {
 		t.Errorf("go_to_definition without a server:\n%s", text)
+	}
+}
+
+// TestGrepSearchUsesTheIndex: once the working directory's index is built, grep_search is
+// served from it (the index counts what it served), answers like the walk, and sees changes
+// made right before the call.
+func TestGrepSearchUsesTheIndex(t *testing.T) {
+	var ix *codeindex.Index
+	h := newHarness(t, harnessOptions{tools: func(h *harness) []*Tool {
+		ix = codeindex.Open(codeindex.Config{Dir: filepath.Join(t.TempDir(), "index"), Root: h.guard.Root(), RootPath: h.wd, Screen: h.guard.WorkDirScreen()})
+		t.Cleanup(func() { ix.Close() })
+		return []*Tool{FileTool(FileConfig{Guard: h.guard, Index: ix, IndexMinFiles: 3})}
+	}})
+	h.write(map[string]string{"a.go": "package a // needle\n", "b/c.go": "package b\n", "b/d.txt": "no\n", ".hidden/x": "needle\n"})
+	walked, _ := h.mustOp("grep_search", map[string]any{"pattern": "needle"})
+	deadline := time.Now().Add(10 * time.Second)
+	for !ix.Ready() {
+		if time.Now().After(deadline) {
+			t.Fatal("a search over 3 files did not start the index")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	served := ix.Served.Load()
+	indexed, _ := h.mustOp("grep_search", map[string]any{"pattern": "needle"})
+	if ix.Served.Load() != served+1 || indexed != walked {
+		t.Errorf("grep_search through the index (served %d -> %d):\n%s\nwant the walk's answer:\n%s", served, ix.Served.Load(), indexed, walked)
+	}
+	h.write(map[string]string{"b/c.go": "package b // needle\n"})
+	text, _ := h.mustOp("grep_search", map[string]any{"pattern": "needle"})
+	if !strings.Contains(text, "b/c.go") {
+		t.Errorf("grep_search right after an edit:\n%s", text)
+	}
+	// include_hidden is the walk's: the index holds no hidden files.
+	served = ix.Served.Load()
+	text, _ = h.mustOp("grep_search", map[string]any{"pattern": "needle", "include_hidden": true})
+	if !strings.Contains(text, ".hidden/x") || ix.Served.Load() != served {
+		t.Errorf("grep_search include_hidden:\n%s", text)
 	}
 }
