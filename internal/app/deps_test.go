@@ -34,7 +34,7 @@ var dependencyRules = []dependencyRule{
 		reason: "the store is the floor every layer stands on; it imports no other toolhost package"},
 	{from: []string{"toolhost/..."}, except: []string{"toolhost/internal/app", "toolhost/cmd/...", "toolhost/internal/config"}, not: []string{"toolhost/internal/config"},
 		reason: "configuration is resolved once, in the wiring; tools and engines get plain values in their own Config types"},
-	{from: []string{"toolhost/..."}, not: []string{"toolhost/internal/golden", "toolhost/store/storetest", "toolhost/internal/database/pgtest", "toolhost/internal/nettest", "toolhost/internal/server/stdiotest"},
+	{from: []string{"toolhost/..."}, not: []string{"toolhost/internal/golden", "toolhost/store/storetest", "toolhost/internal/database/pgtest", "toolhost/internal/nettest", "toolhost/internal/server/stdiotest", "toolhost/internal/codeintel/codetest"},
 		reason: "test helpers stay out of the binary"},
 }
 
@@ -116,6 +116,14 @@ var modules = []module{
 	{path: "golang.org/x/net", reason: "HTML parsing, charset sniffing, IDNA host names and the environment's proxy rules (issue 17)"},
 	{path: "modernc.org/sqlite", reason: "SQLite in pure Go for database_operations (issue 19)"},
 	{path: "github.com/jackc/pgx/v5", reason: "PostgreSQL for database_operations (issue 19)"},
+	// Issue 29, code intelligence. google/codesearch (the trigram index the working-directory
+	// index follows) is not served by the module proxy and keeps no incremental updates, and
+	// sourcegraph/zoekt is a search service with its own shard formats and many dependencies:
+	// the index is our own (internal/codeindex). go.lsp.dev/protocol is not served at a
+	// current version and gopls' protocol package is internal: the few protocol types are ours
+	// (internal/lsp/protocol.go).
+	{path: "github.com/fsnotify/fsnotify", reason: "file-system notifications that keep the working-directory index current (issue 29)"},
+	{path: "github.com/sourcegraph/jsonrpc2", reason: "JSON-RPC 2.0 connections to language servers: ids, concurrent calls, server-to-client requests (issue 29)"},
 }
 
 // TestModulesArePinned fails when go.mod requires a module directly that modules does not list
