@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"toolhost/internal/codeindex"
+	"toolhost/internal/codeintel"
 )
 
 // DefaultIndexMinFiles is the tree size at which a walking search starts building the index
@@ -30,6 +31,7 @@ func (a *App) openIndex() *codeindex.Index {
 	ix := codeindex.Open(codeindex.Config{
 		Dir: a.IndexDir(), Root: a.Guard.Root(), RootPath: a.Workdir, Screen: a.Guard.WorkDirScreen(),
 		MaxFiles: c.MaxFiles, MaxBytes: c.MaxBytes, MaxFileBytes: c.MaxFileBytes, Logger: a.Logger,
+		Symbols: codeintel.DefinedNames,
 	})
 	a.closers = append(a.closers, ix.Close)
 	if c.Mode == "on" && a.Config.Serve {

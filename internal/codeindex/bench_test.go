@@ -1,103 +1,29 @@
 package codeindex
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"toolhost/internal/codeintel/codetest"
 	"toolhost/internal/fsread"
 )
 
-// The benchmarks run on a generated tree of at least 90,000 files: copies of $GOROOT/src, each
-// with its packages renamed (every package clause gets the copy's suffix), so no two files are
-// the same. It is made once in $TOOLHOST_BENCH_TREE (default: a directory in the temp dir) and
-// reused while its marker says it is complete.
+// The benchmarks run on codetest.GoTree: at least 90,000 files, copies of $GOROOT/src with
+// their packages renamed, made once in $TOOLHOST_BENCH_TREE (default: the temp dir).
 //
 //	go test ./internal/codeindex/ -run '^$' -bench . -benchtime 1x
 //
 // Ratios are against ripgrep run on the same tree in the same benchmark (rg from Debian's
 // package; the benchmarks that need it skip without it).
-
-const benchCopies = 8
-
-// BenchTree returns the generated tree, making it on first use.
-func BenchTree(tb testing.TB) string {
-	tb.Helper()
-	dir := os.Getenv("TOOLHOST_BENCH_TREE")
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), "toolhost-bench-gosrc")
-	}
-	marker := filepath.Join(dir, ".complete")
-	if b, err := os.ReadFile(marker); err == nil && strings.TrimSpace(string(b)) == strconv.Itoa(benchCopies) {
-		return dir
-	}
-	src := filepath.Join(runtime.GOROOT(), "src")
-	os.RemoveAll(dir)
-	for i := range benchCopies {
-		dst := filepath.Join(dir, fmt.Sprintf("copy%d", i))
-		suffix := fmt.Sprintf("c%d", i)
-		err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			rel, _ := filepath.Rel(src, p)
-			out := filepath.Join(dst, rel)
-			if d.IsDir() {
-				return os.MkdirAll(out, 0o755)
-			}
-			if !d.Type().IsRegular() {
-				return nil
-			}
-			data, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			if strings.HasSuffix(p, ".go") {
-				data = renamePackage(data, suffix)
-			}
-			return os.WriteFile(out, data, 0o644)
-		})
-		if err != nil {
-			tb.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(marker, []byte(strconv.Itoa(benchCopies)), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return dir
-}
-
-// renamePackage appends suffix to the name in the package clause.
-func renamePackage(data []byte, suffix string) []byte {
-	var out bytes.Buffer
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 1<<20), 1<<26)
-	done := false
-	for sc.Scan() {
-		line := sc.Text()
-		if !done && strings.HasPrefix(line, "package ") {
-			f := strings.Fields(line)
-			if len(f) >= 2 {
-				line = "package " + f[1] + suffix + strings.TrimPrefix(line, "package "+f[1])
-				done = true
-			}
-		}
-		out.WriteString(line)
-		out.WriteByte('\n')
-	}
-	return out.Bytes()
-}
 
 // peakRSS resets the process's peak resident set (Linux) and returns a function reporting the
 // peak since, in MB.
@@ -142,7 +68,7 @@ func benchIndex(b *testing.B, dir string) (*Index, *os.Root) {
 
 // BenchmarkIndexBuild builds the index of the whole tree from scratch: seconds and peak RSS.
 func BenchmarkIndexBuild(b *testing.B) {
-	dir := BenchTree(b)
+	dir := codetest.GoTree(b)
 	files := countFiles(dir)
 	for b.Loop() {
 		ix, _ := benchIndex(b, dir)
@@ -168,7 +94,7 @@ func BenchmarkGrepRepeated(b *testing.B) {
 	if err != nil {
 		b.Skip("rg is not installed (apt-get install ripgrep)")
 	}
-	dir := BenchTree(b)
+	dir := codetest.GoTree(b)
 	ix, root := benchIndex(b, dir)
 	if err := ix.Build(context.Background()); err != nil {
 		b.Fatal(err)
@@ -233,7 +159,7 @@ func BenchmarkGrepRepeated(b *testing.B) {
 // BenchmarkIndexUpdate edits a file and measures how long until the index holds the edit
 // (the search right after the edit sees it already: dirty files are read).
 func BenchmarkIndexUpdate(b *testing.B) {
-	dir := BenchTree(b)
+	dir := codetest.GoTree(b)
 	ix, root := benchIndex(b, dir)
 	if err := ix.Build(context.Background()); err != nil {
 		b.Fatal(err)

@@ -68,6 +68,9 @@ type Config struct {
 	// NoWatch turns file-system notifications off: every query then checks its scope's files
 	// against their times (slower, still exact).
 	NoWatch bool
+	// Symbols, when set, lists the names a file defines: they are indexed too, so that a
+	// lookup by name reads only the files that define it (SymbolQuery).
+	Symbols func(rel string, src []byte) []string
 	Logger  *slog.Logger
 }
 
@@ -576,9 +579,12 @@ func (in *indexer) one(ctx context.Context, x *extractor, j job) {
 		flags = fUnindexed
 	default:
 		var ok bool
-		tris, flags, ok = x.read(rc, size)
+		var data []byte
+		tris, data, flags, ok = x.read(rc, size)
 		if !ok {
 			flags = fUnindexed
+		} else if ix.cfg.Symbols != nil && flags&fBinary == 0 {
+			tris = x.addSymbols(tris, ix.cfg.Symbols(rel, data))
 		}
 	}
 	if rc != nil {
@@ -685,20 +691,38 @@ var (
 	longS  = []byte("\u017F")
 )
 
-// read reads the file (size bytes as seen at open) and returns its trigrams and flags. ok is
-// false when it could not be read whole.
-func (x *extractor) read(r io.Reader, size int64) ([]uint32, uint8, bool) {
+// addSymbols adds the keys of defined names (both cases) to a file's keys.
+func (x *extractor) addSymbols(keys []uint32, names []string) []uint32 {
+	if len(names) == 0 {
+		return keys
+	}
+	seen := make(map[uint32]bool, 2*len(names))
+	for _, n := range names {
+		for _, k := range []uint32{symbolKey(n), foldedSymbolKey(n)} {
+			if !seen[k] {
+				seen[k] = true
+				keys = append(keys, k)
+			}
+		}
+	}
+	x.out = keys
+	return keys
+}
+
+// read reads the file (size bytes as seen at open) and returns its trigrams, its text and
+// flags. ok is false when it could not be read whole.
+func (x *extractor) read(r io.Reader, size int64) ([]uint32, []byte, uint8, bool) {
 	if int64(cap(x.buf)) < size {
 		x.buf = make([]byte, size)
 	}
 	data := x.buf[:size]
 	n, err := io.ReadFull(r, data)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return nil, 0, false
+		return nil, nil, 0, false
 	}
 	data = data[:n]
 	if bytes.IndexByte(data[:min(len(data), fsread.BinarySniffLen)], 0) >= 0 {
-		return nil, fBinary, true
+		return nil, nil, fBinary, true
 	}
 	// grep stops at a NUL after the head; indexing past it would only add candidates.
 	if z := bytes.IndexByte(data, 0); z >= 0 {
@@ -723,7 +747,7 @@ func (x *extractor) read(r io.Reader, size int64) ([]uint32, uint8, bool) {
 			x.seen[t>>6] = 0
 		}
 	}
-	return x.out, flags, true
+	return x.out, data, flags, true
 }
 
 // dirtyIDs returns the dirty files in id order.

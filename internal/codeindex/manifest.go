@@ -32,6 +32,8 @@ type manifest struct {
 	Segments []manifestSegment
 	Depth    bool
 	Bytes    int64
+	// Symbols says defined names were indexed (Config.Symbols).
+	Symbols bool
 }
 
 type manifestFile struct {
@@ -112,7 +114,7 @@ func (ix *Index) flushLocked() error {
 
 func (ix *Index) writeManifestLocked() error {
 	st := ix.st
-	m := manifest{Version: manifestVersion, Root: ix.cfg.RootPath, BuiltAt: ix.builtAt, Build: ix.buildTime, Depth: st.depthLimit, Bytes: st.bytes}
+	m := manifest{Version: manifestVersion, Root: ix.cfg.RootPath, BuiltAt: ix.builtAt, Build: ix.buildTime, Depth: st.depthLimit, Bytes: st.bytes, Symbols: ix.cfg.Symbols != nil}
 	m.Files = make([]manifestFile, len(st.files))
 	for i, f := range st.files {
 		m.Files[i] = manifestFile{Rel: f.rel, Size: f.size, Mtime: f.mtime, Ctime: f.ctime, Ino: f.ino, Sid: f.sid, Flags: f.flags}
@@ -201,6 +203,9 @@ func (ix *Index) load(ctx context.Context) error {
 	}
 	if m.Root != ix.cfg.RootPath {
 		return fmt.Errorf("the index in %s is of %s, not %s", ix.cfg.Dir, m.Root, ix.cfg.RootPath)
+	}
+	if m.Symbols != (ix.cfg.Symbols != nil) {
+		return errors.New("the stored index was built with other options")
 	}
 	st := newState()
 	st.depthLimit, st.bytes = m.Depth, m.Bytes

@@ -178,3 +178,28 @@ func literalOf(re *syntax.Regexp, foldKS *bool) (string, bool) {
 	}
 	return string(b), true
 }
+
+// symbolBit marks the keys of defined names, apart from trigrams (24 bits).
+const symbolBit = 1 << 31
+
+// symbolKey is the key of a defined name (FNV-1a, 31 bits); foldedSymbolKey that of its
+// lower-case form, for lookups in any case. Collisions only add candidates.
+func symbolKey(name string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(name); i++ {
+		h ^= uint32(name[i])
+		h *= 16777619
+	}
+	return symbolBit | h&(symbolBit-1)
+}
+
+func foldedSymbolKey(name string) uint32 { return symbolKey("\x00" + strings.ToLower(name)) }
+
+// SymbolQuery is the query for files that define name (when the index was given a Symbols
+// function), or, with anyCase, a name equal to it ignoring case.
+func SymbolQuery(name string, anyCase bool) Query {
+	if anyCase {
+		return Query{Alts: [][]uint32{{foldedSymbolKey(name)}}}
+	}
+	return Query{Alts: [][]uint32{{symbolKey(name)}}}
+}

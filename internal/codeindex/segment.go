@@ -20,7 +20,7 @@ import (
 //	magic   "THIDX001"
 //	nfiles  uint32, nkeys uint32
 //	files   nfiles × uint32: the global id of each local file number
-//	keys    nkeys × uint32, sorted: trigrams (24 bits)
+//	keys    nkeys × uint32, sorted: trigrams (24 bits) and defined names (symbolKey)
 //	offs    (nkeys+1) × uint32: where each key's postings start in the blob
 //	blob    per key, the local file numbers in increasing order as uvarint deltas
 //
@@ -219,8 +219,7 @@ func (b *segmentBuilder) memory() *segment {
 
 // encode sorts the batch's postings and writes the segment to w.
 func (b *segmentBuilder) encode(w io.Writer) error {
-	// (trigram, local) pairs, sorted by trigram with a stable three-pass radix sort on its
-	// bytes: the locals of a trigram stay in increasing order, as files were added.
+	// (key, local) pairs, sorted by key with a stable four-pass radix sort on its bytes: the locals of a trigram stay in increasing order, as files were added.
 	sc := b.scratch
 	if sc == nil {
 		sc = &encodeScratch{}
@@ -242,7 +241,7 @@ func (b *segmentBuilder) encode(w io.Writer) error {
 		}
 		start = end
 	}
-	for shift := uint(32); shift < 56; shift += 8 {
+	for shift := uint(32); shift < 64; shift += 8 {
 		var count [257]int
 		for _, v := range src {
 			count[(v>>shift)&0xff+1]++

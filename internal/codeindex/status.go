@@ -150,3 +150,6 @@ func (ix *Index) StartBuild() {
 		ix.log.Info("index ready", "files", s.Files, "bytes", s.Bytes, "took", time.Since(start).Round(time.Millisecond))
 	}()
 }
+
+// HasSymbols reports whether the index keys files by the names they define (SymbolQuery works).
+func (ix *Index) HasSymbols() bool { return ix.cfg.Symbols != nil }

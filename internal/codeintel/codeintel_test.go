@@ -122,6 +122,8 @@ func TestFindSymbolBuiltin(t *testing.T) {
 	defer root.Close()
 	ix := codeindex.Open(codeindex.Config{Dir: filepath.Join(t.TempDir(), "ix"), Root: root, RootPath: dir})
 	defer ix.Close()
+	ixs := codeindex.Open(codeindex.Config{Dir: filepath.Join(t.TempDir(), "ixs"), Root: root, RootPath: dir, Symbols: DefinedNames})
+	defer ixs.Close()
 	cases := []struct {
 		q    SymbolQuery
 		want []string
@@ -135,10 +137,13 @@ func TestFindSymbolBuiltin(t *testing.T) {
 	}
 	e := NewEngine(Config{Root: root, RootPath: dir})
 	ei := NewEngine(Config{Root: root, RootPath: dir, Index: ix})
-	if err := ix.Build(context.Background()); err != nil {
-		t.Fatal(err)
+	eis := NewEngine(Config{Root: root, RootPath: dir, Index: ixs})
+	for _, x := range []*codeindex.Index{ix, ixs} {
+		if err := x.Build(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
-	for _, eng := range []*Engine{e, ei} {
+	for _, eng := range []*Engine{e, ei, eis} {
 		for _, c := range cases {
 			r, err := eng.FindSymbol(context.Background(), c.q)
 			if err != nil {
@@ -153,8 +158,10 @@ func TestFindSymbolBuiltin(t *testing.T) {
 			}
 		}
 	}
-	r, _ := e.FindSymbol(context.Background(), SymbolQuery{Name: "retryupload"})
-	if !r.Loose || len(r.Symbols) != 2 {
-		t.Errorf("a name in the wrong case: %+v", r)
+	for _, eng := range []*Engine{e, eis} {
+		r, _ := eng.FindSymbol(context.Background(), SymbolQuery{Name: "retryupload"})
+		if !r.Loose || len(r.Symbols) != 2 {
+			t.Errorf("a name in the wrong case: %+v", r)
+		}
 	}
 }

@@ -14,6 +14,7 @@
 package codeintel
 
 import (
+	"bytes"
 	"container/list"
 	"context"
 	"errors"
@@ -57,6 +58,7 @@ type Config struct {
 type Engine struct {
 	cfg     Config
 	outline *lru[outlineKey, []Symbol]
+	scanned *lru[outlineKey, []Symbol]
 	vectors *lru[string, []float32]
 }
 
@@ -71,7 +73,7 @@ func NewEngine(cfg Config) *Engine {
 	if cfg.Embedder == nil {
 		cfg.Embedder = embed.NewLexical(embed.DefaultLexicalDim)
 	}
-	return &Engine{cfg: cfg, outline: newLRU[outlineKey, []Symbol](8192), vectors: newLRU[string, []float32](20000)}
+	return &Engine{cfg: cfg, outline: newLRU[outlineKey, []Symbol](4096), scanned: newLRU[outlineKey, []Symbol](16384), vectors: newLRU[string, []float32](20000)}
 }
 
 // Errors the tool layer maps to codes.
@@ -178,6 +180,36 @@ func (e *Engine) outlineOf(rel string) ([]Symbol, error) {
 	}
 	syms := outline(rel, src)
 	e.outline.put(k, syms)
+	return syms, nil
+}
+
+// scanOf returns the definitions of a file for find_symbol, flat: the Go line scanner for Go
+// (many files are read per lookup; go/parser is twenty times slower), the outline for the
+// others. Cached by size and modification time. With lit, a file that does not hold it is
+// not scanned (nil).
+func (e *Engine) scanOf(rel, lit string) ([]Symbol, error) {
+	fi, err := e.cfg.Root.Stat(filepath.FromSlash(rel))
+	if err != nil {
+		return nil, err
+	}
+	k := outlineKey{rel, fi.Size(), fi.ModTime().UnixNano()}
+	if s, ok := e.scanned.get(k); ok {
+		return s, nil
+	}
+	src, _, err := e.read(rel)
+	if err != nil {
+		return nil, err
+	}
+	if lit != "" && !bytes.Contains(src, []byte(lit)) {
+		return nil, nil
+	}
+	var syms []Symbol
+	if lsp.LanguageOf(rel) == "go" {
+		syms = goScan(rel, src)
+	} else {
+		syms = flatten(outline(rel, src))
+	}
+	e.scanned.put(k, syms)
 	return syms, nil
 }
 

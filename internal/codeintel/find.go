@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"path"
-	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -205,23 +203,29 @@ func (e *Engine) FindSymbol(ctx context.Context, q SymbolQuery) (*SymbolResult, 
 		}
 	}
 	lit := longestLiteral(q.Name)
-	iq := codeindex.Query{All: true}
-	if len(lit) >= 3 {
-		iq = codeindex.LiteralQuery(lit)
-	}
 	scopeIsFile := q.Scope != "." && q.Scope != "" && lsp.LanguageOf(q.Scope) != ""
-	var files []string
-	truncated := false
-	if scopeIsFile {
-		files = []string{q.Scope}
-	} else {
-		var err error
-		files, truncated, err = e.sourceFiles(ctx, q.Scope, 0, iq, e.cfg.MaxFiles)
-		if err != nil {
-			return nil, err
+	ix := e.cfg.Index
+	byName := !glob && !scopeIsFile && ix != nil && ix.HasSymbols() && ix.Ready()
+	res := &SymbolResult{}
+	// files lists the files to scan: those defining the name (the index knows), those holding
+	// its longest literal (the index's trigrams), or a bounded walk.
+	files := func(anyCase bool) ([]string, error) {
+		if scopeIsFile {
+			return []string{q.Scope}, nil
 		}
+		if byName {
+			if fs, ok := ix.Files(ctx, q.Scope, codeindex.SymbolQuery(q.Name, anyCase)); ok {
+				return onlySource(fs), nil
+			}
+		}
+		iq := codeindex.Query{All: true}
+		if len(lit) >= 3 {
+			iq = codeindex.LiteralQuery(lit)
+		}
+		fs, truncated, err := e.sourceFiles(ctx, q.Scope, 0, iq, e.cfg.MaxFiles)
+		res.Truncated = res.Truncated || truncated
+		return fs, err
 	}
-	res := &SymbolResult{Truncated: truncated}
 	match := func(name string) bool {
 		if glob {
 			ok, _ := path.Match(q.Name, name)
@@ -229,25 +233,36 @@ func (e *Engine) FindSymbol(ctx context.Context, q SymbolQuery) (*SymbolResult, 
 		}
 		return name == q.Name
 	}
-	var defRe *regexp.Regexp
-	if !glob && lit != "" {
-		defRe = regexp.MustCompile(`(?m)^(?:func\s*(?:\([^)]*\)\s*)?|type\s+|var\s+|const\s+|\s+)` + regexp.QuoteMeta(q.Name) + `\b`)
-	}
-	var all []Symbol
 	backends := map[string]bool{}
 	langs := map[string]bool{}
-	for _, f := range files {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	scan := func(fs []string, anyCase bool) ([]Symbol, error) {
+		var all []Symbol
+		prefilter := lit
+		if anyCase || glob {
+			prefilter = ""
 		}
-		lang := lsp.LanguageOf(f)
-		langs[lang] = true
-		syms, err := e.cachedOrPrefiltered(f, lang, defRe, lit)
-		if err != nil || syms == nil {
-			continue
+		for _, f := range fs {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			lang := lsp.LanguageOf(f)
+			langs[lang] = true
+			syms, err := e.scanOf(f, prefilter)
+			if err != nil || syms == nil {
+				continue
+			}
+			backends[backendOf(f)] = true
+			all = append(all, syms...)
 		}
-		backends[backendOf(f)] = true
-		all = append(all, flatten(syms)...)
+		return all, nil
+	}
+	fs, err := files(false)
+	if err != nil {
+		return nil, err
+	}
+	all, err := scan(fs, false)
+	if err != nil {
+		return nil, err
 	}
 	// Servers already running and ready answer for their languages too (workspace/symbol).
 	if e.cfg.Pool != nil && !glob {
@@ -287,9 +302,18 @@ func (e *Engine) FindSymbol(ctx context.Context, q SymbolQuery) (*SymbolResult, 
 	}
 	found := pick(func(s Symbol) bool { return match(s.Name) })
 	if len(found) == 0 && !glob {
+		// The files defining the name in any case (or holding it, without the index), read
+		// again without the case-sensitive filter.
+		fs, err := files(true)
+		if err != nil {
+			return nil, err
+		}
+		if all, err = scan(fs, true); err != nil {
+			return nil, err
+		}
 		lower := strings.ToLower(q.Name)
 		found = pick(func(s Symbol) bool { return strings.EqualFold(s.Name, q.Name) })
-		if len(found) == 0 {
+		if len(found) == 0 && !byName {
 			found = pick(func(s Symbol) bool { return strings.Contains(strings.ToLower(s.Name), lower) })
 		}
 		res.Loose = len(found) > 0
@@ -312,30 +336,15 @@ func (e *Engine) FindSymbol(ctx context.Context, q SymbolQuery) (*SymbolResult, 
 	return res, nil
 }
 
-// cachedOrPrefiltered outlines a file for an exact-name lookup: a Go file is parsed only when
-// a line could define the name (the outline cache is used as is).
-func (e *Engine) cachedOrPrefiltered(rel, lang string, defRe *regexp.Regexp, lit string) ([]Symbol, error) {
-	if lang != "go" || defRe == nil {
-		return e.outlineOf(rel)
+// onlySource keeps the files of a language with symbol support.
+func onlySource(fs []string) []string {
+	out := fs[:0]
+	for _, f := range fs {
+		if lsp.LanguageOf(f) != "" {
+			out = append(out, f)
+		}
 	}
-	fi, err := e.cfg.Root.Stat(filepath.FromSlash(rel))
-	if err != nil {
-		return nil, err
-	}
-	k := outlineKey{rel, fi.Size(), fi.ModTime().UnixNano()}
-	if s, ok := e.outline.get(k); ok {
-		return s, nil
-	}
-	src, _, err := e.read(rel)
-	if err != nil {
-		return nil, err
-	}
-	if !strings.Contains(string(src), lit) || !defRe.Match(src) {
-		return nil, nil
-	}
-	syms := outline(rel, src)
-	e.outline.put(k, syms)
-	return syms, nil
+	return out
 }
 
 // workspaceSymbols asks a server for symbols by name, keeping exact matches in the scope.

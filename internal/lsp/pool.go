@@ -2,8 +2,8 @@ package lsp
 
 import (
 	"errors"
-	"log/slog"
 	"fmt"
+	"log/slog"
 	"os/exec"
 	"path/filepath"
 	"sync"
