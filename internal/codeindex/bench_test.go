@@ -1,4 +1,4 @@
-package codeindex
+package codeindex_test
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	. "toolhost/internal/codeindex"
+	"toolhost/internal/codeintel"
 	"toolhost/internal/codeintel/codetest"
 	"toolhost/internal/fsread"
 )
@@ -61,7 +63,8 @@ func benchIndex(b *testing.B, dir string) (*Index, *os.Root) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { root.Close() })
-	ix := Open(Config{Dir: filepath.Join(b.TempDir(), "index"), Root: root, RootPath: dir})
+	// As the server builds it: with the names each file defines (find_symbol).
+	ix := Open(Config{Dir: filepath.Join(b.TempDir(), "index"), Root: root, RootPath: dir, Symbols: codeintel.DefinedNames})
 	b.Cleanup(func() { ix.Close() })
 	return ix, root
 }

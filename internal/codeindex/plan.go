@@ -247,11 +247,33 @@ func (ix *Index) Files(ctx context.Context, base string, q Query) (files []strin
 	}
 	err := ix.withCurrent(ctx, base, func(st *state) bool {
 		cand := st.candidates(q)
-		plan, ok := st.replay(base, 0, nil, func(string) bool { return true }, func(string) bool { return false }, cand)
-		if !ok {
+		if cand == nil {
+			plan, ok := st.replay(base, 0, nil, func(string) bool { return true }, func(string) bool { return false }, cand)
+			if !ok {
+				return false
+			}
+			files = plan.Files
+			return true
+		}
+		// A selective query: the candidates and the files not indexed, without a replay of
+		// the whole tree.
+		if _, ok := st.dirs[base]; !ok && base != "." {
 			return false
 		}
-		files = plan.Files
+		for id := range st.files {
+			f := &st.files[id]
+			if f.flags&fGone != 0 || !under(f.rel, base) {
+				continue
+			}
+			_, dirty := st.dirty[uint32(id)]
+			read := dirty || f.sid == 0 || f.flags&fUnindexed != 0
+			if read || (f.flags&fBinary == 0 && cand[id/64]&(1<<(id%64)) != 0) {
+				files = append(files, f.rel)
+			}
+		}
+		slices.SortFunc(files, func(a, b string) int {
+			return strings.Compare(strings.ReplaceAll(a, "/", "\x00"), strings.ReplaceAll(b, "/", "\x00"))
+		})
 		return true
 	})
 	return files, err == nil
