@@ -70,7 +70,7 @@ type Config struct {
 	NoWatch bool
 	// Symbols, when set, lists the names a file defines: they are indexed too, so that a
 	// lookup by name reads only the files that define it (SymbolQuery).
-	Symbols func(rel string, src []byte) []string
+	Symbols func(rel string, src []byte, emit func(name string))
 	Logger  *slog.Logger
 }
 
@@ -584,7 +584,7 @@ func (in *indexer) one(ctx context.Context, x *extractor, j job) {
 		if !ok {
 			flags = fUnindexed
 		} else if ix.cfg.Symbols != nil && flags&fBinary == 0 {
-			tris = x.addSymbols(tris, ix.cfg.Symbols(rel, data))
+			tris = x.addSymbols(tris, func(emit func(string)) { ix.cfg.Symbols(rel, data, emit) })
 		}
 	}
 	if rc != nil {
@@ -691,19 +691,16 @@ var (
 	longS  = []byte("\u017F")
 )
 
-// addSymbols adds the keys of defined names (both cases) to a file's keys.
-func (x *extractor) addSymbols(keys []uint32, names []string) []uint32 {
-	if len(names) == 0 {
-		return keys
-	}
-	seen := make(map[uint32]bool, 2*len(names))
-	for _, n := range names {
-		for _, k := range []uint32{symbolKey(n), foldedSymbolKey(n)} {
-			if !seen[k] {
-				seen[k] = true
-				keys = append(keys, k)
-			}
-		}
+// addSymbols adds the keys of the names a file defines (both cases) to its keys, once each.
+func (x *extractor) addSymbols(keys []uint32, names func(emit func(string))) []uint32 {
+	n := len(keys)
+	names(func(name string) {
+		keys = append(keys, symbolKey(name), foldedSymbolKey(name))
+	})
+	if len(keys) > n {
+		sym := keys[n:]
+		slices.Sort(sym)
+		keys = append(keys[:n], slices.Compact(sym)...)
 	}
 	x.out = keys
 	return keys

@@ -193,7 +193,16 @@ func symbolKey(name string) uint32 {
 	return symbolBit | h&(symbolBit-1)
 }
 
-func foldedSymbolKey(name string) uint32 { return symbolKey("\x00" + strings.ToLower(name)) }
+func foldedSymbolKey(name string) uint32 {
+	h := uint32(2166136261)
+	h ^= 0 // a leading NUL keeps the folded keys apart from the exact ones
+	h *= 16777619
+	for i := 0; i < len(name); i++ {
+		h ^= uint32(fold(name[i]))
+		h *= 16777619
+	}
+	return symbolBit | h&(symbolBit-1)
+}
 
 // SymbolQuery is the query for files that define name (when the index was given a Symbols
 // function), or, with anyCase, a name equal to it ignoring case.

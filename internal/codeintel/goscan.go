@@ -16,6 +16,16 @@ import (
 // flat, members with their container set.
 func goScan(rel string, src []byte) []Symbol {
 	var out []Symbol
+	goScanFunc(src, func(name, kind, cont string, line, at int, l []byte) {
+		out = append(out, Symbol{Path: rel, Name: name, Kind: kind, Container: cont, Line: line,
+			Column: utf8.RuneCount(l[:at]) + 1, Signature: scanSignature(l)})
+	})
+	return out
+}
+
+// goScanFunc scans src and calls emit with each definition: its name, kind, container, line,
+// byte column and the line's text.
+func goScanFunc(src []byte, emit func(name, kind, cont string, line, at int, l []byte)) {
 	const (
 		top = iota
 		inStruct
@@ -60,8 +70,7 @@ func goScan(rel string, src []byte) []Symbol {
 			if name == "" || name == "_" {
 				return
 			}
-			out = append(out, Symbol{Path: rel, Name: name, Kind: kind, Container: cont, Line: line,
-				Column: utf8.RuneCount(l[:at]) + 1, Signature: scanSignature(l)})
+			emit(name, kind, cont, line, at, l)
 		}
 		switch state {
 		case inStruct, inInterface:
@@ -225,7 +234,6 @@ func goScan(rel string, src []byte) []Symbol {
 			}
 		}
 	}
-	return out
 }
 
 // rawTicks counts the backticks of a line that open or close raw strings: not those in
@@ -346,21 +354,17 @@ func scanSignature(l []byte) string {
 	return lineText([][]byte{l}, 1)
 }
 
-// DefinedNames lists the names a file defines, for the index (find_symbol then reads only the
-// files that define a name): the Go scanner for Go, the line recogniser for the others.
-func DefinedNames(rel string, src []byte) []string {
-	var syms []Symbol
+// DefinedNames calls emit with each name a file defines, for the index (find_symbol then reads
+// only the files that define a name): the Go scanner for Go, the line recogniser for the
+// others.
+func DefinedNames(rel string, src []byte, emit func(name string)) {
 	switch lsp.LanguageOf(rel) {
 	case "":
-		return nil
 	case "go":
-		syms = goScan(rel, src)
+		goScanFunc(src, func(name, _, _ string, _, _ int, _ []byte) { emit(name) })
 	default:
-		syms = flatten(heuristicOutline(rel, src))
+		for _, s := range flatten(heuristicOutline(rel, src)) {
+			emit(s.Name)
+		}
 	}
-	out := make([]string, 0, len(syms))
-	for _, s := range syms {
-		out = append(out, s.Name)
-	}
-	return out
 }
