@@ -160,7 +160,7 @@ type encodeScratch struct {
 
 // batchEntries is how many trigram entries a batch holds before it is written (about 80 MB
 // of scratch for a builder), which bounds the memory a build needs whatever the tree's size.
-const batchEntries = 5 << 19
+const batchEntries = 2 << 20
 
 // newDiskBuilder returns a builder for a build, its batch buffer allocated once.
 func newDiskBuilder(sc *encodeScratch) *segmentBuilder {
