@@ -432,6 +432,9 @@ func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (
 		pattern = dir + "/**"
 	}
 	opts := fsread.GlobOptions{Screen: t, MaxResults: a.MaxResults, SortBy: a.Sort, IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored}
+	if f.useIndex(t) {
+		opts.Plan = func(walkBase string) (fsread.GlobPlan, bool) { return f.index.PlanGlob(ctx, walkBase, t) }
+	}
 	r, err := fsread.Glob(ctx, t.Root, t.Rel, pattern, opts)
 	if err != nil {
 		return nil, f.searchError(t, a.Path, err)

@@ -220,3 +220,35 @@ func TestIndexReload(t *testing.T) {
 		t.Error("the index is still there after Drop")
 	}
 }
+
+// TestIndexGlobLikeTheWalk: file_search through the index finds what the walk finds.
+func TestIndexGlobLikeTheWalk(t *testing.T) {
+	dir := t.TempDir()
+	tree(t, dir, sample())
+	ix, root := openIndex(t, dir)
+	if err := ix.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ base, pattern, sort string }{
+		{".", "*.go", "path"}, {".", "**/*.txt", "path"}, {"docs", "*.md", "mtime"}, {".", "pkg/**", "path"}, {".", "*.dat", "path"},
+	} {
+		o := fsread.GlobOptions{SortBy: c.sort}
+		want, err := fsread.Glob(context.Background(), root, c.base, c.pattern, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		served := ix.Served.Load()
+		o.Plan = func(walkBase string) (fsread.GlobPlan, bool) { return ix.PlanGlob(context.Background(), walkBase, nil) }
+		got, err := fsread.Glob(context.Background(), root, c.base, c.pattern, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ix.Served.Load() != served+1 {
+			t.Errorf("Glob(%s, %s) was not served by the index", c.base, c.pattern)
+		}
+		want.Visited, got.Visited = 0, 0
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Glob(%s, %s) through the index (-walk +index):\n%s", c.base, c.pattern, diff)
+		}
+	}
+}

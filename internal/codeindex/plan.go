@@ -165,7 +165,9 @@ func intersect(cur []uint32, p []byte) []uint32 {
 // replay walks the snapshot under base as grep's walk would, keeping files that keep says and
 // not entering directories that skip says. Files whose indexed content cannot match (not in
 // cand) are counted as searched without being read; cand nil means every file may match.
-func (st *state) replay(base string, strip int, screen fsread.Screen, keep, skip func(string) bool, cand []uint64) (fsread.GrepPlan, bool) {
+// With every, all kept files are listed (binary ones too): a listing, not a search.
+func (st *state) replay(base string, strip int, screen fsread.Screen, keep, skip func(string) bool, cand []uint64, every ...bool) (fsread.GrepPlan, bool) {
+	all := len(every) > 0 && every[0]
 	var plan fsread.GrepPlan
 	var visit func(d *dirNode) bool
 	visit = func(d *dirNode) bool {
@@ -192,7 +194,7 @@ func (st *state) replay(base string, strip int, screen fsread.Screen, keep, skip
 				f := &st.files[e.id]
 				_, dirty := st.dirty[e.id]
 				switch {
-				case dirty || f.sid == 0 || f.flags&fUnindexed != 0:
+				case all || dirty || f.sid == 0 || f.flags&fUnindexed != 0:
 					plan.Files = append(plan.Files, rel)
 				case f.flags&fBinary != 0:
 					plan.Binary++
@@ -282,4 +284,26 @@ func (ix *Index) Files(ctx context.Context, base string, q Query) (files []strin
 // under reports whether rel is base or below it.
 func under(rel, base string) bool {
 	return base == "." || rel == base || strings.HasPrefix(rel, base+"/")
+}
+
+// PlanGlob replays the walk under base for file_search: every file in walk order and what the
+// walk skips. ok is false when the index cannot answer.
+func (ix *Index) PlanGlob(ctx context.Context, base string, screen fsread.Screen) (plan fsread.GlobPlan, ok bool) {
+	if base == "" {
+		base = "."
+	}
+	ix.Queries.Add(1)
+	err := ix.withCurrent(ctx, base, func(st *state) bool {
+		if st.depthLimit && base != "." {
+			return false
+		}
+		gp, ok := st.replay(base, 0, screen, func(string) bool { return true }, func(string) bool { return false }, nil, true)
+		plan = fsread.GlobPlan{Files: gp.Files, Stats: gp.Stats}
+		return ok
+	})
+	if err != nil {
+		return fsread.GlobPlan{}, false
+	}
+	ix.Served.Add(1)
+	return plan, true
 }
