@@ -1,9 +1,11 @@
 package consolidated
 
 import (
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -189,5 +191,56 @@ func TestGrepSearchUsesTheIndex(t *testing.T) {
 	text, _ = h.mustOp("grep_search", map[string]any{"pattern": "needle", "include_hidden": true})
 	if !strings.Contains(text, ".hidden/x") || ix.Served.Load() != served {
 		t.Errorf("grep_search include_hidden:\n%s", text)
+	}
+}
+
+// TestListUsagesOfFiveThousandReferences: a symbol with 5,000 references fits the result
+// budget with a count for every file (the first max_results lines in full), and under a small
+// budget the result is cut and read_tool_result pages the rest.
+func TestListUsagesOfFiveThousandReferences(t *testing.T) {
+	files := map[string]string{"go.mod": "module m\n\ngo 1.22\n", "def.go": "package m\n\nfunc Target() {}\n"}
+	for i := range 500 {
+		var b strings.Builder
+		b.WriteString("package m\n\nfunc use" + strconv.Itoa(i) + "() {\n")
+		for range 10 {
+			b.WriteString("\tTarget()\n")
+		}
+		b.WriteString("}\n")
+		files[fmt.Sprintf("u/f%03d.go", i)] = b.String()
+	}
+	for _, budget := range []int{0, 2000} {
+		t.Run(fmt.Sprint("budget ", budget), func(t *testing.T) {
+			h := newHarness(t, harnessOptions{budgetTokens: budget, tools: func(h *harness) []*Tool {
+				code := codeintel.NewEngine(codeintel.Config{Root: h.guard.Root(), RootPath: h.wd, Screen: h.guard.WorkDirScreen()})
+				return []*Tool{FileTool(FileConfig{Guard: h.guard, Code: code}), ReadToolResultTool()}
+			}})
+			h.write(files)
+			text, _ := h.mustOp("list_usages", map[string]any{"path": "def.go", "name": "Target"})
+			if !strings.HasPrefix(text, "5001 whole-word match(es) to Target") && !strings.Contains(text, "5001 whole-word match(es) to Target") {
+				t.Fatalf("list_usages:\n%.600s", text)
+			}
+			if budget == 0 {
+				if strings.Contains(text, "[result cut") {
+					t.Fatalf("5,001 references do not fit the default budget (%d bytes)", len(text))
+				}
+				for i := range 500 {
+					if !strings.Contains(text, fmt.Sprintf("u/f%03d.go (10)", i)) {
+						t.Fatalf("no count for u/f%03d.go", i)
+					}
+				}
+				if n := len(regexp.MustCompile(`(?m)^  \d+:\d+: `).FindAllString(text, -1)); n != 300 {
+					t.Errorf("%d reference lines shown, want max_results' default 300", n)
+				}
+				return
+			}
+			m := regexp.MustCompile(`"id":"([^"]+)","offset":(\d+)`).FindStringSubmatch(text)
+			if m == nil || !strings.Contains(text, "[result cut") {
+				t.Fatalf("under a budget of %d tokens the result is not cut with a read_tool_result id:\n%.600s", budget, text)
+			}
+			page, isErr, _ := h.call("read_tool_result", map[string]any{"id": m[1], "offset": m[2], "length": 20000})
+			if isErr || !regexp.MustCompile(`u/f\d{3}\.go \(10\)`).MatchString(page) {
+				t.Errorf("read_tool_result does not page the rest:\n%.600s", page)
+			}
+		})
 	}
 }
