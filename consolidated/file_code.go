@@ -115,7 +115,7 @@ func (f *fileTool) codeError(err error, param string) error {
 	case errors.Is(err, codeintel.ErrUnsupported):
 		return &ToolError{Code: CodeInvalidValue, Param: "path", Message: err.Error() + " (Go, Python, TypeScript/JavaScript, Rust, C/C++)", Next: "use grep_search", Cause: err}
 	case errors.Is(err, codeintel.ErrNeedServer):
-		return &ToolError{Code: CodeNoLanguageServer, Param: "path", Message: err.Error(), Next: "install it (see toolhost doctor) or set [language_servers] in the configuration; edit with multi_replace_string meanwhile", Cause: err}
+		return &ToolError{Code: CodeNoLanguageServer, Param: "path", Message: err.Error(), Next: "install it, or set its command in the [language_servers] configuration; meanwhile edit with multi_replace_string", Cause: err}
 	case errors.Is(err, codeintel.ErrTooLarge):
 		return &ToolError{Code: CodeTooLarge, Param: "path", Message: err.Error(), Cause: err}
 	case errors.Is(err, lsp.ErrExited), errors.Is(err, lsp.ErrTimeout), errors.Is(err, lsp.ErrNotReady), errors.Is(err, lsp.ErrCrashing):

@@ -34,7 +34,11 @@ func (a *App) codeEngine(ix *codeindex.Index) *codeintel.Engine {
 			a.closers = append(a.closers, cfg.Pool.Close)
 		}
 	}
-	return codeintel.NewEngine(cfg)
+	e := codeintel.NewEngine(cfg)
+	if ix != nil {
+		ix.OnChange(func(rels []string) { e.Changed(context.Background(), rels) })
+	}
+	return e
 }
 
 // startLanguageServer starts a language server like a terminal command: under the sandbox

@@ -71,6 +71,10 @@ type Config struct {
 	// Symbols, when set, lists the names a file defines: they are indexed too, so that a
 	// lookup by name reads only the files that define it (SymbolQuery).
 	Symbols func(rel string, src []byte, emit func(name string))
+	// OnChange, when set, hears the paths notifications named (files and directories that
+	// changed, appeared or went), after the index took them in: language servers learn of
+	// changes made outside toolhost this way.
+	OnChange func(rels []string)
 	Logger  *slog.Logger
 }
 
@@ -161,6 +165,8 @@ type state struct {
 	dirty   map[uint32]uint64 // the notification that made it dirty
 	gen     uint64
 	pending map[string]struct{}
+	// changed are the paths notified since the last update (for Config.OnChange).
+	changed []string
 	// reconcile asks for a new walk of everything (ignore rules changed, events lost).
 	reconcile  bool
 	depthLimit bool

@@ -153,3 +153,10 @@ func (ix *Index) StartBuild() {
 
 // HasSymbols reports whether the index keys files by the names they define (SymbolQuery works).
 func (ix *Index) HasSymbols() bool { return ix.cfg.Symbols != nil }
+
+// OnChange sets Config.OnChange (before the index is built).
+func (ix *Index) OnChange(fn func(rels []string)) {
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	ix.cfg.OnChange = fn
+}

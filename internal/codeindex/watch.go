@@ -3,6 +3,7 @@ package codeindex
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -57,7 +58,9 @@ func (ix *Index) startWatching(st *state) {
 			ix.log.Warn("index: no file-system notifications; every search checks file times", "err", err)
 			return
 		}
-		w = &watcher{w: fw, root: ix.cfg.RootPath, barrierFile: filepath.Join(ix.cfg.Dir, barrierName),
+		// A barrier file of this process's own: another process's barrier events must not end
+		// this one's wait early.
+		w = &watcher{w: fw, root: ix.cfg.RootPath, barrierFile: filepath.Join(ix.cfg.Dir, fmt.Sprintf("%s-%d-%d", barrierName, os.Getpid(), time.Now().UnixNano())),
 			seen: make(chan struct{}, 1), ok: true, dirs: map[string]bool{}, done: make(chan struct{})}
 		if err := os.WriteFile(w.barrierFile, nil, 0o600); err == nil {
 			if err := fw.Add(ix.cfg.Dir); err != nil {
@@ -135,6 +138,7 @@ func (w *watcher) close() {
 	w.once.Do(func() {
 		close(w.done)
 		w.w.Close()
+		os.Remove(w.barrierFile)
 	})
 }
 
@@ -238,6 +242,9 @@ func (ix *Index) note(rel string, op fsnotify.Op) {
 			st.dirty[id] = st.gen
 		}
 	}
+	if rel != "" && len(st.changed) < maxChanged {
+		st.changed = append(st.changed, rel)
+	}
 	ix.mu.Unlock()
 	ix.poke()
 }
@@ -299,7 +306,12 @@ func (ix *Index) update(ctx context.Context) {
 	for _, id := range ids {
 		gens[id] = st.dirty[id]
 	}
+	changed := st.changed
+	st.changed = nil
 	ix.mu.Unlock()
+	if len(changed) > 0 && ix.cfg.OnChange != nil {
+		ix.cfg.OnChange(changed)
+	}
 	if len(ids) > 0 {
 		if err := ix.indexIDs(ctx, st, ids, &ix.mu, gens); err != nil && ctx.Err() == nil {
 			ix.log.Warn("index: update failed", "err", err)
@@ -311,6 +323,9 @@ func (ix *Index) update(ctx context.Context) {
 	ix.Updates.Add(1)
 	ix.lastUpdate.Store(time.Now().UnixNano())
 }
+
+// maxChanged bounds the paths one update reports to Config.OnChange.
+const maxChanged = 10_000
 
 // maxMemSegments bounds the in-memory segments of recent changes before they are merged;
 // maxMemFiles bounds their files before they are written to disk.

@@ -319,6 +319,8 @@ func (e *Engine) server(ctx context.Context, lang string) (s *lsp.Server, ready 
 	err = s.WaitReady(ctx, e.cfg.Pool.Options().StartTimeout)
 	switch {
 	case err == nil:
+		// Open documents may have changed on disk since they were given to the server.
+		s.FilesChanged(ctx, s.OpenPaths())
 		return s, true, ""
 	case errors.Is(err, lsp.ErrNotReady):
 		what := s.BusyWith()

@@ -450,6 +450,17 @@ func (s *Server) Sent(path string) (string, int, bool) {
 	return d.text, d.version, true
 }
 
+// OpenPaths lists the documents the server has open.
+func (s *Server) OpenPaths() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.docs))
+	for uri := range s.docs {
+		out = append(out, URIPath(uri))
+	}
+	return out
+}
+
 // FilesChanged tells the server that files changed on disk (workspace/didChangeWatchedFiles);
 // an open document is given its new text instead.
 func (s *Server) FilesChanged(ctx context.Context, paths []string) {
