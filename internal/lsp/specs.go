@@ -2,7 +2,6 @@ package lsp
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -55,7 +54,7 @@ func DefaultSpecs(configured map[string][]string) []Spec {
 			}
 		} else {
 			for _, d := range defaults[lang] {
-				if p := Find(d.name); p != "" && usable(lang, p) {
+				if p := Find(d.name); p != "" {
 					cmd = append([]string{p}, d.args...)
 					break
 				}
@@ -67,14 +66,6 @@ func DefaultSpecs(configured map[string][]string) []Spec {
 		out = append(out, specFor(lang, cmd))
 	}
 	return out
-}
-
-// usable rejects a rustup proxy without its rust-analyzer component (it only prints an error).
-func usable(lang, path string) bool {
-	if lang != "rust" {
-		return true
-	}
-	return exec.Command(path, "--version").Run() == nil
 }
 
 // specFor fills in what each server needs besides its command.
