@@ -3,6 +3,7 @@ package codeintel
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path"
 	"sort"
 	"strings"
@@ -279,11 +280,20 @@ func (e *Engine) FindSymbol(ctx context.Context, q SymbolQuery) (*SymbolResult, 
 				res.Notes = append(res.Notes, s.Name()+" failed ("+shortErr(err)+")")
 				continue
 			}
-			// The server's answer replaces the outline's for its language.
+			// The server's answer replaces the outline's for its language; a container the
+			// server leaves out (tsserver's workspace/symbol) is taken from the outline.
 			kept := all[:0]
+			outlined := map[string]string{}
 			for _, sym := range all {
 				if lsp.LanguageOf(sym.Path) != lang {
 					kept = append(kept, sym)
+				} else if sym.Container != "" {
+					outlined[fmt.Sprintf("%s:%d:%s", sym.Path, sym.Line, sym.Name)] = sym.Container
+				}
+			}
+			for i := range syms {
+				if syms[i].Container == "" {
+					syms[i].Container = outlined[fmt.Sprintf("%s:%d:%s", syms[i].Path, syms[i].Line, syms[i].Name)]
 				}
 			}
 			all = append(kept, syms...)
