@@ -75,7 +75,7 @@ type Config struct {
 	// changed, appeared or went), after the index took them in: language servers learn of
 	// changes made outside toolhost this way.
 	OnChange func(rels []string)
-	Logger  *slog.Logger
+	Logger   *slog.Logger
 }
 
 // ErrTooLarge is returned by Build for a tree past the configured bounds.
