@@ -19,6 +19,7 @@ import (
 
 	"toolhost/authz"
 	"toolhost/consolidated"
+	"toolhost/internal/codeindex"
 	"toolhost/internal/config"
 	"toolhost/internal/conversation"
 	"toolhost/internal/edit"
@@ -65,6 +66,8 @@ type App struct {
 	Memory    *memory.Service
 	// Journal makes multi-file edits crash-atomic; Open recovers what a crashed process left.
 	Journal    *edit.Journal
+	// Index is the working directory's index (nil: [index] mode off).
+	Index *codeindex.Index
 	PromptsDir string
 	// Terminals is the terminal engine (the console shows its sessions).
 	Terminals *terminal.Manager
@@ -236,6 +239,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if err != nil {
 		return nil, err
 	}
+	a.Index = a.openIndex()
 	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.Gate})
 	// The tool list: one constructor per tool, in any order (the registry orders them by
 	// consolidated.Order). Each tool carries its resources, hooks and Close.
@@ -246,7 +250,8 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		consolidated.MemoryTool(consolidated.MemoryConfig{Service: a.Memory, Guard: a.Guard}),
 		// The read engine's line-index cache lives inside the tool, so repeated range reads of
 		// a large file seek instead of rescanning; the journal makes every write crash-atomic.
-		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries), Journal: a.Journal}),
+		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries), Journal: a.Journal,
+			Index: a.Index, IndexMinFiles: a.indexMinFiles(), Code: a.codeEngine(a.Index)}),
 		terminal,
 		a.buildTool(terminals),
 		web,

@@ -34,7 +34,7 @@ var dependencyRules = []dependencyRule{
 		reason: "the store is the floor every layer stands on; it imports no other toolhost package"},
 	{from: []string{"toolhost/..."}, except: []string{"toolhost/internal/app", "toolhost/cmd/...", "toolhost/internal/config"}, not: []string{"toolhost/internal/config"},
 		reason: "configuration is resolved once, in the wiring; tools and engines get plain values in their own Config types"},
-	{from: []string{"toolhost/..."}, not: []string{"toolhost/internal/golden", "toolhost/store/storetest", "toolhost/internal/database/pgtest", "toolhost/internal/nettest", "toolhost/internal/server/stdiotest", "toolhost/internal/secret/secrettest"},
+	{from: []string{"toolhost/..."}, not: []string{"toolhost/internal/golden", "toolhost/store/storetest", "toolhost/internal/database/pgtest", "toolhost/internal/nettest", "toolhost/internal/server/stdiotest", "toolhost/internal/secret/secrettest", "toolhost/internal/codeintel/codetest"},
 		reason: "test helpers stay out of the binary"},
 }
 
@@ -119,6 +119,15 @@ var modules = []module{
 	{path: "github.com/jackc/pgx/v5", reason: "PostgreSQL for database_operations (issue 19)"},
 	{path: "github.com/mark3labs/mcp-go", reason: "tests (compat build tag only): the mcp-go client, the Go library agent loops are built on, against toolhost (issue 32); not in the binary"},
 	{path: "go.yaml.in/yaml/v3", reason: "toolhost connect: finds the lines of Continue's config.yaml servers, and refuses a file that does not parse (issue 32; already required indirectly)"},
+	// Issue 29, code intelligence. google/codesearch (the trigram index the working-directory
+	// index follows) is not served by the module proxy and keeps no incremental updates, and
+	// sourcegraph/zoekt is a search service with its own shard formats and many dependencies:
+	// the index is our own (internal/codeindex). go.lsp.dev/protocol is not served at a
+	// current version and gopls' protocol package is internal: the few protocol types are ours
+	// (internal/lsp/protocol.go).
+	{path: "github.com/google/jsonschema-go", reason: "the go-sdk's schema type: consolidated gives each tool's input schema as a *jsonschema.Schema, which the SDK reads directly (module required by the go-sdk; go mod tidy marks it direct)"},
+	{path: "github.com/fsnotify/fsnotify", reason: "file-system notifications that keep the working-directory index current (issue 29)"},
+	{path: "github.com/sourcegraph/jsonrpc2", reason: "JSON-RPC 2.0 connections to language servers: ids, concurrent calls, server-to-client requests (issue 29)"},
 }
 
 // dataSource is a source of data (not a Go module) that memory search was built from or that

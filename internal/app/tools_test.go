@@ -28,7 +28,7 @@ var toolBudget = map[string]int{
 	"user_collaboration":        274,
 	"todo_operations":           340,
 	"memory_operations":         336,
-	"file_operations":           770,
+	"file_operations":           975,
 	"terminal_operations":       462,
 	"build_and_version_control": 432,
 	"web_operations":            418,
@@ -40,7 +40,7 @@ var toolBudget = map[string]int{
 const envelopeBudget = 30
 
 // listBudget is the whole tools/list with every tool of consolidated.Order built.
-const listBudget = 3500
+const listBudget = 3900
 
 func testApp(t *testing.T) *App {
 	t.Helper()

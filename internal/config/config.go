@@ -52,8 +52,12 @@ type Config struct {
 	Profiles  map[string]Profile `toml:"profiles"`
 	Guard     Guard              `toml:"guard"`
 	Web       Web                `toml:"web"`
-	Grants    []Grant            `toml:"grants"`
-	Databases []Database         `toml:"databases"`
+	// Index and LanguageServers configure code intelligence (file_operations' searches and
+	// symbol operations).
+	Index           Index           `toml:"index"`
+	LanguageServers LanguageServers `toml:"language_servers"`
+	Grants          []Grant         `toml:"grants"`
+	Databases       []Database      `toml:"databases"`
 	// Executions bounds the execution history; Limits rate-limits calls; Stdio sets the stdio
 	// principal's tier.
 	Executions Executions `toml:"executions"`
@@ -250,6 +254,41 @@ type Web struct {
 	SearchURL string `toml:"search_url"`
 }
 
+// Index configures the working-directory index that grep_search, file_search and the symbol
+// operations use. Zero values mean the defaults.
+type Index struct {
+	// Mode is "auto" (default: built in the background once a search walks a tree of at
+	// least min_files files, then kept current), "on" (built when the server starts) or "off"
+	// (never built nor used; searches walk the tree).
+	Mode     string `toml:"mode"`
+	MinFiles int    `toml:"min_files"` // default 2000
+	// MaxFiles and MaxBytes bound the tree indexed (defaults 1,000,000 files and 8 GiB of
+	// text): a larger tree is not indexed. Files over MaxFileBytes (default 4 MiB) are not
+	// indexed but read by every search.
+	MaxFiles     int   `toml:"max_files"`
+	MaxBytes     int64 `toml:"max_bytes"`
+	MaxFileBytes int64 `toml:"max_file_bytes"`
+}
+
+// LanguageServers configures the language servers behind find_symbol, list_usages,
+// go_to_definition, document_symbols and rename_symbol. Each language's command (a program and
+// its arguments) replaces the default found on PATH; "off" leaves that language to the
+// built-in parsers.
+type LanguageServers struct {
+	Off        bool     `toml:"off"`        // no language server at all
+	Go         []string `toml:"go"`         // default: gopls
+	Python     []string `toml:"python"`     // default: basedpyright-langserver or pyright-langserver --stdio
+	TypeScript []string `toml:"typescript"` // default: typescript-language-server --stdio (also JavaScript)
+	Rust       []string `toml:"rust"`       // default: rust-analyzer
+	C          []string `toml:"c"`          // default: clangd (also C++)
+	// IdleTimeout shuts a server down after this long unused (default 10m); Timeout bounds
+	// one request (default 20s); StartTimeout bounds how long a call waits for a starting or
+	// indexing server before answering from the built-in parsers (default 5s).
+	IdleTimeout  Duration `toml:"idle_timeout"`
+	Timeout      Duration `toml:"timeout"`
+	StartTimeout Duration `toml:"start_timeout"`
+}
+
 // Grant is a standing grant from configuration.
 type Grant struct {
 	Path      string `toml:"path"`
@@ -402,6 +441,15 @@ func (c *Config) validate() error {
 	}
 	if c.Web.MaxResponseBytes < 0 || c.Web.MaxDownloadBytes < 0 || c.Web.PerHostConcurrency < 0 || c.Web.MaxBrowsers < 0 {
 		return fmt.Errorf("config: web limits must not be negative")
+	}
+	if v := c.Index.Mode; v != "" && v != "auto" && v != "on" && v != "off" {
+		return fmt.Errorf("config: index.mode %q: want auto, on or off", v)
+	}
+	if c.Index.MinFiles < 0 || c.Index.MaxFiles < 0 || c.Index.MaxBytes < 0 || c.Index.MaxFileBytes < 0 {
+		return fmt.Errorf("config: index limits must not be negative")
+	}
+	if ls := c.LanguageServers; ls.IdleTimeout.Duration < 0 || ls.Timeout.Duration < 0 || ls.StartTimeout.Duration < 0 {
+		return fmt.Errorf("config: language_servers timeouts must not be negative")
 	}
 	if _, err := sandbox.ParseMode(c.Terminal.Sandbox); err != nil {
 		return fmt.Errorf("config: terminal.%w", err)
