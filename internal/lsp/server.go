@@ -203,7 +203,11 @@ func (s *Server) initialize() {
 		valueSet[i] = i + 1
 	}
 	params := map[string]any{
-		"processId": os.Getpid(),
+		// No process id: a confined server cannot signal outside its sandbox (Landlock's
+		// signal scope), so one that polls kill(pid, 0) on its client (typescript-language-
+		// server) would take toolhost for dead and exit. Servers end when their stdin closes,
+		// and the pool stops them.
+		"processId": nil,
 		"rootUri":   rootURI,
 		"rootPath":  s.opts.Root,
 		"workspaceFolders": []map[string]string{
