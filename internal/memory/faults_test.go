@@ -274,3 +274,39 @@ func TestReembedKilled(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstVersionsRace: another process stores a fact's first version after this process's
+// index caught up but before its own write; the second version chains to it instead of
+// forking the fact (the window TestConcurrentWriters hits only under load).
+func TestFirstVersionsRace(t *testing.T) {
+	ctx := context.Background()
+	st := storetest.Open(t)
+	cfg := Config{Embedder: embed.NewLexical(embed.DefaultLexicalDim)}
+	a, b := New(st, cfg), New(st, cfg)
+	// Both indexes are built before either writes.
+	mustSearch(t, a, SearchRequest{Conversation: "p", Query: "release train", Scopes: []string{"faults"}})
+	mustSearch(t, b, SearchRequest{Conversation: "p", Query: "release train", Scopes: []string{"faults"}})
+	var first StoreResult
+	a.beforeWrite = func() {
+		a.beforeWrite = nil
+		var err error
+		if first, err = b.Store(ctx, StoreRequest{Conversation: "b", Scope: "topic:faults", Content: sharedTrain(1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	second, err := a.Store(ctx, StoreRequest{Conversation: "a", Scope: "topic:faults", Content: sharedTrain(2)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := a.Get(ctx, "p", second.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Versions) != 2 || first.ID == 0 || second.ID == first.ID {
+		t.Fatalf("second version %d of %d: versions %v, want a chain of two", second.ID, first.ID, m.Versions)
+	}
+	hits := mustSearch(t, b, SearchRequest{Conversation: "p", Query: "shared release train version", Scopes: []string{"faults"}, Limit: 5})
+	if len(hits) != 1 || hits[0].ID != second.ID {
+		t.Errorf("search after the race = %v, want only the current %d", hitIDs(hits), second.ID)
+	}
+}

@@ -146,6 +146,9 @@ type Service struct {
 	w         rankWeights
 	logKeep   int
 	now       func() time.Time
+	// beforeWrite runs in Store between the index's catch-up and the write (tests: another
+	// writer lands in that gap).
+	beforeWrite func()
 
 	// base is the context of background imports, cancelled by Close.
 	base   context.Context

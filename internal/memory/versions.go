@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -79,6 +80,9 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 		Metadata: req.Metadata, Created: s.now().UTC(), Hash: contentHash(content),
 		Embedder: s.emb.ID(), Dim: len(vec), Kind: kind, UserWords: userWords,
 	}
+	if s.beforeWrite != nil {
+		s.beforeWrite()
+	}
 	var res StoreResult
 	err = s.st.Update(ctx, func(tx *store.Tx) error {
 		res = StoreResult{Scope: scope}
@@ -96,10 +100,17 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 			}
 			return s.supersedeTx(tx, head, rec, vec, FactChange{Kind: ChangeRevert}, &res)
 		}
+		// Memories other processes wrote after our index last caught up are not among the
+		// candidates; the write lock is ours now, so read them here: two processes storing the
+		// first version of one fact at once then chain it instead of forking it.
+		unseen, err := unseenCandidates(tx, s.lastSeq, scope, vec)
+		if err != nil {
+			return err
+		}
 		var near *record
 		var nearSim float32
 		compared := map[uint64]bool{}
-		for _, c := range cands {
+		for _, c := range mergeScored(cands, unseen) {
 			if c.sim < supersedeFloor {
 				break
 			}
@@ -484,4 +495,46 @@ func (s *Service) Get(ctx context.Context, conversation string, id uint64) (Memo
 		return Memory{}, fmt.Errorf("read memory: %w", err)
 	}
 	return m, nil
+}
+
+// unseenCandidates are the memories of scope put after log sequence since (by any process),
+// scored against vec, best first.
+func unseenCandidates(tx *store.Tx, since uint64, scope string, vec []float32) ([]scored, error) {
+	var out []scored
+	err := tx.Seek(logPath, store.SeqKey(since+1), func(k string, v []byte) (bool, error) {
+		var e logEntry
+		if err := json.Unmarshal(v, &e); err != nil {
+			return false, fmt.Errorf("decode memory log entry %s: %w", k, err)
+		}
+		if e.Op != "put" {
+			return true, nil
+		}
+		rec, rv, found, err := loadRecord(tx, e.ID)
+		if err != nil || !found || rec.Scope != scope || len(rv) != len(vec) {
+			return err == nil, err
+		}
+		out = append(out, scored{id: e.ID, sim: dot(vec, rv)})
+		return true, nil
+	})
+	slices.SortFunc(out, func(a, b scored) int { return cmp.Compare(b.sim, a.sim) })
+	return out, err
+}
+
+// mergeScored merges two best-first lists into one, each id once.
+func mergeScored(a, b []scored) []scored {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]scored, 0, len(a)+len(b))
+	seen := map[uint64]bool{}
+	for _, l := range [][]scored{a, b} {
+		for _, c := range l {
+			if !seen[c.id] {
+				seen[c.id] = true
+				out = append(out, c)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(x, y scored) int { return cmp.Compare(y.sim, x.sim) })
+	return out
 }
