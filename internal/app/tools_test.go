@@ -26,8 +26,8 @@ import (
 var toolBudget = map[string]int{
 	"think":                     86,
 	"user_collaboration":        285,
-	"todo_operations":           355,
-	"memory_operations":         305,
+	"todo_operations":           370,
+	"memory_operations":         290,
 	"file_operations":           785,
 	"terminal_operations":       461,
 	"build_and_version_control": 428,
