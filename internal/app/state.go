@@ -29,7 +29,9 @@ const (
 // On a first start (no state file yet) the file is created in the background: the first state
 // operation waits for it, tools/list does not (store.Options.CreateInBackground).
 func (a *App) openState(ctx context.Context) error {
-	st, err := store.Open(ctx, a.StateDir, store.Options{CreateInBackground: true})
+	au := a.Config.Audit
+	st, err := store.Open(ctx, a.StateDir, store.Options{CreateInBackground: true,
+		AuditMaxBytes: au.MaxBytes, AuditMaxAge: au.MaxAge.Duration, AuditKeep: au.Keep})
 	if err == nil {
 		// Not closed with the app: calls still running at Close may read it, and an idle
 		// handle lets go of the file by itself (see store's handle.go).

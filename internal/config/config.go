@@ -57,6 +57,8 @@ type Config struct {
 	Executions Executions `toml:"executions"`
 	Limits     Limits     `toml:"limits"`
 	Stdio      Stdio      `toml:"stdio"`
+	// Audit bounds the audit log.
+	Audit Audit `toml:"audit"`
 
 	// Serve is set by the commands that serve a model (stdio, serve), never by a file: their
 	// start-up housekeeping waits until the first tools/list is answered (app.Serving); a
@@ -95,6 +97,15 @@ type HTTP struct {
 type Executions struct {
 	MaxRecords int      `toml:"max_records"`
 	MaxAge     Duration `toml:"max_age"`
+}
+
+// Audit bounds the audit log (audit.jsonl in the state directory): it is rotated when it
+// reaches MaxBytes or its first line is MaxAge old, rotated files are compressed and the newest
+// Keep are kept (defaults 10 MiB, 168h and 10).
+type Audit struct {
+	MaxBytes int64    `toml:"max_bytes"`
+	MaxAge   Duration `toml:"max_age"`
+	Keep     int      `toml:"keep"`
 }
 
 // Limits are rate limits, each "N/s", "N/min" or "N/h" (empty: none). PerPrincipal bounds all
@@ -366,6 +377,9 @@ func (c *Config) validate() error {
 	}
 	if c.Executions.MaxRecords < 0 || c.Executions.MaxAge.Duration < 0 {
 		return fmt.Errorf("config: executions.max_records and executions.max_age must not be negative")
+	}
+	if c.Audit.MaxBytes < 0 || c.Audit.MaxAge.Duration < 0 || c.Audit.Keep < 0 {
+		return fmt.Errorf("config: audit.max_bytes, audit.max_age and audit.keep must not be negative")
 	}
 	for key, v := range map[string]string{"per_principal": c.Limits.PerPrincipal, "safe": c.Limits.Safe, "moderate": c.Limits.Moderate, "dangerous": c.Limits.Dangerous} {
 		if !rateSyntax(strings.TrimSpace(v)) {
