@@ -67,6 +67,37 @@ func (s *Store) Usage(ctx context.Context) (Usage, error) {
 	return u, nil
 }
 
+// FreeBytes is Usage's FileBytes and FreeBytes without walking the buckets: from bbolt's
+// freelist, which a read-write handle holds (the usual case); on a read-only one (another
+// process holds the file) it walks them as Usage does.
+func (s *Store) FreeBytes(ctx context.Context) (free, file int64, err error) {
+	walk := false
+	err = s.View(ctx, func(tx *Tx) error {
+		btx := tx.live()
+		db := btx.DB()
+		if db.IsReadOnly() {
+			walk = true
+			return nil
+		}
+		fi, err := os.Stat(s.path)
+		if err != nil {
+			return err
+		}
+		file = fi.Size()
+		page := int64(db.Info().PageSize)
+		// Pending pages were freed by the last commits and are reusable once no reader
+		// that began before them is left.
+		st := db.Stats()
+		free = int64(st.FreePageN+st.PendingPageN)*page + max(0, file-btx.Size())
+		return nil
+	})
+	if err != nil || !walk {
+		return free, file, err
+	}
+	u, err := s.Usage(ctx)
+	return u.FreeBytes, u.FileBytes, err
+}
+
 // CompactReport says what Compact did.
 type CompactReport struct {
 	Before, After int64 // toolhost.db's size

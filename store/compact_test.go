@@ -58,6 +58,11 @@ func TestCompactShrinksAndKeepsEverything(t *testing.T) {
 	if before.FreeBytes < before.FileBytes/2 {
 		t.Fatalf("Usage before = %+v, want most of the file free after deleting 90%%", before)
 	}
+	free, file, err := s.FreeBytes(ctx)
+	ok(t, err)
+	if file != before.FileBytes || free < before.FreeBytes*9/10 || free > before.FreeBytes*11/10 {
+		t.Errorf("FreeBytes = %d of %d, want about Usage's %d of %d", free, file, before.FreeBytes, before.FileBytes)
+	}
 	rep, err := s.Compact(ctx)
 	ok(t, err)
 	after, err := s.Usage(ctx)
