@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The soak test runs many small calls through one stdio server and checks that what it leaves
+// on disk stays under a bound and that its memory stays flat once warm. CI runs the short
+// variant (its history and audit bounds small, so they are reached within the run); the
+// long one is the figure docs/operations.md states:
+//
+//	go test ./cmd/toolhost -run TestSoak -soak.calls 200000 -timeout 60m -v
+var soakCalls = flag.Int("soak.calls", 0, "run TestSoak with this many calls and the default bounds (0: the short variant)")
+
+// soakMix is one round of calls: what a coding agent sends most, commands included (each
+// command call also writes an audit line).
+func soakMix(i int) (string, map[string]any) {
+	switch i % 10 {
+	case 0, 1, 2:
+		return "think", map[string]any{"thoughts": fmt.Sprintf("step %d: read, then change", i)}
+	case 3, 4:
+		return "file_operations", map[string]any{"operation": "read_file", "path": "notes.txt"}
+	case 5:
+		return "file_operations", map[string]any{"operation": "list_dir", "path": "."}
+	case 6:
+		return "todo_operations", map[string]any{"operation": "read"}
+	case 7:
+		return "todo_operations", map[string]any{"operation": "update", "updates": []map[string]any{{"id": 1, "progress": float64(i%100) / 100}}}
+	default:
+		return "terminal_operations", map[string]any{"operation": "run_command", "command": fmt.Sprintf("echo %d", i)}
+	}
+}
+
+// rssBytes is a process's resident set size from /proc.
+func rssBytes(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	t.Fatalf("no VmRSS in /proc/%d/status", pid)
+	return 0
+}
+
+func dirSize(t *testing.T, dir string) (total int64, parts map[string]int64) {
+	t.Helper()
+	parts = map[string]int64{}
+	filepath.Walk(dir, func(p string, info os.FileInfo, err error) error {
+		if err == nil && info.Mode().IsRegular() {
+			rel, _ := filepath.Rel(dir, p)
+			top, _, _ := strings.Cut(rel, string(filepath.Separator))
+			if strings.HasPrefix(top, "audit") {
+				top = "audit"
+			}
+			parts[top] += info.Size()
+			total += info.Size()
+		}
+		return nil
+	})
+	return total, parts
+}
+
+// TestSoak: n calls through one server. The state directory stays under the bound of its
+// configuration: the history's records at their measured cost (with the free pages bbolt keeps
+// as records are pruned, at most as much again), the audit log's current file and its kept
+// compressed files, and a megabyte for journals and the rest. Its RSS after the first fifth of
+// the run (warm-up) grows by at most a fifth.
+func TestSoak(t *testing.T) {
+	n, maxRecords, auditBytes, keep := 2000, 500, int64(64<<10), 3
+	config := fmt.Sprintf("[executions]\nmax_records = %d\n[audit]\nmax_bytes = %d\nkeep = %d\n", maxRecords, auditBytes, keep)
+	if *soakCalls > 0 {
+		n, maxRecords, auditBytes, keep, config = *soakCalls, 100_000, 10<<20, 10, ""
+	}
+	state, work := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(work, "notes.txt"), []byte(strings.Repeat("a line of notes\n", 40)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := commandIn(t, state, work, "stdio")
+	if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "soak", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	mustCall(t, cs, "todo_operations", map[string]any{"operation": "write", "todos": []map[string]any{{"title": "soak", "status": "in-progress"}}})
+	pid := cmd.Process.Pid
+	warm := n / 5
+	var warmRSS, maxRSS int64
+	start := time.Now()
+	for i := range n {
+		tool, args := soakMix(i)
+		if text, isErr := toolCall(t, cs, tool, args); isErr {
+			t.Fatalf("call %d %s %v = error %s", i, tool, args, text)
+		}
+		if i%500 == 499 || i == n-1 {
+			rss := rssBytes(t, pid)
+			switch {
+			case i < warm:
+			case warmRSS == 0:
+				warmRSS = rss
+			default:
+				maxRSS = max(maxRSS, rss)
+			}
+			if *soakCalls > 0 && i%20000 == 19999 {
+				total, parts := dirSize(t, state)
+				t.Logf("%d calls, %v: state %d bytes %v, RSS %d MiB", i+1, time.Since(start).Round(time.Second), total, parts, rss>>20)
+			}
+		}
+	}
+	elapsed := time.Since(start)
+	cs.Close()
+	cmd.Wait()
+	total, parts := dirSize(t, state)
+	bound := int64(maxRecords)*recordCost*2 + auditBytes + int64(keep)*auditBytes/4 + 1<<20
+	t.Logf("%d calls in %v (%.0f/s); state directory %d bytes %v, bound %d; RSS warm %d MiB, max after %d MiB",
+		n, elapsed.Round(time.Second), float64(n)/elapsed.Seconds(), total, parts, bound, warmRSS>>20, maxRSS>>20)
+	if total > bound {
+		t.Errorf("state directory %d bytes after %d calls, over the bound %d: %v", total, n, bound, parts)
+	}
+	if maxRSS > warmRSS+warmRSS/5 {
+		t.Errorf("RSS grew from %d MiB after warm-up to %d MiB", warmRSS>>20, maxRSS>>20)
+	}
+}
+
+// recordCost is the measured bytes on disk of one small call's execution record (engine's
+// TestRecordCost), rounded up.
+const recordCost = 600
