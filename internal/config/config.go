@@ -156,6 +156,12 @@ type Terminal struct {
 	DefaultTimeout Duration `toml:"default_timeout"`
 	MaxTimeout     Duration `toml:"max_timeout"`
 	HistoryBytes   int      `toml:"history_bytes"`
+	// Recording records each session as asciicast in the state directory (default on; "off"
+	// stops it); RecordingBytes bounds one session's recording (default 16 MiB) and
+	// RecordingsMaxBytes all of them (default 256 MiB).
+	Recording          string `toml:"recording"`
+	RecordingBytes     int64  `toml:"recording_bytes"`
+	RecordingsMaxBytes int64  `toml:"recordings_max_bytes"`
 
 	// Sandbox confines commands with Landlock: "workspace-write" (default), "read-only" or
 	// "off". The --sandbox flag overrides it.
@@ -374,6 +380,12 @@ func (c *Config) validate() error {
 	}
 	if _, err := sandbox.ParseMode(c.Terminal.Sandbox); err != nil {
 		return fmt.Errorf("config: terminal.%w", err)
+	}
+	if v := c.Terminal.Recording; v != "" && v != "on" && v != "off" {
+		return fmt.Errorf("config: terminal.recording %q: want on or off", v)
+	}
+	if c.Terminal.RecordingBytes < 0 || c.Terminal.RecordingsMaxBytes < 0 {
+		return fmt.Errorf("config: terminal.recording_bytes and terminal.recordings_max_bytes must not be negative")
 	}
 	if c.Executions.MaxRecords < 0 || c.Executions.MaxAge.Duration < 0 {
 		return fmt.Errorf("config: executions.max_records and executions.max_age must not be negative")
