@@ -220,6 +220,8 @@ func (r *Registry) Register(s *mcp.Server) {
 	if r.env.Executions != nil {
 		s.AddResource(&mcp.Resource{URI: RecentExecutionsURI, Name: "recent-executions", MIMEType: "application/json",
 			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors."}, r.recentExecutions)
+		s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: LogTemplate, Name: "log", MIMEType: "application/json",
+			Description: "Every call of a conversation: arguments (masked), outcome, duration, execution id; 50 a page, newest page first."}, r.conversationLog)
 	}
 	r.serveOn([]*mcp.Server{s})
 	s.AddReceivingMiddleware(r.resourceMiddleware(), r.listMiddleware())

@@ -225,3 +225,41 @@ func BenchmarkRecordBytes(b *testing.B) {
 		b.ReportMetric(recordBytes(b, 20_000), "bytes/record")
 	}
 }
+
+// TestBeforePaging pages the history by the last id of each page: no record twice or missed,
+// whatever is added meanwhile.
+func TestBeforePaging(t *testing.T) {
+	e := openEngine(t, t.TempDir(), Options{})
+	ctx := context.Background()
+	var ids []string
+	for range 7 {
+		ids = append(ids, call(e, "think", "", "stdio", StatusSuccess, 0).ID)
+	}
+	var got []string
+	before := ""
+	for {
+		page, err := e.List(ctx, Filter{Viewer: admin, Conversation: "c1", Limit: 3, Before: before})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range page.Executions {
+			got = append(got, r.ID)
+		}
+		if before == "" {
+			call(e, "think", "", "stdio", StatusSuccess, 0) // a newer call does not shift the pages
+		}
+		if !page.More {
+			break
+		}
+		before = page.Executions[len(page.Executions)-1].ID
+	}
+	for i, j := 0, len(ids)-1; i < j; i, j = i+1, j-1 {
+		ids[i], ids[j] = ids[j], ids[i]
+	}
+	if diff := cmp.Diff(ids, got); diff != "" {
+		t.Errorf("pages by before (-want +got):\n%s", diff)
+	}
+	if _, err := e.List(ctx, Filter{Viewer: admin, Before: "exec_nope"}); err == nil || !strings.Contains(err.Error(), "before") {
+		t.Errorf("List(before=exec_nope) = %v, want a filter error naming before", err)
+	}
+}

@@ -317,6 +317,9 @@ type Filter struct {
 	Principal    string
 	// Since and Until bound the start time: Since <= start < Until.
 	Since, Until time.Time
+	// Before, an execution id, keeps only executions that started before it: the cursor of
+	// a page that goes on where the last one ended, however many calls came since.
+	Before string
 	// Limit is 1-100 (0 means 50); Offset skips matches.
 	Limit, Offset int
 	// Viewer sees only its own records unless it is an admin.
@@ -344,6 +347,9 @@ func (f *Filter) Check() error {
 	}
 	if f.Category != "" && f.Category != authz.CategorySafe && f.Category != authz.CategoryModerate && f.Category != authz.CategoryDangerous {
 		return &FilterError{Param: "category", Message: fmt.Sprintf("unknown category %q: want safe, moderate or dangerous", f.Category)}
+	}
+	if f.Before != "" && !ValidID(f.Before) {
+		return &FilterError{Param: "before", Message: fmt.Sprintf("%q is not an execution id (exec_...)", f.Before)}
 	}
 	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
 		return &FilterError{Param: "since", Message: "since must be before until"}
@@ -401,6 +407,9 @@ func (e *Engine) List(ctx context.Context, f Filter) (Page, error) {
 	before := ""
 	if !f.Until.IsZero() {
 		before = idAt(f.Until)
+	}
+	if f.Before != "" && (before == "" || f.Before < before) {
+		before = f.Before
 	}
 	since := ""
 	if !f.Since.IsZero() {
