@@ -234,7 +234,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	// consolidated.Order). Each tool carries its resources, hooks and Close.
 	tools := []*consolidated.Tool{
 		consolidated.ThinkTool(),
-		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration}),
+		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration, PromptsDir: a.PromptsDir, Logger: a.Logger}),
 		consolidated.TodoTool(a.Store, a.Reminders),
 		consolidated.MemoryTool(consolidated.MemoryConfig{Service: a.Memory, Guard: a.Guard}),
 		// The read engine's line-index cache lives inside the tool, so repeated range reads of
