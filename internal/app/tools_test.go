@@ -25,10 +25,10 @@ import (
 // another row, with the reason in the commit message.
 var toolBudget = map[string]int{
 	"think":                     86,
-	"user_collaboration":        285,
+	"user_collaboration":        300,
 	"todo_operations":           370,
-	"memory_operations":         290,
-	"file_operations":           785,
+	"memory_operations":         282,
+	"file_operations":           778,
 	"terminal_operations":       461,
 	"build_and_version_control": 428,
 	"web_operations":            425,
