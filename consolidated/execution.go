@@ -37,6 +37,14 @@ func (r *Registry) begin(ctx context.Context, c *Call, op Operation, raw json.Ra
 		return ctx, nil
 	}
 	tool, operation := r.recordedNames(c)
+	if c.Conversation == "" {
+		// A call refused before its conversation was looked up (an unknown tool or
+		// operation, a missing parameter) is still one of the conversation's calls, for its
+		// log.
+		if conv, err := r.callConversation(ctx, c.Request); err == nil {
+			c.Conversation = conv
+		}
+	}
 	s := engine.Start{ID: c.ExecutionID, Tool: tool, Operation: operation, Principal: c.Principal.Name,
 		Conversation: c.Conversation, Args: raw}
 	if op.Name != "" {

@@ -98,3 +98,38 @@ func TestConversationLog(t *testing.T) {
 		t.Errorf("resources/list lacks %s", uri)
 	}
 }
+
+// TestExecutionIDInMeta: every result, an error's too, carries its execution id in _meta (no
+// tokens for the model), and the id names the call's record in the conversation's log.
+func TestExecutionIDInMeta(t *testing.T) {
+	h := newTermHarness(t, harnessOptions{executions: true})
+	ctx := context.Background()
+	var ids []string
+	for _, args := range []map[string]any{{"operation": "list_sessions"}, {"operation": "get_output", "session_id": "nope"}, {"operation": "bogus"}} {
+		res, err := h.cs.CallTool(ctx, &mcp.CallToolParams{Name: "terminal_operations", Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, _ := res.Meta[ExecutionMetaKey].(string)
+		if !strings.HasPrefix(id, "exec_") {
+			t.Fatalf("%v: _meta = %v, want %s", args, res.Meta, ExecutionMetaKey)
+		}
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok && strings.Contains(tc.Text, id) {
+				t.Errorf("%v: the id is in the text the model reads: %s", args, tc.Text)
+			}
+		}
+		ids = append(ids, id)
+	}
+	page, err := readLog(t, h.cs, ConversationURI(h.conversation(""), "log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged []string
+	for _, c := range page.Calls {
+		logged = append(logged, c.ExecutionID)
+	}
+	if strings.Join(logged, ",") != strings.Join(ids, ",") {
+		t.Errorf("log ids = %v, want the results' %v", logged, ids)
+	}
+}

@@ -392,6 +392,11 @@ const maxNameShown = 80
 // execution is not recorded as cancelled before its processes are gone.
 const cancelWait = 10 * time.Second
 
+// ExecutionMetaKey is the key of a tool result's _meta that holds the call's execution id, the
+// id of its record in the execution history (toolhost history, /api/executions, the
+// conversation's log).
+const ExecutionMetaKey = "toolhost/execution_id"
+
 // Dispatch runs one call: validation, the handler under its deadline with panic recovery, result
 // shaping and logging. It never returns a protocol error: everything the model can act on is an
 // isError result.
@@ -417,6 +422,8 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 		res, err = r.invoke(ctx, c, op, args)
 	}
 	out = r.toMCP(ctx, c, res, err)
+	// The id reaches scripts and clients with the result; models read only content.
+	out.Meta = mcp.Meta{ExecutionMetaKey: c.ExecutionID}
 	if err == nil && res != nil {
 		facts = res.Structured
 		if r.observe != nil {

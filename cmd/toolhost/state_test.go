@@ -137,3 +137,26 @@ func TestServerCompactsAtStart(t *testing.T) {
 	}
 	mustCall(t, cs, "todo_operations", map[string]any{"operation": "add", "todos": []map[string]any{{"title": "written after"}}})
 }
+
+// TestExecutionIDThroughBinary: a result's _meta carries the execution id over stdio, and the
+// same id is the call's record in `toolhost history`.
+func TestExecutionIDThroughBinary(t *testing.T) {
+	state, work := t.TempDir(), t.TempDir()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: commandIn(t, state, work, "stdio")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "think", Arguments: map[string]any{"thoughts": "which id?"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, _ := res.Meta["toolhost/execution_id"].(string)
+	cs.Close()
+	if !strings.HasPrefix(id, "exec_") {
+		t.Fatalf("_meta = %v, want toolhost/execution_id", res.Meta)
+	}
+	out, err := commandIn(t, state, work, "history", "--json").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"id": "`+id+`"`) && !strings.Contains(string(out), `"id":"`+id+`"`) {
+		t.Errorf("toolhost history --json = %v, want execution %s:\n%s", err, id, out)
+	}
+}
