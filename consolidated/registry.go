@@ -45,6 +45,9 @@ type Env struct {
 	// Approvals says where the user answers authorization requests, in the texts that
 	// ask the model to relay one; nil names the CLI.
 	Approvals *ApprovalPlace
+	// AutoApprove, when set, is the line that heads every result: the guard grants what would
+	// be asked ([guard] auto_approve), and whoever reads the transcript must know.
+	AutoApprove string
 
 	thoughts atomic.Int64
 }
@@ -422,6 +425,11 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 		res, err = r.invoke(ctx, c, op, args)
 	}
 	out = r.toMCP(ctx, c, res, err)
+	if r.env.AutoApprove != "" && len(out.Content) > 0 {
+		if tc, ok := out.Content[0].(*mcp.TextContent); ok {
+			tc.Text = r.env.AutoApprove + "\n" + tc.Text
+		}
+	}
 	// The id reaches scripts and clients with the result; models read only content.
 	out.Meta = mcp.Meta{ExecutionMetaKey: c.ExecutionID}
 	if err == nil && res != nil {

@@ -181,6 +181,9 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		}
 		a.PromptsDir = filepath.Join(filepath.Dir(base), "prompts")
 	}
+	if err := a.checkAutoApprove(); err != nil {
+		return nil, err
+	}
 	if a.Guard, err = a.openGuard(ctx, profile); err != nil {
 		return nil, err
 	}
@@ -321,6 +324,7 @@ func (a *App) openGuard(ctx context.Context, profile config.Profile) (*authz.Gua
 		StaticGrants:          static,
 		Logger:                a.Logger,
 		Ask:                   consolidated.AskCall(),
+		AutoApprove:           a.Config.Guard.AutoApprove,
 	})
 }
 

@@ -205,6 +205,10 @@ type Guard struct {
 	DenyRead []string `toml:"deny_read"`
 	// OutsideReads overrides the profile's.
 	OutsideReads string `toml:"outside_reads"`
+	// AutoApprove grants whatever a model would have to ask the user for, for disposable
+	// environments (CI, containers) where nobody answers; refused on the user's default state
+	// directory (authz/autoapprove.go says what it grants and what it never does).
+	AutoApprove bool `toml:"auto_approve"`
 }
 
 // Web configures web_operations and the network guard. Zero values mean the engines' defaults.
