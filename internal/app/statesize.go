@@ -120,6 +120,10 @@ func HumanBytes(n int64) string {
 const (
 	compactMinFree   = 32 << 20
 	compactFreeShare = 2 // free >= file / compactFreeShare
+	// compactAtStartMaxBytes bounds the file a server compacts on its own: writes wait while it
+	// runs (about 10 s for 700 MB on a loaded two-core machine, past the store's lock timeout),
+	// so a larger file is left to `toolhost compact`, which the log names.
+	compactAtStartMaxBytes = 256 << 20
 )
 
 // ErrServersRunning: `toolhost compact` found toolhost servers using the state directory.
@@ -150,6 +154,10 @@ func (a *App) compactAtStart(ctx context.Context) {
 	}
 	free, file, err := a.Store.FreeBytes(ctx)
 	if err != nil || free < compactMinFree || free < file/compactFreeShare {
+		return
+	}
+	if file > compactAtStartMaxBytes {
+		a.Logger.Warn("state file not compacted at start: too large to rewrite while serving; stop the servers and run toolhost compact", "file", HumanBytes(file), "free", HumanBytes(free))
 		return
 	}
 	if pids, err := authz.LiveServers(a.StateDir); err != nil || len(pids) > 0 {
