@@ -27,7 +27,7 @@ func TestSubtasksWrite(t *testing.T) {
 			[]Todo{
 				{ID: 1, Title: "front end", Status: StatusInProgress, Progress: 0.5},
 				sub(todo(2, "lexer", StatusCompleted), 1),
-				sub(todo(3, "parser", StatusInProgress), 2-1),
+				sub(todo(3, "parser", StatusInProgress), 1),
 				sub(todo(4, "expressions", StatusInProgress), 3),
 				todo(5, "docs", StatusNotStarted),
 			}, nil},
