@@ -18,7 +18,7 @@ import (
 )
 
 // The audit log. audit.jsonl takes one JSON line per append. It is rotated when it reaches
-// Options.AuditMaxBytes or its first line is older than Options.AuditMaxAge: renamed to
+// Options.AuditMaxBytes or once it is Options.AuditMaxAge old (auditStarted): renamed to
 // audit-TIME.jsonl (TIME is when it was rotated, so names sort by age), then compressed to
 // audit-TIME.jsonl.gz in the background, and only the newest Options.AuditKeep rotated files
 // are kept. So the log takes at most about AuditMaxBytes plus AuditKeep compressed files (audit
@@ -77,7 +77,7 @@ func (s *Store) AppendAudit(ctx context.Context, v any) error {
 }
 
 // auditDue reports whether the audit file written as info should be rotated: by size, or by
-// the age of its first line, which is read once per file and remembered.
+// its age, which is read once per file and remembered.
 func (s *Store) auditDue(name string, info fs.FileInfo) bool {
 	if info.Size() >= s.opts.AuditMaxBytes {
 		return true
@@ -85,9 +85,27 @@ func (s *Store) auditDue(name string, info fs.FileInfo) bool {
 	s.auditMu.Lock()
 	defer s.auditMu.Unlock()
 	if s.auditFile == nil || !os.SameFile(s.auditFile, info) {
-		s.auditFile, s.auditStart = info, firstLineTime(name, info.ModTime())
+		s.auditFile, s.auditStart = info, auditStarted(s.dir, name, info.ModTime())
 	}
 	return time.Since(s.auditStart) >= s.opts.AuditMaxAge
+}
+
+// auditStarted is when the audit file began: when the last rotation made way for it (the
+// newest rotated file's name says), else when it was created (the file system's birth time),
+// else the time of its first line, else fallback. The lines' own times are the last resort: a
+// clock that was wrong when they were written would rotate a young file.
+func auditStarted(dir, name string, fallback time.Time) time.Time {
+	if files, err := AuditFiles(dir); err == nil && len(files) > 0 {
+		base := filepath.Base(files[len(files)-1])
+		stamp := strings.TrimSuffix(strings.TrimSuffix(strings.TrimPrefix(base, auditRotatedPrefix), ".gz"), auditRotatedExt)
+		if t, err := time.Parse(auditRotatedTime, stamp); err == nil {
+			return t
+		}
+	}
+	if t, ok := fileBirth(name); ok {
+		return t
+	}
+	return firstLineTime(name, fallback)
 }
 
 // firstLineTime is the "time" of the file's first line, or fallback when it has none.

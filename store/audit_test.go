@@ -182,8 +182,9 @@ func TestAuditRotation(t *testing.T) {
 	}
 }
 
-// TestAuditRotationByAge: a file whose first line is older than the age limit is rotated at
-// the next append, however small.
+// TestAuditRotationByAge: a file that began longer ago than the age limit (the last
+// rotation made way for it) is rotated at the next append, however small; a young one is not,
+// whatever times its lines carry.
 func TestAuditRotationByAge(t *testing.T) {
 	s := newStore(t, Options{NoSync: true, AuditMaxAge: time.Hour})
 	ctx := context.Background()
@@ -191,22 +192,44 @@ func TestAuditRotationByAge(t *testing.T) {
 		Time time.Time `json:"time"`
 		Seq  int       `json:"seq"`
 	}
-	for i, at := range []time.Time{time.Now().Add(-2 * time.Hour), time.Now()} {
-		if err := s.AppendAudit(ctx, timed{at, i}); err != nil {
-			t.Fatal(err)
-		}
+	// Lines from a wrong clock do not make a new file old.
+	if err := s.AppendAudit(ctx, timed{time.Now().Add(-48 * time.Hour), 0}); err != nil {
+		t.Fatal(err)
 	}
 	s.auditJobs.Wait()
-	_, names := readRotated(t, s.Dir())
-	if len(names) != 1 {
-		t.Fatalf("rotated files = %v, want one: the file began two hours ago", names)
+	if _, names := readRotated(t, s.Dir()); len(names) != 0 {
+		t.Fatalf("rotated files = %v after one line in a new file, want none", names)
 	}
-	// A fresh file is not rotated for its age.
+	// The last rotation was two hours ago: the current file is that old.
+	old := filepath.Join(s.Dir(), auditRotatedPrefix+time.Now().Add(-2*time.Hour).UTC().Format(auditRotatedTime)+auditRotatedExt+".gz")
+	writeGzip(t, old, `{"seq":-1}`+"\n")
+	s.auditFile = nil // as a process starting now would find it
+	if err := s.AppendAudit(ctx, timed{time.Now(), 1}); err != nil {
+		t.Fatal(err)
+	}
+	s.auditJobs.Wait()
+	lines, names := readRotated(t, s.Dir())
+	if len(names) != 2 || len(lines) != 3 || lines[2].Seq != 1 {
+		t.Fatalf("rotated files = %v with %d lines, want the old one and the file just rotated", names, len(lines))
+	}
+	// The file after it began at that rotation: not rotated for its age.
 	if err := s.AppendAudit(ctx, timed{time.Now(), 2}); err != nil {
 		t.Fatal(err)
 	}
 	s.auditJobs.Wait()
-	if _, names := readRotated(t, s.Dir()); len(names) != 1 {
-		t.Errorf("rotated files = %v after a fresh line, want still one", names)
+	if _, names := readRotated(t, s.Dir()); len(names) != 2 {
+		t.Errorf("rotated files = %v after a line in the fresh file, want still two", names)
 	}
+}
+
+func writeGzip(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	zw.Write([]byte(text))
+	zw.Close()
+	f.Close()
 }

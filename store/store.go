@@ -75,7 +75,7 @@ type Options struct {
 	// AuditMaxBytes is the size past which audit.jsonl is rotated (audit.go). Zero means
 	// DefaultAuditMaxBytes.
 	AuditMaxBytes int64
-	// AuditMaxAge rotates audit.jsonl once its first line is this old. Zero means
+	// AuditMaxAge rotates audit.jsonl once it is this old (since the rotation that began it, or its creation). Zero means
 	// DefaultAuditMaxAge.
 	AuditMaxAge time.Duration
 	// AuditKeep is how many rotated audit files are kept, the newest. Zero means

@@ -100,7 +100,7 @@ type Executions struct {
 }
 
 // Audit bounds the audit log (audit.jsonl in the state directory): it is rotated when it
-// reaches MaxBytes or its first line is MaxAge old, rotated files are compressed and the newest
+// reaches MaxBytes or is MaxAge old (since the rotation that began it), rotated files are compressed and the newest
 // Keep are kept (defaults 10 MiB, 168h and 10).
 type Audit struct {
 	MaxBytes int64    `toml:"max_bytes"`
