@@ -155,10 +155,10 @@ type session struct {
 	stopUpd    chan struct{}
 	stopOnce   sync.Once
 	extra      map[string]string
-	gated      *gate.Start // what the gate decided for its shell (policy, environment)
-	rec        *castRecorder   // the session's recording; nil when not recorded
-	line       lineState   // what the shell's line editor holds (for the gate's Check)
-	checkMem   gate.Memory // the gate's memory of the session's lines
+	gated      *gate.Start   // what the gate decided for its shell (policy, environment)
+	rec        *castRecorder // the session's recording; nil when not recorded
+	line       lineState     // what the shell's line editor holds (for the gate's Check)
+	checkMem   gate.Memory   // the gate's memory of the session's lines
 }
 
 func (m *Manager) rcFile() string { return m.rcDir + "/bashrc" }

@@ -231,8 +231,8 @@ func TestParseEstimate(t *testing.T) {
 		{"1.5h", 90 * time.Minute, ""},
 		{"90 min", 90 * time.Minute, ""},
 		{"2 Hours", 2 * time.Hour, ""},
-		{"1m", time.Minute, ""},          // at the lower bound
-		{"1000h", 1000 * time.Hour, ""},  // at the upper bound
+		{"1m", time.Minute, ""},         // at the lower bound
+		{"1000h", 1000 * time.Hour, ""}, // at the upper bound
 		{"30s", 0, `"30s": unknown unit "s"; use m or h`},
 		{"0.4m", 0, `"0.4m" is under a minute; estimate in minutes or hours`},
 		{"1000h1m", 0, `"1000h1m" is over 1000h; split the todo into subtasks and estimate those`},
