@@ -20,9 +20,9 @@ import (
 //
 //   - The five indexed values (tool, status, category, principal, conversation) are stored
 //     as codes: each "field=value" gets a number from the values bucket's sequence the first
-//     time a record has it, kept next to its count in the counts bucket, and its code is
-//     deleted with the count's last record. Codes are never reused, so a code read anywhere
-//     means one value forever (the engine caches them).
+//     time a record has it (codes and values hold the two directions), and its code is
+//     deleted with its count's last record. Codes are never reused, so a code read anywhere
+//     means one value forever (the engine caches them). Filters compare the decoded values.
 //   - An index entry's value is formatV1 and the five codes as uvarints; a record's value is
 //     the same prefix followed by the rest of the record as JSON with short keys, without
 //     what the key or the rest already say: the id (the key), the start time (the id's, to
@@ -38,8 +38,11 @@ import (
 // record) or a printable byte (an index entry).
 const formatV1 byte = 1
 
-// valuesBucket maps a code (store.SeqKey) to its "field=value".
-var valuesBucket = store.Path{store.BucketExecutions, "values"}
+// valuesBucket maps a code (store.SeqKey) to its "field=value"; codesBucket the other way.
+var (
+	valuesBucket = store.Path{store.BucketExecutions, "values"}
+	codesBucket  = store.Path{store.BucketExecutions, "codes"}
+)
 
 // dictionary resolves codes inside one transaction, caching what it read in the engine.
 type dictionary struct {
@@ -71,58 +74,58 @@ func (d dictionary) code(field, value string) uint64 {
 	if value == "" {
 		return 0
 	}
-	b, ok := d.tx.Get(countsBucket, field+"="+value)
-	if !ok || len(b) <= 8 {
+	b, ok := d.tx.Get(codesBucket, field+"="+value)
+	if !ok {
 		return 0
 	}
-	c, n := binary.Uvarint(b[8:])
+	c, n := binary.Uvarint(b)
 	if n <= 0 {
 		return 0
 	}
 	return c
 }
 
-// addCount adjusts the count of key ("field=value") by delta, giving it a code when it has
-// none and deleting both when it drops to zero.
+// addCount adjusts the count of key ("field=value") by delta, giving the value a code when it
+// has none and deleting the code with the count's last record. Counts keep the format of older
+// toolhosts (eight bytes), which may share the state directory while they run: the codes live
+// in a bucket of their own.
 func addCount(tx *store.Tx, key string, d int64) error {
-	b, _ := tx.Get(countsBucket, key)
-	n := countOf(b) + d
-	var code uint64
-	if len(b) > 8 {
-		code, _ = binary.Uvarint(b[8:])
-	}
+	n := count(tx, key) + d
+	b, hasCode := tx.Get(codesBucket, key)
 	if n <= 0 {
-		if code != 0 {
-			if err := tx.Delete(valuesBucket, store.SeqKey(code)); err != nil {
+		if hasCode {
+			if code, m := binary.Uvarint(b); m > 0 {
+				if err := tx.Delete(valuesBucket, store.SeqKey(code)); err != nil {
+					return err
+				}
+			}
+			if err := tx.Delete(codesBucket, key); err != nil {
 				return err
 			}
 		}
 		return tx.Delete(countsBucket, key)
 	}
-	if code == 0 {
-		var err error
-		if code, err = tx.NextSequence(valuesBucket); err != nil {
+	if !hasCode {
+		code, err := tx.NextSequence(valuesBucket)
+		if err != nil {
 			return err
 		}
 		if err := tx.Put(valuesBucket, store.SeqKey(code), []byte(key)); err != nil {
 			return err
 		}
+		if err := tx.Put(codesBucket, key, binary.AppendUvarint(nil, code)); err != nil {
+			return err
+		}
 	}
-	v := binary.BigEndian.AppendUint64(nil, uint64(n))
-	return tx.Put(countsBucket, key, binary.AppendUvarint(v, code))
-}
-
-// countOf reads a count: 8 bytes, then (this format) the code.
-func countOf(b []byte) int64 {
-	if len(b) < 8 {
-		return 0
-	}
-	return int64(binary.BigEndian.Uint64(b[:8]))
+	return tx.Put(countsBucket, key, binary.BigEndian.AppendUint64(nil, uint64(n)))
 }
 
 func count(tx *store.Tx, key string) int64 {
-	b, _ := tx.Get(countsBucket, key)
-	return countOf(b)
+	b, ok := tx.Get(countsBucket, key)
+	if !ok || len(b) != 8 {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(b))
 }
 
 // fieldCodes encodes the indexed fields of r; each must have its code already (addCount).

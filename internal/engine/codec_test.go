@@ -263,3 +263,71 @@ func TestBeforePaging(t *testing.T) {
 		t.Errorf("List(before=exec_nope) = %v, want a filter error naming before", err)
 	}
 }
+
+// TestOlderProcessBeside: an older toolhost sharing the state directory while it runs (an
+// editor window not restarted since the upgrade) stores records in its format and counts as it
+// did; the newer one lists, reads and prunes both, and the codes stay right.
+func TestOlderProcessBeside(t *testing.T) {
+	dir := t.TempDir()
+	e := openEngine(t, dir, Options{MaxRecords: 3})
+	ctx := context.Background()
+	newer := call(e, "file_operations", "read_file", "stdio", StatusSuccess, 0)
+	if err := e.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// The older process's flush: its record, its index entries, its counts (eight bytes).
+	old := Record{ID: NewID(time.Now()), Tool: "file_operations", Operation: "list_dir", Category: authz.CategorySafe,
+		Principal: "stdio", Conversation: "c1", Status: StatusSuccess, Start: time.Now().UTC().Truncate(time.Microsecond)}
+	err := e.opts.Store.Update(ctx, func(tx *store.Tx) error {
+		b, _ := json.Marshal(old)
+		if err := tx.Put(recordsBucket, old.ID, b); err != nil {
+			return err
+		}
+		v := strings.Join([]string{old.Tool, string(old.Status), string(old.Category), old.Principal, old.Conversation}, "\x1f")
+		for _, f := range indexed {
+			key := f + "=" + fieldOf(&old, f)
+			if err := tx.Put(indexBucket(f, fieldOf(&old, f)), old.ID, []byte(v)); err != nil {
+				return err
+			}
+			n := count(tx, key) + 1
+			if err := tx.Put(countsBucket, key, []byte{0, 0, 0, 0, 0, 0, 0, byte(n)}); err != nil {
+				return err
+			}
+		}
+		agg, err := loadAggregates(tx)
+		if err != nil {
+			return err
+		}
+		agg.add(&old, 1)
+		return agg.save()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	third := call(e, "file_operations", "read_file", "stdio", StatusSuccess, 0)
+	if err := e.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	page, err := e.List(ctx, Filter{Viewer: admin, Tool: "file_operations", Conversation: "c1"})
+	if err != nil || len(page.Executions) != 3 {
+		t.Fatalf("List beside an older process = %d records, %v; want 3", len(page.Executions), err)
+	}
+	for i, want := range []string{third.ID, old.ID, newer.ID} {
+		if page.Executions[i].ID != want || page.Executions[i].Tool != "file_operations" {
+			t.Errorf("record %d = %s %s, want %s", i, page.Executions[i].ID, page.Executions[i].Tool, want)
+		}
+	}
+	// Pruning them all (three newer records past the bound) deletes their codes with them.
+	for range 3 {
+		call(e, "think", "", "stdio", StatusSuccess, 0)
+	}
+	if err := e.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.opts.Store.View(ctx, func(tx *store.Tx) error {
+		if c := e.dict(tx).code("tool", "file_operations"); c != 0 || count(tx, "tool=file_operations") != 0 {
+			t.Errorf("tool=file_operations after its records were pruned: code %d, count %d", c, count(tx, "tool=file_operations"))
+		}
+		return nil
+	})
+}
