@@ -187,6 +187,11 @@ func decodeArgs(op Operation, m map[string]json.RawMessage) (args any, ignored [
 		}
 		f := ptr.Elem().FieldByIndex(p.index)
 		if err := json.Unmarshal(v, f.Addr().Interface()); err != nil {
+			// A parameter type with its own decoder says precisely what is wrong.
+			var te *ToolError
+			if errors.As(err, &te) {
+				return nil, nil, te
+			}
 			return nil, nil, typeError(op, p, err)
 		}
 		if len(p.Enum) > 0 && f.Kind() == reflect.String && f.String() != "" && !slices.Contains(p.Enum, f.String()) {

@@ -49,6 +49,9 @@ type Env struct {
 	// Approvals says where the user answers authorization requests, in the texts that
 	// ask the model to relay one; nil names the CLI.
 	Approvals *ApprovalPlace
+	// AutoApprove, when set, is the line that heads every result: the guard grants what would
+	// be asked ([guard] auto_approve), and whoever reads the transcript must know.
+	AutoApprove string
 
 	thoughts atomic.Int64
 }
@@ -225,6 +228,8 @@ func (r *Registry) Register(s *mcp.Server) {
 	if r.env.Executions != nil {
 		s.AddResource(&mcp.Resource{URI: RecentExecutionsURI, Name: "recent-executions", MIMEType: "application/json",
 			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors.", Annotations: forUser(0.3)}, r.recentExecutions)
+		s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: LogTemplate, Name: "log", MIMEType: "application/json",
+			Description: "Every call of a conversation: arguments (masked), outcome, duration, execution id; 50 a page, newest page first.", Annotations: forUser(0.3)}, r.conversationLog)
 	}
 	r.serveOn([]*mcp.Server{s})
 	s.AddReceivingMiddleware(r.resourceMiddleware(), r.listMiddleware())
@@ -395,6 +400,11 @@ const maxNameShown = 80
 // execution is not recorded as cancelled before its processes are gone.
 const cancelWait = 10 * time.Second
 
+// ExecutionMetaKey is the key of a tool result's _meta that holds the call's execution id, the
+// id of its record in the execution history (toolhost history, /api/executions, the
+// conversation's log).
+const ExecutionMetaKey = "toolhost/execution_id"
+
 // Dispatch runs one call: validation, the handler under its deadline with panic recovery, result
 // shaping and logging. It never returns a protocol error: everything the model can act on is an
 // isError result.
@@ -431,6 +441,13 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 		res, err = r.invoke(ctx, c, op, args)
 	}
 	out = r.toMCP(ctx, c, res, err)
+	if r.env.AutoApprove != "" && len(out.Content) > 0 {
+		if tc, ok := out.Content[0].(*mcp.TextContent); ok {
+			tc.Text = r.env.AutoApprove + "\n" + tc.Text
+		}
+	}
+	// The id reaches scripts and clients with the result; models read only content.
+	out.Meta = mcp.Meta{ExecutionMetaKey: c.ExecutionID}
 	if err == nil && res != nil {
 		facts = res.Structured
 		if r.observe != nil {

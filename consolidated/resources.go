@@ -157,6 +157,10 @@ func (r *Registry) ListResources(ctx context.Context, conv string, res *mcp.List
 			res.Resources = append(res.Resources, t.ListResources(ctx, conv)...)
 		}
 	}
+	if r.env.Executions != nil {
+		res.Resources = append(res.Resources, &mcp.Resource{URI: ConversationURI(conv, "log"), Name: "log", Title: "Call log",
+			Description: "Every call of this conversation: arguments (masked), outcome, duration, execution id.", MIMEType: "application/json"})
+	}
 }
 
 // resourceError is a resources/read failure the client can act on (a guard refusal), as an

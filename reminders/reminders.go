@@ -574,6 +574,17 @@ const (
 	rulesLine = "Rules: mark a todo in-progress before starting it and completed right after finishing it, one in-progress at a time; record progress with the todo_operations tool, not in prose."
 )
 
+// subtasksOf maps each todo id to the ids of its subtasks.
+func subtasksOf(l todo.List) map[int][]int {
+	out := map[int][]int{}
+	for _, t := range l.Todos {
+		if t.Parent != 0 {
+			out[t.Parent] = append(out[t.Parent], t.ID)
+		}
+	}
+	return out
+}
+
 func todoLines(l todo.List, sh shape) []string {
 	if len(l.Todos) == 0 {
 		return []string{emptyLine}
@@ -602,33 +613,69 @@ func todoLines(l todo.List, sh shape) []string {
 	for _, t := range l.Todos {
 		status[t.ID] = t.Status
 	}
-	if t, ok := l.InProgress(); ok {
-		line := "In progress: " + item(t)
-		if t.Progress > 0 {
-			line += fmt.Sprintf(" (%d%%)", int(t.Progress*100+0.5))
+	sub := subtasksOf(l)
+	current, working := l.InProgress()
+	if working {
+		line := "In progress: " + item(current)
+		if current.Progress > 0 {
+			line += fmt.Sprintf(" (%d%%)", int(current.Progress*100+0.5))
+		}
+		if path := l.Path(current.ID); len(path) > 0 {
+			line += " in " + item(path[len(path)-1])
 		}
 		lines = append(lines, line)
 	} else if s.NotStarted > 0 {
 		lines = append(lines, "In progress: none. Mark the next todo in-progress before starting it.")
 	}
 
-	// Upcoming: todos whose dependencies are all completed first, then the rest, each in list order.
-	var ready, waiting []todo.Todo
-	for _, t := range l.Todos {
-		if t.Status != todo.StatusNotStarted {
-			continue
-		}
-		if slices.ContainsFunc(t.Dependencies, func(d int) bool { return status[d] != todo.StatusCompleted }) {
-			waiting = append(waiting, t)
+	// Upcoming, subtasks collapsed: the open subtasks of the todo in progress come first, one
+	// by one; every other not-started todo stands for its subtasks, with their count. Within
+	// each, todos whose dependencies are all completed come before the rest, in list order.
+	var near, far []todo.Todo
+	top := map[int]bool{}
+	if working {
+		if path := l.Path(current.ID); len(path) > 0 {
+			// The current todo's open siblings, then its parent's, up to the top level.
+			chain := append(slices.Clone(path[1:]), current)
+			for i := len(chain) - 1; i >= 0; i-- {
+				for _, t := range l.Todos {
+					if t.Parent == chain[i].Parent && t.ID != chain[i].ID && t.Status == todo.StatusNotStarted {
+						near = append(near, t)
+					}
+				}
+			}
+			top[path[0].ID] = true
 		} else {
-			ready = append(ready, t)
+			top[current.ID] = true
 		}
 	}
-	if next := append(ready, waiting...); len(next) > 0 {
+	for _, t := range l.Todos {
+		if t.Parent != 0 || top[t.ID] || t.Status != todo.StatusNotStarted {
+			continue
+		}
+		far = append(far, t)
+	}
+	order := func(ts []todo.Todo) []todo.Todo {
+		var ready, waiting []todo.Todo
+		for _, t := range ts {
+			if slices.ContainsFunc(t.Dependencies, func(d int) bool { return status[d] != todo.StatusCompleted }) {
+				waiting = append(waiting, t)
+			} else {
+				ready = append(ready, t)
+			}
+		}
+		return append(ready, waiting...)
+	}
+	if next := append(order(near), order(far)...); len(next) > 0 {
 		shown := next[:min(sh.next, len(next))]
 		parts := make([]string, len(shown))
 		for i, t := range shown {
 			parts[i] = item(t)
+			if n := len(sub[t.ID]); n == 1 {
+				parts[i] += " (1 subtask)"
+			} else if n > 1 {
+				parts[i] += fmt.Sprintf(" (%d subtasks)", n)
+			}
 		}
 		line := "Next: " + strings.Join(parts, "; ")
 		if hidden := len(next) - len(shown); hidden > 0 {
@@ -641,9 +688,10 @@ func todoLines(l todo.List, sh shape) []string {
 		lines = append(lines, line)
 	}
 
+	// A parent is blocked only through its subtasks, which are listed themselves.
 	var blocked []todo.Todo
 	for _, t := range l.Todos {
-		if t.Status == todo.StatusBlocked {
+		if t.Status == todo.StatusBlocked && len(sub[t.ID]) == 0 {
 			blocked = append(blocked, t)
 		}
 	}

@@ -65,9 +65,9 @@ type App struct {
 	Reminders *reminders.Builder
 	Memory    *memory.Service
 	// Journal makes multi-file edits crash-atomic; Open recovers what a crashed process left.
-	Journal    *edit.Journal
+	Journal *edit.Journal
 	// Index is the working directory's index (nil: [index] mode off).
-	Index *codeindex.Index
+	Index      *codeindex.Index
 	PromptsDir string
 	// Terminals is the terminal engine (the console shows its sessions).
 	Terminals *terminal.Manager
@@ -190,6 +190,9 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		}
 		a.PromptsDir = filepath.Join(filepath.Dir(base), "prompts")
 	}
+	if err := a.checkAutoApprove(); err != nil {
+		return nil, err
+	}
 	if a.Guard, err = a.openGuard(ctx, profile); err != nil {
 		return nil, err
 	}
@@ -245,7 +248,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	// consolidated.Order). Each tool carries its resources, hooks and Close.
 	tools := []*consolidated.Tool{
 		consolidated.ThinkTool(),
-		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration}),
+		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration, PromptsDir: a.PromptsDir, Logger: a.Logger}),
 		consolidated.TodoTool(a.Store, a.Reminders),
 		consolidated.MemoryTool(consolidated.MemoryConfig{Service: a.Memory, Guard: a.Guard}),
 		// The read engine's line-index cache lives inside the tool, so repeated range reads of
@@ -333,6 +336,7 @@ func (a *App) openGuard(ctx context.Context, profile config.Profile) (*authz.Gua
 		StaticGrants:          static,
 		Logger:                a.Logger,
 		Ask:                   consolidated.AskCall(),
+		AutoApprove:           a.Config.Guard.AutoApprove,
 	})
 }
 

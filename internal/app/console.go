@@ -166,10 +166,16 @@ func (a *App) Console(credential func() (string, error), listeners ...string) (*
 		Executions: a.consoleExecutions(),
 		AuditFile:  filepath.Join(a.StateDir, "audit.jsonl"),
 		Logger:     a.Logger,
-		Health: func(context.Context) console.Health {
-			return console.Health{Version: Version, Started: a.Started, Workdir: a.Workdir, Profile: a.ProfileName,
+		Health: func(ctx context.Context) console.Health {
+			h := console.Health{Version: Version, Started: a.Started, Workdir: a.Workdir, Profile: a.ProfileName,
 				StateDir: a.StateDir, Sandbox: a.SandboxStatus().Summary(), Embedder: a.Memory.Embedder().ID(), Listeners: listeners,
 				Sessions: a.sessionSummary()}
+			if parts, err := a.StateSizes(ctx); err == nil {
+				for _, p := range parts {
+					h.State = append(h.State, console.StatePart{Name: p.Name, Bytes: p.Bytes, Detail: p.Detail})
+				}
+			}
+			return h
 		},
 	})
 }

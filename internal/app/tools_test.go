@@ -25,8 +25,8 @@ import (
 // another row, with the reason in the commit message.
 var toolBudget = map[string]int{
 	"think":                     88,
-	"user_collaboration":        274,
-	"todo_operations":           340,
+	"user_collaboration":        305,
+	"todo_operations":           375,
 	"memory_operations":         336,
 	"file_operations":           975,
 	"terminal_operations":       462,

@@ -63,6 +63,8 @@ type Config struct {
 	Executions Executions `toml:"executions"`
 	Limits     Limits     `toml:"limits"`
 	Stdio      Stdio      `toml:"stdio"`
+	// Audit bounds the audit log.
+	Audit Audit `toml:"audit"`
 
 	// Serve is set by the commands that serve a model (stdio, serve), never by a file: their
 	// start-up housekeeping waits until the first tools/list is answered (app.Serving); a
@@ -129,6 +131,15 @@ type Executions struct {
 	MaxAge     Duration `toml:"max_age"`
 }
 
+// Audit bounds the audit log (audit.jsonl in the state directory): it is rotated when it
+// reaches MaxBytes or is MaxAge old (since the rotation that began it), rotated files are compressed and the newest
+// Keep are kept (defaults 10 MiB, 168h and 10).
+type Audit struct {
+	MaxBytes int64    `toml:"max_bytes"`
+	MaxAge   Duration `toml:"max_age"`
+	Keep     int      `toml:"keep"`
+}
+
 // Limits are rate limits, each "N/s", "N/min" or "N/h" (empty: none). PerPrincipal bounds all
 // calls of one principal (a token's own --rate replaces it); Safe, Moderate and Dangerous bound
 // one principal's calls of that risk category.
@@ -178,6 +189,12 @@ type Terminal struct {
 	DefaultTimeout Duration `toml:"default_timeout"`
 	MaxTimeout     Duration `toml:"max_timeout"`
 	HistoryBytes   int      `toml:"history_bytes"`
+	// Recording records each session as asciicast in the state directory (default on; "off"
+	// stops it); RecordingBytes bounds one session's recording (default 16 MiB) and
+	// RecordingsMaxBytes all of them (default 256 MiB).
+	Recording          string `toml:"recording"`
+	RecordingBytes     int64  `toml:"recording_bytes"`
+	RecordingsMaxBytes int64  `toml:"recordings_max_bytes"`
 
 	// Sandbox confines commands with Landlock: "workspace-write" (default), "read-only" or
 	// "off". The --sandbox flag overrides it.
@@ -228,6 +245,10 @@ type Guard struct {
 	DenyRead []string `toml:"deny_read"`
 	// OutsideReads overrides the profile's.
 	OutsideReads string `toml:"outside_reads"`
+	// AutoApprove grants whatever a model would have to ask the user for, for disposable
+	// environments (CI, containers) where nobody answers; refused on the user's default state
+	// directory (authz/autoapprove.go says what it grants and what it never does).
+	AutoApprove bool `toml:"auto_approve"`
 }
 
 // Web configures web_operations and the network guard. Zero values mean the engines' defaults.
@@ -474,8 +495,17 @@ func (c *Config) validate() error {
 	if c.Lists.TTL.Duration < 0 {
 		return fmt.Errorf("config: lists.ttl must not be negative")
 	}
+	if v := c.Terminal.Recording; v != "" && v != "on" && v != "off" {
+		return fmt.Errorf("config: terminal.recording %q: want on or off", v)
+	}
+	if c.Terminal.RecordingBytes < 0 || c.Terminal.RecordingsMaxBytes < 0 {
+		return fmt.Errorf("config: terminal.recording_bytes and terminal.recordings_max_bytes must not be negative")
+	}
 	if c.Executions.MaxRecords < 0 || c.Executions.MaxAge.Duration < 0 {
 		return fmt.Errorf("config: executions.max_records and executions.max_age must not be negative")
+	}
+	if c.Audit.MaxBytes < 0 || c.Audit.MaxAge.Duration < 0 || c.Audit.Keep < 0 {
+		return fmt.Errorf("config: audit.max_bytes, audit.max_age and audit.keep must not be negative")
 	}
 	for key, v := range map[string]string{"per_principal": c.Limits.PerPrincipal, "safe": c.Limits.Safe, "moderate": c.Limits.Moderate, "dangerous": c.Limits.Dangerous} {
 		if !rateSyntax(strings.TrimSpace(v)) {

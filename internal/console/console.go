@@ -191,6 +191,7 @@ func routes() []route {
 		{method: "POST", pattern: "/tokens", handle: (*Console).updateToken},
 		{method: "GET", pattern: "/terminals", handle: (*Console).terminalsPage},
 		{method: "GET", pattern: "/terminals/history", handle: (*Console).terminalHistory},
+		{method: "GET", pattern: "/terminals/recording", handle: (*Console).terminalRecording},
 		{method: "POST", pattern: "/terminals/close", handle: (*Console).closeTerminal},
 		{method: "GET", pattern: "/plans", handle: (*Console).plansPage},
 		{method: "GET", pattern: "/memory", handle: (*Console).memoryPage},
