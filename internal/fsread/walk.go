@@ -221,14 +221,20 @@ func openWalkDir(ctx context.Context, root, r *os.Root, rel string, depth int, p
 	fm := parent
 	// The base's own .gitignore is already in the ForDir matcher.
 	if !noIgnore && depth > 1 {
-		for _, e := range entries {
-			if e.name == ".gitignore" {
-				fm = fm.Enter(root, rel)
-				break
-			}
-		}
+		fm = withGitignore(fm, root, rel, entries)
 	}
 	return &walkDir{d: d, entries: entries, m: fm, depth: depth}, nil
+}
+
+// withGitignore is the matcher for the directory rel: parent's, extended by rel's own
+// .gitignore when its entries hold one.
+func withGitignore(parent *ignore.Matcher, root *os.Root, rel string, entries []dirent) *ignore.Matcher {
+	for _, e := range entries {
+		if e.name == ".gitignore" {
+			return parent.Enter(root, rel)
+		}
+	}
+	return parent
 }
 
 // leftOut reports whether the walk passes over entry e of f (hidden, .git, withheld,
