@@ -426,7 +426,6 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 	// Byte offsets of the content in the view, and the view's map to the real line.
 	cStart := len(lfv)
 	var lead string
-	var trail string
 	if ln == lo || e.fromFile[bi] && oi == 0 && bi == 0 {
 		lead = e.realSpan(k, 0, len(lfv))
 	} else {
@@ -438,7 +437,7 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 	}
 	// A changed line ends as the model wrote it: trailing whitespace is kept only on lines the
 	// model did not change.
-	trail = tn
+	trail := tn
 	if co == cn {
 		if tn == to {
 			trail = e.realSpan(k, cStart+len(cfv), cStart+len(cfv)+len(tfv))
@@ -452,12 +451,29 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 		// write the model's line.
 		return "", nil, false
 	}
-	equal := make([]bool, len(co))
-	type ins struct {
-		at   int
-		text string
+	w := &contentMerge{e: e, k: k, cStart: cStart, st: st, co: co, notes: notes}
+	w.equal, w.inserts = charDiff(co, cn)
+	w.segs, w.segOf = keySegments(no, nf, len(co))
+	w.b.WriteString(lead)
+	w.write()
+	w.b.WriteString(trail)
+	if out := w.b.String(); utf8.ValidString(n) && !utf8.ValidString(out) && utf8.ValidString(e.lines[k]) {
+		return "", nil, false // a merge that split a character: write the model's line
 	}
-	var inserts []ins
+	return w.b.String(), w.notes, true
+}
+
+// lineInsert is text the model inserted into its old line at byte at.
+type lineInsert struct {
+	at   int
+	text string
+}
+
+// charDiff compares the model's old and new content of a line: which old bytes it kept, and
+// what it inserted where.
+func charDiff(co, cn string) ([]bool, []lineInsert) {
+	equal := make([]bool, len(co))
+	var inserts []lineInsert
 	pos, npos := 0, 0
 	for _, d := range byteDiff(co, cn) {
 		switch d.Type {
@@ -470,17 +486,25 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 		case diffmatchpatch.DiffDelete:
 			pos += d.n
 		case diffmatchpatch.DiffInsert:
-			inserts = append(inserts, ins{pos, cn[npos : npos+d.n]})
+			inserts = append(inserts, lineInsert{pos, cn[npos : npos+d.n]})
 			npos += d.n
 		}
 	}
-	// Segments: runs of key bytes that come from one place on both sides.
-	segOf := make([]int, len(co))
+	return equal, inserts
+}
+
+// keySeg is a run of key bytes that come from one place on both sides: bytes [os, oe) of the
+// model's old content and [fs, fe) of the file's.
+type keySeg struct{ os, oe, fs, fe int }
+
+// keySegments cuts the aligned keys of the model's old content (no) and the file's (nf) into
+// segments, and gives each old byte its segment (-1: no key came from it).
+func keySegments(no, nf normText, n int) ([]keySeg, []int) {
+	segOf := make([]int, n)
 	for i := range segOf {
 		segOf[i] = -1
 	}
-	type seg struct{ os, oe, fs, fe int }
-	var segs []seg
+	var segs []keySeg
 	for i := 0; i < len(no.s); {
 		os, oe, fs, fe := int(no.start[i]), int(no.end[i]), int(nf.start[i]), int(nf.end[i])
 		j := i + 1
@@ -491,73 +515,91 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 		for b := os; b < oe; b++ {
 			segOf[b] = len(segs)
 		}
-		segs = append(segs, seg{os, oe, fs, fe})
+		segs = append(segs, keySeg{os, oe, fs, fe})
 		i = j
 	}
-	segEqual := func(s seg) bool {
-		for b := s.os; b < s.oe; b++ {
-			if !equal[b] {
-				return false
-			}
-		}
-		return true
-	}
-	var b strings.Builder
-	b.WriteString(lead)
-	ii := 0
-	flushIns := func(at int) {
-		for ii < len(inserts) && inserts[ii].at <= at {
-			text := inserts[ii].text
-			if st != nil {
-				var conv []string
-				text, conv = st.applyIn(b.String(), text)
-				notes = append(notes, conv...)
-			}
-			b.WriteString(text)
-			ii++
-		}
-	}
+	return segs, segOf
+}
+
+// contentMerge writes a changed line's content: segments the model kept whole as the file's
+// bytes, the rest as the model's, and its insertions in the file's style.
+type contentMerge struct {
+	e       *regionEdit
+	k       int // the file line
+	cStart  int // where its content starts in the view
+	st      *styleMap
+	co      string // the model's old content
+	equal   []bool // old bytes the model kept
+	inserts []lineInsert
+	ii      int // inserts written
+	segs    []keySeg
+	segOf   []int
+	b       strings.Builder
+	notes   []string
+}
+
+func (w *contentMerge) write() {
+	e, k, cStart := w.e, w.k, w.cStart
 	fCursor := -1 // the file byte after the last file segment written
-	for x := 0; x < len(co); {
-		flushIns(x)
-		if !equal[x] {
-			if segOf[x] >= 0 {
+	for x := 0; x < len(w.co); {
+		w.flushIns(x)
+		if !w.equal[x] {
+			if w.segOf[x] >= 0 {
 				fCursor = -1 // a changed part lies between: the file bytes around it are not kept
 			}
 			x++
 			continue
 		}
-		s := segOf[x]
+		s := w.segOf[x]
 		if s < 0 {
 			// A character the rung ignores in the model's copy (a zero-width space): the
 			// file's bytes stand for it.
 			x++
 			continue
 		}
-		sg := segs[s]
-		if segEqual(sg) {
+		sg := w.segs[s]
+		if w.kept(sg) {
 			if fCursor >= 0 && sg.fs > fCursor {
 				// File bytes no key came from (a zero-width character) between two kept parts.
-				b.WriteString(e.realSpan(k, cStart+fCursor, cStart+sg.fs))
+				w.b.WriteString(e.realSpan(k, cStart+fCursor, cStart+sg.fs))
 			}
-			b.WriteString(e.realSpan(k, cStart+sg.fs, cStart+sg.fe))
+			w.b.WriteString(e.realSpan(k, cStart+sg.fs, cStart+sg.fe))
 			fCursor = sg.fe
 		} else {
 			for y := sg.os; y < sg.oe; y++ {
-				if equal[y] {
-					b.WriteByte(co[y])
+				if w.equal[y] {
+					w.b.WriteByte(w.co[y])
 				}
 			}
 			fCursor = -1
 		}
 		x = sg.oe
 	}
-	flushIns(len(co))
-	b.WriteString(trail)
-	if out := b.String(); utf8.ValidString(n) && !utf8.ValidString(out) && utf8.ValidString(e.lines[k]) {
-		return "", nil, false // a merge that split a character: write the model's line
+	w.flushIns(len(w.co))
+}
+
+// kept reports whether the model kept every byte of segment s.
+func (w *contentMerge) kept(s keySeg) bool {
+	for b := s.os; b < s.oe; b++ {
+		if !w.equal[b] {
+			return false
+		}
 	}
-	return b.String(), notes, true
+	return true
+}
+
+// flushIns writes the insertions at or before old byte at, in the file's style.
+func (w *contentMerge) flushIns(at int) {
+	for w.ii < len(w.inserts) && w.inserts[w.ii].at <= at {
+		text := w.inserts[w.ii].text
+		if w.st != nil {
+			var conv []string
+			text, conv = w.st.applyIn(w.b.String(), text)
+			w.notes = append(w.notes, conv...)
+		}
+		w.b.WriteString(text)
+		w.ii++
+	}
 }
 
 // realSpan returns the real bytes of file line k for the view bytes [from, to).
