@@ -29,7 +29,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -359,6 +358,19 @@ func (b *builder) skipped(rel string, isDir bool, why fsread.SkipReason) {
 	defer b.bm.Unlock()
 	st := b.st
 	d := st.dirs[parentOf(rel)]
+	d.noteSkipped(rel, isDir, why)
+	switch why {
+	case fsread.SkipDepth:
+		d.entries = append(d.entries, entry{name: baseName(rel), kind: kDepth})
+		st.depthLimit = true
+	case fsread.SkipUnreadable:
+		delete(st.dirs, rel)
+	}
+}
+
+// noteSkipped records in d an entry a walk left out: counted (hidden, ignored), named
+// (withheld) or listed (unreadable). A directory at the depth limit is the caller's to record.
+func (d *dirNode) noteSkipped(rel string, isDir bool, why fsread.SkipReason) {
 	switch why {
 	case fsread.SkipHidden:
 		d.hidden++
@@ -366,12 +378,8 @@ func (b *builder) skipped(rel string, isDir bool, why fsread.SkipReason) {
 		d.ignored++
 	case fsread.SkipWithheld:
 		d.withheld = append(d.withheld, withheldName(rel, isDir))
-	case fsread.SkipDepth:
-		d.entries = append(d.entries, entry{name: path.Base(rel), kind: kDepth})
-		st.depthLimit = true
 	case fsread.SkipUnreadable:
-		d.entries = append(d.entries, entry{name: path.Base(rel), kind: kUnreadable})
-		delete(st.dirs, rel)
+		d.entries = append(d.entries, entry{name: baseName(rel), kind: kUnreadable})
 	}
 }
 
