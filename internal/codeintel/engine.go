@@ -134,6 +134,20 @@ func (e *Engine) relOf(abs string) (string, bool) {
 	return filepath.ToSlash(r), true
 }
 
+// syncFile reads rel and gives its text to the server s, so that a request about it answers
+// for the file as it is now.
+func (e *Engine) syncFile(ctx context.Context, s *lsp.Server, rel string) ([]byte, string, error) {
+	src, _, err := e.read(rel)
+	if err != nil {
+		return nil, "", err
+	}
+	text := string(src)
+	if _, err := s.Sync(ctx, e.abs(rel), text); err != nil {
+		return nil, "", err
+	}
+	return src, text, nil
+}
+
 // read reads a file inside the working directory.
 func (e *Engine) read(rel string) ([]byte, fs.FileInfo, error) {
 	f, err := e.cfg.Root.Open(filepath.FromSlash(rel))

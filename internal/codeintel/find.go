@@ -89,12 +89,8 @@ func (e *Engine) DocumentSymbols(ctx context.Context, rel string, depth int, isD
 
 // lspOutline asks a server for a file's outline.
 func (e *Engine) lspOutline(ctx context.Context, s *lsp.Server, rel string) ([]Symbol, error) {
-	src, _, err := e.read(rel)
+	src, _, err := e.syncFile(ctx, s, rel)
 	if err != nil {
-		return nil, err
-	}
-	text := string(src)
-	if _, err := s.Sync(ctx, e.abs(rel), text); err != nil {
 		return nil, err
 	}
 	var raw []jsonSymbol
