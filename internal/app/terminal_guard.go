@@ -116,7 +116,7 @@ func (a *App) openTerminalGuard() (*terminalGuard, error) {
 		}
 		return st
 	})
-	a.closers = append(a.closers, tg.close)
+	a.onClose(tg.close)
 	return tg, nil
 }
 
@@ -306,14 +306,14 @@ func (a *App) CommandRules() *cmdrules.Rules {
 	return &cmdrules.Rules{}
 }
 
-// MarkServer marks this process as a toolhost server for the operator checks (child
+// markServer marks this process as a toolhost server for the operator checks (child
 // subreaper, not dumpable, named and recorded in the state directory; see authz) and logs
-// what the terminal sandbox enforces. Call it from commands that serve a model (stdio,
-// serve); the record is removed when the app closes. The marking waits until the server has
-// answered its first tools/list (which needs none of it) or a request needs it; every call
-// waits for it, so no call starts a child before, and a failure is what Prepared returns: the
-// server must stop.
-func (a *App) MarkServer() {
+// what the terminal sandbox enforces. OpenEngines calls it for an app that serves a model
+// (config.Config.Serve: stdio, serve); the record is removed when the app closes. The marking
+// waits until the server has answered its first tools/list (which needs none of it) or a
+// request needs it; every call waits for it, so no call starts a child before, and a failure
+// is what Prepared returns: the server must stop.
+func (a *App) markServer() {
 	var release func()
 	a.prepare(func() error {
 		var err error
@@ -325,8 +325,8 @@ func (a *App) MarkServer() {
 		}
 		return nil
 	})
-	a.closers = append(a.closers, func() error {
-		if a.Prepared(context.Background()); release != nil {
+	a.onClose(func() error {
+		if a.prepared(context.Background()); release != nil {
 			release()
 		}
 		return nil

@@ -28,7 +28,8 @@ type Options struct {
 	// subscription handlers from it.
 	Registry *consolidated.Registry
 	Logger   *slog.Logger
-	// Middleware runs inside toolhost's own (after recovery and ordering), e.g. to serve prompts.
+	// Middleware runs inside recovery and the principal, before a tool's name is resolved:
+	// e.g. to hold requests until the engines are open, or to serve prompts.
 	Middleware []mcp.Middleware
 	// Principal is who calls when the request carries no token (stdio, --no-auth); the zero
 	// value means authz.StdioPrincipal.
@@ -57,13 +58,13 @@ func New(o Options) *mcp.Server {
 		RootsListChangedHandler: o.Registry.RootsChanged,
 	})
 	o.Registry.Register(s)
-	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), principalMiddleware(o.Principal), resolveMiddleware(o.Registry)}, o.Middleware...)...)
+	mw := append([]mcp.Middleware{recoverMiddleware(logger), principalMiddleware(o.Principal)}, o.Middleware...)
+	s.AddReceivingMiddleware(append(mw, resolveMiddleware(o.Registry))...)
 	return s
 }
 
 // capabilities are what the server declares at initialize, whatever it serves: all of them are
-// set here, none left for the SDK to derive from what is registered, so that the stdio front
-// can answer initialize before the server is built (Handshake) with the same bytes.
+// set here, none left for the SDK to derive from what is registered.
 func capabilities() *mcp.ServerCapabilities {
 	return &mcp.ServerCapabilities{
 		// The operator console switches operations while clients are connected.
