@@ -117,6 +117,55 @@ func TestStdioProtocolEdges(t *testing.T) {
 	}
 }
 
+// pingLine is a ping with id whose line is exactly size bytes, padded in a parameter the
+// server ignores (size must be over a hundred). A ping costs the server least per byte.
+func pingLine(id, size int) string {
+	head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"padding":"`, id)
+	tail := `"}}`
+	return head + strings.Repeat("x", size-len(head)-len(tail)) + tail
+}
+
+// TestStdioLineLimit holds both sides of the one stdio line limit, server.MaxStdioLine, through
+// the binary: a line up to it reaches the server and is answered, a longer one is answered
+// with an error for its id, and the session goes on either way. The go-sdk's transport has a
+// bound of its own, set to the same number: with its default (16 MiB) a line between the two
+// ended the session.
+func TestStdioLineLimit(t *testing.T) {
+	s := startStdioRaw(t)
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := s.answer(1); m["result"] == nil {
+		t.Fatalf("initialize = %v", m)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	id := 10
+	for _, tt := range []struct {
+		name   string
+		size   int
+		passed bool
+	}{
+		{"just under", server.MaxStdioLine - 1, true},
+		{"at", server.MaxStdioLine, true},
+		{"just over", server.MaxStdioLine + 1, false},
+		{"far over", 3 * server.MaxStdioLine, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			id++
+			s.send(pingLine(id, tt.size))
+			m := s.answer(id)
+			if tt.passed && m["result"] == nil {
+				t.Errorf("a line of %d bytes = %.300v, want the ping answered", tt.size, m)
+			}
+			if !tt.passed && (errorCode(m) != -32600 || !strings.Contains(fmt.Sprint(m["error"]), fmt.Sprintf("longer than %d bytes", server.MaxStdioLine))) {
+				t.Errorf("a line of %d bytes = %.300v, want error -32600 naming the limit", tt.size, m)
+			}
+			id++
+			if out := s.call(id, "think", map[string]any{"thoughts": "still here"}); !strings.Contains(out, "Thought recorded") {
+				t.Errorf("think after a line of %d bytes = %s, want the session alive", tt.size, out)
+			}
+		})
+	}
+}
+
 // TestHTTPProtocolEdges: over HTTP a body over the limit is answered with a JSON-RPC error for
 // that request (the session goes on), and a call before initialize gets the "not initialized"
 // code.

@@ -102,11 +102,15 @@ func (l *lineReader) next() ([]byte, error) {
 // the (large) params, so the start of the message holds it.
 const idProbeBytes = 4096
 
-// readLine returns the next line without its terminator. Past limit bytes the rest of the line is
-// discarded and tooLong is set; line then holds only the line's first idProbeBytes, for probeID.
+// readLine returns the next line without its newline and surrounding space. Past limit bytes
+// (the newline aside) the rest of the line is discarded and tooLong is set; line then holds only
+// the line's first idProbeBytes, for probeID.
 func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
+		if err == nil {
+			chunk = chunk[:len(chunk)-1] // the newline
+		}
 		if !tooLong {
 			if len(line)+len(chunk) > limit {
 				tooLong = true
