@@ -105,7 +105,9 @@ func TestBindRefusesOtherTables(t *testing.T) {
 			t.Single = false
 			t.Operations = append(t.Operations, Op("also", "", RiskRead, func(context.Context, *Call, *struct{}) (*Result, error) { return nil, nil }))
 		}, "single-purpose"},
-		{"another resource", func(t *Tool) { t.Resources[0].Template = &mcp.ResourceTemplate{Name: "x", URITemplate: "test://x/{id}"} }, "resources"},
+		{"another resource", func(t *Tool) {
+			t.Resources[0].Template = &mcp.ResourceTemplate{Name: "x", URITemplate: "test://x/{id}"}
+		}, "resources"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -185,7 +185,8 @@ func TestFailedOpenAnswersEveryCall(t *testing.T) {
 	if err := a.OpenEngines(context.Background()); err == nil || !strings.Contains(err.Error(), "memory.embedder") {
 		t.Fatalf("OpenEngines = %v, want the embedder's error", err)
 	}
-	for _, got := range []string{<-waiting, func() string { text, _ := callText(t, cs, "file_operations", map[string]any{"operation": "list_dir", "path": "."}); return text }()} {
+	later, _ := callText(t, cs, "file_operations", map[string]any{"operation": "list_dir", "path": "."})
+	for _, got := range []string{<-waiting, later} {
 		if !strings.Contains(got, "error unavailable: toolhost could not start") || !strings.Contains(got, "memory.embedder") {
 			t.Errorf("a call after the failed open = %q, want why toolhost did not start", got)
 		}
