@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 type readToolResultArgs struct {
@@ -23,14 +24,15 @@ func ReadToolResultTool() *Tool {
 				if c.Env.Spill == nil {
 					return nil, Errorf(CodeUnavailable, "no spilled results are kept by this server")
 				}
-				max := int64(c.BudgetBytes()) - 200
+				max := maxPage(c.BudgetBytes())
 				length := a.Length
 				if length <= 0 || length > max {
 					length = max
 				}
 				text, start, total, err := c.Env.Spill.Page(c.Conversation, a.ID, a.Offset, length)
 				if errors.Is(err, ErrNoSpill) {
-					return nil, &ToolError{Code: CodeNotFound, Param: "id", Message: fmt.Sprintf("no spilled result %q (ids look like r0123456789ab; results are kept 24 hours)", truncate(a.ID, 40))}
+					return nil, &ToolError{Code: CodeNotFound, Param: "id", Message: fmt.Sprintf("no spilled result %q (ids look like r0123456789ab; results are kept %s)",
+						truncate(a.ID, 40), hours(c.Env.Spill.MaxAge))}
 				}
 				if err != nil {
 					return nil, err
@@ -47,6 +49,21 @@ func ReadToolResultTool() *Tool {
 			}),
 		},
 	}
+}
+
+// pageHead is room for the line that starts a page ("[ID bytes A-B of N; next offset B]"), so
+// that a page of maxPage bytes and its head fit the result budget and are never cut again.
+const pageHead = 200
+
+// maxPage is the longest page read_tool_result returns within a result budget of budget bytes.
+func maxPage(budget int) int64 { return int64(budget) - pageHead }
+
+// hours says d in hours, as the model reads how long spilled results are kept.
+func hours(d time.Duration) string {
+	if h := d.Hours(); h == float64(int(h)) {
+		return fmt.Sprintf("%d hours", int(h))
+	}
+	return d.String()
 }
 
 func truncate(s string, n int) string {
