@@ -77,7 +77,6 @@ func serveStdio(inv *invocation) error {
 		a.UseRoots(false) // no --workdir: the client's first root chooses it
 	}
 	a.Serving()
-	go func() { <-a.Settled(); restoreGC() }()
 	// A client that has an answer may stop the server with a signal and see it exit cleanly.
 	// The handlers were being installed while the configuration loaded (notifyContext).
 	<-inv.signalsHandled
@@ -98,7 +97,10 @@ func serveStdio(inv *invocation) error {
 		case <-ctx.Done():
 			return // the client left before needing anything
 		}
-		if err := a.OpenEngines(ctx); err != nil {
+		err := a.OpenEngines(ctx)
+		// The engines are what the raised start-up GC target was for (gc.go).
+		go func() { <-a.Settled(); restoreGC() }()
+		if err != nil {
 			if ctx.Err() == nil {
 				// Every request that needs an engine is answered with this error (app.Opened).
 				a.Logger.Error("toolhost could not start; every call answers why", "err", err)
@@ -165,7 +167,6 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	}
 	a.CheckStateLater()
 	a.Serving()
-	go func() { <-a.Settled(); restoreGC() }()
 	if a.Config.Workdir == "" {
 		a.UseRoots(true) // no --workdir: each session's first root, under [http] allowed_roots
 	}
