@@ -77,8 +77,10 @@ func serveStdio(inv *invocation) error {
 		a.UseRoots(false) // no --workdir: the client's first root chooses it
 	}
 	a.Serving()
+	srv := a.Server()
 	// A client that has an answer may stop the server with a signal and see it exit cleanly.
-	// The handlers were being installed while the configuration loaded (notifyContext).
+	// The handlers were being installed while the configuration loaded and the server was
+	// built (notifyContext).
 	<-inv.signalsHandled
 	ctx, cancel := context.WithCancelCause(inv.ctx)
 	defer cancel(nil)
@@ -121,7 +123,7 @@ func serveStdio(inv *invocation) error {
 			cancel(err)
 		}
 	}()
-	err = server.ServeStdio(ctx, a.Server(), os.Stdin, a.SettleOnWrite(inv.stdout), logger)
+	err = server.ServeStdio(ctx, srv, os.Stdin, a.SettleOnWrite(inv.stdout), logger)
 	cancel(nil)
 	<-opened
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
