@@ -59,6 +59,8 @@ var serveCommands = group{title: "Serving", commands: []cliCommand{
 const openAfter = 50 * time.Millisecond
 
 func serveStdio(inv *invocation) error {
+	// The go-sdk's first tool registration is cold work: done on the other core meanwhile.
+	go server.Warm()
 	cfg, logger, err := inv.setup(func(cfg *config.Config) { cfg.Serve = true })
 	if err != nil {
 		return err
