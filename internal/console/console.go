@@ -48,6 +48,7 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -119,7 +120,7 @@ type Console struct {
 	closed    chan struct{} // ends the live event streams
 }
 
-// maxFormBytes bounds a form post (an upload adds maxImportBytes).
+// maxFormBytes bounds a form post (an upload adds importLimit).
 const maxFormBytes = 64 << 10
 
 // route is one row of the console's table of paths: a GET page, or a POST action that needs
@@ -264,15 +265,21 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "sign in first: open the link `toolhost serve` printed", http.StatusUnauthorized)
 		return
 	}
+	// Forms are small; only an uploaded document may be large.
+	limit := int64(maxFormBytes)
 	if r.Method == http.MethodPost {
-		// Forms are small; only an uploaded document may be large.
-		limit := int64(maxFormBytes)
-		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-			limit = maxImportBytes + maxFormBytes
+		upload := strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data")
+		if upload {
+			limit = c.importLimit() + maxFormBytes
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		var tooLarge *http.MaxBytesError
+		if upload && errors.As(r.ParseMultipartForm(limit), &tooLarge) {
+			c.fail(w, r, s, http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %s.", humanBytes(c.importLimit())), tooLarge)
+			return
+		}
 	}
-	if r.Method == http.MethodPost && !c.auth.validCSRF(r, s) {
+	if r.Method == http.MethodPost && !c.auth.validCSRF(r, s, limit) {
 		http.Error(w, "missing or wrong CSRF token: reload the page and try again", http.StatusForbidden)
 		return
 	}
