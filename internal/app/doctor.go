@@ -10,11 +10,10 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"toolhost/internal/memory"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/server"
+	"toolhost/internal/sysfile"
 	"toolhost/store"
 )
 
@@ -88,9 +87,7 @@ func (a *App) checkState(ctx context.Context) DoctorCheck {
 		c.Fix = stateFix(err)
 		return c
 	}
-	var fs unix.Statfs_t
-	if err := unix.Statfs(a.StateDir, &fs); err == nil {
-		free := uint64(fs.Bavail) * uint64(fs.Bsize)
+	if free, err := sysfile.FreeSpace(a.StateDir); err == nil {
 		if free < lowSpace {
 			c.Detail = fmt.Sprintf("%s has %d MiB free", a.StateDir, free>>20)
 			c.Fix = "free space on that disk, or start toolhost with --state-dir on another one"

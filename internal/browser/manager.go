@@ -17,10 +17,10 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
 
 	"toolhost/authz"
+	"toolhost/internal/proctree"
 	"toolhost/internal/web"
 )
 
@@ -280,6 +280,5 @@ func killTree(p *os.Process) {
 	if p == nil {
 		return
 	}
-	syscall.Kill(-p.Pid, syscall.SIGKILL)
-	p.Kill()
+	proctree.Kill(p)
 }
