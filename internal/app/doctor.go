@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -40,7 +42,11 @@ const lowSpace = 64 << 20
 // RepairState and RepairMemory do. The state check comes first.
 func (a *App) Doctor(ctx context.Context) []DoctorCheck {
 	st := a.checkState(ctx)
-	return []DoctorCheck{st, a.checkMemory(ctx, st.OK), a.checkSandbox(), a.checkEmbedder(ctx), a.checkToken(), a.checkPort()}
+	checks := []DoctorCheck{st, a.checkMemory(ctx, st.OK), a.checkSandbox()}
+	if probe, ok := a.probeSandbox(ctx); ok {
+		checks = append(checks, probe)
+	}
+	return append(checks, a.checkEmbedder(ctx), a.checkToken(), a.checkPort())
 }
 
 // checkMemory compares the memories with everything derived from them (vectors, the duplicate
@@ -143,9 +149,52 @@ func (a *App) checkSandbox() DoctorCheck {
 	c := DoctorCheck{Name: "sandbox", Detail: st.Summary(), OK: true}
 	if st.Refusing || st.Mode != sandbox.ModeOff && st.Effective == sandbox.ModeOff {
 		c.OK = false
-		c.Fix = "run on a kernel with Landlock (5.13 or later, lsm=landlock), or set [terminal] sandbox = \"off\" to accept unconfined commands"
+		switch runtime.GOOS {
+		case "linux":
+			c.Fix = "run on a kernel with Landlock (5.13 or later, lsm=landlock), or set [terminal] sandbox = \"off\" to accept unconfined commands"
+		case "darwin":
+			c.Fix = "restore /usr/bin/sandbox-exec (part of macOS), or set [terminal] allow_unsandboxed = true to accept unconfined commands"
+		default:
+			c.Fix = "toolhost has no sandbox on " + runtime.GOOS + ": set [terminal] allow_unsandboxed = true (or sandbox = \"off\") to accept that commands run with your full authority"
+		}
 	}
 	return c
+}
+
+// probeSandbox runs the sandbox's self-test where commands are confined: a confined command
+// tries to write in the home directory (outside the working directory), to read a file in the
+// state directory (hidden) and to signal this process, and each must fail. ok is false when
+// nothing is confined (the sandbox check says why).
+func (a *App) probeSandbox(ctx context.Context) (DoctorCheck, bool) {
+	c := DoctorCheck{Name: "sandbox self-test", OK: true}
+	p, err := a.Gate.Policy(ctx, "")
+	if err != nil || p == nil || a.StateDir == "" {
+		return c, false
+	}
+	outside, _ := os.UserHomeDir()
+	if ok, _ := p.CanWrite(outside); ok || outside == "" {
+		outside = "/" // the working directory is the home directory: try the root instead
+	}
+	hidden := filepath.Join(a.StateDir, "doctor-sandbox-probe")
+	if err := os.WriteFile(hidden, []byte("toolhost doctor\n"), 0o600); err != nil {
+		c.OK, c.Detail, c.Fix = false, fmt.Sprintf("cannot write the probe file %s: %v", hidden, err), "make the state directory writable"
+		return c, true
+	}
+	defer os.Remove(hidden)
+	var parts []string
+	for _, r := range sandbox.Probe(ctx, p, outside, hidden) {
+		mark := "refused"
+		if !r.Enforced {
+			mark = "NOT refused: " + r.Detail
+			c.OK = false
+		}
+		parts = append(parts, r.Name+": "+mark)
+	}
+	c.Detail = strings.Join(parts, "; ")
+	if !c.OK {
+		c.Fix = "the sandbox does not enforce what it should here: run terminals with [terminal] sandbox = \"read-only\" or report it with this output"
+	}
+	return c, true
 }
 
 func (a *App) checkEmbedder(ctx context.Context) DoctorCheck {
