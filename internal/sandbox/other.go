@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"runtime"
 )
 
-// ABI reports that Landlock exists only on Linux.
-func ABI() (int, error) { return 0, errors.New("Landlock exists only on Linux") }
+// ABI reports that toolhost has no sandbox here (Landlock is Linux's, Seatbelt macOS's).
+func ABI() (int, error) {
+	return 0, errors.New("toolhost has no sandbox on " + runtime.GOOS + " (Landlock on Linux and Seatbelt on macOS only)")
+}
 
 // Start starts cmd unconfined when p allows it (nil or off) and refuses otherwise.
 func Start(cmd *exec.Cmd, p *Policy) error {
