@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -73,6 +74,19 @@ func liveServers(stateDir string) map[int]uint64 {
 		}
 	}
 	return out
+}
+
+// LiveServers returns the pids of the toolhost servers recorded in stateDir (MarkServer) that
+// still run, other than this process.
+func LiveServers(stateDir string) ([]int, error) {
+	var pids []int
+	for pid := range liveServers(stateDir) {
+		if pid != os.Getpid() {
+			pids = append(pids, pid)
+		}
+	}
+	slices.Sort(pids)
+	return pids, nil
 }
 
 // CheckProcess cannot tell a server without its state directory's records here.

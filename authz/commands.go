@@ -72,6 +72,9 @@ func (g *Guard) CommandGranted(ctx context.Context, c CommandRequest) (Grant, bo
 	// operation of the tool is one.
 	r := &Request{Conversation: c.Conversation, Tool: c.Tool, Operation: string(ClassCommand), Class: ClassCommand, Command: c.Command}
 	gr, ok, err := g.grants.use(ctx, r, c.Dir, "")
+	if err == nil && !ok && g.autoGrantCommand(ctx, c) {
+		gr, ok, err = g.grants.use(ctx, r, c.Dir, "")
+	}
 	if err != nil || !ok {
 		return Grant{}, false, err
 	}

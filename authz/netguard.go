@@ -371,6 +371,11 @@ func (n *NetGuard) decide1(ctx context.Context, t target, ip netip.Addr) (string
 	if ok, _ := n.granted(ctx, t, ip, exact); ok {
 		return OutcomeAllowedByGrant, nil
 	}
+	if n.guard != nil && t.known && n.guard.autoGrantHost(ctx, t.caller.Conversation, networkAccess(t), t.host, class) {
+		if ok, _ := n.granted(ctx, t, ip, exact); ok {
+			return OutcomeAllowedByGrant, nil
+		}
+	}
 	den := n.refused(t, ip, class)
 	return outcomeOf(den), den
 }

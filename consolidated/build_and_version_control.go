@@ -188,7 +188,8 @@ func BuildTool(cfg BuildConfig) *Tool {
 		res = append(res, gitContextResource(cfg.Git, cfg.Workdir, b.policy))
 	}
 	return &Tool{
-		Name: buildToolName,
+		Name:  buildToolName,
+		Title: "Git and builds",
 		// The operation list leads, for clients that show only the start of a description.
 		Description: "Git and project builds: " + OperationsPlaceholder + ". No remote access (push, pull, fetch).",
 		Operations:  ops,

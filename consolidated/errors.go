@@ -128,6 +128,12 @@ const (
 	// CodeBrowserError: the browser failed (crashed, protocol error); browser_close and
 	// browser_open start over.
 	CodeBrowserError ErrorCode = "browser_error"
+	// CodeNoLanguageServer: the operation needs a language server (rename_symbol) and none is
+	// installed or configured for the file's language; the text names the one to install.
+	CodeNoLanguageServer ErrorCode = "no_language_server"
+	// CodeLanguageServerFailed: the language server exited, hung past its timeout or is still
+	// loading; it is started again on the next call.
+	CodeLanguageServerFailed ErrorCode = "language_server_failed"
 )
 
 // State and sessions: what toolhost holds (files the model read, sessions, requests, the

@@ -16,6 +16,7 @@ type readToolResultArgs struct {
 func ReadToolResultTool() *Tool {
 	return &Tool{
 		Name:        "read_tool_result",
+		Title:       "Read a cut result",
 		Description: "Page through a result that was cut to fit the size budget, by id, offset and length.",
 		Single:      true,
 		Operations: []Operation{
@@ -23,7 +24,8 @@ func ReadToolResultTool() *Tool {
 				if c.Env.Spill == nil {
 					return nil, Errorf(CodeUnavailable, "no spilled results are kept by this server")
 				}
-				max := int64(c.BudgetBytes()) - 200
+				page := c.Budget().Page()
+				max := int64(page.Bytes)
 				length := a.Length
 				if length <= 0 || length > max {
 					length = max
@@ -35,6 +37,9 @@ func ReadToolResultTool() *Tool {
 				if err != nil {
 					return nil, err
 				}
+				// A page ends where the client's limit would cut it: after its last whole
+				// line within the budget's lines and (JSON-encoded) size.
+				text = page.Trim(text)
 				end := start + int64(len(text))
 				head := fmt.Sprintf("[%s bytes %d-%d of %d", a.ID, start, end, total)
 				if end < total {

@@ -34,11 +34,14 @@ type Env struct {
 	DefaultConversation string
 	// Profile names the active profile in "disabled" errors.
 	Profile string
-	// BudgetTokens caps a result's text; larger text is cut and spilled. Zero means the
-	// calling client's default (see Call.BudgetBytes).
+	// BudgetTokens caps a result's text; larger text is cut and spilled. Zero means
+	// DefaultBudgetTokens. The calling client's own limit caps it further (ResultBudget).
 	BudgetTokens int
-	Spill        *Spill
-	Logger       *slog.Logger
+	// Output are the user's limits of their client, which replace the client's row of
+	// ClientLimits.
+	Output OutputLimits
+	Spill  *Spill
+	Logger *slog.Logger
 	// Executions records every call; nil keeps no history.
 	Executions *engine.Engine
 	// Limits rate-limits calls per principal and category; nil sets no limit.
@@ -46,6 +49,9 @@ type Env struct {
 	// Approvals says where the user answers authorization requests, in the texts that
 	// ask the model to relay one; nil names the CLI.
 	Approvals *ApprovalPlace
+	// AutoApprove, when set, is the line that heads every result: the guard grants what would
+	// be asked ([guard] auto_approve), and whoever reads the transcript must know.
+	AutoApprove string
 
 	thoughts atomic.Int64
 }
@@ -139,6 +145,7 @@ func (r *Registry) buildTools(enabled map[string][]Operation, tier authz.Tier) [
 		}
 		out = append(out, &mcp.Tool{
 			Name:        t.Name,
+			Title:       t.Title,
 			Description: t.description(ops),
 			InputSchema: t.inputSchema(ops),
 			Annotations: annotations(ops),
@@ -220,7 +227,9 @@ func (r *Registry) Register(s *mcp.Server) {
 	}
 	if r.env.Executions != nil {
 		s.AddResource(&mcp.Resource{URI: RecentExecutionsURI, Name: "recent-executions", MIMEType: "application/json",
-			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors."}, r.recentExecutions)
+			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors.", Annotations: forUser(0.3)}, r.recentExecutions)
+		s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: LogTemplate, Name: "log", MIMEType: "application/json",
+			Description: "Every call of a conversation: arguments (masked), outcome, duration, execution id; 50 a page, newest page first.", Annotations: forUser(0.3)}, r.conversationLog)
 	}
 	r.serveOn([]*mcp.Server{s})
 	s.AddReceivingMiddleware(r.resourceMiddleware(), r.listMiddleware())
@@ -391,6 +400,11 @@ const maxNameShown = 80
 // execution is not recorded as cancelled before its processes are gone.
 const cancelWait = 10 * time.Second
 
+// ExecutionMetaKey is the key of a tool result's _meta that holds the call's execution id, the
+// id of its record in the execution history (toolhost history, /api/executions, the
+// conversation's log).
+const ExecutionMetaKey = "toolhost/execution_id"
+
 // Dispatch runs one call: validation, the handler under its deadline with panic recovery, result
 // shaping and logging. It never returns a protocol error: everything the model can act on is an
 // isError result.
@@ -427,6 +441,13 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 		res, err = r.invoke(ctx, c, op, args)
 	}
 	out = r.toMCP(ctx, c, res, err)
+	if r.env.AutoApprove != "" && len(out.Content) > 0 {
+		if tc, ok := out.Content[0].(*mcp.TextContent); ok {
+			tc.Text = r.env.AutoApprove + "\n" + tc.Text
+		}
+	}
+	// The id reaches scripts and clients with the result; models read only content.
+	out.Meta = mcp.Meta{ExecutionMetaKey: c.ExecutionID}
 	if err == nil && res != nil {
 		facts = res.Structured
 		if r.observe != nil {
@@ -614,7 +635,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		}
 	}
 	text := res.Text
-	if max := c.BudgetBytes(); len(text) > max && !res.NoSpill {
+	if b := c.Budget(); !res.NoSpill && !b.Fits(text) {
 		id, why := "", "the state directory has no place for results (the server's log says why)"
 		if r.env.Spill != nil {
 			var serr error
@@ -623,7 +644,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 				id, why = "", spillFailure(serr)
 			}
 		}
-		text = cut(text, max, id, why)
+		text = b.Fit(text, id, why)
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: withNotes(text, c.notes)}}
 	content = append(content, res.Content...)

@@ -136,6 +136,7 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 	}
 	return &Tool{
 		Name:        terminalToolName,
+		Title:       "Terminal",
 		Description: "Shell commands and PTY sessions: " + OperationsPlaceholder + ". They run in a sandbox, under the user's command rules.",
 		Operations: []Operation{
 			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting).WithRunsCommands(),

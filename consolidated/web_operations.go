@@ -138,6 +138,7 @@ func WebTool(cfg WebConfig) *Tool {
 	}
 	return &Tool{
 		Name:        webToolName,
+		Title:       "Web",
 		Description: "HTTP, readable pages, downloads, headless browser: " + OperationsPlaceholder + ". Loopback, private and metadata hosts need the user's grant.",
 		Operations:  ops,
 		Close: func() error {

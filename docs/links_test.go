@@ -15,9 +15,7 @@ import (
 // pending names files a document may link to before they exist, each with its reason: a file
 // that another change brings. Like a planned module in internal/app/deps_test.go, a line must go
 // once its file lands (TestLinks fails then), so the exception cannot outlive its reason.
-var pending = map[string]string{
-	"docs/clients.md": "the client manual written on another branch for issue 25",
-}
+var pending = map[string]string{}
 
 // TestLinks checks every relative link of README.md, ARCHITECTURE.md and docs/*.md: the file
 // (or directory) exists and, with a #anchor, the target file has that heading.

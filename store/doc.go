@@ -34,6 +34,10 @@
 // (vectors, duplicate and scope indexes, recent notes, document chunk lists, version links, the
 // ID counter) from the items that survived, and logs each change for other processes' indexes.
 //
-// Next to the database, [Store.AppendAudit] appends JSON lines to audit.jsonl, rotated to
-// audit.jsonl.1 past a size limit.
+// Next to the database, [Store.AppendAudit] appends JSON lines to audit.jsonl, rotated by size
+// and age into compressed files of which a number are kept (audit.go).
+//
+// bbolt never gives pages back to the file system: [Store.Usage] says how much of the file is
+// free, and [Store.Compact] rewrites it without, safely while other processes use it (they wait
+// for the lock as for any write; compact.go).
 package store

@@ -648,6 +648,8 @@ func TestRuleSubjects(t *testing.T) {
 		{"stderr into a disk", defaults, "ls 2> /dev/sdb", Deny, "writes a block device"},
 		{"a compound into a disk", defaults, "{ echo a; echo b; } > /dev/vda", Deny, "writes a block device"},
 		{"a disk named by a variable", defaults, "echo x > /dev/$D", Ask, "writes a block device"},
+		{"a file under a variable", defaults, `echo x > "${TMPDIR:-/tmp}/f"`, Allow, ""},
+		{"a file in a variable", defaults, `echo x > "$out"`, Allow, ""},
 		{"dd of a disk", defaults, "dd if=img of=/dev/sdc bs=4M", Deny, "writes a block device"},
 		{"tee a disk", defaults, "cat img | tee /dev/mmcblk0", Deny, "writes a block device"},
 		{"dev null is fine", defaults, "make 2> /dev/null > /dev/null", Allow, ""},

@@ -194,7 +194,14 @@ func (c *checker) redirects(st *syntax.Stmt) {
 			}
 			lvl := no
 			for _, w := range targets {
-				lvl = max(lvl, wordMatches(r.redirect.target, w))
+				l := wordMatches(r.redirect.target, w)
+				if l == maybe && !anchored(w.g) {
+					// A file whose start is only known when it runs ($TMPDIR/x, "$out"): the
+					// sandbox decides where it may write; asking about every such line would
+					// ask about most scripts.
+					l = no
+				}
+				lvl = max(lvl, l)
 			}
 			what := map[bool]string{true: "> ", false: "< "}[write] + shorten(render(targets))
 			if lvl == yes {
@@ -242,4 +249,17 @@ func (c *checker) substitution(text string) {
 			return
 		}
 	}
+}
+
+// anchored reports whether a glob starts with a literal directory ("/dev/$X", "/etc/*"), so that a
+// partly known redirection target can still be told to fall under a rule's directory.
+func anchored(g glob) bool {
+	n := 0
+	for _, t := range g {
+		if t.kind != gLit {
+			break
+		}
+		n++
+	}
+	return n > 1 && g[0].kind == gLit && g[0].r == '/'
 }

@@ -83,8 +83,9 @@ func TestLookup(t *testing.T) {
 		{[]string{"approve", "r1"}, "approve", []string{"r1"}, ""},
 		{[]string{"memory", "reembed"}, "memory reembed", []string{}, ""},
 		{[]string{"memory", "reembed", "extra"}, "memory reembed", []string{"extra"}, ""},
-		{[]string{"memory"}, "", nil, `no command "memory"; commands: memory reembed`},
-		{[]string{"memory", "forget"}, "", nil, `no command "memory forget"; commands: memory reembed`},
+		{[]string{"memory", "forget", "7"}, "memory forget", []string{"7"}, ""},
+		{[]string{"memory"}, "", nil, `no command "memory"; commands: memory reembed, memory instructions, memory forget`},
+		{[]string{"memory", "purge"}, "", nil, `no command "memory purge"; commands: memory reembed, memory instructions, memory forget`},
 		{[]string{"serv"}, "", nil, `unknown command "serv"`},
 	}
 	for _, tt := range tests {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"toolhost/authz"
+	"toolhost/internal/app"
 )
 
 // errDoctorFound makes `toolhost doctor` exit non-zero when something needs fixing, so scripts
@@ -63,6 +64,20 @@ func doctor(inv *invocation, repair bool) error {
 		}
 		failed = true
 		fmt.Fprintf(out, "FIX  %-8s %s\n     fix: %s\n", c.Name, c.Detail, c.Fix)
+	}
+	if parts, err := a.StateSizes(inv.ctx); err == nil {
+		var total int64
+		for _, p := range parts {
+			total += p.Bytes
+		}
+		fmt.Fprintf(out, "     state directory %s: %s\n", a.StateDir, app.HumanBytes(total))
+		for _, p := range parts {
+			line := fmt.Sprintf("       %-20s %10s", p.Name, app.HumanBytes(p.Bytes))
+			if p.Detail != "" {
+				line += "  " + p.Detail
+			}
+			fmt.Fprintln(out, line)
+		}
 	}
 	st := a.SandboxStatus()
 	for _, d := range st.Details() {

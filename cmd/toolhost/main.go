@@ -28,7 +28,7 @@ import (
 var groups []group
 
 func init() {
-	groups = []group{serveCommands, toolCommands, conversationCommands, approvalCommands, executionCommands, guardCommands, memoryCommands, configCommands, otherCommands}
+	groups = []group{serveCommands, clientCommands, toolCommands, conversationCommands, approvalCommands, executionCommands, guardCommands, memoryCommands, indexCommands, stateCommands, configCommands, otherCommands}
 }
 
 // A group is a titled list of commands, one file each.

@@ -411,8 +411,11 @@ func TestResourceTableDoc(t *testing.T) {
 }
 
 // matchesTemplate reports whether uri is an instance of the URI template tmpl, each {variable}
-// standing for one non-empty path segment.
+// standing for one non-empty path segment; a query expression ({?name}) may be left out.
 func matchesTemplate(tmpl, uri string) bool {
+	if i := strings.Index(tmpl, "{?"); i >= 0 && strings.HasSuffix(tmpl, "}") && !strings.Contains(uri, "?") {
+		tmpl = tmpl[:i]
+	}
 	for {
 		open := strings.Index(tmpl, "{")
 		if open < 0 {
@@ -451,6 +454,8 @@ func TestMatchesTemplate(t *testing.T) {
 		{"empty variable", "toolhost://conversations/{id}/todos", "toolhost://conversations//todos", false},
 		{"other suffix", "toolhost://conversations/{id}/todos", "toolhost://conversations/c-1/commands", false},
 		{"other prefix", "toolhost://conversations/{id}/todos", "toolhost://terminals/c-1/todos", false},
+		{"query left out", "toolhost://conversations/{id}/log{?before}", "toolhost://conversations/c-1/log", true},
+		{"query given", "toolhost://conversations/{id}/log{?before}", "toolhost://conversations/c-1/log?before=x", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

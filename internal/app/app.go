@@ -19,6 +19,7 @@ import (
 
 	"toolhost/authz"
 	"toolhost/consolidated"
+	"toolhost/internal/codeindex"
 	"toolhost/internal/config"
 	"toolhost/internal/conversation"
 	"toolhost/internal/edit"
@@ -45,6 +46,10 @@ const instructions = "toolhost: files, terminals, todos, memory and more behind 
 
 // App is a configured toolhost: everything a transport needs to serve it.
 type App struct {
+	// countSessions counts serve's live HTTP sessions (CountSessionsWith).
+	sessionsMu    sync.Mutex
+	countSessions func() server.SessionCounts
+
 	Config      *config.Config
 	ProfileName string
 	Profile     config.Profile
@@ -60,7 +65,9 @@ type App struct {
 	Reminders *reminders.Builder
 	Memory    *memory.Service
 	// Journal makes multi-file edits crash-atomic; Open recovers what a crashed process left.
-	Journal    *edit.Journal
+	Journal *edit.Journal
+	// Index is the working directory's index (nil: [index] mode off).
+	Index      *codeindex.Index
 	PromptsDir string
 	// Terminals is the terminal engine (the console shows its sessions).
 	Terminals *terminal.Manager
@@ -160,6 +167,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		DefaultConversation: conv,
 		Profile:             name,
 		BudgetTokens:        budget,
+		Output:              consolidated.OutputLimits{MaxResultChars: cfg.Output.MaxResultChars, MaxResultLines: cfg.Output.MaxResultLines},
 		Spill:               spill,
 		Logger:              logger,
 	}
@@ -181,6 +189,9 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 			base = config.DefaultPath()
 		}
 		a.PromptsDir = filepath.Join(filepath.Dir(base), "prompts")
+	}
+	if err := a.checkAutoApprove(); err != nil {
+		return nil, err
 	}
 	if a.Guard, err = a.openGuard(ctx, profile); err != nil {
 		return nil, err
@@ -211,6 +222,7 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	rcfg.Enabled = !cfg.Reminders.Off
 	rcfg.EveryNCalls = cfg.Reminders.EveryNCalls
 	rcfg.MaxTokens = cfg.Reminders.MaxTokens
+	rcfg.Project = a.Workdir // whose standing instructions the reminders repeat
 	embedder, err := embed.New(cfg.Memory.Embedder)
 	if err != nil {
 		return nil, fmt.Errorf("memory.embedder: %w", err)
@@ -230,17 +242,19 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if err != nil {
 		return nil, err
 	}
+	a.Index = a.openIndex()
 	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.Gate})
 	// The tool list: one constructor per tool, in any order (the registry orders them by
 	// consolidated.Order). Each tool carries its resources, hooks and Close.
 	tools := []*consolidated.Tool{
 		consolidated.ThinkTool(),
-		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration}),
+		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration, PromptsDir: a.PromptsDir, Logger: a.Logger}),
 		consolidated.TodoTool(a.Store, a.Reminders),
 		consolidated.MemoryTool(consolidated.MemoryConfig{Service: a.Memory, Guard: a.Guard}),
 		// The read engine's line-index cache lives inside the tool, so repeated range reads of
 		// a large file seek instead of rescanning; the journal makes every write crash-atomic.
-		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries), Journal: a.Journal}),
+		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries), Journal: a.Journal,
+			Index: a.Index, IndexMinFiles: a.indexMinFiles(), Code: a.codeEngine(a.Index)}),
 		terminal,
 		a.buildTool(terminals),
 		web,
@@ -322,6 +336,7 @@ func (a *App) openGuard(ctx context.Context, profile config.Profile) (*authz.Gua
 		StaticGrants:          static,
 		Logger:                a.Logger,
 		Ask:                   consolidated.AskCall(),
+		AutoApprove:           a.Config.Guard.AutoApprove,
 	})
 }
 
@@ -357,6 +372,7 @@ func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 		Instructions: instructions,
 		Registry:     a.Registry,
 		Logger:       a.Logger,
+		ListTTL:      a.ListTTL,
 		Middleware:   []mcp.Middleware{a.prepareMiddleware(), a.switchesMiddleware(), a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
 	})
 	a.switchMu.Lock()

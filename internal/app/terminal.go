@@ -1,6 +1,8 @@
 package app
 
 import (
+	"path/filepath"
+
 	"toolhost/internal/terminal"
 )
 
@@ -15,6 +17,8 @@ func (a *App) terminalManager() (*terminal.Manager, error) {
 		return nil, err
 	}
 	a.Gate = g
+	// A session's recording is terminal.DefaultRecordSegments segments.
+	segBytes := tc.RecordingBytes / terminal.DefaultRecordSegments
 	return terminal.NewManager(terminal.Config{
 		Shell:                      tc.Shell,
 		MaxSessionsPerConversation: tc.MaxSessionsPerConversation,
@@ -27,5 +31,17 @@ func (a *App) terminalManager() (*terminal.Manager, error) {
 		Store:                      a.Store,
 		Gate:                       g,
 		CleanupAfter:               a.Settled(),
+		RecordDir:                  a.recordDir(),
+		RecordSegmentBytes:         segBytes,
+		RecordingsMaxBytes:         tc.RecordingsMaxBytes,
 	})
+}
+
+// recordDir is where terminal sessions are recorded: recordings/ in the state directory, ""
+// when [terminal] recording is off.
+func (a *App) recordDir() string {
+	if a.Config.Terminal.Recording == "off" {
+		return ""
+	}
+	return filepath.Join(a.StateDir, recordingsDir)
 }

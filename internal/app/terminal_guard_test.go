@@ -266,7 +266,7 @@ func TestCommandRulesThroughProtocol(t *testing.T) {
 		}
 	}
 	// Ask: the exact line waits for the user, then runs.
-	line := "touch asked; sudo -n true"
+	line := "touch asked; crontab -l"
 	text, isErr := g.run(t, line)
 	id := regexp.MustCompile(`r-[a-z0-9]+`).FindString(text)
 	if !isErr || !strings.Contains(text, "needs_approval") || id == "" || exists(filepath.Join(g.work, "asked")) {
@@ -282,7 +282,7 @@ func TestCommandRulesThroughProtocol(t *testing.T) {
 	if _, _, err := g.a.Guard.Approve(context.Background(), id, 0, true, "cli:test"); err != nil {
 		t.Fatal(err)
 	}
-	if text, _ := g.run(t, "touch other; sudo -n true"); !strings.Contains(text, "needs_approval") {
+	if text, _ := g.run(t, "touch other; crontab -l"); !strings.Contains(text, "needs_approval") {
 		t.Errorf("an approval of one line allowed another: %s", text)
 	}
 	if text, isErr := g.run(t, line); isErr {

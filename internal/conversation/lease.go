@@ -85,6 +85,7 @@ type Leases struct {
 	mu    sync.Mutex
 	held  map[string]string // conversation -> session, leased by this process and not released
 	count int               // leases taken, for the log
+	keep  map[string]bool   // sessions closed for the session limit, whose release keeps (Keep)
 }
 
 // New returns the leases of st for the sessions of one process.
@@ -112,6 +113,27 @@ type record struct {
 	Session   string    `json:"session,omitempty"` // the holder's session (HTTP session id; "" on stdio)
 	Leased    time.Time `json:"leased"`
 	Released  time.Time `json:"released,omitzero"`
+	// LastSession is the HTTP session that released it: that session, resumed under its
+	// id (after the idle timeout or the session limit closed it), takes it back first.
+	LastSession string `json:"last_session,omitempty"`
+	// KeptFor is set when serve closed that session for its session limit: no other
+	// session takes the conversation for keepFor, since its client comes back for it.
+	KeptFor string `json:"kept_for,omitempty"`
+}
+
+// keepFor is how long a conversation released by a session closed for the session limit
+// waits for that session's client before another session may take it.
+const keepFor = 24 * time.Hour
+
+// Keep marks HTTP session's conversation, about to be released because serve closed the
+// session for its session limit, as kept for that session's return (see record.KeptFor).
+func (l *Leases) Keep(session string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.keep == nil {
+		l.keep = map[string]bool{}
+	}
+	l.keep[session] = true
 }
 
 // Acquire leases a conversation to a new session of principal ("" is LocalPrincipal): the
@@ -126,7 +148,7 @@ func (l *Leases) Acquire(ctx context.Context, principal, session string) (string
 	var conv string
 	err := l.st.Update(ctx, func(tx *store.Tx) error {
 		var err error
-		if conv, err = l.next(tx, principal); err != nil {
+		if conv, err = l.next(tx, principal, session); err != nil {
 			return err
 		}
 		return tx.PutJSON(leasesPath, conv, record{
@@ -142,10 +164,11 @@ func (l *Leases) Acquire(ctx context.Context, principal, session string) (string
 	return conv, nil
 }
 
-// next is the conversation a new session of principal takes: the free one of principal in
-// this working directory released most recently, else the first unused id.
-func (l *Leases) next(tx *store.Tx, principal string) (string, error) {
-	conv := ""
+// next is the conversation a new session of principal takes: the free one its session
+// released (an HTTP session resumed under its id), else the free one of principal in this
+// working directory released most recently, else the first unused id.
+func (l *Leases) next(tx *store.Tx, principal, session string) (string, error) {
+	conv, own := "", ""
 	var best time.Time
 	taken := map[string]bool{}
 	alive := map[owner.ID]bool{}
@@ -158,6 +181,12 @@ func (l *Leases) next(tx *store.Tx, principal string) (string, error) {
 		if r.Principal != principal || r.Workdir != l.o.Workdir || !l.free(id, r, alive) {
 			return nil
 		}
+		if session != "" && r.LastSession == session {
+			own = id
+		}
+		if r.KeptFor != "" && r.KeptFor != session && l.o.Now().Sub(r.Released) < keepFor {
+			return nil // its session's client comes back for it
+		}
 		at := r.Released
 		if r.Holder != "" {
 			at = r.Leased // a dead holder: when it took the lease is all we know
@@ -169,6 +198,9 @@ func (l *Leases) next(tx *store.Tx, principal string) (string, error) {
 	})
 	if err != nil {
 		return "", err
+	}
+	if own != "" {
+		return own, nil
 	}
 	if conv == "" {
 		conv = l.newID(principal, taken)
@@ -187,7 +219,7 @@ func (l *Leases) Next(ctx context.Context, principal string) (string, error) {
 	var conv string
 	err := l.st.View(ctx, func(tx *store.Tx) error {
 		var err error
-		conv, err = l.next(tx, principal)
+		conv, err = l.next(tx, principal, "")
 		return err
 	})
 	return conv, err
@@ -241,6 +273,11 @@ func (l *Leases) Release(ctx context.Context, conv string) error {
 		found, err := tx.GetJSON(leasesPath, conv, &r)
 		if err != nil || !found || r.Holder != l.o.Self.String() {
 			return err // taken over meanwhile (this process was thought dead): not ours to release
+		}
+		r.LastSession = r.Session
+		if l.keep[r.Session] {
+			delete(l.keep, r.Session)
+			r.KeptFor = r.Session
 		}
 		r.Holder, r.Session, r.Released = "", "", l.o.Now().UTC()
 		return tx.PutJSON(leasesPath, conv, r)

@@ -7,7 +7,9 @@ func heldOutTwo(g *gen) {
 	ts, ci, cmp, guide, inv, views, store, fr, lat, mk := g.file("client.ts"), g.file("ci.yml"), g.file("compose.yml"), g.file("GUIDE.md"),
 		g.file("inventory.py"), g.file("views.py"), g.file("store.go"), g.file("messages_fr.properties").encoded("latin-1"),
 		g.file("legacy_fr.py").encoded("latin-1"), g.file("Makefile")
-	r := func(class, id, note string, d doc, e ed, v view) { g.replaceCase(class, "held-out-2-"+id, note, d, e, v) }
+	r := func(class, id, note string, d doc, e ed, v view) {
+		g.replaceCase(class, "held-out-2-"+id, note, d, e, v)
+	}
 
 	o, n := view{num: &numbering{width: 2, new: "kept"}, line: rescale(2, 4)}.oldNew(ts, tCatch)
 	g.add(cs{class: "line_numbers", id: "held-out-2-ts-ranged-numbers-scale", note: "numbers from a read of lines 55-70, and four-space indentation",

@@ -72,6 +72,9 @@ type Engine struct {
 	flushKick chan struct{}
 	flushDone chan struct{}
 	flushMu   sync.Mutex // one flush at a time
+
+	// codes caches the values of the history's codes (codec.go), which never change meaning.
+	codes sync.Map
 }
 
 // Open starts an engine on the state directory: it replays the journals that dead processes

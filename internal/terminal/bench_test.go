@@ -205,7 +205,15 @@ func BenchmarkYesRSS(b *testing.B) {
 
 // BenchmarkIngest measures the session reader's own processing (log cleaning, ring, screen
 // queue, waking waiters) on the bytes `seq 1000000` produces in a PTY, without the kernel.
-func BenchmarkIngest(b *testing.B) {
+func BenchmarkIngest(b *testing.B) { benchIngest(b, false) }
+
+// BenchmarkIngestRecorded is BenchmarkIngest with the session recorded (record.go): the
+// recording's share of the reader's work is the ratio of the two.
+//
+//	go test ./internal/terminal -run '^$' -bench 'Ingest' -benchtime 2s
+func BenchmarkIngestRecorded(b *testing.B) { benchIngest(b, true) }
+
+func benchIngest(b *testing.B, recorded bool) {
 	var sb strings.Builder
 	for i := 1; i <= 1000000; i++ {
 		sb.WriteString(strconv.Itoa(i))
@@ -222,9 +230,13 @@ func BenchmarkIngest(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s := &session{stream: newStream(2 << 20), m: m, id: "x", updCh: make(chan struct{}, 1), cols: 120, rows: 40, bash: true, ready: make(chan struct{})}
 		s.view = newLogView(s.log, s.onMarker)
+		if recorded {
+			s.rec = newRecorder(b.TempDir(), "c", "x", time.Now(), 120, 40, "bash", DefaultRecordSegmentBytes, DefaultRecordSegments)
+		}
 		for off := 0; off < len(data); off += 4095 {
 			s.ingest(data[off:min(off+4095, len(data))])
 		}
+		s.rec.close()
 	}
 }
 

@@ -53,6 +53,14 @@ type Config struct {
 	// and the environment children inherit. nil starts everything unconfined, with every
 	// line allowed and toolhost's variables removed.
 	Gate Gate
+	// RecordDir, when set, is where sessions are recorded as asciicast (record.go);
+	// RecordSegmentBytes and RecordSegments bound one session's recording (defaults 4 MiB and
+	// 4: at most about 16 MiB however much it prints) and RecordingsMaxBytes all of them
+	// (default 256 MiB; recordings of ended sessions go, oldest first).
+	RecordDir          string
+	RecordSegmentBytes int64
+	RecordSegments     int
+	RecordingsMaxBytes int64
 	// CleanupAfter, when set, holds back the cleanup of what dead toolhost processes left
 	// (temporary directories, orphaned commands) until it closes. Listing a busy temp
 	// directory and every process's environment costs more CPU than the rest of a server's
@@ -122,6 +130,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Settle <= 0 {
 		c.Settle = 300 * time.Millisecond
+	}
+	if c.RecordSegmentBytes <= 0 {
+		c.RecordSegmentBytes = DefaultRecordSegmentBytes
+	}
+	if c.RecordSegments < 2 {
+		c.RecordSegments = DefaultRecordSegments
+	}
+	if c.RecordingsMaxBytes <= 0 {
+		c.RecordingsMaxBytes = DefaultRecordingsMaxBytes
 	}
 	return c
 }

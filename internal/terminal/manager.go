@@ -317,6 +317,7 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 		unnamed: spec.Name == "",
 	}
 	s.view = newLogView(s.log, s.onMarker)
+	s.rec = newRecorder(m.cfg.RecordDir, conv, id, now, spec.Cols, spec.Rows, m.shell, m.cfg.RecordSegmentBytes, m.cfg.RecordSegments)
 	s.sel.marker = markerEnv + "=" + m.instance + "/" + conv + "/" + id
 	m.sessions[key{conv, id}] = s
 	m.mu.Unlock()
@@ -325,6 +326,7 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 		m.mu.Lock()
 		delete(m.sessions, key{conv, id})
 		m.mu.Unlock()
+		s.rec.close()
 		return Info{}, fmt.Errorf("create session %q: %w", id, err)
 	}
 	// Wait for the first prompt so input sent right away is not mistaken for startup noise.

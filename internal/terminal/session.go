@@ -153,9 +153,10 @@ type session struct {
 	stopUpd    chan struct{}
 	stopOnce   sync.Once
 	extra      map[string]string
-	gated      *gate.Start // what the gate decided for its shell (policy, environment)
-	line       lineState   // what the shell's line editor holds (for the gate's Check)
-	checkMem   gate.Memory // the gate's memory of the session's lines
+	gated      *gate.Start   // what the gate decided for its shell (policy, environment)
+	rec        *castRecorder // the session's recording; nil when not recorded
+	line       lineState     // what the shell's line editor holds (for the gate's Check)
+	checkMem   gate.Memory   // the gate's memory of the session's lines
 }
 
 func (m *Manager) rcFile() string { return m.rcDir + "/bashrc" }
@@ -227,6 +228,7 @@ func (s *session) start() error {
 
 func (s *session) readLoop() {
 	defer close(s.readerDone)
+	defer s.m.recordingEnded(s)
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := s.f.Read(buf)
@@ -242,6 +244,7 @@ func (s *session) readLoop() {
 
 func (s *session) ingest(p []byte) {
 	now := time.Now()
+	s.rec.output(p, now)
 	s.mu.Lock()
 	s.view.write(p, now)
 	s.vtPend = append(s.vtPend, p...)
@@ -452,6 +455,7 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 		}
 		return doneBefore, fmt.Errorf("write to session %q: %w", s.id, err)
 	}
+	s.rec.input(b.String(), time.Now())
 	s.mu.Lock()
 	s.line = line
 	s.mu.Unlock()
@@ -828,6 +832,7 @@ func (s *session) resize(cols, rows int) error {
 	if ierr != nil {
 		return fmt.Errorf("resize session %q: %w", s.id, ierr)
 	}
+	s.rec.resize(cols, rows, time.Now())
 	s.mu.Lock()
 	s.feedVTLocked()
 	s.vt.Resize(cols, rows)
