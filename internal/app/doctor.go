@@ -72,8 +72,13 @@ func (a *App) checkRecall() DoctorCheck {
 		}
 	}
 	c.Detail = "memory search uses " + strings.Join(found, ", ")
-	if len(missing) > 0 {
+	switch {
+	case len(missing) > 0 && runtime.GOOS == "linux":
 		c.Detail += fmt.Sprintf("; not installed: %s (apt-get install %s)", strings.Join(missing, ", "), strings.Join(pkgs, " "))
+	case len(missing) > 0:
+		// The sources are read from Debian's paths: elsewhere they are not to be had, and
+		// search ranks without them.
+		c.Detail += fmt.Sprintf("; not available on %s: %s (the Debian packages %s)", runtime.GOOS, strings.Join(missing, ", "), strings.Join(pkgs, " "))
 	}
 	return c
 }
