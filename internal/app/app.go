@@ -40,7 +40,7 @@ import (
 const Name = "toolhost"
 
 // Version is set at build time with -ldflags "-X toolhost/internal/app.Version=...".
-var Version = "0.1.0-dev"
+var Version = defaultVersion
 
 // instructions are the server's instructions at initialize.
 const instructions = "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with the read_tool_result tool."

@@ -626,7 +626,7 @@ func (in *indexer) one(ctx context.Context, x *extractor, j job) {
 		j.entry.Release()
 	} else {
 		var f *os.File
-		if f, err = ix.cfg.Root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|nofollow|nonblock, 0); err == nil {
+		if f, err = openNoFollow(ix.cfg.Root, filepath.FromSlash(rel)); err == nil {
 			var fi os.FileInfo
 			if fi, err = f.Stat(); err == nil && !fi.Mode().IsRegular() {
 				err = fsread.ErrNotRegular

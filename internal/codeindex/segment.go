@@ -9,8 +9,6 @@ import (
 	"io"
 	"os"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // A segment holds the trigram postings of a batch of files, on disk and mapped read-only into
@@ -57,13 +55,13 @@ func openSegment(path string) (*segment, error) {
 	if fi.Size() < int64(len(segMagic)+8) || fi.Size() > 1<<32 {
 		return nil, fmt.Errorf("%s: %w", path, errBadSegment)
 	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	data, err := mapFile(f, int(fi.Size()))
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
 	s, err := parseSegment(data)
 	if err != nil {
-		unix.Munmap(data)
+		unmapFile(data)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	s.name = path
@@ -94,7 +92,7 @@ func parseSegment(data []byte) (*segment, error) {
 
 func (s *segment) close() {
 	if s.name != "" && s.data != nil {
-		unix.Munmap(s.data)
+		unmapFile(s.data)
 	}
 	s.data = nil
 }

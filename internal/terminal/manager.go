@@ -548,8 +548,8 @@ func (m *Manager) Close(ctx context.Context, conv, id string) error {
 
 // Signals close_session accepts, by name.
 var Signals = map[string]syscall.Signal{
-	"HUP": syscall.SIGHUP, "INT": syscall.SIGINT, "QUIT": syscall.SIGQUIT, "TERM": syscall.SIGTERM,
-	"KILL": syscall.SIGKILL, "USR1": syscall.SIGUSR1, "USR2": syscall.SIGUSR2,
+	"HUP": sigHUP, "INT": sigINT, "QUIT": sigQUIT, "TERM": sigTERM,
+	"KILL": sigKILL, "USR1": sigUSR1, "USR2": sigUSR2,
 }
 
 // CloseWith is Close starting with signal sig instead of SIGHUP and SIGTERM (zero); whatever
