@@ -379,9 +379,12 @@ func (m *Manager) Send(ctx context.Context, conv, id string, in Input) (Output, 
 		}
 		return Output{}, noSession(conv, id)
 	}
+	if in.User {
+		ctx = gate.WithUser(ctx)
+	}
 	doneBefore, err := s.send(ctx, in)
-	if err != nil {
-		return Output{}, err
+	if err != nil || in.User {
+		return Output{ID: id}, err
 	}
 	return s.output(ctx, in.Wait, doneBefore)
 }
