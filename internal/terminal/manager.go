@@ -369,6 +369,10 @@ func noSession(conv, id string) error {
 // Send types into a session and, when in.Wait.WaitMS is set, waits for the result: the
 // wait ends early when the command finishes (bash), wait_for matches, or output settles.
 func (m *Manager) Send(ctx context.Context, conv, id string, in Input) (Output, error) {
+	if in.User {
+		// First: wherever the session lives, its lines are checked with this context.
+		ctx = gate.WithUser(ctx)
+	}
 	s, j := m.lookup(conv, id)
 	if j != nil {
 		return Output{}, fmt.Errorf("%w: %q is a run_command job, which has no input; use get_output", ErrInvalid, id)
@@ -378,9 +382,6 @@ func (m *Manager) Send(ctx context.Context, conv, id string, in Input) (Output, 
 			return Output{}, fmt.Errorf("session %q: %w", id, ErrEnded)
 		}
 		return Output{}, noSession(conv, id)
-	}
-	if in.User {
-		ctx = gate.WithUser(ctx)
 	}
 	doneBefore, err := s.send(ctx, in)
 	if err != nil || in.User {
