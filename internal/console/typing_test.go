@@ -28,7 +28,9 @@ type typingFixture struct {
 	dir   string
 }
 
-func newTypingFixture(t *testing.T) *typingFixture {
+func newTypingFixture(t *testing.T) *typingFixture { return newTypingFixtureB(t) }
+
+func newTypingFixtureB(t testing.TB) *typingFixture {
 	t.Helper()
 	dir := t.TempDir()
 	g, err := gate.New(gate.Config{Mode: sandbox.ModeOff, Workdir: dir, Rules: []string{"deny touch*"}})
