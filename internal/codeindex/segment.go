@@ -181,29 +181,7 @@ func (b *segmentBuilder) add(global uint32, tris []uint32) {
 
 // write writes the batch to path (atomically: a temporary file renamed into place).
 func (b *segmentBuilder) write(path string) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	err = b.encode(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return writeAtomic(path, 0o666, b.encode)
 }
 
 // memory returns the batch as an in-memory segment (the index's recent changes).
