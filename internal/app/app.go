@@ -72,6 +72,9 @@ type App struct {
 	PromptsDir string
 	// Terminals is the terminal engine (the console shows its sessions).
 	Terminals *terminal.Manager
+	// Typed is what the user typed into sessions on the console or with toolhost attach,
+	// kept for the model's next read of the session.
+	Typed *terminal.UserInputs
 	// Gate decides every process toolhost starts: rules, sandbox, environment.
 	Gate *gate.Gate
 	// Started is when Open ran, for uptime.
@@ -327,12 +330,13 @@ func (a *App) openEngines(ctx context.Context, parent *App) (err error) {
 		return err
 	}
 	a.Terminals = terminals
+	a.Typed = terminal.NewUserInputs()
 	web, err := a.webTool()
 	if err != nil {
 		return err
 	}
 	a.Index = a.openIndex()
-	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.Gate})
+	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.Gate, Typed: a.Typed})
 	// The tool list: one constructor per tool, in any order (the registry orders them by
 	// consolidated.Order). Each tool carries its resources, hooks and Close.
 	tools := []*consolidated.Tool{

@@ -369,6 +369,10 @@ func noSession(conv, id string) error {
 // Send types into a session and, when in.Wait.WaitMS is set, waits for the result: the
 // wait ends early when the command finishes (bash), wait_for matches, or output settles.
 func (m *Manager) Send(ctx context.Context, conv, id string, in Input) (Output, error) {
+	if in.User {
+		// First: wherever the session lives, its lines are checked with this context.
+		ctx = gate.WithUser(ctx)
+	}
 	s, j := m.lookup(conv, id)
 	if j != nil {
 		return Output{}, fmt.Errorf("%w: %q is a run_command job, which has no input; use get_output", ErrInvalid, id)
@@ -380,8 +384,8 @@ func (m *Manager) Send(ctx context.Context, conv, id string, in Input) (Output, 
 		return Output{}, noSession(conv, id)
 	}
 	doneBefore, err := s.send(ctx, in)
-	if err != nil {
-		return Output{}, err
+	if err != nil || in.User {
+		return Output{ID: id}, err
 	}
 	return s.output(ctx, in.Wait, doneBefore)
 }

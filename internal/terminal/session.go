@@ -79,6 +79,11 @@ type Input struct {
 	Keys []string
 	// Wait, when its WaitMS is set, waits for output exactly like get_output.
 	Wait OutputQuery
+	// User says the user typed it (the console's terminal view, toolhost attach), not a
+	// model: the gate reads its lines without refusing them (gate.WithUser), an enter inside
+	// Text submits the line as press_enter would, and Send answers without reading output,
+	// so the conversation's read cursor stays where the model left it.
+	User bool
 }
 
 type session struct {
@@ -404,7 +409,7 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 	}
 	// A line is submitted by press_enter after text or by an enter key (up + enter recalls
 	// and reruns the last command); either starts a new command to report on.
-	submit := enter && in.Text != ""
+	submit := enter && in.Text != "" || in.User && strings.ContainsAny(in.Text, "\r\n")
 	for _, k := range in.Keys {
 		kb, err := keyBytes(k)
 		if err != nil {
@@ -430,7 +435,7 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 	doneBefore = s.done
 	atPrompt = s.bash && !s.cmdRunning
 	if submit {
-		s.noteSubmitLocked(in.Text)
+		s.noteSubmitLocked(submittedText(in))
 	} else if atPrompt && strings.Contains(b.String(), "\x03") {
 		// Marked before it is typed: the new prompt's marker may come back at once.
 		s.redraw = true
