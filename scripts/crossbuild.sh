@@ -8,7 +8,8 @@
 # would cost minutes for nothing more.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-targets=(linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64 windows/arm64)
+# CROSS_TARGETS (space-separated GOOS/GOARCH) narrows the list; the default is all six.
+read -r -a targets <<<"${CROSS_TARGETS:-linux/amd64 linux/arm64 darwin/arm64 darwin/amd64 windows/amd64 windows/arm64}"
 for t in "${targets[@]}"; do
   os=${t%/*} arch=${t#*/}
   start=$SECONDS
