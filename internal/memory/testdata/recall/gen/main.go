@@ -678,8 +678,8 @@ func (g *gen) customerFacts(c string) {
 			fr:   []string{sub("À quelle fréquence avons-nous une réunion avec {c} ?", "{c}", c)},
 			es:   []string{sub("¿Cada cuánto tenemos reunión con {c}?", "{c}", c)},
 			fixes: []string{
-				sub(text, "every "+w, "every "+nw),
-				sub("Correction: the {c} sync is every {n} weeks, not every {w}.", "{c}", c, "{n}", nw, "{w}", w),
+				everyWeek(sub(text, "every "+w, "every "+nw)),
+				everyWeek(sub("Correction: the {c} sync is every {n} weeks, not every {w}.", "{c}", c, "{n}", nw, "{w}", w)),
 			},
 		})
 	}
@@ -707,6 +707,9 @@ func (g *gen) customerFacts(c string) {
 		})
 	}
 }
+
+// everyWeek writes "every one weeks" as people do.
+func everyWeek(s string) string { return strings.ReplaceAll(s, "every one weeks", "every week") }
 
 // personFacts are the notes about one colleague.
 func (g *gen) personFacts(p string) {
@@ -969,9 +972,15 @@ func main() {
 		out = os.Args[1]
 	}
 	g := &gen{r: rand.New(rand.NewPCG(30, 2026)), seen: map[string]bool{}, used: map[string]bool{}}
+	// Host names are unique (a number drawn twice moves up by 20): two hosts of one name would
+	// make their notes versions of each other.
 	hosts := []string{}
 	for i := range 66 {
-		hosts = append(hosts, fmt.Sprintf("%s-%02d", []string{"db", "web", "worker", "cache", "ci-runner", "kafka"}[i%6], 1+i/6+g.r.IntN(20)))
+		kind, n := []string{"db", "web", "worker", "cache", "ci-runner", "kafka"}[i%6], 1+i/6+g.r.IntN(20)
+		for slices.Contains(hosts, fmt.Sprintf("%s-%02d", kind, n)) {
+			n += 20
+		}
+		hosts = append(hosts, fmt.Sprintf("%s-%02d", kind, n))
 	}
 	// Interleave the subjects the way notes accumulate over months.
 	var jobs []func()
