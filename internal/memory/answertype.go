@@ -79,22 +79,20 @@ var (
 	place     = lazyregexp.New(`(://|(^|\s)[~.]?/[\w.-]+|\b[\w-]+/[\w./-]+|#[\w-]+|\b[a-z]+-[a-z]+-\d\b|\b[a-z]+(-[a-z]+)*-\d{2}\b)`)
 )
 
-// noteTypes are the kinds of value a note holds.
-func noteTypes(text string) map[answerType]bool {
-	out := map[answerType]bool{}
-	if email.MatchString(text) || personName(text) {
-		out[answerPerson] = true
+// noteHas reports whether a note holds a value of kind t: search asks only for the kind its
+// question wants, which spares it the other kinds' patterns on every candidate.
+func noteHas(text string, t answerType) bool {
+	switch t {
+	case answerPerson:
+		return email.MatchString(text) || personName(text)
+	case answerTime:
+		return timeOfDay.MatchString(text) || isoDate.MatchString(text) || frequency.MatchString(text) || hasDateWord(text)
+	case answerNumber:
+		return number.MatchString(text)
+	case answerPlace:
+		return place.MatchString(text)
 	}
-	if timeOfDay.MatchString(text) || isoDate.MatchString(text) || frequency.MatchString(text) || hasDateWord(text) {
-		out[answerTime] = true
-	}
-	if number.MatchString(text) {
-		out[answerNumber] = true
-	}
-	if place.MatchString(text) {
-		out[answerPlace] = true
-	}
-	return out
+	return false
 }
 
 func hasDateWord(text string) bool {

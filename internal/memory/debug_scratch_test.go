@@ -12,7 +12,7 @@ func TestDebugScratch(t *testing.T) {
 	if qs == "" {
 		t.Skip()
 	}
-	rs := storeRecall(t, Config{})
+	rs := storeRecall(t, recallSet(), Config{})
 	for _, k := range strings.Split(os.Getenv("TOOLHOST_DEBUG_K"), ",") {
 		id := rs.ids[k]
 		m, err := rs.s.Get(context.Background(), "x", id)

@@ -39,12 +39,18 @@ func newLexIndex() *lexIndex {
 	return &lexIndex{docs: map[uint64]*lexDoc{}, post: map[string]map[uint64]uint16{}}
 }
 
-func (x *lexIndex) add(id uint64, scope string, tags []string, content string) {
+// add indexes memory id under the terms of its texts: its content and, for a correction, its
+// earlier versions' (searchWords). The texts count as one: a subject the versions share counts
+// once per version (measured: corrections R@1 0.63 against 0.53 when each term counts only as
+// often as in the text that has it most; docs/memory.md).
+func (x *lexIndex) add(id uint64, scope string, tags []string, texts ...string) {
 	x.remove(id)
 	d := &lexDoc{scope: scope, tags: tags, terms: map[string]uint16{}}
-	for _, t := range docTerms(content) {
-		d.terms[t]++
-		d.n++
+	for _, text := range texts {
+		for _, t := range docTerms(text) {
+			d.terms[t]++
+			d.n++
+		}
 	}
 	for t, c := range d.terms {
 		p := x.post[t]

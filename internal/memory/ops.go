@@ -280,6 +280,24 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 					c.cos = dot(q, decodeVec(raw))
 				}
 			}
+			// A correction answers what its earlier versions answered (see searchWords): its
+			// cosine is the best of theirs.
+			prev := r.Supersedes
+			for range inheritVersions {
+				if prev == 0 {
+					break
+				}
+				if raw, ok := tx.Get(vecsPath, store.SeqKey(prev)); ok && len(raw) == 4*len(q) {
+					c.cos = max(c.cos, dot(q, decodeVec(raw)))
+				}
+				var pr struct {
+					Supersedes uint64 `json:"supersedes"`
+				}
+				if found, err := tx.GetJSON(itemsPath, store.SeqKey(prev), &pr); err != nil || !found {
+					break
+				}
+				prev = pr.Supersedes
+			}
 		}
 		return nil
 	})

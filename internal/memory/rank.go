@@ -259,7 +259,7 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 			c.words = softMatch(qw, wordVecs(contentWords(c.rec.Content)), s.w.floor)
 			c.score += s.w.words * c.words
 		}
-		if want != answerNone && c.rec != nil && noteTypes(c.rec.Content)[want] {
+		if want != answerNone && c.rec != nil && noteHas(c.rec.Content, want) {
 			c.score += s.w.answer
 		}
 	}

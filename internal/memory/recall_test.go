@@ -17,11 +17,14 @@ import (
 	"toolhost/store/storetest"
 )
 
-// The retrieval set (testdata/recall, made by its generator: go run
-// ./internal/memory/testdata/recall/gen) is a software team's project notes and questions about
-// them in six classes. TestRecall stores the notes through Service.Store in one topic, in file
-// order, asks every question through Service.Search as search_memory does, and prints recall@1,
-// recall@5, MRR and the search latency per class.
+// The retrieval sets (testdata/recall, made by its generator: go run
+// ./internal/memory/testdata/recall/gen) are a software team's project notes and questions about
+// them in six classes: the tuning set, on which the ranking was developed, and the held-out set
+// (testdata/recall/heldout, -set heldout), another project written with other templates and
+// kept out of the tuning loop, so that a change that helps only the tuning set's wording shows.
+// TestRecall stores each set's notes through Service.Store in one topic, in file order, asks
+// every question through Service.Search as search_memory does, and prints recall@1, recall@5,
+// MRR and the search latency per class.
 
 type recallMemory struct {
 	Key  string `json:"key"`
@@ -39,9 +42,19 @@ type recallQuery struct {
 // recallClasses in the order the table shows them.
 var recallClasses = []string{"paraphrase", "identifier", "number", "correction", "language", "distractor"}
 
-func readJSONL[T any](t testing.TB, name string) []T {
+// recallSets are the sets' directories under testdata/recall.
+var recallSets = []string{"tuning", "heldout"}
+
+func recallDir(set string) string {
+	if set == "tuning" {
+		return filepath.Join("testdata", "recall")
+	}
+	return filepath.Join("testdata", "recall", set)
+}
+
+func readJSONL[T any](t testing.TB, set, name string) []T {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "recall", name))
+	f, err := os.Open(filepath.Join(recallDir(set), name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,6 +104,9 @@ type recallResult struct {
 	store      time.Duration
 	lost       int // notes Store refused (a duplicate that was not one)
 	superseded int
+	// wrongVersions lists notes stored as a version of a note they do not correct: every such
+	// supersession hides a fact.
+	wrongVersions []string
 	// unversioned lists the corrections stored beside the note they correct.
 	unversioned []string
 }
@@ -103,15 +119,24 @@ type recallStore struct {
 	store      time.Duration
 	lost       int // notes Store refused (the set holds no duplicates)
 	superseded int // notes stored as a newer version of another
+	// wrongVersions are the notes stored as a newer version of a note they do not correct.
+	wrongVersions []string
 }
 
-// storeRecall stores the set's notes into a fresh store with cfg, in file order, from one
+// storeRecall stores a set's notes into a fresh store with cfg, in file order, from one
 // conversation into one topic.
-func storeRecall(t testing.TB, cfg Config) *recallStore {
+func storeRecall(t testing.TB, set string, cfg Config) *recallStore {
 	t.Helper()
 	ctx := context.Background()
-	mems := readJSONL[recallMemory](t, "memories.jsonl")
-	rs := &recallStore{s: New(storetest.Open(t), cfg), ids: map[string]uint64{}, queries: readJSONL[recallQuery](t, "queries.jsonl")}
+	mems := readJSONL[recallMemory](t, set, "memories.jsonl")
+	rs := &recallStore{s: New(storetest.Open(t), cfg), ids: map[string]uint64{}, queries: readJSONL[recallQuery](t, set, "queries.jsonl")}
+	corrects := map[string]string{} // correction → the note it corrects
+	for _, q := range rs.queries {
+		if q.Old != "" {
+			corrects[q.Want] = q.Old
+		}
+	}
+	keyOf, text := map[uint64]string{}, map[string]string{}
 	t0 := time.Now()
 	for _, m := range mems {
 		r, err := rs.s.Store(ctx, StoreRequest{Conversation: "notes", Scope: "topic:project", Content: m.Text})
@@ -124,17 +149,21 @@ func storeRecall(t testing.TB, cfg Config) *recallStore {
 		}
 		if r.Superseded != 0 {
 			rs.superseded++
+			if old := keyOf[r.Superseded]; corrects[m.Key] != old {
+				rs.wrongVersions = append(rs.wrongVersions, fmt.Sprintf("%s %q replaced %s %q", m.Key, m.Text, old, text[old]))
+			}
 		}
 		rs.ids[m.Key] = r.ID
+		keyOf[r.ID], text[m.Key] = m.Key, m.Text
 	}
 	rs.store = time.Since(t0)
 	return rs
 }
 
-// runRecall stores the set with cfg and asks its questions.
-func runRecall(t testing.TB, cfg Config) recallResult {
+// runRecall stores a set with cfg and asks its questions.
+func runRecall(t testing.TB, set string, cfg Config) recallResult {
 	t.Helper()
-	return storeRecall(t, cfg).ask(t)
+	return storeRecall(t, set, cfg).ask(t)
 }
 
 // ask asks every question as search_memory does (limit 10, the default threshold) from
@@ -142,7 +171,7 @@ func runRecall(t testing.TB, cfg Config) recallResult {
 func (rs *recallStore) ask(t testing.TB) recallResult {
 	t.Helper()
 	ctx := context.Background()
-	res := recallResult{rows: map[string]*recallRow{}, store: rs.store, lost: rs.lost, superseded: rs.superseded}
+	res := recallResult{rows: map[string]*recallRow{}, store: rs.store, lost: rs.lost, superseded: rs.superseded, wrongVersions: rs.wrongVersions}
 	for _, c := range recallClasses {
 		res.rows[c] = &recallRow{}
 	}
@@ -211,39 +240,59 @@ func (res recallResult) table() string {
 		line(c, res.rows[c])
 	}
 	line("all", &res.all)
-	fmt.Fprintf(&b, "stored the notes in %s; %d refused as duplicates, %d stored as newer versions; %d corrections stored beside the note they correct\n",
-		res.store.Round(time.Millisecond), res.lost, res.superseded, len(res.unversioned))
+	fmt.Fprintf(&b, "stored the notes in %s; %d refused as duplicates, %d stored as newer versions (%d of a note they do not correct); %d corrections stored beside the note they correct\n",
+		res.store.Round(time.Millisecond), res.lost, res.superseded, len(res.wrongVersions), len(res.unversioned))
 	return b.String()
 }
 
 // recallTarget is a class's floor: R@1 and R@5 below it fail TestRecall. issue says what issue
-// 30 asks; where the set does not reach it yet the floor is the figure reached (rounded down),
+// 30 asks; where a set does not reach it yet the floor is the figure reached (rounded down),
 // so that a change can only raise it, and the report says the target is not met.
 type recallTarget struct {
 	r1, r5           float64
 	issueR1, issueR5 float64
 }
 
-var recallTargets = map[string]recallTarget{
-	"paraphrase": {r1: 0.53, r5: 0.83, issueR1: 0.60, issueR5: 0.85},
-	"identifier": {r1: 0.90, r5: 0.97, issueR1: 0.90, issueR5: 0.97},
-	"number":     {r1: 0.87, r5: 0.94, issueR1: 0.90, issueR5: 0.97},
-	"correction": {r1: 0.48, r5: 0.78, issueR1: 0.90, issueR5: 0.97},
-	"language":   {r1: 0.50, r5: 0.75, issueR1: 0.50, issueR5: 0.75},
-	"distractor": {r1: 0.82, r5: 0.93, issueR1: 0.90, issueR5: 0.97},
+// recallTargets are the floors per set and class.
+var recallTargets = map[string]map[string]recallTarget{
+	"tuning": {
+		"paraphrase": {r1: 0.53, r5: 0.83, issueR1: 0.60, issueR5: 0.85},
+		"identifier": {r1: 0.90, r5: 0.97, issueR1: 0.90, issueR5: 0.97},
+		"number":     {r1: 0.90, r5: 0.97, issueR1: 0.90, issueR5: 0.97},
+		"correction": {r1: 0.63, r5: 0.86, issueR1: 0.90, issueR5: 0.97},
+		"language":   {r1: 0.50, r5: 0.75, issueR1: 0.50, issueR5: 0.75},
+		"distractor": {r1: 0.82, r5: 0.93, issueR1: 0.90, issueR5: 0.97},
+	},
+	"heldout": {
+		"paraphrase": {r1: 0.48, r5: 0.76, issueR1: 0.60, issueR5: 0.85},
+		"identifier": {r1: 0.90, r5: 0.97, issueR1: 0.90, issueR5: 0.97},
+		"number":     {r1: 0.81, r5: 0.88, issueR1: 0.90, issueR5: 0.97},
+		"correction": {r1: 0.39, r5: 0.71, issueR1: 0.90, issueR5: 0.97},
+		"language":   {r1: 0.38, r5: 0.79, issueR1: 0.50, issueR5: 0.75},
+		"distractor": {r1: 0.65, r5: 0.94, issueR1: 0.90, issueR5: 0.97},
+	},
 }
 
-// TestRecall runs the retrieval set with the default configuration, prints the table and fails
-// below the floors of recallTargets:
+// recallLimits bound, per set, the corrections ranked below the note they correct and the
+// notes stored as a version of a note they do not correct.
+var recallLimits = map[string]struct{ oldFirst, wrongVersions int }{
+	"tuning":  {oldFirst: 18, wrongVersions: 7},
+	"heldout": {oldFirst: 40, wrongVersions: 14},
+}
+
+// TestRecall runs the retrieval sets with the default configuration, prints a table per set
+// and fails below the floors of recallTargets:
 //
 //	go test -run '^TestRecall$' -v ./internal/memory
 //
-// TOOLHOST_RECALL_MISSES=1 also prints every question whose note was not ranked first. Under
-// CI the OS dictionaries and WordNet must be installed (.ci/run installs them): without them
-// the other-language figures mean nothing.
+// TOOLHOST_RECALL_SET=tuning (or heldout) runs one set only: tune on the tuning set, and look
+// at the held-out set only to check that a gain holds. TOOLHOST_RECALL_MISSES=1 also prints
+// every question whose note was not ranked first. Under CI the OS dictionaries and WordNet
+// must be installed (.ci/run installs them): without them the other-language figures mean
+// nothing.
 func TestRecall(t *testing.T) {
 	if raceEnabled || testing.Short() {
-		t.Skip("about 2,600 USE-Lite passes: too slow under -race or -short; runs in the plain test run")
+		t.Skip("about 2,600 USE-Lite passes per set: too slow under -race or -short; runs in the plain test run")
 	}
 	s := New(storetest.Open(t), Config{})
 	for _, src := range s.Lexicon().Sources() {
@@ -251,10 +300,19 @@ func TestRecall(t *testing.T) {
 			t.Fatalf("%s (%s) is not installed; .ci/run installs it", src.Name, src.Package)
 		}
 	}
-	res := runRecall(t, Config{})
-	t.Log("\n" + res.table())
+	for _, set := range recallSets {
+		if only := os.Getenv("TOOLHOST_RECALL_SET"); only != "" && only != set {
+			continue
+		}
+		t.Run(set, func(t *testing.T) { testRecallSet(t, set) })
+	}
+}
+
+func testRecallSet(t *testing.T, set string) {
+	res := runRecall(t, set, Config{})
+	t.Logf("%s set\n%s", set, res.table())
 	for _, c := range recallClasses {
-		row, want := res.rows[c], recallTargets[c]
+		row, want := res.rows[c], recallTargets[set][c]
 		if row.r1() < want.r1 || row.r5() < want.r5 {
 			t.Errorf("%s: R@1 %.2f R@5 %.2f, below the floor %.2f / %.2f", c, row.r1(), row.r5(), want.r1, want.r5)
 		}
@@ -262,10 +320,17 @@ func TestRecall(t *testing.T) {
 			t.Logf("%s: issue 30's target %.2f / %.2f not met yet", c, want.issueR1, want.issueR5)
 		}
 	}
-	if res.all.oldFirst > 20 {
-		t.Errorf("%d corrections ranked below the note they correct, want at most 20", res.all.oldFirst)
+	lim := recallLimits[set]
+	if res.all.oldFirst > lim.oldFirst {
+		t.Errorf("%d corrections ranked below the note they correct, want at most %d", res.all.oldFirst, lim.oldFirst)
+	}
+	if len(res.wrongVersions) > lim.wrongVersions {
+		t.Errorf("%d notes stored as a version of a note they do not correct, want at most %d", len(res.wrongVersions), lim.wrongVersions)
 	}
 	if os.Getenv("TOOLHOST_RECALL_MISSES") != "" {
+		for _, w := range res.wrongVersions {
+			t.Logf("wrong version: %s", w)
+		}
 		for _, u := range res.unversioned {
 			t.Logf("unversioned: %s", u)
 		}
@@ -277,6 +342,15 @@ func TestRecall(t *testing.T) {
 	}
 }
 
+// recallSet is the set TestRecallSignals and TestRecallTune measure: TOOLHOST_RECALL_SET, or
+// the tuning set.
+func recallSet() string {
+	if s := os.Getenv("TOOLHOST_RECALL_SET"); s != "" {
+		return s
+	}
+	return "tuning"
+}
+
 // TestRecallSignals stores the set once and asks its questions with every ranking signal, then
 // with each one switched off, and prints what each adds (R@1 per class):
 //
@@ -285,7 +359,7 @@ func TestRecallSignals(t *testing.T) {
 	if raceEnabled || testing.Short() || os.Getenv("TOOLHOST_RECALL_SIGNALS") == "" {
 		t.Skip("set TOOLHOST_RECALL_SIGNALS=1 to measure each signal (about a minute)")
 	}
-	rs := storeRecall(t, Config{Index: IndexKind(os.Getenv("TOOLHOST_RECALL_INDEX"))})
+	rs := storeRecall(t, recallSet(), Config{Index: IndexKind(os.Getenv("TOOLHOST_RECALL_INDEX"))})
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-22s", "R@1 / R@5")
 	for _, c := range recallClasses {
@@ -323,7 +397,7 @@ func TestRecallTune(t *testing.T) {
 	if raceEnabled || testing.Short() || os.Getenv("TOOLHOST_RECALL_TUNE") == "" {
 		t.Skip("set TOOLHOST_RECALL_TUNE=1 to search the weights")
 	}
-	rs := storeRecall(t, Config{})
+	rs := storeRecall(t, recallSet(), Config{})
 	var b strings.Builder
 	for _, answer := range []float64{0.35, 0.5, 0.7} {
 		for _, words := range []float64{0.25, 0.4, 0.6} {
@@ -355,8 +429,8 @@ func BenchmarkRecallSearch10k(b *testing.B) {
 		b.Skip("no built-in embedder in this build")
 	}
 	ctx := context.Background()
-	mems := readJSONL[recallMemory](b, "memories.jsonl")
-	queries := readJSONL[recallQuery](b, "queries.jsonl")
+	mems := readJSONL[recallMemory](b, "tuning", "memories.jsonl")
+	queries := readJSONL[recallQuery](b, "tuning", "queries.jsonl")
 	const n = 10000
 	texts := make([]string, 0, n)
 	for i := 0; len(texts) < n; i++ {

@@ -137,7 +137,7 @@ func corrects(prev, next string, sim float32) bool {
 			return false
 		}
 	}
-	if sim < correctionFloor {
+	if sim < correctionFloor || !sameAttribute(a, b, mine) || !sameLabel(prev, next) {
 		return false
 	}
 	for _, t := range b {
@@ -146,6 +146,77 @@ func corrects(prev, next string, sim float32) bool {
 		}
 	}
 	return strings.Contains(strings.ToLower(next), "(was ")
+}
+
+// sameAttribute reports whether next says something about what prev says of its subject: a
+// word of prev other than the subject's and the small words (the attribute, "port", "seats",
+// "latency", or the old value, "Omar García") comes back in next. A note about the same
+// service that says something else ("payouts-v2 is on port 7633 now" after "payouts-v2 needs
+// 2048 MiB RAM") is another fact of that subject, not a correction.
+//
+// The subject is the first run of prev's subject words: in "For anything about Acme, talk to
+// Omar García" Acme is whom the fact is about and Omar García its value.
+func sameAttribute(a, b []token, subj map[string]bool) bool {
+	have := map[string]bool{}
+	for _, t := range b {
+		have[stem(t.key)] = true
+	}
+	run := map[string]bool{}
+	for i, t := range a {
+		if subj[t.key] {
+			for _, u := range a[i:] {
+				if !subj[u.key] {
+					break
+				}
+				run[u.key] = true
+			}
+			break
+		}
+	}
+	for _, t := range a {
+		if run[t.key] || smallWord(t.key) || correctionCue[t.key] || englishStop[t.key] || verbWord(t.key) || len(t.key) < 2 {
+			continue
+		}
+		if have[stem(t.key)] {
+			return true
+		}
+	}
+	return false
+}
+
+// sameLabel reports whether two notes that each open with a label ("mailer: new 2FA behind
+// ...", "scheduler: new refund behind ...") label the same subject: two labels with no word in
+// common are two subjects.
+func sameLabel(prev, next string) bool {
+	a, b := noteLabel(prev), noteLabel(next)
+	if len(a) == 0 || len(b) == 0 {
+		return true
+	}
+	for _, w := range a {
+		if slices.Contains(b, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteLabel is the words before a colon within a note's first three words, small words left
+// out, or nil.
+func noteLabel(text string) []string {
+	var out []string
+	for i, f := range strings.Fields(text) {
+		if i == 3 || strings.Contains(f, "://") {
+			return nil
+		}
+		w := strings.ToLower(strings.TrimRight(f, ":"))
+		if !smallWord(w) {
+			out = append(out, w)
+		}
+		if strings.HasSuffix(f, ":") {
+			return out
+		}
+	}
+	return nil
 }
 
 // correctionFloor is the similarity from which a text that says it corrects is taken as a
@@ -414,16 +485,46 @@ func subject(r region, a []token, _ ChangeKind) bool {
 	} else if len(r.new) > 0 {
 		pos = r.new[0].pos
 	}
-	for _, t := range a {
+	for i, t := range a {
 		if t.pos >= pos {
 			break
 		}
-		if verbWord(t.key) {
+		if subjectVerb(a, i) {
 			return false // the change comes after the verb: a value
 		}
 	}
 	return true
 }
+
+// subjectVerb reports whether a[i] is the verb that ends the fact's subject. A note may open
+// with an imperative ("Set the region with AWS_REGION", "Ask Nadia about ...": what follows is
+// its object, a value) but not with a verb in the third person, which there is a noun ("Calls
+// from audit-log to its dependencies time out ..." is about audit-log); and a word that is
+// also a noun ("call", "run", "set") is a verb only after a pronoun ("we call", "they run"):
+// "Sync call with Soylent Farms" names its subject after "call".
+func subjectVerb(a []token, i int) bool {
+	w := a[i].key
+	switch {
+	case !verbWord(w):
+		return false
+	case i == 0:
+		return imperative[w]
+	case nounVerb[w]:
+		return pronoun[a[i-1].key]
+	}
+	return true
+}
+
+// imperative are the verbs of verbWord a note opens with as an instruction.
+var imperative = map[string]bool{"set": true, "pass": true, "call": true, "deploy": true, "ask": true, "ping": true,
+	"use": true, "run": true, "go": true}
+
+// nounVerb are the verbs of verbWord that project notes also use as nouns.
+var nounVerb = map[string]bool{"call": true, "calls": true, "run": true, "runs": true, "set": true, "pass": true,
+	"deploy": true, "ask": true, "ping": true, "use": true, "go": true}
+
+var pronoun = map[string]bool{"we": true, "i": true, "you": true, "they": true, "it": true, "he": true, "she": true,
+	"to": true, "always": true, "never": true, "also": true, "still": true, "now": true}
 
 // entityToken reports a word that names something: a proper name or an identifier with
 // letters (billing-api-v2, pg-main-04, AWS_REGION), not a bare number or version.

@@ -47,6 +47,10 @@ func TestCompareFacts(t *testing.T) {
 		{"on and off", "The feature flag new-ui is on.", "The feature flag new-ui is off.", verdictUpdate, ChangeNegation, "on", "off"},
 		{"contraction", "The linter can run offline.", "The linter can't run offline.", verdictUpdate, ChangeNegation, "can", "can't"},
 		{"identifier", "Set the region with AWS_REGION.", "Set the region with AWS_DEFAULT_REGION.", verdictUpdate, ChangeIdentifier, "AWS_REGION", "AWS_DEFAULT_REGION"},
+		{"a noun that reads as a verb", "Calls from audit-log to its dependencies time out after 45 s.", "Calls from data-exporter to its dependencies time out after 45 s.", verdictDifferent, "", "", ""},
+		{"another customer's call", "Sync call with Soylent Farms every three weeks on Wednesday.", "Sync call with Weyland Corp every three weeks on Wednesday.", verdictDifferent, "", "", ""},
+		{"the verb after a pronoun", "We run the nightly export on Tuesday.", "We run the nightly export on Thursday.", verdictUpdate, ChangeDate, "Tuesday", "Thursday"},
+		{"a name after a pronoun's verb", "We call Jane Doe when billing breaks.", "We call John Roe when billing breaks.", verdictUpdate, ChangeName, "Jane Doe", "John Roe"},
 		{"two values at once", "Staging runs Postgres 16 on port 5432.", "Staging runs Postgres 17 on port 5433.", verdictDifferent, "", "", ""},
 		{"parallel facts of a list", "Server 1 is at 10.0.0.1.", "Server 2 is at 10.0.0.2.", verdictDifferent, "", "", ""},
 		{"numbered item", "Note 3 about the quarterly budget review", "Note 4 about the quarterly budget review", verdictDifferent, "", "", ""},
@@ -74,5 +78,33 @@ func TestCompareFacts(t *testing.T) {
 				t.Errorf("compareFacts(%q, %q) change = %+v, want {%s %s %s}", tt.prev, tt.next, change, tt.kind, tt.old, tt.new)
 			}
 		})
+	}
+}
+
+func TestCorrects(t *testing.T) {
+	for _, tt := range []struct {
+		name, prev, next string
+		want             bool
+	}{
+		{"new contact", "For anything about Black Mesa Energy Europe, talk to Omar García — omar@black.example.",
+			"Omar García left Black Mesa Energy Europe; our new contact there is Quentin Nowak.", true},
+		{"port corrected", "payouts-v2 listens on port 3107.", "Correction: payouts-v2 is on port 7633 now, not 3107.", true},
+		{"seats raised", "Gringotts Bank pays for 700 seats.", "Gringotts Bank upgraded to 1250 seats.", true},
+		{"same subject, another attribute", "payouts-v2 needs at most 2048 MiB RAM; the limit is set in the chart.",
+			"Correction: payouts-v2 is on port 7633 now, not 3107.", false},
+		{"same customer, another attribute", "Gringotts Bank has a 99.9% uptime SLA with 8-hour response for P1 tickets.",
+			"Gringotts Bank upgraded to 1250 seats.", false},
+		{"two labels", "mailer: new 2FA behind 2fa_rollout_on (LaunchDarkly), 10% of tenants",
+			"scheduler: new refund behind refund_batching_enabled (LaunchDarkly), 10% of tenants", false},
+		{"one label", "billing-api: 2FA behind 2fa_rollout_on, 10% of tenants", "billing-api: new 2FA behind 2fa_rollout_on, 50% of tenants now", true},
+		{"below the similarity floor", "payouts-v2 listens on port 3107.", "Correction: payouts-v2 is on port 7633 now, not 3107.", false},
+	} {
+		sim := float32(0.9)
+		if tt.name == "below the similarity floor" {
+			sim = correctionFloor - 0.01
+		}
+		if got := corrects(tt.prev, tt.next, sim); got != tt.want {
+			t.Errorf("%s: corrects(%q, %q, %.2f) = %v, want %v", tt.name, tt.prev, tt.next, sim, got, tt.want)
+		}
 	}
 }

@@ -33,6 +33,9 @@ func (s *Service) syncLocked(ctx context.Context) error {
 		e   logEntry
 		rec *record
 		vec []float32
+		// words are the texts the lexical index holds for rec: its content and its earlier
+		// versions'.
+		words []string
 	}
 	var changes []change
 	pruned := false
@@ -61,6 +64,9 @@ func (s *Service) syncLocked(ctx context.Context) error {
 				}
 				if found {
 					c.rec, c.vec = rec, vec
+					if c.words, err = searchWords(tx, rec.Content, rec.Supersedes); err != nil {
+						return false, err
+					}
 				}
 			}
 			changes = append(changes, c)
@@ -74,7 +80,7 @@ func (s *Service) syncLocked(ctx context.Context) error {
 		return s.buildLocked(ctx)
 	}
 	for _, c := range changes {
-		if err := s.applyLocked(ctx, c.e.ID, c.rec, c.vec); err != nil {
+		if err := s.applyLocked(ctx, c.e.ID, c.rec, c.vec, c.words); err != nil {
 			return err
 		}
 		s.lastSeq = c.seq
@@ -82,8 +88,9 @@ func (s *Service) syncLocked(ctx context.Context) error {
 	return nil
 }
 
-// applyLocked makes the index reflect memory id: rec nil means deleted.
-func (s *Service) applyLocked(ctx context.Context, id uint64, rec *record, vec []float32) error {
+// applyLocked makes the index reflect memory id: rec nil means deleted. words are what the
+// lexical index holds for it (searchWords).
+func (s *Service) applyLocked(ctx context.Context, id uint64, rec *record, vec []float32, words []string) error {
 	delete(s.stale, id)
 	if err := s.idx.remove(ctx, id); err != nil {
 		return err
@@ -96,8 +103,39 @@ func (s *Service) applyLocked(ctx context.Context, id uint64, rec *record, vec [
 		s.stale[id] = rec.Embedder
 		return nil
 	}
-	s.lexIdx.add(id, rec.Scope, rec.Tags, rec.Content)
+	s.lexIdx.add(id, rec.Scope, rec.Tags, words...)
 	return s.idx.add(ctx, id, rec.Scope, rec.Tags, vec)
+}
+
+// inheritVersions is how many earlier versions of a memory lend it their words.
+const inheritVersions = 3
+
+// searchWords are what the lexical index holds for a memory: its content, and the content of
+// up to inheritVersions earlier versions. A correction answers the questions its earlier
+// versions answered — "who do I talk to at Acme?" was asked of "For Acme, talk to Omar" and
+// must find "Omar left Acme; our new contact is Quentin" — and the earlier versions are no
+// longer searched themselves.
+func searchWords(tx *store.Tx, content string, supersedes uint64) ([]string, error) {
+	words := []string{content}
+	for range inheritVersions {
+		if supersedes == 0 {
+			break
+		}
+		var prev struct {
+			Content    string `json:"content"`
+			Supersedes uint64 `json:"supersedes"`
+		}
+		found, err := tx.GetJSON(itemsPath, store.SeqKey(supersedes), &prev)
+		if err != nil {
+			return nil, err
+		}
+		if !found {
+			break
+		}
+		words = append(words, prev.Content)
+		supersedes = prev.Supersedes
+	}
+	return words, nil
 }
 
 // buildBatch is how many memories one read transaction of the index build reads, so that a
@@ -162,14 +200,19 @@ func (s *Service) buildLocked(ctx context.Context) error {
 						return true, nil
 					}
 					var content struct {
-						Content string `json:"content"`
+						Content    string `json:"content"`
+						Supersedes uint64 `json:"supersedes"`
 					}
 					if item, ok := tx.Get(itemsPath, k); ok {
 						if err := json.Unmarshal(item, &content); err != nil {
 							return false, fmt.Errorf("decode memory %d: %w", id, err)
 						}
 					}
-					lex.add(id, scope, se.Tags, content.Content)
+					words, err := searchWords(tx, content.Content, content.Supersedes)
+					if err != nil {
+						return false, err
+					}
+					lex.add(id, scope, se.Tags, words...)
 					if ea, ok := idx.(interface {
 						addEncoded(uint64, string, []string, []byte) error
 					}); ok {

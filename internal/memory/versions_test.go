@@ -282,3 +282,32 @@ func TestSupersedeAcrossProcesses(t *testing.T) {
 		t.Errorf("a fresh index = %v, want only %d", hitIDs(hits), res.ID)
 	}
 }
+
+// TestCorrectionAnswersWhatItCorrected: a correction worded otherwise than the note it
+// corrects is found by the questions that note answered, by the index that followed the
+// change and by one built afresh from the store; the replaced note is not returned.
+func TestCorrectionAnswersWhatItCorrected(t *testing.T) {
+	s, st := builtinService(t)
+	for _, text := range []string{
+		"We meet Acme Logistics every five weeks (Thursday mornings).",
+		"Acme Logistics' contract renews on January 5.",
+		"Acme Logistics is in Lyon, CET.",
+		"Acme Logistics sends orders as CSV to sftp://files.acme.example/inbound/ every night.",
+	} {
+		mustStore(t, s, StoreRequest{Conversation: "c", Content: text})
+	}
+	old := mustStore(t, s, StoreRequest{Conversation: "c", Content: "For anything about Acme Logistics, talk to Omar García — omar@acme.example."})
+	fix := mustStore(t, s, StoreRequest{Conversation: "c", Content: "Omar García left Acme Logistics; our new contact there is Quentin Nowak."})
+	if fix.Superseded != old.ID {
+		t.Fatalf("the correction superseded %d, want %d", fix.Superseded, old.ID)
+	}
+	for name, svc := range map[string]*Service{"followed": s, "rebuilt": New(st, Config{Embedder: useLite(t)})} {
+		hits := mustSearch(t, svc, SearchRequest{Conversation: "c", Query: "who do I talk to at Acme Logistics?"})
+		if len(hits) == 0 || hits[0].ID != fix.ID {
+			t.Errorf("%s index: hits %v, want %d (the correction) first", name, hitIDs(hits), fix.ID)
+		}
+		if slices.Contains(hitIDs(hits), old.ID) {
+			t.Errorf("%s index: the replaced note %d is returned", name, old.ID)
+		}
+	}
+}

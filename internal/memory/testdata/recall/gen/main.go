@@ -25,6 +25,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -678,8 +679,8 @@ func (g *gen) customerFacts(c string) {
 			fr:   []string{sub("À quelle fréquence avons-nous une réunion avec {c} ?", "{c}", c)},
 			es:   []string{sub("¿Cada cuánto tenemos reunión con {c}?", "{c}", c)},
 			fixes: []string{
-				sub(text, "every "+w, "every "+nw),
-				sub("Correction: the {c} sync is every {n} weeks, not every {w}.", "{c}", c, "{n}", nw, "{w}", w),
+				everyWeek(sub(text, "every "+w, "every "+nw)),
+				everyWeek(sub("Correction: the {c} sync is every {n} weeks, not every {w}.", "{c}", c, "{n}", nw, "{w}", w)),
 			},
 		})
 	}
@@ -707,6 +708,9 @@ func (g *gen) customerFacts(c string) {
 		})
 	}
 }
+
+// everyWeek writes "every one weeks" as people do.
+func everyWeek(s string) string { return strings.ReplaceAll(s, "every one weeks", "every week") }
 
 // personFacts are the notes about one colleague.
 func (g *gen) personFacts(p string) {
@@ -964,14 +968,35 @@ func (g *gen) miscFacts() {
 }
 
 func main() {
+	set := flag.String("set", "tuning", "which set: tuning (the notes the ranking was tuned on) or heldout (another project, other wording)")
+	flag.Parse()
 	out := "internal/memory/testdata/recall"
-	if len(os.Args) > 1 {
-		out = os.Args[1]
+	seed := uint64(30)
+	if *set == "heldout" {
+		out, seed = filepath.Join(out, "heldout"), 31
 	}
-	g := &gen{r: rand.New(rand.NewPCG(30, 2026)), seen: map[string]bool{}, used: map[string]bool{}}
+	if flag.NArg() > 0 {
+		out = flag.Arg(0)
+	}
+	g := &gen{r: rand.New(rand.NewPCG(seed, 2026)), seen: map[string]bool{}, used: map[string]bool{}}
+	if *set == "heldout" {
+		g.heldout()
+		g.write(out)
+		return
+	}
+	if *set != "tuning" {
+		fmt.Fprintf(os.Stderr, "unknown set %q: tuning or heldout\n", *set)
+		os.Exit(2)
+	}
+	// Host names are unique (a number drawn twice moves up by 20): two hosts of one name would
+	// make their notes versions of each other.
 	hosts := []string{}
 	for i := range 66 {
-		hosts = append(hosts, fmt.Sprintf("%s-%02d", []string{"db", "web", "worker", "cache", "ci-runner", "kafka"}[i%6], 1+i/6+g.r.IntN(20)))
+		kind, n := []string{"db", "web", "worker", "cache", "ci-runner", "kafka"}[i%6], 1+i/6+g.r.IntN(20)
+		for slices.Contains(hosts, fmt.Sprintf("%s-%02d", kind, n)) {
+			n += 20
+		}
+		hosts = append(hosts, fmt.Sprintf("%s-%02d", kind, n))
 	}
 	// Interleave the subjects the way notes accumulate over months.
 	var jobs []func()
@@ -1018,6 +1043,11 @@ func main() {
 		g.customerFacts(c + " " + g.pick([]string{"Europe", "US", "Asia"}))
 	}
 
+	g.write(out)
+}
+
+// write draws the questions and writes both files into out.
+func (g *gen) write(out string) {
 	queries := g.queries()
 	writeJSONL(filepath.Join(out, "memories.jsonl"), g.mems)
 	writeJSONL(filepath.Join(out, "queries.jsonl"), queries)
@@ -1193,6 +1223,15 @@ func (g *gen) only(q string) bool {
 		}
 	}
 	return n == 1
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func writeJSONL[T any](path string, xs []T) {
