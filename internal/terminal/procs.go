@@ -364,3 +364,15 @@ func readCmdline(pid int) []byte {
 	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	return b
 }
+
+// procCwd is the working directory of process pid, or fallback when it cannot be read.
+func procCwd(pid int, fallback string) string {
+	if pid <= 0 {
+		return fallback
+	}
+	d, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
+	if err != nil {
+		return fallback
+	}
+	return d
+}
