@@ -29,9 +29,9 @@ var toolBudget = map[string]int{
 	"todo_operations":           355,
 	"memory_operations":         305,
 	"file_operations":           785,
-	"terminal_operations":       461,
+	"terminal_operations":       468,
 	"build_and_version_control": 428,
-	"web_operations":            425,
+	"web_operations":            418,
 	"database_operations":       213,
 	"read_tool_result":          127,
 }
