@@ -173,7 +173,7 @@ func (b *buildTool) runPlan(ctx context.Context, c *Call, kind runKind, plan *ta
 // running until the run ends (continueWithCommand): the history shows one execution from the
 // run's start to its exit code, and cancelling that execution kills the run's process tree.
 func (b *buildTool) handBack(c *Call, r terminal.RunResult, pr *pendingRun) {
-	pr.execution = continueWithCommand(c, b.cfg.Terminal, r.ID)
+	pr.execution = continueWithCommand(c, b.cfg.Terminal, r.ID, fmt.Sprintf("%s id=%s reads it", pr.kind, r.ID))
 	b.remember(c, r.ID, pr)
 }
 
@@ -230,6 +230,7 @@ func (b *buildTool) resume(ctx context.Context, c *Call, kind runKind, id string
 		return stillRunning(r, pr), nil
 	}
 	b.forget(k)
+	c.Acknowledge(id)
 	if kind == runTask {
 		res := renderRun(r)
 		res.Text = pr.title + "\n" + res.Text

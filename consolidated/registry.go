@@ -47,6 +47,8 @@ type Env struct {
 	Approvals *ApprovalPlace
 
 	thoughts atomic.Int64
+	// background keeps the finished background work the model has not read about.
+	background backgroundBoard
 }
 
 // Allow decides whether an operation is enabled in the active profile.
@@ -243,6 +245,7 @@ func (r *Registry) Register(s *mcp.Server) {
 	r.mu.Lock()
 	r.registeredOn = append(r.registeredOn, s)
 	r.mu.Unlock()
+	r.env.background.addServer(s)
 	for _, t := range advertised {
 		for _, res := range t.Resources {
 			if res.Template != nil {
@@ -453,6 +456,7 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 	if err == nil {
 		res, err = r.invoke(ctx, c, op, args)
 	}
+	c.notes = append(c.notes, r.env.backgroundNotes(c.Conversation)...)
 	out = r.toMCP(ctx, c, res, err)
 	if err == nil && res != nil {
 		facts = res.Structured

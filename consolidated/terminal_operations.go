@@ -228,7 +228,7 @@ func (t *terminalTool) run(ctx context.Context, c *Call, a *runCommandArgs) (*Re
 // continueExecution keeps the call's execution running while the command it started runs
 // past its yield (continueWithCommand) and names it in the structured result.
 func (t *terminalTool) continueExecution(c *Call, st *runStructured) {
-	st.Execution = continueWithCommand(c, t.mgr, st.ID)
+	st.Execution = continueWithCommand(c, t.mgr, st.ID, "get_output session_id="+st.ID+" reads it")
 }
 
 // runCommand runs the command and renders its outcome. A call cancelled while the command runs
@@ -477,6 +477,9 @@ func (t *terminalTool) output(ctx context.Context, c *Call, a *getOutputArgs) (*
 	if cursor == nil {
 		out = t.skipToTail(ctx, c.Conversation, out, q.MaxBytes)
 	}
+	if out.Result != nil {
+		c.Acknowledge(out.ID)
+	}
 	return t.noted(ctx, c, renderOutput(out), out.Sandbox, out.Cwd, out.Text), nil
 }
 
@@ -696,6 +699,7 @@ func (t *terminalTool) closeSession(ctx context.Context, c *Call, a *closeSessio
 	if err := t.mgr.CloseWith(ctx, c.Conversation, a.SessionID, sig); err != nil {
 		return nil, terminalError(err, "session_id")
 	}
+	c.Acknowledge(a.SessionID)
 	how := ""
 	if name != "" {
 		how = " with SIG" + name
@@ -731,6 +735,7 @@ func (t *terminalTool) lastCommand(ctx context.Context, c *Call, _ *lastCommandA
 		return nil, &ToolError{Code: CodeNotFound, Param: "operation", Message: "no command has finished in this conversation yet",
 			Next: "run_command runs one; list_sessions shows commands still running"}
 	}
+	c.Acknowledge(rec.Session)
 	st := &lastCommandStructured{Session: rec.Session, Command: rec.Command, Cwd: rec.Cwd, DurationMS: rec.Duration.Milliseconds(),
 		Started: rec.Started.UTC().Format(time.RFC3339), OutputFrom: rec.OutputFrom, OutputTo: rec.OutputTo}
 	var b strings.Builder
