@@ -570,7 +570,11 @@ func (r *Registry) prepare(ctx context.Context, c *Call, raw json.RawMessage) (O
 // files), as the user meant when granting "once".
 func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) (*Result, error) {
 	c.namesOnly = op.NamesOnly
-	ctx, cancel := context.WithTimeout(authz.WithUseBatch(ctx), op.timeout())
+	deadline, err := op.deadline(args)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(authz.WithUseBatch(ctx), deadline)
 	defer cancel()
 	type outcome struct {
 		res *Result
@@ -591,22 +595,26 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 	case o := <-done:
 		return o.res, o.err
 	case <-ctx.Done():
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			// A handler that honours cancellation (a command killed with its tree) answers
-			// with how the work ended; one that does not is not waited for long.
-			t := time.NewTimer(cancelWait)
-			defer t.Stop()
-			select {
-			case o := <-done:
-				if o.err == nil && o.res != nil {
-					return o.res, nil
-				}
-			case <-t.C:
+		// A handler that honours cancellation (a command killed with its tree, a git hook's
+		// process group) answers with how the work ended; one that does not is not waited for
+		// long. Past the deadline too: the answer comes once the work's processes are gone.
+		t := time.NewTimer(cancelWait)
+		defer t.Stop()
+		select {
+		case o := <-done:
+			if o.err == nil && o.res != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return o.res, nil
 			}
+		case <-t.C:
 		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, &ToolError{Code: CodeTimeout, Message: fmt.Sprintf("%s.%s did not finish within %s", c.Tool, op.Name, op.timeout()),
+			te := &ToolError{Code: CodeTimeout, Message: fmt.Sprintf("%s.%s did not finish within %s", c.Tool, op.Name, roundDur(deadline)),
 				Next: "narrow the request, or use a smaller range"}
+			if op.CallTimeout {
+				te.Param = "timeout_seconds"
+				te.Next = fmt.Sprintf("narrow the request, or raise timeout_seconds (at most %d)", int(op.timeout()/time.Second))
+			}
+			return nil, te
 		}
 		if errors.Is(context.Cause(ctx), engine.ErrCancelled) {
 			return nil, &ToolError{Code: CodeCancelled, Message: fmt.Sprintf("execution %s was cancelled by the operator", c.ExecutionID)}
