@@ -25,14 +25,14 @@ import (
 // another row, with the reason in the commit message.
 var toolBudget = map[string]int{
 	"think":                     86,
-	"user_collaboration":        285,
+	"user_collaboration":        280,
 	"todo_operations":           355,
 	"memory_operations":         305,
 	"file_operations":           785,
 	"terminal_operations":       468,
 	"build_and_version_control": 428,
 	"web_operations":            418,
-	"database_operations":       213,
+	"database_operations":       218,
 	"read_tool_result":          127,
 }
 
