@@ -22,7 +22,7 @@ import "errors"
 // in the state directory lives in a namespace the caller cannot see into (unshare), the
 // answer is ErrAncestryUnknown with the reason.
 //
-// Not covered (documented in README): programs that run commands for the user without
+// Not covered (documented in docs/security.md): programs that run commands for the user without
 // being toolhost's descendants — `systemd-run --user`, at, cron, an already running tmux or
 // screen server, a user-level D-Bus service, ssh to localhost. The terminal sandbox and the
 // default command rules narrow these; they do not close them.

@@ -204,6 +204,39 @@ func checkRecordsIn(dir string) error {
 	return nil
 }
 
+// LiveServers returns the pids of the toolhost servers recorded in stateDir (MarkServer) that
+// still run, other than this process. A server recorded from a namespace this process cannot
+// see into counts as running, since it may be.
+func LiveServers(stateDir string) ([]int, error) {
+	if err := procUsable(); err != nil {
+		return nil, err
+	}
+	pidns, userns := namespaces()
+	boot := bootID()
+	var pids []int
+	for _, dir := range []string{recordsDir(stateDir), fallbackRecordsDir(stateDir)} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			var r serverRecord
+			if err != nil || json.Unmarshal(b, &r) != nil || r.Boot != boot || r.PID == os.Getpid() {
+				continue
+			}
+			if r.PIDNS != pidns || r.UserNS != userns {
+				pids = append(pids, r.PID)
+				continue
+			}
+			if p, err := readProc(r.PID); err == nil && p.start == r.Start {
+				pids = append(pids, r.PID)
+			}
+		}
+	}
+	return pids, nil
+}
+
 // reapEvery is how often orphaned descendants are looked for (a variable for tests).
 var reapEvery = 5 * time.Second
 

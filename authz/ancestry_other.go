@@ -11,6 +11,9 @@ import (
 // MarkServer has nothing to mark without /proc: the ancestry checks fail closed instead.
 func MarkServer(stateDir string, log *slog.Logger) (func(), error) { return func() {}, nil }
 
+// LiveServers finds none: servers record themselves only where /proc shows them.
+func LiveServers(stateDir string) ([]int, error) { return nil, nil }
+
 // CheckProcess cannot see process ancestry on this system and refuses.
 func CheckProcess(pid int) error {
 	return fmt.Errorf("%w: no /proc on this system", ErrAncestryUnknown)

@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"toolhost/internal/secret"
 )
 
 // AuditSink receives audit records; *store.Store is one (its AppendAudit appends a JSON line to
@@ -79,11 +81,14 @@ func newAuditor(sink AuditSink, log *slog.Logger) *auditor {
 
 func (a *auditor) run() {
 	defer close(a.done)
+	// Masked here, off the caller's path: a path the model sent may hold a URL with a token.
+	mask := func(r *AuditRecord) { r.Path = secret.Text(r.Path) }
 	batcher, _ := a.sink.(AuditBatchSink)
 	// Background context: a record must be written even if the request that caused it ended.
 	ctx := context.Background()
 	var batch []any
 	for rec := range a.ch {
+		mask(rec)
 		if batcher == nil {
 			if err := a.sink.AppendAudit(ctx, *rec); err != nil {
 				a.log.Warn("audit write failed", "err", err, "event", rec.Event, "path", rec.Path)
@@ -98,6 +103,7 @@ func (a *auditor) run() {
 				if !ok {
 					break drain
 				}
+				mask(r)
 				batch = append(batch, *r)
 			default:
 				break drain

@@ -38,6 +38,14 @@ func (g *Guard) RequestAuthorization(ctx context.Context, r AuthorizationRequest
 		return Approval{}, err
 	}
 	g.auditEvent(ctx, AuditRecord{Event: "approval_requested", Conversation: ap.Conversation, Path: ap.Path, Host: ap.Host, RequestID: ap.ID})
+	if g.autoApprove && (ap.Path == "" || !g.ownPath(ap.Path)) {
+		minutes := max(ap.Minutes, 0)
+		approved, _, err := g.Approve(ctx, ap.ID, time.Duration(minutes)*time.Minute, ap.Once, AutoApprovedBy)
+		if err != nil {
+			return ap, err
+		}
+		return approved, nil
+	}
 	return ap, nil
 }
 

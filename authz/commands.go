@@ -72,6 +72,9 @@ func (g *Guard) CommandGranted(ctx context.Context, c CommandRequest) (Grant, bo
 	// operation of the tool is one.
 	r := &Request{Conversation: c.Conversation, Tool: c.Tool, Operation: string(ClassCommand), Class: ClassCommand, Command: c.Command}
 	gr, ok, err := g.grants.use(ctx, r, c.Dir, "")
+	if err == nil && !ok && g.autoGrantCommand(ctx, c) {
+		gr, ok, err = g.grants.use(ctx, r, c.Dir, "")
+	}
 	if err != nil || !ok {
 		return Grant{}, false, err
 	}
@@ -80,7 +83,7 @@ func (g *Guard) CommandGranted(ctx context.Context, c CommandRequest) (Grant, bo
 	return gr, true, nil
 }
 
-// GrantedPath is a path the user granted terminals to write.
+// GrantedPath is a path the user granted terminals to write, or to read although it is protected.
 type GrantedPath struct {
 	Path      string
 	Recursive bool
@@ -92,6 +95,12 @@ type GrantedPath struct {
 // *:write, or one of the operations by name). The sandbox of a command or session started now
 // allows writing there.
 func (g *Guard) WritePaths(ctx context.Context, conversation string, run Runner) ([]GrantedPath, error) {
+	return g.grantedPaths(ctx, conversation, run, ClassWrite)
+}
+
+// grantedPaths lists the paths of the conversation's grants that cover class for one of
+// run.Operations.
+func (g *Guard) grantedPaths(ctx context.Context, conversation string, run Runner, class Class) ([]GrantedPath, error) {
 	list, err := g.grants.List(ctx, conversation)
 	if err != nil {
 		return nil, err
@@ -106,7 +115,7 @@ func (g *Guard) WritePaths(ctx context.Context, conversation string, run Runner)
 			continue
 		}
 		for _, op := range run.Operations {
-			if a.covers(&Request{Tool: run.Tool, Operation: op, Class: ClassWrite}) {
+			if a.covers(&Request{Tool: run.Tool, Operation: op, Class: class}) {
 				out = append(out, GrantedPath{Path: gr.Path, Recursive: gr.Recursive, Expires: gr.Expires.Wall})
 				break
 			}
@@ -114,4 +123,12 @@ func (g *Guard) WritePaths(ctx context.Context, conversation string, run Runner)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out, nil
+}
+
+// ReadPaths lists the paths the conversation's grants let run's commands read although the
+// guard protects them (a credential directory the user opened to terminals): grants whose
+// access covers a read by one of run.Operations. The terminal sandbox hides every protected
+// path but these.
+func (g *Guard) ReadPaths(ctx context.Context, conversation string, run Runner) ([]GrantedPath, error) {
+	return g.grantedPaths(ctx, conversation, run, ClassRead)
 }

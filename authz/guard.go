@@ -51,6 +51,9 @@ type Config struct {
 	// Ask names the call that asks the user for a grant, which refusals spell out in NextStep
 	// (the NetGuard built on this guard's too); zero: NextStep says it in words.
 	Ask AskCall
+	// AutoApprove grants what would be asked, for disposable environments (CI, containers)
+	// where nobody answers: see autoapprove.go for what it grants and what it never does.
+	AutoApprove bool
 }
 
 // DecisionKind says why an operation was allowed.
@@ -110,10 +113,12 @@ type Guard struct {
 	home    string
 	root    *os.Root
 	rootFD  int // O_PATH descriptor of the working directory for the openat2 fast path
-	// rules are the protected and secret paths, canonicalised on first use: resolving every
-	// default secret path's symlinks costs a server's start dozens of lstat calls that
-	// tools/list does not need.
-	rules            func() *pathRules
+	// staticRules are the configured protected and secret paths, canonicalised on first
+	// use: resolving every default secret path's symlinks costs a server's start dozens of
+	// lstat calls that tools/list does not need. rules() adds the announced credential files.
+	staticRules      func() *pathRules
+	store            *store.Store
+	creds            credentialCache
 	outsideNeedGrant bool
 	grants           *Grants
 	approvals        *Approvals
@@ -122,6 +127,7 @@ type Guard struct {
 	clock            Clock
 	log              *slog.Logger
 	ask              AskCall
+	autoApprove      bool
 
 	closeOnce sync.Once
 	closeErr  error
@@ -161,6 +167,7 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 		links:            &linkIndex{dir: res.path},
 		log:              cfg.Logger,
 		ask:              cfg.Ask,
+		autoApprove:      cfg.AutoApprove,
 	}
 	if g.log == nil {
 		g.log = slog.Default()
@@ -179,7 +186,8 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 		secrets = DefaultSecretPaths
 	}
 	secrets = slices.Clone(secrets) // the caller's slice may change before the first check
-	g.rules = sync.OnceValue(func() *pathRules { return newPathRules(prot, secrets, home, g.workdir) })
+	g.staticRules = sync.OnceValue(func() *pathRules { return newPathRules(prot, secrets, home, g.workdir) })
+	g.store = cfg.Store
 	static := make([]GrantSpec, len(cfg.StaticGrants))
 	for i, s := range cfg.StaticGrants {
 		// Configuration may spell paths through symlinks or with ~/; decisions see canonical paths.
@@ -230,6 +238,13 @@ func newPathRules(prot, secrets []string, home, workdir string) *pathRules {
 			rs.secrets = append(rs.secrets, canonicalRules(r)...)
 		}
 	}
+	rs.derive(workdir)
+	return rs
+}
+
+// derive works out the rules that can match inside the working directory.
+func (rs *pathRules) derive(workdir string) {
+	rs.insideProtected, rs.insideSecrets = nil, nil
 	for _, r := range rs.protected {
 		if r.overlaps(workdir) {
 			rs.insideProtected = append(rs.insideProtected, r)
@@ -242,7 +257,19 @@ func newPathRules(prot, secrets []string, home, workdir string) *pathRules {
 	}
 	// A walk inside the working directory can skip the rules when none can match there.
 	rs.plainInside = len(rs.insideProtected) == 0 && len(rs.insideSecrets) == 0 && !hasGitName(strings.TrimPrefix(workdir, "/"))
-	return rs
+}
+
+// withProtected is a copy of rs with the canonical paths protected too.
+func (rs *pathRules) withProtected(paths []string, workdir string) *pathRules {
+	if len(paths) == 0 {
+		return rs
+	}
+	out := &pathRules{protected: slices.Clone(rs.protected), secrets: rs.secrets}
+	for _, p := range paths {
+		out.protected = append(out.protected, pathRule{path: p})
+	}
+	out.derive(workdir)
+	return out
 }
 
 // Close flushes the audit queue and closes the working directory's root handle.
@@ -355,6 +382,9 @@ func (g *Guard) Check(ctx context.Context, r Request) (Decision, error) {
 
 func (g *Guard) decide(ctx context.Context, r *Request) (Decision, *Grant, error) {
 	d, gr, err := g.decide1(ctx, r)
+	if den, ok := AsDenial(err); ok && g.autoGrantPath(ctx, r, den) {
+		d, gr, err = g.decide1(ctx, r)
+	}
 	if g.audit != nil {
 		rec := AuditRecord{
 			Time: g.clock.Now().UTC(), Event: "decision", Conversation: r.Conversation,

@@ -264,7 +264,7 @@ func (n *NetGuard) DialContext(ctx context.Context, network, address string) (ne
 
 // Check decides a connection to host:port without dialing, for a request handed to a proxy:
 // the name policy, then every address the local resolver returns must be allowed (the proxy
-// resolves again, which toolhost cannot see; see the README). It returns the allowed addresses.
+// resolves again, which toolhost cannot see; see docs/security.md). It returns the allowed addresses.
 func (n *NetGuard) Check(ctx context.Context, host string, port int) ([]netip.Addr, error) {
 	t, addrs, err := n.resolve(ctx, net.JoinHostPort(strings.Trim(host, "[]"), strconv.Itoa(port)))
 	if err != nil {
@@ -370,6 +370,11 @@ func (n *NetGuard) decide1(ctx context.Context, t target, ip netip.Addr) (string
 	}
 	if ok, _ := n.granted(ctx, t, ip, exact); ok {
 		return OutcomeAllowedByGrant, nil
+	}
+	if n.guard != nil && t.known && n.guard.autoGrantHost(ctx, t.caller.Conversation, networkAccess(t), t.host, class) {
+		if ok, _ := n.granted(ctx, t, ip, exact); ok {
+			return OutcomeAllowedByGrant, nil
+		}
 	}
 	den := n.refused(t, ip, class)
 	return outcomeOf(den), den

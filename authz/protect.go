@@ -3,6 +3,7 @@ package authz
 import (
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -47,6 +48,22 @@ var DefaultSecretPaths = []string{
 	"/proc/*/environ",
 	"/proc/*/mem",
 	"/proc/*/task/*/environ",
+}
+
+// SecretPaths are the guard's credential stores that are plain paths (not patterns), each as
+// configured and symlink-resolved, with every protected path of toolhost's own and every
+// announced credential file: what the terminal sandbox keeps unreadable.
+func (g *Guard) SecretPaths() []string {
+	rs := g.rules()
+	var out []string
+	for _, list := range [][]pathRule{rs.secrets, rs.protected} {
+		for _, r := range list {
+			if !r.glob && !slices.Contains(out, r.path) {
+				out = append(out, r.path)
+			}
+		}
+	}
+	return out
 }
 
 // pathRule is one protected or secret entry, canonicalised when the guard is built.

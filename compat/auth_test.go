@@ -29,7 +29,7 @@ func TestWrongToken(t *testing.T) {
 			r := s.newRun(t, c, "http")
 			r.mcp.Token = "wrong-" + r.mcp.Token
 			args, env := c.setup(t, r)
-			o := r.exec(t, args, env, envDuration("COMPAT_TIMEOUT", 4*time.Minute))
+			o := r.exec(t, args, env, envDuration("COMPAT_TIMEOUT", defaultRunTimeout))
 			r.keepArtifacts(t, c.name+"/wrong-token", o)
 			msgs, err := readLog(r.mcpLog)
 			if err != nil {

@@ -47,6 +47,22 @@ func script(m string) []Step {
 		{Name: "todo_read", Tool: "todo_operations", Args: map[string]any{"operation": "read"}},
 		// Gemini CLI adds wait_for_previous to every MCP tool's schema and forwards it.
 		{Name: "injected_key", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "notes.txt", "wait_for_previous": true}},
+		// Results of 5, 10, 20 and 80 KB, and a file of 3,000 short lines: toolhost keeps each
+		// under the client's own limit (a page), and the client must pass it on whole.
+		{Name: "size_5k", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": sizedName(5)}},
+		{Name: "size_10k", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": sizedName(10)}},
+		{Name: "size_20k", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": sizedName(20)}},
+		{Name: "size_80k", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": sizedName(80)}},
+		{Name: "lines_page", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "lines.txt"}},
+		// An approval round trip: a write outside the working directory is refused with the way
+		// to ask; the model asks (user_collaboration), the user approves in a terminal
+		// (`toolhost approve`, which the suite runs before approval_check), the model checks,
+		// and the write goes through.
+		{Name: "approval_write", Tool: "file_operations", Args: map[string]any{"operation": "create_file", "path": OutsidePath, "content": "approved-marker-" + m + "\n"}},
+		{Name: "approval_request", Tool: "user_collaboration", Args: map[string]any{"operation": "request_authorization", "path": OutsidePath,
+			"access": "file_operations.create_file", "reason": "the compat suite's approval round trip", "once": true}},
+		{Name: "approval_check", Tool: "user_collaboration", Args: map[string]any{"operation": "check_request", "request_id": RequestID}},
+		{Name: "approval_retry", Tool: "file_operations", Args: map[string]any{"operation": "create_file", "path": OutsidePath, "content": "approved-marker-" + m + "\n"}},
 		// Over HTTP, toolhost serve is restarted before this call: the client's session is gone.
 		{Name: "after_restart", Tool: "file_operations", Args: map[string]any{"operation": "read_file", "path": "other.txt"}},
 		// Over HTTP, the restarted serve closes sessions idle for 2s, and the model waits for
@@ -68,6 +84,9 @@ type report struct {
 	toolName  string // how the client named file_operations for the model
 	forwards  string // what of a result reaches the model: text, structured, both, neither
 	cut       string // what of the big result reached the model
+	sizes     string // what of the sized results reached the model
+	approvals string // how the approval round trip went
+	session   Session
 	duration  time.Duration
 	checks    []checkResult
 	notes     []string
@@ -91,14 +110,14 @@ var (
 
 // TestAgentCLIs drives each pinned agent CLI through the script, over stdio and streamable
 // HTTP, and checks what reached the fake model. Runs go in parallel (COMPAT_PARALLEL, default
-// 3), each bounded by COMPAT_TIMEOUT (default 4m). A table of every client's results is
+// 3), each bounded by COMPAT_TIMEOUT (default 6m). A table of every client's results is
 // printed at the end.
 func TestAgentCLIs(t *testing.T) {
 	s := newSuite(t)
 	known := knownFailures(t)
 	pins := packagePins(t)
 	parallel := envInt("COMPAT_PARALLEL", 3)
-	timeout := envDuration("COMPAT_TIMEOUT", 4*time.Minute)
+	timeout := envDuration("COMPAT_TIMEOUT", defaultRunTimeout)
 	sem := make(chan struct{}, parallel)
 	t.Cleanup(func() { printTable(t, known) })
 	for _, c := range clients {
@@ -115,7 +134,7 @@ func TestAgentCLIs(t *testing.T) {
 				r.keepArtifacts(t, c.name+"/"+tr, o)
 				rep := evaluate(r, o)
 				rep.name, rep.version = c.name+"/"+tr, clientVersion(s, c)
-				checkPins(rep, pinned(t, c.pkg), pins[c.pkg])
+				checkPins(rep, pinned(t, c.pkg), pins[c.pkg], tr)
 				reportsMu.Lock()
 				reports = append(reports, rep)
 				reportsMu.Unlock()
@@ -129,6 +148,10 @@ func TestAgentCLIs(t *testing.T) {
 		}
 	}
 }
+
+// defaultRunTimeout bounds one client run (COMPAT_TIMEOUT): Kilo Code takes over two minutes
+// of a loaded 2-core machine for the script.
+const defaultRunTimeout = 6 * time.Minute
 
 func envInt(k string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(k)); err == nil && n > 0 {
@@ -174,7 +197,7 @@ func clientVersion(s *suite, c *client) string {
 func evaluate(r *run, o outcome) *report {
 	m := r.marker
 	steps := script(m)
-	rep := &report{duration: o.duration, protocol: o.session.Protocol, requests: len(o.requests), unknown: o.unknown, mcpErrors: o.session.HTTPErrors}
+	rep := &report{session: o.session, duration: o.duration, protocol: o.session.Protocol, requests: len(o.requests), unknown: o.unknown, mcpErrors: o.session.HTTPErrors}
 	for h, n := range o.refused {
 		rep.refused = append(rep.refused, fmt.Sprintf("%s×%d", h, n))
 	}
@@ -370,6 +393,70 @@ func evaluate(r *run, o outcome) *report {
 		rep.notes = append(rep.notes, "idle: "+why)
 	}
 
+	// approval_roundtrip: the refusal told the model how to ask, and the request reached the
+	// user and the answer the model: either the user approved in a terminal (toolhost approve)
+	// and the retried write went through, or the client showed toolhost's question itself
+	// (elicitation) and its answer came back.
+	{
+		var missing []string
+		write, _ := text("approval_write")
+		request, _ := text("approval_request")
+		if !strings.Contains(write, "request_authorization") {
+			missing = append(missing, "the refusal did not name request_authorization: "+excerpt(write, 160))
+		}
+		switch {
+		case strings.Contains(request, "declined") || strings.Contains(request, "Granted") || strings.Contains(request, "cancel"):
+			how := "the client answered toolhost's question itself (elicitation): "
+			switch {
+			case strings.Contains(request, "Granted"):
+				how += "granted"
+			case strings.Contains(request, "declined"):
+				how += "declined (no one to ask in its print mode)"
+			default:
+				how += "cancelled"
+			}
+			rep.approvals = how
+		default:
+			rep.approvals = "the user approves in toolhost's console or CLI (toolhost approve), the model checks"
+			for _, c := range []struct{ step, want string }{
+				{"approval_request", "r-"},
+				{"approval_check", "Granted"},
+				{"approval_retry", "outside-" + m + ".txt"},
+			} {
+				if got, ok := text(c.step); !ok || !strings.Contains(got, c.want) {
+					missing = append(missing, fmt.Sprintf("%s without %q (got %s)", c.step, c.want, excerpt(got, 160)))
+				}
+			}
+			if sent[stepIndex("approval_retry")].Result.IsError {
+				missing = append(missing, "the retried write failed: "+excerpt(sent[stepIndex("approval_retry")].Result.Text(), 200))
+			}
+		}
+		add("approval_roundtrip", len(missing) == 0, "the approval did not round-trip: %s", strings.Join(missing, "; "))
+	}
+
+	// passed_whole: what toolhost sent, cut to the client's limit by toolhost, reached the
+	// model whole: the client cut nothing itself (the table of client limits is true).
+	var cutByClient, sizes []string
+	for _, step := range []string{"size_5k", "size_10k", "size_20k", "size_80k", "lines_page", "big_result"} {
+		i := stepIndex(step)
+		want := sent[i].Result.Text()
+		got, ok := text(step)
+		if !ok || want == "" {
+			cutByClient = append(cutByClient, step+": no result")
+			continue
+		}
+		main := mainText(sent[i].Result)
+		whole := strings.Contains(got, main)
+		state := "whole"
+		if !whole {
+			state = fmt.Sprintf("CUT to %d B", len(got))
+			cutByClient = append(cutByClient, fmt.Sprintf("%s (toolhost sent %d B, %d lines; the model got %d B: %s)", step, len(main), strings.Count(main, "\n")+1, len(got), excerpt(got, 200)))
+		}
+		sizes = append(sizes, fmt.Sprintf("%s %s %s", step, kbytes(len(main)), state))
+	}
+	add("passed_whole", len(cutByClient) == 0, "the client cut results toolhost sent whole: %s", strings.Join(cutByClient, "; "))
+	rep.sizes = strings.Join(sizes, ", ")
+
 	rep.forwards = forwarding(fwd[stepIndex("run_command")], sent[stepIndex("run_command")])
 	if len(mains) > 0 && mains[0].Deferred() {
 		rep.notes = append(rep.notes, "defers MCP tools (the model searches to load them)")
@@ -477,6 +564,19 @@ func cutShape(got string) string {
 	lastN, _ := strconv.Atoi(ms[len(ms)-1][1])
 	return fmt.Sprintf("%d lines (%d..%d)", len(ms), first, lastN)
 }
+
+// mainText is the first text block of a result: the result itself, without the reminders
+// that follow it (clients join blocks their own way).
+func mainText(r CallResult) string {
+	for _, b := range r.Content {
+		if b.Type == "text" {
+			return b.Text
+		}
+	}
+	return ""
+}
+
+func kbytes(n int) string { return fmt.Sprintf("%.1fK", float64(n)/1000) }
 
 func excerpt(s string, n int) string {
 	s = strings.ReplaceAll(s, "\n", "⏎")

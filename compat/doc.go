@@ -1,9 +1,13 @@
 //go:build compat
 
 // Package compat is toolhost's compatibility suite: it drives real, version-pinned agent CLIs
-// (Claude Code, Codex, Gemini CLI, opencode, Qwen Code) and MCP clients (the TypeScript SDK, the
-// MCP Inspector CLI, the go-sdk) against the real toolhost binary, and checks what reaches the
-// model. It also runs the generic server scenarios of the MCP conformance package
+// (Claude Code, Codex, opencode, Qwen Code, Cline, Kilo Code, Continue, GitHub Copilot CLI, and
+// the retired Gemini CLI), agent libraries (the OpenAI Agents SDK, mcp-use, mcp-go) and MCP
+// clients (the TypeScript SDK, the MCP Inspector CLI, the go-sdk) against the real toolhost
+// binary, and checks what reaches the model: whole, as toolhost cut it to the client's own
+// limit (TestClientLimits keeps consolidated.ClientLimits true), on the entry `toolhost
+// connect` wrote (TestConnectedClients). Its record (COMPAT_RECORD) generates docs/clients.md's
+// table (package compat/table). It also runs the generic server scenarios of the MCP conformance package
 // (@modelcontextprotocol/conformance) against toolhost serve (TestConformance).
 //
 // The model is a scripted fake on loopback (Model) that speaks the wire formats the CLIs use: the

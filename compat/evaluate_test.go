@@ -83,7 +83,20 @@ func TestEvaluate(t *testing.T) {
 				_, rest, _ := strings.Cut(a.texts[0], "\n")
 				return textBlocks([]string{rest[:2000]})
 			},
-			want: []string{"cut_marker"},
+			want: []string{"cut_marker", "passed_whole"},
+		},
+		{
+			// Kilo Code 7.7 keeps a result's first 2,000 lines: a full page with its header
+			// loses its last line, and nothing says so.
+			name: "first 2,000 lines kept", transport: "stdio",
+			forward: func(step string, a *sentAnswer) []any {
+				lines := strings.SplitAfter(a.texts[0], "\n")
+				if len(lines) <= 2000 {
+					return textBlocks(a.texts)
+				}
+				return textBlocks([]string{strings.Join(lines[:2000], "")})
+			},
+			want: []string{"passed_whole"},
 		},
 		{
 			name: "send_input answered without waiting for wait_for", transport: "stdio", forward: text,
@@ -91,6 +104,24 @@ func TestEvaluate(t *testing.T) {
 				as["wait_for"].texts = []string{"compat-wait: command running; sent without waiting: get_output wait_ms=5000 reads the result; next cursor 60\n/work# sleep 1; echo wait-marker-$((6*7))-" + testMarker}
 			},
 			want: []string{"send_input_wait_for"},
+		},
+		{
+			// Codex exec and Copilot -p answer toolhost's elicitation themselves: declined, and
+			// the model hears so; the question reached the client and the answer came back.
+			name: "approval answered by the client", transport: "stdio", forward: text,
+			toolhost: func(as map[string]*sentAnswer) {
+				as["approval_request"].texts = []string{"The user declined: no grant for file_operations.create_file on /c/outside.txt. Do not retry the same request unless the user asks you to."}
+				as["approval_check"].texts = []string{"error not_found: no authorization request \"\""}
+				as["approval_retry"].texts = []string{"error outside_workdir: /c/outside.txt is outside the working directory"}
+			},
+		},
+		{
+			// A request lost on its way: the check finds no grant.
+			name: "approval denied", transport: "stdio", forward: text,
+			toolhost: func(as map[string]*sentAnswer) {
+				as["approval_check"].texts = []string{"Denied file_operations.create_file on /c/outside.txt."}
+			},
+			want: []string{"approval_roundtrip"},
 		},
 		{
 			name: "status done read as not-started", transport: "stdio", forward: text,
@@ -142,8 +173,8 @@ func TestEvaluate(t *testing.T) {
 			if rep.forwards != wantForwards {
 				t.Errorf("forwards = %q, want %q", rep.forwards, wantForwards)
 			}
-			if n := len(rep.checks); n < 13 {
-				t.Errorf("evaluate made %d checks, want all of them (13 on stdio, 15 on http)", n)
+			if n := len(rep.checks); n < 15 {
+				t.Errorf("evaluate made %d checks, want all of them (15 on stdio, 17 on http)", n)
 			}
 		})
 	}
@@ -197,14 +228,23 @@ func recordedAnswers(m string) map[string]*sentAnswer {
 			facts: map[string]any{"id": "compat-wait", "cursor": 0, "next_cursor": 164, "finished": true, "exit_code": 0, "matched": true}},
 		"edit": {texts: []string{"edit.txt: 1 replacement at line 2\n--- a/edit.txt\n+++ b/edit.txt\n@@ -1,3 +1,3 @@\n alpha-" + m + "\n-beta\n+gamma-" + m + "\n delta"},
 			facts: map[string]any{"files": []any{map[string]any{"bytes": 36, "op": "update", "path": "edit.txt"}}}},
-		"todo_write":    {texts: []string{todos}, facts: todoFacts},
-		"quiet_read":    {texts: []string{other}, facts: readFacts("other.txt", 20)},
-		"reminder_read": {texts: []string{".: 4 entries\nbig.log 231.4K now\nedit.txt 36B now\nnotes.txt 60B now\nother.txt 20B now", reminder}},
-		"big_result":    {texts: []string{big.String()}},
-		"todo_read":     {texts: []string{todos}, facts: todoFacts},
-		"injected_key":  {texts: []string{notes}, facts: readFacts("notes.txt", 60)},
-		"after_restart": {texts: []string{other, reminder}, facts: readFacts("other.txt", 20)},
-		"after_idle":    {texts: []string{todos}, facts: todoFacts},
+		"todo_write":       {texts: []string{todos}, facts: todoFacts},
+		"quiet_read":       {texts: []string{other}, facts: readFacts("other.txt", 20)},
+		"reminder_read":    {texts: []string{".: 4 entries\nbig.log 231.4K now\nedit.txt 36B now\nnotes.txt 60B now\nother.txt 20B now", reminder}},
+		"big_result":       {texts: []string{big.String()}},
+		"todo_read":        {texts: []string{todos}, facts: todoFacts},
+		"injected_key":     {texts: []string{notes}, facts: readFacts("notes.txt", 60)},
+		"after_restart":    {texts: []string{other, reminder}, facts: readFacts("other.txt", 20)},
+		"size_5k":          {texts: []string{"size-5k.txt: lines 1-51 of 51\n" + sizedText(5)}},
+		"size_10k":         {texts: []string{"size-10k.txt: lines 1-101 of 101\n" + sizedText(10)}},
+		"size_20k":         {texts: []string{"size-20k.txt: lines 1-201 of 201\n" + sizedText(20)}},
+		"size_80k":         {texts: []string{"size-80k.txt: lines 1-801 of 801\n" + sizedText(80)}},
+		"approval_write":   {texts: []string{"error outside_workdir: /c/outside-" + m + ".txt is outside the working directory /c/work; writing there needs the user's grant\nparameter: path\nnext: the user_collaboration tool with {\"operation\":\"request_authorization\",\"path\":\"/c/outside-" + m + ".txt\"}"}},
+		"approval_request": {texts: []string{"Authorization request r-7zxa34cum8xrbgfm is pending: file_operations.create_file on /c/outside-" + m + ".txt.\nAsk the user to approve it in a terminal:\n  toolhost approve r-7zxa34cum8xrbgfm"}},
+		"approval_check":   {texts: []string{"Granted file_operations.create_file on /c/outside-" + m + ".txt until 18:38:58 (until it expires). Retry the operation now."}},
+		"approval_retry":   {texts: []string{"created /c/outside-" + m + ".txt (1 lines, 25 bytes)"}},
+		"lines_page":       {texts: []string{"lines.txt: lines 1-2000 of 3000; truncated, continue with start_line 2001\n" + shortLines(2000)}},
+		"after_idle":       {texts: []string{todos}, facts: todoFacts},
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -32,6 +33,7 @@ func TestMain(m *testing.M) {
 		os.Exit(recordStdio(os.Args[2], os.Args[4:]))
 	}
 	code := m.Run()
+	recordRun()
 	if sharedBuildDir != "" {
 		os.RemoveAll(sharedBuildDir)
 	}
@@ -219,6 +221,9 @@ type run struct {
 	model    *Model
 	modelURL string // http://127.0.0.1:PORT (no path)
 	prompt   string
+	// connected runs the client on the entry `toolhost connect` wrote: setups leave toolhost
+	// out of configs that connect does not edit in place.
+	connected bool
 }
 
 // outcome is everything a run produced.
@@ -259,7 +264,7 @@ func (s *suite) newToolhost(t *testing.T, transport string, extra ...string) *fi
 	cfg := filepath.Join(dir, "toolhost.toml")
 	f.config = cfg
 	// A reminder after every quiet call makes the todo reminder due within the script.
-	if err := os.WriteFile(cfg, []byte("[reminders]\nevery_n_calls = 1\n"), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte("approval_wait = \"1s\"\n\n[reminders]\nevery_n_calls = 1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	thArgs := []string{"--workdir", f.work, "--state-dir", filepath.Join(dir, "state"), "--config", cfg,
@@ -292,32 +297,40 @@ func (f *fixture) session(t *testing.T) Session {
 func (s *suite) newRun(t *testing.T, c *client, transport string) *run {
 	t.Helper()
 	r := &run{fixture: s.newToolhost(t, transport), suite: s, client: c}
-	r.model = &Model{Script: script(r.marker), Final: "compat-done " + r.marker}
-	if r.served != nil {
-		var logFrom int64
-		r.model.BeforeCall = func(step int) {
-			switch script("")[step].Name {
-			case "after_restart":
-				// Restart toolhost serve: the client's session id is then unknown to the new
-				// process, which closes sessions idle for idleSessionTimeout.
-				if err := appendFile(r.config, fmt.Sprintf("[http]\nsession_timeout = %q\n", idleSessionTimeout)); err != nil {
-					t.Errorf("config: %v", err)
-				}
-				if fi, err := os.Stat(r.logPath()); err == nil {
-					logFrom = fi.Size()
-				}
-				if err := r.served.restart(); err != nil {
-					t.Errorf("restart toolhost serve: %v", err)
-				}
-			case "after_idle":
-				// End the client's GET stream, which would keep its session in use, and
-				// wait for toolhost to close the idle session.
-				r.served.rec.cutStreams()
-				w := r.awaitIdle(logFrom)
-				r.mu.Lock()
-				r.idle = w
-				r.mu.Unlock()
+	r.model = &Model{Script: script(r.marker), Final: "compat-done " + r.marker, Outside: r.outside()}
+	var logFrom int64
+	r.model.BeforeCall = func(step int) {
+		switch script("")[step].Name {
+		case "approval_check":
+			// The user approves the model's request in a terminal.
+			if err := r.approvePending(); err != nil {
+				t.Errorf("toolhost approve: %v", err)
 			}
+		}
+		if r.served == nil {
+			return
+		}
+		switch script("")[step].Name {
+		case "after_restart":
+			// Restart toolhost serve: the client's session id is then unknown to the new
+			// process, which closes sessions idle for idleSessionTimeout.
+			if err := appendFile(r.config, fmt.Sprintf("[http]\nsession_timeout = %q\n", idleSessionTimeout)); err != nil {
+				t.Errorf("config: %v", err)
+			}
+			if fi, err := os.Stat(r.logPath()); err == nil {
+				logFrom = fi.Size()
+			}
+			if err := r.served.restart(); err != nil {
+				t.Errorf("restart toolhost serve: %v", err)
+			}
+		case "after_idle":
+			// End the client's GET stream, which would keep its session in use, and wait
+			// for toolhost to close the idle session.
+			r.served.rec.cutStreams()
+			w := r.awaitIdle(logFrom)
+			r.mu.Lock()
+			r.idle = w
+			r.mu.Unlock()
 		}
 	}
 	ms := httptest.NewServer(r.model)
@@ -328,6 +341,28 @@ func (s *suite) newRun(t *testing.T, c *client, transport string) *run {
 }
 
 func (f *fixture) logPath() string { return filepath.Join(f.dir, "toolhost.log") }
+
+// outside is the file the approval round trip writes: beside the working directory.
+func (f *fixture) outside() string { return filepath.Join(f.dir, "outside-"+f.marker+".txt") }
+
+// approvePending approves every pending authorization request of the fixture's toolhost, as
+// the user would in a terminal: `toolhost approvals`, then `toolhost approve ID`.
+func (r *run) approvePending() error {
+	flags := []string{"--state-dir", filepath.Join(r.dir, "state"), "--config", r.config, "--workdir", r.work}
+	out, err := exec.Command(r.suite.toolhost, append([]string{"approvals"}, flags...)...).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("toolhost approvals: %v: %s", err, out)
+	}
+	// None pending: the client answered toolhost's question itself (elicitation), and
+	// approval_roundtrip says how.
+	ids := requestIDRE.FindAllString(string(out), -1)
+	for _, id := range ids {
+		if out, err := exec.Command(r.suite.toolhost, append([]string{"approve", id}, flags...)...).CombinedOutput(); err != nil {
+			return fmt.Errorf("toolhost approve %s: %v: %s", id, err, out)
+		}
+	}
+	return nil
+}
 
 // awaitIdle waits until toolhost serve logs that it closed an idle session (after the log's
 // first from bytes), or, when none does, a few seconds past the session timeout (a stateless
@@ -383,12 +418,45 @@ func writeWorkspace(t *testing.T, dir, marker string) {
 		"edit.txt":  "alpha-" + marker + "\nbeta\ndelta\n",
 		"other.txt": "nothing to see here\n",
 		"big.log":   big.String(),
+		// 3,000 short lines: a whole read_file page is 2,000 lines and its header.
+		"lines.txt": shortLines(3000),
+	}
+	for _, kb := range probeSizes {
+		files[sizedName(kb)] = sizedText(kb)
 	}
 	for name, text := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// resultSizes are the sizes, in KB, of the files whose read_file results show what a client
+// does to a result of that size.
+var resultSizes = []int{5, 10, 20, 80}
+
+// probeSizes are the sizes TestClientLimits sends whole, finer where clients cut.
+var probeSizes = []int{5, 10, 20, 30, 40, 60, 80}
+
+func sizedName(kb int) string { return fmt.Sprintf("size-%dk.txt", kb) }
+
+// sizedText is kb KB of 100-byte lines, each numbered, with quotes and a tab so that a client
+// counting JSON sees them grow.
+func sizedText(kb int) string {
+	var b strings.Builder
+	for i := 1; b.Len() < kb*1000; i++ {
+		line := fmt.Sprintf("%dK line %05d: \"quoted\"\tlorem ipsum dolor sit amet, consectetur adipiscing elit", kb, i)
+		b.WriteString(line + strings.Repeat(".", max(0, 99-len(line))) + "\n")
+	}
+	return b.String()
+}
+
+func shortLines(n int) string {
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "l%06d\n", i)
+	}
+	return b.String()
 }
 
 // served is `toolhost serve` on a loopback port with a token, behind an HTTP recorder whose
@@ -516,6 +584,7 @@ func (s *suite) runBounded(t *testing.T, f *fixture, timeout time.Duration, env 
 	if cmd.Process != nil {
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+	s.killLeftovers(f.dir)
 	fin.stdout, fin.stderr = stdout.String(), stderr.String()
 	var ee *exec.ExitError
 	switch {
@@ -527,6 +596,26 @@ func (s *suite) runBounded(t *testing.T, f *fixture, timeout time.Duration, env 
 		t.Fatalf("%s: %v", bin, err)
 	}
 	return fin
+}
+
+// killLeftovers ends the processes a client left running in a process group of their own
+// (Cline's hub daemon, started with the run's working directory): every process whose command
+// line names the run's directory, but toolhost and the recorder, which the fixture ends.
+func (s *suite) killLeftovers(dir string) {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		if exe, _ := os.Readlink(filepath.Join("/proc", e.Name(), "exe")); exe == s.toolhost || exe == s.self {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && bytes.Contains(b, []byte(dir+"/")) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // exec runs the client with its arguments and environment, bounded by timeout, and collects

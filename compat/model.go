@@ -110,6 +110,8 @@ type Model struct {
 	// BeforeCall, when set, runs once before the model makes script call n (to restart the
 	// server between calls, say).
 	BeforeCall func(n int)
+	// Outside is the file OutsidePath stands for.
+	Outside string
 
 	mu      sync.Mutex
 	reqs    []*Request
@@ -245,7 +247,7 @@ func (m *Model) decide(req *Request) reply {
 	step := m.Script[n]
 	m.beforeCall(n)
 	if d, ok := req.Tool(step.Tool); ok {
-		args, _ := json.Marshal(step.Args)
+		args, _ := json.Marshal(req.resolve(step.Args, m.Outside))
 		return reply{call: &ToolCall{ID: fmt.Sprintf("compat_%02d", n), Name: d.Name, Namespace: d.Namespace, Args: args}}
 	}
 	// A client that defers MCP tools lists only their names and offers a search tool that
@@ -257,7 +259,7 @@ func (m *Model) decide(req *Request) reply {
 	case deferred == "":
 	case search != "" && !searched:
 		var names []string
-		for _, tool := range []string{"file_operations", "terminal_operations", "todo_operations", "read_tool_result"} {
+		for _, tool := range []string{"file_operations", "terminal_operations", "todo_operations", "user_collaboration", "read_tool_result"} {
 			if d := req.deferredName(tool); d != "" {
 				names = append(names, d)
 			}
@@ -265,7 +267,7 @@ func (m *Model) decide(req *Request) reply {
 		args, _ := json.Marshal(map[string]any{"query": "select:" + strings.Join(names, ",")})
 		return reply{call: &ToolCall{ID: fmt.Sprintf("compat_search_%02d", len(req.Calls)), Name: search, Args: args}}
 	case proxy != "":
-		args, _ := json.Marshal(map[string]any{"name": deferred, "arguments": step.Args})
+		args, _ := json.Marshal(map[string]any{"name": deferred, "arguments": req.resolve(step.Args, m.Outside)})
 		return reply{call: &ToolCall{ID: fmt.Sprintf("compat_%02d", n), Name: proxy, Args: args}}
 	}
 	return reply{text: "compat: the tool " + step.Tool + " is not offered; stopping"}
@@ -285,6 +287,46 @@ func (m *Model) beforeCall(n int) {
 	if !done {
 		m.BeforeCall(n)
 	}
+}
+
+// Placeholders in a step's arguments, resolved when the model makes the call: CutID is the
+// read_tool_result id of the latest cut result the client forwarded (the model pages what
+// toolhost cut), RequestID the id of the latest authorization request, and OutsidePath a file
+// outside toolhost's working directory (Model.Outside).
+const (
+	CutID       = "$CUT_ID"
+	RequestID   = "$REQUEST_ID"
+	OutsidePath = "$OUTSIDE_PATH"
+)
+
+var (
+	cutIDRE     = regexp.MustCompile(`r[0-9a-f]{12}`)
+	requestIDRE = regexp.MustCompile(`r-[0-9a-z]{16}`)
+)
+
+// resolve replaces the placeholders in args.
+func (r *Request) resolve(args map[string]any, outside string) map[string]any {
+	latest := func(re *regexp.Regexp) string {
+		for i := len(r.Results) - 1; i >= 0; i-- {
+			if id := re.FindString(r.Results[i].Text()); id != "" {
+				return id
+			}
+		}
+		return ""
+	}
+	out := map[string]any{}
+	for k, v := range args {
+		switch v {
+		case CutID:
+			v = latest(cutIDRE)
+		case RequestID:
+			v = latest(requestIDRE)
+		case OutsidePath:
+			v = outside
+		}
+		out[k] = v
+	}
+	return out
 }
 
 // scriptCalls counts the script's calls in the history: every call except tool searches.
@@ -507,8 +549,23 @@ func parseAnthropic(req *Request, v map[string]any) {
 }
 
 // resultLeaves reads a forwarded result: content blocks give their text (not their type names),
-// anything else gives its strings.
+// anything else gives its strings. A client that forwards the MCP result's JSON as a string
+// (Cline: {"content":[...]}) gives the texts in it.
 func resultLeaves(v any) []string {
+	if s, ok := v.(string); ok && strings.HasPrefix(s, `{"content":[`) {
+		var r struct {
+			Content []any `json:"content"`
+		}
+		if json.Unmarshal([]byte(s), &r) == nil {
+			return resultLeaves(r.Content)
+		}
+	}
+	if s, ok := v.(string); ok && strings.HasPrefix(s, `[{"type":"text"`) { // Continue
+		var blocks []any
+		if json.Unmarshal([]byte(s), &blocks) == nil {
+			return resultLeaves(blocks)
+		}
+	}
 	if blocks, ok := v.([]any); ok {
 		var out []string
 		for _, bv := range blocks {

@@ -158,6 +158,20 @@ func TestAnalyze(t *testing.T) {
 			wantAnswered: []bool{true},
 		},
 		{
+			// The stdio recorder's two directions race to the log: an answer may come first.
+			name: "an answer logged before its call",
+			msgs: []Message{
+				msg("c2s", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25"}}`),
+				msg("s2c", `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25"}}`),
+				msg("s2c", `{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"early"}]}}`),
+				msg("c2s", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"think","arguments":{}}}`),
+				msg("c2s", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"think","arguments":{}}}`),
+				msg("s2c", `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`),
+			},
+			wantProtocol: "2025-11-25",
+			wantAnswered: []bool{true, true},
+		},
+		{
 			name: "a session over HTTP",
 			msgs: []Message{
 				msg("c2s", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`),

@@ -368,6 +368,9 @@ type Session struct {
 	// SessionIDs are the Mcp-Session-Id values toolhost answered with, in order (none on
 	// stdio, and none on the stateless protocol 2026-07-28).
 	SessionIDs []string
+	// Elicitation is set when the client declared it can answer elicitation requests (how
+	// toolhost asks the user to approve an action in the client itself).
+	Elicitation bool
 }
 
 // MCPCall is one tools/call and toolhost's answer.
@@ -404,6 +407,9 @@ func (c CallResult) Text() string {
 func analyze(msgs []Message) Session {
 	s := Session{HTTPErrors: map[int]int{}}
 	calls := map[string]int{} // request id -> index in s.Calls
+	// early holds results whose call the recorder logged after them (the stdio recorder's
+	// two directions race to the log), by request id.
+	early := map[string]json.RawMessage{}
 	var metaProto, headerProto string
 	for _, m := range msgs {
 		if m.Status >= 400 {
@@ -422,10 +428,12 @@ func analyze(msgs []Message) Session {
 		switch {
 		case m.Dir == "c2s" && r.Method == "initialize":
 			var p struct {
-				ClientInfo struct{ Name, Version string } `json:"clientInfo"`
+				ClientInfo   struct{ Name, Version string } `json:"clientInfo"`
+				Capabilities map[string]json.RawMessage     `json:"capabilities"`
 			}
 			json.Unmarshal(r.Params, &p)
 			s.Client = strings.TrimSpace(p.ClientInfo.Name + " " + p.ClientInfo.Version)
+			_, s.Elicitation = p.Capabilities["elicitation"]
 		case m.Dir == "c2s" && r.Method != "":
 			var p struct {
 				Meta map[string]json.RawMessage `json:"_meta"`
@@ -439,6 +447,12 @@ func analyze(msgs []Message) Session {
 			if s.Client == "" && json.Unmarshal(p.Meta["io.modelcontextprotocol/clientInfo"], &ci) == nil && ci.Name != "" {
 				s.Client = strings.TrimSpace(ci.Name + " " + ci.Version)
 			}
+			var caps map[string]json.RawMessage
+			if json.Unmarshal(p.Meta["io.modelcontextprotocol/clientCapabilities"], &caps) == nil {
+				if _, ok := caps["elicitation"]; ok {
+					s.Elicitation = true
+				}
+			}
 			if r.Method == "tools/call" {
 				var cp struct {
 					Name      string          `json:"name"`
@@ -447,6 +461,11 @@ func analyze(msgs []Message) Session {
 				json.Unmarshal(r.Params, &cp)
 				calls[string(r.ID)] = len(s.Calls)
 				s.Calls = append(s.Calls, MCPCall{Tool: cp.Name, Args: cp.Arguments})
+				if res, ok := early[string(r.ID)]; ok {
+					delete(early, string(r.ID))
+					c := &s.Calls[len(s.Calls)-1]
+					c.Answered = json.Unmarshal(res, &c.Result) == nil
+				}
 			}
 		case m.Dir == "s2c" && r.Result != nil:
 			var ir struct {
@@ -455,8 +474,10 @@ func analyze(msgs []Message) Session {
 			if json.Unmarshal(r.Result, &ir) == nil && ir.ProtocolVersion != "" {
 				s.Protocol = ir.ProtocolVersion
 			}
-			if i, ok := calls[string(r.ID)]; ok {
+			if i, ok := calls[string(r.ID)]; ok && !s.Calls[i].Answered {
 				s.Calls[i].Answered = json.Unmarshal(r.Result, &s.Calls[i].Result) == nil
+			} else {
+				early[string(r.ID)] = r.Result
 			}
 		}
 	}

@@ -108,7 +108,7 @@ func TestTypeScriptSDK(t *testing.T) {
 				t.Errorf("read_file: isError=%v text %q, want the file's marker", got.Call.IsError, got.Call.Text)
 			}
 			if sess.Protocol != pin.protocol {
-				t.Errorf("negotiated protocol %q; the suite's table (and README.md's) says %s", sess.Protocol, pin.protocol)
+				t.Errorf("negotiated protocol %q; the suite's table (and docs/client-configuration.md's) says %s", sess.Protocol, pin.protocol)
 			}
 		})
 	}
@@ -170,7 +170,7 @@ func TestInspectorCLI(t *testing.T) {
 			sess := f.session(t)
 			t.Logf("Inspector over %s: protocol %s (client %s)", tr, sess.Protocol, sess.Client)
 			if sess.Protocol != pin.protocol {
-				t.Errorf("negotiated protocol %q; the suite's table (and README.md's) says %s", sess.Protocol, pin.protocol)
+				t.Errorf("negotiated protocol %q; the suite's table (and docs/client-configuration.md's) says %s", sess.Protocol, pin.protocol)
 			}
 		})
 	}

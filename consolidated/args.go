@@ -33,17 +33,48 @@ func rawArgs(raw json.RawMessage) (map[string]json.RawMessage, error) {
 // canonicalKeys renames keys to the tool's snake_case parameter names: declared aliases first,
 // then the camelCase spelling of a known name. Unknown keys are left as they are, so that the
 // validator can name them.
+//
+// The called operation's own names and aliases come first: a word that is one operation's
+// parameter and another's alias (rename_symbol's new_name, rename_file's alias of new_path)
+// means what the called operation means by it; for the other operations a parameter's name
+// beats another's alias.
 func canonicalKeys(t *Tool, m map[string]json.RawMessage) map[string]json.RawMessage {
 	// conversation_id is no parameter; known here so that any spelling of it gets the
 	// registry's refusal, which says who chooses the conversation.
 	known := map[string]string{"operation": "operation", "conversation_id": "conversation_id"}
+	var called string
+	if v, ok := m["operation"]; ok {
+		json.Unmarshal(v, &called)
+	}
+	own := map[string]bool{}
+	aliasOf := map[string][]string{} // alias -> the parameters it names
 	for _, op := range t.Operations {
 		for _, p := range paramsOf(op.args) {
-			known[p.Name] = p.Name
+			if op.Name == called {
+				own[p.Name] = true
+			}
 			for _, a := range p.Aliases {
+				aliasOf[a] = append(aliasOf[a], p.Name)
 				known[a] = p.Name
 			}
 		}
+	}
+	for _, op := range t.Operations {
+		for _, p := range paramsOf(op.args) {
+			known[p.Name] = p.Name
+		}
+	}
+	// For the called operation: an alias of one of its parameters means that parameter,
+	// and its own names mean themselves.
+	for a, names := range aliasOf {
+		for _, n := range names {
+			if own[n] && !own[a] {
+				known[a] = n
+			}
+		}
+	}
+	for n := range own {
+		known[n] = n
 	}
 	out := make(map[string]json.RawMessage, len(m))
 	for k, v := range m {
@@ -156,6 +187,11 @@ func decodeArgs(op Operation, m map[string]json.RawMessage) (args any, ignored [
 		}
 		f := ptr.Elem().FieldByIndex(p.index)
 		if err := json.Unmarshal(v, f.Addr().Interface()); err != nil {
+			// A parameter type with its own decoder says precisely what is wrong.
+			var te *ToolError
+			if errors.As(err, &te) {
+				return nil, nil, te
+			}
 			return nil, nil, typeError(op, p, err)
 		}
 		if len(p.Enum) > 0 && f.Kind() == reflect.String && f.String() != "" && !slices.Contains(p.Enum, f.String()) {

@@ -61,7 +61,8 @@ func TestSummarizeArgsKeepsContentOut(t *testing.T) {
 		{"not an object", `[1]`, `(3 bytes, not an object)`},
 	}
 	for _, tt := range tests {
-		if got := summarizeArgs(json.RawMessage(tt.raw)); got != tt.want {
+		m, _ := rawArgs(json.RawMessage(tt.raw))
+		if got := summarizeArgs(m, len(tt.raw)); got != tt.want {
 			t.Errorf("%s: summarizeArgs(%s) = %s, want %s", tt.name, tt.raw, got, tt.want)
 		}
 	}

@@ -32,8 +32,8 @@ type buildOptions struct {
 	budget int           // result budget in tokens (default DefaultBudgetTokens)
 	// executions records calls in an execution engine (h.hs.env.Executions).
 	executions bool
-	// sandbox is BuildConfig.Sandbox (nil: git unconfined).
-	sandbox func(ctx context.Context, conv string) (*sandbox.Policy, error)
+	// sandbox is BuildConfig.Gate's policy (nil: git unconfined).
+	sandbox policyFunc
 	// guard adjusts the guard's configuration (harnessOptions.guard).
 	guard func(*authz.Config)
 }
@@ -57,7 +57,7 @@ func newBuildHarness(t testing.TB, o buildOptions) *buildHarness {
 			t.Fatal(err)
 		}
 		return []*Tool{
-			BuildTool(BuildConfig{Git: runner, Guard: h.guard, Terminal: mgr, Workdir: h.wd, DefaultYield: o.yield, MaxWait: 30 * time.Second, Sandbox: o.sandbox}),
+			BuildTool(BuildConfig{Git: runner, Guard: h.guard, Terminal: mgr, Workdir: h.wd, DefaultYield: o.yield, MaxWait: 30 * time.Second, Gate: o.gate()}),
 			// terminal_operations owns the engine: closing it ends the runs.
 			TerminalTool(TerminalConfig{Manager: mgr, Guard: h.guard, MaxWait: 30 * time.Second, DefaultYield: o.yield}),
 			ReadToolResultTool(),
@@ -122,4 +122,19 @@ func (h *buildHarness) repo(dir string) {
 	h.write(filepath.Join(dir, "a.txt"), "one\ntwo\nthree\n")
 	h.git(dir, "add", ".")
 	h.git(dir, "commit", "-qm", "first commit")
+}
+
+// policyFunc is a PolicyGate made of a function.
+type policyFunc func(ctx context.Context, conv string) (*sandbox.Policy, error)
+
+func (f policyFunc) Policy(ctx context.Context, conv string) (*sandbox.Policy, error) {
+	return f(ctx, conv)
+}
+
+// gate is BuildConfig.Gate: nil (git unconfined) when no policy is set.
+func (o buildOptions) gate() PolicyGate {
+	if o.sandbox == nil {
+		return nil
+	}
+	return o.sandbox
 }

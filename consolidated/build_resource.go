@@ -25,6 +25,7 @@ func gitContextResource(runner *git.Runner, workdir string, policy func(context.
 			URI:         GitContextURI,
 			Description: "Git branch, status summary and recent commits of the working directory.",
 			MIMEType:    "text/plain",
+			Annotations: forBoth(0.6),
 		},
 		Read: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			var text string

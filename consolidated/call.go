@@ -34,20 +34,22 @@ type Call struct {
 	notes     []string // short notes appended to the result (ignored parameters)
 }
 
-// BudgetBytes is the largest text this call's result may carry: the configured budget, else
-// the default of the calling client (clientBudgets), else DefaultBudgetTokens. Handlers that
-// stop reading at the budget (read_file, query) use it, and the result is cut to it.
-func (c *Call) BudgetBytes() int {
-	if c.Env != nil && c.Env.BudgetTokens > 0 {
-		return budgetBytes(c.Env.BudgetTokens)
-	}
+// Budget is how large this call's result may be: ResultBudget of the configured budget, the
+// user's [output] limits and the calling client. Handlers that stop reading at the budget
+// (read_file, read_tool_result, query) read it, and the result is cut to it.
+func (c *Call) Budget() Budget {
+	var info *mcp.Implementation
 	if c.Request != nil {
-		if b := clientBudget(c.Request.ClientInfo()); b > 0 {
-			return b
-		}
+		info = c.Request.ClientInfo()
 	}
-	return budgetBytes(DefaultBudgetTokens)
+	if c.Env == nil {
+		return ResultBudget(0, OutputLimits{}, info)
+	}
+	return ResultBudget(c.Env.BudgetTokens, c.Env.Output, info)
 }
+
+// BudgetBytes is Budget().Bytes, for handlers that bound bytes only.
+func (c *Call) BudgetBytes() int { return c.Budget().Bytes }
 
 // GuardRequest is the guard request for one path of this call: its conversation, tool and
 // operation, the risk class, and the names-only flag the operation's row declares. Set Delete or

@@ -116,6 +116,7 @@ func DatabaseTool(cfg DatabaseConfig) *Tool {
 	callTimeout := d.conns.MaxTimeout() + 15*time.Second
 	return &Tool{
 		Name:        "database_operations",
+		Title:       "Databases",
 		Description: "Read-only SQL on configured databases and SQLite files: " + OperationsPlaceholder + ".",
 		Operations: []Operation{
 			Op("list_connections", "databases to query", RiskRead, d.listConnections).WithTimeout(dbDiscoveryTimeout + 5*time.Second),

@@ -4,6 +4,14 @@
 // call (validation, dispatch, deadlines, result shaping, logging) is derived from that table, so
 // no operation name is ever written twice.
 //
+// # Files
+//
+// A tool's files start with its stem, the first word of its name (think, user_collaboration,
+// todo, memory, file, terminal, build, web, database, read_tool_result): file_operations.go holds
+// the table and file_write.go some of its handlers. Every other file is the framework the
+// tools stand on, one concern each; layout_test.go lists them with their purpose and fails on
+// a file that is neither, so the list stays the map.
+//
 // # Adding an operation
 //
 // An operation is one row of its tool's table, built with [Op]:
@@ -77,7 +85,7 @@
 //     the tool's Close releases what it started.
 //  7. The configuration: a section of internal/config's Config (a struct with toml tags whose
 //     values are checked when the file loads; the keys the did-you-mean knows are derived from
-//     the tags), documented in the README's Configuration section. Engines get plain values in
+//     the tags), documented in docs/configuration.md. Engines get plain values in
 //     their own Config types: only the wiring reads internal/config.
 //  8. Scenario tests: an entry in scenarioTools (scenario_test.go) that builds it on the
 //     scenario rig (the harness's guard and store, the terminal engine tools share), so txtar
@@ -99,7 +107,11 @@
 //     it (the todo list per conversation, a terminal's screen and history), optionally a Prefix
 //     that routes URIs a template cannot match (file:///{path}) and a [Completer] for its
 //     variables. A resource of a conversation carries the conversation in its URI (see
-//     [ResourceConversation]); the registry hides and refuses it for every other conversation.
+//     [ResourceConversation]); the registry hides and refuses it for every other conversation:
+//     a middleware answers resources/read of another conversation's URI as not found before
+//     any handler runs, Subscribe refuses it (resources/subscribe and the 2026-07-28
+//     subscriptions/listen both reach it), and resources/list drops it and adds the caller's
+//     own. The caller's conversation is [Registry.Conversation], the lookup tool calls use too.
 //   - ListResources: the resources/list entries of the caller's conversation (its todo list,
 //     its command history); resources that come and go, like terminal sessions, are added to
 //     and removed from the server instead, so that clients hear list_changed.

@@ -38,8 +38,9 @@ const (
 	CodeInvalidTodos ErrorCode = "invalid_todos"
 	// CodeBadPatch: a patch that does not parse, or names no file.
 	CodeBadPatch ErrorCode = "bad_patch"
-	// CodeUnencodable: create_file's content has characters its encoding cannot hold; the next
-	// step names an encoding that can.
+	// CodeUnencodable: create_file's content, or an edit's new text, has characters the encoding
+	// cannot hold (or the file's encoding cannot be told); the next step names what can be
+	// written.
 	CodeUnencodable ErrorCode = "unencodable"
 	// CodeRefused: SQL that would write, or is not one read statement; database_operations
 	// only reads.
@@ -127,6 +128,12 @@ const (
 	// CodeBrowserError: the browser failed (crashed, protocol error); browser_close and
 	// browser_open start over.
 	CodeBrowserError ErrorCode = "browser_error"
+	// CodeNoLanguageServer: the operation needs a language server (rename_symbol) and none is
+	// installed or configured for the file's language; the text names the one to install.
+	CodeNoLanguageServer ErrorCode = "no_language_server"
+	// CodeLanguageServerFailed: the language server exited, hung past its timeout or is still
+	// loading; it is started again on the next call.
+	CodeLanguageServerFailed ErrorCode = "language_server_failed"
 )
 
 // State and sessions: what toolhost holds (files the model read, sessions, requests, the
@@ -134,7 +141,8 @@ const (
 const (
 	// CodeStale: the file changed (or was deleted) since the model last read it.
 	CodeStale ErrorCode = "stale"
-	// CodeConflict: the file changed while the edit was being written; nothing was written.
+	// CodeConflict: the file changed while the edit was being written, or two hunks of a patch
+	// change the same line; nothing was written.
 	CodeConflict ErrorCode = "conflict"
 	// CodeAmbiguous: the text to replace occurs more than once.
 	CodeAmbiguous ErrorCode = "ambiguous"

@@ -5,15 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
 	"toolhost/internal/engine"
+	"toolhost/internal/secret"
 	"toolhost/internal/terminal"
 )
 
@@ -27,15 +31,23 @@ func callerPrincipal(ctx context.Context) authz.Principal {
 }
 
 // begin records the call as a running execution, once the operation is known (or known to be
-// wrong: a refused call is an execution too).
-func (r *Registry) begin(ctx context.Context, c *Call, op Operation, raw json.RawMessage) (context.Context, *engine.Execution) {
+// wrong: a refused call is an execution too), with its arguments as secret.Args masked them.
+func (r *Registry) begin(ctx context.Context, c *Call, op Operation, masked json.RawMessage) (context.Context, *engine.Execution) {
 	e := r.env.Executions
 	if e == nil {
 		return ctx, nil
 	}
 	tool, operation := r.recordedNames(c)
+	if c.Conversation == "" {
+		// A call refused before its conversation was looked up (an unknown tool or
+		// operation, a missing parameter) is still one of the conversation's calls, for its
+		// log.
+		if conv, err := r.callConversation(ctx, c.Request); err == nil {
+			c.Conversation = conv
+		}
+	}
 	s := engine.Start{ID: c.ExecutionID, Tool: tool, Operation: operation, Principal: c.Principal.Name,
-		Conversation: c.Conversation, Args: raw}
+		Conversation: c.Conversation, Args: masked}
 	if op.Name != "" {
 		s.Category, s.Risk = op.RiskCategory(), string(op.Risk)
 	}
@@ -276,4 +288,77 @@ func (r *Registry) recentExecutions(ctx context.Context, req *mcp.ReadResourceRe
 		return nil, err
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: RecentExecutionsURI, MIMEType: "application/json", Text: string(b)}}}, nil
+}
+
+// Conversation logs: toolhost://conversations/{id}/log is every call of the conversation, with
+// its arguments as the history keeps them (masked), how it ended, how long it took and its
+// execution id, newest page first and each page oldest first; ?before=ID goes on with the
+// calls before that execution.
+
+// logPageSize is how many calls one page of a conversation log holds.
+const logPageSize = 50
+
+// LogTemplate is the URI template of a conversation's call log.
+const LogTemplate = conversationURIPrefix + "{id}/log{?before}"
+
+// logEntry is one call of a conversation log.
+type logEntry struct {
+	ExecutionID string          `json:"execution_id"`
+	Start       time.Time       `json:"start"`
+	Tool        string          `json:"tool"`
+	Operation   string          `json:"operation,omitempty"`
+	Arguments   json.RawMessage `json:"arguments,omitempty"`
+	Status      engine.Status   `json:"status"`
+	DurationMS  float64         `json:"duration_ms"`
+	ErrorCode   string          `json:"error_code,omitempty"`
+	Error       string          `json:"error,omitempty"`
+	Command     string          `json:"command,omitempty"`
+	ExitCode    *int            `json:"exit_code,omitempty"`
+	ResultBytes int             `json:"result_bytes"`
+	Principal   string          `json:"principal"`
+}
+
+// shownInLog is a record as the log shows it, every value masked in this one place: the
+// arguments were masked by the execution engine when the call began (secret.Args), and
+// the command line when it was set; the error text, which a failing URL or connection string
+// can reach, is masked here.
+func shownInLog(r engine.Record) logEntry {
+	return logEntry{ExecutionID: r.ID, Start: r.Start, Tool: r.Tool, Operation: r.Operation, Arguments: r.Args,
+		Status: r.Status, DurationMS: r.DurationMS, ErrorCode: r.ErrorCode, Error: secret.Text(r.Error),
+		Command: secret.Text(r.Command), ExitCode: r.ExitCode, ResultBytes: r.ResultBytes, Principal: r.Principal}
+}
+
+// conversationLog serves LogTemplate for the caller's own conversation (the registry's
+// resource gate refuses any other).
+func (r *Registry) conversationLog(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	u, err := url.Parse(req.Params.URI)
+	if err != nil {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	conv, scoped := ResourceConversation(req.Params.URI)
+	if !scoped || conv == "" || !strings.HasSuffix(u.Path, "/log") {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	f := engine.Filter{Conversation: conv, Viewer: callerPrincipal(ctx), Limit: logPageSize, Before: u.Query().Get("before")}
+	page, err := r.env.Executions.List(ctx, f)
+	var fe *engine.FilterError
+	if errors.As(err, &fe) {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fe.Error() + "; use the older link of the last page"}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read conversation log: %w", err)
+	}
+	calls := make([]logEntry, 0, len(page.Executions))
+	for i := len(page.Executions) - 1; i >= 0; i-- {
+		calls = append(calls, shownInLog(page.Executions[i]))
+	}
+	out := map[string]any{"conversation": conv, "calls": calls}
+	if page.More {
+		out["older"] = ConversationURI(conv, "log") + "?before=" + url.QueryEscape(page.Executions[len(page.Executions)-1].ID)
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "application/json", Text: string(b)}}}, nil
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"toolhost/authz"
+	"toolhost/internal/codeindex"
+	"toolhost/internal/codeintel"
 	"toolhost/internal/edit"
 	"toolhost/internal/fsread"
 )
@@ -98,7 +100,7 @@ type fileMultiReplaceArgs struct {
 type fileInsertArgs struct {
 	Path      string `json:"path"`
 	Content   string `json:"content"`
-	Line      int64  `json:"line,omitempty" alias:"insert_line,line_number" jsonschema:"insert_edit: content goes before this line; or use after_pattern, before_pattern, or start_line+end_line to replace."`
+	Line      int64  `json:"line,omitempty" alias:"insert_line,line_number" jsonschema:"1-based. insert_edit: content goes before it; or use after_pattern, before_pattern, or start_line+end_line to replace."`
 	After     string `json:"after_pattern,omitempty" alias:"after,insert_after" jsonschema:"Text in the line to insert after."`
 	Before    string `json:"before_pattern,omitempty" alias:"before,insert_before"`
 	StartLine int64  `json:"start_line,omitempty"`
@@ -143,6 +145,15 @@ type FileConfig struct {
 	Journal *edit.Journal
 	// Now is the clock list_dir measures ages with; nil means time.Now.
 	Now func() time.Time
+	// Index is the working-directory index grep_search uses once it is built (nil: none).
+	// IndexMinFiles is how many files a walking search must meet to start building it in the
+	// background (0: only an index already on disk is loaded; it is built by `toolhost index
+	// rebuild` or mode "on").
+	Index         *codeindex.Index
+	IndexMinFiles int
+	// Code answers the code operations (symbols, usages, renames, semantic search); nil means
+	// an engine with the built-in parsers only.
+	Code *codeintel.Engine
 }
 
 // DefaultMaxRemembered bounds how many (conversation, file) fingerprints file_operations keeps
@@ -166,10 +177,15 @@ func FileTool(cfg FileConfig) *Tool {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered), journal: cfg.Journal, now: cfg.Now}
+	f := &fileTool{guard: cfg.Guard, reader: cfg.Reader, seen: newReadMemo(cfg.MaxRemembered), journal: cfg.Journal, now: cfg.Now,
+		index: cfg.Index, indexMin: cfg.IndexMinFiles, code: cfg.Code}
+	if f.code == nil && cfg.Guard != nil {
+		f.code = codeintel.NewEngine(codeintel.Config{Root: cfg.Guard.Root(), RootPath: cfg.Guard.WorkDir(), Screen: cfg.Guard.WorkDirScreen(), Index: cfg.Index})
+	}
 	return &Tool{
 		Resources:   f.resources(),
 		Name:        "file_operations",
+		Title:       "Files",
 		Description: "Read, search and edit files: " + OperationsPlaceholder + ". Outside the working directory, writes need a grant (the user_collaboration tool). Edits fail if the file changed since you read it; each write returns its diff.",
 		Operations: []Operation{
 			Op("read_file", "lines or bytes of a file", RiskRead, f.readFile),
@@ -184,16 +200,45 @@ func FileTool(cfg FileConfig) *Tool {
 			Op("delete_file", "delete (directories: recursive)", RiskWrite, f.deleteFile),
 			Op("create_directory", "", RiskWrite, f.createDirectory),
 			Op("apply_patch", "unified diff or *** Begin Patch; all or none", RiskWrite, f.applyPatch),
+			Op("find_symbol", "definitions by name", RiskRead, f.findSymbol).WithTimeout(codeTimeout),
+			Op("list_usages", "references to a symbol (name or line+column)", RiskRead, f.listUsages).WithTimeout(codeTimeout),
+			Op("go_to_definition", "", RiskRead, f.goToDefinition).WithTimeout(codeTimeout),
+			Op("document_symbols", "outline of a file or directory", RiskRead, f.documentSymbols).WithTimeout(codeTimeout),
+			Op("rename_symbol", "rename everywhere (language server)", RiskWrite, f.renameSymbol).WithTimeout(codeTimeout),
+			Op("semantic_search", "code by meaning", RiskRead, f.semanticSearch).WithTimeout(codeTimeout),
 		},
 	}
 }
 
 type fileTool struct {
-	guard   *authz.Guard
-	reader  *fsread.Reader
-	seen    *readMemo
-	journal *edit.Journal
-	now     func() time.Time
+	guard    *authz.Guard
+	reader   *fsread.Reader
+	seen     *readMemo
+	journal  *edit.Journal
+	now      func() time.Time
+	index    *codeindex.Index
+	indexMin int
+	code     *codeintel.Engine
+}
+
+// useIndex says whether a search of t can be planned by the working-directory index: it is
+// there, and t is inside the working directory. An index stored on disk is loaded on first use.
+func (f *fileTool) useIndex(t *authz.Target) bool {
+	if f.index == nil || t.Root != f.guard.Root() {
+		return false
+	}
+	if !f.index.Ready() && f.index.Exists() {
+		f.index.StartBuild()
+	}
+	return f.index.Ready()
+}
+
+// walkedFiles tells the index how large a tree a search walked: past IndexMinFiles, it is
+// built in the background so that the next searches need not walk.
+func (f *fileTool) walkedFiles(n int) {
+	if f.index != nil && f.indexMin > 0 && n >= f.indexMin {
+		f.index.StartBuild()
+	}
 }
 
 func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Result, error) {
@@ -203,9 +248,10 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 	}
 	defer t.Close()
 	// Stop reading at the result budget, so a long file ends in "continue with start_line"
-	// rather than being cut in the middle and spilled.
-	budget := c.BudgetBytes()
-	room := budget - min(512, budget/4)
+	// rather than being cut in the middle and spilled: the page fits what the client passes
+	// to its model whole, in bytes and in lines.
+	budget := c.Budget()
+	page := budget.Page()
 	switch a.Encoding {
 	case edit.EncodingUTF16LE, edit.EncodingUTF16BE, edit.EncodingLatin1, edit.EncodingWindows1252:
 		return nil, &ToolError{Code: CodeInvalidValue, Param: "encoding", Message: a.Encoding + " is an encoding create_file writes; read_file shows text as UTF-8",
@@ -217,7 +263,8 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 		EndLine:     a.EndLine,
 		LineNumbers: a.LineNumbers,
 		Encoding:    fsread.Encoding(a.Encoding),
-		MaxBytes:    min(fsread.DefaultMaxBytes, room),
+		MaxBytes:    min(fsread.DefaultMaxBytes, page.Bytes),
+		MaxLines:    page.Lines,
 	}
 	if a.StartLine < 0 && a.EndLine == 0 && a.Offset == 0 && opts.Encoding != fsread.EncodingBase64 && opts.Encoding != fsread.EncodingHex {
 		// start_line -N can only mean the last N lines, which is offset -N.
@@ -234,6 +281,16 @@ func (f *fileTool) readFile(ctx context.Context, c *Call, a *fileReadArgs) (*Res
 		opts.Offset, opts.Limit = a.Offset, a.Limit
 	}
 	r, err := f.reader.Read(ctx, t.Root, t.Rel, opts)
+	// A client that counts a result's JSON (escapes and all) gets a page whose encoding fits:
+	// read again, shorter by what the escapes added.
+	for try := 0; err == nil && page.JSON && try < 4; try++ {
+		over := page.Measure(r.Text) - page.Bytes
+		if over <= 0 {
+			break
+		}
+		opts.MaxBytes = max(1, opts.MaxBytes-over-64)
+		r, err = f.reader.Read(ctx, t.Root, t.Rel, opts)
+	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			f.seen.forget(c.Conversation, t.Canonical) // the model now knows it is gone
@@ -388,6 +445,9 @@ func (f *fileTool) fileSearch(ctx context.Context, c *Call, a *fileSearchArgs) (
 		pattern = dir + "/**"
 	}
 	opts := fsread.GlobOptions{Screen: t, MaxResults: a.MaxResults, SortBy: a.Sort, IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored}
+	if f.useIndex(t) {
+		opts.Plan = func(walkBase string) (fsread.GlobPlan, bool) { return f.index.PlanGlob(ctx, walkBase, t) }
+	}
 	r, err := fsread.Glob(ctx, t.Root, t.Rel, pattern, opts)
 	if err != nil {
 		return nil, f.searchError(t, a.Path, err)
@@ -441,13 +501,22 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 			Next: "search for one line of the text"}
 	}
 	include, exclude := grepGlobs(a.Include, a.Exclude)
-	r, err := fsread.Grep(ctx, t.Root, t.Rel, fsread.GrepOptions{
+	opts := fsread.GrepOptions{
 		Screen:  t,
 		Pattern: a.Pattern, Literal: a.Literal, IgnoreCase: a.CaseInsensitive,
 		Include: include, Exclude: exclude,
 		ContextLines: a.ContextLines, MaxMatches: a.MaxResults,
 		IncludeHidden: a.IncludeHidden, IncludeIgnored: a.IncludeIgnored,
-	})
+	}
+	var r fsread.GrepResult
+	if plan, ok := f.planGrep(ctx, t, opts); ok {
+		r, err = fsread.GrepPlanned(ctx, t.Root, opts, plan)
+	} else {
+		r, err = fsread.Grep(ctx, t.Root, t.Rel, opts)
+		if err == nil {
+			f.walkedFiles(r.FilesSearched + r.BinarySkipped)
+		}
+	}
 	if err != nil {
 		err = f.searchError(t, a.Path, err)
 		// Models often grep for code like "func (" or "a[i]" as if it were text.
@@ -510,6 +579,14 @@ func (f *fileTool) grepSearch(ctx context.Context, c *Call, a *fileGrepArgs) (*R
 		}
 	}
 	return &Result{Text: b.String()}, nil
+}
+
+// planGrep asks the index for the files a search must read.
+func (f *fileTool) planGrep(ctx context.Context, t *authz.Target, o fsread.GrepOptions) (fsread.GrepPlan, bool) {
+	if !f.useIndex(t) {
+		return fsread.GrepPlan{}, false
+	}
+	return f.index.PlanGrep(ctx, path.Clean(t.Rel), o)
 }
 
 // grepMatchAt reports whether path has a match at line n (the matches are sorted).

@@ -41,6 +41,7 @@ func (f *fileTool) resources() []Resource {
 			Title:       "Project file",
 			URITemplate: FileTemplate,
 			Description: "A file by absolute path, read through the working-directory guard (read_file's rules); binary files as blobs, at most 1 MiB.",
+			Annotations: forBoth(0.5),
 		}, Read: f.readFileResource, Prefix: "file://", Complete: f.completePath},
 		{Resource: &mcp.Resource{
 			URI:         WorkdirURI,
@@ -48,6 +49,7 @@ func (f *fileTool) resources() []Resource {
 			Title:       "Working directory",
 			Description: "The working directory: its path and top-level entries.",
 			MIMEType:    "text/plain",
+			Annotations: forBoth(0.7),
 		}, Read: f.readWorkdir},
 	}
 }

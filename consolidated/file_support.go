@@ -307,12 +307,24 @@ func (f *fileTool) fsError(name, given string, err error) error {
 }
 
 // editError maps the edit engine's typed errors, whose text is written for the model, to stable
-// codes. param is the argument the failure is about.
+// codes. param is the argument the failure is about. An engine error that knows the next step
+// (a Next method) gives it.
 func (f *fileTool) editError(name, param string, err error) error {
+	out := f.editErrorCode(name, param, err)
+	var te *ToolError
+	var n interface{ Next() string }
+	if errors.As(out, &te) && te.Next == "" && errors.As(err, &n) {
+		te.Next = n.Next()
+	}
+	return out
+}
+
+func (f *fileTool) editErrorCode(name, param string, err error) error {
 	var (
 		me *edit.MatchError
 		pe *edit.PatchError
 		se *edit.StaleError
+		ee *edit.EncodeError
 	)
 	msg := err.Error()
 	switch {
@@ -324,7 +336,10 @@ func (f *fileTool) editError(name, param string, err error) error {
 		case errors.Is(me.Err, edit.ErrCountMismatch):
 			code, param = CodeCountMismatch, "expected_replacements"
 		}
-		return &ToolError{Code: code, Param: param, Message: msg, Cause: err}
+		if me.FFFD > 0 {
+			param = strings.Replace(param, "old_string", "new_string", 1)
+		}
+		return &ToolError{Code: code, Param: param, Message: msg, Next: me.Next(), Cause: err}
 	case errors.As(err, &pe):
 		code := CodeBadPatch
 		switch {
@@ -332,18 +347,22 @@ func (f *fileTool) editError(name, param string, err error) error {
 			code = CodeNotFound
 		case errors.Is(pe.Err, edit.ErrAmbiguous):
 			code = CodeAmbiguous
+		case errors.Is(pe.Err, edit.ErrConflict):
+			code = CodeConflict
 		case errors.Is(pe.Err, edit.ErrExists):
 			code = CodeExists
 		case errors.Is(pe.Err, edit.ErrInvalidPath):
 			code = CodeInvalidPath
 		}
-		return &ToolError{Code: code, Param: "patch", Message: msg, Cause: err}
+		return &ToolError{Code: code, Param: "patch", Message: msg, Next: pe.Next(), Cause: err}
+	case errors.As(err, &ee):
+		// An edit the file's encoding cannot hold; the text names the file, line and character.
+		return &ToolError{Code: CodeUnencodable, Param: param, Message: msg, Next: ee.Next(), Cause: err}
 	case errors.As(err, &se):
 		if se.Deleted {
 			return &ToolError{Code: CodeStale, Param: "path", Message: msg, Next: "check with the user if unsure; a second create_file recreates it", Cause: err}
 		}
-		// Next says what the message's own advice would repeat.
-		return &ToolError{Code: CodeStale, Param: param, Message: strings.TrimSuffix(msg, "; read it again before editing"), Next: "read_file it again, then redo the edit on what is there now", Cause: err}
+		return &ToolError{Code: CodeStale, Param: param, Message: msg, Next: se.Next(), Cause: err}
 	case errors.Is(err, edit.ErrConflict):
 		return &ToolError{Code: CodeConflict, Param: param, Message: msg, Next: "read the file again; nothing was written", Cause: err}
 	case errors.Is(err, edit.ErrExists):

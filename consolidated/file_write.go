@@ -113,13 +113,13 @@ func (f *fileTool) replaceString(ctx context.Context, c *Call, a *fileReplaceArg
 	if !a.DryRun {
 		f.remember(c, t, res.Files)
 	}
-	r := f.writeResult(t, dryPrefix(a.DryRun)+name+": "+replaceOutcome(res.Count, res.Lines, res.Rung, res.Adapted), &res.Result)
+	r := f.writeResult(t, dryPrefix(a.DryRun)+name+": "+replaceOutcome(res.Count, res.Lines, res.Rung, res.Adapted, res.Undid), &res.Result)
 	return r, nil
 }
 
 // replaceOutcome says how many replacements were made where, how tolerant the match had to be,
 // and how new_string was written in the file's style to fit there.
-func replaceOutcome(count int, lines []int, rung edit.Rung, adapted []string) string {
+func replaceOutcome(count int, lines []int, rung edit.Rung, adapted, undid []string) string {
 	s := fmt.Sprintf("%d replacement", count)
 	if count != 1 {
 		s += "s"
@@ -127,8 +127,19 @@ func replaceOutcome(count int, lines []int, rung edit.Rung, adapted []string) st
 	if len(lines) > 0 {
 		s += " at " + edit.FormatLines(lines)
 	}
+	var why []string
+	if len(undid) > 0 {
+		// The model learns what its copy carried, so its next one leaves it out.
+		why = append(why, "read old_string without "+strings.Join(undid, " and "))
+	}
 	if rung != "" && rung != edit.RungExact {
-		s += " (matched ignoring " + strings.ReplaceAll(string(rung), "_", " ") + adaptedNote(adapted) + ")"
+		why = append(why, "matched ignoring "+strings.ReplaceAll(string(rung), "_", " "))
+	}
+	switch {
+	case len(why) > 0:
+		s += " (" + strings.Join(why, "; ") + adaptedNote(adapted) + ")"
+	case len(adapted) > 0:
+		s += " (" + strings.TrimPrefix(adaptedNote(adapted), "; ") + ")"
 	}
 	return s
 }
@@ -203,7 +214,7 @@ func (f *fileTool) multiReplace(ctx context.Context, c *Call, a *fileMultiReplac
 		b.WriteString("; together they change nothing")
 	}
 	for i, e := range res.Edits {
-		fmt.Fprintf(&b, "\n%d. %s: %s", i+1, f.display(first, e.Path), replaceOutcome(e.Count, e.Lines, e.Rung, e.Adapted))
+		fmt.Fprintf(&b, "\n%d. %s: %s", i+1, f.display(first, e.Path), replaceOutcome(e.Count, e.Lines, e.Rung, e.Adapted, e.Undid))
 	}
 	return f.writeResult(first, b.String(), &res.Result), nil
 }
@@ -467,7 +478,7 @@ func (f *fileTool) applyPatch(ctx context.Context, c *Call, a *filePatchArgs) (*
 			d += " (no change)"
 		}
 		if len(s.Adapted) > 0 {
-			d += " (placed ignoring unicode punctuation" + adaptedNote(s.Adapted) + ")"
+			d += " (wrote the added lines in the file's style: " + strings.Join(s.Adapted, ", ") + ")"
 		}
 		parts = append(parts, d)
 	}

@@ -17,10 +17,12 @@ import (
 )
 
 type storeMemoryArgs struct {
-	Content  string            `json:"content"`
-	Tags     []string          `json:"tags,omitempty"`
-	Metadata map[string]string `json:"metadata,omitempty"`
-	Scope    string            `json:"scope,omitempty" jsonschema:"conversation (default) or a shared topic name."`
+	Content   string            `json:"content"`
+	Tags      []string          `json:"tags,omitempty"`
+	Metadata  map[string]string `json:"metadata,omitempty"`
+	Scope     string            `json:"scope,omitempty" jsonschema:"conversation (default) or a shared topic name."`
+	Kind      string            `json:"kind,omitempty" jsonschema:"fact (default) or instruction: a rule the user gave; scope user or project."`
+	UserWords string            `json:"user_words,omitempty" jsonschema:"The user's words giving the instruction."`
 }
 
 type updateMemoryArgs struct {
@@ -37,6 +39,7 @@ type searchMemoryArgs struct {
 	Threshold float64  `json:"similarity_threshold,omitempty" alias:"threshold"`
 	Tags      []string `json:"tags,omitempty"`
 	Scope     string   `json:"scope,omitempty" jsonschema:"conversation (default) or a shared topic name."`
+	Versions  bool     `json:"versions,omitempty" jsonschema:"Include earlier versions."`
 }
 
 type noArgs struct{}
@@ -74,6 +77,7 @@ func MemoryTool(cfg MemoryConfig) *Tool {
 	m := &memoryTool{svc: cfg.Service, guard: cfg.Guard, yield: cfg.ImportYield}
 	return &Tool{
 		Name:        "memory_operations",
+		Title:       "Memory",
 		Description: "Remember facts and find them later by meaning: " + OperationsPlaceholder + ". A scope other than conversation is a topic shared across conversations.",
 		Operations: []Operation{
 			Op("store_memory", "", RiskState, m.store).WithTimeout(time.Minute),
@@ -93,11 +97,27 @@ type memoryTool struct {
 }
 
 func (m *memoryTool) store(ctx context.Context, c *Call, a *storeMemoryArgs) (*Result, error) {
-	r, err := m.svc.Store(ctx, memory.StoreRequest{Conversation: c.Conversation, Content: a.Content, Tags: a.Tags, Metadata: a.Metadata, Scope: a.Scope})
+	var project string
+	if c.Env != nil {
+		project = c.Env.Workdir
+	}
+	r, err := m.svc.Store(ctx, memory.StoreRequest{Conversation: c.Conversation, Content: a.Content, Tags: a.Tags, Metadata: a.Metadata,
+		Scope: a.Scope, Project: project, Kind: a.Kind, UserWords: a.UserWords})
 	if err != nil {
-		return nil, memoryError(err, "content")
+		param := "content"
+		if a.Kind != "" {
+			param = "kind"
+		}
+		return nil, memoryError(err, param)
 	}
 	switch {
+	case a.Kind == memory.KindInstruction && r.Duplicate == "":
+		where := "this project"
+		if r.Scope == memory.UserScope {
+			where = "the user, everywhere"
+		}
+		return &Result{Text: fmt.Sprintf("Stored standing instruction %d for %s. Reminders repeat it; the user lists and removes instructions with `toolhost memory instructions` or in the console.",
+			r.ID, where), Structured: r}, nil
 	case r.Duplicate != "":
 		return &Result{Text: fmt.Sprintf("Not stored: %s duplicate of memory %d in %s (similarity %.2f): %q. To change that memory, use update_memory with id %d.",
 			r.Duplicate, r.ID, r.Scope, r.Similarity, r.Existing, r.ID), Structured: r}, nil
@@ -153,7 +173,7 @@ func (m *memoryTool) search(ctx context.Context, c *Call, a *searchMemoryArgs) (
 	if strings.TrimSpace(a.Query) == "" {
 		return nil, &ToolError{Code: CodeMissingParameter, Param: "query", Message: "search_memory needs a query, or an id to read one memory"}
 	}
-	req := memory.SearchRequest{Conversation: c.Conversation, Query: a.Query, Limit: a.Limit, Tags: a.Tags}
+	req := memory.SearchRequest{Conversation: c.Conversation, Query: a.Query, Limit: a.Limit, Tags: a.Tags, Versions: a.Versions}
 	if a.Scope != "" {
 		req.Scopes = []string{a.Scope}
 	}
@@ -177,8 +197,13 @@ func (m *memoryTool) search(ctx context.Context, c *Call, a *searchMemoryArgs) (
 		if h.Document != "" {
 			fmt.Fprintf(&b, " (%s, chunk %d)", h.Document, h.Chunk)
 		}
-		if h.Supersedes != 0 {
+		if h.SupersededBy != 0 {
+			fmt.Fprintf(&b, " (earlier version, superseded by #%d)", h.SupersededBy)
+		} else if h.Supersedes != 0 {
 			fmt.Fprintf(&b, " (supersedes #%d)", h.Supersedes)
+		}
+		if h.Kind == memory.KindInstruction {
+			b.WriteString(" (standing instruction)")
 		}
 		b.WriteString("\n" + h.Content)
 		if h.Truncated {

@@ -17,6 +17,7 @@ type readToolResultArgs struct {
 func ReadToolResultTool() *Tool {
 	return &Tool{
 		Name:        "read_tool_result",
+		Title:       "Read a cut result",
 		Description: "Page through a result that was cut to fit the size budget, by id, offset and length.",
 		Single:      true,
 		Operations: []Operation{
@@ -24,7 +25,8 @@ func ReadToolResultTool() *Tool {
 				if c.Env.Spill == nil {
 					return nil, Errorf(CodeUnavailable, "no spilled results are kept by this server")
 				}
-				max := maxPage(c.BudgetBytes())
+				page := c.Budget().Page()
+				max := int64(page.Bytes)
 				length := a.Length
 				if length <= 0 || length > max {
 					length = max
@@ -37,6 +39,9 @@ func ReadToolResultTool() *Tool {
 				if err != nil {
 					return nil, err
 				}
+				// A page ends where the client's limit would cut it: after its last whole
+				// line within the budget's lines and (JSON-encoded) size.
+				text = page.Trim(text)
 				end := start + int64(len(text))
 				head := fmt.Sprintf("[%s bytes %d-%d of %d", a.ID, start, end, total)
 				if end < total {
@@ -50,13 +55,6 @@ func ReadToolResultTool() *Tool {
 		},
 	}
 }
-
-// pageHead is room for the line that starts a page ("[ID bytes A-B of N; next offset B]"), so
-// that a page of maxPage bytes and its head fit the result budget and are never cut again.
-const pageHead = 200
-
-// maxPage is the longest page read_tool_result returns within a result budget of budget bytes.
-func maxPage(budget int) int64 { return int64(budget) - pageHead }
 
 // hours says d in hours, as the model reads how long spilled results are kept.
 func hours(d time.Duration) string {

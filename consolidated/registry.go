@@ -18,6 +18,7 @@ import (
 
 	"toolhost/authz"
 	"toolhost/internal/engine"
+	"toolhost/internal/secret"
 )
 
 // Env carries what handlers share: configuration and the engines they call. It is built once by
@@ -33,11 +34,14 @@ type Env struct {
 	DefaultConversation string
 	// Profile names the active profile in "disabled" errors.
 	Profile string
-	// BudgetTokens caps a result's text; larger text is cut and spilled. Zero means the
-	// calling client's default (see Call.BudgetBytes).
+	// BudgetTokens caps a result's text; larger text is cut and spilled. Zero means
+	// DefaultBudgetTokens. The calling client's own limit caps it further (ResultBudget).
 	BudgetTokens int
-	Spill        *Spill
-	Logger       *slog.Logger
+	// Output are the user's limits of their client, which replace the client's row of
+	// ClientLimits.
+	Output OutputLimits
+	Spill  *Spill
+	Logger *slog.Logger
 	// Executions records every call; nil keeps no history.
 	Executions *engine.Engine
 	// Limits rate-limits calls per principal and category; nil sets no limit.
@@ -45,6 +49,9 @@ type Env struct {
 	// Approvals says where the user answers authorization requests, in the texts that
 	// ask the model to relay one; nil names the CLI.
 	Approvals *ApprovalPlace
+	// AutoApprove, when set, is the line that heads every result: the guard grants what would
+	// be asked ([guard] auto_approve), and whoever reads the transcript must know.
+	AutoApprove string
 
 	thoughts atomic.Int64
 	// background keeps the finished background work the model has not read about.
@@ -174,6 +181,7 @@ func buildTools(set *toolSet, tier authz.Tier) []*mcp.Tool {
 		}
 		out = append(out, &mcp.Tool{
 			Name:        t.Name,
+			Title:       t.Title,
 			Description: t.description(ops),
 			InputSchema: t.inputSchema(ops),
 			Annotations: annotations(ops),
@@ -259,7 +267,9 @@ func (r *Registry) Register(s *mcp.Server) {
 	// resource, and resources/list leaves it out of a server without one (ListResources).
 	if !r.isBound() || r.env.Executions != nil {
 		s.AddResource(&mcp.Resource{URI: RecentExecutionsURI, Name: "recent-executions", MIMEType: "application/json",
-			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors."}, r.recentExecutions)
+			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors.", Annotations: forUser(0.3)}, r.recentExecutions)
+		s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: LogTemplate, Name: "log", MIMEType: "application/json",
+			Description: "Every call of a conversation: arguments (masked), outcome, duration, execution id; 50 a page, newest page first.", Annotations: forUser(0.3)}, r.conversationLog)
 	}
 	r.serveOn([]*mcp.Server{s})
 	s.AddReceivingMiddleware(r.resourceMiddleware(), r.listMiddleware())
@@ -432,6 +442,11 @@ const maxNameShown = 80
 // execution is not recorded as cancelled before its processes are gone.
 const cancelWait = 10 * time.Second
 
+// ExecutionMetaKey is the key of a tool result's _meta that holds the call's execution id, the
+// id of its record in the execution history (toolhost history, /api/executions, the
+// conversation's log).
+const ExecutionMetaKey = "toolhost/execution_id"
+
 // Dispatch runs one call: validation, the handler under its deadline with panic recovery, result
 // shaping and logging. It never returns a protocol error: everything the model can act on is an
 // isError result.
@@ -447,8 +462,19 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 	start := time.Now()
 	c := &Call{Tool: toolName, ExecutionID: engine.NewID(start), Env: r.env, Request: req, Principal: callerPrincipal(ctx)}
 	c.Logger = r.env.logger().With("exec", c.ExecutionID, "tool", truncateRunes(toolName, maxNameShown))
-	op, args, err := r.prepare(ctx, c, raw)
-	ctx, x := r.begin(ctx, c, op, raw)
+	// The arguments are split once, here: the handler's struct, the history's masked copy and
+	// the log line all read this map.
+	m, err := rawArgs(raw)
+	masked := secret.Args(m)
+	if err != nil {
+		masked = secret.RawArgs(raw)
+	}
+	var op Operation
+	var args any
+	if err == nil {
+		op, args, err = r.prepare(ctx, c, m)
+	}
+	ctx, x := r.begin(ctx, c, op, masked)
 	var res *Result
 	if err == nil {
 		err = r.admit(c, op)
@@ -458,6 +484,13 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 	}
 	c.notes = append(c.notes, r.env.backgroundNotes(c.Conversation)...)
 	out = r.toMCP(ctx, c, res, err)
+	if r.env.AutoApprove != "" && len(out.Content) > 0 {
+		if tc, ok := out.Content[0].(*mcp.TextContent); ok {
+			tc.Text = r.env.AutoApprove + "\n" + tc.Text
+		}
+	}
+	// The id reaches scripts and clients with the result; models read only content.
+	out.Meta = mcp.Meta{ExecutionMetaKey: c.ExecutionID}
 	if err == nil && res != nil {
 		facts = res.Structured
 		if r.observe != nil {
@@ -478,7 +511,7 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 		outcome = "failed"
 	}
 	attrs := []any{"op", truncateRunes(c.Operation, maxNameShown), "conv", c.Conversation, "dur", time.Since(start).Round(time.Microsecond),
-		"outcome", outcome, "args", summarizeArgs(raw)}
+		"outcome", outcome, "args", summarizeArgs(m, len(raw))}
 	if cause != nil {
 		// The operator's half of a ToolError: the model read only its message.
 		attrs = append(attrs, "cause", cause.Error())
@@ -489,7 +522,7 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 
 // prepare finds the operation and decodes its arguments, setting the call's operation and
 // conversation; an error is for the model.
-func (r *Registry) prepare(ctx context.Context, c *Call, raw json.RawMessage) (Operation, any, error) {
+func (r *Registry) prepare(ctx context.Context, c *Call, m map[string]json.RawMessage) (Operation, any, error) {
 	if !r.isBound() {
 		return Operation{}, nil, errNotBound
 	}
@@ -502,10 +535,6 @@ func (r *Registry) prepare(ctx context.Context, c *Call, raw json.RawMessage) (O
 	if !advertised {
 		return Operation{}, nil, &ToolError{Code: CodeDisabled, Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
 			Next: "tools: " + strings.Join(r.Names(), ", ")}
-	}
-	m, err := rawArgs(raw)
-	if err != nil {
-		return Operation{}, nil, err
 	}
 	m = canonicalKeys(t, m)
 	op := enabled[0]
@@ -548,6 +577,7 @@ func (r *Registry) prepare(ctx context.Context, c *Call, raw json.RawMessage) (O
 			Message: "conversation_id is not a parameter: the connection chooses the conversation", Next: "call again without conversation_id"}
 	}
 	delete(m, "conversation_id")
+	var err error
 	if c.Conversation, err = r.callConversation(ctx, c.Request); errors.Is(err, errSessionPrincipal) {
 		return op, nil, &ToolError{Code: CodeUnavailable, Message: "this session was opened with another credential", Next: "open a new session with this credential", Cause: err}
 	} else if err != nil {
@@ -660,7 +690,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 		}
 	}
 	text := res.Text
-	if max := c.BudgetBytes(); len(text) > max && !res.NoSpill {
+	if b := c.Budget(); !res.NoSpill && !b.Fits(text) {
 		id, why := "", "the state directory has no place for results (the server's log says why)"
 		if r.env.Spill != nil {
 			var serr error
@@ -669,7 +699,7 @@ func (r *Registry) toMCP(ctx context.Context, c *Call, res *Result, err error) *
 				id, why = "", spillFailure(serr)
 			}
 		}
-		text = cut(text, max, id, why)
+		text = b.Fit(text, id, why)
 	}
 	content := []mcp.Content{&mcp.TextContent{Text: withNotes(text, c.notes)}}
 	content = append(content, res.Content...)
@@ -722,10 +752,9 @@ var loggedVerbatim = map[string]bool{
 
 // summarizeArgs logs the shape of the arguments, never their content: keys with sizes, and short
 // values only for the names and ids in loggedVerbatim.
-func summarizeArgs(raw json.RawMessage) string {
-	m, err := rawArgs(raw)
-	if err != nil {
-		return fmt.Sprintf("(%d bytes, not an object)", len(raw))
+func summarizeArgs(m map[string]json.RawMessage, size int) string {
+	if m == nil {
+		return fmt.Sprintf("(%d bytes, not an object)", size)
 	}
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -741,7 +770,7 @@ func summarizeArgs(raw json.RawMessage) string {
 		if !loggedVerbatim[snakeCase(k)] || len(v) > 120 {
 			v = fmt.Sprintf("(%d bytes)", len(v))
 		}
-		b.WriteString(k + "=" + v)
+		b.WriteString(k + "=" + secret.Text(v))
 	}
 	return b.String()
 }

@@ -159,6 +159,10 @@ func (r *Registry) ListResources(ctx context.Context, conv string, res *mcp.List
 			res.Resources = append(res.Resources, t.ListResources(ctx, conv)...)
 		}
 	}
+	if r.env.Executions != nil {
+		res.Resources = append(res.Resources, &mcp.Resource{URI: ConversationURI(conv, "log"), Name: "log", Title: "Call log",
+			Description: "Every call of this conversation: arguments (masked), outcome, duration, execution id.", MIMEType: "application/json", Annotations: forUser(0.3)})
+	}
 }
 
 // resourceError is a resources/read failure the client can act on (a guard refusal), as an
@@ -204,4 +208,15 @@ func (n *notifier) Updated(uri string) {
 			cancel()
 		}
 	}()
+}
+
+// forBoth and forUser are a resource's annotations: who it is for (the model and the user, or
+// the user alone) and how much it matters to the work, from 0 to 1 (the conversation's plan
+// most, the history of executions least). Clients that attach resources use them to choose.
+func forBoth(priority float64) *mcp.Annotations {
+	return &mcp.Annotations{Audience: []mcp.Role{"user", "assistant"}, Priority: priority}
+}
+
+func forUser(priority float64) *mcp.Annotations {
+	return &mcp.Annotations{Audience: []mcp.Role{"user"}, Priority: priority}
 }

@@ -66,7 +66,7 @@ func TestResultBudgetBothSides(t *testing.T) {
 }
 
 // TestReadToolResultPageBothSides: read_tool_result returns at most the budget less room for
-// its head line (maxPage), whatever length is asked; up to that, the length asked.
+// its head line (Budget.Page), whatever length is asked; up to that, the length asked.
 func TestReadToolResultPageBothSides(t *testing.T) {
 	h, budget := spillHarness(t)
 	got, _, _ := h.call("think", map[string]any{"n": 100 * budget})
@@ -74,7 +74,7 @@ func TestReadToolResultPageBothSides(t *testing.T) {
 	if m == nil {
 		t.Fatalf("no cut notice in %.200s", got)
 	}
-	max := int(maxPage(budget))
+	max := Budget{Bytes: budget}.Page().Bytes
 	head := regexp.MustCompile(`^\[r[0-9a-f]{12} bytes (\d+)-(\d+) of \d+; next offset \d+\]\n`)
 	for _, tt := range []struct {
 		name         string

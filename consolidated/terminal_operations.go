@@ -104,6 +104,10 @@ const terminalToolName = "terminal_operations"
 // terminalShutdownWait bounds closing every session when the registry closes.
 const terminalShutdownWait = 15 * time.Second
 
+// TerminalRunner names terminal_operations and its operations that start commands, for the
+// gate, which asks authz about the commands of those operations; it needs the table only.
+func TerminalRunner() authz.Runner { return TerminalTool(TerminalConfig{}).Runner() }
+
 // TerminalTool is terminal_operations: one-shot commands and named PTY sessions scoped to the
 // conversation, on the terminal engine. Every wait is bounded (run_command hands back an id to
 // poll); the guard decides where a command or session starts, not what it touches.
@@ -134,6 +138,7 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 	}
 	return &Tool{
 		Name:        terminalToolName,
+		Title:       "Terminal",
 		Description: "Shell commands and PTY sessions: " + OperationsPlaceholder + ". They run in a sandbox, under the user's command rules.",
 		Operations: []Operation{
 			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting).WithRunsCommands(),

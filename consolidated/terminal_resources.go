@@ -142,7 +142,7 @@ func (r *terminalResources) sync(ctx context.Context, conv string) {
 				{"history", "The session's recent output (ANSI removed)."},
 			} {
 				s.AddResource(&mcp.Resource{URI: TerminalURI(conv, in.ID, kind.name), Name: "terminal-" + kind.name + "-" + in.ID,
-					Title: title + ": " + kind.name, Description: kind.what, MIMEType: "text/plain"}, r.read)
+					Title: title + ": " + kind.name, Description: kind.what, MIMEType: "text/plain", Annotations: forBoth(0.6)}, r.read)
 			}
 		}
 	}
@@ -163,18 +163,21 @@ func (r *terminalResources) resources() []Resource {
 			URITemplate: TerminalScreenTemplate,
 			Description: "A terminal session's visible screen, rendered as text.",
 			MIMEType:    "text/plain",
+			Annotations: forBoth(0.6),
 		}, Read: r.read, Complete: r.complete},
 		{Template: &mcp.ResourceTemplate{
 			Name:        "commands",
 			URITemplate: CommandsTemplate,
 			Description: "Every command run in a conversation (run_command, and lines typed into sessions whose shell reports statuses), with exit code and duration.",
 			MIMEType:    "text/plain",
+			Annotations: forBoth(0.4),
 		}, Read: r.readCommands, Complete: r.complete},
 		{Template: &mcp.ResourceTemplate{
 			Name:        "terminal-history",
 			URITemplate: TerminalHistoryTemplate,
 			Description: "The recent output of a terminal session (ANSI removed).",
 			MIMEType:    "text/plain",
+			Annotations: forBoth(0.5),
 		}, Read: r.read, Complete: r.complete},
 	}
 }
@@ -205,7 +208,7 @@ func (r *terminalResources) readCommands(_ context.Context, req *mcp.ReadResourc
 // listResources shows the caller its command history.
 func (r *terminalResources) listResources(_ context.Context, conv string) []*mcp.Resource {
 	return []*mcp.Resource{{URI: ConversationURI(conv, "commands"), Name: "commands", Title: "Command history",
-		Description: "Every command run in this conversation, with exit code and duration.", MIMEType: "text/plain"}}
+		Description: "Every command run in this conversation, with exit code and duration.", MIMEType: "text/plain", Annotations: forBoth(0.4)}}
 }
 
 // complete proposes the caller's conversation and the ids of its sessions.

@@ -15,12 +15,15 @@ import (
 	"toolhost/internal/sandbox"
 )
 
-// TerminalSandbox tells terminal_operations what the terminal sandbox lets commands write,
-// to explain a "Permission denied" it caused.
+// TerminalSandbox tells terminal_operations what the terminal sandbox lets commands read and
+// write, to explain a "Permission denied" it caused.
 type TerminalSandbox interface {
 	// CanWrite says whether a command of the conversation started now may write path, and
 	// whether path is one of toolhost's own files (which no grant opens).
 	CanWrite(ctx context.Context, conv, path string) (ok, protected bool)
+	// CanRead says whether such a command may read path (credential stores, toolhost's state
+	// and other projects' dotenv files are hidden), and whether it is toolhost's own.
+	CanRead(ctx context.Context, conv, path string) (ok, own bool)
 }
 
 // deniedFile finds the file of the first "Permission denied" in command output, as the usual
@@ -56,8 +59,8 @@ var (
 )
 
 // sandboxNote is the one line added to a command's output when the sandbox may have caused
-// a "Permission denied" in it: it names the sandbox and the request that would allow the
-// write, or says that toolhost's own files are never writable.
+// a "Permission denied" in it: it names the sandbox and the request that would allow the read
+// or write, or says that toolhost's own files are never readable or writable.
 func (t *terminalTool) sandboxNote(ctx context.Context, conv, mode, cwd, output string) string {
 	if t.sandbox == nil || mode == "" || mode == string(sandbox.ModeOff) {
 		return ""
@@ -75,6 +78,16 @@ func (t *terminalTool) sandboxNote(ctx context.Context, conv, mode, cwd, output 
 	}
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(cwd, path)
+	}
+	if strings.HasPrefix(path, "/proc/") {
+		return fmt.Sprintf("[sandbox %s: other processes' memory and environment (%s) are unreadable from a terminal]", mode, path)
+	}
+	if ok, own := t.sandbox.CanRead(ctx, conv, path); !ok {
+		if own {
+			return fmt.Sprintf("[sandbox %s: %s is toolhost's own (state, config or a token) and is never readable from a terminal]", mode, path)
+		}
+		return fmt.Sprintf("[sandbox %s: %s holds credentials (or another project's .env) and is unreadable to commands. If the user agrees, commands and sessions started after the approval may read it: %s]",
+			mode, path, readRequest(path))
 	}
 	ok, protected := t.sandbox.CanWrite(ctx, conv, path)
 	switch {
@@ -97,6 +110,13 @@ func (t *terminalTool) sandboxNote(ctx context.Context, conv, mode, cwd, output 
 		dir = parent
 	}
 	return fmt.Sprintf("[sandbox %s refused %s: %s. To allow it for commands and sessions started after the user approves: %s]", mode, path, what, writeRequest(dir))
+}
+
+// readRequest renders the request_authorization call for terminal reads of a hidden path.
+func readRequest(path string) string {
+	b, _ := json.Marshal(map[string]any{"operation": "request_authorization", "path": path,
+		"access": terminalToolName + ":read", "recursive": true, "reason": "<why>"})
+	return "the user_collaboration tool with " + string(b)
 }
 
 // writeRequest renders the request_authorization call for terminal writes under dir.

@@ -19,37 +19,81 @@ import (
 // Gemini CLI and Qwen Code check arguments against the schema before sending, and would refuse
 // the synonyms the decoder accepts (pending, in_progress, done).
 type todoItem struct {
-	ID            int     `json:"id,omitempty" jsonschema:"add: optional."`
-	Title         string  `json:"title"`
-	Description   string  `json:"description,omitempty"`
-	Status        string  `json:"status,omitempty" jsonschema:"not-started, in-progress, completed or blocked"`
-	Priority      string  `json:"priority,omitempty" enum:"low,medium,high,critical"`
-	Dependencies  []int   `json:"dependencies,omitempty" jsonschema:"Ids it waits for."`
-	Progress      float64 `json:"progress,omitempty" jsonschema:"0.0-1.0"`
-	BlockedReason string  `json:"blocked_reason,omitempty" jsonschema:"Required when blocked."`
-	Parallel      bool    `json:"can_run_parallel,omitempty"`
-	Group         string  `json:"parallel_group,omitempty"`
+	ID            int           `json:"id,omitempty" jsonschema:"add: optional."`
+	Title         string        `json:"title"`
+	Description   string        `json:"description,omitempty"`
+	Status        string        `json:"status,omitempty" jsonschema:"not-started, in-progress, completed or blocked"`
+	Priority      string        `json:"priority,omitempty" enum:"low,medium,high,critical"`
+	Dependencies  []int         `json:"dependencies,omitempty" jsonschema:"Ids it waits for."`
+	Progress      float64       `json:"progress,omitempty" jsonschema:"0.0-1.0"`
+	BlockedReason string        `json:"blocked_reason,omitempty" jsonschema:"Required when blocked."`
+	Parallel      bool          `json:"can_run_parallel,omitempty"`
+	Group         string        `json:"parallel_group,omitempty"`
+	Estimate      string        `json:"estimate,omitempty" jsonschema:"45m, 2h"`
+	Subtasks      []subtaskItem `json:"subtasks,omitempty" jsonschema:"Child todos (3 levels)."`
 
 	decoded todo.Todo
 }
 
-func (i *todoItem) UnmarshalJSON(b []byte) error { return i.decoded.UnmarshalJSON(b) }
+// subtaskItem is a nested todo in the schema: an object whose fields are those of todoItem.
+// todoItems decodes the whole item, subtasks included.
+type subtaskItem struct{}
+
+// todoItems is the todos argument, decoded by todo.DecodeTodos so that a problem names the item
+// and the field ("item 1 subtasks[2].owner: unknown field; valid fields: ...") instead of only
+// the argument's type; it also takes a single object for a one-item list.
+type todoItems []todoItem
+
+func (t *todoItems) UnmarshalJSON(b []byte) error {
+	todos, err := todo.DecodeTodos(b)
+	if err != nil {
+		return todoArgError("todos", err)
+	}
+	out := make(todoItems, len(todos))
+	for i, x := range todos {
+		out[i].decoded = x
+	}
+	*t = out
+	return nil
+}
 
 // patchItem is one partial update; its fields are those of todoItem.
 type patchItem struct {
 	decoded todo.Patch
 }
 
-func (p *patchItem) UnmarshalJSON(b []byte) error { return p.decoded.UnmarshalJSON(b) }
+// patchItems is the updates argument, decoded by todo.DecodePatches like todoItems.
+type patchItems []patchItem
+
+func (p *patchItems) UnmarshalJSON(b []byte) error {
+	patches, err := todo.DecodePatches(b)
+	if err != nil {
+		return todoArgError("updates", err)
+	}
+	out := make(patchItems, len(patches))
+	for i, x := range patches {
+		out[i].decoded = x
+	}
+	*p = out
+	return nil
+}
+
+// todoArgError is a decoding problem of a todo argument as the model reads it.
+func todoArgError(param string, err error) error {
+	if ve, ok := todo.AsValidationError(err); ok {
+		return &ToolError{Code: CodeInvalidTodos, Param: param, Message: ve.Error(), Next: "fix the named todos and call again; nothing was changed", Cause: err}
+	}
+	return err
+}
 
 type todoNoArgs struct{}
 
 type todoWriteArgs struct {
-	Todos []todoItem `json:"todos" alias:"todoList,todo_list,newTodos,new_todos" jsonschema:"write: the whole list; add: todos to append."`
+	Todos todoItems `json:"todos" alias:"todoList,todo_list,newTodos,new_todos" jsonschema:"write: the whole list; add: todos to append."`
 }
 
 type todoUpdateArgs struct {
-	Updates []patchItem `json:"updates" alias:"todoUpdates,todo_updates" jsonschema:"Each: id plus the fields to change."`
+	Updates patchItems `json:"updates" alias:"todoUpdates,todo_updates" jsonschema:"Each: id plus the fields to change."`
 }
 
 // TodoTool is todo_operations: the conversation's plan, persistent and shared by every toolhost
@@ -60,6 +104,7 @@ func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
 	t := &todoTool{st: st, rem: rem, changes: &notifier{}}
 	tool := &Tool{
 		Name:        "todo_operations",
+		Title:       "Todo list",
 		Description: "Plan multi-step work. Mark a todo in-progress before starting it and completed right after; one in-progress at a time.",
 		Operations: []Operation{
 			Op("read", "the list with progress", RiskRead, t.read),
@@ -73,6 +118,7 @@ func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
 				URITemplate: reminders.ResourceTemplate,
 				Description: "A conversation's todo list with progress.",
 				MIMEType:    "text/plain",
+				Annotations: forBoth(0.9),
 			},
 			Read: t.readResource,
 			Complete: func(_ context.Context, conv, variable, value string, _ map[string]string) []string {
@@ -84,7 +130,7 @@ func TodoTool(st *store.Store, rem *reminders.Builder) *Tool {
 		}},
 		ListResources: func(_ context.Context, conv string) []*mcp.Resource {
 			return []*mcp.Resource{{URI: reminders.ResourceURI(conv), Name: "todos", Title: "Todo list",
-				Description: "This conversation's todo list with progress.", MIMEType: "text/plain"}}
+				Description: "This conversation's todo list with progress.", MIMEType: "text/plain", Annotations: forBoth(0.9)}}
 		},
 		Subscriptions: t.changes,
 	}
@@ -131,7 +177,7 @@ func (t *todoTool) update(ctx context.Context, c *Call, a *todoUpdateArgs) (*Res
 	return t.result(ctx, c, l, err)
 }
 
-func items(in []todoItem) []todo.Todo {
+func items(in todoItems) []todo.Todo {
 	out := make([]todo.Todo, len(in))
 	for i, it := range in {
 		out[i] = it.decoded
@@ -196,4 +242,7 @@ func reminderHook(rem *reminders.Builder) func(ctx context.Context, c *Call, r *
 	}
 }
 
-var _ json.Unmarshaler = (*todoItem)(nil)
+var (
+	_ json.Unmarshaler = (*todoItems)(nil)
+	_ json.Unmarshaler = (*patchItems)(nil)
+)

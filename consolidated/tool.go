@@ -52,6 +52,9 @@ var Order = []string{
 // the tool is advertised, and a profile that disables the tool drops them with it.
 type Tool struct {
 	Name string
+	// Title is the tool's short human name (tools/list's title), which clients show in
+	// approval prompts and tool pickers instead of the name.
+	Title string
 	// Description is the lead; the enabled operations' names go where OperationsPlaceholder
 	// stands, else at the end of its first sentence, and a line per operation with a summary
 	// follows.

@@ -8,6 +8,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -15,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/prompts"
 )
 
 // CollaborationConfig configures user_collaboration.
@@ -23,6 +26,11 @@ type CollaborationConfig struct {
 	// MaxWait is how long check_request waits for a pending decision before answering; clients
 	// abort calls at 60 s. Default 15 s.
 	MaxWait time.Duration
+	// PromptsDir holds the user's own prompts, which get_prompt lists and reads with the
+	// embedded ones (the prompts package).
+	PromptsDir string
+	// Logger hears of user prompt files that were skipped; nil discards.
+	Logger *slog.Logger
 }
 
 type askArgs struct {
@@ -43,6 +51,10 @@ type checkRequestArgs struct {
 	RequestID string `json:"request_id" jsonschema:"From request_authorization."`
 }
 
+type getPromptArgs struct {
+	Prompt string `json:"prompt,omitempty" alias:"name,prompt_name" jsonschema:"Name; omit to list."`
+}
+
 // elicitKey names toolhost's input request in a multi-round-trip call.
 const elicitKey = "toolhost_answer"
 
@@ -58,11 +70,13 @@ func UserCollaborationTool(cfg CollaborationConfig) *Tool {
 	u := &collaboration{cfg: cfg, key: key}
 	return &Tool{
 		Name:        "user_collaboration",
+		Title:       "Ask the user",
 		Description: "Ask the user: " + OperationsPlaceholder + ". Questions, and authorization for paths outside the working directory or protected ones.",
 		Operations: []Operation{
 			Op("ask", "question to the user", RiskState, u.ask).WithTimeout(10 * time.Minute).WithCategory(authz.CategoryDangerous),
 			Op("request_authorization", "ask the user to grant access", RiskState, u.requestAuthorization).WithTimeout(10 * time.Minute).WithCategory(authz.CategoryDangerous),
 			Op("check_request", "status of a request", RiskState, u.checkRequest).WithTimeout(time.Minute).WithCategory(authz.CategorySafe),
+			Op("get_prompt", "list the prompts, or read one", RiskRead, u.getPrompt),
 		},
 	}
 }
@@ -211,6 +225,14 @@ func (u *collaboration) requestAuthorization(ctx context.Context, c *Call, a *au
 	if err != nil {
 		return nil, GuardError(err, "path")
 	}
+	if ap.Status == authz.StatusApproved {
+		// [guard] auto_approve approved it as it was filed.
+		grant, err := g.Grants().Get(ctx, ap.GrantID)
+		if err != nil {
+			return nil, err
+		}
+		return grantedResult(ap.ID, grant), nil
+	}
 	if canElicit(c) {
 		scope := ap.Target()
 		if ap.Recursive && ap.Host != "" {
@@ -348,4 +370,70 @@ func elicitedBy(ctx context.Context, c *Call) string {
 		}
 	}
 	return by
+}
+
+// getPrompt lists the prompts (embedded and the user's), or shows one as written: its
+// arguments, then its text with {{argument}} placeholders for the model to fill in. A prompt
+// is guidance to follow, not a command toolhost runs.
+func (u *collaboration) getPrompt(_ context.Context, c *Call, a *getPromptArgs) (*Result, error) {
+	all, err := prompts.List(u.cfg.PromptsDir)
+	if err != nil && u.cfg.Logger != nil {
+		u.cfg.Logger.Warn("user prompts skipped", "dir", u.cfg.PromptsDir, "err", err)
+	}
+	if all == nil {
+		return nil, err
+	}
+	name := strings.TrimSpace(a.Prompt)
+	var b strings.Builder
+	if name == "" {
+		fmt.Fprintf(&b, "Prompts (%d):", len(all))
+		for _, p := range all {
+			fmt.Fprintf(&b, "\n- %s: %s", p.Name, p.Description)
+			if args := promptArgs(p, false); args != "" {
+				b.WriteString(" (" + args + ")")
+			}
+		}
+		b.WriteString("\nRead one with the user_collaboration tool's get_prompt and prompt=NAME.")
+		return &Result{Text: b.String()}, nil
+	}
+	i := slices.IndexFunc(all, func(p prompts.Prompt) bool { return p.Name == name })
+	if i < 0 {
+		names := make([]string, len(all))
+		for j, p := range all {
+			names[j] = p.Name
+		}
+		return nil, &ToolError{Code: CodeNotFound, Param: "prompt", Message: fmt.Sprintf("no prompt %q", name),
+			Next: "prompts: " + strings.Join(names, ", ")}
+	}
+	p := all[i]
+	fmt.Fprintf(&b, "Prompt %s: %s", p.Name, p.Description)
+	if args := promptArgs(p, true); args != "" {
+		b.WriteString("\nArguments, to fill in where {{name}} stands: " + args)
+	}
+	b.WriteString("\n\n" + strings.TrimRight(p.Body(), "\n"))
+	return &Result{Text: b.String()}, nil
+}
+
+// promptArgs names a prompt's arguments: "error (required), command=the command that
+// produced it", with their descriptions when long.
+func promptArgs(p prompts.Prompt, long bool) string {
+	parts := make([]string, len(p.Arguments))
+	for i, a := range p.Arguments {
+		s := a.Name
+		switch {
+		case a.Required:
+			s += " (required)"
+		case a.Default != "":
+			s += "=" + a.Default
+		}
+		if long && a.Description != "" {
+			s += ": " + strings.TrimSuffix(a.Description, ".")
+		}
+		parts[i] = s
+	}
+	sep := ", "
+	if long {
+		sep = "; "
+	}
+	return strings.Join(parts, sep)
 }

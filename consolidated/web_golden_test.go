@@ -3,6 +3,7 @@ package consolidated
 import (
 	"io"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
@@ -31,11 +32,13 @@ and run <code>example init</code> in a project. See <a href="/docs/config">confi
 versions; read the <a href="/docs/changes">change log</a> before a major upgrade.</p></article></main>
 <footer>© Example</footer><script>track()</script></body></html>`)
 	})
-	mux.HandleFunc("/form", func(w http.ResponseWriter, r *http.Request) {
-		io.WriteString(w, `<title>Sign in</title><h1>Sign in</h1><form><label>Email <input type="email" name="e" required></label>
-<label><input type="checkbox" name="r" checked> Remember me</label><select aria-label="Language"><option>English</option><option>Deutsch</option></select>
-<button>Sign in</button></form><p>No account? <a href="/join">Join</a></p>`)
-	})
+	// The form page is the one whose accessibility tree is recorded with several Chromium
+	// versions (internal/browser/testdata/axtree), so the snapshot below is version-proof.
+	form, err := os.ReadFile("../internal/browser/testdata/axtree/form.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux.HandleFunc("/form", func(w http.ResponseWriter, r *http.Request) { w.Write(form) })
 	base := h.serve("site.test", mux)
 	norm := func(s string) string {
 		s = regexp.MustCompile(`site\.test:\d+`).ReplaceAllString(s, "site.test:PORT")

@@ -130,7 +130,7 @@ func TestWebOperations(t *testing.T) {
 	}{
 		{name: "post json", args: map[string]any{"operation": "http_request", "method": "POST", "url": base + "/api", "body": "aGk=", "base64": true,
 			"headers": map[string]string{"Authorization": "Bearer SECRETTOKEN"}},
-			want: []string{"HTTP 200 OK", `{"method":"POST","got_auth":true,"body":"hi"}`, "set-cookie: sid=<redacted>"}, forbidden: []string{"SECRET"}},
+			want: []string{"HTTP 200 OK", `{"method":"POST","got_auth":true,"body":"hi"}`, "set-cookie: sid=***"}, forbidden: []string{"SECRET"}},
 		{name: "fetch page", args: map[string]any{"operation": "fetch_page", "url": base + "/page"},
 			want: []string{"# Guide", "Next [1]", "[1] " + base + "/next"}, forbidden: []string{"SCRIPT", "Nav"}},
 		{name: "file scheme", args: map[string]any{"operation": "http_request", "url": "file:///etc/passwd"}, wantErr: true,

@@ -238,6 +238,10 @@ func Get(name, userDir string, args map[string]string) (Prompt, string, error) {
 	return p, text, nil
 }
 
+// Body is the prompt's text as written, its {{argument}} placeholders unreplaced: for a reader
+// (a model) that fills them in itself.
+func (p Prompt) Body() string { return p.body }
+
 // Render substitutes args into the prompt's body, as [Get] does.
 func (p Prompt) Render(args map[string]string) (string, error) {
 	vals := map[string]string{}

@@ -1,5 +1,5 @@
-// Package reminders builds the <system-reminder> blocks that keep a model aware of its todo list
-// and of recently stored memories.
+// Package reminders builds the <system-reminder> blocks that keep a model aware of its todo list,
+// of recently stored memories and of the user's standing instructions.
 //
 // A reminder is a short text block appended to a tool result (by the tool layer) or injected
 // before the user message (by programs that run their own agent loop). It repeats what a model
@@ -8,7 +8,10 @@
 //
 // Reminders cost tokens on every delivery, so [Builder.Next] delivers one only when its content
 // changed since the last delivery in the conversation, or after Config.EveryNCalls calls without
-// one, and every block is cut to Config.MaxTokens. The delivery bookkeeping lives in the shared
+// one, and every block is cut to Config.MaxTokens. Standing instructions ("always run the tests
+// before committing", stored by the memory feature) come first in a block; they are delivered
+// when they change, on the first call of a conversation in a process (a session's start), and
+// with every periodic reminder. The delivery bookkeeping lives in the shared
 // store, so all toolhost processes serving a conversation agree on it.
 //
 // Wiring for the tool layer: after every successful tool result call [Builder.Next] once and
@@ -70,6 +73,9 @@ type Config struct {
 	NextItems int
 	// MemoryWindow is how far back "recently stored memories" reach. 0 means DefaultMemoryWindow.
 	MemoryWindow time.Duration
+	// Project is the working directory whose standing instructions (with the user's) the
+	// reminders repeat.
+	Project string
 }
 
 // DefaultConfig is delivery on, with the documented defaults.
@@ -114,14 +120,32 @@ type MemorySource interface {
 	RecentBucket(conv string) store.Path
 }
 
+// Instruction is one standing instruction of the user, as the memory feature reports it.
+type Instruction struct {
+	ID   uint64
+	Text string
+	// Scope is "user" (everywhere) or "project" (this working directory).
+	Scope string
+}
+
+// InstructionSource is implemented by the memory feature when it keeps standing instructions;
+// a MemorySource that also implements it has its instructions repeated.
+type InstructionSource interface {
+	// StandingInstructions returns the user's and project's current instructions.
+	StandingInstructions(ctx context.Context, project string) ([]Instruction, error)
+	// InstructionBucket names the bucket StandingInstructions reads, for the stamp.
+	InstructionBucket() store.Path
+}
+
 // Builder builds and delivers reminders for any conversation. What was delivered is in the store;
 // only the count of quiet calls since then is kept in memory (see [Builder.Next]), with a copy of
 // what the last check read, valid while the store's stamp of its buckets holds.
 type Builder struct {
-	st  *store.Store
-	cfg Config
-	mem MemorySource
-	now func() time.Time
+	st    *store.Store
+	cfg   Config
+	mem   MemorySource
+	instr InstructionSource
+	now   func() time.Time
 
 	mu sync.Mutex
 	// quiet counts, per conversation, the calls without a reminder not yet added to the stored
@@ -130,6 +154,9 @@ type Builder struct {
 	// seen keeps, per conversation, what the last check read, so a call that finds its buckets'
 	// stamp unchanged reads nothing either (see inputs).
 	seen map[string]*inputs
+	// started holds the conversations this Builder has delivered to: the first call of a
+	// conversation in a process (a session's start) repeats the standing instructions.
+	started map[string]bool
 }
 
 // maxSeen bounds the conversations whose inputs a Builder keeps; a serve process meets new
@@ -150,11 +177,19 @@ type inputs struct {
 	notes     []MemoryNote
 	since     time.Time
 	notesKept bool
+	// instr are the standing instructions, instrHash what identifies them.
+	instr     []Instruction
+	instrHash string
 }
 
 // New returns a Builder reading todo lists from st. mem may be nil (no memory reminders).
 func New(st *store.Store, cfg Config, mem MemorySource) *Builder {
-	return &Builder{st: st, cfg: cfg.withDefaults(), mem: mem, now: time.Now, quiet: map[string]int{}, seen: map[string]*inputs{}}
+	b := &Builder{st: st, cfg: cfg.withDefaults(), mem: mem, now: time.Now, quiet: map[string]int{}, seen: map[string]*inputs{},
+		started: map[string]bool{}}
+	if is, ok := mem.(InstructionSource); ok {
+		b.instr = is
+	}
+	return b
 }
 
 // For returns conv's current reminder with the default configuration: the Go API for programs
@@ -174,7 +209,34 @@ func (b *Builder) For(ctx context.Context, conv string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return Build(l, notes, b.cfg), nil
+	instr, err := b.instructions(ctx)
+	if err != nil {
+		return "", err
+	}
+	return BuildWith(l, notes, instr, b.cfg), nil
+}
+
+func (b *Builder) instructions(ctx context.Context) ([]Instruction, error) {
+	if b.instr == nil {
+		return nil, nil
+	}
+	in, err := b.instr.StandingInstructions(ctx, b.cfg.Project)
+	if err != nil {
+		return nil, fmt.Errorf("standing instructions for reminder: %w", err)
+	}
+	return in, nil
+}
+
+// instructionHash identifies a list of instructions ("" for none).
+func instructionHash(in []Instruction) string {
+	if len(in) == 0 {
+		return ""
+	}
+	h := sha256.New()
+	for _, i := range in {
+		fmt.Fprintf(h, "%d\x00%s\x00%s\n", i.ID, i.Scope, i.Text)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }
 
 // state is the per-conversation delivery bookkeeping.
@@ -186,6 +248,8 @@ type state struct {
 	// CallsSince counts calls without a reminder since the last delivery.
 	CallsSince  int       `json:"calls_since"`
 	DeliveredAt time.Time `json:"delivered_at,omitzero"`
+	// InstructionHash identifies the standing instructions of the last delivered block.
+	InstructionHash string `json:"instruction_hash,omitempty"`
 }
 
 // Next implements the delivery cadence; the tool layer calls it once per tool result and
@@ -208,30 +272,48 @@ func (b *Builder) Next(ctx context.Context, conv string) (block string, ok bool,
 	if err != nil {
 		return "", false, fmt.Errorf("reminder for %s: %w", conv, err)
 	}
-	if len(in.list.Todos) == 0 && len(notes) == 0 {
+	// The user removed every standing instruction since the last block: say so once.
+	removed := len(in.instr) == 0 && in.state.InstructionHash != ""
+	if len(in.list.Todos) == 0 && len(notes) == 0 && len(in.instr) == 0 && !removed {
 		return "", false, nil
 	}
 	newest := newestNote(notes)
 	b.mu.Lock()
 	calls := in.state.CallsSince + b.quiet[conv]
+	// A session's start: the first call of the conversation in this process repeats the
+	// standing instructions.
+	start := len(in.instr) > 0 && !b.started[conv]
 	b.mu.Unlock()
-	changed := in.hash != in.state.TodoHash || newest.After(in.state.NewestMemory)
+	changed := in.hash != in.state.TodoHash || newest.After(in.state.NewestMemory) || in.instrHash != in.state.InstructionHash
 	due := b.cfg.EveryNCalls > 0 && calls >= b.cfg.EveryNCalls
-	if !changed && !due {
+	if !changed && !due && !start {
 		b.mu.Lock()
 		b.quiet[conv]++
 		b.mu.Unlock()
 		return "", false, nil
 	}
-	s := state{TodoHash: in.hash, NewestMemory: newest, DeliveredAt: b.now().UTC()}
+	s := state{TodoHash: in.hash, NewestMemory: newest, DeliveredAt: b.now().UTC(), InstructionHash: in.instrHash}
 	if err := b.st.Update(ctx, func(tx *store.Tx) error {
 		return tx.PutJSON(todo.BucketPath(conv), StateKey, s)
 	}); err != nil {
 		return "", false, fmt.Errorf("reminder for %s: %w", conv, err)
 	}
 	b.resetQuiet(conv)
-	return Build(in.list, notes, b.cfg), true, nil
+	b.mu.Lock()
+	if len(b.started) >= 4*maxSeen {
+		clear(b.started)
+	}
+	b.started[conv] = true
+	b.mu.Unlock()
+	block = BuildWith(in.list, notes, in.instr, b.cfg)
+	if removed {
+		block = strings.Replace(block, "<system-reminder>\n", "<system-reminder>\n"+removedLine+"\n", 1)
+	}
+	return block, true, nil
 }
+
+// removedLine tells the model that the standing instructions it was given are gone.
+const removedLine = "The user removed the standing instructions given before: do not follow them any more."
 
 // check returns what the reminder check needs for conv: the list and delivery state as they
 // are in the store, and the memory notes inside the window now. It reads them only when the
@@ -249,6 +331,9 @@ func (b *Builder) check(ctx context.Context, conv string) (*inputs, []MemoryNote
 		if memBucket = b.mem.RecentBucket(conv); memBucket != nil {
 			buckets = append(buckets, memBucket)
 		}
+	}
+	if b.instr != nil {
+		buckets = append(buckets, b.instr.InstructionBucket())
 	}
 	stamp := b.st.Stamp(buckets...)
 	b.mu.Lock()
@@ -269,7 +354,12 @@ func (b *Builder) check(ctx context.Context, conv string) (*inputs, []MemoryNote
 	if err != nil {
 		return nil, nil, err
 	}
-	in = &inputs{stamp: stamp, notes: notes, since: since, notesKept: memBucket != nil || b.mem == nil}
+	instr, err := b.instructions(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	in = &inputs{stamp: stamp, notes: notes, since: since, notesKept: memBucket != nil || b.mem == nil,
+		instr: instr, instrHash: instructionHash(instr)}
 	if err := b.st.View(ctx, func(tx *store.Tx) error {
 		var err error
 		if in.list, err = todo.Load(tx, conv); err != nil {
@@ -320,12 +410,13 @@ func (b *Builder) MarkDelivered(ctx context.Context, conv string) error {
 		b.resetQuiet(conv)
 		return nil
 	}
+	instrHash := in.state.InstructionHash // a todo result does not show the instructions
 	return b.st.Update(ctx, func(tx *store.Tx) error {
 		l, err := todo.Load(tx, conv)
 		if err != nil {
 			return err
 		}
-		s := state{TodoHash: todoHash(l), NewestMemory: newest, DeliveredAt: b.now().UTC()}
+		s := state{TodoHash: todoHash(l), NewestMemory: newest, DeliveredAt: b.now().UTC(), InstructionHash: instrHash}
 		if err := tx.PutJSON(todo.BucketPath(conv), StateKey, s); err != nil {
 			return err
 		}
@@ -388,19 +479,23 @@ func EstimateTokens(s string) int {
 
 // shape is how much of each shrinkable part a block shows.
 type shape struct {
-	next, notes, blocked int
-	shortTitles          bool
+	next, notes, blocked, instr int
+	shortTitles, shortInstr     bool
 }
 
 // Build renders the reminder for list l and memory notes, cut to cfg.MaxTokens: first the upcoming
 // todos go (replaced by "(+N more)"), then memory notes, then blocked items, then titles are
 // shortened; the rules always stay. Pure, for golden tests and for embedders with their own state.
-func Build(l todo.List, notes []MemoryNote, cfg Config) string {
+func Build(l todo.List, notes []MemoryNote, cfg Config) string { return BuildWith(l, notes, nil, cfg) }
+
+// BuildWith is Build with the user's standing instructions, which come first. Under the token
+// cap they are the last to shrink: first each is cut to a shorter line, then the newest go.
+func BuildWith(l todo.List, notes []MemoryNote, instr []Instruction, cfg Config) string {
 	cfg = cfg.withDefaults()
 	notes = slices.Clone(notes)
 	slices.SortStableFunc(notes, func(a, b MemoryNote) int { return b.StoredAt.Compare(a.StoredAt) })
-	sh := shape{next: cfg.NextItems, notes: min(len(notes), maxMemoriesShown), blocked: maxBlockedShown}
-	text := render(l, notes, cfg, sh)
+	sh := shape{next: cfg.NextItems, notes: min(len(notes), maxMemoriesShown), blocked: maxBlockedShown, instr: len(instr)}
+	text := render(l, notes, instr, cfg, sh)
 	for cfg.MaxTokens > 0 && EstimateTokens(text) > cfg.MaxTokens {
 		switch {
 		case sh.next > 0:
@@ -411,18 +506,41 @@ func Build(l todo.List, notes []MemoryNote, cfg Config) string {
 			sh.blocked--
 		case !sh.shortTitles:
 			sh.shortTitles = true
+		case !sh.shortInstr && sh.instr > 0:
+			sh.shortInstr = true
+		case sh.instr > 1:
+			sh.instr--
 		default:
 			return text
 		}
-		text = render(l, notes, cfg, sh)
+		text = render(l, notes, instr, cfg, sh)
 	}
 	return text
 }
 
-func render(l todo.List, notes []MemoryNote, cfg Config, sh shape) string {
+// Per-instruction caps in a block.
+const (
+	instrBytes      = 200
+	shortInstrBytes = 80
+)
+
+func render(l todo.List, notes []MemoryNote, instr []Instruction, cfg Config, sh shape) string {
 	var lines []string
-	if len(l.Todos) > 0 || len(notes) == 0 {
-		lines = todoLines(l, sh)
+	if len(instr) > 0 {
+		lines = append(lines, "Standing instructions from the user (follow them until the user removes them):")
+		limit := instrBytes
+		if sh.shortInstr {
+			limit = shortInstrBytes
+		}
+		for _, in := range instr[:sh.instr] {
+			lines = append(lines, "- "+todo.Shorten(strings.Join(strings.Fields(in.Text), " "), limit)+" ["+in.Scope+"]")
+		}
+		if hidden := len(instr) - sh.instr; hidden > 0 {
+			lines = append(lines, fmt.Sprintf("- (+%d more standing instructions)", hidden))
+		}
+	}
+	if len(l.Todos) > 0 || len(notes) == 0 && len(instr) == 0 {
+		lines = append(lines, todoLines(l, sh)...)
 	}
 	if len(notes) > 0 {
 		lines = append(lines, fmt.Sprintf("Memories stored in the last %s (already saved; do not store them again):", window(cfg.MemoryWindow)))
@@ -456,6 +574,17 @@ const (
 	rulesLine = "Rules: mark a todo in-progress before starting it and completed right after finishing it, one in-progress at a time; record progress with the todo_operations tool, not in prose."
 )
 
+// subtasksOf maps each todo id to the ids of its subtasks.
+func subtasksOf(l todo.List) map[int][]int {
+	out := map[int][]int{}
+	for _, t := range l.Todos {
+		if t.Parent != 0 {
+			out[t.Parent] = append(out[t.Parent], t.ID)
+		}
+	}
+	return out
+}
+
 func todoLines(l todo.List, sh shape) []string {
 	if len(l.Todos) == 0 {
 		return []string{emptyLine}
@@ -484,33 +613,69 @@ func todoLines(l todo.List, sh shape) []string {
 	for _, t := range l.Todos {
 		status[t.ID] = t.Status
 	}
-	if t, ok := l.InProgress(); ok {
-		line := "In progress: " + item(t)
-		if t.Progress > 0 {
-			line += fmt.Sprintf(" (%d%%)", int(t.Progress*100+0.5))
+	sub := subtasksOf(l)
+	current, working := l.InProgress()
+	if working {
+		line := "In progress: " + item(current)
+		if current.Progress > 0 {
+			line += fmt.Sprintf(" (%d%%)", int(current.Progress*100+0.5))
+		}
+		if path := l.Path(current.ID); len(path) > 0 {
+			line += " in " + item(path[len(path)-1])
 		}
 		lines = append(lines, line)
 	} else if s.NotStarted > 0 {
 		lines = append(lines, "In progress: none. Mark the next todo in-progress before starting it.")
 	}
 
-	// Upcoming: todos whose dependencies are all completed first, then the rest, each in list order.
-	var ready, waiting []todo.Todo
-	for _, t := range l.Todos {
-		if t.Status != todo.StatusNotStarted {
-			continue
-		}
-		if slices.ContainsFunc(t.Dependencies, func(d int) bool { return status[d] != todo.StatusCompleted }) {
-			waiting = append(waiting, t)
+	// Upcoming, subtasks collapsed: the open subtasks of the todo in progress come first, one
+	// by one; every other not-started todo stands for its subtasks, with their count. Within
+	// each, todos whose dependencies are all completed come before the rest, in list order.
+	var near, far []todo.Todo
+	top := map[int]bool{}
+	if working {
+		if path := l.Path(current.ID); len(path) > 0 {
+			// The current todo's open siblings, then its parent's, up to the top level.
+			chain := append(slices.Clone(path[1:]), current)
+			for i := len(chain) - 1; i >= 0; i-- {
+				for _, t := range l.Todos {
+					if t.Parent == chain[i].Parent && t.ID != chain[i].ID && t.Status == todo.StatusNotStarted {
+						near = append(near, t)
+					}
+				}
+			}
+			top[path[0].ID] = true
 		} else {
-			ready = append(ready, t)
+			top[current.ID] = true
 		}
 	}
-	if next := append(ready, waiting...); len(next) > 0 {
+	for _, t := range l.Todos {
+		if t.Parent != 0 || top[t.ID] || t.Status != todo.StatusNotStarted {
+			continue
+		}
+		far = append(far, t)
+	}
+	order := func(ts []todo.Todo) []todo.Todo {
+		var ready, waiting []todo.Todo
+		for _, t := range ts {
+			if slices.ContainsFunc(t.Dependencies, func(d int) bool { return status[d] != todo.StatusCompleted }) {
+				waiting = append(waiting, t)
+			} else {
+				ready = append(ready, t)
+			}
+		}
+		return append(ready, waiting...)
+	}
+	if next := append(order(near), order(far)...); len(next) > 0 {
 		shown := next[:min(sh.next, len(next))]
 		parts := make([]string, len(shown))
 		for i, t := range shown {
 			parts[i] = item(t)
+			if n := len(sub[t.ID]); n == 1 {
+				parts[i] += " (1 subtask)"
+			} else if n > 1 {
+				parts[i] += fmt.Sprintf(" (%d subtasks)", n)
+			}
 		}
 		line := "Next: " + strings.Join(parts, "; ")
 		if hidden := len(next) - len(shown); hidden > 0 {
@@ -523,9 +688,10 @@ func todoLines(l todo.List, sh shape) []string {
 		lines = append(lines, line)
 	}
 
+	// A parent is blocked only through its subtasks, which are listed themselves.
 	var blocked []todo.Todo
 	for _, t := range l.Todos {
-		if t.Status == todo.StatusBlocked {
+		if t.Status == todo.StatusBlocked && len(sub[t.ID]) == 0 {
 			blocked = append(blocked, t)
 		}
 	}

@@ -78,6 +78,60 @@ func variants() []variant {
 		{"capped", long, nil, capped},
 		{"with_memory", tenSteps(3, true), notes(2), DefaultConfig()},
 		{"memory_only", todo.List{}, notes(7), DefaultConfig()},
+		{"subtasks", subtaskPlan(), nil, DefaultConfig()},
+	}
+}
+
+// subtaskPlan is a plan of 8 todos with 4 subtasks each, the first subtask of each with 2 of
+// its own (56 todos, three levels), worked on in the third todo's first subtask's second
+// subtask: the reminder names that, its open siblings first, and the rest collapsed.
+func subtaskPlan() todo.List {
+	l := todo.List{Version: 9}
+	id := 0
+	add := func(parent int, title string, st todo.Status) int {
+		id++
+		l.Todos = append(l.Todos, todo.Todo{ID: id, Parent: parent, Title: title, Status: st})
+		return id
+	}
+	for i := range 8 {
+		top := add(0, fmt.Sprintf("Port service %d to the new storage layer", i+1), todo.StatusNotStarted)
+		for j := range 4 {
+			st := todo.StatusNotStarted
+			if i < 2 {
+				st = todo.StatusCompleted
+			}
+			mid := add(top, fmt.Sprintf("Move table %d of service %d and its migrations", j+1, i+1), st)
+			if j == 0 {
+				for k := range 2 {
+					leaf := st
+					if i == 2 && k == 0 {
+						leaf = todo.StatusCompleted
+					}
+					if i == 2 && k == 1 {
+						leaf = todo.StatusInProgress
+					}
+					add(mid, fmt.Sprintf("Rewrite query %d of table %d", k+1, j+1), leaf)
+				}
+			}
+		}
+	}
+	l, err := todo.ApplyWrite(todo.List{Version: 8}, l.Todos, t0)
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// TestSubtasksWithinBudget: a three-level plan of 56 todos stays within the default cap.
+func TestSubtasksWithinBudget(t *testing.T) {
+	got := Build(subtaskPlan(), notes(2), DefaultConfig())
+	if est := EstimateTokens(got); est > DefaultMaxTokens {
+		t.Errorf("Build(subtasks) = %d estimated tokens, over %d:\n%s", est, DefaultMaxTokens, got)
+	}
+	for _, want := range []string{"In progress: 18. Rewrite query 2 of table 1 in 16. Move table 1 of service 3", "Next: 19. Move table 2 of service 3", "(+5 more)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Build(subtasks) lacks %q:\n%s", want, got)
+		}
 	}
 }
 

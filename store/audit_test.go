@@ -2,15 +2,18 @@ package store
 
 import (
 	"bufio"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -104,21 +107,52 @@ func TestAuditConcurrent(t *testing.T) {
 	}
 }
 
+// readRotated reads every line of the rotated audit files, oldest first, and the names.
+func readRotated(t *testing.T, dir string) (lines []auditRecord, names []string) {
+	t.Helper()
+	files, err := AuditFiles(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		names = append(names, filepath.Base(f))
+		if !strings.HasSuffix(f, ".gz") {
+			lines = append(lines, readAuditLines(t, f)...)
+			continue
+		}
+		in, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zr, err := gzip.NewReader(in)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		plain := filepath.Join(t.TempDir(), "plain")
+		out, _ := os.Create(plain)
+		if _, err := io.Copy(out, zr); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		out.Close()
+		in.Close()
+		lines = append(lines, readAuditLines(t, plain)...)
+	}
+	return lines, names
+}
+
+// TestAuditRotation appends past the size limit many times: the current file stays under it,
+// rotated files are compressed, only the newest keep stay, and the lines they hold with the
+// current file are the newest ones, in order, with none missing.
 func TestAuditRotation(t *testing.T) {
-	const limit = 1000
-	s := newStore(t, Options{NoSync: true, AuditMaxBytes: limit})
+	const limit, keep = 1000, 3
+	s := newStore(t, Options{NoSync: true, AuditMaxBytes: limit, AuditKeep: keep})
 	ctx := context.Background()
 	path := filepath.Join(s.Dir(), auditFileName)
 	note := strings.Repeat("n", 40)
-	lineLen := func(seq int) int { b, _ := json.Marshal(auditRecord{seq, note}); return len(b) + 1 }
-
-	total := 0
-	rotated := false
-	for seq := 1; seq <= 200; seq++ {
+	for seq := 1; seq <= 400; seq++ {
 		if err := s.AppendAudit(ctx, auditRecord{seq, note}); err != nil {
 			t.Fatalf("AppendAudit(%d) = %v", seq, err)
 		}
-		total += lineLen(seq)
 		info, err := os.Stat(path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			t.Fatal(err)
@@ -126,33 +160,76 @@ func TestAuditRotation(t *testing.T) {
 		if err == nil && info.Size() >= limit {
 			t.Fatalf("after append %d audit.jsonl is %d bytes, want < %d (rotated)", seq, info.Size(), limit)
 		}
-		if total >= limit {
-			rotated = true
+	}
+	s.auditJobs.Wait()
+	old, names := readRotated(t, s.Dir())
+	if len(names) != keep {
+		t.Errorf("rotated files = %v, want the newest %d", names, keep)
+	}
+	for _, n := range names {
+		if !strings.HasSuffix(n, ".jsonl.gz") {
+			t.Errorf("rotated file %s is not compressed", n)
 		}
 	}
-	if !rotated {
-		t.Fatal("test wrote too little to rotate")
-	}
-	old := readAuditLines(t, path+".1")
-	cur := readAuditLines(t, path)
-	if len(old) == 0 {
-		t.Fatalf("%s.1 is empty after rotation", path)
-	}
-	// The newest lines are all kept in order: .1 then the current file, ending at 200.
-	both := append(old, cur...)
+	both := append(old, readAuditLines(t, path)...)
 	for i, r := range both {
 		if want := both[0].Seq + i; r.Seq != want {
-			t.Fatalf("rotated audit lines: record %d has seq %d, want %d (gap or reorder)", i, r.Seq, want)
+			t.Fatalf("audit lines: record %d has seq %d, want %d (gap or reorder)", i, r.Seq, want)
 		}
 	}
-	if last := both[len(both)-1].Seq; last != 200 {
-		t.Errorf("last audit record = %d, want 200", last)
+	if last := both[len(both)-1].Seq; last != 400 || len(both) < keep*limit/60 {
+		t.Errorf("audit keeps %d lines ending at %d, want about the last %d lines ending at 400", len(both), last, keep*limit/60)
 	}
-	var size int64
-	for _, r := range old {
-		size += int64(lineLen(r.Seq))
+}
+
+// TestAuditRotationByAge: a file that began longer ago than the age limit (the last
+// rotation made way for it) is rotated at the next append, however small; a young one is not,
+// whatever times its lines carry.
+func TestAuditRotationByAge(t *testing.T) {
+	s := newStore(t, Options{NoSync: true, AuditMaxAge: time.Hour})
+	ctx := context.Background()
+	type timed struct {
+		Time time.Time `json:"time"`
+		Seq  int       `json:"seq"`
 	}
-	if size < limit || size >= limit+int64(lineLen(200)) {
-		t.Errorf("audit.jsonl.1 holds %d bytes, want the first %d+ bytes of a file cut at the limit", size, limit)
+	// Lines from a wrong clock do not make a new file old.
+	if err := s.AppendAudit(ctx, timed{time.Now().Add(-48 * time.Hour), 0}); err != nil {
+		t.Fatal(err)
 	}
+	s.auditJobs.Wait()
+	if _, names := readRotated(t, s.Dir()); len(names) != 0 {
+		t.Fatalf("rotated files = %v after one line in a new file, want none", names)
+	}
+	// The last rotation was two hours ago: the current file is that old.
+	old := filepath.Join(s.Dir(), auditRotatedPrefix+time.Now().Add(-2*time.Hour).UTC().Format(auditRotatedTime)+auditRotatedExt+".gz")
+	writeGzip(t, old, `{"seq":-1}`+"\n")
+	s.auditFile = nil // as a process starting now would find it
+	if err := s.AppendAudit(ctx, timed{time.Now(), 1}); err != nil {
+		t.Fatal(err)
+	}
+	s.auditJobs.Wait()
+	lines, names := readRotated(t, s.Dir())
+	if len(names) != 2 || len(lines) != 3 || lines[2].Seq != 1 {
+		t.Fatalf("rotated files = %v with %d lines, want the old one and the file just rotated", names, len(lines))
+	}
+	// The file after it began at that rotation: not rotated for its age.
+	if err := s.AppendAudit(ctx, timed{time.Now(), 2}); err != nil {
+		t.Fatal(err)
+	}
+	s.auditJobs.Wait()
+	if _, names := readRotated(t, s.Dir()); len(names) != 2 {
+		t.Errorf("rotated files = %v after a line in the fresh file, want still two", names)
+	}
+}
+
+func writeGzip(t *testing.T, path, text string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := gzip.NewWriter(f)
+	zw.Write([]byte(text))
+	zw.Close()
+	f.Close()
 }

@@ -158,6 +158,18 @@ func runChild(mode string) error {
 				return err
 			}
 		}
+	case "compacter":
+		// Compacts the file over and over, saying so after each, until killed.
+		s, err := Open(ctx, dir, Options{})
+		if err != nil {
+			return err
+		}
+		for n := 1; ; n++ {
+			if _, err := s.Compact(ctx); err != nil {
+				return err
+			}
+			fmt.Println("compacted", n)
+		}
 	case "holder":
 		// Holds the write lock with a raw bbolt handle until stdin closes.
 		db, err := bbolt.Open(os.Getenv(childDir), fileMode, &bbolt.Options{Timeout: 10 * time.Second})

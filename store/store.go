@@ -26,11 +26,8 @@ const (
 	fileMode fs.FileMode = 0o600
 )
 
-// Defaults for Options fields left zero.
-const (
-	DefaultLockTimeout   = 10 * time.Second
-	DefaultAuditMaxBytes = 10 << 20
-)
+// DefaultLockTimeout is Options.LockTimeout left zero.
+const DefaultLockTimeout = 10 * time.Second
 
 // Lock retry tuning. bbolt's own flock loop sleeps 50 ms between attempts and gives up after the
 // first failed attempt once its timeout is no longer than those 50 ms (zero would block forever).
@@ -75,9 +72,15 @@ type Options struct {
 	LockTimeout time.Duration
 	// NoSync skips fsync on commit. Only for tests and benchmarks: a crash may lose or corrupt data.
 	NoSync bool
-	// AuditMaxBytes is the size past which audit.jsonl is rotated to audit.jsonl.1. Zero means
+	// AuditMaxBytes is the size past which audit.jsonl is rotated (audit.go). Zero means
 	// DefaultAuditMaxBytes.
 	AuditMaxBytes int64
+	// AuditMaxAge rotates audit.jsonl once it is this old (since the rotation that began it, or its creation). Zero means
+	// DefaultAuditMaxAge.
+	AuditMaxAge time.Duration
+	// AuditKeep is how many rotated audit files are kept, the newest. Zero means
+	// DefaultAuditKeep.
+	AuditKeep int
 	// CreateInBackground lets Open return at once when toolhost.db does not exist yet (a first
 	// start): creating the file and its buckets costs several fsyncs that a server need not make
 	// its client wait for. Update, View, Check, Err and Close wait until it is done; a failure
@@ -128,6 +131,12 @@ type Store struct {
 	seenTx  uint64
 	foreign uint64
 	wrote   map[string]uint64
+
+	// The audit file whose age auditStart is (audit.go), and the compressions under way.
+	auditMu    sync.Mutex
+	auditFile  fs.FileInfo
+	auditStart time.Time
+	auditJobs  sync.WaitGroup
 }
 
 // Unavailable returns a Store for state directory dir whose every transaction fails with an error
@@ -191,6 +200,12 @@ func open(ctx context.Context, dir string, opts Options, ms []migration) (*Store
 	}
 	if opts.AuditMaxBytes <= 0 {
 		opts.AuditMaxBytes = DefaultAuditMaxBytes
+	}
+	if opts.AuditMaxAge <= 0 {
+		opts.AuditMaxAge = DefaultAuditMaxAge
+	}
+	if opts.AuditKeep <= 0 {
+		opts.AuditKeep = DefaultAuditKeep
 	}
 	if err := os.MkdirAll(abs, dirMode); err != nil {
 		return nil, fmt.Errorf("open state store: %w", err)
@@ -267,6 +282,7 @@ func (s *Store) Close() error {
 	if s.closed.Swap(true) {
 		return nil
 	}
+	s.auditJobs.Wait()
 	s.mu.Lock()
 	if h := s.cur; h != nil {
 		s.dropLocked()

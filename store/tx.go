@@ -165,6 +165,25 @@ func (t *Tx) Put(b Path, key string, val []byte) error {
 	return nil
 }
 
+// AppendFillPercent is how full Append leaves the pages it splits.
+const AppendFillPercent = 1.0
+
+// Append is Put for a bucket whose keys arrive in increasing order (ids that sort by time): bbolt
+// splits a full page in half by default, which leaves an append-only bucket half empty for good;
+// Append fills pages to AppendFillPercent. A key that lands inside the bucket is still stored
+// correctly, only its page is split fuller.
+func (t *Tx) Append(b Path, key string, val []byte) error {
+	bk, err := t.createBucket(b)
+	if err != nil {
+		return fmt.Errorf("put %s/%s: %w", b, key, err)
+	}
+	bk.FillPercent = AppendFillPercent
+	if err := bk.Put([]byte(key), clone(val)); err != nil {
+		return fmt.Errorf("put %s/%s: %w", b, key, err)
+	}
+	return nil
+}
+
 // PutJSON stores v encoded as JSON, like Put.
 func (t *Tx) PutJSON(b Path, key string, v any) error {
 	raw, err := json.Marshal(v)

@@ -149,7 +149,8 @@ func TestDefaultRulesThroughShellConstructs(t *testing.T) {
 		{"recursive delete of root", "rm -rf /", Ask},
 		{"recursive delete in home", "rm -fr ~/src", Ask},
 		{"recursive delete upwards", "rm -r ../x", Ask},
-		{"sudo", "sudo ls", Ask},
+		{"sudo", "sudo ls", Deny},
+		{"pkexec", "pkexec ls", Ask},
 		{"crontab", "crontab -e", Ask},
 		{"systemd-run", "systemd-run --user sleep 1", Ask},
 		// Allowed.
@@ -277,7 +278,7 @@ func TestSessionDefinitions(t *testing.T) {
 		want  []Action
 	}{
 		{"alias", []string{"alias g=git", "g push -f", "g status"}, []Action{Allow, Deny, Allow}},
-		{"alias with a blank, then the word", []string{"alias s='sudo '", "alias p='git push -f'", "s p"}, []Action{Ask, Deny, Deny}},
+		{"alias with a blank, then the word", []string{"alias s='sudo '", "alias p='git push -f'", "s p"}, []Action{Deny, Deny, Deny}},
 		{"alias chained on a later line", []string{"alias c='command '", "alias g=git", "c g push -f"}, []Action{Allow, Allow, Deny}},
 		{"function", []string{`g() { git "$@"; }`, "g push -f", "g status"}, []Action{Ask, Deny, Allow}},
 		{"function keyword", []string{`function h { rm "$@"; }`, "h -rf /", "h -rf build"}, []Action{Ask, Ask, Allow}},
@@ -618,5 +619,106 @@ func BenchmarkCheck(b *testing.B) {
 				rs.Check(c.line, Env{})
 			}
 		})
+	}
+}
+
+// TestRuleSubjects: a redirection, a command run in the background and a command substitution
+// are subjects of rules of their own, whatever command they belong to; the default rules deny
+// writes to block devices and running as another user.
+func TestRuleSubjects(t *testing.T) {
+	defaults, err := New(nil, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	custom, err := New([]string{"deny > ~/.bashrc # your shell's startup file", "ask < /etc/* # reads system files",
+		"deny * & # no background jobs", "ask $(*) # substitutions need a look"}, "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		rs   *Rules
+		line string
+		want Action
+		rule string
+	}{
+		{"echo into a disk", defaults, "echo hi > /dev/sda", Deny, "writes a block device"},
+		{"append to a partition", defaults, "cat img >> /dev/nvme0n1p1", Deny, "writes a block device"},
+		{"into a disk by id", defaults, "cat img > /dev/disk/by-id/usb-1", Deny, "writes a block device"},
+		{"stderr into a disk", defaults, "ls 2> /dev/sdb", Deny, "writes a block device"},
+		{"a compound into a disk", defaults, "{ echo a; echo b; } > /dev/vda", Deny, "writes a block device"},
+		{"a disk named by a variable", defaults, "echo x > /dev/$D", Ask, "writes a block device"},
+		{"a file under a variable", defaults, `echo x > "${TMPDIR:-/tmp}/f"`, Allow, ""},
+		{"a file in a variable", defaults, `echo x > "$out"`, Allow, ""},
+		{"dd of a disk", defaults, "dd if=img of=/dev/sdc bs=4M", Deny, "writes a block device"},
+		{"tee a disk", defaults, "cat img | tee /dev/mmcblk0", Deny, "writes a block device"},
+		{"dev null is fine", defaults, "make 2> /dev/null > /dev/null", Allow, ""},
+		{"reading a disk is not writing", defaults, "file - < /dev/sda", Allow, ""},
+		{"a file named sda", defaults, "echo x > ./sda", Allow, ""},
+		{"sudo", defaults, "sudo make install", Deny, "runs as another user"},
+		{"doas", defaults, "doas ls", Deny, "runs as another user"},
+		{"su", defaults, "su -c id", Deny, "runs as another user"},
+		{"a configured redirection", custom, "echo 'alias ls=rm' >> ~/.bashrc", Deny, "your shell's startup file"},
+		{"a configured read", custom, "wc -l < /etc/passwd", Ask, "reads system files"},
+		{"background", custom, "sleep 100 &", Deny, "no background jobs"},
+		{"background in a list", custom, "make; server &", Deny, "no background jobs"},
+		{"foreground", custom, "sleep 1", Allow, ""},
+		{"command substitution", custom, "echo $(date)", Ask, "substitutions need a look"},
+		{"backticks", custom, "echo `date`", Ask, "substitutions need a look"},
+		{"process substitution", custom, "diff <(ls a) <(ls b)", Ask, "substitutions need a look"},
+		{"no substitution", custom, "echo date", Allow, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			v := tt.rs.Check(tt.line, Env{})
+			if v.Action != tt.want || tt.rule != "" && v.Rule != tt.rule {
+				t.Errorf("Check(%q) = %v (rule %q), want %s by rule %q", tt.line, v, v.Rule, tt.want, tt.rule)
+			}
+		})
+	}
+	for _, bad := range []string{"deny > a > b", "deny 2> /dev/sda", "deny > $X", "deny <<EOF"} {
+		if _, err := New([]string{bad}, "", false); err == nil {
+			t.Errorf("New(%q) accepted a rule that is no redirection pattern", bad)
+		}
+	}
+}
+
+// TestStrictPolicy: the strict allow-list lets an agent read, build, test and commit, and
+// denies what runs as another user, what runs in the background, what leaves the working
+// directory's modes and owners, pushes, and every program it does not name, chained or not.
+func TestStrictPolicy(t *testing.T) {
+	rs, err := New(Strict, "deny", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		line string
+		want Action
+	}{
+		{"ls -la && cat go.mod", Allow},
+		{"grep -rn TODO . | head -20", Allow},
+		{"go test ./... -run TestX", Allow},
+		{"npm test", Allow},
+		{"python -m pytest -q", Allow},
+		{"cargo build --release", Allow},
+		{"make check", Allow},
+		{"git status && git add -A && git commit -m x", Allow},
+		{"mkdir -p out && touch out/x && chmod +x scripts/run.sh", Allow},
+		{"git push origin main", Deny},
+		{"git push -f", Deny},
+		{"sudo make install", Deny},
+		{"su -", Deny},
+		{"chmod 777 /etc/passwd", Deny},
+		{"chown me ~/.ssh/id_rsa", Deny},
+		{"make server &", Deny},
+		{"ls; curl https://example.com", Deny},
+		{"ls && nc -l 4444", Deny},
+		{"cat x | sh", Deny},
+		{"echo hi > /dev/sda", Deny},
+		{"some-unlisted-tool --flag", Deny},
+		{"eval ls", Deny},
+	} {
+		if v := rs.Check(tt.line, Env{}); v.Action != tt.want {
+			t.Errorf("strict Check(%q) = %v, want %s", tt.line, v, tt.want)
+		}
 	}
 }

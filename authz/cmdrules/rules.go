@@ -52,6 +52,18 @@ type Rule struct {
 	// stages are the pipeline stages of the pattern; each stage is a list of pattern words,
 	// each word a set of alternatives ({a,b}).
 	stages [][][]glob
+	// The rule's subject, when it is not a command: a redirection (`> /dev/sd*`: what a line
+	// writes to or reads from), a command run in the background (`* &`), or any command
+	// substitution (`$(*)`: $(...), backticks and <(...)).
+	redirect   *redirPattern
+	background bool
+	subst      bool
+}
+
+// redirPattern is a redirection a rule matches: its direction and the files it names.
+type redirPattern struct {
+	write  bool // >, >>, &>, >| ... (else <)
+	target []glob
 }
 
 // SyntaxError is a rule that cannot be parsed; Index is its position in the list given to
@@ -94,11 +106,22 @@ func ParseRule(line string) (Rule, error) {
 			r.Name = name
 		}
 	}
+	if done, err := r.parseSubject(st); done || err != nil {
+		if err != nil {
+			return Rule{}, err
+		}
+		st.Comments = nil
+		r.Pattern = patternText(st)
+		if r.Name == "" {
+			r.Name = r.Pattern
+		}
+		return r, nil
+	}
 	var calls []*syntax.CallExpr
 	var collect func(s *syntax.Stmt) error
 	collect = func(s *syntax.Stmt) error {
-		if s.Negated || s.Background || len(s.Redirs) > 0 {
-			return errors.New("a pattern has no redirections, ! or &")
+		if s.Negated || len(s.Redirs) > 0 || s.Background && s != st {
+			return errors.New("a pattern has no redirections or ! (a redirection is a pattern of its own: > /dev/sd*)")
 		}
 		switch c := s.Cmd.(type) {
 		case *syntax.CallExpr:
@@ -117,6 +140,12 @@ func ParseRule(line string) (Rule, error) {
 			return collect(c.Y)
 		}
 		return errors.New("a pattern is plain words: a command and its arguments")
+	}
+	if st.Background {
+		if _, ok := st.Cmd.(*syntax.CallExpr); !ok {
+			return Rule{}, errors.New("& follows one command in a pattern: CMD ... &")
+		}
+		r.background = true
 	}
 	if err := collect(st); err != nil {
 		return Rule{}, err
@@ -146,6 +175,50 @@ func ParseRule(line string) (Rule, error) {
 		r.Name = r.Pattern
 	}
 	return r, nil
+}
+
+// parseSubject reads a pattern whose subject is not a command: a redirection alone (`>
+// /dev/sd*`, `< ~/.ssh/*`) or a command substitution alone (`$(*)`). done is false for a
+// command pattern.
+func (r *Rule) parseSubject(st *syntax.Stmt) (done bool, err error) {
+	if st.Cmd == nil {
+		if len(st.Redirs) != 1 || st.Negated || st.Background {
+			return true, errors.New("a redirection pattern is one redirection: > FILE, >> FILE or < FILE")
+		}
+		rd := st.Redirs[0]
+		p := &redirPattern{}
+		switch rd.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll:
+			p.write = true
+		case syntax.RdrIn:
+		default:
+			return true, errors.New("a redirection pattern is > FILE, >> FILE or < FILE")
+		}
+		if rd.N != nil {
+			return true, errors.New("a redirection pattern names no descriptor: > FILE matches 2> FILE too")
+		}
+		for _, part := range rd.Word.Parts {
+			switch part.(type) {
+			case *syntax.Lit, *syntax.SglQuoted, *syntax.DblQuoted:
+			default:
+				return true, errors.New("a redirection pattern's file is literal text and globs")
+			}
+		}
+		for _, alt := range expandBraces(wordSource(rd.Word)) {
+			p.target = append(p.target, patternGlob(alt))
+		}
+		r.redirect = p
+		return true, nil
+	}
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) != 1 || len(call.Args[0].Parts) != 1 || len(st.Redirs) > 0 || st.Negated {
+		return false, nil
+	}
+	if _, ok := call.Args[0].Parts[0].(*syntax.CmdSubst); !ok {
+		return false, nil
+	}
+	r.subst = true
+	return true, nil
 }
 
 // wordSource renders a pattern word back to glob source: quoted text has its glob

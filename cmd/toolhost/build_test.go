@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/internal/git/gittest"
+	"toolhost/internal/sandbox/sandboxtest"
 )
 
 // Every build_and_version_control operation through the real binary over stdio, on a real
@@ -192,5 +193,59 @@ func TestLongRunThroughCLI(t *testing.T) {
 	}
 	if r := page.Executions[0]; r.ID != id || r.Status != "cancelled" || r.ExitCode == nil || !strings.Contains(r.Command, "go test") {
 		t.Errorf("history = %+v, want %s cancelled with its exit code and command", r, id)
+	}
+}
+
+// TestFreshBuildCache: on a machine where Go has never built anything, get_errors (go vet,
+// confined) must be able to create the build cache: the sandbox grants only caches that
+// exist, so toolhost makes the missing ones before a command starts. HOME lies outside every
+// place a command may write, as a fresh user's would.
+func TestFreshBuildCache(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Fatalf("go is required: %v", err)
+	}
+	sandboxtest.Require(t)
+	home := sandboxtest.OutsideTemp(t)
+	wd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"go.mod": "module example.com/fresh\n\ngo 1.26\n",
+		// No imports: vet needs nothing from the standard library's cache.
+		"f.go": "package fresh\n\nfunc F() int {\n\tx := 1\n\tx = x\n\treturn x\n}\n",
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(wd, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := commandIn(t, t.TempDir(), wd, "stdio")
+	var env []string
+	for _, kv := range cmd.Env {
+		switch name, _, _ := strings.Cut(kv, "="); name {
+		case "HOME", "GOCACHE", "XDG_CACHE_HOME", "GOFLAGS":
+		default:
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = append(env, "HOME="+home)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "build_and_version_control", Arguments: map[string]any{"operation": "get_errors"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if res.IsError || !strings.Contains(text, "self-assignment of x") {
+		t.Errorf("get_errors with a fresh HOME (isError %v):\n%s", res.IsError, text)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".cache", "go-build")); err != nil {
+		t.Errorf("the build cache was not made: %v", err)
 	}
 }

@@ -83,8 +83,9 @@ func TestLookup(t *testing.T) {
 		{[]string{"approve", "r1"}, "approve", []string{"r1"}, ""},
 		{[]string{"memory", "reembed"}, "memory reembed", []string{}, ""},
 		{[]string{"memory", "reembed", "extra"}, "memory reembed", []string{"extra"}, ""},
-		{[]string{"memory"}, "", nil, `no command "memory"; commands: memory reembed`},
-		{[]string{"memory", "forget"}, "", nil, `no command "memory forget"; commands: memory reembed`},
+		{[]string{"memory", "forget", "7"}, "memory forget", []string{"7"}, ""},
+		{[]string{"memory"}, "", nil, `no command "memory"; commands: memory reembed, memory instructions, memory forget`},
+		{[]string{"memory", "purge"}, "", nil, `no command "memory purge"; commands: memory reembed, memory instructions, memory forget`},
 		{[]string{"serv"}, "", nil, `unknown command "serv"`},
 	}
 	for _, tt := range tests {
@@ -181,6 +182,35 @@ func TestToolsMarkdown(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "memory_operations") || !strings.Contains(out.String(), "| 10 | `read_tool_result` |") {
 		t.Errorf("tools --markdown with memory_operations disabled = %q, want it absent and places kept", out.String())
+	}
+}
+
+// TestToolsNamesTheProfileInForce: the header of `toolhost tools` (and its JSON) names the
+// profile as the flags left it, not the profile they narrowed.
+func TestToolsNamesTheProfileInForce(t *testing.T) {
+	dir := t.TempDir()
+	cfg := dir + "/config.toml"
+	if err := os.WriteFile(cfg, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		flags []string
+		want  string
+	}{
+		{nil, "profile full; workdir "},
+		{[]string{"--read-only"}, "profile full, narrowed by --read-only; workdir "},
+		{[]string{"--profile", "small", "--disable", "think"}, "profile small, narrowed by --disable; workdir "},
+		{[]string{"--json", "--read-only"}, `"profile": "full, narrowed by --read-only"`},
+	}
+	for _, tt := range tests {
+		var out, errOut bytes.Buffer
+		args := append([]string{"tools", "--config", cfg, "--state-dir", dir + "/state", "--workdir", dir}, tt.flags...)
+		if err := run(args, &out, &errOut); err != nil {
+			t.Fatalf("tools %v: %v\n%s", tt.flags, err, errOut.String())
+		}
+		if !strings.Contains(out.String(), tt.want) {
+			t.Errorf("tools %v printed:\n%s\nwant it to contain %q", tt.flags, out.String(), tt.want)
+		}
 	}
 }
 

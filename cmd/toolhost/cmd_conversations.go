@@ -2,10 +2,14 @@ package main
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
+	"toolhost/internal/config"
 	"toolhost/internal/conversation"
 	"toolhost/internal/owner"
+	"toolhost/internal/server"
 )
 
 // conversationCommands show which session works in which conversation.
@@ -51,7 +55,32 @@ func listConversations(inv *invocation) error {
 	if !listed {
 		fmt.Fprintf(inv.stdout, "a new stdio session here starts conversation %s\n", next)
 	}
+	fmt.Fprintln(inv.stdout, httpSessionCounts(list, a.Config.HTTP))
 	return nil
+}
+
+// httpSessionCounts says how many HTTP sessions hold a conversation, in all and by
+// principal, against serve's bounds ([http] max_sessions, max_sessions_per_principal).
+func httpSessionCounts(list []conversation.Lease, hc config.HTTP) string {
+	maxAll, maxEach := hc.MaxSessions, hc.MaxSessionsPerPrincipal
+	if maxAll <= 0 {
+		maxAll = server.DefaultMaxSessions
+	}
+	if maxEach <= 0 {
+		maxEach = server.DefaultMaxSessionsPerPrincipal
+	}
+	total, by := 0, map[string]int{}
+	for _, l := range list {
+		if l.Held && l.Session != "" {
+			total++
+			by[l.Principal]++
+		}
+	}
+	s := fmt.Sprintf("HTTP sessions holding a conversation: %d of max_sessions %d", total, maxAll)
+	for _, p := range slices.Sorted(maps.Keys(by)) {
+		s += fmt.Sprintf("; principal %s: %d of %d", p, by[p], maxEach)
+	}
+	return s
 }
 
 // holderText names a lease's holder: its process and, over HTTP, its session.

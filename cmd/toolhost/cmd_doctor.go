@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"toolhost/authz"
+	"toolhost/internal/app"
 )
 
 // errDoctorFound makes `toolhost doctor` exit non-zero when something needs fixing, so scripts
@@ -63,11 +65,33 @@ func doctor(inv *invocation, repair bool) error {
 		failed = true
 		fmt.Fprintf(out, "FIX  %-8s %s\n     fix: %s\n", c.Name, c.Detail, c.Fix)
 	}
+	if parts, err := a.StateSizes(inv.ctx); err == nil {
+		var total int64
+		for _, p := range parts {
+			total += p.Bytes
+		}
+		fmt.Fprintf(out, "     state directory %s: %s\n", a.StateDir, app.HumanBytes(total))
+		for _, p := range parts {
+			line := fmt.Sprintf("       %-20s %10s", p.Name, app.HumanBytes(p.Bytes))
+			if p.Detail != "" {
+				line += "  " + p.Detail
+			}
+			fmt.Fprintln(out, line)
+		}
+	}
 	st := a.SandboxStatus()
 	for _, d := range st.Details() {
 		fmt.Fprintln(out, "     "+d)
 	}
-	rs := a.CommandRules()
+	if names := a.Gate.WithheldHere(); len(names) > 0 {
+		fmt.Fprintf(out, "     withheld from commands (names only; [terminal] pass_env lets one through): %s\n", strings.Join(names, ", "))
+	} else {
+		fmt.Fprintln(out, "     withheld from commands: none of this environment's variables (every TOOLHOST_*, credential-like and configured name would be)")
+	}
+	if hidden := a.Gate.HiddenHere(); len(hidden) > 0 {
+		fmt.Fprintf(out, "     unreadable to commands: %s\n", strings.Join(hidden, ", "))
+	}
+	rs := a.Gate.Rules()
 	fmt.Fprintf(out, "     command rules: %d, unmatched commands: %s (toolhost rules list)\n", len(rs.List()), rs.Unmatched())
 	if err := authz.CheckOperator(a.StateDir); err != nil {
 		fmt.Fprintf(out, "     operator actions from this shell: refused (%v)\n", err)

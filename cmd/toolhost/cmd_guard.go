@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"toolhost/authz/cmdrules"
+	"toolhost/internal/gate"
 )
 
 // errRulesDeny and errRulesAsk make `toolhost rules test` exit non-zero when the line would
@@ -27,8 +28,16 @@ var guardCommands = group{title: "Terminal guard", commands: []cliCommand{
 			if err != nil {
 				return err
 			}
-			v := a.CommandRules().Check(inv.args[0], cmdrules.Env{Dir: a.Workdir, ReadFile: os.ReadFile})
-			fmt.Fprintln(inv.stdout, v)
+			// The gate's own verdict, as a terminal command in the working directory gets it.
+			v, _, err := a.Gate.Explain(context.Background(), "", gate.Line{Text: inv.args[0], Dir: a.Workdir})
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(inv.stdout, v)
+			if v.Rule == "" && v.Reason == "" {
+				fmt.Fprintf(inv.stdout, " (no rule matched; commands no rule matches: %s)", a.Gate.Rules().Unmatched())
+			}
+			fmt.Fprintln(inv.stdout)
 			switch v.Action {
 			case cmdrules.Deny:
 				return errRulesDeny
@@ -46,7 +55,7 @@ var guardCommands = group{title: "Terminal guard", commands: []cliCommand{
 			if err != nil {
 				return err
 			}
-			rs := a.CommandRules()
+			rs := a.Gate.Rules()
 			fmt.Fprintf(inv.stdout, "commands no rule matches: %s\n", rs.Unmatched())
 			for i, r := range rs.List() {
 				fmt.Fprintf(inv.stdout, "%2d. %-5s %s", i+1, r.Action, r.Pattern)

@@ -187,6 +187,7 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		NoAuth:         hc.NoAuth,
 		Stateless:      hc.Stateless,
 		SessionTimeout: hc.SessionTimeout.Duration,
+		SessionLimits:  server.SessionLimits{Max: hc.MaxSessions, PerPrincipal: hc.MaxSessionsPerPrincipal},
 		SessionDir:     filepath.Join(a.StateDir, "http-sessions"),
 		AllowedHosts:   listen.AllowedHosts,
 		Logger:         a.Logger,
@@ -229,6 +230,10 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		return err
 	}
 	hopts.Console = con
+	hopts.Sessions = a.CountSessionsWith // the console's health page shows them
+	if a.Leases != nil {
+		hopts.Evicted = a.Leases.Keep // a session closed for the limits keeps its conversation
+	}
 	// A model asking for approval tells the user to answer on this console.
 	a.Env.Approvals.SetConsole("http://" + ln.Addr().String() + "/")
 	// ... and so does a model of a stdio server on the same state directory.

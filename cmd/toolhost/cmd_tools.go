@@ -46,7 +46,7 @@ var toolCommands = group{title: "Tools", commands: []cliCommand{
 func printTools(a *app.App, asJSON bool, stdout io.Writer) error {
 	tools := a.Registry.Tools()
 	if asJSON {
-		b, err := json.MarshalIndent(map[string]any{"profile": a.ProfileName, "tools": tools}, "", "  ")
+		b, err := json.MarshalIndent(map[string]any{"profile": a.ProfileInForce(), "tools": tools}, "", "  ")
 		if err != nil {
 			return err
 		}
@@ -54,7 +54,7 @@ func printTools(a *app.App, asJSON bool, stdout io.Writer) error {
 		return err
 	}
 	total := 0
-	fmt.Fprintf(stdout, "profile %s, workdir %s\n", a.ProfileName, a.Workdir)
+	fmt.Fprintf(stdout, "profile %s; workdir %s\n", a.ProfileInForce(), a.Workdir)
 	for i, t := range tools {
 		b, _ := json.Marshal(t)
 		n := consolidated.EstimateTokens(string(b))

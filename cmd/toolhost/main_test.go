@@ -754,11 +754,12 @@ func TestRulesTestCLI(t *testing.T) {
 		line, stdout string
 		code         int
 	}{
-		{"git status", "allow\n", 0},
+		{"git status", "allow (no rule matched; commands no rule matches: allow)\n", 0},
 		{"git push -f", `deny: git push -f (rule "force push rewrites shared history")` + "\n", 1},
 		{`f() { git "$@"; }; f push -f`, `deny: git push -f (rule "force push rewrites shared history")` + "\n", 1},
 		{"shopt -s expand_aliases\nalias g=git\ng push -f", `deny: git push -f (rule "force push rewrites shared history")` + "\n", 1},
-		{"sudo ls", `ask: sudo ls (rule "runs as another user")` + "\n", 1},
+		{"sudo ls", `deny: sudo ls (rule "runs as another user")` + "\n", 1},
+		{"echo x > /dev/sda", `deny: > /dev/sda (rule "writes a block device")` + "\n", 1},
 		{"make deploy-prod", `deny: make deploy-prod (rule "deploys go through CI")` + "\n", 1},
 		{"source push.sh", `deny: git push --force (rule "force push rewrites shared history")` + "\n", 1},
 	} {
@@ -777,6 +778,25 @@ func TestRulesTestCLI(t *testing.T) {
 				t.Errorf("toolhost rules test %q = %q, exit %d (stderr %q); want %q, exit %d", c.line, stdout.String(), code, stderr.String(), c.stdout, c.code)
 			}
 		})
+	}
+}
+
+// TestRulesTestStrictPolicy: with [terminal] policy = "strict", the CLI's verdict is the
+// allow-list's, naming the rule that decided or saying that none did.
+func TestRulesTestStrictPolicy(t *testing.T) {
+	state, work := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte("[terminal]\npolicy = \"strict\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ line, stdout string }{
+		{"go test ./...", `allow: go test ./... (rule "Go builds and tests")` + "\n"},
+		{"make server &", `deny: make server & (rule "runs in the background, beyond the command's reach")` + "\n"},
+		{"my-tool --x", "deny: my-tool --x (no allow rule names it (allow-list))\n"},
+	} {
+		out, _ := commandIn(t, state, work, "rules", "test", c.line).Output()
+		if string(out) != c.stdout {
+			t.Errorf("rules test %q under strict = %q, want %q", c.line, out, c.stdout)
+		}
 	}
 }
 

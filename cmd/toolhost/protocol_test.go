@@ -73,6 +73,12 @@ func (s *stdioRaw) call(id int, tool string, args map[string]any) string {
 	return string(b)
 }
 
+func errorMessage(m map[string]any) string {
+	e, _ := m["error"].(map[string]any)
+	msg, _ := e["message"].(string)
+	return msg
+}
+
 func errorCode(m map[string]any) float64 {
 	e, _ := m["error"].(map[string]any)
 	if e == nil {
@@ -88,8 +94,8 @@ func errorCode(m map[string]any) float64 {
 func TestStdioProtocolEdges(t *testing.T) {
 	s := startStdioRaw(t)
 	s.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
-	if m := s.answer(1); errorCode(m) != server.CodeNotInitialized {
-		t.Errorf("tools/list before initialize = %v, want error code %d", m, server.CodeNotInitialized)
+	if m := s.answer(1); errorCode(m) != server.CodeNotInitialized || errorMessage(m) != server.NotInitializedMessage("tools/list") {
+		t.Errorf("tools/list before initialize = %v, want error code %d and %q", m, server.CodeNotInitialized, server.NotInitializedMessage("tools/list"))
 	}
 	s.send(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if m := s.answer(2); m["result"] == nil {
@@ -211,8 +217,8 @@ func rawHTTPSession(t *testing.T, url, token string) string {
 func TestHTTPProtocolEdges(t *testing.T) {
 	url, token := startServe(t)
 	resp, m := mcpPost(t, url, token, "", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-	if errorCode(m) != server.CodeNotInitialized {
-		t.Errorf("tools/list before initialize over HTTP = %d %v, want error code %d", resp.StatusCode, m, server.CodeNotInitialized)
+	if errorCode(m) != server.CodeNotInitialized || errorMessage(m) != server.NotInitializedMessage("tools/list") {
+		t.Errorf("tools/list before initialize over HTTP = %d %v, want error code %d and %q", resp.StatusCode, m, server.CodeNotInitialized, server.NotInitializedMessage("tools/list"))
 	}
 }
 

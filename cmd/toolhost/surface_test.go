@@ -363,11 +363,11 @@ func TestLastEventIDTooOldThroughBinary(t *testing.T) {
 	}
 }
 
-// TestReadmeResourceTable keeps README.md's resource table what the binary's resources/list and
+// TestResourceTableDoc keeps docs/tools.md's resource table what the binary's resources/list and
 // resources/templates/list answer a client that has a terminal session open. A listed resource
 // of the caller's conversation or session is shown as its template; TOOLHOST_GOLDEN=update
 // rewrites the block.
-func TestReadmeResourceTable(t *testing.T) {
+func TestResourceTableDoc(t *testing.T) {
 	cs := connectBinary(t, binaryTransports["stdio"](t), nil)
 	callOK(t, cs, "terminal_operations", map[string]any{"operation": "create_session", "session_id": "docs"})
 	ctx := context.Background()
@@ -407,12 +407,15 @@ func TestReadmeResourceTable(t *testing.T) {
 			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", r.uri, r.listed, strings.ReplaceAll(r.description, "|", `\|`))
 		}
 	}
-	golden.CheckBlock(t, filepath.Join("..", "..", "README.md"), "<!-- begin: resources/list -->", "<!-- end: resources/list -->", b.String())
+	golden.CheckBlock(t, filepath.Join("..", "..", "docs", "tools.md"), "<!-- begin: resources/list -->", "<!-- end: resources/list -->", b.String())
 }
 
 // matchesTemplate reports whether uri is an instance of the URI template tmpl, each {variable}
-// standing for one non-empty path segment.
+// standing for one non-empty path segment; a query expression ({?name}) may be left out.
 func matchesTemplate(tmpl, uri string) bool {
+	if i := strings.Index(tmpl, "{?"); i >= 0 && strings.HasSuffix(tmpl, "}") && !strings.Contains(uri, "?") {
+		tmpl = tmpl[:i]
+	}
 	for {
 		open := strings.Index(tmpl, "{")
 		if open < 0 {
@@ -451,6 +454,8 @@ func TestMatchesTemplate(t *testing.T) {
 		{"empty variable", "toolhost://conversations/{id}/todos", "toolhost://conversations//todos", false},
 		{"other suffix", "toolhost://conversations/{id}/todos", "toolhost://conversations/c-1/commands", false},
 		{"other prefix", "toolhost://conversations/{id}/todos", "toolhost://terminals/c-1/todos", false},
+		{"query left out", "toolhost://conversations/{id}/log{?before}", "toolhost://conversations/c-1/log", true},
+		{"query given", "toolhost://conversations/{id}/log{?before}", "toolhost://conversations/c-1/log?before=x", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -20,13 +20,16 @@ import (
 
 	"toolhost/authz"
 	"toolhost/consolidated"
+	"toolhost/internal/codeindex"
 	"toolhost/internal/config"
 	"toolhost/internal/conversation"
 	"toolhost/internal/edit"
 	"toolhost/internal/embed"
 	"toolhost/internal/engine"
 	"toolhost/internal/fsread"
+	"toolhost/internal/gate"
 	"toolhost/internal/memory"
+	"toolhost/internal/secret"
 	"toolhost/internal/server"
 	"toolhost/internal/terminal"
 	"toolhost/reminders"
@@ -44,6 +47,10 @@ const instructions = "toolhost: files, terminals, todos, memory and more behind 
 
 // App is a configured toolhost: everything a transport needs to serve it.
 type App struct {
+	// countSessions counts serve's live HTTP sessions (CountSessionsWith).
+	sessionsMu    sync.Mutex
+	countSessions func() server.SessionCounts
+
 	Config      *config.Config
 	ProfileName string
 	Profile     config.Profile
@@ -59,11 +66,14 @@ type App struct {
 	Reminders *reminders.Builder
 	Memory    *memory.Service
 	// Journal makes multi-file edits crash-atomic; Open recovers what a crashed process left.
-	Journal    *edit.Journal
-	termGuard  *terminalGuard
+	Journal *edit.Journal
+	// Index is the working directory's index (nil: [index] mode off).
+	Index      *codeindex.Index
 	PromptsDir string
 	// Terminals is the terminal engine (the console shows its sessions).
 	Terminals *terminal.Manager
+	// Gate decides every process toolhost starts: rules, sandbox, environment.
+	Gate *gate.Gate
 	// Started is when Open ran, for uptime.
 	Started time.Time
 	// switches are the operations the console switched off (config.Switches), as the managed
@@ -198,6 +208,7 @@ func declare(cfg *config.Config, logger *slog.Logger, parent *App) (*App, error)
 		DefaultConversation: conv,
 		Profile:             name,
 		BudgetTokens:        budget,
+		Output:              consolidated.OutputLimits{MaxResultChars: cfg.Output.MaxResultChars, MaxResultLines: cfg.Output.MaxResultLines},
 		Logger:              logger,
 	}
 	a.PromptsDir = cfg.PromptsDir
@@ -207,6 +218,9 @@ func declare(cfg *config.Config, logger *slog.Logger, parent *App) (*App, error)
 			base = config.DefaultPath()
 		}
 		a.PromptsDir = filepath.Join(filepath.Dir(base), "prompts")
+	}
+	if err := a.checkAutoApprove(); err != nil {
+		return nil, err
 	}
 	a.Registry = consolidated.Declare(a.Env, tools, a.allow)
 	return a, nil
@@ -300,6 +314,7 @@ func (a *App) openEngines(ctx context.Context, parent *App) (err error) {
 	rcfg.Enabled = !cfg.Reminders.Off
 	rcfg.EveryNCalls = cfg.Reminders.EveryNCalls
 	rcfg.MaxTokens = cfg.Reminders.MaxTokens
+	rcfg.Project = a.Workdir // whose standing instructions the reminders repeat
 	embedder, err := embed.New(cfg.Memory.Embedder)
 	if err != nil {
 		return fmt.Errorf("memory.embedder: %w", err)
@@ -316,19 +331,19 @@ func (a *App) openEngines(ctx context.Context, parent *App) (err error) {
 	if err != nil {
 		return err
 	}
-	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.termGuard})
-	// The terminal guard asks authz about the commands of the operations the table marks.
-	a.termGuard.runner = terminal.Runner()
+	a.Index = a.openIndex()
+	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.Gate})
 	// The tool list: one constructor per tool, in any order (the registry orders them by
 	// consolidated.Order). Each tool carries its resources, hooks and Close.
 	tools := []*consolidated.Tool{
 		consolidated.ThinkTool(),
-		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration}),
+		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{Guard: a.Guard, MaxWait: cfg.ApprovalWait.Duration, PromptsDir: a.PromptsDir, Logger: a.Logger}),
 		consolidated.TodoTool(a.Store, a.Reminders),
 		consolidated.MemoryTool(consolidated.MemoryConfig{Service: a.Memory, Guard: a.Guard}),
 		// The read engine's line-index cache lives inside the tool, so repeated range reads of
 		// a large file seek instead of rescanning; the journal makes every write crash-atomic.
-		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries), Journal: a.Journal}),
+		consolidated.FileTool(consolidated.FileConfig{Guard: a.Guard, Reader: fsread.NewReader(fsread.DefaultIndexEntries), Journal: a.Journal,
+			Index: a.Index, IndexMinFiles: a.indexMinFiles(), Code: a.codeEngine(a.Index)}),
 		terminal,
 		a.buildTool(terminals),
 		web,
@@ -428,6 +443,7 @@ func (a *App) openGuard(ctx context.Context, profile config.Profile) (*authz.Gua
 		StaticGrants:          static,
 		Logger:                a.Logger,
 		Ask:                   consolidated.AskCall(),
+		AutoApprove:           a.Config.Guard.AutoApprove,
 	})
 }
 
@@ -463,6 +479,7 @@ func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 		Instructions: instructions,
 		Registry:     a.Registry,
 		Logger:       a.Logger,
+		ListTTL:      a.ListTTL,
 		Middleware:   []mcp.Middleware{a.prepareMiddleware(), a.switchesMiddleware(), a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, func() *store.Store { return a.Store }, a.Registry, a.Logger)},
 	})
 	a.switchMu.Lock()
@@ -524,7 +541,8 @@ func NewLogger(w io.Writer, level string) (*slog.Logger, error) {
 	if err := l.UnmarshalText([]byte(strings.ToUpper(orDefault(level, "info")))); err != nil {
 		return nil, fmt.Errorf("log level %q: want debug, info, warn or error", level)
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+	// Every line is masked as secret.Text masks text: no log call needs to remember it.
+	return slog.New(secret.LogHandler(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))), nil
 }
 
 func orDefault(s, d string) string {

@@ -106,7 +106,7 @@ func TestGuardNamesAreTheRegistrys(t *testing.T) {
 	if !slices.Contains(ops[ask.Tool], ask.Request) || !slices.Contains(ops[ask.Tool], ask.Poll) {
 		t.Errorf("consolidated.AskCall() = %+v, which names no declared tool and operations of it", ask)
 	}
-	run := a.termGuard.runner
+	run := consolidated.TerminalRunner()
 	if len(run.Operations) == 0 {
 		t.Fatalf("the terminal guard's runner %+v has no operations that run commands", run)
 	}

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"toolhost/consolidated"
 	"toolhost/internal/config"
 	"toolhost/internal/console"
+	"toolhost/internal/server"
 )
 
 // ConsoleTools is the console's view of the tools: the registry's declared tools and the
@@ -80,6 +82,23 @@ func (a *App) profileFrom() string {
 	if o, ok := a.Config.Origins["profile"]; ok {
 		from = o.String()
 	}
+	if flags := a.profileFlags(); len(flags) > 0 {
+		from += ", narrowed by " + strings.Join(flags, " ")
+	}
+	return from
+}
+
+// ProfileInForce names the active profile as it applies: its name, and the flags that
+// narrowed it ("full, narrowed by --read-only").
+func (a *App) ProfileInForce() string {
+	if flags := a.profileFlags(); len(flags) > 0 {
+		return a.ProfileName + ", narrowed by " + strings.Join(flags, " ")
+	}
+	return a.ProfileName
+}
+
+// profileFlags are the command-line flags that narrowed the active profile, sorted.
+func (a *App) profileFlags() []string {
 	var flags []string
 	for key, o := range a.Config.Origins {
 		if strings.HasPrefix(key, "profiles."+a.ProfileName+".") && o.Flag != "" {
@@ -87,10 +106,7 @@ func (a *App) profileFrom() string {
 		}
 	}
 	slices.Sort(flags)
-	if len(flags) > 0 {
-		from += ", narrowed by " + strings.Join(flags, " ")
-	}
-	return from
+	return flags
 }
 
 func (t consoleTools) UpdateToken(ctx context.Context, name, tier, rate, by string) error {
@@ -150,9 +166,16 @@ func (a *App) Console(credential func() (string, error), listeners ...string) (*
 		Executions: a.consoleExecutions(),
 		AuditFile:  filepath.Join(a.StateDir, "audit.jsonl"),
 		Logger:     a.Logger,
-		Health: func(context.Context) console.Health {
-			return console.Health{Version: Version, Started: a.Started, Workdir: a.Workdir, Profile: a.ProfileName,
-				StateDir: a.StateDir, Sandbox: a.SandboxStatus().Summary(), Embedder: a.Memory.Embedder().ID(), Listeners: listeners}
+		Health: func(ctx context.Context) console.Health {
+			h := console.Health{Version: Version, Started: a.Started, Workdir: a.Workdir, Profile: a.ProfileName,
+				StateDir: a.StateDir, Sandbox: a.SandboxStatus().Summary(), Embedder: a.Memory.Embedder().ID(), Listeners: listeners,
+				Sessions: a.sessionSummary()}
+			if parts, err := a.StateSizes(ctx); err == nil {
+				for _, p := range parts {
+					h.State = append(h.State, console.StatePart{Name: p.Name, Bytes: p.Bytes, Detail: p.Detail})
+				}
+			}
+			return h
 		},
 	})
 }
@@ -163,4 +186,29 @@ func (a *App) consoleExecutions() console.Executions {
 		return nil
 	}
 	return consoleExecutions{a.Executions}
+}
+
+// CountSessionsWith takes the function that counts serve's live HTTP sessions (the session
+// keeper's), for the console's health page.
+func (a *App) CountSessionsWith(count func() server.SessionCounts) {
+	a.sessionsMu.Lock()
+	a.countSessions = count
+	a.sessionsMu.Unlock()
+}
+
+// sessionSummary says how many HTTP sessions are live, in all and by principal, against
+// their bounds; "" when this process serves none.
+func (a *App) sessionSummary() string {
+	a.sessionsMu.Lock()
+	count := a.countSessions
+	a.sessionsMu.Unlock()
+	if count == nil {
+		return ""
+	}
+	c := count()
+	s := fmt.Sprintf("%d of max_sessions %d", c.Live, c.Limits.Max)
+	for _, p := range slices.Sorted(maps.Keys(c.ByPrincipal)) {
+		s += fmt.Sprintf("; %s: %d of %d", p, c.ByPrincipal[p], c.Limits.PerPrincipal)
+	}
+	return s
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -21,7 +22,7 @@ import (
 // DoctorCheck is one finding of `toolhost doctor`: what was checked, what was found and, when
 // something is wrong, the fix to print.
 type DoctorCheck struct {
-	// Name is the area: state, memory, sandbox, embedder, token or port.
+	// Name is the area: state, memory, sandbox, embedder, recall, token or port.
 	Name string
 	// OK is false when the user has something to fix.
 	OK bool
@@ -41,7 +42,36 @@ const lowSpace = 64 << 20
 // RepairState and RepairMemory do. The state check comes first.
 func (a *App) Doctor(ctx context.Context) []DoctorCheck {
 	st := a.checkState(ctx)
-	return []DoctorCheck{st, a.checkMemory(ctx, st.OK), a.checkSandbox(), a.checkEmbedder(ctx), a.checkToken(), a.checkPort()}
+	return []DoctorCheck{st, a.checkMemory(ctx, st.OK), a.checkSandbox(), a.checkEmbedder(ctx), a.checkRecall(), a.checkToken(), a.checkPort()}
+}
+
+// checkRecall says which of the word sources memory search ranks with are there. The OS
+// packages (GPL dictionaries, WordNet) are read at run time, never compiled in; without them
+// search keeps its other signals, so a missing one is reported with its install command, not
+// as a failure.
+func (a *App) checkRecall() DoctorCheck {
+	c := DoctorCheck{Name: "recall", OK: true}
+	if a.Memory == nil {
+		c.Detail = "memory is not configured"
+		return c
+	}
+	var found, missing, pkgs []string
+	for _, src := range a.Memory.Lexicon().Sources() {
+		switch {
+		case src.Found && src.Package == "":
+			found = append(found, src.Use+" (compiled in)")
+		case src.Found:
+			found = append(found, fmt.Sprintf("%s (%s, %s)", src.Use, src.Package, src.Path))
+		default:
+			missing = append(missing, src.Use)
+			pkgs = append(pkgs, src.Package)
+		}
+	}
+	c.Detail = "memory search uses " + strings.Join(found, ", ")
+	if len(missing) > 0 {
+		c.Detail += fmt.Sprintf("; not installed: %s (apt-get install %s)", strings.Join(missing, ", "), strings.Join(pkgs, " "))
+	}
+	return c
 }
 
 // checkMemory compares the memories with everything derived from them (vectors, the duplicate

@@ -91,7 +91,8 @@ func testLiveResources(t *testing.T, version string) {
 	todos := reminders.ResourceURI(conv)
 
 	commands := consolidated.ConversationURI(conv, "commands")
-	if got, want := resourceURIs(t, cs), []string{todos, commands, consolidated.WorkdirURI, consolidated.GitContextURI, consolidated.RecentExecutionsURI}; !sameSet(got, want) {
+	log := consolidated.ConversationURI(conv, "log")
+	if got, want := resourceURIs(t, cs), []string{todos, commands, log, consolidated.WorkdirURI, consolidated.GitContextURI, consolidated.RecentExecutionsURI}; !sameSet(got, want) {
 		t.Errorf("resources/list before any session = %v, want %v", got, want)
 	}
 

@@ -29,7 +29,9 @@ const (
 // On a first start (no state file yet) the file is created in the background: the first state
 // operation waits for it, tools/list does not (store.Options.CreateInBackground).
 func (a *App) openState(ctx context.Context) error {
-	st, err := store.Open(ctx, a.StateDir, store.Options{CreateInBackground: true})
+	au := a.Config.Audit
+	st, err := store.Open(ctx, a.StateDir, store.Options{CreateInBackground: true,
+		AuditMaxBytes: au.MaxBytes, AuditMaxAge: au.MaxAge.Duration, AuditKeep: au.Keep})
 	if err == nil {
 		// Not closed with the app: calls still running at Close may read it, and an idle
 		// handle lets go of the file by itself (see store's handle.go).
@@ -57,8 +59,9 @@ func (a *App) logStateUnavailable(err error) {
 // StateErr returns why the state store is unavailable, or nil.
 func (a *App) StateErr() error { return a.Store.Err() }
 
-// CheckStateLater reads the whole state file in the background once the server has started and
-// logs damage with the path and the fix. Servers call it; one-shot commands do not.
+// CheckStateLater, once the server has started, compacts the state file in the background when
+// most of it is free (compactAtStart), then reads it whole and logs damage with the path and the
+// fix. Servers call it; one-shot commands do not.
 func (a *App) CheckStateLater() {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -73,6 +76,7 @@ func (a *App) CheckStateLater() {
 		if a.Store.Err() != nil {
 			return
 		}
+		a.compactAtStart(ctx)
 		if fi, err := os.Stat(a.Store.Path()); err != nil || fi.Size() > stateCheckMaxBytes {
 			return
 		}

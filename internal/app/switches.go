@@ -158,3 +158,25 @@ func (a *App) switchesMiddleware() mcp.Middleware {
 		}
 	}
 }
+
+// DefaultListTTL is how long a client on 2026-07-28 may cache the lists ([lists] ttl unset):
+// long, since the tool list is byte-identical across runs and a switch is announced at once.
+const DefaultListTTL = 24 * time.Hour
+
+// ListTTL is the ttlMs of tools/list, prompts/list and resources/templates/list: [lists] ttl
+// (default DefaultListTTL), and 0 while the console's switch file is being edited (written
+// within switchSlack: another write may follow), so that no client caches a list that is
+// about to change. The request that asks has already looked at the file (switchesMiddleware).
+func (a *App) ListTTL() time.Duration {
+	ttl := DefaultListTTL
+	if _, set := a.Config.Origins["lists.ttl"]; set || a.Config.Lists.TTL.Duration > 0 {
+		ttl = a.Config.Lists.TTL.Duration
+	}
+	a.switchMu.Lock()
+	editing := !a.switchStamp.settled
+	a.switchMu.Unlock()
+	if editing {
+		return 0
+	}
+	return ttl
+}

@@ -30,8 +30,8 @@ func TestTerminalScrubEnv(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			a := &App{Config: &config.Config{Memory: config.Memory{Embedder: tc.embedder}}}
-			if diff := cmp.Diff(tc.want, a.scrubEnv()); diff != "" {
-				t.Errorf("scrubEnv() for %q (-want +got):\n%s", tc.embedder, diff)
+			if diff := cmp.Diff(tc.want, a.withheldEnv()); diff != "" {
+				t.Errorf("withheldEnv() for %q (-want +got):\n%s", tc.embedder, diff)
 			}
 		})
 	}
@@ -50,7 +50,7 @@ func TestTerminalWiring(t *testing.T) {
 		t.Errorf("run_command echo $TOOLHOST_TOKEN = %q (isError %v), want token=none", text, res.IsError)
 	}
 	cs := connect(t, a, nil, "")
-	if got, want := templateNames(t, cs), []string{"commands", "file", "terminal-history", "terminal-screen", "todos"}; !slices.Equal(got, want) {
+	if got, want := templateNames(t, cs), []string{"commands", "file", "log", "terminal-history", "terminal-screen", "todos"}; !slices.Equal(got, want) {
 		t.Errorf("resource templates = %v, want %v", got, want)
 	}
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: consolidated.TerminalURI(a.Env.DefaultConversation, "w", "screen")}); err != nil {
@@ -81,8 +81,8 @@ func TestDisabledToolDropsItsParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	cs := connect(t, a, nil, "")
-	if got := templateNames(t, cs); !slices.Equal(got, []string{"file"}) {
-		t.Errorf("resource templates with terminal and todo disabled = %v, want file_operations' only", got)
+	if got := templateNames(t, cs); !slices.Equal(got, []string{"file", "log"}) {
+		t.Errorf("resource templates with terminal and todo disabled = %v, want file_operations' and the call log", got)
 	}
 	for i := range reminders.DefaultEveryNCalls + 2 {
 		got, _ := contents(t, cs, "think", map[string]any{"thoughts": "work"})

@@ -30,6 +30,15 @@ var shown = map[string]bool{
 	"tabpanel": true, "tablist": true, "menu": true, "menubar": true, "tree": true, "code": true, "blockquote": true,
 }
 
+// roleAliases map roles that Chromium names in its own way, or that changed name between
+// versions, to the role the snapshot prints: ARIA 1.3 renamed img to image, and a details
+// element's summary is a DisclosureTriangle that opens it on a click.
+var roleAliases = map[string]string{"image": "img", "DisclosureTriangle": "button"}
+
+// namedLandmarks are the roles that are landmarks only with an accessible name; without one
+// they are flattened like generic containers.
+var namedLandmarks = map[string]bool{"form": true, "region": true}
+
 // leaves are printed with their name and without their descendants (the name is their text).
 var leaves = map[string]bool{
 	"heading": true, "link": true, "button": true, "textbox": true, "searchbox": true, "checkbox": true, "radio": true,
@@ -129,6 +138,9 @@ func (r *treeRenderer) children(n *accessibility.Node, depth int) {
 
 func (r *treeRenderer) node(n *accessibility.Node, depth int) {
 	role := valueString(n.Role)
+	if alias, ok := roleAliases[role]; ok {
+		role = alias
+	}
 	if n.Ignored || role == "none" || role == "generic" || role == "" || role == "InlineTextBox" || role == "LineBreak" {
 		r.children(n, depth)
 		return
@@ -142,6 +154,11 @@ func (r *treeRenderer) node(n *accessibility.Node, depth int) {
 		return
 	}
 	name := strings.Join(strings.Fields(valueString(n.Name)), " ")
+	if name == "" && namedLandmarks[role] {
+		// Unnamed, it is no landmark (HTML-AAM), and Chromium versions disagree on whether
+		// to report it at all: 148 says generic where 156 says form.
+		role = "generic"
+	}
 	if !shown[role] && !interactive[role] {
 		if role == "RootWebArea" || role == "WebArea" {
 			r.children(n, depth)

@@ -44,19 +44,27 @@ type Config struct {
 	PromptsDir string `toml:"prompts_dir"`
 
 	HTTP      HTTP               `toml:"http"`
+	Output    Output             `toml:"output"`
+	Lists     Lists              `toml:"lists"`
 	Reminders Reminders          `toml:"reminders"`
 	Memory    Memory             `toml:"memory"`
 	Terminal  Terminal           `toml:"terminal"`
 	Profiles  map[string]Profile `toml:"profiles"`
 	Guard     Guard              `toml:"guard"`
 	Web       Web                `toml:"web"`
-	Grants    []Grant            `toml:"grants"`
-	Databases []Database         `toml:"databases"`
+	// Index and LanguageServers configure code intelligence (file_operations' searches and
+	// symbol operations).
+	Index           Index           `toml:"index"`
+	LanguageServers LanguageServers `toml:"language_servers"`
+	Grants          []Grant         `toml:"grants"`
+	Databases       []Database      `toml:"databases"`
 	// Executions bounds the execution history; Limits rate-limits calls; Stdio sets the stdio
 	// principal's tier.
 	Executions Executions `toml:"executions"`
 	Limits     Limits     `toml:"limits"`
 	Stdio      Stdio      `toml:"stdio"`
+	// Audit bounds the audit log.
+	Audit Audit `toml:"audit"`
 
 	// Serve is set by the commands that serve a model (stdio, serve), never by a file: their
 	// start-up housekeeping waits until the first tools/list is answered (app.Serving); a
@@ -66,6 +74,10 @@ type Config struct {
 	Path string `toml:"-"`
 	// Project is the project file merged over it (.toolhost.toml in the working directory), if any.
 	Project string `toml:"-"`
+	// Variables are the environment variables the configuration expands (${VAR}, also in a
+	// database dsn, which is expanded only when it connects), in the order first seen: their
+	// values are the user's secrets, withheld from every process toolhost starts.
+	Variables []string `toml:"-"`
 	// Origins says where each key that is set came from, by dotted key ("http.addr"); keys
 	// not in it have their default. `toolhost config` prints it.
 	Origins map[string]Origin `toml:"-"`
@@ -84,10 +96,32 @@ type HTTP struct {
 	Stateless      bool     `toml:"stateless"`
 	AllowedHosts   []string `toml:"allowed_hosts"`
 	SessionTimeout Duration `toml:"session_timeout"`
+	// MaxSessions bounds the stateful sessions one serve holds (default 64), and
+	// MaxSessionsPerPrincipal those of one token's principal (default 16). Past a bound the
+	// least recently used idle session is closed (resumable, as after session_timeout); with
+	// none idle a new session is refused with 503 and Retry-After.
+	MaxSessions             int `toml:"max_sessions"`
+	MaxSessionsPerPrincipal int `toml:"max_sessions_per_principal"`
 	// AllowedRoots are the directories under which an HTTP client's root may set its
 	// session's working directory (when no workdir is configured); without them, roots are
 	// refused on serve. On stdio, when set, they bound roots too.
 	AllowedRoots []string `toml:"allowed_roots"`
+}
+
+// Output describes the user's client when toolhost's table of clients does not (or not
+// right): the most characters and lines of one tool result it passes to its model whole.
+// Set, they replace the client's row; toolhost keeps every result below them.
+type Output struct {
+	MaxResultChars int `toml:"max_result_chars"`
+	MaxResultLines int `toml:"max_result_lines"`
+}
+
+// Lists configures the lists clients may cache on protocol 2026-07-28.
+type Lists struct {
+	// TTL is the ttlMs of tools/list, prompts/list and resources/templates/list (default
+	// 24h): the tool list is byte-identical across runs, and a change is announced at once.
+	// "0s" turns caching off.
+	TTL Duration `toml:"ttl"`
 }
 
 // Executions bounds the shared execution history: the last MaxRecords executions younger than
@@ -95,6 +129,15 @@ type HTTP struct {
 type Executions struct {
 	MaxRecords int      `toml:"max_records"`
 	MaxAge     Duration `toml:"max_age"`
+}
+
+// Audit bounds the audit log (audit.jsonl in the state directory): it is rotated when it
+// reaches MaxBytes or is MaxAge old (since the rotation that began it), rotated files are compressed and the newest
+// Keep are kept (defaults 10 MiB, 168h and 10).
+type Audit struct {
+	MaxBytes int64    `toml:"max_bytes"`
+	MaxAge   Duration `toml:"max_age"`
+	Keep     int      `toml:"keep"`
 }
 
 // Limits are rate limits, each "N/s", "N/min" or "N/h" (empty: none). PerPrincipal bounds all
@@ -128,8 +171,9 @@ type Memory struct {
 	// Embedder is "builtin" (default: USE-Lite, offline), "lexical", "ollama:MODEL[@URL]" or
 	// "openai:MODEL[@URL]" (key from $OPENAI_API_KEY, or key_env=NAME after a comma).
 	Embedder string `toml:"embedder"`
-	// Index is "slab" (default: a brute-force scan over contiguous vectors, measured about 6x
-	// faster than chromem-go at 100,000 memories) or "chromem" (chromem-go collections).
+	// Index is "auto" (default: chromem-go collections, a scope moving to the brute-force slab
+	// scan past 4,096 memories, where the scan is clearly faster), "chromem" (chromem-go at any
+	// size) or "slab" (the scan at any size: measured faster than chromem-go at every size).
 	Index string `toml:"index"`
 }
 
@@ -145,6 +189,12 @@ type Terminal struct {
 	DefaultTimeout Duration `toml:"default_timeout"`
 	MaxTimeout     Duration `toml:"max_timeout"`
 	HistoryBytes   int      `toml:"history_bytes"`
+	// Recording records each session as asciicast in the state directory (default on; "off"
+	// stops it); RecordingBytes bounds one session's recording (default 16 MiB) and
+	// RecordingsMaxBytes all of them (default 256 MiB).
+	Recording          string `toml:"recording"`
+	RecordingBytes     int64  `toml:"recording_bytes"`
+	RecordingsMaxBytes int64  `toml:"recordings_max_bytes"`
 
 	// Sandbox confines commands with Landlock: "workspace-write" (default), "read-only" or
 	// "off". The --sandbox flag overrides it.
@@ -163,6 +213,13 @@ type Terminal struct {
 	RulesUnmatched string `toml:"rules_unmatched"`
 	// DefaultRules keeps the shipped rules after the configured ones (default true).
 	DefaultRules *bool `toml:"default_rules"`
+	// Policy is "default" (the rules, then the shipped defaults; unmatched commands allowed)
+	// or "strict" (an allow-list: reading, the project's builds and tests, git short of
+	// pushing; everything else denied unless a rule allows it).
+	Policy string `toml:"policy"`
+	// PassEnv names environment variables commands get although they look like credentials
+	// or the configuration expands them (a trailing * matches a prefix); TOOLHOST_* never.
+	PassEnv []string `toml:"pass_env"`
 }
 
 // UseDefaultRules reports whether the shipped command rules apply.
@@ -188,6 +245,10 @@ type Guard struct {
 	DenyRead []string `toml:"deny_read"`
 	// OutsideReads overrides the profile's.
 	OutsideReads string `toml:"outside_reads"`
+	// AutoApprove grants whatever a model would have to ask the user for, for disposable
+	// environments (CI, containers) where nobody answers; refused on the user's default state
+	// directory (authz/autoapprove.go says what it grants and what it never does).
+	AutoApprove bool `toml:"auto_approve"`
 }
 
 // Web configures web_operations and the network guard. Zero values mean the engines' defaults.
@@ -212,6 +273,41 @@ type Web struct {
 	// SearchURL is a SearXNG instance (with the json format enabled); setting it advertises
 	// web_search. Its host is reachable even when its address is refused by default.
 	SearchURL string `toml:"search_url"`
+}
+
+// Index configures the working-directory index that grep_search, file_search and the symbol
+// operations use. Zero values mean the defaults.
+type Index struct {
+	// Mode is "auto" (default: built in the background once a search walks a tree of at
+	// least min_files files, then kept current), "on" (built when the server starts) or "off"
+	// (never built nor used; searches walk the tree).
+	Mode     string `toml:"mode"`
+	MinFiles int    `toml:"min_files"` // default 2000
+	// MaxFiles and MaxBytes bound the tree indexed (defaults 1,000,000 files and 8 GiB of
+	// text): a larger tree is not indexed. Files over MaxFileBytes (default 4 MiB) are not
+	// indexed but read by every search.
+	MaxFiles     int   `toml:"max_files"`
+	MaxBytes     int64 `toml:"max_bytes"`
+	MaxFileBytes int64 `toml:"max_file_bytes"`
+}
+
+// LanguageServers configures the language servers behind find_symbol, list_usages,
+// go_to_definition, document_symbols and rename_symbol. Each language's command (a program and
+// its arguments) replaces the default found on PATH; "off" leaves that language to the
+// built-in parsers.
+type LanguageServers struct {
+	Off        bool     `toml:"off"`        // no language server at all
+	Go         []string `toml:"go"`         // default: gopls
+	Python     []string `toml:"python"`     // default: basedpyright-langserver or pyright-langserver --stdio
+	TypeScript []string `toml:"typescript"` // default: typescript-language-server --stdio (also JavaScript)
+	Rust       []string `toml:"rust"`       // default: rust-analyzer
+	C          []string `toml:"c"`          // default: clangd (also C++)
+	// IdleTimeout shuts a server down after this long unused (default 10m); Timeout bounds
+	// one request (default 20s); StartTimeout bounds how long a call waits for a starting or
+	// indexing server before answering from the built-in parsers (default 5s).
+	IdleTimeout  Duration `toml:"idle_timeout"`
+	Timeout      Duration `toml:"timeout"`
+	StartTimeout Duration `toml:"start_timeout"`
 }
 
 // Grant is a standing grant from configuration.
@@ -292,7 +388,13 @@ func load(path string, explicit bool, lookup func(string) (string, bool)) (*Conf
 		return nil, fmt.Errorf("config %s:%d: %w %q", path, keyLine(data, k), ErrUnknownKey, k)
 	}
 	c.Path = path
-	if err := c.expandAll(lookup); err != nil {
+	record := func(name string) (string, bool) {
+		if !slices.Contains(c.Variables, name) {
+			c.Variables = append(c.Variables, name)
+		}
+		return lookup(name)
+	}
+	if err := c.expandAll(record); err != nil {
 		var ke *keyError
 		errors.As(err, &ke)
 		return nil, fmt.Errorf("config %s:%d: %w", path, keyLine(data, ke.key), err)
@@ -349,8 +451,8 @@ func (c *Config) validate() error {
 			}
 		}
 	}
-	if v := c.Memory.Index; v != "" && v != "slab" && v != "chromem" {
-		return fmt.Errorf("config: memory.index must be slab or chromem")
+	if v := c.Memory.Index; v != "" && v != "slab" && v != "chromem" && v != "auto" {
+		return fmt.Errorf("config: memory.index must be auto, chromem or slab")
 	}
 	if v := c.Guard.OutsideReads; v != "" && v != "allow" && v != "grant" {
 		return fmt.Errorf("config: guard.outside_reads must be allow or grant")
@@ -361,11 +463,49 @@ func (c *Config) validate() error {
 	if c.Web.MaxResponseBytes < 0 || c.Web.MaxDownloadBytes < 0 || c.Web.PerHostConcurrency < 0 || c.Web.MaxBrowsers < 0 {
 		return fmt.Errorf("config: web limits must not be negative")
 	}
+	if v := c.Index.Mode; v != "" && v != "auto" && v != "on" && v != "off" {
+		return fmt.Errorf("config: index.mode %q: want auto, on or off", v)
+	}
+	if c.Index.MinFiles < 0 || c.Index.MaxFiles < 0 || c.Index.MaxBytes < 0 || c.Index.MaxFileBytes < 0 {
+		return fmt.Errorf("config: index limits must not be negative")
+	}
+	if ls := c.LanguageServers; ls.IdleTimeout.Duration < 0 || ls.Timeout.Duration < 0 || ls.StartTimeout.Duration < 0 {
+		return fmt.Errorf("config: language_servers timeouts must not be negative")
+	}
 	if _, err := sandbox.ParseMode(c.Terminal.Sandbox); err != nil {
 		return fmt.Errorf("config: terminal.%w", err)
 	}
+	switch c.Terminal.Policy {
+	case "", "default", "strict":
+	default:
+		return fmt.Errorf("config: terminal.policy %q: want default or strict", c.Terminal.Policy)
+	}
+	if c.Output.MaxResultChars < 0 || c.Output.MaxResultLines < 0 {
+		return fmt.Errorf("config: output.max_result_chars and output.max_result_lines must not be negative")
+	}
+	if c.Output.MaxResultChars > 0 && c.Output.MaxResultChars < 1000 {
+		return fmt.Errorf("config: output.max_result_chars %d: want at least 1000 (a cut result's notice alone takes about 300)", c.Output.MaxResultChars)
+	}
+	if c.Output.MaxResultLines > 0 && c.Output.MaxResultLines < 20 {
+		return fmt.Errorf("config: output.max_result_lines %d: want at least 20", c.Output.MaxResultLines)
+	}
+	if c.HTTP.MaxSessions < 0 || c.HTTP.MaxSessionsPerPrincipal < 0 {
+		return fmt.Errorf("config: http.max_sessions and http.max_sessions_per_principal must not be negative")
+	}
+	if c.Lists.TTL.Duration < 0 {
+		return fmt.Errorf("config: lists.ttl must not be negative")
+	}
+	if v := c.Terminal.Recording; v != "" && v != "on" && v != "off" {
+		return fmt.Errorf("config: terminal.recording %q: want on or off", v)
+	}
+	if c.Terminal.RecordingBytes < 0 || c.Terminal.RecordingsMaxBytes < 0 {
+		return fmt.Errorf("config: terminal.recording_bytes and terminal.recordings_max_bytes must not be negative")
+	}
 	if c.Executions.MaxRecords < 0 || c.Executions.MaxAge.Duration < 0 {
 		return fmt.Errorf("config: executions.max_records and executions.max_age must not be negative")
+	}
+	if c.Audit.MaxBytes < 0 || c.Audit.MaxAge.Duration < 0 || c.Audit.Keep < 0 {
+		return fmt.Errorf("config: audit.max_bytes, audit.max_age and audit.keep must not be negative")
 	}
 	for key, v := range map[string]string{"per_principal": c.Limits.PerPrincipal, "safe": c.Limits.Safe, "moderate": c.Limits.Moderate, "dangerous": c.Limits.Dangerous} {
 		if !rateSyntax(strings.TrimSpace(v)) {

@@ -36,6 +36,12 @@ func TestLoad(t *testing.T) {
 		{"unknown key in web", "[web]\nallow = []\nalow = []\n", `config.toml:3: unknown configuration key "web.alow"`},
 		{"too many redirects", "[web]\nmax_redirects = 11\n", "web.max_redirects must be between 0 and 10"},
 		{"negative web limit", "[web]\nmax_browsers = -1\n", "web limits must not be negative"},
+		{"negative result chars", "[output]\nmax_result_chars = -1\n", "output.max_result_chars and output.max_result_lines must not be negative"},
+		{"result chars too few for a cut", "[output]\nmax_result_chars = 999\n", "output.max_result_chars 999: want at least 1000"},
+		{"result lines too few", "[output]\nmax_result_lines = 19\n", "output.max_result_lines 19: want at least 20"},
+		{"negative session bound", "[http]\nmax_sessions_per_principal = -2\n", "http.max_sessions and http.max_sessions_per_principal must not be negative"},
+		{"negative list ttl", "[lists]\nttl = \"-1s\"\n", "lists.ttl must not be negative"},
+		{"client limits and bounds at their least", "[output]\nmax_result_chars = 1000\nmax_result_lines = 20\n[http]\nmax_sessions = 1\nmax_sessions_per_principal = 1\n[lists]\nttl = \"0s\"\n", ""},
 		{"terminal sandbox", "[terminal]\nsandbox = \"read-only\"\nallow_unsandboxed = true\nwritable = [\"~/.cache/x\"]\n", ""},
 		{"bad sandbox mode", "[terminal]\nsandbox = \"strict\"\n", "want workspace-write, read-only or off"},
 		{"rules", "[terminal]\nrules_unmatched = \"deny\"\ndefault_rules = false\nrules = [\n  \"allow git status\",\n  \"deny git push --force* # force\",\n]\n", ""},
@@ -142,22 +148,22 @@ func TestDefaultConversationIsStable(t *testing.T) {
 	}
 }
 
-// TestREADMEConfigParses keeps the README's configuration example valid.
-func TestREADMEConfigParses(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+// TestConfigDocExampleParses keeps the configuration example of docs/configuration.md valid.
+func TestConfigDocExampleParses(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(data)
 	start := strings.Index(text, "```toml\nworkdir =")
 	if start < 0 {
-		t.Fatal("README has no configuration example starting with workdir")
+		t.Fatal("docs/configuration.md has no configuration example starting with workdir")
 	}
 	body := text[start+len("```toml\n"):]
 	body = body[:strings.Index(body, "```")]
 	c, err := Load(write(t, body), true)
 	if err != nil {
-		t.Fatalf("README configuration example: %v", err)
+		t.Fatalf("docs/configuration.md configuration example: %v", err)
 	}
 	if _, _, err := c.ActiveProfile(); err != nil {
 		t.Fatal(err)
@@ -171,6 +177,9 @@ func TestExecutionsLimitsAndStdio(t *testing.T) {
 		{"all set", "[executions]\nmax_records = 10\nmax_age = \"1h\"\n[limits]\nper_principal = \"60/min\"\ndangerous = \"5 / s\"\n[stdio]\ntier = \"execute_basic\"\n", ""},
 		{"empty limits", "[limits]\nsafe = \"\"\nmoderate = \"0\"\n", ""},
 		{"negative records", "[executions]\nmax_records = -1\n", "executions.max_records"},
+		{"audit set", "[audit]\nmax_bytes = 1048576\nmax_age = \"24h\"\nkeep = 3\n", ""},
+		{"negative audit keep", "[audit]\nkeep = -1\n", "audit.keep"},
+		{"audit key misspelt", "[audit]\nkept = 3\n", "audit.keep"},
 		{"limit without unit", "[limits]\nper_principal = \"60\"\n", "limits.per_principal"},
 		{"limit with a bad unit", "[limits]\ndangerous = \"3/day\"\n", "limits.dangerous"},
 		{"limit spelled out", "[limits]\nsafe = \"none\"\nmoderate = \" 12\t/\thour \"\n", ""},

@@ -72,11 +72,29 @@ func validVariable(name string) bool {
 	return true
 }
 
-// expandAll expands every string of c in place, naming the key of the first failure.
+// Variables returns the names s refers to with ${VAR} or ${VAR:-default}, in order.
+func Variables(s string) []string {
+	var names []string
+	_, _ = Expand(s, func(name string) (string, bool) {
+		names = append(names, name)
+		return "", true
+	})
+	return names
+}
+
+// expandAll expands every string of c in place, naming the key of the first failure. The
+// variables of late-expanded keys are looked up too (without being replaced), so a caller
+// that records lookups learns every variable the configuration names.
 func (c *Config) expandAll(lookup func(string) (string, bool)) error {
 	var first error
 	walkStrings(reflect.ValueOf(c).Elem(), "", func(key string, v reflect.Value) {
-		if first != nil || lateExpanded[key] {
+		if first != nil {
+			return
+		}
+		if lateExpanded[key] {
+			for _, name := range Variables(v.String()) {
+				lookup(name)
+			}
 			return
 		}
 		if d, ok := v.Addr().Interface().(*Duration); ok {
@@ -167,3 +185,27 @@ func join(key, name string) string {
 	}
 	return key + "." + name
 }
+
+// refuseExpansion fails on the first string of c that holds a ${VAR}: a file the repository
+// controls (.toolhost.toml) expands nothing, or it could copy the user's secrets (a token
+// variable) into a value that errors and refusals echo to the model. The error names the key,
+// never a value.
+func (c *Config) refuseExpansion() error {
+	var first error
+	walkStrings(reflect.ValueOf(c).Elem(), "", func(key string, v reflect.Value) {
+		if first != nil {
+			return
+		}
+		s := v.String()
+		if d, ok := v.Addr().Interface().(*Duration); ok {
+			s = d.unexpanded
+		}
+		if strings.Contains(s, "${") {
+			first = &keyError{key: key, err: ErrProjectExpansion}
+		}
+	})
+	return first
+}
+
+// ErrProjectExpansion is returned for a ${VAR} in a project file.
+var ErrProjectExpansion = errors.New("a project file expands no ${VAR} (the repository controls it, the variables are yours); write the value, or set the key in your own configuration")

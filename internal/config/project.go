@@ -45,6 +45,9 @@ var projectKeys = map[string]bool{
 	"terminal.yield":           true,
 	"terminal.default_timeout": true,
 	"terminal.history_bytes":   true,
+	"output":                   true,
+	"output.max_result_chars":  true,
+	"output.max_result_lines":  true,
 	"web":                      true,
 	"web.deny":                 true,
 	"web.timeout":              true,
@@ -107,10 +110,6 @@ func (c *Config) SetOrigin(key string, o Origin) {
 // refused (ErrUserOnlyKey), naming the key and its line, and c is left unchanged. The file is
 // read through an os.Root of workdir, so a symlink cannot make another file the project's.
 func (c *Config) MergeProject(workdir string) error {
-	return c.mergeProject(workdir, os.LookupEnv)
-}
-
-func (c *Config) mergeProject(workdir string, lookup func(string) (string, bool)) error {
 	data, path, err := readProject(workdir)
 	if err != nil || data == nil {
 		return err
@@ -139,7 +138,7 @@ func (c *Config) mergeProject(workdir string, lookup func(string) (string, bool)
 		return fmt.Errorf("project config %s:%d: %q %w: a project file may not widen the boundary; set it in your own configuration (%s) if you mean it",
 			path, line, key, ErrUserOnlyKey, userConfigName(c))
 	}
-	if err := p.expandAll(lookup); err != nil {
+	if err := p.refuseExpansion(); err != nil {
 		var ke *keyError
 		errors.As(err, &ke)
 		return fmt.Errorf("project config %s:%d: %w", path, keyLine(data, ke.key), err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -128,7 +129,7 @@ func TestMergeProjectRefusesWidening(t *testing.T) {
 			wd := project(t, tt.text)
 			c := &Config{Path: "/home/me/.config/toolhost/config.toml", Workdir: wd, Web: Web{Deny: []string{"a.example"}}}
 			before := *c
-			err := c.mergeProject(wd, env(nil))
+			err := c.MergeProject(wd)
 			if !errors.Is(err, ErrUserOnlyKey) {
 				t.Fatalf("MergeProject(%s) = %v, want ErrUserOnlyKey", tt.name, err)
 			}
@@ -143,13 +144,13 @@ func TestMergeProjectRefusesWidening(t *testing.T) {
 }
 
 func TestMergeProject(t *testing.T) {
-	wd := project(t, "budget_tokens = 8000\nlog_level = \"${TH_LEVEL:-debug}\"\n[terminal]\nyield = \"5s\"\n[web]\ndeny = [\"b.example\", \"a.example\"]\n[reminders]\noff = true\n")
+	wd := project(t, "budget_tokens = 8000\nlog_level = \"debug\"\n[terminal]\nyield = \"5s\"\n[web]\ndeny = [\"b.example\", \"a.example\"]\n[reminders]\noff = true\n")
 	user := write(t, "budget_tokens = 20000\n[terminal]\nyield = \"30s\"\nmax_timeout = \"10m\"\n[web]\ndeny = [\"a.example\"]\n")
 	c, err := load(user, true, env(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.mergeProject(wd, env(nil)); err != nil {
+	if err := c.MergeProject(wd); err != nil {
 		t.Fatal(err)
 	}
 	if c.BudgetTokens != 8000 || c.LogLevel != "debug" || c.Terminal.Yield.Seconds() != 5 || c.Terminal.MaxTimeout.Minutes() != 10 || !c.Reminders.Off {
@@ -201,11 +202,24 @@ func TestMergeProjectFileKinds(t *testing.T) {
 			t.Errorf("MergeProject(typo) = %v, want ErrUnknownKey at line 2", err)
 		}
 	})
-	t.Run("undefined variable", func(t *testing.T) {
-		c := &Config{}
-		err := c.mergeProject(project(t, "log_level = \"${TH_NOPE}\"\n"), env(nil))
-		if !errors.Is(err, ErrUndefinedVariable) || !strings.Contains(err.Error(), "TH_NOPE") {
-			t.Errorf("MergeProject(undefined) = %v, want the variable named", err)
+	t.Run("no expansion", func(t *testing.T) {
+		// A repository could copy the user's token into a value every refusal echoes
+		// (web.deny): a project file expands nothing, and the error names the key only.
+		t.Setenv("TH_SECRET", "th_value_that_must_not_leak")
+		for _, text := range []string{
+			"[web]\ndeny = [\"${TH_SECRET}/zz\"]\n",
+			"log_level = \"${TH_SECRET:-info}\"\n",
+			"[terminal]\nyield = \"${TH_SECRET}\"\n",
+			"[web]\ndeny = [\"${TH_NOPE}\"]\n",
+		} {
+			c := &Config{}
+			err := c.MergeProject(project(t, text))
+			if !errors.Is(err, ErrProjectExpansion) || strings.Contains(err.Error(), "th_value_that_must_not_leak") {
+				t.Errorf("MergeProject(%q) = %v, want ErrProjectExpansion without the value", text, err)
+			}
+			if len(c.Web.Deny) != 0 || c.LogLevel != "" {
+				t.Errorf("MergeProject(%q) changed the configuration: %+v", text, c)
+			}
 		}
 	})
 	t.Run("invalid value", func(t *testing.T) {
@@ -237,7 +251,7 @@ func TestRender(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(wd, ProjectFile), []byte("budget_tokens = 8000\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.mergeProject(wd, env(nil)); err != nil {
+	if err := c.MergeProject(wd); err != nil {
 		t.Fatal(err)
 	}
 	c.Workdir = wd
@@ -256,5 +270,21 @@ func TestRender(t *testing.T) {
 			name = "testdata/render_all.golden"
 		}
 		golden.CheckString(t, name, got)
+	}
+}
+
+// TestVariablesRecorded: the configuration remembers every variable it names, those of a
+// database dsn too (expanded only when it connects), so they can be withheld from commands.
+func TestVariablesRecorded(t *testing.T) {
+	user := write(t, "[http]\ntoken = \"${TH_TOKEN:-x}\"\n\n[[databases]]\nname = \"app\"\ndriver = \"postgres\"\ndsn = \"postgres://reader:${APP_DB_PASSWORD}@${DB_HOST:-db}/app\"\n")
+	c, err := load(user, true, env(map[string]string{"APP_DB_PASSWORD": "pw"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"TH_TOKEN", "APP_DB_PASSWORD", "DB_HOST"}; !slices.Equal(c.Variables, want) {
+		t.Errorf("Variables = %v, want %v", c.Variables, want)
+	}
+	if !strings.Contains(c.Databases[0].DSN, "${APP_DB_PASSWORD}") {
+		t.Errorf("the dsn was expanded at load: %q", c.Databases[0].DSN)
 	}
 }

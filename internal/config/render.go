@@ -3,12 +3,12 @@ package config
 import (
 	"fmt"
 	"io"
-	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
-	"toolhost/internal/lazyregexp"
+
+	"toolhost/internal/secret"
 )
 
 // secretKeys are shown as set, never with their value.
@@ -126,17 +126,6 @@ func renderValue(key string, v reflect.Value) string {
 	return fmt.Sprint(v.Interface())
 }
 
-var dsnPassword = lazyregexp.New(`(?i)(password\s*=\s*)('[^']*'|\S+)`)
-
-// MaskDSN hides the password of a connection string, in URL or key=value form; ${VAR}
-// references are shown as written (their values are resolved only when connecting).
-func MaskDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.User != nil {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-			return strings.Replace(u.String(), "xxxxx", "*****", 1)
-		}
-		return dsn
-	}
-	return dsnPassword.ReplaceAllString(dsn, "${1}*****")
-}
+// MaskDSN hides the passwords of a connection string (secret.DSN); ${VAR} references are shown
+// as written (their values are resolved only when connecting).
+func MaskDSN(dsn string) string { return secret.DSN(dsn) }

@@ -14,7 +14,34 @@
 // refused when the process on the other end of the connection descends from a toolhost server
 // (a model's terminal or browser). Every form carries a CSRF token, every state change must
 // come with this console's own Origin, and the content security policy allows nothing but the
-// console's own files.
+// console's own files. The session cookie is an HMAC of its id under the operator credential,
+// kept in memory only; the peer is checked once per connection, and decisions record it as
+// their origin.
+//
+// Tool switches go to a managed console.toml beside the config file (protected like it) and
+// reach the running registry through the Tools interface (internal/app: Registry.SetAllow and
+// Sync, which the go-sdk turns into notifications/tools/list_changed). Every other process on
+// the configuration (each editor's toolhost stdio) stats the file before each request it is
+// asked (app.RefreshSwitches: inode, size, modification time, read again while that time is
+// within 2 s of now) and applies a changed list the same way, so a switch holds from that
+// process's next request without a goroutine watching the file. The profile is not among the
+// switches: each process takes it from its own configuration and flags at start (a window
+// started --read-only stays so), and it also sets the guard's outside reads and the result
+// budget there, so the Tools page names where it was chosen instead of offering a choice. A
+// client token's tier or rate changes through authz.Tokens.Update (one transaction, a
+// token_updated audit record with the origin), shared by `toolhost token update` and the Tools
+// page through app.UpdateToken; tokens resolve per request, so the token's next call has the
+// new tier in every process. The Activity page's history filters pass through
+// server.ParseFilter in the wiring (consoleExecutions), so the page and /api/executions refuse
+// the same input with the same parameter named.
+//
+// Live parts that the store holds (approvals) do not read it to look for changes: they wake on
+// this process's commits (store.Commits) and compare store.Version (one stat of the file:
+// inode, size, modification time, unsettled while that time is within 2 s of now, since file
+// times move at a coarse clock) every 300 ms for other processes' commits, and render every 5 s
+// whatever they say (requests expire without a write). Pages link the stylesheet and script as
+// /static/NAME?v=HASH (a hash of the embedded file), served immutable for a year, so a page load
+// is one request; other requests revalidate by ETag.
 package console
 
 import (
@@ -165,10 +192,12 @@ func routes() []route {
 		{method: "POST", pattern: "/tokens", handle: (*Console).updateToken},
 		{method: "GET", pattern: "/terminals", handle: (*Console).terminalsPage},
 		{method: "GET", pattern: "/terminals/history", handle: (*Console).terminalHistory},
+		{method: "GET", pattern: "/terminals/recording", handle: (*Console).terminalRecording},
 		{method: "POST", pattern: "/terminals/close", handle: (*Console).closeTerminal},
 		{method: "GET", pattern: "/plans", handle: (*Console).plansPage},
 		{method: "GET", pattern: "/memory", handle: (*Console).memoryPage},
 		{method: "POST", pattern: "/memory/delete", handle: (*Console).deleteMemory},
+		{method: "POST", pattern: "/memory/forget", handle: (*Console).forgetInstruction},
 		{method: "POST", pattern: "/memory/import", handle: (*Console).importDocument},
 		{method: "GET", pattern: "/activity", handle: (*Console).activityPage},
 		{method: "POST", pattern: "/executions/", handle: (*Console).cancelExecution},

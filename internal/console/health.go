@@ -18,6 +18,18 @@ type Health struct {
 	Sandbox   string // the sandbox status line
 	Embedder  string
 	Listeners []string
+	// Sessions counts the live HTTP sessions against their bounds ("" without any).
+	Sessions string
+	// State is the state directory by part (the database, the audit log, ...), largest
+	// concern first as the wiring orders them; nil when it cannot be read.
+	State []StatePart
+}
+
+// StatePart is one part of the state directory and what it takes on disk.
+type StatePart struct {
+	Name   string
+	Bytes  int64
+	Detail string
 }
 
 // stateDirSize adds up the regular files under dir.
@@ -47,7 +59,13 @@ func (c *Console) healthPage(w http.ResponseWriter, r *http.Request, s *session)
 	}
 	h := c.o.Health(r.Context())
 	data := map[string]any{"H": h, "Uptime": c.o.Now().Sub(h.Started)}
-	if h.StateDir != "" {
+	if h.State != nil {
+		var total int64
+		for _, p := range h.State {
+			total += p.Bytes
+		}
+		data["StateSize"] = total
+	} else if h.StateDir != "" {
 		size, err := stateDirSize(r.Context(), h.StateDir)
 		if err != nil {
 			c.o.Logger.Warn("console state dir size", "err", err)

@@ -92,6 +92,10 @@ func (c *Console) memoryPage(w http.ResponseWriter, r *http.Request, s *session)
 	conv := c.memoryConversation(r, convs)
 	data["Conversations"], data["Conversation"] = convs, conv
 	data["Embedder"] = c.o.Memory.Embedder().ID()
+	if data["Instructions"], err = c.o.Memory.Instructions(ctx, ""); err != nil {
+		c.fail(w, r, s, http.StatusInternalServerError, "Cannot list the standing instructions.", err)
+		return
+	}
 	if conv != "" {
 		if data["Collections"], err = c.o.Memory.Collections(ctx, conv); err != nil {
 			c.fail(w, r, s, http.StatusInternalServerError, "Cannot list the collections.", err)
@@ -147,6 +151,26 @@ func (c *Console) deleteMemory(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	c.o.Logger.Info("console deleted memory", "conversation", conv, "id", id)
 	http.Redirect(w, r, "/memory?conversation="+url.QueryEscape(conv)+"&msg="+url.QueryEscape(fmt.Sprintf("Deleted %d memory.", n)), http.StatusSeeOther)
+}
+
+// forgetInstruction answers POST /memory/forget: id=N, a standing instruction to remove.
+func (c *Console) forgetInstruction(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.o.Memory == nil {
+		c.fail(w, r, s, http.StatusNotFound, "No memory in this server.", nil)
+		return
+	}
+	id, err := strconv.ParseUint(r.PostFormValue("id"), 10, 64)
+	if err != nil || id == 0 {
+		c.fail(w, r, s, http.StatusBadRequest, "Removing an instruction needs its numeric id.", nil)
+		return
+	}
+	if err := c.o.Memory.Forget(r.Context(), id); err != nil {
+		c.fail(w, r, s, http.StatusBadRequest, "Not removed: "+err.Error(), err)
+		return
+	}
+	c.o.Logger.Info("console removed standing instruction", "id", id)
+	conv := r.PostFormValue("conversation")
+	http.Redirect(w, r, "/memory?conversation="+url.QueryEscape(conv)+"&msg="+url.QueryEscape(fmt.Sprintf("Removed standing instruction %d.", id)), http.StatusSeeOther)
 }
 
 // importJob is an import started from the console, for the progress bar.

@@ -98,6 +98,54 @@ func TestPlansAndMemory(t *testing.T) {
 	}
 }
 
+// TestStandingInstructionsPage: the memory page lists the user's standing instructions with the
+// words they were given in, and removes one (with the CSRF token, like every change).
+func TestStandingInstructionsPage(t *testing.T) {
+	var svc *memory.Service
+	f := newFixture(t, func(o *Options) {
+		emb, err := embed.New("lexical")
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc = memory.New(o.Store, memory.Config{Embedder: emb})
+		t.Cleanup(func() { svc.Close() })
+		o.Memory = svc
+	})
+	ctx := context.Background()
+	in, err := svc.Store(ctx, memory.StoreRequest{Conversation: "conv-a", Kind: memory.KindInstruction, Scope: "user",
+		Content: "Answer in German.", UserWords: "antworte bitte immer auf Deutsch"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fact, err := svc.Store(ctx, memory.StoreRequest{Conversation: "conv-a", Content: "The shop runs on port 8080."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := f.client(t)
+	csrf := f.signIn(t, cl)
+	if _, page := f.get(t, cl, "/memory"); !strings.Contains(page, "Answer in German.") || !strings.Contains(page, "antworte bitte immer auf Deutsch") ||
+		!strings.Contains(page, `action="/memory/forget"`) {
+		t.Fatalf("memory page lacks the instruction:\n%s", page)
+	}
+	form := url.Values{"id": {strconv.FormatUint(in.ID, 10)}}
+	if code, _ := f.post(t, cl, "/memory/forget", form, nil); code != http.StatusForbidden {
+		t.Errorf("forget without CSRF: %d", code)
+	}
+	form.Set("csrf", csrf)
+	if code, body := f.post(t, cl, "/memory/forget", url.Values{"csrf": {csrf}, "id": {strconv.FormatUint(fact.ID, 10)}}, nil); code != http.StatusBadRequest {
+		t.Errorf("forget of a fact: %d\n%s", code, body)
+	}
+	if code, body := f.post(t, cl, "/memory/forget", form, nil); code != http.StatusSeeOther {
+		t.Fatalf("forget: %d\n%s", code, body)
+	}
+	if ins, _ := svc.Instructions(ctx, ""); len(ins) != 0 {
+		t.Errorf("instructions after forget = %+v", ins)
+	}
+	if _, page := f.get(t, cl, "/memory"); strings.Contains(page, "Answer in German.") {
+		t.Error("the memory page still lists the removed instruction")
+	}
+}
+
 // TestImportUploadSizeBothSides: the memory page takes a document up to the memory service's
 // limit and refuses a longer one saying the limit, whether the form's body is within its bound
 // (the limit and the form's fields) or over it.

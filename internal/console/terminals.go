@@ -1,10 +1,15 @@
 package console
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"toolhost/internal/terminal"
 )
@@ -103,7 +108,8 @@ func (c *Console) terminalHistory(w http.ResponseWriter, r *http.Request, s *ses
 	link := func(off int64) string {
 		return "/terminals/history?" + url.Values{"conversation": {conv}, "id": {id}, "offset": {strconv.FormatInt(off, 10)}}.Encode()
 	}
-	data := map[string]any{"Conversation": conv, "ID": id, "H": h}
+	data := map[string]any{"Conversation": conv, "ID": id, "H": h,
+		"RecordingURL": "/terminals/recording?" + url.Values{"conversation": {conv}, "id": {id}}.Encode()}
 	if h.Offset > h.Start {
 		data["OlderURL"] = link(max(h.Offset-historyPage, h.Start))
 	}
@@ -111,4 +117,40 @@ func (c *Console) terminalHistory(w http.ResponseWriter, r *http.Request, s *ses
 		data["NewerURL"] = link(end)
 	}
 	c.render(w, r, http.StatusOK, "history", s, data)
+}
+
+// terminalRecording answers GET /terminals/recording?conversation=&id= with the session's
+// recording as an asciicast v2 download (terminal.ExportRecording): what asciinema play
+// replays.
+func (c *Console) terminalRecording(w http.ResponseWriter, r *http.Request, s *session) {
+	if c.o.Terminals == nil {
+		c.fail(w, r, s, http.StatusNotFound, "No terminals in this server.", nil)
+		return
+	}
+	conv, id := r.FormValue("conversation"), r.FormValue("id")
+	var buf bytes.Buffer
+	info, err := c.o.Terminals.ExportRecording(&buf, conv, id)
+	if errors.Is(err, terminal.ErrNoRecording) {
+		c.fail(w, r, s, http.StatusNotFound, "No recording of that session: "+err.Error(), nil)
+		return
+	}
+	if err != nil {
+		c.fail(w, r, s, http.StatusInternalServerError, "Cannot export the recording.", err)
+		return
+	}
+	name := fmt.Sprintf("toolhost-%s-%s-%s.cast", safeName(conv), safeName(id), info.Started.UTC().Format("20060102T150405Z"))
+	w.Header().Set("Content-Type", "application/x-asciicast")
+	w.Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	w.Header().Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.Write(buf.Bytes())
+}
+
+// safeName keeps letters, digits, '.', '_' and '-' of s for a file name.
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_' || r == '-') {
+			return r
+		}
+		return '_'
+	}, s)
 }

@@ -12,6 +12,28 @@
 // directory: the lease of a process that died without releasing (killed, crashed) counts as
 // released. A holder is an owner.ID (pid, start time, boot id), so a reused pid is not
 // mistaken for the process that took the lease.
+//
+// A lease record holds the principal (authz.PrincipalFrom; "stdio" when the transport named
+// none), the working directory, the holder and the HTTP session id. A holder that no longer
+// runs has released; so has this process's own record for a session it no longer serves. A new
+// conversation's id is the working directory's (wd- and a hash, as before leases, so older
+// state is found), then -2, -3, ...; another principal's ids carry a hash of its name. A session
+// keeps the principal it leased with: a request on it with another principal's credential is
+// refused. An HTTP session that internal/server resumed under its old id resumes its
+// conversation too.
+//
+// A request without a session (stateless HTTP) works in [Leases.Shared]: one conversation per
+// principal and working directory, never leased, so stateless clients sharing a token share it.
+// The protocol's own answer (SEP-2567 state handles carried by the model) would let the model
+// choose, so it is not used.
+//
+// Around this package: consolidated.Sessions holds the leases of live sessions, and the
+// registry's one lookup (consolidated.Registry.Conversation) serves tool calls, a conversation's
+// resources and the todo reminder prompt. When a session ends, Sessions runs the hooks given to
+// OnConversationEnded after the release (the registry passes them to each tool's ConversationEnded: the web tool closes
+// the conversation's browser). Terminals and the plan stay for the next session; at shutdown the
+// tools' Close ends everything instead. Spill files carry a hash of their conversation in their
+// name. A configured conversation pins every session to it, without leases.
 package conversation
 
 import (
@@ -63,6 +85,7 @@ type Leases struct {
 	mu    sync.Mutex
 	held  map[string]string // conversation -> session, leased by this process and not released
 	count int               // leases taken, for the log
+	keep  map[string]bool   // sessions closed for the session limit, whose release keeps (Keep)
 }
 
 // New returns the leases of st for the sessions of one process.
@@ -90,6 +113,27 @@ type record struct {
 	Session   string    `json:"session,omitempty"` // the holder's session (HTTP session id; "" on stdio)
 	Leased    time.Time `json:"leased"`
 	Released  time.Time `json:"released,omitzero"`
+	// LastSession is the HTTP session that released it: that session, resumed under its
+	// id (after the idle timeout or the session limit closed it), takes it back first.
+	LastSession string `json:"last_session,omitempty"`
+	// KeptFor is set when serve closed that session for its session limit: no other
+	// session takes the conversation for keepFor, since its client comes back for it.
+	KeptFor string `json:"kept_for,omitempty"`
+}
+
+// keepFor is how long a conversation released by a session closed for the session limit
+// waits for that session's client before another session may take it.
+const keepFor = 24 * time.Hour
+
+// Keep marks HTTP session's conversation, about to be released because serve closed the
+// session for its session limit, as kept for that session's return (see record.KeptFor).
+func (l *Leases) Keep(session string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.keep == nil {
+		l.keep = map[string]bool{}
+	}
+	l.keep[session] = true
 }
 
 // Acquire leases a conversation to a new session of principal ("" is LocalPrincipal): the
@@ -104,7 +148,7 @@ func (l *Leases) Acquire(ctx context.Context, principal, session string) (string
 	var conv string
 	err := l.st.Update(ctx, func(tx *store.Tx) error {
 		var err error
-		if conv, err = l.next(tx, principal); err != nil {
+		if conv, err = l.next(tx, principal, session); err != nil {
 			return err
 		}
 		return tx.PutJSON(leasesPath, conv, record{
@@ -120,10 +164,11 @@ func (l *Leases) Acquire(ctx context.Context, principal, session string) (string
 	return conv, nil
 }
 
-// next is the conversation a new session of principal takes: the free one of principal in
-// this working directory released most recently, else the first unused id.
-func (l *Leases) next(tx *store.Tx, principal string) (string, error) {
-	conv := ""
+// next is the conversation a new session of principal takes: the free one its session
+// released (an HTTP session resumed under its id), else the free one of principal in this
+// working directory released most recently, else the first unused id.
+func (l *Leases) next(tx *store.Tx, principal, session string) (string, error) {
+	conv, own := "", ""
 	var best time.Time
 	taken := map[string]bool{}
 	alive := map[owner.ID]bool{}
@@ -136,6 +181,12 @@ func (l *Leases) next(tx *store.Tx, principal string) (string, error) {
 		if r.Principal != principal || r.Workdir != l.o.Workdir || !l.free(id, r, alive) {
 			return nil
 		}
+		if session != "" && r.LastSession == session {
+			own = id
+		}
+		if r.KeptFor != "" && r.KeptFor != session && l.o.Now().Sub(r.Released) < keepFor {
+			return nil // its session's client comes back for it
+		}
 		at := r.Released
 		if r.Holder != "" {
 			at = r.Leased // a dead holder: when it took the lease is all we know
@@ -147,6 +198,9 @@ func (l *Leases) next(tx *store.Tx, principal string) (string, error) {
 	})
 	if err != nil {
 		return "", err
+	}
+	if own != "" {
+		return own, nil
 	}
 	if conv == "" {
 		conv = l.newID(principal, taken)
@@ -165,7 +219,7 @@ func (l *Leases) Next(ctx context.Context, principal string) (string, error) {
 	var conv string
 	err := l.st.View(ctx, func(tx *store.Tx) error {
 		var err error
-		conv, err = l.next(tx, principal)
+		conv, err = l.next(tx, principal, "")
 		return err
 	})
 	return conv, err
@@ -219,6 +273,11 @@ func (l *Leases) Release(ctx context.Context, conv string) error {
 		found, err := tx.GetJSON(leasesPath, conv, &r)
 		if err != nil || !found || r.Holder != l.o.Self.String() {
 			return err // taken over meanwhile (this process was thought dead): not ours to release
+		}
+		r.LastSession = r.Session
+		if l.keep[r.Session] {
+			delete(l.keep, r.Session)
+			r.KeptFor = r.Session
 		}
 		r.Holder, r.Session, r.Released = "", "", l.o.Now().UTC()
 		return tx.PutJSON(leasesPath, conv, r)

@@ -241,3 +241,53 @@ func TestList(t *testing.T) {
 		t.Errorf("released lease = %+v", list[1])
 	}
 }
+
+// TestLeasesKeptForTheirSession: an HTTP session resumed under its id takes back the
+// conversation it released; one closed for the session limit (Keep) keeps it from new
+// sessions until its client returns, or for keepFor, then it goes to the next session as any.
+func TestLeasesKeptForTheirSession(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t)
+	l := w.leases(1, "/w")
+	acquire := func(session string) string {
+		t.Helper()
+		conv, err := l.Acquire(ctx, "tok", session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return conv
+	}
+	release := func(conv string) {
+		t.Helper()
+		if err := l.Release(ctx, conv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a := acquire("A")
+	b := acquire("B")
+	release(a)
+	release(b) // b is the most recently released
+	if got := acquire("A"); got != a {
+		t.Errorf("session A resumed takes %s, want its own %s", got, a)
+	}
+	// Closed for the limit: a new session C does not take A's conversation.
+	l.Keep("A")
+	release(a)
+	c := acquire("C")
+	if c == a {
+		t.Errorf("a new session took %s, kept for session A", a)
+	}
+	if got := acquire("A"); got != a {
+		t.Errorf("session A back takes %s, want its kept %s", got, a)
+	}
+	// Kept, and A never comes back: after keepFor it is free for anyone.
+	l.Keep("A")
+	release(a)
+	if got := acquire("D"); got == a {
+		t.Errorf("session D took %s within keepFor", a)
+	}
+	w.now = w.now.Add(keepFor)
+	if got := acquire("E"); got != a {
+		t.Errorf("after keepFor session E takes %s, want the kept %s", got, a)
+	}
+}

@@ -6,36 +6,18 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"toolhost/internal/lazyregexp"
+
+	"toolhost/internal/secret"
 
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // masked stands in for a secret in every text that leaves this package.
-const masked = "***"
+const masked = secret.Mask
 
-// keywordSecret matches a secret in a keyword/value connection string: password=x,
-// password = 'two words', sslpassword=... .
-var keywordSecret = lazyregexp.New(`(?i)\b((?:ssl)?password)\s*=\s*('(?:[^'\\]|\\.)*'|\S*)`)
-
-// MaskDSN returns dsn with its passwords replaced by ***, in both the URL form
+// MaskDSN returns dsn with its passwords masked (secret.DSN): in the URL form
 // (postgres://user:secret@host/db?sslpassword=...) and the keyword form (password=secret).
-func MaskDSN(dsn string) string {
-	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.Host != "" {
-		if _, has := u.User.Password(); has {
-			u.User = url.UserPassword(u.User.Username(), masked)
-		}
-		q := u.Query()
-		for k := range q {
-			if strings.Contains(strings.ToLower(k), "password") {
-				q.Set(k, masked)
-			}
-		}
-		u.RawQuery = q.Encode()
-		return strings.Replace(u.String(), url.QueryEscape(masked), masked, -1)
-	}
-	return keywordSecret.ReplaceAllString(dsn, "${1}="+masked)
-}
+func MaskDSN(dsn string) string { return secret.DSN(dsn) }
 
 // redactor removes a source's secrets from text: the connection string itself (as given and
 // masked) and the password, wherever an error message or a log line might carry them.

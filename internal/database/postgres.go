@@ -38,6 +38,9 @@ type postgres struct {
 	mu     sync.Mutex
 	idle   []idleConn
 	closed bool
+	// writers are the functions the server's catalog says may write (pgwriters.go), read on
+	// the first statement that calls a function.
+	writers map[string]bool
 }
 
 type idleConn struct {
@@ -394,6 +397,9 @@ func (d *pgDB) Query(ctx context.Context, q Query) (*Result, error) {
 	}
 	var res *Result
 	err = d.inTx(ctx, d.src.timeout, func(ctx context.Context, s *session) error {
+		if err := s.checkCalls(ctx, st.Calls); err != nil {
+			return err
+		}
 		// A cursor accepts only a query (no DML, no data-modifying WITH), and the extended
 		// protocol only one statement.
 		if _, err := s.conn.ExecParams(ctx, pgDeclarePrefix+st.SQL, pgParams(q.Params), nil, nil, nil).Close(); err != nil {
@@ -468,6 +474,9 @@ func (d *pgDB) Explain(ctx context.Context, q Query) (string, error) {
 	}
 	var plan strings.Builder
 	err = d.inTx(ctx, d.src.timeout, func(ctx context.Context, s *session) error {
+		if err := s.checkCalls(ctx, st.Calls); err != nil {
+			return err
+		}
 		res := s.conn.ExecParams(ctx, "EXPLAIN "+st.SQL, pgParams(q.Params), nil, nil, nil).Read()
 		if res.Err != nil {
 			return s.error(ctx, res.Err, d.src.timeout, len("EXPLAIN "))

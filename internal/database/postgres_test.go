@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"toolhost/internal/database/pgtest"
 )
 
@@ -440,4 +442,98 @@ func queryText(t testing.TB, db DB, sql string) string {
 		t.Fatalf("%s: %d rows", sql, len(res.Rows))
 	}
 	return res.Rows[0][0].Text
+}
+
+// TestPostgresCatalogWriters walks the catalog of the PostgreSQL the tests start: every
+// volatile function in C is refused unless it is known to only read, so the functions that
+// write inside BEGIN READ ONLY — index maintenance, large objects, sequences, advisory locks,
+// other sessions, replication — are refused without a hand list naming them; the allow list
+// names no function this server lacks, and common reads stay allowed.
+func TestPostgresCatalogWriters(t *testing.T) {
+	dsn := shopDSN(t)
+	_, db := openTestPostgres(t, dsn, 0)
+	ctx := context.Background()
+	var writers map[string]bool
+	var volatile []string
+	err := db.(*pgDB).inTx(ctx, 30*time.Second, func(ctx context.Context, s *session) error {
+		var err error
+		if writers, err = s.loadWriters(ctx); err != nil {
+			return err
+		}
+		rows, err := s.rows(ctx, pgWritersSQL)
+		for _, r := range rows {
+			volatile = append(volatile, r[0])
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range volatile {
+		if !writers[name] && !isPgReadOnly(name) {
+			t.Errorf("%s: neither refused nor known to only read", name)
+		}
+	}
+	for _, name := range []string{"brin_summarize_new_values", "brin_summarize_range", "brin_desummarize_range",
+		"gin_clean_pending_list", "lo_create", "lo_import", "lo_unlink", "lo_put", "nextval", "setval",
+		"pg_advisory_lock", "pg_advisory_xact_lock", "pg_terminate_backend", "set_config", "pg_notify",
+		"pg_switch_wal", "pg_create_restore_point", "pg_export_snapshot", "pg_nextoid", "pg_logical_emit_message",
+		"pg_replication_origin_create", "pg_import_system_collations", "pg_stat_reset"} {
+		if !writers[name] {
+			t.Errorf("%s may write and is not refused", name)
+		}
+	}
+	// The allow list is checked against what this server has: a name it lacks must come
+	// from a newer PostgreSQL, which these are.
+	newer := map[string]bool{"random_normal": true, "uuidv4": true, "uuidv7": true, "pg_sleep_for": true, "pg_sleep_until": true}
+	for name := range pgReadOnlyVolatile {
+		if !slices.Contains(volatile, name) && !newer[name] {
+			t.Errorf("the read-only list names %s, which this server has no volatile C function of", name)
+		}
+	}
+	for _, q := range []string{"SELECT random() < 2", "SELECT clock_timestamp() IS NOT NULL", "SELECT pg_relation_size('users') >= 0",
+		"SELECT count(*) FROM users", "SELECT lower(email), now() FROM users ORDER BY 1 LIMIT 1", "SELECT currval('counter') IS NULL"} {
+		if _, err := db.Query(ctx, Query{SQL: q}); err != nil {
+			if e, ok := AsError(err); ok && e.Kind == KindRefused {
+				t.Errorf("Query(%q) refused: %v", q, err)
+			}
+		}
+	}
+}
+
+// TestPostgresIndexMaintenanceRefused: brin_summarize_new_values and gin_clean_pending_list
+// write index pages and WAL inside BEGIN READ ONLY, and no hand list named them: the catalog
+// does. Nothing changes on disk (the BRIN index's summary stays as it was).
+func TestPostgresIndexMaintenanceRefused(t *testing.T) {
+	srv := pgtest.Require(t)
+	ctx := context.Background()
+	if err := srv.Exec(ctx, "postgres", "CREATE DATABASE idx"); err != nil {
+		t.Fatal(err)
+	}
+	if err := srv.Exec(ctx, "idx", `CREATE TABLE t (n int, doc tsvector);
+CREATE INDEX t_brin ON t USING brin (n) WITH (autosummarize = off);
+CREATE INDEX t_gin ON t USING gin (doc) WITH (fastupdate = on);
+INSERT INTO t SELECT g, to_tsvector('simple', 'word' || g) FROM generate_series(1, 20000) g;`); err != nil {
+		t.Fatal(err)
+	}
+	_, db := openTestPostgres(t, srv.DSN(pgtest.Superuser, srv.Password, "idx"), 0)
+	for _, q := range []string{"SELECT brin_summarize_new_values('t_brin')", "SELECT brin_summarize_range('t_brin', 0)",
+		"SELECT gin_clean_pending_list('t_gin')", "SELECT pg_catalog.gin_clean_pending_list('t_gin'::regclass)"} {
+		_, err := db.Query(ctx, Query{SQL: q})
+		if e, ok := AsError(err); !ok || e.Kind != KindRefused || !strings.Contains(e.Msg, "catalog") {
+			t.Errorf("Query(%q) = %v, want refused by the catalog", q, err)
+		}
+	}
+	// By effect: the work is still there to do, as the superuser's own session finds.
+	conn, err := pgconn.Connect(ctx, srv.DSN(pgtest.Superuser, srv.Password, "idx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	for _, q := range []string{"SELECT brin_summarize_new_values('t_brin')", "SELECT gin_clean_pending_list('t_gin')"} {
+		res := conn.ExecParams(ctx, q, nil, nil, nil, nil).Read()
+		if res.Err != nil || len(res.Rows) != 1 || string(res.Rows[0][0]) == "0" {
+			t.Errorf("%s afterwards = %q, %v; want work left undone (the refused call did nothing)", q, res.Rows, res.Err)
+		}
+	}
 }

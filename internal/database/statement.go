@@ -31,7 +31,10 @@ var readKeywords = map[dialect][]string{
 // deniedFunctions are PostgreSQL functions a read-only transaction does not stop (checked on
 // PostgreSQL 15): they end or signal other sessions, change server or session state, write
 // large objects or server files, reach other servers, or run SQL text that this check never
-// sees. Names ending in '*' are prefixes.
+// sees. Names ending in '*' are prefixes. It is the floor the check applies before any
+// connection; once connected, every function the server's own catalog says may write is
+// refused too (pgWriterFunctions), so a function a newer server adds is covered without an
+// entry here.
 var deniedFunctions = []string{
 	// other sessions and the server process
 	"pg_terminate_backend", "pg_cancel_backend", "pg_reload_conf", "pg_rotate_logfile*",
@@ -81,6 +84,8 @@ type checked struct {
 	// SQL is the statement without trailing semicolons and comments, ready to embed (a
 	// PostgreSQL cursor declaration, an EXPLAIN prefix).
 	SQL string
+	// Calls are the names of the functions it calls, lower case, as written (PostgreSQL).
+	Calls []string
 	// Keyword is the statement kind, lower case: select, with, values, table or pragma.
 	Keyword string
 }
@@ -127,6 +132,7 @@ func checkStatement(d dialect, sql string) (checked, error) {
 		kinds := strings.ToUpper(strings.Join(readKeywords[d], ", "))
 		return checked{}, refused(fmt.Sprintf("%s are refused: the connection only reads, and runs only %s statements", what, kinds))
 	}
+	var calls []string
 	if d == dialectPostgres {
 		for i, t := range toks {
 			if (t.kind != tokWord && t.kind != tokQuoted) || i+1 >= len(toks) || !toks[i+1].is('(') {
@@ -135,9 +141,10 @@ func checkStatement(d dialect, sql string) (checked, error) {
 			if entry, bad := deniedFunction(t.text); bad {
 				return checked{}, refused(fmt.Sprintf("%s() is refused: it has effects a read-only transaction does not stop (deny list entry %s)", t.text, entry))
 			}
+			calls = append(calls, strings.ToLower(t.text))
 		}
 	}
-	return checked{SQL: strings.TrimSpace(sql[:toks[len(toks)-1].end]), Keyword: first}, nil
+	return checked{SQL: strings.TrimSpace(sql[:toks[len(toks)-1].end]), Keyword: first, Calls: calls}, nil
 }
 
 func refused(msg string) *Error {

@@ -2,6 +2,7 @@ package edit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -67,6 +68,47 @@ func BenchmarkNearest10k(b *testing.B) {
 	for b.Loop() {
 		if n := FindNearest(s, want); n == nil || n.StartLine != 5001 {
 			b.Fatalf("FindNearest = %+v", n)
+		}
+	}
+}
+
+// BenchmarkApplyPatch10k measures apply_patch's planning: twenty unified hunks, each with three
+// lines of context, on a 10,000-line file.
+func BenchmarkApplyPatch10k(b *testing.B) {
+	content := []byte(tenKLines())
+	var p strings.Builder
+	p.WriteString("--- a/big.go\n+++ b/big.go\n")
+	for h := range 20 {
+		at := 200 + h*450
+		fmt.Fprintf(&p, "@@ -%d,7 +%d,7 @@\n", at-2, at-2)
+		for i := at - 3; i < at+4; i++ {
+			line := fmt.Sprintf("\tvalue%05d := compute(%d, \"some text on line %d\") // trailing comment", i, i, i)
+			if i == at {
+				fmt.Fprintf(&p, "-%s\n+\tvalue%05d := compute(%d, \"changed\")\n", line, i, i)
+				continue
+			}
+			p.WriteString(" " + line + "\n")
+		}
+	}
+	patch, err := ParsePatch(p.String())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if _, err := ApplyHunks(content, patch.Files[0].Hunks); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReplace10kNotFound measures a replace_string that matches on no rung of the ladder,
+// nearest text included: the slowest answer.
+func BenchmarkReplace10kNotFound(b *testing.B) {
+	content := []byte(tenKLines())
+	r := Replacement{OldString: "\tvalue05000 := compute(5000, \"some txt on line 5000\")\n\tvalue05001 := compute(5001, \"some text on line 5001\")", NewString: "x"}
+	for b.Loop() {
+		if _, err := Replace(content, r); !errors.Is(err, ErrNotFound) {
+			b.Fatal(err)
 		}
 	}
 }

@@ -1,7 +1,9 @@
 package edit
 
 import (
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Markers of the Codex apply_patch envelope.
@@ -186,9 +188,15 @@ func moreEnvelopeHunk(lines []string, i int) bool {
 	return false
 }
 
+// quoteLine quotes a line for a message, cut to a readable length on a character boundary.
 func quoteLine(l string) string {
-	if len(l) > 60 {
-		l = l[:60] + "..."
+	const max = 100
+	if len(l) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(l[cut]) {
+			cut--
+		}
+		l = l[:cut] + "..."
 	}
-	return "\"" + l + "\""
+	return strconv.Quote(l)
 }

@@ -46,8 +46,8 @@ var (
 )
 
 // MatchError is a failed replace_string. Its Error() text is what the model
-// sees: where the text is ambiguous, or the nearest match and a line diff
-// against old_string.
+// sees: where the text is ambiguous, or the nearest match, the first line
+// where it and old_string part, and a line diff; Next() is what to do.
 type MatchError struct {
 	Path string // set by the I/O layer; empty for pure calls
 	// Edit is the 1-based index of the edit in a multi_replace_string
@@ -61,6 +61,8 @@ type MatchError struct {
 	Expected int   // expected_replacements, for ErrCountMismatch
 	Lines    []int // 1-based lines of the occurrences found
 	Nearest  *Nearest
+	// Diverge is the first line where old_string and the nearest text part.
+	Diverge *Divergence
 	// LineNumbered is set when every line of old_string starts like
 	// read_file's line_numbers output, the likely reason it was not found.
 	LineNumbered bool
@@ -71,6 +73,18 @@ type MatchError struct {
 	// bytes that are not UTF-8: read_file shows them as U+FFFD, so no copy
 	// of such a line can match.
 	InvalidUTF8 bool
+	// FFFD is the 1-based line of new_string that holds U+FFFD where the file has bytes
+	// read_file could not show, so what it stands for is unknown; 0 otherwise.
+	FFFD int
+	// Unsure is set when old_string holds characters beyond ASCII and the file is not UTF-8 and
+	// its encoding cannot be told (why): such text cannot be found in it.
+	Unsure string
+}
+
+// Divergence is where the model's text and the file's first part.
+type Divergence struct {
+	Line       int    // 1-based line of the file
+	Want, Have string // the model's line and the file's
 }
 
 // minUsefulSimilarity is below which a nearest match is not worth showing.
@@ -86,40 +100,109 @@ func (e *MatchError) Error() string {
 		in = " in " + e.Path
 	}
 	switch {
+	case e.FFFD > 0:
+		fmt.Fprintf(&b, "old_string matched at line %d%s, but new_string line %d holds U+FFFD (\uFFFD) where the file has characters read_file could not show (bytes that are not UTF-8), so what it stands for is unknown",
+			firstOr(e.Lines, 0), in, e.FFFD)
 	case errors.Is(e.Err, ErrCountMismatch):
-		fmt.Fprintf(&b, "old_string occurs %d times%s (%s), expected_replacements is %d; correct expected_replacements or old_string",
+		fmt.Fprintf(&b, "old_string occurs %d times%s (%s), expected_replacements is %d",
 			e.Count, in, FormatLines(e.Lines), e.Expected)
 	case errors.Is(e.Err, ErrAmbiguous) && e.Tolerant && e.ReplaceAll:
-		fmt.Fprintf(&b, "old_string has no exact match%s; ignoring %s it matches %d places (%s), but several replacements are made only for exact text: copy old_string exactly from the file, or replace each place in its own edit",
+		fmt.Fprintf(&b, "old_string has no exact match%s; ignoring %s it matches %d places (%s), but several replacements are made only for exact text",
 			in, rungIgnores(e.Rung), e.Count, FormatLines(e.Lines))
 	case errors.Is(e.Err, ErrAmbiguous) && e.Tolerant:
-		fmt.Fprintf(&b, "old_string has no exact match%s, and ignoring %s it matches %d places (%s); copy the exact text with more surrounding lines",
+		fmt.Fprintf(&b, "old_string has no exact match%s, and ignoring %s it matches %d places (%s), which match it equally well",
 			in, rungIgnores(e.Rung), e.Count, FormatLines(e.Lines))
 	case errors.Is(e.Err, ErrAmbiguous):
-		fmt.Fprintf(&b, "old_string matches %d places%s (%s); include more surrounding lines to make it unique, or set replace_all",
-			e.Count, in, FormatLines(e.Lines))
+		fmt.Fprintf(&b, "old_string matches %d places%s (%s)", e.Count, in, FormatLines(e.Lines))
 	default:
 		fmt.Fprintf(&b, "old_string not found%s", in)
 		if e.LineNumbered {
-			b.WriteString("; its lines start with line numbers and a tab, as read_file shows them: leave those out")
+			b.WriteString("; its lines start with line numbers as read_file shows them, and without them it is not found either")
 		}
 		if e.InvalidUTF8 {
-			b.WriteString("; the file has bytes that are not UTF-8, shown as \uFFFD, which old_string cannot match: match text without them, or replace whole lines with insert_edit start_line/end_line")
-			break
+			b.WriteString("; the file has bytes that are not UTF-8, shown as \uFFFD by read_file")
 		}
-		n := e.Nearest
-		if n == nil || n.Similarity < minUsefulSimilarity {
-			b.WriteString(", and no similar text exists; read the file again before editing")
-			break
+		if e.Unsure != "" {
+			fmt.Fprintf(&b, "; the file is not UTF-8 and its encoding cannot be told (%s), so only its ASCII text can be matched", e.Unsure)
 		}
-		fmt.Fprintf(&b, "; nearest match is %s (%d%% similar), diff from old_string to the file:\n%s",
-			lineSpan(n.StartLine, n.EndLine), int(n.Similarity*100), CapDiff(n.Diff, 40))
-		b.WriteString("copy the exact text from the file into old_string")
+		writeNearest(&b, "old_string", e.Nearest, e.Diverge)
 	}
 	if e.Edit > 0 {
-		b.WriteString("; no file was changed")
+		if strings.Contains(b.String(), "\n") {
+			b.WriteString("\nno file was changed")
+		} else {
+			b.WriteString("; no file was changed")
+		}
 	}
 	return b.String()
+}
+
+// Next is the step that fixes the call.
+func (e *MatchError) Next() string {
+	switch {
+	case e.FFFD > 0:
+		return "write the characters themselves in new_string (read the file with encoding hex to see its bytes), or leave that part of the line out of the edit"
+	case errors.Is(e.Err, ErrCountMismatch):
+		return "correct expected_replacements, or make old_string longer so it matches only the places to change"
+	case errors.Is(e.Err, ErrAmbiguous) && e.Tolerant && e.ReplaceAll:
+		return "copy old_string exactly from the file, or replace each place in its own edit"
+	case errors.Is(e.Err, ErrAmbiguous) && e.Tolerant:
+		return "copy the exact text from the file, with more surrounding lines, so it names one place"
+	case errors.Is(e.Err, ErrAmbiguous):
+		return "include more surrounding lines in old_string to make it unique, or set replace_all to change every place"
+	case e.Unsure != "":
+		return "edit only ASCII text in this file (its other bytes are kept), or convert it to UTF-8 first (iconv in the terminal, then read it again)"
+	}
+	return nextForNearest("old_string", e.Nearest)
+}
+
+func firstOr(ls []int, d int) int {
+	if len(ls) > 0 {
+		return ls[0]
+	}
+	return d
+}
+
+// writeNearest says where the nearest text is, the first line where it and the model's text
+// part, and the diff; or, when nothing is similar, the closest line anyway.
+func writeNearest(b *strings.Builder, what string, n *Nearest, dv *Divergence) {
+	switch {
+	case n == nil:
+		b.WriteString(": the file is empty, it has no line 1 to match")
+		return
+	case n.Similarity < minUsefulSimilarity:
+		switch {
+		case dv != nil && n.StartLine == n.EndLine:
+			fmt.Fprintf(b, ", and nothing in the file is similar: the closest line is line %d (%d%% similar): %s", dv.Line, int(n.Similarity*100), quoteLine(strings.TrimSpace(dv.Have)))
+		case dv != nil:
+			fmt.Fprintf(b, ", and nothing in the file is similar: the closest text is %s (%d%% similar), where line %d reads %s",
+				lineSpan(n.StartLine, n.EndLine), int(n.Similarity*100), dv.Line, quoteLine(strings.TrimSpace(dv.Have)))
+		default:
+			fmt.Fprintf(b, ", and nothing in the file is similar: the closest text is %s (%d%% similar)", lineSpan(n.StartLine, n.EndLine), int(n.Similarity*100))
+		}
+		return
+	}
+	fmt.Fprintf(b, "; the nearest text is %s (%d%% similar)", lineSpan(n.StartLine, n.EndLine), int(n.Similarity*100))
+	if dv != nil {
+		fmt.Fprintf(b, ", first differing at line %d:\n  %s: %s\n  file line %d: %s", dv.Line, what, quoteLine(dv.Want), dv.Line, quoteLine(dv.Have))
+	}
+	fmt.Fprintf(b, "\ndiff from %s to the file:\n%s", what, strings.TrimSuffix(CapDiff(n.Diff, 40), "\n"))
+}
+
+// nextForNearest is the next step after text that matched nowhere.
+func nextForNearest(what string, n *Nearest) string {
+	if n == nil {
+		return "write the file whole with create_file, or add lines with insert_edit at line 1"
+	}
+	if n.Similarity < minUsefulSimilarity {
+		return "read the file again with read_file, or grep_search for a distinctive part of " + what + ": it may be in another file"
+	}
+	them := "them"
+	if n.StartLine == n.EndLine {
+		them = "it"
+	}
+	return fmt.Sprintf("copy %s from the file into %s exactly (read_file start_line %d, end_line %d shows %s), then send the edit again",
+		lineSpan(n.StartLine, n.EndLine), what, n.StartLine, n.EndLine, them)
 }
 
 func (e *MatchError) Unwrap() error { return e.Err }
@@ -132,6 +215,10 @@ func rungIgnores(r Rung) string {
 		return "whitespace and indentation"
 	case RungPunctuation:
 		return "whitespace and Unicode punctuation"
+	case RungInnerWhitespace:
+		return "whitespace (inside lines too) and Unicode punctuation"
+	case RungBlankLines:
+		return "whitespace, punctuation and blank lines"
 	}
 	return "line endings"
 }
@@ -168,11 +255,17 @@ type PatchError struct {
 	Hunk  int // 1-based; 0 when the error is not about one hunk
 	Hunks int // hunks in this file
 	Line  int // 1-based line of the patch text, for parse errors
-	// Err is ErrBadPatch, ErrNotFound, ErrExists, ErrMissing or
+	// Err is ErrBadPatch, ErrNotFound, ErrAmbiguous, ErrConflict, ErrExists, ErrMissing or
 	// ErrInvalidPath.
 	Err     error
 	Reason  string
 	Nearest *Nearest
+	// Diverge is the first line where the hunk's old lines and the nearest text part.
+	Diverge *Divergence
+	// Lines are the 1-based lines of the places an ambiguous hunk matches.
+	Lines []int
+	// next overrides the usual next step.
+	next string
 }
 
 func (e *PatchError) Error() string {
@@ -190,19 +283,32 @@ func (e *PatchError) Error() string {
 	default:
 		b.WriteString(e.Reason)
 	}
-	if n := e.Nearest; n != nil && n.Similarity >= minUsefulSimilarity {
-		fmt.Fprintf(&b, "; nearest match is %s (%d%% similar), diff from the hunk's old lines to the file:\n%s",
-			lineSpan(n.StartLine, n.EndLine), int(n.Similarity*100), CapDiff(n.Diff, 40))
-	} else if e.Hunk > 0 {
-		b.WriteString("; no similar lines exist, read the file again\n")
+	if errors.Is(e.Err, ErrNotFound) && e.Hunk > 0 {
+		writeNearest(&b, "the hunk's old lines", e.Nearest, e.Diverge)
 	}
 	if !errors.Is(e.Err, ErrBadPatch) || e.Hunk > 0 {
-		if !strings.HasSuffix(b.String(), "\n") {
-			b.WriteString("; ")
-		}
-		b.WriteString("nothing was written, fix the patch and send it whole again")
+		b.WriteString("\nnothing was written")
 	}
 	return b.String()
+}
+
+// Next is the step that fixes the patch.
+func (e *PatchError) Next() string {
+	switch {
+	case e.next != "":
+		return e.next
+	case errors.Is(e.Err, ErrAmbiguous):
+		return "add an @@ line naming the function or class the hunk is in, or more context lines, so it names one place; then send the whole patch again"
+	case errors.Is(e.Err, ErrNotFound) && e.Hunk > 0:
+		if n := e.Nearest; n != nil && n.Similarity >= minUsefulSimilarity {
+			return fmt.Sprintf("copy the hunk's context and removed lines from %s of the file (read_file start_line %d, end_line %d), then send the whole patch again",
+				lineSpan(n.StartLine, n.EndLine), n.StartLine, n.EndLine)
+		}
+		return "read the file again with read_file and write the hunk from what is there; then send the whole patch again"
+	case errors.Is(e.Err, ErrBadPatch):
+		return "fix the patch and send it whole again"
+	}
+	return ""
 }
 
 func (e *PatchError) Unwrap() error { return e.Err }

@@ -71,6 +71,10 @@ func (l loader) load(rel string) (data []byte, exists bool, err error) {
 	}
 	if fp, ok := l.opt.Expect[rel]; ok {
 		if err := checkFingerprint(rel, fp, FingerprintOf(data, info)); err != nil {
+			var se *StaleError
+			if errors.As(err, &se) {
+				se.current = data
+			}
 			return nil, false, err
 		}
 	}
@@ -165,6 +169,7 @@ type ReplaceFileResult struct {
 	Count   int      `json:"replacements"`
 	Lines   []int    `json:"lines"`
 	Adapted []string `json:"adapted,omitempty"`
+	Undid   []string `json:"undid,omitempty"`
 }
 
 // ReplaceInFile runs the edit ladder (Replace) on one file and writes the
@@ -178,7 +183,7 @@ func ReplaceInFile(ctx context.Context, root *os.Root, rel string, r Replacement
 	out := &ReplaceFileResult{Result: res.Result}
 	if len(res.Edits) == 1 {
 		e := res.Edits[0]
-		out.Rung, out.Count, out.Lines, out.Adapted = e.Rung, e.Count, e.Lines, e.Adapted
+		out.Rung, out.Count, out.Lines, out.Adapted, out.Undid = e.Rung, e.Count, e.Lines, e.Adapted, e.Undid
 	}
 	return out, nil
 }
@@ -196,6 +201,7 @@ type EditOutcome struct {
 	Count   int      `json:"replacements"`
 	Lines   []int    `json:"lines"`
 	Adapted []string `json:"adapted,omitempty"`
+	Undid   []string `json:"undid,omitempty"`
 }
 
 // MultiReplaceResult adds each edit's outcome to a Result.
@@ -214,7 +220,11 @@ func MultiReplace(ctx context.Context, root *os.Root, edits []FileReplacement, o
 		return nil, fmt.Errorf("%w: no edits given", ErrInvalidArgument)
 	}
 	ld := loader{root, opt}
-	type file struct{ old, cur []byte }
+	type file struct {
+		old []byte
+		cur string // the text, decoded when the file is in another encoding
+		cv  *codec
+	}
 	files := map[string]*file{}
 	var order []string
 	out := &MultiReplaceResult{}
@@ -237,16 +247,21 @@ func MultiReplace(ctx context.Context, root *os.Root, edits []FileReplacement, o
 		if !ok {
 			data, exists, err := ld.load(rel)
 			if err != nil {
+				var se *StaleError
+				if errors.As(err, &se) && se.current != nil {
+					se.Detail = staleReplaceDetail(se.current, e.Replacement, len(edits) > 1, i+1)
+				}
 				return nil, wrap(err)
 			}
 			if !exists {
 				return nil, wrap(fmt.Errorf("%s %w; use create_file to make it", rel, ErrMissing))
 			}
-			f = &file{old: data, cur: data}
+			cv := detectCodec(data)
+			f = &file{old: data, cur: cv.decode(data), cv: cv}
 			files[rel] = f
 			order = append(order, rel)
 		}
-		r, err := Replace(f.cur, e.Replacement)
+		r, err := replaceText(f.cur, e.Replacement, f.cv)
 		if err != nil {
 			var me *MatchError
 			if errors.As(err, &me) {
@@ -258,13 +273,17 @@ func MultiReplace(ctx context.Context, root *os.Root, edits []FileReplacement, o
 			}
 			return nil, wrap(fmt.Errorf("%s: %w", rel, err))
 		}
-		f.cur = r.Content
-		out.Edits = append(out.Edits, EditOutcome{Path: rel, Rung: r.Rung, Count: r.Count, Lines: r.Lines, Adapted: r.Adapted})
+		f.cur = string(r.Content)
+		out.Edits = append(out.Edits, EditOutcome{Path: rel, Rung: r.Rung, Count: r.Count, Lines: r.Lines, Adapted: append(r.Adapted, f.cv.keptNote()...), Undid: r.Undid})
 	}
 	p := &Plan{}
 	for _, rel := range order {
 		f := files[rel]
-		p.Changes = append(p.Changes, Change{Op: OpUpdate, Path: rel, Old: f.old, New: f.cur})
+		data, _, err := editEncoded(rel, f.old, func(string, *codec) (string, error) { return f.cur, nil })
+		if err != nil {
+			return nil, err
+		}
+		p.Changes = append(p.Changes, Change{Op: OpUpdate, Path: rel, Old: f.old, New: data, codec: f.cv})
 	}
 	res, err := run(ctx, root, p, opt)
 	if err != nil {
@@ -282,16 +301,27 @@ func InsertEdit(ctx context.Context, root *os.Root, rel string, e LineEdit, opt 
 	}
 	old, exists, err := loader{root, opt}.load(rel)
 	if err != nil {
+		var se *StaleError
+		if errors.As(err, &se) && se.current != nil {
+			se.Detail = staleInsertDetail(se.current, e)
+		}
 		return nil, err
 	}
 	if !exists {
 		return nil, fmt.Errorf("%s %w; use create_file to make it", rel, ErrMissing)
 	}
-	data, _, err := InsertLines(old, e)
+	data, cv, err := editEncoded(rel, old, func(text string, _ *codec) (string, error) {
+		out, _, err := InsertLines([]byte(text), e)
+		return string(out), err
+	})
 	if err != nil {
+		var ee *EncodeError
+		if errors.As(err, &ee) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("%s: %w", rel, err)
 	}
-	return run(ctx, root, &Plan{Changes: []Change{{Op: OpUpdate, Path: rel, Old: old, New: data}}}, opt)
+	return run(ctx, root, &Plan{Changes: []Change{{Op: OpUpdate, Path: rel, Old: old, New: data, codec: cv}}}, opt)
 }
 
 // RenameFile moves a file, symlink or directory from one path to another,
@@ -491,4 +521,47 @@ func absentDirs(root *os.Root, rel string) ([]string, error) {
 		}
 	}
 	return nil, nil
+}
+
+// staleReplaceDetail says where old_string stands in a file that changed since it was read.
+func staleReplaceDetail(current []byte, r Replacement, several bool, edit int) string {
+	what := "old_string"
+	if several {
+		what = fmt.Sprintf("edit %d's old_string", edit)
+	}
+	cv := detectCodec(current)
+	res, err := replaceText(cv.decode(current), r, cv)
+	var me *MatchError
+	switch {
+	case err == nil:
+		return fmt.Sprintf("%s still matches at %s, but other lines changed", what, FormatLines(res.Lines))
+	case errors.As(err, &me) && errors.Is(me.Err, ErrAmbiguous):
+		return fmt.Sprintf("%s now matches %d places (%s)", what, me.Count, FormatLines(me.Lines))
+	case errors.As(err, &me) && me.Diverge != nil:
+		return fmt.Sprintf("%s no longer matches: it first differs from the file at line %d, which now reads %s", what, me.Diverge.Line, quoteLine(me.Diverge.Have))
+	}
+	return what + " no longer matches anything in the file"
+}
+
+// staleInsertDetail says where an insert_edit stands in a file that changed since it was read.
+func staleInsertDetail(current []byte, e LineEdit) string {
+	cv := detectCodec(current)
+	d := parseDocument([]byte(cv.decode(current)))
+	switch {
+	case e.AfterPattern != "" || e.BeforePattern != "":
+		name := "after_pattern"
+		if e.BeforePattern != "" {
+			name = "before_pattern"
+		}
+		i, err := findLine(d.lines, e.AfterPattern+e.BeforePattern, e.Regexp)
+		if err != nil {
+			return name + " no longer names one line: " + err.Error()
+		}
+		return fmt.Sprintf("%s still matches line %d, but other lines changed", name, i+1)
+	case e.Line > 0 && e.Line <= len(d.lines):
+		return fmt.Sprintf("line %d now reads %s", e.Line, quoteLine(d.lines[e.Line-1]))
+	case e.StartLine > 0 && e.StartLine <= len(d.lines):
+		return fmt.Sprintf("line %d now reads %s", e.StartLine, quoteLine(d.lines[e.StartLine-1]))
+	}
+	return fmt.Sprintf("the file now has %d lines", len(d.lines))
 }

@@ -75,6 +75,11 @@ type StaleError struct {
 	Want    Fingerprint // as last read
 	Got     Fingerprint // now
 	Deleted bool
+	// Detail says where the model's text stands in the file now: where old_string or a hunk
+	// still matches, or the first line where it no longer does.
+	Detail string
+	// current is the file's content now, for the operation to fill in Detail.
+	current []byte
 }
 
 func (e *StaleError) Error() string {
@@ -85,7 +90,19 @@ func (e *StaleError) Error() string {
 	if !e.Got.ModTime.IsZero() {
 		when = " (modified " + e.Got.ModTime.UTC().Format(time.RFC3339) + ")"
 	}
-	return fmt.Sprintf("%s changed since you last read it%s, %d -> %d bytes; read it again before editing", e.Path, when, e.Want.Size, e.Got.Size)
+	msg := fmt.Sprintf("%s changed since you last read it%s, %d -> %d bytes", e.Path, when, e.Want.Size, e.Got.Size)
+	if e.Detail != "" {
+		msg += "; " + e.Detail
+	}
+	return msg + "; nothing was written"
+}
+
+// Next is the step after a stale read.
+func (e *StaleError) Next() string {
+	if e.Deleted {
+		return "check with the user if unsure; a second create_file recreates it"
+	}
+	return "read_file it again, then redo the edit on what is there now"
 }
 
 func (e *StaleError) Unwrap() error { return ErrStale }

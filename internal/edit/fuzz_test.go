@@ -1,6 +1,7 @@
 package edit
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -49,6 +50,43 @@ func FuzzApplyHunks(f *testing.F) {
 		}
 		for _, fp := range p.Files {
 			ApplyHunks([]byte(content), fp.Hunks)
+		}
+	})
+}
+
+// FuzzReplaceKeepsTheRest checks that whatever rung matched, the file's bytes before the line
+// where the replacement starts are kept, and a refusal is a *MatchError or a plain argument error.
+func FuzzReplaceKeepsTheRest(f *testing.F) {
+	f.Add("a\n\t\nb\n", "a\n\nb", "a\n\nc")
+	f.Add("  12\tx\n", "  12\tx", "y")
+	f.Add("x = \"a\\nb\"\n", `x = \"a\\nb\"`, `x = 1`)
+	f.Add("def f():\n    if x:\n        y()\n", "if x:\n    y()", "if x:\n    z()")
+	f.Add("}\n\nfunc b() {\n}\n", "}\nfunc b() {\n}\n", "}\n")
+	f.Fuzz(func(t *testing.T, content, old, repl string) {
+		res, err := Replace([]byte(content), Replacement{OldString: old, NewString: repl})
+		if err != nil {
+			var me *MatchError
+			if !errors.As(err, &me) && !errors.Is(err, ErrInvalidArgument) && !errors.Is(err, ErrNoop) {
+				t.Fatalf("Replace(%q, %q) error %T %v", content, old, err, err)
+			}
+			return
+		}
+		if len(res.Lines) == 0 {
+			t.Fatalf("Replace(%q, %q) reports no line", content, old)
+		}
+		if strings.HasPrefix(content, bom) {
+			return
+		}
+		start := 0
+		for i := 1; i < res.Lines[0]; i++ {
+			n := strings.IndexByte(content[start:], '\n')
+			if n < 0 {
+				t.Fatalf("Replace(%q, %q) line %d is past the end", content, old, res.Lines[0])
+			}
+			start += n + 1
+		}
+		if !strings.HasPrefix(string(res.Content), content[:start]) {
+			t.Errorf("Replace(%q, %q, %q) = %q changed bytes before line %d", content, old, repl, res.Content, res.Lines[0])
 		}
 	})
 }

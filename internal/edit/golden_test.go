@@ -2,6 +2,7 @@ package edit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -127,5 +128,10 @@ func errText(err error) string {
 	if err == nil {
 		return "<no error>\n"
 	}
-	return err.Error() + "\n"
+	text := err.Error() + "\n"
+	var n interface{ Next() string }
+	if errors.As(err, &n) && n.Next() != "" {
+		text += "next: " + n.Next() + "\n"
+	}
+	return text
 }

@@ -79,20 +79,30 @@ func findNearest(s, want, label string) *Nearest {
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].score > cands[j].score })
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = diffTimeout
-	best := -1.0
+	best, bestEq := -1.0, -1
 	var out *Nearest
 	for _, c := range cands[:min(5, len(cands))] {
+		// Lines equal to the model's come first: a window that aligns most of them is the
+		// place, even when a shifted window is closer character by character.
+		eq := 0
+		for i := range k {
+			if fk[c.start+i] == wk[i] {
+				eq++
+			}
+		}
 		text := strings.Join(fileLines[c.start:c.start+k], "\n")
-		ref := strings.Join(wantLines[:k], "\n")
-		d := dmp.DiffMain(ref, text, false)
+		// Similarity ignores what the ladder ignores (indentation, punctuation, alignment):
+		// a copy with tabs for spaces and one changed line is near, not far.
+		ref := strings.Join(wk[:k], "\n")
+		d := dmp.DiffMain(ref, strings.Join(fk[c.start:c.start+k], "\n"), false)
 		// File text before the start or after the end of want, within the
 		// first and last line, is not a difference: want may begin or end
 		// mid-line.
 		inner, cut := trimEndInserts(d)
-		n := max(utf8.RuneCountInString(ref), utf8.RuneCountInString(text)-cut, 1)
+		n := max(utf8.RuneCountInString(ref), utf8.RuneCountInString(strings.Join(fk[c.start:c.start+k], "\n"))-cut, 1)
 		sim := 1 - float64(dmp.DiffLevenshtein(inner))/float64(n)
-		if sim > best {
-			best = sim
+		if eq > bestEq || eq == bestEq && sim > best {
+			best, bestEq = sim, eq
 			out = &Nearest{StartLine: c.start + 1, EndLine: c.start + k, Text: text, Similarity: sim}
 		}
 	}
@@ -103,13 +113,7 @@ func findNearest(s, want, label string) *Nearest {
 
 // lineKey is a line reduced to what a careless copy usually preserves.
 func lineKey(l string) string {
-	l = strings.TrimSpace(l)
-	for i := 0; i < len(l); i++ {
-		if l[i] >= utf8.RuneSelf {
-			return normalize(l, levelPunct, false).s
-		}
-	}
-	return l
+	return lineKeyAt(strings.TrimSpace(l), levelSpaces)
 }
 
 // lineSim is a cheap similarity in [0, 1]: the share of the longer line

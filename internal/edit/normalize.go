@@ -14,6 +14,9 @@ const (
 	levelTrailing
 	levelIndent
 	levelPunct
+	// levelSpaces also reads a run of spaces and tabs inside a line as one space: the column
+	// alignment of gofmt'd struct fields or Markdown tables, which copies lose.
+	levelSpaces
 )
 
 // normText is a normalized text with, for every byte, the byte range of
@@ -88,7 +91,21 @@ func normalize(s string, lv level, withMap bool) normText {
 		if lv >= levelPunct {
 			for i := ls; i < le; {
 				r, w := utf8.DecodeRuneInString(s[i:le])
-				if rep, ok := punctASCII(r); ok {
+				rep, ok := punctASCII(r)
+				if lv >= levelSpaces && (r == ' ' || r == '\t' || ok && rep == " ") {
+					j := i + w
+					for j < le {
+						r2, w2 := utf8.DecodeRuneInString(s[j:le])
+						if rep2, ok2 := punctASCII(r2); r2 != ' ' && r2 != '\t' && !(ok2 && rep2 == " ") {
+							break
+						}
+						j += w2
+					}
+					emit(" ", i, j)
+					i = j
+					continue
+				}
+				if ok {
 					emit(rep, i, i+w)
 				} else {
 					emit(s[i:i+w], i, i+w)
@@ -97,9 +114,15 @@ func normalize(s string, lv level, withMap bool) normText {
 			}
 		} else {
 			if withMap {
-				for i := ls; i < le; i++ {
-					nt.start = append(nt.start, int32(i))
-					nt.end = append(nt.end, int32(i+1))
+				// Every byte of a character maps to the whole character, so a match never
+				// splits one.
+				for i := ls; i < le; {
+					_, w := utf8.DecodeRuneInString(s[i:le])
+					for range w {
+						nt.start = append(nt.start, int32(i))
+						nt.end = append(nt.end, int32(i+w))
+					}
+					i += w
 				}
 			}
 			b.WriteString(s[ls:le])

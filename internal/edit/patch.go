@@ -86,8 +86,15 @@ func IsEnvelope(text string) bool {
 	return false
 }
 
-// ParsePatch parses either format, telling them apart with IsEnvelope.
+// ParsePatch parses either format, telling them apart with IsEnvelope. A patch sent as one
+// line whose line breaks are the two characters \n (escaped once too often) is read as the
+// patch those escapes spell.
 func ParsePatch(text string) (*Patch, error) {
+	if !strings.Contains(strings.TrimRight(text, "\r\n"), "\n") && strings.Contains(text, `\n`) {
+		if dec, ok := decodeEscapes(text); ok {
+			text = dec
+		}
+	}
 	if IsEnvelope(text) {
 		return ParseEnvelope(text)
 	}
@@ -241,7 +248,8 @@ func readHunkBody(lines []string, i int, h *Hunk) int {
 	return i
 }
 
-// moreHunk reports whether a hunk line follows lines[i:] after blanks.
+// moreHunk reports whether a hunk line follows lines[i:], after blank lines and lines that
+// lost their leading space (a run of context lines copied without it).
 func moreHunk(lines []string, i int) bool {
 	for ; i < len(lines); i++ {
 		l := lines[i]
@@ -254,7 +262,11 @@ func moreHunk(lines []string, i int) bool {
 		case '-':
 			return !(strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ "))
 		}
-		return false
+		if strings.HasPrefix(l, "@@") || strings.HasPrefix(l, "diff ") || strings.HasPrefix(l, "Index: ") ||
+			strings.HasPrefix(l, "*** ") || strings.HasPrefix(l, "```") {
+			return false
+		}
+		// Code that lost the space before it: keep looking.
 	}
 	return false
 }

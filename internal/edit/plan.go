@@ -32,6 +32,16 @@ type Change struct {
 	// Adapted lists how added text was written in the file's style where a
 	// hunk was placed ignoring Unicode punctuation ("“→\"").
 	Adapted []string
+	// codec, for a file in another encoding than UTF-8, decodes Old and New for the diff.
+	codec *codec
+}
+
+// text returns b as the model reads it: decoded when the file is in another encoding.
+func (c Change) text(b []byte) []byte {
+	if c.codec == nil || !c.codec.decoded() || b == nil {
+		return b
+	}
+	return []byte(c.codec.decode(b))
 }
 
 // Plan is a multi-file edit computed entirely in memory before anything is
@@ -58,13 +68,13 @@ func (c Change) Diff(context int) string {
 	case OpDelete:
 		return UnifiedDiff("a/"+c.Path, "/dev/null", c.Old, nil, context)
 	case OpMove:
-		d := UnifiedDiff("a/"+c.Path, "b/"+c.NewPath, c.Old, c.New, context)
+		d := UnifiedDiff("a/"+c.Path, "b/"+c.NewPath, c.text(c.Old), c.text(c.New), context)
 		if d == "" {
 			return fmt.Sprintf("rename %s -> %s\n", c.Path, c.NewPath)
 		}
 		return d
 	}
-	return UnifiedDiff("a/"+c.Path, "b/"+c.Path, c.Old, c.New, context)
+	return UnifiedDiff("a/"+c.Path, "b/"+c.Path, c.text(c.Old), c.text(c.New), context)
 }
 
 // FileSummary is the per-file outcome the model sees.

@@ -250,8 +250,8 @@ func TestMatchErrorInvalidUTF8(t *testing.T) {
 	if !errors.As(err, &me) {
 		t.Fatalf("Replace error = %v, want *MatchError", err)
 	}
-	if msg := me.Error(); !strings.Contains(msg, "insert_edit start_line/end_line") || strings.Contains(msg, "copy the exact text") {
-		t.Errorf("Replace error = %q, want the insert_edit way out and no copy advice", msg)
+	if msg := me.Error(); !strings.Contains(msg, "not UTF-8") || !strings.Contains(msg, "line 1") {
+		t.Errorf("Replace error = %q, want it to name the bytes that are not UTF-8 and the line", msg)
 	}
 }
 
@@ -269,14 +269,14 @@ func TestMatchErrorTolerantReplaceAll(t *testing.T) {
 }
 
 // TestMatchErrorLineNumbers checks that an old_string copied with read_file's line-number
-// prefixes is refused with a message that says to leave them out.
+// prefixes that is not found without them either says so.
 func TestMatchErrorLineNumbers(t *testing.T) {
 	const content = "func f() {\n\treturn 1\n}\n"
 	tests := []struct {
 		name, old string
 		want      bool
 	}{
-		{"numbered", "1\tfunc f() {\n2\t\treturn 1", true},
+		{"numbered", "1\tfunc g() {\n2\t\treturn 1", true},
 		{"numbers in the code", "12 monkeys\n3\tx", false},
 		{"plain typo", "func g() {", false},
 	}
@@ -287,7 +287,7 @@ func TestMatchErrorLineNumbers(t *testing.T) {
 			if !errors.As(err, &me) {
 				t.Fatalf("Replace(%q) error = %v, want *MatchError", tt.old, err)
 			}
-			if got := strings.Contains(me.Error(), "leave those out"); got != tt.want {
+			if got := strings.Contains(me.Error(), "line numbers as read_file shows them"); got != tt.want {
 				t.Errorf("Replace(%q) error = %q, want the line-number hint: %v", tt.old, me.Error(), tt.want)
 			}
 		})

@@ -45,6 +45,31 @@ type styleMap struct {
 	plainToCurly map[punctClass]bool
 	// dropZeroWidth: old_string held zero-width characters the file does not have there.
 	dropZeroWidth bool
+	// order lists the model's spellings in the order old_string showed them.
+	order []styleKey
+	// zeroWidth lists the zero-width characters old_string held and the file does not.
+	zeroWidth []rune
+}
+
+// differences lists how the model's punctuation differs from the file's ("“→\"" for a curly
+// quote the file writes straight), in the order the model's text showed them.
+func (m *styleMap) differences() []string {
+	if m == nil {
+		return nil
+	}
+	var out []string
+	for _, k := range m.order {
+		if want := m.rule[k]; want != k.text && !m.conflict[k] {
+			d := shown(k.text) + "→" + shown(want)
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	for _, r := range m.zeroWidth {
+		out = append(out, fmt.Sprintf("U+%04X dropped", r))
+	}
+	return out
 }
 
 // learnStyle compares model (old_string) and file (the text it matched), which are equal once
@@ -80,6 +105,9 @@ func learnStyle(model, file string) *styleMap {
 		if prev, ok := m.rule[key]; ok && prev != want {
 			m.conflict[key] = true
 		}
+		if _, ok := m.rule[key]; !ok {
+			m.order = append(m.order, key)
+		}
 		m.rule[key] = want
 		if class == classDouble || class == classSingle {
 			switch {
@@ -95,6 +123,9 @@ func learnStyle(model, file string) *styleMap {
 	for _, r := range model {
 		if isZeroWidth(r) && !strings.ContainsRune(file, r) {
 			m.dropZeroWidth, differs = true, true
+			if !slices.Contains(m.zeroWidth, r) {
+				m.zeroWidth = append(m.zeroWidth, r)
+			}
 		}
 	}
 	if !differs {
@@ -105,9 +136,16 @@ func learnStyle(model, file string) *styleMap {
 
 // apply rewrites text in the file's style and lists the conversions it made ("“→\"").
 func (m *styleMap) apply(text string) (string, []string) {
+	return m.applyIn("", text)
+}
+
+// applyIn is apply for text written right after before on the same line: quotes and dashes
+// take their role (opening, closing, inside a word) from the characters around them there.
+func (m *styleMap) applyIn(before, text string) (string, []string) {
 	if m == nil {
 		return text, nil
 	}
+	ctx := before + text
 	var b strings.Builder
 	b.Grow(len(text))
 	var done []string
@@ -116,19 +154,19 @@ func (m *styleMap) apply(text string) (string, []string) {
 			done = append(done, c)
 		}
 	}
-	for i := 0; i < len(text); {
-		r, w := utf8.DecodeRuneInString(text[i:])
+	for i := len(before); i < len(ctx); {
+		r, w := utf8.DecodeRuneInString(ctx[i:])
 		if m.dropZeroWidth && isZeroWidth(r) {
 			note(fmt.Sprintf("U+%04X dropped", r))
 			i += w
 			continue
 		}
-		tok := text[i : i+w]
-		if _, ok := m.rule[styleKey{"...", ""}]; ok && strings.HasPrefix(text[i:], "...") {
+		tok := ctx[i : i+w]
+		if _, ok := m.rule[styleKey{"...", ""}]; ok && strings.HasPrefix(ctx[i:], "...") {
 			tok = "..."
 		}
 		if class := classOf(tok); class != classNone {
-			if out, ok := m.convert(tok, class, roleAt(text, i, i+len(tok), class)); ok && out != tok {
+			if out, ok := m.convert(tok, class, roleAt(ctx, i, i+len(tok), class)); ok && out != tok {
 				note(shown(tok) + "→" + shown(out))
 				b.WriteString(out)
 				i += len(tok)

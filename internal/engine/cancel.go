@@ -134,9 +134,15 @@ func (e *Engine) Active(ctx context.Context, viewer authz.Principal) []Record {
 	return out
 }
 
-// ActiveCount is the number of executions running in this process.
-func (e *Engine) ActiveCount() int {
+// ActiveCount is the number of executions running in this process that viewer may see.
+func (e *Engine) ActiveCount(viewer authz.Principal) int {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.running)
+	n := 0
+	for _, x := range e.running {
+		if visible(viewer, &x.rec) {
+			n++
+		}
+	}
+	return n
 }

@@ -15,6 +15,7 @@ import (
 
 	"toolhost/authz"
 	"toolhost/internal/owner"
+	"toolhost/internal/secret"
 	"toolhost/store"
 )
 
@@ -71,6 +72,9 @@ type Engine struct {
 	flushKick chan struct{}
 	flushDone chan struct{}
 	flushMu   sync.Mutex // one flush at a time
+
+	// codes caches the values of the history's codes (codec.go), which never change meaning.
+	codes sync.Map
 }
 
 // Open starts an engine on the state directory: it replays the journals that dead processes
@@ -130,7 +134,8 @@ type Start struct {
 	Principal       string
 	Conversation    string
 	Client          string
-	// Args are the raw arguments; Begin masks them.
+	// Args are the arguments as secret.Args masks and bounds them (the caller decoded them
+	// once); Begin keeps them as they are.
 	Args json.RawMessage
 }
 
@@ -168,7 +173,7 @@ func (e *Engine) Begin(ctx context.Context, s Start) (context.Context, *Executio
 	x.rec = Record{
 		ID: s.ID, Tool: cutString(s.Tool, maxName), Operation: cutString(s.Operation, maxName), Category: s.Category, Risk: s.Risk,
 		Principal: s.Principal, Conversation: s.Conversation, Client: cutString(s.Client, maxName),
-		Args:   MaskArgs(s.Args),
+		Args:   s.Args,
 		Status: StatusRunning, Start: now.UTC(), Owner: e.self.String(),
 	}
 	ctx, x.cancel = context.WithCancelCause(ctx)
@@ -191,7 +196,7 @@ func (x *Execution) ID() string { return x.rec.ID }
 func (x *Execution) SetCommand(line string) {
 	e := x.e
 	e.mu.Lock()
-	x.rec.Command = cutString(MaskText(line), 1000)
+	x.rec.Command = cutString(secret.Text(line), 1000)
 	if !x.finished && !e.closed {
 		r := x.rec
 		e.appendLocked(&r)
@@ -255,7 +260,7 @@ func (x *Execution) Finish(o Outcome) Record {
 	}
 	x.rec.ResultBytes = o.ResultBytes
 	x.rec.ErrorCode = o.ErrorCode
-	x.rec.Error = cutString(o.Error, 500)
+	x.rec.Error = cutString(secret.Text(o.Error), 500)
 	x.rec.DurationMS = float64(time.Since(x.started).Microseconds()) / 1000
 	r := x.rec
 	delete(e.running, r.ID)
@@ -339,3 +344,6 @@ func randomHex(n int) string {
 	rand.Read(b)
 	return hex.EncodeToString(b)
 }
+
+// cutString keeps the first max bytes of s on a rune boundary and says how much was cut.
+func cutString(s string, max int) string { return secret.Cut(s, max) }

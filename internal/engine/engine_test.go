@@ -332,48 +332,9 @@ func TestContinue(t *testing.T) {
 	}
 }
 
-func TestMaskArgs(t *testing.T) {
-	tests := []struct {
-		name, in, want string
-	}{
-		{"secret key", `{"password":"hunter2","path":"a.txt"}`, `{"password":"***","path":"a.txt"}`},
-		{"nested header", `{"headers":{"Authorization":"Bearer abcdefghijkl"}}`, `{"headers":{"Authorization":"***"}}`},
-		{"bearer in text", `{"command":"curl -H 'Authorization: Bearer abcdefghijklmnop' x"}`, `{"command":"curl -H 'Authorization: Bearer ***' x"}`},
-		{"url credentials", `{"url":"postgres://bob:pw@db/x"}`, `{"url":"postgres://***@db/x"}`},
-		{"token prefix", `{"command":"echo ghp_abcdefghijklmnopqrstu"}`, `{"command":"echo ***"}`},
-		{"assignment", `{"command":"API_KEY=xyz123 run"}`, `{"command":"API_KEY=*** run"}`},
-		{"long value cut", `{"content":"` + strings.Repeat("a", 300) + `"}`, `{"content":"` + strings.Repeat("a", 200) + `…(300 bytes)"}`},
-		{"not json", `{oops`, `"(5 bytes, not JSON)"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := string(MaskArgs(json.RawMessage(tt.in))); got != tt.want {
-				t.Errorf("MaskArgs(%s) = %s, want %s", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
 // TestRecordsAreBounded: whatever a client sends (many keys, a long array, long names), a
 // record keeps at most MaxArgs bytes of arguments and maxName bytes of each name it chooses.
 func TestRecordsAreBounded(t *testing.T) {
-	var keys, items []string
-	for i := range 2000 {
-		keys = append(keys, fmt.Sprintf(`"k%d":"v"`, i))
-		items = append(items, `"item"`)
-	}
-	for name, in := range map[string]string{
-		"many keys":  "{" + strings.Join(keys, ",") + "}",
-		"long array": `{"paths":[` + strings.Join(items, ",") + `]}`,
-	} {
-		t.Run(name, func(t *testing.T) {
-			got := MaskArgs(json.RawMessage(in))
-			var cut string
-			if err := json.Unmarshal(got, &cut); err != nil || len(got) > MaxArgs || !strings.HasPrefix(cut, `{"`) || !strings.HasSuffix(cut, " bytes)") {
-				t.Errorf("MaskArgs(%d bytes) = %d bytes %.80q…, want the start of the JSON text, cut with its size", len(in), len(got), got)
-			}
-		})
-	}
 	e := openEngine(t, t.TempDir(), Options{})
 	long := strings.Repeat("n", 10_000)
 	_, x := e.Begin(context.Background(), Start{Tool: long, Operation: long, Client: long, Principal: "stdio"})

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -27,17 +25,10 @@ func indexBucket(field, value string) store.Path {
 // indexed are the fields a history filter can name, each with its own index.
 var indexed = []string{"tool", "status", "category", "principal", "conversation"}
 
-// indexValue is what an index entry holds: the indexed fields of its record, so a filter is
-// matched on the index's own (adjacent) pages and only the records of the page are read.
-func indexValue(r *Record) []byte {
-	vals := make([]string, len(indexed))
-	for i, f := range indexed {
-		vals[i] = fieldOf(r, f)
-	}
-	return []byte(strings.Join(vals, "\x1f"))
-}
+// An index entry holds the indexed fields of its record (codec.go), so a filter is matched on
+// the index's own (adjacent) pages and only the records of the page are read.
 
-// indexRecord is the part of a record an index entry (or the record itself) gives.
+// indexRecord reads an index entry of the older format: the indexed values joined by \x1f.
 func indexRecord(id string, v []byte) Record {
 	vals := strings.Split(string(v), "\x1f")
 	r := Record{ID: id}
@@ -165,24 +156,30 @@ func (e *Engine) store(ctx context.Context, recs []Record) error {
 		if err != nil {
 			return err
 		}
+		d := e.dict(tx)
 		for i := range recs {
 			r := &recs[i]
 			if _, exists := tx.Get(recordsBucket, r.ID); exists {
 				continue
 			}
-			b, err := json.Marshal(r)
-			if err != nil {
-				return fmt.Errorf("encode execution %s: %w", r.ID, err)
-			}
-			if err := tx.Put(recordsBucket, r.ID, b); err != nil {
-				return err
-			}
 			for _, f := range indexed {
 				if v := fieldOf(r, f); v != "" {
-					if err := tx.Put(indexBucket(f, v), r.ID, indexValue(r)); err != nil {
+					if err := addCount(tx, f+"="+v, 1); err != nil {
 						return err
 					}
-					if err := addCount(tx, f+"="+v, 1); err != nil {
+				}
+			}
+			b, err := encodeRecord(d, r)
+			if err != nil {
+				return err
+			}
+			if err := tx.Append(recordsBucket, r.ID, b); err != nil {
+				return err
+			}
+			idx := fieldCodes(d, r)
+			for _, f := range indexed {
+				if v := fieldOf(r, f); v != "" {
+					if err := tx.Append(indexBucket(f, v), r.ID, idx); err != nil {
 						return err
 					}
 				}
@@ -204,13 +201,14 @@ func (e *Engine) prune(tx *store.Tx, agg *aggregates) error {
 	cutoff := idAt(e.opts.Now().Add(-e.opts.MaxAge))
 	var doomed []Record
 	excess := agg.all.Total - int64(e.opts.MaxRecords)
+	d := e.dict(tx)
 	err := tx.Seek(recordsBucket, "", func(k string, v []byte) (bool, error) {
 		if excess <= 0 && k >= cutoff {
 			return false, nil
 		}
-		var r Record
-		if err := json.Unmarshal(v, &r); err != nil {
-			r = Record{ID: k}
+		r, err := decodeRecord(d, k, v)
+		if err != nil {
+			r = decodeIndex(d, k, v)
 		}
 		doomed = append(doomed, r)
 		excess--
@@ -241,22 +239,6 @@ func (e *Engine) prune(tx *store.Tx, agg *aggregates) error {
 	return nil
 }
 
-func addCount(tx *store.Tx, key string, d int64) error {
-	n := count(tx, key) + d
-	if n <= 0 {
-		return tx.Delete(countsBucket, key)
-	}
-	return tx.Put(countsBucket, key, binary.BigEndian.AppendUint64(nil, uint64(n)))
-}
-
-func count(tx *store.Tx, key string) int64 {
-	b, ok := tx.Get(countsBucket, key)
-	if !ok || len(b) != 8 {
-		return 0
-	}
-	return int64(binary.BigEndian.Uint64(b))
-}
-
 // stored reads one record from bbolt.
 func (e *Engine) stored(ctx context.Context, id string) (Record, error) {
 	var r Record
@@ -265,8 +247,13 @@ func (e *Engine) stored(ctx context.Context, id string) (Record, error) {
 	}
 	var found bool
 	err := e.opts.Store.View(ctx, func(tx *store.Tx) error {
+		v, ok := tx.Get(recordsBucket, id)
+		if !ok {
+			return nil
+		}
 		var err error
-		found, err = tx.GetJSON(recordsBucket, id, &r)
+		r, err = decodeRecord(e.dict(tx), id, v)
+		found = err == nil
 		return err
 	})
 	if err != nil {
@@ -330,6 +317,9 @@ type Filter struct {
 	Principal    string
 	// Since and Until bound the start time: Since <= start < Until.
 	Since, Until time.Time
+	// Before, an execution id, keeps only executions that started before it: the cursor of
+	// a page that goes on where the last one ended, however many calls came since.
+	Before string
 	// Limit is 1-100 (0 means 50); Offset skips matches.
 	Limit, Offset int
 	// Viewer sees only its own records unless it is an admin.
@@ -357,6 +347,9 @@ func (f *Filter) Check() error {
 	}
 	if f.Category != "" && f.Category != authz.CategorySafe && f.Category != authz.CategoryModerate && f.Category != authz.CategoryDangerous {
 		return &FilterError{Param: "category", Message: fmt.Sprintf("unknown category %q: want safe, moderate or dangerous", f.Category)}
+	}
+	if f.Before != "" && !ValidID(f.Before) {
+		return &FilterError{Param: "before", Message: fmt.Sprintf("%q is not an execution id (exec_...)", f.Before)}
 	}
 	if !f.Since.IsZero() && !f.Until.IsZero() && !f.Since.Before(f.Until) {
 		return &FilterError{Param: "since", Message: "since must be before until"}
@@ -415,6 +408,9 @@ func (e *Engine) List(ctx context.Context, f Filter) (Page, error) {
 	if !f.Until.IsZero() {
 		before = idAt(f.Until)
 	}
+	if f.Before != "" && (before == "" || f.Before < before) {
+		before = f.Before
+	}
 	since := ""
 	if !f.Since.IsZero() {
 		since = idAt(f.Since)
@@ -435,7 +431,7 @@ func (e *Engine) List(ctx context.Context, f Filter) (Page, error) {
 		if best == 0 {
 			return nil
 		}
-		useIndex := best >= 0
+		d := e.dict(tx)
 		var ids []string
 		err := tx.SeekReverse(bucket, before, func(k string, v []byte) (bool, error) {
 			if since != "" && k < since {
@@ -444,12 +440,8 @@ func (e *Engine) List(ctx context.Context, f Filter) (Page, error) {
 			if err := ctx.Err(); err != nil {
 				return false, err
 			}
-			var r Record
-			if useIndex {
-				r = indexRecord(k, v)
-			} else if json.Unmarshal(v, &r) != nil {
-				return true, nil
-			}
+			// Index entries and records both start with the indexed fields.
+			r := decodeIndex(d, k, v)
 			if !f.matchesFields(&r) {
 				return true, nil
 			}
@@ -468,9 +460,10 @@ func (e *Engine) List(ctx context.Context, f Filter) (Page, error) {
 			return err
 		}
 		for _, id := range ids {
-			var r Record
-			if found, err := tx.GetJSON(recordsBucket, id, &r); err == nil && found {
-				page.Executions = append(page.Executions, r)
+			if v, ok := tx.Get(recordsBucket, id); ok {
+				if r, err := decodeRecord(d, id, v); err == nil {
+					page.Executions = append(page.Executions, r)
+				}
 			}
 		}
 		return nil

@@ -2,10 +2,10 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 
 	"toolhost/authz"
 	"toolhost/store"
@@ -109,9 +109,10 @@ func (a *aggregates) buildPrincipals() error {
 			return err
 		}
 	}
+	d := dictionary{tx: a.tx, cache: &sync.Map{}}
 	err = a.tx.Seek(recordsBucket, "", func(k string, v []byte) (bool, error) {
-		var r Record
-		if json.Unmarshal(v, &r) != nil {
+		r, err := decodeRecord(d, k, v)
+		if err != nil {
 			return true, nil
 		}
 		g := a.by[r.Principal]

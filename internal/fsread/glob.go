@@ -37,6 +37,56 @@ type GlobOptions struct {
 	IncludeIgnored bool
 	// IncludeDirs returns matching directories as well as files.
 	IncludeDirs bool
+	// Plan, when set, may replay the walk under a directory from the working-directory index:
+	// the files in walk order and what the walk would skip (ok false: walk).
+	Plan func(walkBase string) (GlobPlan, bool)
+}
+
+// GlobPlan is a walk done beforehand: the regular files under a directory in walk order.
+type GlobPlan struct {
+	Files []string
+	Stats WalkStats
+}
+
+// globPlanned matches a plan's files as Glob matches the walk's.
+func globPlanned(ctx context.Context, root *os.Root, walkBase, rest string, opts GlobOptions, plan GlobPlan) (GlobResult, error) {
+	var res GlobResult
+	strip := len(walkBase)
+	if strip > 0 {
+		strip++
+	}
+	h := &matchHeap{byPath: opts.SortBy == SortByPath}
+	for _, rel := range plan.Files {
+		if err := ctx.Err(); err != nil {
+			return res, err
+		}
+		if ok, _ := doublestar.Match(rest, rel[strip:]); !ok {
+			continue
+		}
+		res.Total++
+		if h.byPath && h.Len() >= opts.MaxResults {
+			continue
+		}
+		m := GlobMatch{Path: rel, Type: TypeFile}
+		info, err := root.Lstat(osName(rel))
+		if err != nil {
+			res.Total-- // gone since it was indexed
+			continue
+		}
+		m.Type, m.Size, m.ModTime = entryType(info.Mode()), info.Size(), info.ModTime()
+		heap.Push(h, m)
+		if h.Len() > opts.MaxResults {
+			heap.Pop(h)
+		}
+	}
+	st := plan.Stats
+	res.Visited, res.HiddenSkipped, res.IgnoredSkipped, res.Withheld = st.Visited, st.HiddenSkipped, st.IgnoredSkipped, st.Withheld
+	res.DepthLimited, res.Errors, res.VisitLimited = st.DepthLimited, st.Errors, st.VisitLimited
+	res.Matches = h.items
+	sort.Slice(res.Matches, func(i, j int) bool { return h.better(res.Matches[i], res.Matches[j]) })
+	res.Omitted = res.Total - len(res.Matches)
+	res.Truncated = res.Omitted > 0
+	return res, nil
 }
 
 // GlobMatch is one matching path.
@@ -136,6 +186,15 @@ func Glob(ctx context.Context, root *os.Root, base, pattern string, opts GlobOpt
 	strip := len(walkBase)
 	if strip > 0 {
 		strip++
+	}
+	if opts.Plan != nil {
+		// The index replays the walk: only a "**" pattern (no depth bound) over the default
+		// filters, below the pattern's static prefix.
+		if !strings.Contains(rest, "**") || wo.hidden || wo.noIgnore {
+			opts.Plan = nil
+		} else if plan, ok := opts.Plan(walkBase); ok {
+			return globPlanned(ctx, root, walkBase, rest, opts, plan)
+		}
 	}
 	h := &matchHeap{byPath: opts.SortBy == SortByPath}
 	st, err := walk(ctx, root, walkBase, wo, func(d *dirHandle, e dirent, rel string, depth int) error {

@@ -507,12 +507,133 @@ func Grep(ctx context.Context, root *os.Root, base string, opts GrepOptions) (Gr
 	if err != nil {
 		return res, err
 	}
-	if opts.Pattern == "" {
-		return res, fmt.Errorf("empty pattern: %w", ErrBadPattern)
-	}
-	m, err := newMatcher(opts)
+	m, err := prepareGrep(&opts)
 	if err != nil {
 		return res, err
+	}
+	fi, err := root.Stat(osName(base))
+	if err != nil {
+		return res, fmt.Errorf("grep_search: %w", err)
+	}
+	if !fi.IsDir() && !fi.Mode().IsRegular() {
+		return res, fmt.Errorf("grep_search %s: %w", base, ErrNotRegular)
+	}
+	strip := len(base)
+	if strip > 0 {
+		strip++
+	}
+	return grepRun(ctx, m, opts, func(ctx context.Context, jobs chan<- grepJob) (WalkStats, error) {
+		if !fi.IsDir() {
+			dir, name := path.Split(base)
+			r, err := root.OpenRoot(osName(strings.TrimSuffix(dir, "/")))
+			if err != nil {
+				return WalkStats{}, err
+			}
+			d := &dirHandle{root: r, rel: strings.TrimSuffix(dir, "/")}
+			d.refs.Store(1)
+			jobs <- grepJob{d: d, name: name, rel: base}
+			return WalkStats{}, nil
+		}
+		seq := 0
+		wo := walkOptions{hidden: opts.IncludeHidden, noIgnore: opts.IncludeIgnored, screen: opts.Screen}
+		if len(opts.Exclude) > 0 {
+			wo.skipDir = func(rel string, _ int) bool { return anyGlob(opts.Exclude, rel[strip:]) }
+		}
+		return walk(ctx, root, base, wo, func(d *dirHandle, e dirent, rel string, _ int) error {
+			if !e.mode.IsRegular() {
+				return nil // directories are walked; symlinks, FIFOs, devices never opened
+			}
+			relBase := rel[strip:]
+			if len(opts.Include) > 0 && !anyGlob(opts.Include, relBase) {
+				return nil
+			}
+			if len(opts.Exclude) > 0 && anyGlob(opts.Exclude, relBase) {
+				return nil
+			}
+			d.retain()
+			select {
+			case jobs <- grepJob{d: d, name: e.name, rel: rel, seq: seq}:
+				seq++
+				return nil
+			case <-ctx.Done():
+				d.release()
+				return ctx.Err()
+			}
+		})
+	})
+}
+
+// GrepPlan is a search whose walk was done beforehand, by the working-directory index: the
+// files to read, in walk order, and what the walk would have counted without reading them.
+type GrepPlan struct {
+	// Files are the files to search, slash-separated and relative to the root, in the order
+	// the walk visits them (Grep keeps the first matches in that order).
+	Files []string
+	// Clean counts files searched without reading them: the index vouches that they cannot
+	// match. Binary counts files it knows to be binary.
+	Clean, Binary int
+	// Stats is what the walk left out.
+	Stats WalkStats
+}
+
+// GrepPlanned is Grep over a plan: the same matching, counting and ordering, but only the
+// plan's files are opened (each through its directory in root, vetted by opts.Screen) and
+// the include, exclude and hidden filters are the planner's business. The answer equals
+// Grep's as long as the plan is true to the tree.
+func GrepPlanned(ctx context.Context, root *os.Root, opts GrepOptions, plan GrepPlan) (GrepResult, error) {
+	m, err := prepareGrep(&opts)
+	if err != nil {
+		return GrepResult{}, err
+	}
+	res, err := grepRun(ctx, m, opts, func(ctx context.Context, jobs chan<- grepJob) (WalkStats, error) {
+		var d *dirHandle
+		defer func() {
+			if d != nil {
+				d.release()
+			}
+		}()
+		for seq, rel := range plan.Files {
+			dir, name := path.Split(rel)
+			dir = strings.TrimSuffix(dir, "/")
+			if d == nil || d.rel != dir {
+				if d != nil {
+					d.release()
+					d = nil
+				}
+				r, err := root.OpenRoot(osName(dir))
+				if err != nil {
+					// Gone since the plan: like a file that vanished mid-walk.
+					continue
+				}
+				d = &dirHandle{root: r, rel: dir}
+				d.refs.Store(1)
+				if df, err := r.Open("."); err == nil {
+					d.dir = df
+				}
+			}
+			d.retain()
+			select {
+			case jobs <- grepJob{d: d, name: name, rel: rel, seq: seq}:
+			case <-ctx.Done():
+				d.release()
+				return plan.Stats, ctx.Err()
+			}
+		}
+		return plan.Stats, nil
+	})
+	res.FilesSearched += plan.Clean
+	res.BinarySkipped += plan.Binary
+	return res, err
+}
+
+// prepareGrep checks opts, fills in its defaults and compiles the matcher.
+func prepareGrep(opts *GrepOptions) (*matcher, error) {
+	if opts.Pattern == "" {
+		return nil, fmt.Errorf("empty pattern: %w", ErrBadPattern)
+	}
+	m, err := newMatcher(*opts)
+	if err != nil {
+		return nil, err
 	}
 	if opts.MaxMatches <= 0 {
 		opts.MaxMatches = DefaultMaxMatches
@@ -523,21 +644,21 @@ func Grep(ctx context.Context, root *os.Root, base string, opts GrepOptions) (Gr
 	opts.ContextLines = min(max(opts.ContextLines, 0), maxContextLines)
 	for _, g := range append(append([]string(nil), opts.Include...), opts.Exclude...) {
 		if !doublestarValid(g) {
-			return res, fmt.Errorf("glob %q: %w", g, ErrBadPattern)
+			return nil, fmt.Errorf("glob %q: %w", g, ErrBadPattern)
 		}
 	}
+	return m, nil
+}
+
+// grepRun searches the files feed sends, in a pool of workers, and gathers the result. feed
+// runs in its own goroutine, stops when ctx ends, and returns what its walk skipped.
+func grepRun(ctx context.Context, m *matcher, opts GrepOptions, feed func(context.Context, chan<- grepJob) (WalkStats, error)) (GrepResult, error) {
+	var res GrepResult
 	workers := opts.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, maxWorkers) // each holds a 1 MB buffer
-	fi, err := root.Stat(osName(base))
-	if err != nil {
-		return res, fmt.Errorf("grep_search: %w", err)
-	}
-	if !fi.IsDir() && !fi.Mode().IsRegular() {
-		return res, fmt.Errorf("grep_search %s: %w", base, ErrNotRegular)
-	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -564,52 +685,11 @@ func Grep(ctx context.Context, root *os.Root, base string, opts GrepOptions) (Gr
 
 	var (
 		walkErr error
-		st      walkStats
+		st      WalkStats
 	)
-	strip := len(base)
-	if strip > 0 {
-		strip++
-	}
 	go func() {
 		defer close(jobs)
-		if !fi.IsDir() {
-			dir, name := path.Split(base)
-			r, err := root.OpenRoot(osName(strings.TrimSuffix(dir, "/")))
-			if err != nil {
-				walkErr = err
-				return
-			}
-			d := &dirHandle{root: r, rel: strings.TrimSuffix(dir, "/")}
-			d.refs.Store(1)
-			jobs <- grepJob{d: d, name: name, rel: base}
-			return
-		}
-		seq := 0
-		wo := walkOptions{hidden: opts.IncludeHidden, noIgnore: opts.IncludeIgnored, screen: opts.Screen}
-		if len(opts.Exclude) > 0 {
-			wo.skipDir = func(rel string, _ int) bool { return anyGlob(opts.Exclude, rel[strip:]) }
-		}
-		st, walkErr = walk(ctx, root, base, wo, func(d *dirHandle, e dirent, rel string, _ int) error {
-			if !e.mode.IsRegular() {
-				return nil // directories are walked; symlinks, FIFOs, devices never opened
-			}
-			relBase := rel[strip:]
-			if len(opts.Include) > 0 && !anyGlob(opts.Include, relBase) {
-				return nil
-			}
-			if len(opts.Exclude) > 0 && anyGlob(opts.Exclude, relBase) {
-				return nil
-			}
-			d.retain()
-			select {
-			case jobs <- grepJob{d: d, name: e.name, rel: rel, seq: seq}:
-				seq++
-				return nil
-			case <-ctx.Done():
-				d.release()
-				return ctx.Err()
-			}
-		})
+		st, walkErr = feed(ctx, jobs)
 	}()
 
 	var kept []fileResult

@@ -24,5 +24,5 @@ func fileID(fi fs.FileInfo) (FileID, bool) {
 	if !ok {
 		return FileID{}, false
 	}
-	return FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Nlink: uint64(st.Nlink), Ctime: st.Ctim.Nano()}, true
+	return FileID{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Nlink: uint64(st.Nlink), Ctime: st.Ctim.Nano(), Mtime: st.Mtim.Nano()}, true
 }

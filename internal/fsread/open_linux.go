@@ -68,5 +68,5 @@ func openEntry(d *dirHandle, name string) (io.ReadCloser, int64, bool, FileID, e
 		f.Close()
 		return nil, 0, false, FileID{}, err
 	}
-	return f, st.Size, st.Mode&syscall.S_IFMT == syscall.S_IFREG, FileID{Dev: uint64(st.Dev), Ino: st.Ino, Nlink: uint64(st.Nlink), Ctime: st.Ctim.Nano()}, nil
+	return f, st.Size, st.Mode&syscall.S_IFMT == syscall.S_IFREG, FileID{Dev: uint64(st.Dev), Ino: st.Ino, Nlink: uint64(st.Nlink), Ctime: st.Ctim.Nano(), Mtime: st.Mtim.Nano()}, nil
 }

@@ -21,10 +21,12 @@ type Screen interface {
 
 // FileID identifies an open file: device and inode, how many hard links it has (a file with
 // several may also be reachable somewhere the caller may not read), and its status change time
-// in nanoseconds (which every link and unlink updates).
+// in nanoseconds (which every link and unlink updates). Mtime, the modification time, is not
+// part of the identity: the working-directory index keeps it to tell a changed file.
 type FileID struct {
 	Dev, Ino, Nlink uint64
 	Ctime           int64
+	Mtime           int64
 }
 
 // ErrWithheld is what Opened returns (wrapped) for a file the screen refuses to reveal.

@@ -75,8 +75,8 @@ func (d *dirHandle) release() {
 	}
 }
 
-// walkStats counts what a walk skipped, for the "left out" figures.
-type walkStats struct {
+// WalkStats counts what a walk skipped, for the "left out" figures.
+type WalkStats struct {
 	Visited        int // entries looked at
 	HiddenSkipped  int
 	Withheld       int // entries the screen left out
@@ -95,6 +95,27 @@ type walkOptions struct {
 	// skipDir, when set, prunes a directory before it is entered (used for
 	// exclude globs and glob prefix pruning).
 	skipDir func(rel string, depth int) bool
+	// skipped, when set, hears of each entry the filters left out (the index
+	// keeps the counts per directory).
+	skipped func(rel string, isDir bool, why SkipReason)
+}
+
+// SkipReason says why a walk left an entry out.
+type SkipReason int
+
+// The reasons a walk leaves an entry out; Walk's hooks hear them.
+const (
+	SkipHidden     SkipReason = iota + 1 // a dot name (include_hidden shows it)
+	SkipWithheld                         // the screen withheld it
+	SkipIgnored                          // a .gitignore rule (include_ignored shows it)
+	SkipDepth                            // a directory at the depth limit, not entered
+	SkipUnreadable                       // a directory that could not be opened or listed
+)
+
+func (o *walkOptions) skip(rel string, isDir bool, why SkipReason) {
+	if o.skipped != nil {
+		o.skipped(rel, isDir, why)
+	}
 }
 
 // walkVisit is called for every entry that survives the hidden and ignore
@@ -108,8 +129,8 @@ var errStopWalk = errors.New("stop walk")
 // walk visits the tree under base (relative to root) depth first. It never
 // follows symlinks, never enters a directory ignored by .gitignore (unless
 // noIgnore), and stops at maxDepth and DefaultMaxVisit.
-func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit walkVisit) (walkStats, error) {
-	var st walkStats
+func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit walkVisit) (WalkStats, error) {
+	var st WalkStats
 	if o.maxDepth <= 0 || o.maxDepth > DefaultMaxWalkDepth {
 		o.maxDepth = DefaultMaxWalkDepth
 	}
@@ -181,21 +202,24 @@ func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit 
 			st.VisitLimited = true
 			return st, nil
 		}
-		if !o.hidden && isHidden(e.name) {
-			st.HiddenSkipped++
-			continue
-		}
 		rel := joinRel(f.d.rel, e.name)
 		isDir := e.mode.IsDir()
+		if !o.hidden && isHidden(e.name) {
+			st.HiddenSkipped++
+			o.skip(rel, isDir, SkipHidden)
+			continue
+		}
 		if e.name == ".git" && isDir {
 			continue // always left out, so not counted as skipped
 		}
 		if withhold(o.screen, rel, isDir) {
 			st.Withheld++
+			o.skip(rel, isDir, SkipWithheld)
 			continue
 		}
 		if !o.noIgnore && f.m.Ignored(rel, isDir) {
 			st.IgnoredSkipped++
+			o.skip(rel, isDir, SkipIgnored)
 			continue
 		}
 		if isDir && o.skipDir != nil && o.skipDir(rel, f.depth) {
@@ -212,11 +236,13 @@ func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit 
 		}
 		if f.depth >= o.maxDepth {
 			st.DepthLimited++
+			o.skip(rel, true, SkipDepth)
 			continue
 		}
 		sub, err := f.d.root.OpenRoot(e.name)
 		if err != nil {
 			st.Errors++
+			o.skip(rel, true, SkipUnreadable)
 			continue
 		}
 		nf, err := open(sub, rel, f.depth+1, f.m)
@@ -225,6 +251,7 @@ func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit 
 				return st, ctx.Err()
 			}
 			st.Errors++
+			o.skip(rel, true, SkipUnreadable)
 			continue
 		}
 		stack = append(stack, nf)

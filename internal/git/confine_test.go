@@ -2,7 +2,9 @@ package git
 
 import (
 	"context"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -53,7 +55,7 @@ func (f confineFixture) policy() *sandbox.Policy {
 
 func (f confineFixture) runner(t *testing.T) *Runner {
 	t.Helper()
-	r, err := NewRunner(Config{Env: map[string]string{"TMPDIR": f.tmp, "GIT_DIR": "/elsewhere"}})
+	r, err := NewRunner(Config{Env: append(os.Environ(), "TMPDIR="+f.tmp, "GIT_DIR=/elsewhere")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -203,17 +205,56 @@ func TestConfinementIsPerRepo(t *testing.T) {
 	f.check(t, "c", true)
 }
 
-// TestConfigEnv: Config.Env reaches git and its hooks, after the inherited variables; GIT_*
-// names in it are ignored.
+// TestConfigEnv: git starts from Config.Env (the gate's environment), not the server's own;
+// GIT_* names in it that would redirect git, and toolhost's variables, are dropped.
 func TestConfigEnv(t *testing.T) {
 	testEnv(t)
 	t.Setenv("TMPDIR", "/inherited")
-	r, err := NewRunner(Config{Env: map[string]string{"TMPDIR": "/private", "GIT_DIR": "/elsewhere"}})
+	r, err := NewRunner(Config{Env: []string{"PATH=" + os.Getenv("PATH"), "TMPDIR=/private", "GIT_DIR=/elsewhere", "TOOLHOST_TOKEN=t"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	env := strings.Join(r.env, "\n")
-	if !strings.Contains(env, "TMPDIR=/private") || strings.Contains(env, "TMPDIR=/inherited") || strings.Contains(env, "GIT_DIR") {
-		t.Errorf("git's environment = %s\nwant TMPDIR=/private only and no GIT_DIR", env)
+	if !strings.Contains(env, "TMPDIR=/private") || strings.Contains(env, "TMPDIR=/inherited") || strings.Contains(env, "GIT_DIR") || strings.Contains(env, "TOOLHOST_") {
+		t.Errorf("git's environment = %s\nwant TMPDIR=/private only, no GIT_DIR and no TOOLHOST_TOKEN", env)
+	}
+}
+
+// TestReadsNeverFetch: a partial clone lacks objects its promisor remote would send; a
+// remote planted in .git/config with an upload-pack command of the attacker's choice would
+// run that command on the first read that needs a missing object. Reads (and every other
+// command toolhost runs) have fetching disabled: the read fails with a clear error and
+// nothing runs.
+func TestReadsNeverFetch(t *testing.T) {
+	testEnv(t)
+	origin := newRepo(t)
+	write(t, origin, "big.txt", "a blob the clone does not have\n")
+	sh(t, origin, "add", "big.txt")
+	sh(t, origin, "commit", "-qm", "big")
+	sh(t, origin, "config", "uploadpack.allowFilter", "true")
+	clone := filepath.Join(t.TempDir(), "clone")
+	sh(t, filepath.Dir(clone), "clone", "-q", "--no-checkout", "--filter=blob:none", "file://"+origin, clone)
+	marker := filepath.Join(t.TempDir(), "ran")
+	sh(t, clone, "config", "remote.origin.uploadpack", "touch "+marker+"; git-upload-pack")
+	p := open(t, clone)
+	ctx := context.Background()
+	id, typ, err := p.ResolveObject(ctx, "HEAD:big.txt")
+	if err == nil {
+		_, err = p.ReadObject(ctx, id, typ)
+	}
+	if err == nil {
+		t.Fatal("a read of a missing object fetched it")
+	}
+	if !errors.Is(err, ErrNotLocal) {
+		t.Errorf("the read failed with %v, want ErrNotLocal", err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("the planted upload-pack command ran")
+	}
+	// git itself would have fetched it: the test's own git, with fetching allowed, runs it.
+	if out, err := exec.Command("git", "-C", clone, "cat-file", "-p", "HEAD:big.txt").CombinedOutput(); err != nil {
+		t.Logf("plain git could not fetch either (%v): %s", err, out)
+	} else if _, err := os.Stat(marker); err != nil {
+		t.Error("the scene does not reproduce the attack: plain git fetched without running the planted command")
 	}
 }

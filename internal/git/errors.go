@@ -42,6 +42,9 @@ var (
 	ErrHook = errors.New("a git hook refused")
 	// ErrBinary means an object is binary and is summarised instead of shown.
 	ErrBinary = errors.New("binary content")
+	// ErrNotLocal means a read needs an object the repository does not hold (a partial or
+	// shallow clone would fetch it): toolhost's git never fetches.
+	ErrNotLocal = errors.New("the object is not in the local repository, and reads never fetch")
 	// ErrFailed is any other git failure; *Error holds git's message.
 	ErrFailed = errors.New("git failed")
 )
@@ -88,6 +91,9 @@ func (e *Error) Message(maxLines int) string {
 func classify(stderr, stdout string, code int) (error, []string) {
 	s := stderr
 	switch {
+	case strings.Contains(s, "transport '") && strings.Contains(s, "' not allowed"), strings.Contains(s, "lazy fetching disabled"),
+		strings.Contains(s, "could not fetch") && strings.Contains(s, "promisor"):
+		return ErrNotLocal, nil
 	case strings.Contains(s, "not a git repository"), strings.Contains(s, "must be run in a work tree"),
 		strings.Contains(s, "cannot use bare repository"):
 		return ErrNotRepository, nil

@@ -22,16 +22,14 @@ import (
 type Config struct {
 	// Path is the git executable; default: git from PATH.
 	Path string
-	// Scrub reports variables to remove from git's environment (and so from hooks'), such as
-	// toolhost's token; nil removes every TOOLHOST_* variable.
-	Scrub func(name string) bool
+	// Env is the environment git starts from, and so its hooks: the gate's (the server's own
+	// minus secrets, plus what terminals get, such as a private TMPDIR), so that what git
+	// runs sees what a terminal command would. nil means the server's own. Either way every
+	// TOOLHOST_* variable, and the GIT_* ones that would redirect git, are dropped.
+	Env []string
 	// MaxOutput caps what one command may print before it is stopped and its output marked cut
 	// (default 64 MiB).
 	MaxOutput int64
-	// Env holds variables set in every git process, and so in its hooks, after the inherited
-	// ones: the terminals' own (a private TMPDIR), so that what git runs sees what a terminal
-	// command would. GIT_* names are ignored: git's own settings are the runner's.
-	Env map[string]string
 }
 
 // DefaultMaxOutput bounds the standard output kept from one git command.
@@ -58,16 +56,11 @@ func NewRunner(cfg Config) (*Runner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoGit, err)
 	}
-	if cfg.Scrub == nil {
-		cfg.Scrub = func(name string) bool { return strings.HasPrefix(name, "TOOLHOST_") }
+	base := cfg.Env
+	if base == nil {
+		base = os.Environ()
 	}
-	env := gitEnv(os.Environ(), cfg.Scrub)
-	for _, k := range slices.Sorted(maps.Keys(cfg.Env)) {
-		if !strings.HasPrefix(k, "GIT_") {
-			env = slices.DeleteFunc(env, func(kv string) bool { return strings.HasPrefix(kv, k+"=") })
-			env = append(env, k+"="+cfg.Env[k])
-		}
-	}
+	env := gitEnv(base)
 	r := &Runner{path: path, env: env, maxOut: cfg.MaxOutput, repos: map[string]*Repo{}}
 	if r.maxOut <= 0 {
 		r.maxOut = DefaultMaxOutput
@@ -81,14 +74,14 @@ var keptGitVars = map[string]bool{
 	"GIT_COMMITTER_NAME": true, "GIT_COMMITTER_EMAIL": true, "GIT_COMMITTER_DATE": true,
 }
 
-// gitEnv builds git's environment from the inherited one: GIT_* variables that would redirect or
-// reconfigure git are dropped (GIT_DIR, GIT_CONFIG_PARAMETERS, GIT_EXEC_PATH, ...), toolhost's
-// secrets are dropped, and the settings that keep git from waiting on a terminal are forced.
+// gitEnv builds git's environment from base: GIT_* variables that would redirect or reconfigure
+// git are dropped (GIT_DIR, GIT_CONFIG_PARAMETERS, GIT_EXEC_PATH, ...), toolhost's own are
+// dropped, and the settings that keep git from waiting on a terminal are forced.
 // Messages are in the C locale so that failures can be classified; the character type of the
 // user's locale is kept for hooks.
-func gitEnv(base []string, scrub func(string) bool) []string {
+func gitEnv(base []string) []string {
 	drop := func(name string) bool {
-		return strings.HasPrefix(name, "GIT_") && !keptGitVars[name] || scrub(name)
+		return strings.HasPrefix(name, "GIT_") && !keptGitVars[name] || strings.HasPrefix(name, "TOOLHOST_")
 	}
 	forced := map[string]string{
 		"GIT_TERMINAL_PROMPT": "0",
@@ -98,7 +91,9 @@ func gitEnv(base []string, scrub func(string) bool) []string {
 		"GIT_ASKPASS":         "",
 		"SSH_ASKPASS":         "",
 		"LC_MESSAGES":         "C",
-		"LANGUAGE":            "",
+		// Git 2.44 and later: a missing object fails at once instead of being fetched.
+		"GIT_NO_LAZY_FETCH": "1",
+		"LANGUAGE":          "",
 	}
 	var env []string
 	lcAll, lcCtype := "", false
@@ -154,7 +149,9 @@ func (c command) args() []string {
 	}
 	// safe.bareRepository=explicit: a bare repository found by walking up from a directory (one
 	// planted inside a work tree, whose config nobody reviewed) is never used.
-	a = append(a, "--literal-pathspecs", "-c", "color.ui=never", "-c", "core.quotepath=off", "-c", "safe.bareRepository=explicit", c.sub)
+	// protocol.allow=never: toolhost's git never reaches a remote, and a partial clone's lazy
+	// fetch (with an upload-pack command a repository's config may name) is refused.
+	a = append(a, "--literal-pathspecs", "-c", "color.ui=never", "-c", "core.quotepath=off", "-c", "protocol.allow=never", "-c", "safe.bareRepository=explicit", c.sub)
 	a = append(a, c.opts...)
 	if len(c.revs) > 0 {
 		if c.endOpts {

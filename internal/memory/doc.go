@@ -7,7 +7,8 @@
 // Every memory lives in one scope. The default scope is the storing conversation's own
 // ("conversation:ID"); a named topic ("topic:NAME") is shared: every conversation that names the
 // topic sees its memories. Searches look in the conversation scope unless told otherwise; see
-// [SearchRequest.Scopes].
+// [SearchRequest.Scopes]. Standing instructions (kind instruction, see instructions.go) live in
+// the user's scope ("user") or the project's ("project:DIR"), which every conversation sees.
 //
 // # Storage (bbolt is the source of truth)
 //
@@ -24,6 +25,7 @@
 //	        tag deletes and an index build that skips earlier versions
 //	docs    scopeKey "\x00" document name → {sha256 of the file, chunk ids, imported, conversation}
 //	recent  / conversation: 16 hex digits of created unix nanos + SeqKey(id) → Note, for reminders
+//	instructions  scope "\x00" SeqKey(id) → Instruction, the current standing instructions
 //	log     SeqKey(seq) → {op: put|delete, id}: the change log other processes replay
 //	head    (plain key) SeqKey of the last log sequence, so a fresh index knows where to start
 //	tail    (plain key) SeqKey of the oldest log entry kept; the log keeps Config.LogKeep entries
@@ -39,10 +41,23 @@
 // memory starts as fast as an empty one. Before each such operation the index replays the log
 // entries after the last sequence it has seen — one small read transaction that reads only the
 // log's tail — so memories written by other toolhost processes sharing the state directory become
-// searchable without a restart. Two index implementations exist (see [IndexKind]): chromem-go
-// collections (one per scope, no file persistence, an embedding function always set, the result
-// count clamped to the collection size) and a brute-force cosine scan over a contiguous []float32
-// slab per scope. Both hold only IDs, tags and vectors; content is read from bbolt for the hits.
+// searchable without a restart. Two vector index implementations exist (see [IndexKind]):
+// chromem-go collections, the default (one per scope, no file persistence, an embedding function
+// always set, the result count clamped to the collection size), and a brute-force cosine scan
+// over a contiguous []float32 slab per scope, which is faster at every size measured and stays
+// selectable ([memory] index = "slab"). Beside the vectors the index keeps a BM25 inverted
+// index of stems and whole identifiers (lexindex.go), built from the same records and following
+// the same log. Both hold IDs, tags, vectors and term counts; content is read from bbolt for
+// the candidates.
+//
+// # Ranking (rank.go)
+//
+// A search takes the best candidates of both sides and orders their union by a weighted sum of
+// the cosine, the normalised BM25 score, the share of the query's identifiers found verbatim,
+// soft word matching by GloVe vectors and the question's answer type (who, when, how many,
+// where). German, French and Spanish questions are translated word by word into English with
+// the FreeDict dictionaries of the OS (package lexicon). The figures of each signal on the
+// retrieval set (testdata/recall) are in docs/memory.md; TestRecall runs the set.
 //
 // # Embedder spaces
 //
@@ -57,18 +72,26 @@
 // # Duplicates and versions
 //
 // Storing content whose trimmed text already exists in the same scope returns the existing ID
-// (exact duplicate). Storing content that states the same thing as a memory of the scope — the
-// same words but for case, punctuation, small words and inflections, or a cosine ≥
-// [Config.NearDuplicate] (0.95 by default) without other values — returns that memory's ID (near
-// duplicate). Nothing is written in either case, and [StoreResult.Duplicate] says which.
+// (exact duplicate). Storing content that states the same thing as one of the scope's most
+// similar memories — the same words but for case, punctuation, small words and inflections —
+// returns that memory's ID (near duplicate). Nothing is written in either case, and
+// [StoreResult.Duplicate] says which. A text that scores as near-identical but says something
+// else is never refused: it is a correction (below) or another fact.
 //
-// Content that restates one of the scope's most similar memories with one value changed (a
-// number, date, path, identifier, name or negation; see supersede.go) is stored as that memory's
-// newer version: the new record's supersedes names the old one, the old one's superseded_by the
-// new one, and only the newest version of a chain is in the search index. Every version stays
-// readable by ID ([Service.Get]); [Service.Update] (update_memory) adds a version explicitly, or
-// changes tags and metadata in place; deleting any version deletes the chain. Texts that differ
-// in ordinary words, or in values at two places, are different facts and are stored side by side.
+// Content that restates one of those memories with one value changed (a number, written or in
+// digits, a date, path, identifier, name or negation; see supersede.go), or that says it
+// corrects one about the same subject ("Correction: ...", "moved to port 7587 (was 3009)"), is
+// stored as that memory's newer version: the new record's supersedes names the old one, the old
+// one's superseded_by the new one, and only the newest version of a chain is in the search
+// index, so the current version always answers; earlier ones come back only on request
+// ([SearchRequest.Versions], or by ID with [Service.Get]). A changed name or identifier before
+// the verb is another subject ("Our contact at Acme" and "... at Globex", "billing-api" and
+// "ledger"), never a version. A process that finds the memory it would supersede already
+// superseded by another process compares with the current version instead, so concurrent
+// writers never fork a fact. [Service.Update] (update_memory) adds a version explicitly, or
+// changes tags and metadata in place; deleting any version deletes the chain. Texts that
+// differ in ordinary words, or in values at two places, are different facts and are stored
+// side by side.
 //
 // # Documents
 //
@@ -80,7 +103,9 @@
 //
 // # Measured (2-core AMD EPYC, shared; go test -run '^$' -bench . ./internal/memory)
 //
-// Bulk data uses the lexical embedder at 512 dimensions (USE-Lite's size); search p50 / p99:
+// BenchmarkRecallSearch10k has the default search (USE-Lite question, both sides, fusion) over
+// 10,000 notes; docs/memory.md quotes it. The figures below are the vector side alone. Bulk data
+// uses the lexical embedder at 512 dimensions (USE-Lite's size); search p50 / p99:
 //
 //	memories   slab            chromem-go
 //	1,000      0.43 / 1.1 ms   1.2 / 2.7 ms
@@ -88,8 +113,7 @@
 //	100,000    10.6 / 21 ms    67 / 190 ms
 //
 // chromem-go filters every document through a channel and a map on each query, which is what
-// costs it at 100,000; its exact-match where filter does express "has every tag". The slab index
-// is the default. At 100,000 memories the first memory operation builds the index in 0.7–1.5 s
+// costs it at 100,000; its exact-match where filter does express "has every tag". At 100,000 memories the first memory operation builds the index in 0.7–1.5 s
 // and the server's RSS goes from 10 MiB to about 300 MiB (the vectors are 195 MiB); a server that
 // never touches memory stays at 10 MiB and its first non-memory call takes 0.07 ms against
 // 0.02 ms with an empty store, the difference being bbolt opening a larger file (New does no I/O).

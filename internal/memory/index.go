@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/philippgille/chromem-go"
@@ -34,10 +35,17 @@ type index interface {
 }
 
 func newIndex(kind IndexKind, embedQuery chromem.EmbeddingFunc) index {
-	if kind == IndexChromem {
+	newChromem := func() *chromemIndex {
 		return &chromemIndex{db: chromem.NewDB(), embed: embedQuery, scopeOf: map[uint64]string{}}
 	}
-	return &slabIndex{scopes: map[string]*slab{}, where: map[uint64]slabLoc{}}
+	newSlab := func() *slabIndex { return &slabIndex{scopes: map[string]*slab{}, where: map[uint64]slabLoc{}} }
+	switch kind {
+	case IndexChromem:
+		return newChromem()
+	case IndexSlab:
+		return newSlab()
+	}
+	return &autoIndex{chromem: newChromem(), slab: newSlab(), inSlab: map[string]bool{}, count: map[string]int{}, scopeOf: map[uint64]string{}}
 }
 
 // hasTags reports whether have (sorted) contains every tag of want.
@@ -424,4 +432,127 @@ func (x *chromemIndex) search(ctx context.Context, q []float32, scopes, tags []s
 		}
 	}
 	return top.sorted(), nil
+}
+
+// autoIndex keeps each scope in chromem-go until it holds more than autoSlabFrom memories, and
+// moves it then to a slab: chromem-go's per-query cost grows with the collection (every
+// document goes through a channel and a map), and from about that size the brute-force scan is
+// faster by more than a search is worth (BenchmarkRecallSearch10k: 26.8 against 16.5 CPU ms per
+// search at 10,000 notes under load). A scope that shrinks stays in the slab.
+type autoIndex struct {
+	chromem *chromemIndex
+	slab    *slabIndex
+	inSlab  map[string]bool
+	count   map[string]int
+	scopeOf map[uint64]string
+}
+
+// autoSlabFrom is the scope size above which autoIndex uses the slab.
+const autoSlabFrom = 4096
+
+func (x *autoIndex) add(ctx context.Context, id uint64, scope string, tags []string, vec []float32) error {
+	if _, ok := x.scopeOf[id]; ok {
+		if err := x.remove(ctx, id); err != nil {
+			return err
+		}
+	}
+	x.scopeOf[id] = scope
+	x.count[scope]++
+	if x.inSlab[scope] {
+		return x.slab.add(ctx, id, scope, tags, vec)
+	}
+	if err := x.chromem.add(ctx, id, scope, tags, vec); err != nil {
+		return err
+	}
+	if x.count[scope] > autoSlabFrom {
+		return x.toSlab(ctx, scope)
+	}
+	return nil
+}
+
+// toSlab moves scope's memories from its chromem-go collection to the slab.
+func (x *autoIndex) toSlab(ctx context.Context, scope string) error {
+	c := x.chromem.db.GetCollection(scope, x.chromem.embed)
+	if c == nil {
+		x.inSlab[scope] = true
+		return nil
+	}
+	var ids []uint64
+	for id, sc := range x.scopeOf {
+		if sc == scope {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		doc, err := c.GetByID(ctx, strconv.FormatUint(id, 10))
+		if err != nil {
+			return fmt.Errorf("move scope %s to the slab: %w", scope, err)
+		}
+		var tags []string
+		for k := range doc.Metadata {
+			if t, ok := strings.CutPrefix(k, "t:"); ok {
+				tags = append(tags, t)
+			}
+		}
+		slices.Sort(tags)
+		if err := x.slab.add(ctx, id, scope, tags, doc.Embedding); err != nil {
+			return err
+		}
+		delete(x.chromem.scopeOf, id)
+	}
+	if err := x.chromem.db.DeleteCollection(scope); err != nil {
+		return fmt.Errorf("move scope %s to the slab: %w", scope, err)
+	}
+	x.inSlab[scope] = true
+	return nil
+}
+
+func (x *autoIndex) remove(ctx context.Context, id uint64) error {
+	scope, ok := x.scopeOf[id]
+	if !ok {
+		return nil
+	}
+	delete(x.scopeOf, id)
+	x.count[scope]--
+	if x.inSlab[scope] {
+		return x.slab.remove(ctx, id)
+	}
+	return x.chromem.remove(ctx, id)
+}
+
+func (x *autoIndex) search(ctx context.Context, q []float32, scopes, tags []string, n int) ([]scored, error) {
+	var inC, inS []string
+	for _, sc := range scopes {
+		if x.inSlab[sc] {
+			inS = append(inS, sc)
+		} else {
+			inC = append(inC, sc)
+		}
+	}
+	top := &topN{n: n}
+	for _, part := range []struct {
+		idx    index
+		scopes []string
+	}{{x.chromem, inC}, {x.slab, inS}} {
+		if len(part.scopes) == 0 {
+			continue
+		}
+		hits, err := part.idx.search(ctx, q, part.scopes, tags, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			top.push(h)
+		}
+	}
+	return top.sorted(), nil
+}
+
+func (x *autoIndex) size() int { return len(x.scopeOf) }
+
+func (x *autoIndex) scopeNames() []string {
+	out := append(x.chromem.scopeNames(), x.slab.scopeNames()...)
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -2,10 +2,13 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"toolhost/internal/embed"
 )
 
 // TestIndexAgainstReference adds and removes random vectors across several scopes and slab blocks
@@ -100,5 +103,68 @@ func TestIndexAgainstReference(t *testing.T) {
 			}
 			t.Logf("%d vectors checked", len(want))
 		})
+	}
+}
+
+// TestAutoIndexMovesLargeScopes: the default index keeps a scope in chromem-go until it holds
+// more than autoSlabFrom memories, then moves it to the slab, with the same answers (tags
+// included) before and after, and leaves small scopes where they are.
+func TestAutoIndexMovesLargeScopes(t *testing.T) {
+	ctx := context.Background()
+	lex := embed.NewLexical(64)
+	auto := newIndex(IndexAuto, embed.Func(lex)).(*autoIndex)
+	ref := newIndex(IndexSlab, nil)
+	add := func(id uint64, scope string) {
+		text := fmt.Sprintf("note %d about the %s market", id, fruits[id%uint64(len(fruits))])
+		v, _ := lex.Embed(ctx, []string{text})
+		tags := []string{fruits[id%uint64(len(fruits))]}
+		for _, x := range []index{auto, ref} {
+			if err := x.add(ctx, id, scope, tags, v[0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for id := uint64(1); id <= autoSlabFrom; id++ {
+		add(id, "topic:big")
+	}
+	add(100000, "topic:small")
+	if auto.inSlab["topic:big"] {
+		t.Fatalf("a scope of %d memories moved to the slab, want it in chromem-go until it has more", autoSlabFrom)
+	}
+	search := func(x index, tags []string) []scored {
+		q, _ := lex.Embed(ctx, []string{"the cherry market note"})
+		hits, err := x.search(ctx, q[0], []string{"topic:big", "topic:small"}, tags, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hits
+	}
+	before := search(auto, []string{"cherry"})
+	add(autoSlabFrom+1, "topic:big")
+	if !auto.inSlab["topic:big"] || auto.inSlab["topic:small"] {
+		t.Fatalf("after %d memories: inSlab = %v, want only topic:big in the slab", autoSlabFrom+1, auto.inSlab)
+	}
+	if auto.chromem.db.GetCollection("topic:big", nil) != nil || auto.size() != autoSlabFrom+2 {
+		t.Errorf("the chromem-go collection is still there or the size is %d", auto.size())
+	}
+	for _, tags := range [][]string{nil, {"cherry"}} {
+		got, want := search(auto, tags), search(ref, tags)
+		if len(got) != len(want) {
+			t.Fatalf("tags %v: %d hits, want %d", tags, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].id != want[i].id {
+				t.Errorf("tags %v: hit %d = %d, want %d (as the slab alone)", tags, i, got[i].id, want[i].id)
+			}
+		}
+	}
+	if after := search(auto, []string{"cherry"}); after[0].id != before[0].id {
+		t.Errorf("the best hit changed across the move: %d, then %d", before[0].id, after[0].id)
+	}
+	if err := auto.remove(ctx, 5); err != nil || auto.size() != autoSlabFrom+1 {
+		t.Errorf("remove from the moved scope: %v, size %d", err, auto.size())
+	}
+	if names := auto.scopeNames(); !slices.Equal(names, []string{"topic:big", "topic:small"}) {
+		t.Errorf("scopeNames = %v", names)
 	}
 }

@@ -25,6 +25,12 @@ const (
 	// runs one search (building the index) and reports its RSS again (BenchmarkRSS).
 	rssDirEnv   = "TOOLHOST_MEMORY_TEST_RSS_DIR"
 	rssIndexEnv = "TOOLHOST_MEMORY_TEST_RSS_INDEX"
+	// workerEnv makes the child one of the concurrent writers of TestConcurrentWriters:
+	// "DIR,WORKER,COUNT".
+	workerEnv = "TOOLHOST_MEMORY_TEST_WORKER"
+	// reembedEnv makes the child re-embed DIR with a slow embedder of another space, printing
+	// its progress (TestReembedKilled kills it part way).
+	reembedEnv = "TOOLHOST_MEMORY_TEST_REEMBED"
 )
 
 // TestMain doubles as a second toolhost process: with childDirEnv set, the test binary stores
@@ -33,6 +39,20 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(rssDirEnv); dir != "" {
 		if err := runRSSChild(dir, IndexKind(os.Getenv(rssIndexEnv))); err != nil {
 			fmt.Fprintln(os.Stderr, "rss child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if spec := os.Getenv(workerEnv); spec != "" {
+		if err := runWorker(spec); err != nil {
+			fmt.Fprintln(os.Stderr, "worker:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if dir := os.Getenv(reembedEnv); dir != "" {
+		if err := runReembedChild(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "reembed child:", err)
 			os.Exit(1)
 		}
 		os.Exit(0)

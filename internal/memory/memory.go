@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"toolhost/internal/embed"
+	"toolhost/internal/lexicon"
 	"toolhost/store"
 )
 
@@ -28,22 +29,28 @@ const (
 // IndexKind selects the in-memory vector index.
 type IndexKind string
 
-// Index implementations. Both give the same results (tested); they differ in speed and memory.
+// Index implementations. They give the same results (tested); they differ in speed and memory.
 const (
-	// IndexSlab scans one contiguous []float32 per scope with an unrolled dot product, split
-	// over the available cores for large scopes. It is the default: faster than chromem-go at
-	// every size measured and without per-document maps (see the package benchmarks).
-	IndexSlab IndexKind = "slab"
-	// IndexChromem keeps one chromem-go collection per scope (no file persistence).
+	// IndexAuto, the default, keeps each scope in a chromem-go collection until it holds more
+	// than 4,096 memories, and in a slab from then on, where the scan is clearly faster.
+	IndexAuto IndexKind = "auto"
+	// IndexChromem keeps one chromem-go collection per scope (no file persistence), queried
+	// with our embedder's vectors, whatever its size.
 	IndexChromem IndexKind = "chromem"
+	// IndexSlab scans one contiguous []float32 per scope with an unrolled dot product, split
+	// over the available cores for large scopes: faster than chromem-go from about 10,000
+	// memories in a scope, and several times faster at 100,000 (see the package benchmarks).
+	IndexSlab IndexKind = "slab"
 )
 
 // Config tunes a Service. The zero value uses the built-in USE-Lite embedder.
 type Config struct {
 	// Embedder produces the vectors; nil means embed.New("") (USE-Lite, offline, loaded lazily).
 	Embedder embed.Embedder
-	// NearDuplicate is the cosine at or above which a new memory counts as a near duplicate of
-	// an existing one in the same scope. Zero means DefaultNearDuplicate; above 1 disables.
+	// NearDuplicate above 1 disables near-duplicate detection (a reworded memory is then stored
+	// again). A near duplicate is the same words but for case, punctuation, small words and
+	// inflections; the cosine alone no longer decides, since a near-identical text that says
+	// something else is a correction or another fact. Zero means DefaultNearDuplicate.
 	NearDuplicate float32
 	// Threshold is the default minimum similarity of search hits. Zero means a value suited to
 	// the embedder (DefaultThreshold).
@@ -52,11 +59,16 @@ type Config struct {
 	MaxContentBytes int
 	// MaxDocumentBytes caps an imported document. Zero means DefaultMaxDocumentSize.
 	MaxDocumentBytes int
-	// Index selects the in-memory index; empty means IndexSlab.
+	// Index selects the in-memory vector index; empty means IndexAuto.
 	Index IndexKind
-	// Hybrid blends a lexical score into the ranking of keyword-heavy queries (identifiers,
-	// error codes, paths). Nil means on; see hybrid.go for the measured effect.
+	// Hybrid fuses the lexical side (BM25 and exact identifiers) with the vectors. Nil means
+	// on; see rank.go and docs/memory.md for the measured effect.
 	Hybrid *bool
+	// Lexicon supplies stems, synonyms, word vectors and translations; nil means
+	// lexicon.New with the OS packages' default places.
+	Lexicon *lexicon.Lexicon
+	// off switches ranking signals off by name (Signal*), for the retrieval set's figures.
+	off map[string]bool
 	// LogKeep is how many change-log entries are kept for other processes' indexes to replay;
 	// a process further behind rebuilds its index. Zero means DefaultLogKeep.
 	LogKeep int
@@ -129,8 +141,14 @@ type Service struct {
 	maxDoc    int
 	hybrid    bool
 	kind      IndexKind
+	lex       *lexicon.Lexicon
+	off       map[string]bool
+	w         rankWeights
 	logKeep   int
 	now       func() time.Time
+	// beforeWrite runs in Store between the index's catch-up and the write (tests: another
+	// writer lands in that gap).
+	beforeWrite func()
 
 	// base is the context of background imports, cancelled by Close.
 	base   context.Context
@@ -144,6 +162,7 @@ type Service struct {
 	built   bool
 	lastSeq uint64
 	idx     index
+	lexIdx  *lexIndex
 	stale   map[uint64]string // ID → embedder ID of vectors from another space
 }
 
@@ -167,7 +186,19 @@ func New(st *store.Store, cfg Config) *Service {
 		maxDoc:    cfg.MaxDocumentBytes,
 		hybrid:    cfg.Hybrid == nil || *cfg.Hybrid,
 		kind:      cfg.Index,
+		lex:       cfg.Lexicon,
+		off:       map[string]bool{},
+		w:         defaultWeights,
 		now:       cfg.Now,
+	}
+	for k, v := range cfg.off {
+		s.off[k] = v
+	}
+	if !s.hybrid {
+		s.off[SignalLexical], s.off[SignalExact] = true, true
+	}
+	if s.lex == nil {
+		s.lex = lexicon.New(lexicon.Config{})
 	}
 	if s.near == 0 {
 		s.near = DefaultNearDuplicate
@@ -182,7 +213,7 @@ func New(st *store.Store, cfg Config) *Service {
 		s.maxDoc = DefaultMaxDocumentSize
 	}
 	if s.kind == "" {
-		s.kind = IndexSlab
+		s.kind = IndexAuto
 	}
 	if s.logKeep = cfg.LogKeep; s.logKeep <= 0 {
 		s.logKeep = DefaultLogKeep
@@ -193,6 +224,9 @@ func New(st *store.Store, cfg Config) *Service {
 	s.base, s.stop = context.WithCancel(context.Background())
 	return s
 }
+
+// Lexicon returns the word knowledge the ranking uses, for toolhost doctor.
+func (s *Service) Lexicon() *lexicon.Lexicon { return s.lex }
 
 // Embedder returns the configured embedder, for diagnostics and the tool description.
 func (s *Service) Embedder() embed.Embedder { return s.emb }

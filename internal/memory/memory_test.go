@@ -24,7 +24,7 @@ import (
 	"toolhost/store"
 )
 
-var indexKinds = []IndexKind{IndexSlab, IndexChromem}
+var indexKinds = []IndexKind{IndexAuto, IndexSlab, IndexChromem}
 
 func TestStoreDuplicates(t *testing.T) {
 	for _, kind := range indexKinds {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -22,8 +23,15 @@ type StoreRequest struct {
 	Tags []string
 	// Metadata is free-form string data kept with the memory and returned with hits.
 	Metadata map[string]string
-	// Scope is "" or "conversation" (the default), or "topic:NAME" / "NAME" for a shared topic.
+	// Scope is "" or "conversation" (the default), or "topic:NAME" / "NAME" for a shared topic,
+	// or "user" / "project" (the default for an instruction).
 	Scope string
+	// Project is the working directory that the "project" scope names.
+	Project string
+	// Kind is "" (a fact) or KindInstruction; an instruction needs UserWords, the user's own
+	// words that gave it.
+	Kind      string
+	UserWords string
 }
 
 // Duplicate says why Store did not write a new memory.
@@ -84,6 +92,11 @@ func putRecord(tx *store.Tx, rec record, vec []float32, keep int) (uint64, error
 	if err := tx.PutJSON(append(slices.Clone(scopesPath), rec.Scope), key, se); err != nil {
 		return 0, err
 	}
+	if rec.Kind == KindInstruction {
+		if err := tx.PutJSON(instrPath, instrKey(rec.Scope, id), instructionOf(&rec, id)); err != nil {
+			return 0, err
+		}
+	}
 	if rec.Conversation != "" && rec.Document == "" {
 		n := Note{Kind: NoteMemory, ID: id, Scope: rec.Scope, Text: summary(rec.Content), Time: rec.Created, Tags: rec.Tags}
 		if err := tx.PutJSON(append(slices.Clone(recentPath), rec.Conversation), recentKey(rec.Created, id), n); err != nil {
@@ -116,6 +129,11 @@ func deleteRecord(tx *store.Tx, rec *record, keep int) error {
 			return err
 		}
 	}
+	if rec.Kind == KindInstruction {
+		if err := tx.Delete(instrPath, instrKey(rec.Scope, rec.ID)); err != nil {
+			return err
+		}
+	}
 	return appendLog(tx, "delete", rec.ID, keep)
 }
 
@@ -143,12 +161,16 @@ type SearchRequest struct {
 	Scopes []string
 	// SnippetChars caps each hit's content; 0 means DefaultSnippetChars, negative means whole.
 	SnippetChars int
+	// Versions also returns each hit's earlier versions, right after it, newest first. They
+	// are never returned otherwise: the current version always answers.
+	Versions bool
 }
 
 // Hit is one search result.
 type Hit struct {
 	ID uint64 `json:"id"`
-	// Score ranks the hits: the cosine similarity, plus the lexical bonus for keyword queries.
+	// Score ranks the hits: the fused score of the vector and lexical signals (see rank.go),
+	// divided by the sum of their weights, so 1 means every signal at its best.
 	Score float32 `json:"score"`
 	// Similarity is the cosine between the query and the memory.
 	Similarity float32 `json:"similarity"`
@@ -164,6 +186,10 @@ type Hit struct {
 	Chunk    int    `json:"chunk,omitempty"`
 	// Supersedes is the earlier version this memory replaced (readable with Get).
 	Supersedes uint64 `json:"supersedes,omitempty"`
+	// SupersededBy is set on an earlier version (SearchRequest.Versions): the newer one.
+	SupersededBy uint64 `json:"superseded_by,omitempty"`
+	// Kind is "instruction" for a standing instruction.
+	Kind string `json:"kind,omitempty"`
 }
 
 // Search finds the memories closest in meaning to the query within the requested scopes.
@@ -182,44 +208,77 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		threshold = *req.Threshold
 	}
 	tags := normalizeTags(req.Tags)
-	q, err := s.embedOne(ctx, query)
+	p := s.plan(query)
+	q, err := s.embedOne(ctx, p.vector)
 	if err != nil {
 		return nil, err
 	}
-	hybrid := s.hybrid && keywordHeavy(query)
-	want := limit
-	if hybrid {
-		want = max(4*limit, 20)
-	}
+	// Each side proposes its best; the fused ranking orders their union.
+	want := max(4*limit, searchCandidates)
+	lexical := !s.off[SignalLexical]
 
 	// In a function so that the deferred unlock also runs on a panic: a damaged state file must
 	// not leave every later memory call waiting for this lock.
-	cands, err := func() ([]scored, error) {
+	var cands []*candidate
+	err = func() error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if err := s.readyLocked(ctx); err != nil {
-			return nil, err
+			return err
 		}
 		scopes, err := s.searchScopesLocked(req.Conversation, req.Scopes)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return s.idx.search(ctx, q, scopes, tags, want)
+		p.identWeight = s.lexIdx.rarity(p.idents)
+		vh, err := s.idx.search(ctx, q, scopes, tags, want)
+		if err != nil {
+			return err
+		}
+		byID := map[uint64]*candidate{}
+		for _, h := range vh {
+			c := &candidate{id: h.id, cos: h.sim}
+			if lexical {
+				c.lex = s.lexIdx.score(p.terms, h.id)
+			}
+			byID[h.id] = c
+			cands = append(cands, c)
+		}
+		if lexical {
+			for _, h := range s.lexIdx.search(p.terms, scopes, tags, want) {
+				if byID[h.id] == nil {
+					c := &candidate{id: h.id, cos: float32(math.NaN()), lex: h.score}
+					byID[h.id] = c
+					cands = append(cands, c)
+				}
+			}
+		}
+		return nil
 	}()
 	if err != nil {
 		return nil, fmt.Errorf("search memory: %w", err)
 	}
 
-	recs := make([]*record, len(cands))
 	err = s.st.View(ctx, func(tx *store.Tx) error {
-		for i, c := range cands {
+		for _, c := range cands {
 			var r record
 			found, err := tx.GetJSON(itemsPath, store.SeqKey(c.id), &r)
 			if err != nil {
 				return err
 			}
-			if found {
-				recs[i] = &r
+			if !found || r.SupersededBy != 0 {
+				// Deleted, or superseded by another process since the index saw it (the log
+				// replay brings the new version): never answer with an earlier version.
+				c.rec = nil
+				continue
+			}
+			c.rec = &r
+			if math.IsNaN(float64(c.cos)) {
+				// Found by its words only: its cosine from the stored vector.
+				c.cos = 0
+				if raw, ok := tx.Get(vecsPath, store.SeqKey(c.id)); ok && len(raw) == 4*len(q) {
+					c.cos = dot(q, decodeVec(raw))
+				}
 			}
 		}
 		return nil
@@ -227,48 +286,75 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 	if err != nil {
 		return nil, fmt.Errorf("search memory: %w", err)
 	}
-	var lex []float64
-	if hybrid {
-		lex = lexicalScores(query, recs)
-	}
+	cands = slices.DeleteFunc(cands, func(c *candidate) bool { return c.rec == nil }) // deleted since indexed
+	s.fuse(p, cands)
 	snip := req.SnippetChars
 	if snip == 0 {
 		snip = DefaultSnippetChars
 	}
-	hits := make([]Hit, 0, len(cands))
-	for i, c := range cands {
-		r := recs[i]
-		if r == nil {
-			continue // deleted since the index saw it
+	hits := make([]Hit, 0, min(limit, len(cands)))
+	for _, c := range cands {
+		if len(hits) == limit {
+			break
 		}
-		score := c.sim
-		keep := c.sim >= threshold
-		if hybrid {
-			score += float32(hybridWeight * lex[i])
-			keep = keep || lex[i] >= hybridKeep
-		}
-		if !keep {
+		// The default threshold is on meaning; a memory that matches the words or holds the
+		// query's identifiers is kept below it. A threshold the caller gives is strict.
+		if c.cos < threshold && (req.Threshold != nil || c.lex < lexicalKeep && c.exact == 0) {
 			continue
 		}
-		h := Hit{ID: c.id, Score: score, Similarity: c.sim, Tags: r.Tags, Metadata: r.Metadata,
-			Scope: r.Scope, Created: r.Created, Document: r.Document, Chunk: r.Chunk, Supersedes: r.Supersedes}
+		r := c.rec
+		h := Hit{ID: c.id, Score: float32(c.score / s.w.total()), Similarity: c.cos, Tags: r.Tags, Metadata: r.Metadata,
+			Scope: r.Scope, Created: r.Created, Document: r.Document, Chunk: r.Chunk, Supersedes: r.Supersedes, Kind: r.Kind}
 		h.Content, h.Truncated = truncate(r.Content, snip)
 		hits = append(hits, h)
 	}
-	slices.SortStableFunc(hits, func(a, b Hit) int {
-		switch {
-		case a.Score > b.Score:
-			return -1
-		case a.Score < b.Score:
-			return 1
-		}
-		return 0
-	})
-	if len(hits) > limit {
-		hits = hits[:limit]
+	if req.Versions {
+		return s.withVersions(ctx, hits, snip)
 	}
 	return hits, nil
 }
+
+// withVersions inserts each hit's earlier versions after it, newest first, scored below it.
+func (s *Service) withVersions(ctx context.Context, hits []Hit, snip int) ([]Hit, error) {
+	var out []Hit
+	err := s.st.View(ctx, func(tx *store.Tx) error {
+		out = out[:0]
+		for _, h := range hits {
+			out = append(out, h)
+			if h.Supersedes == 0 {
+				continue
+			}
+			var r record
+			found, err := tx.GetJSON(itemsPath, store.SeqKey(h.ID), &r)
+			if err != nil || !found {
+				return err
+			}
+			versions, err := chain(tx, &r)
+			if err != nil {
+				return err
+			}
+			for i := len(versions) - 2; i >= 0; i-- { // the last is h itself
+				v := versions[i]
+				e := Hit{ID: v.ID, Score: h.Score, Tags: v.Tags, Metadata: v.Metadata, Scope: v.Scope, Created: v.Created,
+					Supersedes: v.Supersedes, SupersededBy: v.SupersededBy, Kind: v.Kind}
+				e.Content, e.Truncated = truncate(v.Content, snip)
+				out = append(out, e)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search memory: %w", err)
+	}
+	return out, nil
+}
+
+// searchCandidates is the least number of candidates each side proposes, and lexicalKeep the
+// normalised lexical score that keeps a memory whose cosine is under the threshold.
+const (
+	searchCandidates = 40
+	lexicalKeep      = 0.5
+)
 
 // searchScopesLocked resolves a search's scopes to scope keys (nil never means "every scope":
 // other conversations' memories stay private).
@@ -283,7 +369,7 @@ func (s *Service) searchScopesLocked(conversation string, scopes []string) ([]st
 				out = append(out, conversationPrefix+conversation)
 			}
 			for _, name := range s.idx.scopeNames() {
-				if strings.HasPrefix(name, topicPrefix) {
+				if strings.HasPrefix(name, topicPrefix) || name == UserScope || strings.HasPrefix(name, projectPrefix) {
 					out = append(out, name)
 				}
 			}
@@ -415,9 +501,11 @@ func (s *Service) Delete(ctx context.Context, req DeleteRequest) (int, error) {
 	return n, nil
 }
 
-// visible reports whether conversation may see scope: its own, or any topic.
+// visible reports whether conversation may see scope: its own, any topic, the user's and every
+// project's.
 func visible(conversation, scope string) bool {
-	return strings.HasPrefix(scope, topicPrefix) || scope == conversationPrefix+conversation
+	return strings.HasPrefix(scope, topicPrefix) || scope == conversationPrefix+conversation ||
+		scope == UserScope || strings.HasPrefix(scope, projectPrefix)
 }
 
 // Collection describes one scope for list_collections.

@@ -22,6 +22,7 @@ var (
 	scopesPath = store.Path{store.BucketMemories, "scopes"}
 	docsPath   = store.Path{store.BucketMemories, "docs"}
 	recentPath = store.Path{store.BucketMemories, "recent"}
+	instrPath  = store.Path{store.BucketMemories, "instructions"}
 	logPath    = store.Path{store.BucketMemories, "log"}
 	rootPath   = store.Path{store.BucketMemories}
 )
@@ -32,7 +33,10 @@ const headKey = "head"
 const (
 	conversationPrefix = "conversation:"
 	topicPrefix        = "topic:"
-	maxTopicLen        = 100
+	projectPrefix      = "project:"
+	// UserScope is the scope of what holds for the user everywhere (standing instructions).
+	UserScope   = "user"
+	maxTopicLen = 100
 )
 
 // record is one memory as stored in items.
@@ -54,7 +58,15 @@ type record struct {
 	Supersedes   uint64    `json:"supersedes,omitempty"`
 	SupersededBy uint64    `json:"superseded_by,omitempty"`
 	Replaced     time.Time `json:"replaced,omitzero"`
+	// Kind is "" for a fact, KindInstruction for a standing instruction; UserWords are the
+	// user's own words the model quoted when it stored the instruction.
+	Kind      string `json:"kind,omitempty"`
+	UserWords string `json:"user_words,omitempty"`
 }
+
+// KindInstruction marks a memory that is a standing instruction of the user ("always run the
+// tests before committing"): reminders bring it back to the model until the user removes it.
+const KindInstruction = "instruction"
 
 // scopeEntry is the value of scopes/<scope>/<id>.
 type scopeEntry struct {
@@ -103,6 +115,24 @@ func resolveScope(conversation, scope string) (string, error) {
 		return "", fmt.Errorf("%w: topic name %q must be 1-%d printable characters", ErrBadRequest, name, maxTopicLen)
 	}
 	return topicPrefix + name, nil
+}
+
+// instructionScope resolves the scope of a standing instruction: "user" (everywhere), or
+// "project" (the default when there is a project: the working directory).
+func instructionScope(project, scope string) (string, error) {
+	switch strings.TrimSpace(scope) {
+	case UserScope:
+		return UserScope, nil
+	case "", "project":
+		if project == "" {
+			if scope == "" {
+				return UserScope, nil
+			}
+			return "", fmt.Errorf("%w: no project (working directory) for the project scope; use user", ErrBadRequest)
+		}
+		return projectPrefix + project, nil
+	}
+	return "", fmt.Errorf("%w: an instruction goes in the user or the project scope, not %q", ErrBadRequest, scope)
 }
 
 // normalizeTags trims, lower-cases, de-duplicates and sorts tags, so filters match regardless of

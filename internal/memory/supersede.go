@@ -1,7 +1,10 @@
 package memory
 
 import (
+	"slices"
 	"strings"
+
+	"toolhost/internal/lexicon"
 	"unicode"
 	"unicode/utf8"
 )
@@ -75,7 +78,7 @@ func compareFacts(prev, next string) (verdict, FactChange) {
 		}
 		changed++
 		kind, ok := regionKind(r)
-		if !ok || label(r, kind) {
+		if !ok || label(r, kind) || subject(r, a, kind) {
 			return verdictDifferent, FactChange{}
 		}
 		if change.Kind == "" || kindRank(kind) < kindRank(change.Kind) {
@@ -94,6 +97,117 @@ func compareFacts(prev, next string) (verdict, FactChange) {
 		return verdictDifferent, FactChange{}
 	}
 	return verdictUpdate, change
+}
+
+// corrects reports whether next corrects prev though their words differ beyond one value: it is
+// about the same subject (every name and identifier that prev states before its verb appears
+// in next, and next names no other subject) and says it corrects something ("correction:",
+// "actually", "now", "moved to", "no longer", "(was ...)"), with a similarity of at least
+// correctionFloor. A near duplicate without such words is another fact (production and
+// staging): stored beside it, never refused.
+func corrects(prev, next string, sim float32) bool {
+	a, b := factTokens(prev), factTokens(next)
+	if len(a) == 0 || len(b) == 0 || len(a) > maxFactTokens || len(b) > maxFactTokens {
+		return false
+	}
+	have := map[string]bool{}
+	for _, t := range b {
+		have[t.key] = true
+	}
+	subj, subjNext := subjectEntities(a), subjectEntities(b)
+	if len(subj) == 0 {
+		return false
+	}
+	for _, e := range subj {
+		if !have[e] {
+			return false
+		}
+	}
+	mine := map[string]bool{}
+	for _, e := range subj {
+		mine[e] = true
+	}
+	for i, t := range b {
+		if i == 0 || !slices.Contains(subjNext, t.key) || mine[t.key] || valueIn(t.key, a) {
+			continue
+		}
+		// A name that extends prev's subject ("Stark Freight Asia" after "Stark Freight") makes
+		// it another subject; a new name elsewhere is the new value ("X left; the lead is Y").
+		if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) && mine[b[i-1].key] {
+			return false
+		}
+	}
+	if sim < correctionFloor {
+		return false
+	}
+	for _, t := range b {
+		if correctionCue[t.key] {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(next), "(was ")
+}
+
+// correctionFloor is the similarity from which a text that says it corrects is taken as a
+// correction of a memory about the same subject.
+const correctionFloor = 0.55
+
+// correctionCue are the words with which people write a correction.
+var correctionCue = map[string]bool{
+	"correction": true, "corrected": true, "update": true, "updated": true, "actually": true, "now": true,
+	"moved": true, "changed": true, "instead": true, "longer": true, "left": true, "raised": true,
+	"lowered": true, "upgraded": true, "downgraded": true, "relaxed": true, "tightened": true, "switched": true,
+	"replaced": true, "renamed": true, "new": true,
+}
+
+// subjectEntities are the words of a fact before its verb, small words and correction cues left
+// out ("ledger", "billing retro", "our contact at Acme" → contact, acme); for a fact without a
+// verb word, its names and identifiers.
+func subjectEntities(ts []token) []string {
+	var out, names []string
+	verb := false
+	for _, t := range ts {
+		if verbWord(t.key) && len(out) > 0 {
+			verb = true
+			break
+		}
+		if smallWord(t.key) || correctionCue[t.key] || commonCapital(t) {
+			continue
+		}
+		out = append(out, t.key)
+		if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) {
+			names = append(names, t.key)
+		}
+	}
+	if !verb {
+		names = names[:0]
+		for _, t := range ts {
+			if strings.ContainsAny(t.key, "@") || strings.Contains(t.key, "://") || commonCapital(t) {
+				continue // an address is a value, not whom the fact is about
+			}
+			if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) && !correctionCue[t.key] {
+				names = append(names, t.key)
+			}
+		}
+		return names
+	}
+	return out
+}
+
+// commonCapital reports a capital at the start of a note on a common English word ("Owner of
+// billing-api: ..."), which is no name.
+func commonCapital(t token) bool {
+	return t.pos == 0 && capital(t.text) && !identifier(t.text) && lexicon.Common(t.key)
+}
+
+// valueIn reports whether key is a word of ts.
+func valueIn(key string, ts []token) bool {
+	for _, t := range ts {
+		if t.key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // valuesDiffer reports whether next states a value (number, date, path, identifier, name)
@@ -276,6 +390,62 @@ func label(r region, kind ChangeKind) bool {
 	return true
 }
 
+// subject reports a changed name or identifier that says whom the fact is about rather than
+// what it says: one that comes before the fact's verb ("Our contact at Acme is Jane" and "Our
+// contact at Globex is Jane", "billing-api listens on 8080" and "ledger listens on 8080"). Two
+// such texts are facts about two subjects, never versions of one. A change after the verb
+// ("... is Jane" → "... is Bob") is a new value of the same fact.
+func subject(r region, a []token, _ ChangeKind) bool {
+	named := false
+	for _, side := range [][]token{r.old, r.new} {
+		for _, t := range side {
+			if entityToken(t) {
+				named = true
+			}
+		}
+	}
+	if !named {
+		return false
+	}
+	// Where the change starts in the old text (an insertion: about where it goes).
+	pos := 0
+	if len(r.old) > 0 {
+		pos = r.old[0].pos
+	} else if len(r.new) > 0 {
+		pos = r.new[0].pos
+	}
+	for _, t := range a {
+		if t.pos >= pos {
+			break
+		}
+		if verbWord(t.key) {
+			return false // the change comes after the verb: a value
+		}
+	}
+	return true
+}
+
+// entityToken reports a word that names something: a proper name or an identifier with
+// letters (billing-api-v2, pg-main-04, AWS_REGION), not a bare number or version.
+func entityToken(t token) bool {
+	if !strings.ContainsFunc(t.text, unicode.IsLetter) || monthOrDay(t.key) {
+		return false
+	}
+	return properName(t) || identifier(t.text)
+}
+
+// verbWord lists the verbs and separators that end a fact's subject in project notes.
+func verbWord(w string) bool {
+	switch w {
+	case "is", "are", "was", "were", "uses", "use", "runs", "run", "listens", "lives", "owns", "owned", "has",
+		"have", "reads", "calls", "talks", "returns", "sends", "consumes", "needs", "goes", "go", "points",
+		"expires", "renews", "leads", "knows", "prefers", "works", "moved", "depends", "caches", "gives",
+		"means", "holds", "stays", "must", "should", "will", "set", "pass", "call", "deploy", "ask", "ping", "=", "->":
+		return true
+	}
+	return strings.HasSuffix(w, ":")
+}
+
 // negationKind recognises a negation added or removed ("not", "never", "no", "n't") and a word
 // swapped for its negated form ("enabled" / "disabled").
 func negationKind(r region) (ChangeKind, bool) {
@@ -349,7 +519,7 @@ func valueKind(t token) (ChangeKind, bool) {
 		return ChangeDate, true
 	case strings.ContainsAny(w, `/\`) || strings.HasPrefix(w, "~") || fileName(w):
 		return ChangePath, true
-	case strings.ContainsFunc(w, unicode.IsDigit):
+	case strings.ContainsFunc(w, unicode.IsDigit) || numberWords[k]:
 		return ChangeNumber, true
 	case identifier(w):
 		return ChangeIdentifier, true
@@ -357,6 +527,14 @@ func valueKind(t token) (ChangeKind, bool) {
 		return ChangeName, true
 	}
 	return "", false
+}
+
+// numberWords are numbers written out ("every four weeks" → "every two weeks" is a changed
+// number, not another fact).
+var numberWords = map[string]bool{
+	"zero": true, "one": true, "two": true, "three": true, "four": true, "five": true, "six": true, "seven": true,
+	"eight": true, "nine": true, "ten": true, "eleven": true, "twelve": true, "twenty": true, "thirty": true,
+	"hundred": true, "thousand": true, "once": true, "twice": true, "half": true, "dozen": true,
 }
 
 var months = map[string]bool{

@@ -88,6 +88,7 @@ func (s *Service) applyLocked(ctx context.Context, id uint64, rec *record, vec [
 	if err := s.idx.remove(ctx, id); err != nil {
 		return err
 	}
+	s.lexIdx.remove(id)
 	if rec == nil || rec.SupersededBy != 0 {
 		return nil // deleted, or an earlier version: reachable by id, not searched
 	}
@@ -95,6 +96,7 @@ func (s *Service) applyLocked(ctx context.Context, id uint64, rec *record, vec [
 		s.stale[id] = rec.Embedder
 		return nil
 	}
+	s.lexIdx.add(id, rec.Scope, rec.Tags, rec.Content)
 	return s.idx.add(ctx, id, rec.Scope, rec.Tags, vec)
 }
 
@@ -109,6 +111,7 @@ const buildBatch = 4096
 // is idempotent).
 func (s *Service) buildLocked(ctx context.Context) error {
 	idx := newIndex(s.kind, s.embedQuery)
+	lex := newLexIndex()
 	stale := map[uint64]string{}
 	var head uint64
 	var scopes []string
@@ -158,6 +161,15 @@ func (s *Service) buildLocked(ctx context.Context) error {
 						stale[id] = se.Embedder
 						return true, nil
 					}
+					var content struct {
+						Content string `json:"content"`
+					}
+					if item, ok := tx.Get(itemsPath, k); ok {
+						if err := json.Unmarshal(item, &content); err != nil {
+							return false, fmt.Errorf("decode memory %d: %w", id, err)
+						}
+					}
+					lex.add(id, scope, se.Tags, content.Content)
 					if ea, ok := idx.(interface {
 						addEncoded(uint64, string, []string, []byte) error
 					}); ok {
@@ -171,7 +183,7 @@ func (s *Service) buildLocked(ctx context.Context) error {
 			}
 		}
 	}
-	s.idx, s.stale, s.lastSeq, s.built = idx, stale, head, true
+	s.idx, s.lexIdx, s.stale, s.lastSeq, s.built = idx, lex, stale, head, true
 	// Replay what changed while the build ran.
 	return s.syncLocked(ctx)
 }

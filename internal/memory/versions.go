@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,7 +23,7 @@ import (
 // USE-Lite: a changed name scores 0.70-0.74 against its old version, a changed number or path
 // 0.92-0.99; unrelated facts of one project score under 0.6 nine times out of ten.
 const (
-	supersedeCandidates = 5
+	supersedeCandidates = 8
 	supersedeFloor      = 0.6
 	maxChain            = 1000
 )
@@ -42,7 +43,21 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 	if err := s.checkContent(content); err != nil {
 		return StoreResult{}, err
 	}
-	scope, err := resolveScope(req.Conversation, req.Scope)
+	kind, userWords := strings.TrimSpace(req.Kind), strings.TrimSpace(req.UserWords)
+	var scope string
+	var err error
+	switch kind {
+	case "", "fact":
+		kind, userWords = "", ""
+		scope, err = resolveScope(req.Conversation, req.Scope)
+	case KindInstruction:
+		if userWords == "" {
+			return StoreResult{}, fmt.Errorf("%w: an instruction needs user_words, the user's own words that gave it; store only what the user asked for", ErrBadRequest)
+		}
+		scope, err = instructionScope(req.Project, req.Scope)
+	default:
+		return StoreResult{}, fmt.Errorf("%w: kind %q; use fact or instruction", ErrBadRequest, kind)
+	}
 	if err != nil {
 		return StoreResult{}, err
 	}
@@ -63,7 +78,10 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 	rec := record{
 		Scope: scope, Conversation: req.Conversation, Content: content, Tags: tags,
 		Metadata: req.Metadata, Created: s.now().UTC(), Hash: contentHash(content),
-		Embedder: s.emb.ID(), Dim: len(vec),
+		Embedder: s.emb.ID(), Dim: len(vec), Kind: kind, UserWords: userWords,
+	}
+	if s.beforeWrite != nil {
+		s.beforeWrite()
 	}
 	var res StoreResult
 	err = s.st.Update(ctx, func(tx *store.Tx) error {
@@ -82,19 +100,43 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 			}
 			return s.supersedeTx(tx, head, rec, vec, FactChange{Kind: ChangeRevert}, &res)
 		}
+		// Memories other processes wrote after our index last caught up are not among the
+		// candidates; the write lock is ours now, so read them here: two processes storing the
+		// first version of one fact at once then chain it instead of forking it.
+		unseen, err := unseenCandidates(tx, s.lastSeq, scope, vec)
+		if err != nil {
+			return err
+		}
 		var near *record
 		var nearSim float32
-		for _, c := range cands {
+		compared := map[uint64]bool{}
+		for _, c := range mergeScored(cands, unseen) {
 			if c.sim < supersedeFloor {
 				break
 			}
 			var old record
 			if found, err := tx.GetJSON(itemsPath, store.SeqKey(c.id), &old); err != nil {
 				return err
-			} else if !found || old.SupersededBy != 0 || old.Document != "" {
-				continue // gone, replaced meanwhile, or a document chunk (never versioned)
+			} else if !found {
+				continue // deleted meanwhile
 			}
+			if old.SupersededBy != 0 {
+				// Another process stored a newer version since our index saw this one: compare
+				// with the current version, so that two processes never fork a fact.
+				head, err := chainHead(tx, &old)
+				if err != nil {
+					return err
+				}
+				old = *head
+			}
+			if compared[old.ID] || old.SupersededBy != 0 || old.Document != "" || old.Kind != rec.Kind {
+				continue // seen, a broken chain, a document chunk (never versioned) or another kind
+			}
+			compared[old.ID] = true
 			v, change := compareFacts(old.Content, content)
+			if v == verdictDifferent && corrects(old.Content, content, c.sim) {
+				v, change = verdictUpdate, FactChange{Kind: ChangeUpdate}
+			}
 			if v == verdictUpdate {
 				if len(rec.Tags) == 0 {
 					rec.Tags = old.Tags
@@ -102,9 +144,10 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 				return s.supersedeTx(tx, &old, rec, vec, change, &res)
 			}
 			// The same statement reworded is a duplicate even where the embedder scores the
-			// rewording below the near-duplicate threshold (USE-Lite: a dropped full stop 0.93);
-			// a text with other values is not, however similar it scores.
-			if near == nil && s.near <= 1 && (v == verdictSame || c.sim >= s.near && !valuesDiffer(old.Content, content)) {
+			// rewording below the near-duplicate threshold (USE-Lite: a dropped full stop 0.93).
+			// Anything else is stored: a near duplicate that says something else is a
+			// correction (stored as a version above) or another fact, never refused.
+			if near == nil && s.near <= 1 && v == verdictSame {
 				near, nearSim = &old, c.sim
 			}
 		}
@@ -226,6 +269,12 @@ func (s *Service) supersedeTx(tx *store.Tx, old *record, rec record, vec []float
 	old.SupersededBy, old.Replaced = id, rec.Created
 	if err := rewriteRecord(tx, old); err != nil {
 		return err
+	}
+	if old.Kind == KindInstruction {
+		// Only the current version of an instruction is repeated to the model.
+		if err := tx.Delete(instrPath, instrKey(old.Scope, old.ID)); err != nil {
+			return err
+		}
 	}
 	if old.Conversation != "" {
 		// The reminder of recent memories must not present the old statement as saved.
@@ -360,7 +409,7 @@ func (s *Service) Update(ctx context.Context, req UpdateRequest) (UpdateResult, 
 		}
 		rec := record{
 			Scope: head.Scope, Conversation: req.Conversation, Content: content, Tags: tags, Metadata: meta,
-			Created: s.now().UTC(), Hash: hash, Embedder: s.emb.ID(), Dim: len(vec),
+			Created: s.now().UTC(), Hash: hash, Embedder: s.emb.ID(), Dim: len(vec), Kind: head.Kind, UserWords: head.UserWords,
 		}
 		var sr StoreResult
 		if err := s.supersedeTx(tx, head, rec, vec, change, &sr); err != nil {
@@ -446,4 +495,46 @@ func (s *Service) Get(ctx context.Context, conversation string, id uint64) (Memo
 		return Memory{}, fmt.Errorf("read memory: %w", err)
 	}
 	return m, nil
+}
+
+// unseenCandidates are the memories of scope put after log sequence since (by any process),
+// scored against vec, best first.
+func unseenCandidates(tx *store.Tx, since uint64, scope string, vec []float32) ([]scored, error) {
+	var out []scored
+	err := tx.Seek(logPath, store.SeqKey(since+1), func(k string, v []byte) (bool, error) {
+		var e logEntry
+		if err := json.Unmarshal(v, &e); err != nil {
+			return false, fmt.Errorf("decode memory log entry %s: %w", k, err)
+		}
+		if e.Op != "put" {
+			return true, nil
+		}
+		rec, rv, found, err := loadRecord(tx, e.ID)
+		if err != nil || !found || rec.Scope != scope || len(rv) != len(vec) {
+			return err == nil, err
+		}
+		out = append(out, scored{id: e.ID, sim: dot(vec, rv)})
+		return true, nil
+	})
+	slices.SortFunc(out, func(a, b scored) int { return cmp.Compare(b.sim, a.sim) })
+	return out, err
+}
+
+// mergeScored merges two best-first lists into one, each id once.
+func mergeScored(a, b []scored) []scored {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]scored, 0, len(a)+len(b))
+	seen := map[uint64]bool{}
+	for _, l := range [][]scored{a, b} {
+		for _, c := range l {
+			if !seen[c.id] {
+				seen[c.id] = true
+				out = append(out, c)
+			}
+		}
+	}
+	slices.SortStableFunc(out, func(x, y scored) int { return cmp.Compare(y.sim, x.sim) })
+	return out
 }

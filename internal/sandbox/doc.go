@@ -18,18 +18,22 @@
 // # How a command is confined
 //
 // Landlock restricts a thread and everything it starts afterwards. Start builds the ruleset
-// in the server (unrestricted), then starts a fresh goroutine locked to its own OS thread,
-// restricts only that thread (prctl NO_NEW_PRIVS and landlock_restrict_self without
-// thread synchronisation), forks and execs the command from it, and lets the goroutine exit
-// while still locked, which makes the Go runtime terminate the thread. The command inherits
-// the domain; the toolhost process never runs anything on a restricted thread: the runtime
-// neither schedules other goroutines on a locked thread nor clones new threads from one (it
-// uses its template thread for that), and the main thread is never used. Nothing in the
-// server's other threads changes, so no all-threads mechanism (psx, cgo) is involved, and
-// every binary that imports the package confines its terminals the same way, test binaries
-// included. A re-exec launcher (/proc/self/exe with a marker) was measured first: the extra
-// exec of a 30 MB Go binary cost about 2.6 ms against 0.7 ms for sh -c true, five times the
-// budget.
+// in the server (unrestricted), then hands the command to a starter: a goroutine locked to an
+// OS thread of its own that confined itself once with that policy's ruleset (prctl
+// NO_NEW_PRIVS, landlock_restrict_self without thread synchronisation, the capabilities that
+// reach across processes dropped) and forks and execs every command of the policy. The
+// command inherits the domain; the toolhost process never runs anything else on a restricted
+// thread: the runtime neither schedules other goroutines on a locked thread nor clones new
+// threads from one (it uses its template thread for that), and the main thread is never used.
+// A starter is kept per policy while nothing its rules depend on changes, and ends (its
+// goroutine returns still locked, which makes the runtime terminate the thread) when they
+// go stale or it is evicted. Merging a ruleset into a new domain is linear in its rules, so
+// confining a thread once per policy rather than once per command keeps a start cheap when
+// the rules are many (a HOME of thousands of entries beside ~/.ssh). Nothing in the server's
+// other threads changes, so no all-threads mechanism (psx, cgo) is involved, and every binary
+// that imports the package confines its commands the same way, test binaries included. A
+// re-exec launcher (/proc/self/exe with a marker) was measured first: the extra exec of a 30
+// MB Go binary cost about 2.6 ms against 0.7 ms for sh -c true, five times the budget.
 //
 // # Excluding a path from an allowed tree
 //
@@ -48,8 +52,14 @@
 //   - a bind mount or an older hard link of a protected file elsewhere is reachable through
 //     that other path.
 //
+// Also applied to every confined command: no_new_privs, and the capabilities that reach
+// across processes or around path rules (ptrace, administration, raw devices, signals to
+// other users, open by handle) are taken out of the command's sets, root included. Where the
+// kernel has Landlock ABI 6, a command can neither signal nor connect to an abstract unix
+// socket of a process outside its own tree: not the server, not another command.
+//
 // Not restricted: network access (TCP bind and connect stay open: builds and package
-// managers need them, and Landlock can only list allowed ports), UNIX sockets (D-Bus, an
-// agent, `systemd-run --user`), signals to other processes, and what the user's other
-// programs later do with files written inside the allowed trees.
+// managers need them, and Landlock can only list allowed ports), UNIX sockets on the file
+// system (D-Bus, an agent, `systemd-run --user`), and what the user's other programs later do
+// with files written inside the allowed trees.
 package sandbox

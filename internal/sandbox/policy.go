@@ -318,10 +318,23 @@ func (p *Policy) WithWritable(paths ...string) *Policy {
 }
 
 // BuildCaches are the usual per-user build and package caches commands may write under
-// workspace-write (those that exist when a command starts): the Go build and module caches,
-// npm's, pip's and cargo's. getenv reads the environment (GOCACHE, GOMODCACHE, GOPATH,
-// XDG_CACHE_HOME, CARGO_HOME).
+// workspace-write: the Go build and module caches, npm's, pip's and cargo's. getenv reads the
+// environment (GOCACHE, GOMODCACHE, GOPATH, XDG_CACHE_HOME, CARGO_HOME).
 func BuildCaches(home string, getenv func(string) string) []string {
+	var out []string
+	for _, c := range buildCaches(home, getenv) {
+		out = append(out, c.dir)
+	}
+	return out
+}
+
+// A buildCache is a cache directory and the program that fills it.
+type buildCache struct {
+	dir     string
+	program string
+}
+
+func buildCaches(home string, getenv func(string) string) []buildCache {
 	if home == "" {
 		return nil
 	}
@@ -345,8 +358,28 @@ func BuildCaches(home string, getenv func(string) string) []string {
 	if cargo == "" {
 		cargo = filepath.Join(home, ".cargo")
 	}
-	return []string{gocache, modcache, filepath.Join(home, ".npm"), filepath.Join(cache, "pip"),
-		filepath.Join(cargo, "registry"), filepath.Join(cargo, "git")}
+	return []buildCache{{gocache, "go"}, {modcache, "go"}, {filepath.Join(home, ".npm"), "npm"},
+		{filepath.Join(cache, "pip"), "pip3"}, {filepath.Join(cargo, "registry"), "cargo"}, {filepath.Join(cargo, "git"), "cargo"}}
+}
+
+// MakeBuildCaches creates the build caches of the programs lookPath finds that do not exist
+// yet: Landlock grants only what exists when a command starts, so a first `go test` on a fresh
+// machine could not create its own cache. Caches of programs the machine lacks are left alone.
+// It returns the directories it could not create, with why.
+func MakeBuildCaches(home string, getenv func(string) string, lookPath func(string) (string, error)) []error {
+	var errs []error
+	for _, c := range buildCaches(home, getenv) {
+		if _, err := os.Lstat(c.dir); err == nil {
+			continue
+		}
+		if _, err := lookPath(c.program); err != nil {
+			continue
+		}
+		if err := os.MkdirAll(c.dir, 0o755); err != nil {
+			errs = append(errs, fmt.Errorf("build cache %s: %w", c.dir, err))
+		}
+	}
+	return errs
 }
 
 // TempDirs are the temporary directories every confined mode may write.

@@ -432,3 +432,93 @@ func TestStartWhileRulesetGoesStale(t *testing.T) {
 	close(stop)
 	churn.Wait()
 }
+
+func TestMakeBuildCaches(t *testing.T) {
+	home := t.TempDir()
+	env := map[string]string{"GOCACHE": filepath.Join(home, "gocache")}
+	getenv := func(k string) string { return env[k] }
+	have := map[string]bool{"go": true, "npm": true}
+	lookPath := func(p string) (string, error) {
+		if have[p] {
+			return "/usr/bin/" + p, nil
+		}
+		return "", os.ErrNotExist
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".npm"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if errs := MakeBuildCaches(home, getenv, lookPath); len(errs) != 0 {
+		t.Fatalf("MakeBuildCaches: %v", errs)
+	}
+	for dir, want := range map[string]bool{
+		filepath.Join(home, "gocache"):            true,  // go is there, GOCACHE named it
+		filepath.Join(home, "go", "pkg", "mod"):   true,  // the default module cache
+		filepath.Join(home, ".npm"):               true,  // existed already
+		filepath.Join(home, ".cache", "pip"):      false, // no pip here
+		filepath.Join(home, ".cargo", "registry"): false, // no cargo here
+		filepath.Join(home, ".cache", "go-build"): false, // GOCACHE moved it
+	} {
+		_, err := os.Stat(dir)
+		if got := err == nil; got != want {
+			t.Errorf("after MakeBuildCaches, %s exists = %v, want %v", dir, got, want)
+		}
+	}
+	// A cache that cannot be made is reported, not fatal.
+	blocker := filepath.Join(home, "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env["GOCACHE"] = filepath.Join(blocker, "gocache")
+	if errs := MakeBuildCaches(home, getenv, lookPath); len(errs) != 1 {
+		t.Errorf("MakeBuildCaches under a file: %v, want one error", errs)
+	}
+}
+
+// TestConfinedCannotReachTheServer: a confined process cannot signal the process that started
+// it (Landlock's signal scope, ABI 6), read its environment or memory, or hold a capability
+// that reaches across processes, even when toolhost runs as root. Asserted by effect: the
+// signal's and the reads' exit statuses, and the capability sets the kernel reports.
+func TestConfinedCannotReachTheServer(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	abi, _ := ABI()
+	pid := strconv.Itoa(os.Getpid())
+	script := "kill -0 " + pid + " 2>/dev/null; echo kill=$?; " +
+		"cat /proc/" + pid + "/environ >/dev/null 2>&1; echo environ=$?; " +
+		"head -c1 /proc/" + pid + "/mem >/dev/null 2>&1; echo mem=$?; " +
+		"grep -E '^Cap(Prm|Eff|Bnd|Inh|Amb):' /proc/self/status"
+	for _, mode := range []Mode{ModeWorkspaceWrite, ModeReadOnly} {
+		t.Run(string(mode), func(t *testing.T) {
+			_, out := run(t, tr.policy(mode), tr.work, script)
+			if Scoped(abi) && !strings.Contains(out, "kill=1") {
+				t.Errorf("a confined process signalled the server (Landlock ABI %d scopes signals):\n%s", abi, out)
+			}
+			for _, want := range []string{"environ=1", "mem=1"} {
+				if !strings.Contains(out, want) {
+					t.Errorf("want %s, the server's /proc files unreadable:\n%s", want, out)
+				}
+			}
+			sets := map[string]uint64{}
+			for _, line := range strings.Split(out, "\n") {
+				if name, hex, ok := strings.Cut(line, ":"); ok && strings.HasPrefix(name, "Cap") {
+					v, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+					if err != nil {
+						t.Fatalf("%q: %v", line, err)
+					}
+					sets[name] = v
+				}
+			}
+			if len(sets) != 5 {
+				t.Fatalf("capability sets of the confined process: %v\n%s", sets, out)
+			}
+			for _, c := range droppedCaps {
+				bit := uint64(1) << c.cap
+				for _, set := range []string{"CapPrm", "CapEff", "CapInh", "CapAmb"} {
+					if sets[set]&bit != 0 {
+						t.Errorf("%s holds capability %d (%s)", set, c.cap, c.why)
+					}
+				}
+			}
+		})
+	}
+}

@@ -70,9 +70,9 @@ func (s Status) Summary() string {
 	case s.Effective == ModeOff:
 		return "terminal sandbox off: commands run with your full authority"
 	case s.Effective == ModeReadOnly:
-		return fmt.Sprintf("terminal sandbox read-only (Landlock ABI %d): commands write only in temp dirs; toolhost's state unreadable", s.ABI)
+		return fmt.Sprintf("terminal sandbox read-only (Landlock ABI %d): commands write only in temp dirs; toolhost's state, tokens and your credential stores unreadable", s.ABI)
 	}
-	return fmt.Sprintf("terminal sandbox workspace-write (Landlock ABI %d): commands write only in the working directory, granted paths, temp dirs and build caches; toolhost's own files read-only, its state unreadable", s.ABI)
+	return fmt.Sprintf("terminal sandbox workspace-write (Landlock ABI %d): commands write only in the working directory, granted paths, temp dirs and build caches; toolhost's own files read-only; its state, tokens and your credential stores unreadable", s.ABI)
 }
 
 // Details lists what is and is not enforced, for `toolhost doctor`.
@@ -92,18 +92,28 @@ func (s Status) Details() []string {
 		}
 		out = append(out,
 			"enforced: writes only in "+w,
-			"enforced: toolhost's state dir, config, token, prompts dir and log never writable; state dir contents (token) unreadable",
-			"enforced: no privilege gain (no_new_privs: sudo, su and setuid programs fail); no ptrace of toolhost or other processes outside the sandbox",
+			"enforced: toolhost's state dir, config, token, prompts dir and log never writable",
+			"enforced: unreadable: toolhost's state, config and every token file on this state dir; the credential stores the guard protects (~/.ssh, ~/.aws, ~/.netrc, ...); other projects' .env files; paths granted with terminal_operations:read excepted",
+			"enforced: no privilege gain (no_new_privs: sudo, su and setuid programs fail); no capability that reaches other processes (ptrace, admin, raw devices, kill), even as root",
 			"enforced: git run by build_and_version_control (and its hooks, fsmonitor, filters, textconv) gets the same policy, plus the repository for a commit the guard approved",
 			"NOT enforced: hooks or git config a model planted run unconfined when you run git yourself",
 		)
+		if Scoped(s.ABI) {
+			out = append(out, "enforced: no signal to, and no abstract unix socket of, a process outside the command's own tree (the server included)")
+		} else {
+			out = append(out, fmt.Sprintf("NOT enforced: signals to other processes of yours, the server included (Landlock ABI 6 needed, this kernel has %d)", s.ABI))
+		}
 		if s.ABI < 2 {
 			out = append(out, "limited: ABI 1 refuses every rename or link across directories")
 		}
 		if s.ABI < 3 {
 			out = append(out, "NOT enforced: truncate(2) of read-only files (Landlock ABI 3 needed)")
 		}
-		out = append(out, "NOT enforced: network, UNIX sockets (D-Bus, systemd-run --user, agents), signals, reads outside toolhost's state (e.g. ~/.ssh)")
+		out = append(out, "NOT enforced: network, UNIX sockets on the file system (D-Bus, systemd-run --user, agents)")
 	}
 	return out
 }
+
+// Scoped says whether confined processes are kept from signalling, and from connecting to
+// abstract unix sockets of, processes outside their own domain: Landlock ABI 6 and later.
+func Scoped(abi int) bool { return abi >= 6 }

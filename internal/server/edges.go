@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"regexp"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -50,15 +51,35 @@ type notInitializedWriter struct{ http.ResponseWriter }
 var (
 	sdkNotInitializedCode = []byte(`"code":0,`)
 	notInitializedCode    = fmt.Appendf(nil, `"code":%d,`, CodeNotInitialized)
+	// sdkNotInitializedMessage is the go-sdk's message as JSON encodes it:
+	// "method \"tools/list\" is invalid during session initialization".
+	sdkNotInitializedMessage = regexp.MustCompile(`"message":"method \\"((?:[^"\\]|\\.)*)\\" ` + sdkNotInitialized + `"`)
 )
 
-// fixNotInitialized returns message p with the go-sdk's code 0 for a request before initialize
-// replaced by CodeNotInitialized, and whether p was such a message.
+// NotInitializedMessage is the message of CodeNotInitialized, with the method that came too
+// early: "server not initialized: send initialize first (got tools/list)". docs/tools.md
+// documents both.
+func NotInitializedMessage(method string) string {
+	return "server not initialized: send initialize first (got " + method + ")"
+}
+
+// fixNotInitialized returns message p with the go-sdk's answer to a request before initialize
+// (code 0, "method ... is invalid during session initialization") replaced by
+// CodeNotInitialized and NotInitializedMessage, and whether p was such a message.
 func fixNotInitialized(p []byte) ([]byte, bool) {
-	if !bytes.Contains(p, []byte(sdkNotInitialized)) || !bytes.Contains(p, sdkNotInitializedCode) {
+	if !bytes.Contains(p, []byte(sdkNotInitialized)) || !bytes.Contains(p, sdkNotInitializedCode) || !sdkNotInitializedMessage.Match(p) {
 		return p, false
 	}
-	return bytes.Replace(p, sdkNotInitializedCode, notInitializedCode, 1), true
+	p = bytes.Replace(p, sdkNotInitializedCode, notInitializedCode, 1)
+	return sdkNotInitializedMessage.ReplaceAllFunc(p, func(m []byte) []byte {
+		method := sdkNotInitializedMessage.FindSubmatch(m)[1]
+		var name string
+		if json.Unmarshal(append(append([]byte(`"`), method...), '"'), &name) != nil {
+			name = "a request"
+		}
+		msg, _ := json.Marshal(NotInitializedMessage(name))
+		return append([]byte(`"message":`), msg...)
+	}), true
 }
 
 func (n notInitializedWriter) Write(p []byte) (int, error) {

@@ -20,6 +20,7 @@ import (
 	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/engine"
+	"toolhost/internal/secret"
 	"toolhost/store"
 	"toolhost/store/storetest"
 )
@@ -203,7 +204,8 @@ func TestBogusNamesStayBounded(t *testing.T) {
 			t.Fatal(err)
 		}
 		rec := httptest.NewRecorder()
-		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		req := httptest.NewRequest("GET", "/metrics", nil)
+		m.Handler().ServeHTTP(rec, req.WithContext(authz.WithPrincipal(req.Context(), authz.StdioPrincipal)))
 		k := keys{tools: len(agg.Tools), operations: len(agg.Operations)}
 		for _, line := range strings.Split(rec.Body.String(), "\n") {
 			if strings.HasPrefix(line, "toolhost_execution") {
@@ -252,7 +254,7 @@ func TestBogusNamesStayBounded(t *testing.T) {
 		if r.Operation != "unknown" || r.ErrorCode != "unknown_operation" {
 			t.Errorf("record %s: operation %q, error %q; want unknown, unknown_operation", r.ID, r.Operation, r.ErrorCode)
 		}
-		if strings.Contains(string(r.Args), "bogus_") && len(r.Args) > 2*engine.MaxArgValue {
+		if strings.Contains(string(r.Args), "bogus_") && len(r.Args) > 2*secret.MaxArgValue {
 			t.Errorf("record %s keeps %d bytes of arguments, want them cut", r.ID, len(r.Args))
 		}
 	}

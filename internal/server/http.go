@@ -29,6 +29,14 @@ type HTTPOptions struct {
 	// SessionTimeout closes stateful sessions idle this long (no request in flight and no GET
 	// stream open). A closed session comes back on the client's next request.
 	SessionTimeout time.Duration
+	// SessionLimits bound the stateful sessions (defaults 64, and 16 per principal).
+	SessionLimits SessionLimits
+	// Sessions, when set, is given the function that counts the live sessions (the console
+	// and the operator API show them).
+	Sessions func(count func() SessionCounts)
+	// Evicted, when set, hears of each session closed for the session limits, just before
+	// it closes: its conversation is kept for the client's return.
+	Evicted func(sessionID string)
 	// SessionDir keeps a record of each stateful session, so that a restarted server takes
 	// the old session ids back; empty: sessions resume only within this process.
 	SessionDir string
@@ -98,7 +106,12 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 			logger.Warn("http sessions will not survive a restart", "err", err)
 		}
 	}
-	var stateful http.Handler = newSessionKeeper(s, sdkStateful, o.SessionTimeout, records, events, logger)
+	keeper := newSessionKeeper(s, sdkStateful, o.SessionTimeout, o.SessionLimits, records, events, logger)
+	keeper.evicted = o.Evicted
+	if o.Sessions != nil {
+		o.Sessions(keeper.Counts)
+	}
+	var stateful http.Handler = keeper
 	stateful = checkReplay(stateful, events)
 	var mcpHandler http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if o.Stateless || r.Header.Get("Mcp-Protocol-Version") >= "2026-07-28" {

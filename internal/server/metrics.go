@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"runtime"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"toolhost/authz"
 	"toolhost/internal/engine"
 )
 
@@ -20,20 +22,28 @@ import (
 // The history (GET /api/stats) covers every process on the state directory; these cover this
 // one since it started, as Prometheus counters should.
 //
+// Each principal sees its own series: a view_only token's scrape shows the calls of that token
+// only, not how busy other principals are; an admin (the operator, the serve token) sees every
+// principal's calls summed, as before.
+//
 // They are written in the Prometheus text format (version 0.0.4) here rather than with the
 // client library: its package initialisation (a default registry with Go and process
 // collectors, protobuf descriptors) cost every toolhost start about a millisecond, stdio
 // servers included, which never serve /metrics.
 type Metrics struct {
-	active func() int
+	active func(viewer authz.Principal) int
 
 	mu        sync.Mutex
 	calls     map[callLabels]uint64
-	durations map[string]*histogram // by tool
+	durations map[toolKey]*histogram
 }
 
-// callLabels are the labels of toolhost_executions_total.
-type callLabels struct{ tool, operation, category, status string }
+// callLabels are the labels of toolhost_executions_total, and the principal the series
+// belongs to (not a label: a viewer sees its own, or all summed).
+type callLabels struct{ principal, tool, operation, category, status string }
+
+// toolKey is a duration histogram's: a principal's calls of one tool.
+type toolKey struct{ principal, tool string }
 
 // durationBuckets are the upper bounds (seconds) of toolhost_execution_duration_seconds.
 var durationBuckets = []float64{.0005, .001, .005, .01, .05, .1, .5, 1, 5, 15, 60, 300}
@@ -45,9 +55,10 @@ type histogram struct {
 	n      uint64
 }
 
-// NewMetrics starts the metrics of this process; active counts the running executions.
-func NewMetrics(active func() int) *Metrics {
-	return &Metrics{active: active, calls: map[callLabels]uint64{}, durations: map[string]*histogram{}}
+// NewMetrics starts the metrics of this process; active counts the running executions the
+// viewer may see.
+func NewMetrics(active func(viewer authz.Principal) int) *Metrics {
+	return &Metrics{active: active, calls: map[callLabels]uint64{}, durations: map[toolKey]*histogram{}}
 }
 
 // Observe counts a finished execution.
@@ -55,11 +66,12 @@ func (m *Metrics) Observe(r engine.Record) {
 	secs := r.DurationMS / 1000
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.calls[callLabels{r.Tool, r.Operation, string(r.Category), string(r.Status)}]++
-	h := m.durations[r.Tool]
+	m.calls[callLabels{r.Principal, r.Tool, r.Operation, string(r.Category), string(r.Status)}]++
+	k := toolKey{r.Principal, r.Tool}
+	h := m.durations[k]
 	if h == nil {
 		h = &histogram{counts: make([]uint64, len(durationBuckets)+1)}
-		m.durations[r.Tool] = h
+		m.durations[k] = h
 	}
 	i, _ := slices.BinarySearch(durationBuckets, secs) // le: a value on a bound counts in it
 	h.counts[i]++
@@ -79,36 +91,56 @@ func (m *Metrics) Handler() http.Handler {
 		if r.Method == http.MethodHead {
 			return
 		}
+		viewer, _ := authz.PrincipalFrom(r.Context())
 		bw := bufio.NewWriter(w)
-		m.write(bw)
+		m.write(bw, viewer)
 		bw.Flush()
 	})
 }
 
-// write writes every metric family, each under its HELP and TYPE lines.
-func (m *Metrics) write(w *bufio.Writer) {
+// write writes every metric family the viewer may see, each under its HELP and TYPE lines:
+// the viewer's own calls, or every principal's summed for an admin.
+func (m *Metrics) write(w *bufio.Writer, viewer authz.Principal) {
+	all := viewer.Tier == authz.TierAdmin
 	m.mu.Lock()
-	calls := make([]callLabels, 0, len(m.calls))
-	for k := range m.calls {
-		calls = append(calls, k)
+	calls := map[callLabels]uint64{}
+	for k, n := range m.calls {
+		if all || k.principal == viewer.Name {
+			k.principal = ""
+			calls[k] += n
+		}
 	}
-	slices.SortFunc(calls, func(a, b callLabels) int {
+	durations := map[string]*histogram{}
+	for k, h := range m.durations {
+		if !all && k.principal != viewer.Name {
+			continue
+		}
+		sum := durations[k.tool]
+		if sum == nil {
+			sum = &histogram{counts: make([]uint64, len(durationBuckets)+1)}
+			durations[k.tool] = sum
+		}
+		for i, c := range h.counts {
+			sum.counts[i] += c
+		}
+		sum.sum += h.sum
+		sum.n += h.n
+	}
+	m.mu.Unlock()
+	keys := slices.Collect(maps.Keys(calls))
+	slices.SortFunc(keys, func(a, b callLabels) int {
 		return strings.Compare(a.tool+"\x00"+a.operation+"\x00"+a.category+"\x00"+a.status,
 			b.tool+"\x00"+b.operation+"\x00"+b.category+"\x00"+b.status)
 	})
 	family(w, "toolhost_executions_total", "counter", "Tool calls that finished, by tool, operation, risk category and status.")
-	for _, k := range calls {
+	for _, k := range keys {
 		// Label names in lexical order, as the client library wrote them.
-		sample(w, "toolhost_executions_total", labels("category", k.category, "operation", k.operation, "status", k.status, "tool", k.tool), float64(m.calls[k]))
+		sample(w, "toolhost_executions_total", labels("category", k.category, "operation", k.operation, "status", k.status, "tool", k.tool), float64(calls[k]))
 	}
-	tools := make([]string, 0, len(m.durations))
-	for t := range m.durations {
-		tools = append(tools, t)
-	}
-	slices.Sort(tools)
+	tools := slices.Sorted(maps.Keys(durations))
 	family(w, "toolhost_execution_duration_seconds", "histogram", "Duration of finished tool calls, by tool.")
 	for _, t := range tools {
-		h := m.durations[t]
+		h := durations[t]
 		var cum uint64
 		for i, le := range durationBuckets {
 			cum += h.counts[i]
@@ -118,9 +150,8 @@ func (m *Metrics) write(w *bufio.Writer) {
 		sample(w, "toolhost_execution_duration_seconds_sum", labels("tool", t), h.sum)
 		sample(w, "toolhost_execution_duration_seconds_count", labels("tool", t), float64(h.n))
 	}
-	m.mu.Unlock()
 	family(w, "toolhost_executions_active", "gauge", "Tool calls running in this process.")
-	sample(w, "toolhost_executions_active", "", float64(m.active()))
+	sample(w, "toolhost_executions_active", "", float64(m.active(viewer)))
 	writeGoMetrics(w)
 	writeProcessMetrics(w)
 }

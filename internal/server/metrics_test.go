@@ -22,7 +22,7 @@ import (
 // after them. The whole answer must parse as the exposition format (parseExposition).
 func TestMetricsText(t *testing.T) {
 	active := 2
-	m := NewMetrics(func() int { return active })
+	m := NewMetrics(func(authz.Principal) int { return active })
 	breakout := "x\"} 1\nfake_metric{a=\"b\\"
 	for _, r := range []engine.Record{
 		{Tool: "think", Category: authz.CategorySafe, Status: engine.StatusSuccess, DurationMS: 0.2},
@@ -416,4 +416,56 @@ func checkHistogram(f *promFamily) []string {
 		}
 	}
 	return errs
+}
+
+// TestMetricsPerPrincipal: a view_only token's scrape shows its own calls only (not how busy
+// other principals are); an admin sees every principal's calls summed.
+func TestMetricsPerPrincipal(t *testing.T) {
+	running := map[string]int{"alice": 1, "bob": 3}
+	m := NewMetrics(func(v authz.Principal) int {
+		if v.Tier == authz.TierAdmin {
+			return running["alice"] + running["bob"]
+		}
+		return running[v.Name]
+	})
+	for _, r := range []engine.Record{
+		{Principal: "alice", Tool: "think", Category: authz.CategorySafe, Status: engine.StatusSuccess, DurationMS: 1},
+		{Principal: "bob", Tool: "think", Category: authz.CategorySafe, Status: engine.StatusSuccess, DurationMS: 1},
+		{Principal: "bob", Tool: "think", Category: authz.CategorySafe, Status: engine.StatusSuccess, DurationMS: 1},
+		{Principal: "bob", Tool: "terminal_operations", Operation: "run_command", Category: authz.CategoryDangerous, Status: engine.StatusSuccess, DurationMS: 9},
+	} {
+		m.Observe(r)
+	}
+	scrape := func(p authz.Principal) promFamilies {
+		rec := httptest.NewRecorder()
+		req := httptest.NewRequest("GET", "/metrics", nil)
+		m.Handler().ServeHTTP(rec, req.WithContext(authz.WithPrincipal(req.Context(), p)))
+		return parseExposition(t, rec.Body.String())
+	}
+	thinks := map[string]string{"category": "safe", "operation": "", "status": "success", "tool": "think"}
+	for _, tt := range []struct {
+		viewer             authz.Principal
+		think, run, active float64
+	}{
+		{authz.Principal{Name: "alice", Tier: authz.TierViewOnly}, 1, 0, 1},
+		{authz.Principal{Name: "bob", Tier: authz.TierExecuteBasic}, 2, 1, 3},
+		{authz.Principal{Name: "default", Tier: authz.TierAdmin}, 3, 1, 4},
+	} {
+		fams := scrape(tt.viewer)
+		if got, _ := fams.value("toolhost_executions_total", "toolhost_executions_total", thinks); got != tt.think {
+			t.Errorf("%s sees %v think calls, want %v", tt.viewer.Name, got, tt.think)
+		}
+		runs := 0.0
+		for _, s := range fams["toolhost_executions_total"].samples {
+			if s.labels["tool"] == "terminal_operations" {
+				runs += s.value
+			}
+		}
+		if runs != tt.run {
+			t.Errorf("%s sees %v run_command calls, want %v", tt.viewer.Name, runs, tt.run)
+		}
+		if got, _ := fams.value("toolhost_executions_active", "toolhost_executions_active", map[string]string{}); got != tt.active {
+			t.Errorf("%s sees %v running, want %v", tt.viewer.Name, got, tt.active)
+		}
+	}
 }

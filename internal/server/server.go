@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"slices"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -35,6 +36,9 @@ type Options struct {
 	// Principal is who calls when the request carries no token (stdio, --no-auth); the zero
 	// value means authz.StdioPrincipal.
 	Principal authz.Principal
+	// ListTTL is how long a client on 2026-07-28 may cache tools/list, prompts/list and
+	// resources/templates/list (their ttlMs), asked per answer; nil leaves 0.
+	ListTTL func() time.Duration
 }
 
 // New builds the MCP server with toolhost's middleware.
@@ -59,7 +63,7 @@ func New(o Options) *mcp.Server {
 		RootsListChangedHandler: o.Registry.RootsChanged,
 	})
 	o.Registry.Register(s)
-	mw := append([]mcp.Middleware{recoverMiddleware(logger), principalMiddleware(o.Principal)}, o.Middleware...)
+	mw := append([]mcp.Middleware{recoverMiddleware(logger), listTTLMiddleware(o.ListTTL), principalMiddleware(o.Principal)}, o.Middleware...)
 	s.AddReceivingMiddleware(append(mw, resolveMiddleware(o.Registry))...)
 	return s
 }
@@ -71,6 +75,42 @@ func New(o Options) *mcp.Server {
 func Warm() {
 	mcp.NewServer(&mcp.Implementation{Name: "warm", Version: "0"}, nil).AddTool(&mcp.Tool{Name: "warm", InputSchema: &jsonschema.Schema{Type: "object"}},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
+}
+
+// listTTLMiddleware sets the ttlMs of the lists a client may cache, on 2026-07-28 (SEP-2549):
+// the tool list is byte-identical across runs, and a change that alters a list is announced
+// at once (notifications/tools/list_changed, on a subscriptions/listen stream). Earlier
+// protocol versions have no such field to honour, and their answers stay as they were. The
+// scope is private: a list depends on the caller's tier.
+func listTTLMiddleware(ttl func() time.Duration) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if err != nil || ttl == nil || !cachedProtocol(req) {
+				return res, err
+			}
+			var c *mcp.Cacheable
+			switch r := res.(type) {
+			case *mcp.ListToolsResult:
+				c = &r.Cacheable
+			case *mcp.ListPromptsResult:
+				c = &r.Cacheable
+			case *mcp.ListResourceTemplatesResult:
+				c = &r.Cacheable
+			default:
+				return res, err
+			}
+			c.TTLMs, c.CacheScope = int(ttl().Milliseconds()), "private"
+			return res, nil
+		}
+	}
+}
+
+// cachedProtocol reports whether req is on a protocol version with list caching (2026-07-28
+// and later).
+func cachedProtocol(req mcp.Request) bool {
+	v, ok := req.(interface{ ProtocolVersion() string })
+	return ok && v.ProtocolVersion() >= "2026-07-28"
 }
 
 // capabilities are what the server declares at initialize, whatever it serves: all of them are

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
 )
 
 // Sessions on protocol versions before 2026-07-28 live in the server's memory, and the go-sdk's
@@ -45,6 +47,8 @@ type sessionKeeper struct {
 	server  *mcp.Server
 	sdk     http.Handler // the go-sdk's stateful handler, which creates sessions
 	timeout time.Duration
+	limits  SessionLimits
+	evicted func(id string) // HTTPOptions.Evicted
 	records *sessionRecords // nil: sessions resume only within this process
 	events  mcp.EventStore  // given to resumed sessions, as the go-sdk gives it to new ones
 	logger  *slog.Logger
@@ -57,6 +61,10 @@ type sessionKeeper struct {
 	gone map[string]sessionRecord
 	// deleted are the ids a client ended with DELETE: they stay ended.
 	deleted map[string]bool
+	// reserved counts sessions admitted but not yet live (an initialize or a resume in
+	// flight), in all and by principal, so that concurrent ones cannot pass a bound together.
+	reserved   int
+	reservedBy map[string]int
 }
 
 // keptSession is a live session. own is set when the keeper resumed it and serves its transport
@@ -67,6 +75,35 @@ type keptSession struct {
 	record sessionRecord
 	active int         // requests in flight, open GET streams included
 	idle   *time.Timer // runs while active is 0
+	// principal opened the session (the token's name); used is when a request last ended,
+	// for choosing the least recently used idle session when a limit is reached.
+	principal string
+	used      time.Time
+}
+
+// SessionLimits bound the stateful sessions one handler holds: Max in all (default 64),
+// PerPrincipal for one token's principal (default 16). A new session past a bound closes the
+// least recently used idle session in its way (resumable, as after the idle timeout); with
+// none idle it is refused with 503 and Retry-After.
+type SessionLimits struct {
+	Max, PerPrincipal int
+}
+
+// Default session limits.
+const (
+	DefaultMaxSessions             = 64
+	DefaultMaxSessionsPerPrincipal = 16
+	// sessionRetryAfter is what a refused client is told to wait.
+	sessionRetryAfter = 5 * time.Second
+	// sessionAdmitWait is how long a new session waits for one in its way to go idle.
+	sessionAdmitWait = time.Second
+)
+
+// SessionCounts are the live sessions of a handler, in all and by principal.
+type SessionCounts struct {
+	Live        int
+	ByPrincipal map[string]int
+	Limits      SessionLimits
 }
 
 // sessionRecord is what a session needs to come back: what its initialize said. The
@@ -77,6 +114,8 @@ type sessionRecord struct {
 	ProtocolVersion string              `json:"protocol_version"`
 	ClientInfo      *mcp.Implementation `json:"client_info,omitempty"`
 	Capabilities    json.RawMessage     `json:"capabilities,omitempty"`
+	// requestID is the initialize request's id, for an error answer; not recorded.
+	requestID json.RawMessage
 }
 
 // initializeParams rebuilds the session's initialize parameters from the record.
@@ -97,9 +136,125 @@ func (rec sessionRecord) initializeParams() *mcp.InitializeParams {
 	return ip
 }
 
-func newSessionKeeper(s *mcp.Server, sdk http.Handler, timeout time.Duration, records *sessionRecords, events mcp.EventStore, logger *slog.Logger) *sessionKeeper {
-	return &sessionKeeper{server: s, sdk: sdk, timeout: timeout, records: records, events: events, logger: logger,
-		live: map[string]*keptSession{}, gone: map[string]sessionRecord{}, deleted: map[string]bool{}}
+func newSessionKeeper(s *mcp.Server, sdk http.Handler, timeout time.Duration, limits SessionLimits, records *sessionRecords, events mcp.EventStore, logger *slog.Logger) *sessionKeeper {
+	if limits.Max <= 0 {
+		limits.Max = DefaultMaxSessions
+	}
+	if limits.PerPrincipal <= 0 {
+		limits.PerPrincipal = DefaultMaxSessionsPerPrincipal
+	}
+	limits.PerPrincipal = min(limits.PerPrincipal, limits.Max)
+	return &sessionKeeper{server: s, sdk: sdk, timeout: timeout, limits: limits, records: records, events: events, logger: logger,
+		live: map[string]*keptSession{}, gone: map[string]sessionRecord{}, deleted: map[string]bool{}, reservedBy: map[string]int{}}
+}
+
+// principalOf names the principal of a request ("" without a token: --no-auth).
+func principalOf(r *http.Request) string {
+	if p, ok := authz.PrincipalFrom(r.Context()); ok {
+		return p.Name
+	}
+	return ""
+}
+
+// errTooManySessions is admit's answer when no idle session can make room.
+var errTooManySessions = errors.New("too many sessions")
+
+// admit makes room for one more session of principal, closing the least recently used idle
+// session in the way of a bound, and reserves its place; release with unreserve. It fails
+// with errTooManySessions, saying which bound, when every session in the way is in use.
+func (k *sessionKeeper) admit(principal string) error {
+	var victims []*keptSession
+	var victimIDs []string
+	deadline := time.Now().Add(sessionAdmitWait)
+	k.mu.Lock()
+	for {
+		total, mine := len(k.live)+k.reserved, k.reservedBy[principal]
+		for _, ks := range k.live {
+			if ks.principal == principal {
+				mine++
+			}
+		}
+		var in func(*keptSession) bool
+		var bound string
+		switch {
+		case mine >= k.limits.PerPrincipal:
+			in, bound = func(ks *keptSession) bool { return ks.principal == principal }, fmt.Sprintf("%d sessions of principal %q, max_sessions_per_principal %d", mine, principal, k.limits.PerPrincipal)
+		case total >= k.limits.Max:
+			in, bound = func(*keptSession) bool { return true }, fmt.Sprintf("%d sessions, max_sessions %d", total, k.limits.Max)
+		}
+		if in == nil {
+			break
+		}
+		var lru *keptSession
+		var lruID string
+		for id, ks := range k.live {
+			if ks.active == 0 && in(ks) && (lru == nil || ks.used.Before(lru.used)) {
+				lru, lruID = ks, id
+			}
+		}
+		if lru == nil && time.Now().Before(deadline) {
+			// A request that just answered its client has not quite ended yet: wait a
+			// moment for a session to go idle before refusing.
+			k.mu.Unlock()
+			time.Sleep(sessionAdmitWait / 20)
+			k.mu.Lock()
+			continue
+		}
+		if lru == nil {
+			k.mu.Unlock()
+			return fmt.Errorf("%w: %s, none idle", errTooManySessions, bound)
+		}
+		k.forget(lruID, lru)
+		victims = append(victims, lru)
+		victimIDs = append(victimIDs, lruID)
+		k.logger.Info("http session closed for the session limit; the client's next request resumes it", "session", lruID, "limit", bound)
+	}
+	k.reserved++
+	k.reservedBy[principal]++
+	k.mu.Unlock()
+	for i, ks := range victims {
+		if k.evicted != nil {
+			k.evicted(victimIDs[i])
+		}
+		ks.ss.Close()
+	}
+	return nil
+}
+
+// unreserve gives back a place admit reserved.
+func (k *sessionKeeper) unreserve(principal string) {
+	k.mu.Lock()
+	k.reserved--
+	if k.reservedBy[principal]--; k.reservedBy[principal] <= 0 {
+		delete(k.reservedBy, principal)
+	}
+	k.mu.Unlock()
+}
+
+// Counts returns the live sessions, in all and by principal, with the limits.
+func (k *sessionKeeper) Counts() SessionCounts {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	c := SessionCounts{Live: len(k.live), ByPrincipal: map[string]int{}, Limits: k.limits}
+	for _, ks := range k.live {
+		c.ByPrincipal[ks.principal]++
+	}
+	return c
+}
+
+// refuse answers a new session that no idle session could make room for: 503 with
+// Retry-After, and a JSON-RPC error that says which bound and what to do.
+func refuse(w http.ResponseWriter, id json.RawMessage, err error) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	msg := fmt.Sprintf("toolhost serve holds %s: retry in %ds, end sessions you no longer use, or raise [http] max_sessions / max_sessions_per_principal",
+		strings.TrimPrefix(err.Error(), errTooManySessions.Error()+": "), int(sessionRetryAfter.Seconds()))
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{"code": -32000, "message": msg}})
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", strconv.Itoa(int(sessionRetryAfter.Seconds())))
+	w.WriteHeader(http.StatusServiceUnavailable)
+	w.Write(body)
 }
 
 // ServeHTTP serves a stateful request: a new session through the go-sdk, a live one through
@@ -115,6 +270,11 @@ func (k *sessionKeeper) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ks, err := k.acquire(r, id)
+	if errors.Is(err, errTooManySessions) {
+		k.logger.Warn("http session not resumed", "session", id, "err", err)
+		refuse(w, nil, err)
+		return
+	}
 	if err != nil {
 		k.logger.Warn("http session not resumed", "session", id, "err", err)
 		http.Error(w, "session not found", http.StatusNotFound)
@@ -204,12 +364,21 @@ func (k *sessionKeeper) serveNew(w http.ResponseWriter, r *http.Request) {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		rec = initializeRecord(body)
 	}
+	principal := principalOf(r)
+	if rec.ProtocolVersion != "" {
+		if err := k.admit(principal); err != nil {
+			k.logger.Warn("http session refused", "principal", principal, "err", err)
+			refuse(w, rec.requestID, err)
+			return
+		}
+		defer k.unreserve(principal)
+	}
 	cw := &claimWriter{ResponseWriter: w, claim: func(id string) *keptSession {
 		if rec.ProtocolVersion == "" {
 			return nil // not an initialize: the go-sdk serves it without a session
 		}
 		rec.ID = id
-		return k.adopt(rec)
+		return k.adopt(rec, principal)
 	}}
 	k.sdk.ServeHTTP(cw, r)
 	if cw.kept != nil {
@@ -220,7 +389,8 @@ func (k *sessionKeeper) serveNew(w http.ResponseWriter, r *http.Request) {
 // initializeRecord reads the initialize request in body, if that is what it holds.
 func initializeRecord(body []byte) sessionRecord {
 	var req struct {
-		Method string `json:"method"`
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
 		Params *struct {
 			ProtocolVersion string              `json:"protocolVersion"`
 			ClientInfo      *mcp.Implementation `json:"clientInfo"`
@@ -230,7 +400,7 @@ func initializeRecord(body []byte) sessionRecord {
 	if json.Unmarshal(body, &req) != nil || req.Method != "initialize" || req.Params == nil || req.Params.ProtocolVersion == "" {
 		return sessionRecord{}
 	}
-	return sessionRecord{ProtocolVersion: req.Params.ProtocolVersion, ClientInfo: req.Params.ClientInfo, Capabilities: req.Params.Capabilities}
+	return sessionRecord{ProtocolVersion: req.Params.ProtocolVersion, ClientInfo: req.Params.ClientInfo, Capabilities: req.Params.Capabilities, requestID: req.ID}
 }
 
 // claimWriter calls claim with the session id the go-sdk put in the response headers, just
@@ -268,7 +438,7 @@ func (c *claimWriter) Flush() {
 func (c *claimWriter) Unwrap() http.ResponseWriter { return c.ResponseWriter }
 
 // adopt starts tracking a session the go-sdk just created; the request creating it is in flight.
-func (k *sessionKeeper) adopt(rec sessionRecord) *keptSession {
+func (k *sessionKeeper) adopt(rec sessionRecord, principal string) *keptSession {
 	var ss *mcp.ServerSession
 	for s := range k.server.Sessions() {
 		if s.ID() == rec.ID {
@@ -278,7 +448,7 @@ func (k *sessionKeeper) adopt(rec sessionRecord) *keptSession {
 	if ss == nil {
 		return nil
 	}
-	ks := &keptSession{ss: ss, record: rec, active: 1}
+	ks := &keptSession{ss: ss, record: rec, active: 1, principal: principal, used: time.Now()}
 	k.mu.Lock()
 	k.live[rec.ID] = ks
 	k.mu.Unlock()
@@ -342,7 +512,12 @@ func (k *sessionKeeper) acquire(r *http.Request, id string) (*keptSession, error
 	if !ok {
 		return nil, nil
 	}
-	return k.resume(r, rec)
+	principal := principalOf(r)
+	if err := k.admit(principal); err != nil {
+		return nil, err
+	}
+	defer k.unreserve(principal)
+	return k.resume(r, rec, principal)
 }
 
 // endLost ends a session that is resumable but not live, for a client's DELETE; it reports
@@ -367,7 +542,7 @@ func (k *sessionKeeper) endLost(id string) bool {
 }
 
 // resume connects a new server session under the old id, initialised as the client left it.
-func (k *sessionKeeper) resume(r *http.Request, rec sessionRecord) (*keptSession, error) {
+func (k *sessionKeeper) resume(r *http.Request, rec sessionRecord, principal string) (*keptSession, error) {
 	negotiated := r.Header.Get("Mcp-Protocol-Version")
 	if negotiated == "" {
 		negotiated = rec.ProtocolVersion
@@ -399,7 +574,7 @@ func (k *sessionKeeper) resume(r *http.Request, rec sessionRecord) (*keptSession
 		ss.Close()
 		return nil, fmt.Errorf("replay initialized: status %d", rw.code)
 	}
-	ks := &keptSession{ss: ss, own: t, record: rec}
+	ks := &keptSession{ss: ss, own: t, record: rec, principal: principal, used: time.Now()}
 	k.mu.Lock()
 	if other := k.live[rec.ID]; other != nil {
 		// A concurrent request resumed it first.
@@ -433,6 +608,7 @@ func (k *sessionKeeper) release(id string, ks *keptSession) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	ks.active--
+	ks.used = time.Now()
 	if ks.active > 0 || k.timeout <= 0 || k.live[id] != ks {
 		return
 	}

@@ -2,8 +2,10 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -12,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/authz"
 )
 
 // sessionServer is one "serve" process: a fresh MCP server and handler on a shared session dir.
@@ -308,5 +312,162 @@ func TestHTTPSessionResumeReopensGETStream(t *testing.T) {
 				t.Errorf("GET with Last-Event-ID %q after the restart = %d, want %d", tt.lastEventID, resp.StatusCode, tt.want)
 			}
 		})
+	}
+}
+
+// limitedServer is a serve process whose sessions are bounded; tokens "tok" (principal
+// default) and "tok-NAME" (principal NAME) are accepted.
+func limitedServer(limits SessionLimits) *sessionServer {
+	s := thinkServer()
+	return &sessionServer{mcp: s, h: NewHTTPHandler(s, HTTPOptions{Token: "tok", SessionTimeout: time.Hour, SessionLimits: limits,
+		Resolve: func(_ context.Context, secret string) (authz.Principal, error) {
+			if name, ok := strings.CutPrefix(secret, "tok-"); ok {
+				return authz.Principal{Name: name, Tier: authz.TierAdmin}, nil
+			}
+			return authz.Principal{}, errors.New("unknown token")
+		}})}
+}
+
+// postAs is post with another bearer token.
+func (ss *sessionServer) postAs(t *testing.T, token, id, body string) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:1/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set("Authorization", "Bearer "+token)
+	if id != "" {
+		r.Header.Set(sessionIDHeader, id)
+		r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	w := httptest.NewRecorder()
+	ss.h.ServeHTTP(w, r)
+	return w
+}
+
+const initializeBody = `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"limits-test","version":"1"}}}`
+
+func (ss *sessionServer) live() int {
+	n := 0
+	for range ss.mcp.Sessions() {
+		n++
+	}
+	return n
+}
+
+// TestHTTPSessionLimits: sessions are bounded in all and per principal, on both sides of each
+// bound. Past a bound the least recently used idle session closes, and its client's next
+// request takes it back (as after the idle timeout), closing another; with none idle, a new
+// session gets 503, Retry-After and a JSON-RPC error naming the bound.
+func TestHTTPSessionLimits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ss := limitedServer(SessionLimits{Max: 4, PerPrincipal: 2})
+		open := func(token string) string {
+			t.Helper()
+			w := ss.postAs(t, token, "", initializeBody)
+			id := w.Header().Get(sessionIDHeader)
+			if w.Code != http.StatusOK || id == "" {
+				t.Fatalf("initialize as %s = %d: %s", token, w.Code, w.Body)
+			}
+			ss.postAs(t, token, id, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			time.Sleep(time.Second) // an order of use
+			synctest.Wait()
+			return id
+		}
+		alive := func(id string) bool { return ss.session(id) != nil }
+
+		a1, a2 := open("tok-a"), open("tok-a")
+		if !alive(a1) || !alive(a2) {
+			t.Fatal("two sessions of a, at the per-principal bound of 2: both must live")
+		}
+		a3 := open("tok-a") // just over the per-principal bound: a1, the least recently used, goes
+		synctest.Wait()
+		if alive(a1) || !alive(a2) || !alive(a3) {
+			t.Fatalf("a third session of a: a1 alive %v (want false), a2 %v, a3 %v", alive(a1), alive(a2), alive(a3))
+		}
+		b1 := open("tok-b")
+		b2 := open("tok-b") // 4 in all: at the bound
+		if ss.live() != 4 {
+			t.Fatalf("%d live sessions, want 4", ss.live())
+		}
+		c1 := open("tok-c") // over the bound in all: a2, the least recently used of all, goes
+		synctest.Wait()
+		if alive(a2) || !alive(c1) || ss.live() != 4 {
+			t.Fatalf("a fifth session: a2 alive %v (want false), c1 %v, %d live (want 4)", alive(a2), alive(c1), ss.live())
+		}
+		// a1's client comes back: its session resumes (closing a3, now the least recently used).
+		if w := ss.postAs(t, "tok-a", a1, thinkCall); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"result"`) {
+			t.Fatalf("a call on a session closed for the limit = %d: %s", w.Code, w.Body)
+		}
+		synctest.Wait()
+		if !alive(a1) || alive(a3) || !alive(b1) || ss.live() != 4 {
+			t.Errorf("after a1 resumed: a1 alive %v, a3 alive %v (want false), b1 %v, %d live", alive(a1), alive(a3), alive(b1), ss.live())
+		}
+
+		// Every session busy (a GET stream each): nothing can be closed, a new one is refused.
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		for _, s := range []struct{ token, id string }{{"tok-a", a1}, {"tok-b", b1}, {"tok-b", b2}, {"tok-c", c1}} {
+			wg.Go(func() {
+				r := httptest.NewRequestWithContext(ctx, http.MethodGet, "http://127.0.0.1:1/mcp", nil)
+				r.Header.Set("Accept", "text/event-stream")
+				r.Header.Set("Authorization", "Bearer "+s.token)
+				r.Header.Set(sessionIDHeader, s.id)
+				r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+				ss.h.ServeHTTP(httptest.NewRecorder(), r)
+			})
+		}
+		synctest.Wait()
+		w := ss.postAs(t, "tok-d", "", initializeBody)
+		if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" ||
+			!strings.Contains(w.Body.String(), `"id":7`) || !strings.Contains(w.Body.String(), "max_sessions 4, none idle") {
+			t.Errorf("a new session with every session busy = %d, Retry-After %q: %s", w.Code, w.Header().Get("Retry-After"), w.Body)
+		}
+		w = ss.postAs(t, "tok-b", "", initializeBody)
+		if w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "max_sessions_per_principal 2") {
+			t.Errorf("a third session of b, both busy = %d: %s", w.Code, w.Body)
+		}
+		// A closed session whose client comes back while everything is busy: refused the same way.
+		if w := ss.postAs(t, "tok-a", a3, thinkCall); w.Code != http.StatusServiceUnavailable {
+			t.Errorf("resuming a3 with every session busy = %d, want 503: %s", w.Code, w.Body)
+		}
+		cancel()
+		wg.Wait()
+		for s := range ss.mcp.Sessions() {
+			s.Close()
+		}
+		synctest.Wait()
+	})
+}
+
+// TestHTTPSessionFlood: a thousand sessions opened and abandoned leave at most max_sessions
+// alive, and the heap does not grow with them.
+func TestHTTPSessionFlood(t *testing.T) {
+	ss := limitedServer(SessionLimits{Max: 64, PerPrincipal: 64})
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapInuse
+	}
+	flood := func(n int) {
+		for range n {
+			if w := ss.postAs(t, "tok-flood", "", initializeBody); w.Code != http.StatusOK {
+				t.Fatalf("initialize = %d: %s", w.Code, w.Body)
+			}
+		}
+	}
+	flood(200) // warm up: the bound is reached, the pools are filled
+	before := heap()
+	flood(1000)
+	if n := ss.live(); n > 64 {
+		t.Errorf("%d sessions alive after 1,200 abandoned, want at most max_sessions 64", n)
+	}
+	after := heap()
+	t.Logf("heap in use: %d KiB after 200 sessions, %d KiB after 1,000 more (%d live)", before>>10, after>>10, ss.live())
+	if after > before+8<<20 {
+		t.Errorf("heap grew by %d KiB over 1,000 abandoned sessions: the closed ones are not let go", (after-before)>>10)
+	}
+	for s := range ss.mcp.Sessions() {
+		s.Close()
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/hinshun/vt10x"
 
+	"toolhost/internal/gate"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/sandbox/sandboxtest"
 )
@@ -108,12 +109,7 @@ func BenchmarkRunTrueSandboxed(b *testing.B) {
 	policy := sandboxtest.HomePolicy(b)
 	dir := policy.Writable[0]
 	confined := false
-	m, err := NewManager(Config{Sandbox: func(context.Context, string, string) (*sandbox.Policy, error) {
-		if confined {
-			return policy, nil
-		}
-		return nil, nil
-	}})
+	m, err := NewManager(Config{Gate: switchGate{policy: policy, on: &confined}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -209,7 +205,15 @@ func BenchmarkYesRSS(b *testing.B) {
 
 // BenchmarkIngest measures the session reader's own processing (log cleaning, ring, screen
 // queue, waking waiters) on the bytes `seq 1000000` produces in a PTY, without the kernel.
-func BenchmarkIngest(b *testing.B) {
+func BenchmarkIngest(b *testing.B) { benchIngest(b, false) }
+
+// BenchmarkIngestRecorded is BenchmarkIngest with the session recorded (record.go): the
+// recording's share of the reader's work is the ratio of the two.
+//
+//	go test ./internal/terminal -run '^$' -bench 'Ingest' -benchtime 2s
+func BenchmarkIngestRecorded(b *testing.B) { benchIngest(b, true) }
+
+func benchIngest(b *testing.B, recorded bool) {
 	var sb strings.Builder
 	for i := 1; i <= 1000000; i++ {
 		sb.WriteString(strconv.Itoa(i))
@@ -226,9 +230,13 @@ func BenchmarkIngest(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s := &session{stream: newStream(2 << 20), m: m, id: "x", updCh: make(chan struct{}, 1), cols: 120, rows: 40, bash: true, ready: make(chan struct{})}
 		s.view = newLogView(s.log, s.onMarker)
+		if recorded {
+			s.rec = newRecorder(b.TempDir(), "c", "x", time.Now(), 120, 40, "bash", DefaultRecordSegmentBytes, DefaultRecordSegments)
+		}
 		for off := 0; off < len(data); off += 4095 {
 			s.ingest(data[off:min(off+4095, len(data))])
 		}
+		s.rec.close()
 	}
 }
 
@@ -270,3 +278,20 @@ func BenchmarkRawPTYSeq(b *testing.B) {
 		_ = cmd.Wait()
 	}
 }
+
+// switchGate confines every start under policy while *on, and nothing otherwise.
+type switchGate struct {
+	policy *sandbox.Policy
+	on     *bool
+}
+
+func (g switchGate) Start(context.Context, gate.Request) (*gate.Start, error) {
+	s := &gate.Start{Env: (*gate.Gate)(nil).Environ()}
+	if *g.on {
+		s.Policy = g.policy
+	}
+	return s, nil
+}
+
+func (switchGate) Check(context.Context, string, gate.Line) error { return nil }
+func (switchGate) Withheld(name string) bool                      { return (*gate.Gate)(nil).Withheld(name) }

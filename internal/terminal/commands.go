@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"toolhost/internal/secret"
 )
 
 // MaxCommandRecords is how many finished commands the log keeps per conversation (the oldest
@@ -39,6 +41,8 @@ type commandLog struct {
 }
 
 func (l *commandLog) add(conv string, r CommandRecord) {
+	// Shown in resources and the console: masked as every shown value is.
+	r.Command = secret.Text(r.Command)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.byID == nil {

@@ -11,7 +11,7 @@ import (
 	"syscall"
 	"time"
 
-	"toolhost/internal/sandbox"
+	"toolhost/internal/gate"
 	"toolhost/store"
 )
 
@@ -41,9 +41,6 @@ type Config struct {
 	// Settle is how long output must be quiet before a wait without wait_for returns
 	// (default 300 ms).
 	Settle time.Duration
-	// ScrubEnv names variables removed from every child environment, in addition to every
-	// TOOLHOST_* variable. A trailing * matches a prefix.
-	ScrubEnv []string
 	// Store persists session metadata and history tails; nil keeps everything in memory.
 	Store *store.Store
 	// OnUpdate is called (throttled to about four times a second per session, never on the
@@ -51,22 +48,36 @@ type Config struct {
 	// resource-updated notifications. It must not block for long. Manager.SetOnUpdate replaces it
 	// on a running manager.
 	OnUpdate func(conv, id string)
-	// Sandbox, when set, returns the confinement of a command or session about to start in
-	// cwd (nil: unconfined). It is asked at every start, so grants made since the last one
-	// apply; a session keeps what it started with. An error refuses the start.
-	Sandbox func(ctx context.Context, conv, cwd string) (*sandbox.Policy, error)
-	// Check, when set, decides each line before it runs (the command of run_command, each
-	// line submitted to a session). Its error refuses the line and is returned by Run and
-	// Send as is; ErrIncomplete lets an unfinished statement be typed (at the prompt, or as
-	// input to a program in the foreground that is not a shell).
-	Check func(ctx context.Context, conv string, line Line) error
-	// Env holds variables set in every child (after the server's own, before the caller's).
-	Env map[string]string
+	// Gate decides every start: the command rules on a run_command's line and on each line
+	// typed into a session, the Landlock policy of each command and session (asked at every
+	// start, so grants made since the last one apply; a session keeps what it started with)
+	// and the environment children inherit. nil starts everything unconfined, with every
+	// line allowed and toolhost's variables removed.
+	Gate Gate
+	// RecordDir, when set, is where sessions are recorded as asciicast (record.go);
+	// RecordSegmentBytes and RecordSegments bound one session's recording (defaults 4 MiB and
+	// 4: at most about 16 MiB however much it prints) and RecordingsMaxBytes all of them
+	// (default 256 MiB; recordings of ended sessions go, oldest first).
+	RecordDir          string
+	RecordSegmentBytes int64
+	RecordSegments     int
+	RecordingsMaxBytes int64
 	// CleanupAfter, when set, holds back the cleanup of what dead toolhost processes left
 	// (temporary directories, orphaned commands) until it closes. Listing a busy temp
 	// directory and every process's environment costs more CPU than the rest of a server's
 	// start; a server closes it once it has answered its first tools/list.
 	CleanupAfter <-chan struct{}
+}
+
+// Gate decides what the engine starts; *gate.Gate is the one toolhost uses, and a nil
+// *gate.Gate confines nothing.
+type Gate interface {
+	// Start decides a command (req.Line set) or a session's shell starting now.
+	Start(ctx context.Context, req gate.Request) (*gate.Start, error)
+	// Check decides a line typed into a session before it is typed.
+	Check(ctx context.Context, conv string, l gate.Line) error
+	// Withheld says whether no child may get the variable.
+	Withheld(name string) bool
 }
 
 const (
@@ -82,6 +93,9 @@ const (
 )
 
 func (c Config) withDefaults() Config {
+	if c.Gate == nil {
+		c.Gate = (*gate.Gate)(nil)
+	}
 	if c.MaxSessionsPerConversation <= 0 {
 		c.MaxSessionsPerConversation = 8
 	}
@@ -117,6 +131,15 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Settle <= 0 {
 		c.Settle = 300 * time.Millisecond
+	}
+	if c.RecordSegmentBytes <= 0 {
+		c.RecordSegmentBytes = DefaultRecordSegmentBytes
+	}
+	if c.RecordSegments < 2 {
+		c.RecordSegments = DefaultRecordSegments
+	}
+	if c.RecordingsMaxBytes <= 0 {
+		c.RecordingsMaxBytes = DefaultRecordingsMaxBytes
 	}
 	return c
 }
@@ -171,29 +194,11 @@ func defaultSignalPrefix() []string {
 	return []string{p, "--default-signal"}
 }
 
-// Scrubbed reports whether the variable name is kept out of children's environments: every
-// TOOLHOST_* variable, and the names in scrub (a trailing * matches a prefix). Other engines that
-// start processes with the user's environment (git and its hooks) use it too.
-func Scrubbed(name string, scrub []string) bool {
-	if strings.HasPrefix(name, "TOOLHOST_") {
-		return true
-	}
-	for _, s := range scrub {
-		if p, ok := strings.CutSuffix(s, "*"); ok {
-			if strings.HasPrefix(name, p) {
-				return true
-			}
-		} else if s == name {
-			return true
-		}
-	}
-	return false
-}
-
-// childEnv builds a child's environment: the server's own minus secrets, then the settings
-// that keep programs from waiting on a terminal nobody reads, then the caller's extras.
-func childEnv(scrub []string, term string, extra map[string]string, marker string) []string {
-	drop := func(name string) bool { return Scrubbed(name, scrub) }
+// childEnv builds a child's environment: the gate's (the server's own minus secrets), then
+// the settings that keep programs from waiting on a terminal nobody reads, then the caller's
+// extras (never a withheld name).
+func childEnv(g Gate, base []string, term string, extra map[string]string, marker string) []string {
+	drop := g.Withheld
 	forced := map[string]string{
 		"TERM":                term,
 		"PAGER":               "cat",
@@ -214,11 +219,8 @@ func childEnv(scrub []string, term string, extra map[string]string, marker strin
 		}
 	}
 	var env []string
-	for _, kv := range os.Environ() {
+	for _, kv := range base {
 		name, _, _ := strings.Cut(kv, "=")
-		if drop(name) {
-			continue
-		}
 		if _, ok := forced[name]; ok {
 			continue
 		}

@@ -15,11 +15,10 @@
 // stderr (64 KiB each).
 //
 // Security: the working directory guard (package authz) decides where a command or session
-// starts; Config.Sandbox confines what it then touches (a Landlock policy per start, package
-// sandbox) and Config.Check decides every line before it runs (the command rules). Secrets
-// that belong to toolhost itself (its token and config-only variables, any variable whose
-// name starts with TOOLHOST_, and Config.ScrubEnv) are removed from the environment of every
-// child.
+// starts; Config.Gate (package gate) confines what it then touches (a Landlock policy per
+// start), decides every line before it runs (the command rules and the user's approvals) and
+// gives the environment children start from, without toolhost's secrets (any variable whose
+// name starts with TOOLHOST_, and those the configuration withholds).
 //
 // Wiring (for the terminal_operations tool): run_command → Manager.Run, create_session →
 // Create, send_input → Send (Input.Wait carries wait_ms/wait_for/max_bytes), get_output →

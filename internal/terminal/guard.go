@@ -6,46 +6,11 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"unicode/utf8"
 
+	"toolhost/internal/gate"
 	"toolhost/internal/sandbox"
 )
-
-// Line is what Config.Check decides before it runs: the command of run_command, or a line
-// typed into a session and submitted (with the lines of an unfinished statement before it).
-type Line struct {
-	// Text is the line as it will run.
-	Text string
-	// Dir is where it runs: the command's directory, or the session shell's current one.
-	Dir string
-	// Session is the session's id; empty for run_command.
-	Session string
-	// Unknown says editing keys (tab, arrows, ctrl-r, ...) changed the line in ways the engine
-	// cannot follow, so Text is only what was typed.
-	Unknown bool
-	// Foreground says a program was running in the session: the line probably goes to it (a
-	// REPL, a prompt), not to the shell.
-	Foreground bool
-	// ForegroundShell says that program reads lines as commands: a shell (bash, sh -i, a
-	// shell script), or a program relaying to one (ssh, docker, tmux; see lineReaders). The
-	// line is then a command line, as at the prompt.
-	ForegroundShell bool
-	// Memory is the session's: what Check learned from its earlier lines (the command rules
-	// keep the aliases and functions they defined). Nil for run_command, which runs in a
-	// shell of its own.
-	Memory *CheckMemory
-}
-
-// CheckMemory is a session's storage for Config.Check, kept as long as its shell: Check
-// stores what it learns from a line there and reads it back for the session's later lines.
-// The value is Check's own.
-type CheckMemory struct{ atomic.Value }
-
-// ErrIncomplete, returned by Config.Check, says Text is an unfinished shell statement (an
-// open quote, a `for` without `done`): the shell waits for more and runs nothing yet, so the
-// engine types it and checks it again together with the next line.
-var ErrIncomplete = errors.New("unfinished shell statement")
 
 // lineState follows what a session's shell line editor holds, from the bytes typed into it:
 // enough to know which lines get submitted, and to say when keys made that unknowable.
@@ -59,6 +24,11 @@ type lineState struct {
 	// leave the shell's statement unfinished: the program may read it, or may not and leave
 	// it for the shell, which then joins the lines after it. Both readings are checked.
 	ahead string
+	// fromProgram says buf was typed while a program that reads keys as they come (a
+	// pager, an editor: the terminal out of canonical mode) had it. Such a program most
+	// likely read them ("q" to quit less), so once the shell is back the screen decides
+	// whether its line editor holds them (session.shellHolds).
+	fromProgram bool
 }
 
 // submitted is one line the shell receives on enter.
@@ -147,21 +117,24 @@ func (m *Manager) checkInput(ctx context.Context, s *session, p string) (lineSta
 	foreground := s.bash && s.cmdRunning
 	pid := s.pid
 	s.mu.Unlock()
-	if m.cfg.Check == nil {
-		return st, nil
-	}
 	dir := shellDir(pid, s.cwd)
-	fgShell := false
+	fgShell, rawProgram := false, false
 	if foreground {
 		fgShell = foregroundShell(pid)
+		rawProgram = !fgShell && !s.canonical()
+	} else if st.fromProgram && len(st.buf) > 0 && !s.shellHolds(string(st.buf)) {
+		// What was typed into the program that has ended was read by it, not left for the
+		// shell: the shell's line starts afresh.
+		st.buf, st.unknown = nil, false
 	}
+	st.fromProgram = false
 	for _, sub := range st.feed(p) {
 		if st.ahead != "" {
 			// What the shell reads if the program did not take the lines typed into it.
 			joined := st.ahead + "\n" + sub.text
-			err := m.cfg.Check(ctx, s.conv, Line{Text: joined, Dir: dir, Session: s.id, Unknown: sub.unknown, Memory: &s.checkMem})
+			err := m.cfg.Gate.Check(ctx, s.conv, gate.Line{Text: joined, Dir: dir, Session: s.id, Unknown: sub.unknown, Memory: &s.checkMem})
 			switch {
-			case errors.Is(err, ErrIncomplete):
+			case errors.Is(err, gate.ErrIncomplete):
 				st.ahead = joined
 			case err != nil:
 				return lineState{}, err
@@ -173,12 +146,12 @@ func (m *Manager) checkInput(ctx context.Context, s *session, p string) (lineSta
 		if st.partial != "" {
 			text = st.partial + "\n" + text
 		}
-		err := m.cfg.Check(ctx, s.conv, Line{Text: text, Dir: dir, Session: s.id, Unknown: sub.unknown,
+		err := m.cfg.Gate.Check(ctx, s.conv, gate.Line{Text: text, Dir: dir, Session: s.id, Unknown: sub.unknown,
 			Foreground: foreground, ForegroundShell: fgShell, Memory: &s.checkMem})
 		switch {
-		case errors.Is(err, ErrIncomplete) && !foreground:
+		case errors.Is(err, gate.ErrIncomplete) && !foreground:
 			st.partial = text
-		case errors.Is(err, ErrIncomplete):
+		case errors.Is(err, gate.ErrIncomplete):
 			// Input for the program, unless it leaves it to the shell.
 			if st.ahead == "" {
 				st.ahead = text
@@ -189,6 +162,7 @@ func (m *Manager) checkInput(ctx context.Context, s *session, p string) (lineSta
 			st.partial = ""
 		}
 	}
+	st.fromProgram = rawProgram && len(st.buf) > 0
 	return st, nil
 }
 
@@ -202,14 +176,6 @@ func shellDir(pid int, fallback string) string {
 		return d
 	}
 	return fallback
-}
-
-// policy asks Config.Sandbox for the confinement of a command or session starting now.
-func (m *Manager) policy(ctx context.Context, conv, cwd string) (*sandbox.Policy, error) {
-	if m.cfg.Sandbox == nil {
-		return nil, nil
-	}
-	return m.cfg.Sandbox(ctx, conv, cwd)
 }
 
 func modeOf(p *sandbox.Policy) string {

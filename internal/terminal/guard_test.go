@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"toolhost/internal/gate"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/sandbox/sandboxtest"
 )
@@ -57,14 +59,30 @@ func TestLineStateFeed(t *testing.T) {
 
 var errRefused = errors.New("refused by the test rule")
 
-// recorder is a Config.Check that refuses lines containing "forbidden", reports statements
-// ending in "do" as unfinished, and records what it saw.
+// recorder is a Config.Gate that refuses lines containing "forbidden", reports statements
+// ending in "do" as unfinished, and records what it saw; every start runs under policy, with
+// env set.
 type recorder struct {
-	mu    sync.Mutex
-	lines []Line
+	mu     sync.Mutex
+	lines  []gate.Line
+	policy *sandbox.Policy
+	env    map[string]string
 }
 
-func (r *recorder) check(_ context.Context, _ string, l Line) error {
+func (r *recorder) Start(ctx context.Context, req gate.Request) (*gate.Start, error) {
+	if req.Line != "" {
+		if err := r.Check(ctx, req.Conversation, gate.Line{Text: req.Line, Dir: req.Dir}); err != nil {
+			return nil, err
+		}
+	}
+	env := (*gate.Gate)(nil).Environ()
+	for k, v := range r.env {
+		env = append(env, k+"="+v)
+	}
+	return &gate.Start{Policy: r.policy, Env: env}, nil
+}
+
+func (r *recorder) Check(_ context.Context, _ string, l gate.Line) error {
 	r.mu.Lock()
 	r.lines = append(r.lines, l)
 	r.mu.Unlock()
@@ -72,22 +90,24 @@ func (r *recorder) check(_ context.Context, _ string, l Line) error {
 	case strings.Contains(l.Text, "forbidden"):
 		return errRefused
 	case strings.HasSuffix(strings.TrimSpace(l.Text), "do"):
-		return ErrIncomplete
+		return gate.ErrIncomplete
 	}
 	return nil
 }
 
-func (r *recorder) seen() []Line {
+func (r *recorder) Withheld(name string) bool { return (*gate.Gate)(nil).Withheld(name) }
+
+func (r *recorder) seen() []gate.Line {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]Line(nil), r.lines...)
+	return append([]gate.Line(nil), r.lines...)
 }
 
 // TestCheckRefusesBeforeRunning: a refused command or session line never runs (the file it
 // would create does not appear) and the hook's error comes back as is.
 func TestCheckRefusesBeforeRunning(t *testing.T) {
 	rec := &recorder{}
-	m := newTestManager(t, Config{Check: rec.check})
+	m := newTestManager(t, Config{Gate: rec})
 	dir := t.TempDir()
 	ctx := context.Background()
 	_, err := m.Run(ctx, "c", RunSpec{Command: "touch made-by-run; echo forbidden", Cwd: dir})
@@ -142,12 +162,10 @@ func TestCheckRefusesBeforeRunning(t *testing.T) {
 func TestSandboxHook(t *testing.T) {
 	sandboxtest.Require(t)
 	work, other := t.TempDir(), t.TempDir()
-	m := newTestManager(t, Config{
-		Sandbox: func(_ context.Context, _, _ string) (*sandbox.Policy, error) {
-			return &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Writable: []string{work}}, nil
-		},
-		Env: map[string]string{"FROM_CONFIG": "yes"},
-	})
+	m := newTestManager(t, Config{Gate: &recorder{
+		policy: &sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Writable: []string{work}},
+		env:    map[string]string{"FROM_CONFIG": "yes"},
+	}})
 	ctx := context.Background()
 	r, err := m.Run(ctx, "c", RunSpec{Command: "echo $FROM_CONFIG > inside; echo x > " + filepath.Join(other, "outside"), Cwd: work})
 	if err != nil {
@@ -184,7 +202,7 @@ func TestSandboxHook(t *testing.T) {
 // its child), and as the program's input when it is not (cat, the read builtin).
 func TestForegroundShellLines(t *testing.T) {
 	rec := &recorder{}
-	m := newTestManager(t, Config{Check: rec.check})
+	m := newTestManager(t, Config{Gate: rec})
 	ctx := context.Background()
 	missing := "/nonexistent-" + procArg("fg")
 	cases := []struct {
@@ -253,4 +271,79 @@ func TestCtrlCForgetsUnfinishedLines(t *testing.T) {
 	if st.partial != "" || st.ahead != "" {
 		t.Errorf("after ctrl-c: partial %q, ahead %q; want both empty", st.partial, st.ahead)
 	}
+}
+
+// TestKeysReadByAProgramStayItsOwn: keys typed into a program that reads them as they come
+// (less, with the terminal out of canonical mode) are that program's: the "q" that quits
+// less is not the start of the next line at the prompt. Keys typed into such a program that
+// never reads them are left for the shell, which runs them with the next line: that line is
+// checked with them, as it runs.
+func TestKeysReadByAProgramStayItsOwn(t *testing.T) {
+	if _, err := exec.LookPath("less"); err != nil {
+		t.Fatalf("less is required: %v", err)
+	}
+	rec := &recorder{}
+	m := newTestManager(t, Config{Gate: rec})
+	ctx := context.Background()
+	noEnter := false
+	lastLine := func() string {
+		seen := rec.seen()
+		return seen[len(seen)-1].Text
+	}
+
+	t.Run("less takes q", func(t *testing.T) {
+		inf := createSession(t, m, "c", "pager")
+		file := filepath.Join(t.TempDir(), "long.txt")
+		if err := os.WriteFile(file, []byte(strings.Repeat("a line of text\n", 200)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Send(ctx, "c", inf.ID, Input{Text: "less " + file, Wait: OutputQuery{WaitMS: testWait, WaitFor: "a line of text"}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Send(ctx, "c", inf.ID, Input{Text: "q", PressEnter: &noEnter}); err != nil {
+			t.Fatal(err)
+		}
+		out, err := m.Output(ctx, "c", inf.ID, OutputQuery{WaitMS: testWait})
+		if err != nil || !out.Finished {
+			t.Fatalf("less did not end on q: %+v, %v", out, err)
+		}
+		got, _ := runIn(t, m, "c", inf.ID, "echo after-less")
+		if line := lastLine(); line != "echo after-less" {
+			t.Errorf("the line after quitting less was checked as %q, want %q", line, "echo after-less")
+		}
+		if !strings.Contains(got, "after-less") {
+			t.Errorf("output of the line after less: %q", got)
+		}
+	})
+
+	t.Run("unread keys go to the shell", func(t *testing.T) {
+		inf := createSession(t, m, "c", "raw")
+		// Raw mode, and nothing reads the keys: they wait in the terminal for the shell.
+		start := fmt.Sprintf("stty raw -echo; sleep 1.%s; stty sane", procArg("1"))
+		if _, err := m.Send(ctx, "c", inf.ID, Input{Text: start}); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(5 * time.Millisecond) {
+			s, _ := m.lookup("c", inf.ID)
+			if !s.canonical() {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the terminal never left canonical mode")
+			}
+		}
+		if _, err := m.Send(ctx, "c", inf.ID, Input{Text: "echo typed-", PressEnter: &noEnter}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.Output(ctx, "c", inf.ID, OutputQuery{WaitMS: testWait}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := runIn(t, m, "c", inf.ID, "ahead")
+		if line := lastLine(); line != "echo typed-ahead" {
+			t.Errorf("the line after a program that left the keys unread was checked as %q, want %q", line, "echo typed-ahead")
+		}
+		if !strings.Contains(got, "typed-ahead") {
+			t.Errorf("the shell did not run the keys left for it: %q", got)
+		}
+	})
 }

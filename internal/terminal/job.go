@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"toolhost/internal/gate"
 	"toolhost/internal/sandbox"
 )
 
@@ -30,7 +31,7 @@ type RunSpec struct {
 	// MaxBytes is the budget per stream in the result (default 16 KiB, at most 128 KiB);
 	// beyond it head and tail are kept around a marker.
 	MaxBytes int
-	// Check, when set, is what the command rules (Config.Check) judge instead of Command: the
+	// Check, when set, is what the command rules (the gate's Check) judge instead of Command: the
 	// commands a wrapper script of toolhost's own runs, one per line.
 	Check string
 	// Progress, when set, receives output (stdout and stderr interleaved) while Run waits,
@@ -135,14 +136,14 @@ type job struct {
 	closeOnce      sync.Once
 }
 
-func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration, policy *sandbox.Policy) (*job, error) {
+func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration, start *gate.Start) (*job, error) {
 	if err := m.setup(); err != nil {
 		return nil, fmt.Errorf("run command: %w", err)
 	}
 	j := &job{
 		stream: newStream(m.cfg.HistoryBytes), m: m, conv: conv, id: id,
 		command: spec.Command, cwd: spec.Cwd, running: true, exit: -1,
-		done: make(chan struct{}), sandbox: modeOf(policy),
+		done: make(chan struct{}), sandbox: modeOf(start.Policy),
 	}
 	j.stdout.tail = newRing(tailBytes)
 	j.stderr.tail = newRing(tailBytes)
@@ -159,14 +160,14 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration,
 	}
 	cmd := m.command("/bin/sh", "-c", spec.Command)
 	cmd.Dir = spec.Cwd
-	cmd.Env = childEnv(m.cfg.ScrubEnv, noTerminal, m.extraEnv(spec.Env), j.sel.marker)
+	cmd.Env = childEnv(m.cfg.Gate, start.Env, noTerminal, spec.Env, j.sel.marker)
 	cmd.Stdout, cmd.Stderr = outW, errW
 	// A new kernel session: no controlling terminal (nothing can prompt on /dev/tty) and
 	// one id that covers every process group the command creates.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	j.started = time.Now()
 	j.lastUse = j.started
-	if err := sandbox.Start(cmd, policy); err != nil {
+	if err := sandbox.Start(cmd, start.Policy); err != nil {
 		outR.Close()
 		outW.Close()
 		errR.Close()

@@ -17,9 +17,12 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-	"toolhost/internal/lazyregexp"
 
 	"github.com/hinshun/vt10x"
+
+	"toolhost/authz/cmdrules"
+	"toolhost/internal/gate"
+	"toolhost/internal/lazyregexp"
 )
 
 // Manager owns every session and one-shot command of a toolhost process.
@@ -145,22 +148,7 @@ func (m *Manager) command(name string, args ...string) *exec.Cmd {
 }
 
 func (m *Manager) sessionEnv(s *session) []string {
-	return childEnv(m.cfg.ScrubEnv, "xterm-256color", m.extraEnv(s.envExtra()), s.sel.marker)
-}
-
-// extraEnv is Config.Env overridden by the caller's variables.
-func (m *Manager) extraEnv(caller map[string]string) map[string]string {
-	if len(m.cfg.Env) == 0 {
-		return caller
-	}
-	out := make(map[string]string, len(m.cfg.Env)+len(caller))
-	for k, v := range m.cfg.Env {
-		out[k] = v
-	}
-	for k, v := range caller {
-		out[k] = v
-	}
-	return out
+	return childEnv(m.cfg.Gate, s.gated.Env, "xterm-256color", s.envExtra(), s.sel.marker)
 }
 
 func (m *Manager) idleLoop() {
@@ -218,7 +206,7 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 	if fi, err := os.Stat(spec.Cwd); err != nil || !fi.IsDir() {
 		return Info{}, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
 	}
-	policy, err := m.policy(ctx, conv, spec.Cwd)
+	start, err := m.cfg.Gate.Start(ctx, gate.Request{Conversation: conv, Dir: spec.Cwd})
 	if err != nil {
 		return Info{}, fmt.Errorf("create session: %w", err)
 	}
@@ -325,10 +313,11 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 		shell: m.shell, bash: m.bash, started: now, state: StateStarting,
 		cols: spec.Cols, rows: spec.Rows, vt: vt10x.New(vt10x.WithSize(spec.Cols, spec.Rows)),
 		ready: make(chan struct{}), sentDone: -1, cAtSend: -1, readerDone: make(chan struct{}), waitDone: make(chan struct{}),
-		updCh: make(chan struct{}, 1), stopUpd: make(chan struct{}), extra: spec.Env, policy: policy,
+		updCh: make(chan struct{}, 1), stopUpd: make(chan struct{}), extra: spec.Env, gated: start,
 		unnamed: spec.Name == "",
 	}
 	s.view = newLogView(s.log, s.onMarker)
+	s.rec = newRecorder(m.cfg.RecordDir, conv, id, now, spec.Cols, spec.Rows, m.shell, m.cfg.RecordSegmentBytes, m.cfg.RecordSegments)
 	s.sel.marker = markerEnv + "=" + m.instance + "/" + conv + "/" + id
 	m.sessions[key{conv, id}] = s
 	m.mu.Unlock()
@@ -337,6 +326,7 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 		m.mu.Lock()
 		delete(m.sessions, key{conv, id})
 		m.mu.Unlock()
+		s.rec.close()
 		return Info{}, fmt.Errorf("create session %q: %w", id, err)
 	}
 	// Wait for the first prompt so input sent right away is not mistaken for startup noise.
@@ -665,16 +655,15 @@ func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult
 	if fi, err := os.Stat(spec.Cwd); err != nil || !fi.IsDir() {
 		return RunResult{}, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
 	}
-	if m.cfg.Check != nil {
-		line := spec.Command
-		if spec.Check != "" {
-			line = spec.Check
-		}
-		if err := m.cfg.Check(ctx, conv, Line{Text: line, Dir: spec.Cwd}); err != nil {
-			return RunResult{}, err
-		}
+	line := spec.Command
+	if spec.Check != "" {
+		line = spec.Check
 	}
-	policy, err := m.policy(ctx, conv, spec.Cwd)
+	start, err := m.cfg.Gate.Start(ctx, gate.Request{Conversation: conv, Line: line, Dir: spec.Cwd})
+	var refusal *cmdrules.Refusal
+	if errors.As(err, &refusal) || errors.Is(err, gate.ErrIncomplete) {
+		return RunResult{}, err
+	}
 	if err != nil {
 		return RunResult{}, fmt.Errorf("run command: %w", err)
 	}
@@ -712,7 +701,7 @@ func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult
 	m.seq++
 	id := "cmd" + strconv.Itoa(m.seq)
 	m.mu.Unlock()
-	j, err := m.startJob(conv, id, spec, timeout, policy)
+	j, err := m.startJob(conv, id, spec, timeout, start)
 	if err != nil {
 		return RunResult{}, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/hinshun/vt10x"
 	"golang.org/x/sys/unix"
 
+	"toolhost/internal/gate"
 	"toolhost/internal/sandbox"
 )
 
@@ -144,9 +145,11 @@ type session struct {
 	redraw bool
 	// inputPending reports unread bytes in the terminal's input queue.
 	inputPending func() bool
-	lastCommand  string
-	shellExit    *int
-	ended        time.Time
+	// promptAt is when the last prompt came (OSC 133;A).
+	promptAt    time.Time
+	lastCommand string
+	shellExit   *int
+	ended       time.Time
 
 	ready      chan struct{} // closed at the first prompt or when the shell exits
 	readyOnce  sync.Once
@@ -156,9 +159,10 @@ type session struct {
 	stopUpd    chan struct{}
 	stopOnce   sync.Once
 	extra      map[string]string
-	policy     *sandbox.Policy // the sandbox it started under (nil: unconfined)
-	line       lineState       // what the shell's line editor holds (for Config.Check)
-	checkMem   CheckMemory     // Config.Check's memory of the session's lines
+	gated      *gate.Start   // what the gate decided for its shell (policy, environment)
+	rec        *castRecorder // the session's recording; nil when not recorded
+	line       lineState     // what the shell's line editor holds (for the gate's Check)
+	checkMem   gate.Memory   // the gate's memory of the session's lines
 }
 
 func (m *Manager) rcFile() string { return m.rcDir + "/bashrc" }
@@ -196,7 +200,7 @@ func (s *session) start() error {
 	cmd.Env = s.m.sessionEnv(s)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := sandbox.Start(cmd, s.policy); err != nil {
+	if err := sandbox.Start(cmd, s.gated.Policy); err != nil {
 		ptmx.Close()
 		tty.Close()
 		return fmt.Errorf("start shell %s: %w", s.shell, err)
@@ -244,6 +248,7 @@ func (s *session) start() error {
 
 func (s *session) readLoop() {
 	defer close(s.readerDone)
+	defer s.m.recordingEnded(s)
 	buf := make([]byte, 64<<10)
 	for {
 		n, err := s.f.Read(buf)
@@ -259,6 +264,7 @@ func (s *session) readLoop() {
 
 func (s *session) ingest(p []byte) {
 	now := time.Now()
+	s.rec.output(p, now)
 	s.mu.Lock()
 	s.view.write(p, now)
 	s.vtPend = append(s.vtPend, p...)
@@ -348,6 +354,7 @@ func exitCode(ps *os.ProcessState, err error) int {
 func (s *session) onMarker(mk marker) {
 	switch mk.kind {
 	case 'A':
+		s.promptAt = time.Now()
 		s.prompts++
 		if s.prompts == 1 {
 			s.readyOnce.Do(func() { close(s.ready) })
@@ -473,6 +480,7 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 		}
 		return doneBefore, fmt.Errorf("write to session %q: %w", s.id, err)
 	}
+	s.rec.input(b.String(), time.Now())
 	s.mu.Lock()
 	s.line = line
 	s.mu.Unlock()
@@ -635,6 +643,69 @@ func (s *session) awaitTerminal(ctx context.Context, limit time.Duration, over f
 	}
 }
 
+// canonical says whether the terminal is in canonical mode now (line by line, as for the
+// shell between prompts and for most programs; pagers and editors read keys as they come).
+// When the modes cannot be read it says so.
+func (s *session) canonical() bool {
+	rc, err := s.f.SyscallConn()
+	if err != nil {
+		return true
+	}
+	canon := true
+	_ = rc.Control(func(fd uintptr) {
+		if t, err := unix.IoctlGetTermios(int(fd), unix.TCGETS); err == nil {
+			canon = t.Lflag&unix.ICANON != 0
+		}
+	})
+	return canon
+}
+
+// promptEcho is how long after a prompt the shell's line editor has surely read and echoed
+// what was waiting in the terminal's input queue.
+const promptEcho = 150 * time.Millisecond
+
+// shellHolds says whether the shell's line editor holds text, typed while a program that
+// reads keys as they come had the terminal, now that the shell has its prompt back. The
+// program read it unless it is still waiting in the input queue, or readline took it, which
+// it shows after the prompt. When unsure, the shell holds it: the next line is then checked
+// with it, as it would run.
+func (s *session) shellHolds(text string) bool {
+	s.mu.Lock()
+	wait := promptEcho - time.Since(s.promptAt)
+	s.mu.Unlock()
+	if wait > 0 {
+		time.Sleep(wait)
+	}
+	if s.inputPending != nil && s.inputPending() {
+		return true
+	}
+	s.mu.Lock()
+	s.feedVTLocked()
+	line, ok := cursorLine(s.vt)
+	s.mu.Unlock()
+	return !ok || strings.HasSuffix(strings.TrimRight(line, " "), strings.TrimRight(text, " "))
+}
+
+// cursorLine is the text of the screen line the cursor is on, up to the cursor.
+func cursorLine(vt vt10x.Terminal) (string, bool) {
+	vt.Lock()
+	defer vt.Unlock()
+	cur := vt.Cursor()
+	cols, rows := vt.Size()
+	if cur.Y < 0 || cur.Y >= rows {
+		return "", false
+	}
+	var b strings.Builder
+	for x := 0; x < min(cur.X, cols); x++ {
+		c := vt.Cell(x, cur.Y).Char
+		if c == 0 {
+			c = ' '
+		}
+		b.WriteRune(c)
+	}
+	return b.String(), true
+}
+
 func truncateRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
@@ -707,7 +778,7 @@ func (s *session) output(ctx context.Context, q OutputQuery, since int) (Output,
 		out.ExitCode = &c
 	}
 	out.Exited = s.state != StateRunning
-	out.Sandbox, out.Cwd = modeOf(s.policy), s.cwd
+	out.Sandbox, out.Cwd = modeOf(s.gated.Policy), s.cwd
 	s.mu.Unlock()
 	return out, err
 }
@@ -800,6 +871,7 @@ func (s *session) resize(cols, rows int) error {
 	if ierr != nil {
 		return fmt.Errorf("resize session %q: %w", s.id, ierr)
 	}
+	s.rec.resize(cols, rows, time.Now())
 	s.mu.Lock()
 	s.feedVTLocked()
 	s.vt.Resize(cols, rows)
@@ -853,7 +925,7 @@ func (s *session) info() Info {
 		ID: s.id, Conversation: s.conv, Kind: "session", Cwd: s.cwd, Shell: s.shell,
 		PID: s.pid, State: s.state, Started: s.started, Ended: s.ended,
 		IdleSeconds: int64(time.Since(s.lastUse).Seconds()), LastCommand: s.lastCommand,
-		ExitCodes: s.bash, Cols: s.cols, Rows: s.rows, Sandbox: modeOf(s.policy),
+		ExitCodes: s.bash, Cols: s.cols, Rows: s.rows, Sandbox: modeOf(s.gated.Policy),
 	}
 	if e := s.exitLocked(); e != nil {
 		c := *e

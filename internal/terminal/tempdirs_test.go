@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"toolhost/internal/gate"
 	"toolhost/internal/owner"
 )
 
@@ -22,12 +23,12 @@ func TestSweepTermDirs(t *testing.T) {
 		t.Fatal(err)
 	}
 	dirs := map[string]bool{ // name -> removed
-		filepath.Base(mine):                         false, // this process
-		termDirPrefix + dead.String() + "-123":      true,  // dead owner
-		PrivateTempPrefix + dead.String() + "-ab12": true,  // a dead owner's private TMPDIR
-		PrivateTempPrefix + self.String() + "-cd34": false, // this process's private TMPDIR
-		termDirPrefix + "4567890":                   false, // older version: no owner, left alone
-		"other-" + dead.String() + "-1":             false, // not ours
+		filepath.Base(mine):                              false, // this process
+		termDirPrefix + dead.String() + "-123":           true,  // dead owner
+		gate.PrivateTempPrefix + dead.String() + "-ab12": true,  // a dead owner's private TMPDIR
+		gate.PrivateTempPrefix + self.String() + "-cd34": false, // this process's private TMPDIR
+		termDirPrefix + "4567890":                        false, // older version: no owner, left alone
+		"other-" + dead.String() + "-1":                  false, // not ours
 	}
 	for name := range dirs {
 		if err := os.MkdirAll(filepath.Join(tmp, name), 0o700); err != nil {

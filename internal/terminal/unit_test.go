@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"toolhost/internal/gate"
+	"toolhost/internal/sandbox"
 )
 
 func TestRing(t *testing.T) {
@@ -126,7 +129,11 @@ func TestChildEnv(t *testing.T) {
 	t.Setenv("MY_API_KEY", "secret2")
 	t.Setenv("KEEP_ME", "yes")
 	t.Setenv("EDITOR", "vim")
-	env := childEnv([]string{"MY_API_*"}, "dumb", map[string]string{"EXTRA": "1", "PAGER": "less", "GIT_EDITOR": "true"}, "M=1")
+	g, err := gate.New(gate.Config{Mode: sandbox.ModeOff, Withhold: []string{"MY_API_*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := childEnv(g, g.Environ(), "dumb", map[string]string{"EXTRA": "1", "PAGER": "less", "GIT_EDITOR": "true"}, "M=1")
 	got := map[string]string{}
 	for _, kv := range env {
 		k, v, _ := strings.Cut(kv, "=")

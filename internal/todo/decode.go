@@ -19,7 +19,7 @@ import (
 
 // todoFields are the canonical keys of a todo, in the order error messages list them.
 var todoFields = []string{"id", "title", "description", "status", "priority", "dependencies",
-	"can_run_parallel", "parallel_group", "progress", "blocked_reason"}
+	"can_run_parallel", "parallel_group", "progress", "blocked_reason", "parent", "estimate", "subtasks"}
 
 // keyAliases maps other names models use for a field to the canonical key.
 var keyAliases = map[string]string{
@@ -28,6 +28,11 @@ var keyAliases = map[string]string{
 	"depends_on":   "dependencies",
 	"parallel":     "can_run_parallel",
 	"block_reason": "blocked_reason",
+	"parent_id":    "parent",
+	"children":     "subtasks",
+	"sub_tasks":    "subtasks",
+	"estimated":    "estimate",
+	"eta":          "estimate",
 }
 
 // NormalizeKey turns a parameter name as a model spelled it into the canonical snake_case key:
@@ -97,6 +102,22 @@ func decodeObject(data []byte, what string, fields map[string]fieldDecoder) []Pr
 		}
 		seen[key] = k
 		if err := dec(m[k]); err != nil {
+			if nested, ok := err.(nestedProblems); ok {
+				for _, p := range nested {
+					field := key
+					switch {
+					case p.ID > 0:
+						field += fmt.Sprintf("[id %d]", p.ID)
+					case p.Index > 0:
+						field += fmt.Sprintf("[%d]", p.Index)
+					}
+					if p.Field != "" {
+						field += "." + p.Field
+					}
+					probs = append(probs, Problem{Field: field, Reason: p.Reason})
+				}
+				continue
+			}
 			probs = append(probs, Problem{Field: key, Reason: err.Error()})
 		}
 	}
@@ -329,8 +350,43 @@ func todoDecoders(t *Todo) map[string]fieldDecoder {
 		"parallel_group":   decodeString(&t.ParallelGroup),
 		"progress":         decodeFloat(&t.Progress),
 		"blocked_reason":   decodeString(&t.BlockedReason),
+		"parent":           decodeParent(&t.Parent),
+		"estimate":         decodeString(&t.Estimate),
+		"subtasks":         decodeSubtasks(&t.Subtasks),
 	}
 }
+
+// decodeParent accepts an id, and null or 0 for "no parent".
+func decodeParent(dst *int) fieldDecoder {
+	return func(raw json.RawMessage) error {
+		if isNull(raw) {
+			*dst = 0
+			return nil
+		}
+		return decodeInt(dst)(raw)
+	}
+}
+
+// decodeSubtasks decodes nested todos with the rules of [DecodeTodos]; their problems come
+// back as [nestedProblems], which decodeObject names by place ("subtasks[2].title").
+func decodeSubtasks(dst *[]Todo) fieldDecoder {
+	return func(raw json.RawMessage) error {
+		subs, err := DecodeTodos(raw)
+		if ve, ok := err.(*ValidationError); ok {
+			return nestedProblems(ve.Problems)
+		}
+		if err != nil {
+			return err
+		}
+		*dst = subs
+		return nil
+	}
+}
+
+// nestedProblems are the problems of the todos inside a todo's subtasks.
+type nestedProblems []Problem
+
+func (n nestedProblems) Error() string { return (&ValidationError{Problems: n}).Error() }
 
 // UnmarshalJSON accepts the canonical snake_case keys, their camelCase spellings and a few
 // aliases (content for title). Unknown fields are an error, so a misspelt field is never dropped
@@ -363,6 +419,12 @@ type Patch struct {
 	ParallelGroup  *string   `json:"parallel_group,omitempty"`
 	Progress       *float64  `json:"progress,omitempty"`
 	BlockedReason  *string   `json:"blocked_reason,omitempty"`
+	// Parent moves the todo under another one; 0 makes it top-level.
+	Parent *int `json:"parent,omitempty"`
+	// Estimate sets the estimate; "" clears it.
+	Estimate *string `json:"estimate,omitempty"`
+	// Subtasks are new todos to add under this one, numbered after the highest id.
+	Subtasks []Todo `json:"subtasks,omitempty"`
 }
 
 func patchDecoders(p *Patch) map[string]fieldDecoder {
@@ -414,6 +476,16 @@ func patchDecoders(p *Patch) map[string]fieldDecoder {
 			return nil
 		},
 		"blocked_reason": decodeStringPtr(&p.BlockedReason),
+		"parent": func(raw json.RawMessage) error {
+			var n int
+			if err := decodeParent(&n)(raw); err != nil {
+				return err
+			}
+			p.Parent = &n
+			return nil
+		},
+		"estimate": decodeStringPtr(&p.Estimate),
+		"subtasks": decodeSubtasks(&p.Subtasks),
 	}
 }
 

@@ -49,7 +49,7 @@ func TestDecodeTodos(t *testing.T) {
 		{"status synonyms of other agents' plan tools", `[{"title":"a","status":"pending"},{"title":"b","status":"in_progress"},{"title":"c","status":"Done"},{"title":"d","status":"TODO"},{"title":"e","status":"doing"},{"title":"f","status":"finished"},{"title":"g","status":"active"}]`,
 			[]Todo{{Title: "a", Status: StatusNotStarted}, {Title: "b", Status: StatusInProgress}, {Title: "c", Status: StatusCompleted}, {Title: "d", Status: StatusNotStarted}, {Title: "e", Status: StatusInProgress}, {Title: "f", Status: StatusCompleted}, {Title: "g", Status: StatusInProgress}}, nil},
 		{"unknown field", `[{"id":2,"title":"a","activeForm":"doing a"}]`, nil,
-			[]Problem{{ID: 2, Field: "activeForm", Reason: "unknown field; valid fields: id, title, description, status, priority, dependencies, can_run_parallel, parallel_group, progress, blocked_reason"}}},
+			[]Problem{{ID: 2, Field: "activeForm", Reason: "unknown field; valid fields: id, title, description, status, priority, dependencies, can_run_parallel, parallel_group, progress, blocked_reason, parent, estimate, subtasks"}}},
 		{"wrong types named per item", `[{"title":"ok"},{"title":5,"progress":"lots","can_run_parallel":"maybe"}]`, nil,
 			[]Problem{
 				{Index: 2, Field: "can_run_parallel", Reason: `must be true or false, got "maybe"`},
@@ -88,7 +88,7 @@ func TestDecodePatches(t *testing.T) {
 		{"not an object", `[2]`, nil,
 			[]Problem{{Index: 1, Reason: "must be a JSON object with an id and the fields to change, got a number"}}},
 		{"unknown field", `[{"id":1,"state":"done"}]`, nil,
-			[]Problem{{ID: 1, Field: "state", Reason: "unknown field; valid fields: id, title, description, status, priority, dependencies, can_run_parallel, parallel_group, progress, blocked_reason"}}},
+			[]Problem{{ID: 1, Field: "state", Reason: "unknown field; valid fields: id, title, description, status, priority, dependencies, can_run_parallel, parallel_group, progress, blocked_reason, parent, estimate, subtasks"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

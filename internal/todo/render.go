@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -14,10 +15,13 @@ const RenderDescriptionBytes = 200
 // Render is the compact text a model reads after every todo operation: one header line with the
 // counts per status and the percent done, then one line per todo with a status marker
 // ([x] completed, [>] in-progress, [ ] not-started, [!] blocked), its id and title, and what
-// matters for picking the next step (priority, progress, unfinished dependencies, blocked reason).
-// Descriptions of unfinished todos follow, indented and shortened. Plain ASCII: it costs fewer
-// tokens than symbols.
-func Render(l List) string {
+// matters for picking the next step (priority, progress, unfinished dependencies, estimate and
+// time spent, blocked reason). Subtasks follow their parent, indented. Descriptions of unfinished
+// todos follow, indented and shortened. Plain ASCII: it costs fewer tokens than symbols.
+func Render(l List) string { return RenderAt(l, time.Now()) }
+
+// RenderAt is Render with the clock that in-progress todos' elapsed time is measured against.
+func RenderAt(l List, now time.Time) string {
 	if len(l.Todos) == 0 {
 		return "Todos: none. For a task with several steps, plan it with the todo_operations tool's write, then mark each todo in-progress before starting it and completed right after."
 	}
@@ -27,8 +31,13 @@ func Render(l List) string {
 	for _, t := range l.Todos {
 		status[t.ID] = t.Status
 	}
-	for _, t := range l.Todos {
+	tr := newTree(l.Todos)
+	ids, depth := tr.order()
+	for _, id := range ids {
+		t := *tr.get(id)
+		indent := strings.Repeat("    ", depth[id]-1)
 		b.WriteString("\n")
+		b.WriteString(indent)
 		b.WriteString(marker(t.Status))
 		b.WriteString(" ")
 		b.WriteString(strconv.Itoa(t.ID))
@@ -38,8 +47,29 @@ func Render(l List) string {
 		if t.Priority != "" {
 			extra = append(extra, string(t.Priority))
 		}
+		if kids := tr.children[id]; len(kids) > 0 {
+			done := 0
+			for _, k := range kids {
+				if status[k] == StatusCompleted {
+					done++
+				}
+			}
+			extra = append(extra, fmt.Sprintf("%d/%d subtasks", done, len(kids)))
+		}
 		if t.Progress > 0 && t.Status != StatusCompleted {
 			extra = append(extra, strconv.Itoa(int(t.Progress*100+0.5))+"%")
+		}
+		// Time spent shows from a minute on, or next to an estimate to compare with.
+		est := tr.estimate(id)
+		if est > 0 {
+			extra = append(extra, "est "+FormatDuration(est))
+		}
+		if spent := tr.elapsed(id, now); spent >= time.Minute || est > 0 && (spent > 0 || !t.Started.IsZero()) {
+			word := "spent "
+			if t.Status == StatusCompleted {
+				word = "took "
+			}
+			extra = append(extra, word+FormatDuration(spent))
 		}
 		if t.Status != StatusCompleted {
 			var waiting []string
@@ -64,7 +94,7 @@ func Render(l List) string {
 			b.WriteString(" - blocked: " + Shorten(t.BlockedReason, RenderDescriptionBytes))
 		}
 		if t.Status != StatusCompleted && t.Description != "" {
-			b.WriteString("\n    ")
+			b.WriteString("\n    " + indent)
 			b.WriteString(Shorten(strings.Join(strings.Fields(t.Description), " "), RenderDescriptionBytes))
 		}
 	}

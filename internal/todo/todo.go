@@ -7,6 +7,13 @@
 // violation comes back as a [*ValidationError] whose text names the todo, the field and the reason,
 // and nothing is ever silently "fixed": a rejected call leaves the stored list untouched.
 //
+// A todo may have subtasks, three levels deep (a todo, its subtasks and theirs): the model nests
+// them in Subtasks, and the list keeps them flat with Parent set. A parent's status and progress
+// follow its subtasks (completing one while a subtask is open is refused with the open ids), so
+// exactly one todo without subtasks is in progress at a time. Each todo keeps its status
+// history (when it started, how long it was in progress, when it was completed), from which
+// [Render] shows the time spent next to the [ParseEstimate]d estimate.
+//
 // Each conversation's list is one JSON document in the shared bbolt store, changed in a single
 // store transaction per call, so several toolhost processes sharing a state directory serialise
 // their changes and none is lost.
@@ -61,6 +68,8 @@ const (
 	MaxBlockedReasonBytes = 1024
 	MaxParallelGroupBytes = 64
 	MaxDependencies       = 50
+	// MaxDepth is how deep subtasks nest: a todo, its subtasks and theirs.
+	MaxDepth = 3
 )
 
 // Todo is one item of the list. The json tags are the canonical (stored and displayed) spelling;
@@ -76,6 +85,31 @@ type Todo struct {
 	ParallelGroup  string   `json:"parallel_group,omitempty" jsonschema:"name of a group of todos that may run together"`
 	Progress       float64  `json:"progress,omitempty" jsonschema:"fraction done, 0.0 to 1.0"`
 	BlockedReason  string   `json:"blocked_reason,omitempty" jsonschema:"why the todo is blocked; required when status is blocked"`
+	// Parent is the id of the todo this one is a subtask of; 0 for a top-level todo. A parent's
+	// status and progress follow its subtasks (see [ApplyWrite]).
+	Parent int `json:"parent,omitempty"`
+	// Estimate is how long the todo should take, normalised by [ParseEstimate] ("1h30m").
+	Estimate string `json:"estimate,omitempty"`
+	// Subtasks are child todos as the model writes them, nested; the Apply functions flatten
+	// them into the list with Parent set, so a stored or returned list never has any.
+	Subtasks []Todo `json:"subtasks,omitempty"`
+
+	// The status history, kept by the Apply functions from each change of status (the model
+	// cannot set these): when the todo first went in-progress, since when it is in-progress
+	// now, the seconds of its earlier in-progress spells, and when it was completed.
+	Started     time.Time `json:"started,omitzero"`
+	ActiveSince time.Time `json:"active_since,omitzero"`
+	ElapsedSec  int64     `json:"elapsed_s,omitempty"`
+	CompletedAt time.Time `json:"completed_at,omitzero"`
+}
+
+// Elapsed is the time the todo has spent in-progress up to now, from its status history.
+func (t Todo) Elapsed(now time.Time) time.Duration {
+	d := time.Duration(t.ElapsedSec) * time.Second
+	if !t.ActiveSince.IsZero() && now.After(t.ActiveSince) {
+		d += now.Sub(t.ActiveSince)
+	}
+	return d
 }
 
 // List is a conversation's stored todo list. Version increases by one on every accepted change,
@@ -136,14 +170,43 @@ func (l List) Snapshot() Snapshot {
 	return Snapshot{Version: l.Version, Stats: l.Stats(), Todos: todos}
 }
 
-// InProgress returns the todo being worked on, if any.
+// InProgress returns the todo being worked on, if any: the in-progress todo without subtasks
+// (its ancestors are in progress with it).
 func (l List) InProgress() (Todo, bool) {
-	for _, t := range l.Todos {
-		if t.Status == StatusInProgress {
-			return t, true
+	t := newTree(l.Todos)
+	for _, x := range l.Todos {
+		if x.Status == StatusInProgress && !t.isParent(x.ID) {
+			return x, true
+		}
+	}
+	for _, x := range l.Todos {
+		if x.Status == StatusInProgress {
+			return x, true
 		}
 	}
 	return Todo{}, false
+}
+
+// Path returns the titles of id's ancestors, the top-level one first, for naming a subtask
+// where it is shown alone ("Build the parser > Lexer").
+func (l List) Path(id int) []Todo {
+	t := newTree(l.Todos)
+	var out []Todo
+	seen := map[int]bool{}
+	for {
+		x, ok := t.pos[id]
+		if !ok || seen[id] {
+			break
+		}
+		seen[id] = true
+		p := l.Todos[x].Parent
+		if _, ok := t.pos[p]; !ok || p == 0 {
+			break
+		}
+		out = append([]Todo{*t.get(p)}, out...)
+		id = p
+	}
+	return out
 }
 
 // maxID is the highest id in todos, 0 for none.
@@ -163,6 +226,9 @@ func clone(todos []Todo) []Todo {
 	for i, t := range todos {
 		if t.Dependencies != nil {
 			t.Dependencies = append([]int(nil), t.Dependencies...)
+		}
+		if t.Subtasks != nil {
+			t.Subtasks = clone(t.Subtasks)
 		}
 		out[i] = t
 	}

@@ -181,9 +181,12 @@ func validate(todos []Todo) []Problem {
 		}
 		ids[t.ID] = i + 1
 	}
+	probs = append(probs, checkTree(todos)...)
+	// One leaf in progress: a parent is in progress exactly while one of its subtasks is.
+	tr := newTree(todos)
 	var inProgress []int
 	for _, t := range todos {
-		if t.Status == StatusInProgress {
+		if t.Status == StatusInProgress && !tr.isParent(t.ID) {
 			inProgress = append(inProgress, t.ID)
 		}
 	}

@@ -21,7 +21,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -30,6 +29,7 @@ import (
 	"golang.org/x/net/http/httpproxy"
 
 	"toolhost/authz"
+	"toolhost/internal/secret"
 )
 
 // Defaults of Config.
@@ -370,69 +370,11 @@ func checkScheme(u *url.URL) error {
 		Next: "use the file_operations tool for local files"}
 }
 
-// Redact returns u as text for messages, results and logs: without user:password@, and with
-// the values of query (and fragment) parameters whose names look like secrets — token, key,
-// sig, signature, password, secret, auth, credential, session... (access_token, api_key,
-// X-Amz-Signature, apiKey) — replaced by <redacted>. A presigned or token-bearing URL a redirect
-// led to is not repeated in full. Long URLs are shortened.
+// Redact returns u as text for messages, results and logs, masked as secret.URL masks it (no
+// password, the values of secret-looking query and fragment parameters hidden), shortened.
+// A presigned or token-bearing URL a redirect led to is not repeated in full.
 func Redact(u *url.URL) string {
-	if u == nil {
-		return ""
-	}
-	c := *u
-	c.User = nil
-	c.RawQuery = redactParams(c.RawQuery)
-	c.Fragment, c.RawFragment = "", ""
-	s := c.String()
-	if u.Fragment != "" {
-		s += "#" + redactParams(u.EscapedFragment())
-	}
-	return shorten(s, 200)
-}
-
-// Parameter names whose values Redact hides: a word of the name (split at anything but letters
-// and digits) equal to a secret word, or ending with a secret ending (accesstoken, apikey).
-var (
-	secretWords   = []string{"sig", "sid", "pass", "pwd", "jwt", "hmac"}
-	secretEndings = []string{"token", "key", "signature", "password", "passwd", "secret", "auth", "authorization",
-		"credential", "credentials", "session", "sessionid"}
-)
-
-// redactParams replaces the values of secret-looking parameters in a raw query, keeping the
-// order and spelling of everything else.
-func redactParams(raw string) string {
-	if raw == "" {
-		return raw
-	}
-	parts := strings.Split(raw, "&")
-	for i, part := range parts {
-		k, _, hasValue := strings.Cut(part, "=")
-		name, err := url.QueryUnescape(k)
-		if err != nil {
-			name = k
-		}
-		if hasValue && secretName(name) {
-			parts[i] = k + "=<redacted>"
-		}
-	}
-	return strings.Join(parts, "&")
-}
-
-// secretName reports whether a parameter name looks like it carries a secret.
-func secretName(name string) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
-	}) {
-		if slices.Contains(secretWords, w) {
-			return true
-		}
-		for _, e := range secretEndings {
-			if strings.HasSuffix(w, e) {
-				return true
-			}
-		}
-	}
-	return false
+	return shorten(secret.URL(u), 200)
 }
 
 func shorten(s string, n int) string {

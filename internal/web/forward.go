@@ -55,7 +55,7 @@ func (f *Forwarder) Close() { f.tr.CloseIdleConnections() }
 // guard — never directly to an address because a proxy listens there. Opening a tunnel takes
 // one of the target host's slots; an open tunnel does not keep it, because it carries any
 // number of requests toolhost cannot see (TLS) and the browser keeps it open while idle (see
-// the README).
+// docs/security.md, the network guard).
 func (f *Forwarder) Tunnel(ctx context.Context, target string) (net.Conn, error) {
 	host, portStr, err := net.SplitHostPort(target)
 	port, perr := strconv.Atoi(portStr)

@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"toolhost/internal/secret"
+
 	"golang.org/x/net/html/charset"
 )
 
@@ -271,15 +273,17 @@ var shownHeaders = []string{"Content-Type", "Content-Length", "Content-Encoding"
 	"X-Ratelimit-Remaining", "X-Ratelimit-Reset", "Ratelimit-Remaining", "Ratelimit-Reset", "Set-Cookie"}
 
 // ShownHeaders returns the headers a result shows, one "name: value" per line, with Set-Cookie
-// values redacted (the cookie names stay).
+// values masked (the cookie names stay) and every value masked as secret.Text masks text (a
+// Location with a token in its query).
 func ShownHeaders(h http.Header) []string {
 	var out []string
 	for _, k := range shownHeaders {
 		for _, v := range h.Values(k) {
 			if k == "Set-Cookie" {
 				name, _, _ := strings.Cut(v, "=")
-				v = strings.TrimSpace(name) + "=<redacted>"
+				v = strings.TrimSpace(name) + "=" + secret.Mask
 			}
+			v = secret.Text(v)
 			out = append(out, strings.ToLower(k)+": "+shorten(v, 300))
 		}
 	}

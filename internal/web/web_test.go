@@ -469,7 +469,7 @@ func TestNoSecretsInLogs(t *testing.T) {
 	}
 	defer root.Close()
 	_, err = f.c.DownloadTo(ctxFor(), signed+"/start", root, "object.bin", DownloadOptions{})
-	if codeOf(err) != CodeHTTPError || strings.Contains(err.Error(), "SECRETSIG") || !strings.Contains(err.Error(), "X-Amz-Signature=<redacted>") {
+	if codeOf(err) != CodeHTTPError || strings.Contains(err.Error(), "SECRETSIG") || !strings.Contains(err.Error(), "X-Amz-Signature=***") {
 		t.Errorf("failed download after a redirect: %v, want http_error naming the URL without its signature", err)
 	}
 }

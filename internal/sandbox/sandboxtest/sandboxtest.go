@@ -4,8 +4,10 @@
 package sandboxtest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"toolhost/internal/sandbox"
@@ -23,24 +25,76 @@ func Require(tb testing.TB) {
 	}
 }
 
-// OutsideTemp is a scratch directory that is not under a temp directory: under the home
-// directory, removed when the test ends. Its path is canonical.
+// OutsideTemp is a scratch directory that no confined command may write: not under a temp
+// directory (every confined mode writes those) nor a build cache (workspace-write writes
+// those), so a check placed there sees an escape. It is made under the home directory when
+// that lies outside all of them, else beside the module (a clone made under /tmp with HOME
+// there too still finds one when the repository's parent is elsewhere), and removed when the
+// test ends. Its path is canonical. Where no such place can be written, the test fails in CI
+// and is skipped elsewhere, saying why.
 func OutsideTemp(tb testing.TB) string {
 	tb.Helper()
-	home, err := os.UserHomeDir()
-	if err != nil {
-		tb.Skipf("no home directory for a scratch dir outside the temp dirs: %v", err)
+	var tried []string
+	for _, base := range outsideCandidates() {
+		if writableByCommands(base) {
+			tried = append(tried, base+" (writable by confined commands)")
+			continue
+		}
+		dir, err := os.MkdirTemp(base, ".toolhost-test-")
+		if err != nil {
+			tried = append(tried, base+" ("+err.Error()+")")
+			continue
+		}
+		tb.Cleanup(func() { os.RemoveAll(dir) })
+		real, err := filepath.EvalSymlinks(dir)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return real
 	}
-	dir, err := os.MkdirTemp(home, ".toolhost-test-")
-	if err != nil {
-		tb.Skipf("cannot make a scratch dir outside the temp dirs: %v", err)
+	msg := fmt.Sprintf("no scratch directory outside the places confined commands may write; tried %s", strings.Join(tried, ", "))
+	if os.Getenv("CI") != "" {
+		tb.Fatal(msg)
 	}
-	tb.Cleanup(func() { os.RemoveAll(dir) })
-	real, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		tb.Fatal(err)
+	tb.Skip(msg)
+	return ""
+}
+
+// outsideCandidates are the places OutsideTemp tries, in order: the home directory, then the
+// directories above the module's root (the test runs in its package's directory).
+func outsideCandidates() []string {
+	var out []string
+	if home, err := os.UserHomeDir(); err == nil && home != "" {
+		out = append(out, sandbox.Canonical(home))
 	}
-	return real
+	dir, err := os.Getwd()
+	if err != nil {
+		return out
+	}
+	dir = sandbox.Canonical(dir)
+	for ; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		if filepath.Dir(dir) == dir {
+			return out
+		}
+	}
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		out = append(out, p)
+		if filepath.Dir(p) == p {
+			return out
+		}
+	}
+}
+
+// writableByCommands says whether a confined command may write below dir: it lies in a temp
+// directory or a build cache (the policy's writable places that do not depend on the test).
+func writableByCommands(dir string) bool {
+	home, _ := os.UserHomeDir()
+	p := sandbox.Policy{Mode: sandbox.ModeWorkspaceWrite, Writable: sandbox.BuildCaches(home, os.Getenv), Temp: sandbox.TempDirs()}
+	ok, _ := p.CanWrite(filepath.Join(dir, ".toolhost-test-probe"))
+	return ok
 }
 
 // HomePolicy is a workspace-write policy laid out as on a user's machine: toolhost's state

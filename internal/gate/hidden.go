@@ -1,0 +1,147 @@
+package gate
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"golang.org/x/sys/unix"
+
+	"toolhost/internal/sandbox"
+)
+
+// What a confined process may not read: every path the guard protects or holds secret (the
+// credential stores in HOME, toolhost's state, config and token, every credential file another
+// process on the state directory announced) and the dotenv files of other projects. Landlock
+// only grants, so the sandbox grants reads on everything else (see package sandbox); a path the
+// conversation's grants open to terminals is readable again.
+
+// maxEnvDirs bounds the directories searched for other projects' dotenv files per start.
+const maxEnvDirs = 4096
+
+// envScan finds dotenv files (.env, .env.local, ...) where other projects keep theirs: directly
+// in HOME, in every directory above the working directory, and in each directory directly below
+// those ancestors that lie under HOME or outside it (not below HOME itself or the root, where
+// thousands of entries are usual). The working directory's own are its to read. Temp dirs are
+// left out: every command may write there by design, so nothing kept there can be protected,
+// and listing them (busy with every program's scratch files) would cost every start. Each directory
+// listed is remembered with its inode and modification time and listed again only when they
+// change, so a start costs a stat per directory.
+type envScan struct {
+	mu   sync.Mutex
+	dirs map[string]envDir
+}
+
+type envDir struct {
+	ino, mtime int64
+	env        []string // dotenv file names
+	subdirs    []string // subdirectory names
+}
+
+// files returns the dotenv files for a working directory and home.
+func (e *envScan) files(workdir, home string) []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.dirs == nil {
+		e.dirs = map[string]envDir{}
+	}
+	var out []string
+	seen := map[string]bool{}
+	listed := 0
+	temp := sandbox.TempDirs()
+	inTemp := func(d string) bool {
+		return slices.ContainsFunc(temp, func(t string) bool { return d == t || strings.HasPrefix(d, t+"/") })
+	}
+	look := func(dir string, children bool) {
+		if seen[dir] || listed >= maxEnvDirs {
+			return
+		}
+		seen[dir] = true
+		listed++
+		d, ok := e.list(dir)
+		if !ok {
+			return
+		}
+		for _, n := range d.env {
+			out = append(out, filepath.Join(dir, n))
+		}
+		if !children {
+			return
+		}
+		for _, sub := range d.subdirs {
+			p := filepath.Join(dir, sub)
+			if p == workdir || strings.HasPrefix(workdir, p+"/") || seen[p] || inTemp(p) || listed >= maxEnvDirs {
+				continue
+			}
+			seen[p] = true
+			listed++
+			if sd, ok := e.list(p); ok {
+				for _, n := range sd.env {
+					out = append(out, filepath.Join(p, n))
+				}
+			}
+		}
+	}
+	if home != "" && !inTemp(home) {
+		look(home, false)
+	}
+	for a := filepath.Dir(workdir); a != "/" && a != "."; a = filepath.Dir(a) {
+		if !inTemp(a) {
+			look(a, a != home)
+		}
+	}
+	// Entries not seen this time belong to directories no longer on the way: forget them.
+	for d := range e.dirs {
+		if !seen[d] {
+			delete(e.dirs, d)
+		}
+	}
+	return out
+}
+
+// list returns dir's dotenv files and subdirectories, from the cache while dir has not changed.
+func (e *envScan) list(dir string) (envDir, bool) {
+	var st unix.Stat_t
+	if err := unix.Stat(dir, &st); err != nil {
+		delete(e.dirs, dir)
+		return envDir{}, false
+	}
+	if d, ok := e.dirs[dir]; ok && d.ino == int64(st.Ino) && d.mtime == st.Mtim.Nano() {
+		return d, true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return envDir{}, false
+	}
+	d := envDir{ino: int64(st.Ino), mtime: st.Mtim.Nano()}
+	for _, en := range entries {
+		name := en.Name()
+		switch {
+		case en.IsDir():
+			d.subdirs = append(d.subdirs, name)
+		case len(name) >= 4 && strings.EqualFold(name[:4], ".env"):
+			d.env = append(d.env, name)
+		}
+	}
+	e.dirs[dir] = d
+	return d, true
+}
+
+// HiddenHere lists what a command of no particular conversation cannot read here, existing
+// paths only: what `toolhost doctor` shows.
+func (g *Gate) HiddenHere() []string {
+	p, err := g.Policy(context.Background(), "")
+	if err != nil || p == nil {
+		return nil
+	}
+	var out []string
+	for _, h := range p.Hidden {
+		if _, err := os.Lstat(h); err == nil {
+			out = append(out, h)
+		}
+	}
+	return out
+}

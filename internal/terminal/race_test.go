@@ -1,0 +1,6 @@
+//go:build race
+
+package terminal
+
+// raceEnabled shrinks TestRecorderGigabyte, which the race detector slows tenfold.
+const raceEnabled = true
