@@ -181,9 +181,9 @@ func BuildTool(cfg BuildConfig) *Tool {
 		Op("git_commit", "hooks run; amend if unpushed", RiskWrite, b.commit).WithCallTimeout(),
 		Op("changed_files", "vs merge base", RiskRead, b.changed),
 		Op("list_tasks", "", RiskRead, b.listTasks),
-		Op("run_task", "", RiskExecute, b.runTask).WithTimeout(waiting),
-		Op("run_tests", "counts, file:line failures", RiskExecute, b.runTests).WithTimeout(waiting),
-		Op("get_errors", "compiler/linter diagnostics", RiskExecute, b.getErrors).WithTimeout(waiting),
+		Op("run_task", "", RiskExecute, b.runTask).WithTimeout(waiting).WithTaskWait(),
+		Op("run_tests", "counts, file:line failures", RiskExecute, b.runTests).WithTimeout(waiting).WithTaskWait(),
+		Op("get_errors", "compiler/linter diagnostics", RiskExecute, b.getErrors).WithTimeout(waiting).WithTaskWait(),
 	}
 	var res []Resource
 	if cfg.Workdir != "" {

@@ -105,6 +105,11 @@ func (b *buildTool) runTask(ctx context.Context, c *Call, a *runTaskArgs) (*Resu
 	if err != nil {
 		return nil, err
 	}
+	if c.Task != "" && r.Running {
+		if r, err = awaitTask(ctx, c, b.cfg.Terminal, r, b.cfg.MaxWait); err != nil {
+			return nil, terminalError(err, "id")
+		}
+	}
 	if r.Running {
 		pr := &pendingRun{kind: runTask, title: title, started: time.Now()}
 		b.handBack(c, r, pr)
@@ -161,6 +166,11 @@ func (b *buildTool) runPlan(ctx context.Context, c *Call, kind runKind, plan *ta
 		return nil, err
 	}
 	pr := &pendingRun{kind: kind, plan: plan, reportDir: reports, started: time.Now()}
+	if c.Task != "" && r.Running {
+		if r, err = awaitTask(ctx, c, b.cfg.Terminal, r, b.cfg.MaxWait); err != nil {
+			return nil, terminalError(err, "id")
+		}
+	}
 	if r.Running {
 		b.handBack(c, r, pr)
 		return stillRunning(r, pr), nil

@@ -56,6 +56,8 @@ type Env struct {
 	thoughts atomic.Int64
 	// background keeps the finished background work the model has not read about.
 	background backgroundBoard
+	// tasks holds the MCP tasks running in this process.
+	tasks taskRuns
 }
 
 // Allow decides whether an operation is enabled in the active profile.
@@ -272,7 +274,7 @@ func (r *Registry) Register(s *mcp.Server) {
 			Description: "Every call of a conversation: arguments (masked), outcome, duration, execution id; 50 a page, newest page first.", Annotations: forUser(0.3)}, r.conversationLog)
 	}
 	r.serveOn([]*mcp.Server{s})
-	s.AddReceivingMiddleware(r.resourceMiddleware(), r.listMiddleware())
+	s.AddReceivingMiddleware(r.resourceMiddleware(), r.listMiddleware(), r.tasksMiddleware())
 }
 
 // dispatchOnly is the input schema the registry gives the SDK with each tool. The SDK only
@@ -474,6 +476,11 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 	if err == nil {
 		op, args, err = r.prepare(ctx, c, m)
 	}
+	if ttl, isTask := taskParams(req); isTask && err == nil {
+		if out := r.startTask(ctx, c, op, args, masked, ttl); out != nil {
+			return out, nil
+		}
+	}
 	ctx, x := r.begin(ctx, c, op, masked)
 	var res *Result
 	if err == nil {
@@ -603,6 +610,9 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 	deadline, err := op.deadline(args)
 	if err != nil {
 		return nil, err
+	}
+	if c.Task != "" && op.TaskWait {
+		deadline = max(deadline, taskDeadline)
 	}
 	ctx, cancel := context.WithTimeout(authz.WithUseBatch(ctx), deadline)
 	defer cancel()

@@ -141,7 +141,7 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 		Title:       "Terminal",
 		Description: "Shell commands and PTY sessions: " + OperationsPlaceholder + ". They run in a sandbox, under the user's command rules.",
 		Operations: []Operation{
-			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting).WithRunsCommands(),
+			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting).WithRunsCommands().WithTaskWait(),
 			Op("create_session", "start or reuse PTY shell", RiskExecute, t.create).WithTimeout(closing + 10*time.Second).WithRunsCommands(),
 			Op("send_input", "type text or keys", RiskExecute, t.send).WithTimeout(waiting).WithRunsCommands(),
 			Op("get_output", "new output, optionally waiting", RiskRead, t.output).WithTimeout(waiting),
@@ -239,7 +239,7 @@ func (t *terminalTool) continueExecution(c *Call, st *runStructured) {
 // runCommand runs the command and renders its outcome. A call cancelled while the command runs
 // kills its process tree, and the answer says so with the exit status.
 func (t *terminalTool) runCommand(ctx context.Context, c *Call, a *runCommandArgs, spec terminal.RunSpec) (*Result, error) {
-	if p := newProgress(ctx, c); p != nil {
+	if p := newProgress(ctx, c); p != nil && c.Task == "" {
 		defer p.stop()
 		return t.runStreaming(ctx, c, spec, p)
 	}
@@ -249,6 +249,11 @@ func (t *terminalTool) runCommand(ctx context.Context, c *Call, a *runCommandArg
 	}
 	if err != nil {
 		return nil, terminalError(err, "command")
+	}
+	if c.Task != "" && r.Running {
+		if r, err = awaitTask(ctx, c, t.mgr, r, t.maxWait); err != nil {
+			return nil, terminalError(err, "command")
+		}
 	}
 	if !r.Running {
 		return t.noted(ctx, c, renderRun(r), r.Sandbox, r.Cwd, r.Stderr+r.Stdout), nil

@@ -128,6 +128,9 @@ type Operation struct {
 	// CallTimeout declares that the call's timeout_seconds argument is its deadline
 	// (WithCallTimeout), at most Timeout.
 	CallTimeout bool
+	// TaskWait declares that the operation, run as an MCP task, waits for its work to end
+	// instead of handing it back (WithTaskWait): its deadline is then taskDeadline.
+	TaskWait bool
 
 	args   reflect.Type
 	handle func(ctx context.Context, c *Call, args any) (*Result, error)
@@ -157,6 +160,12 @@ func Op[A any](name, summary string, risk Risk, h func(ctx context.Context, c *C
 // WithTimeout returns a copy of op with a different default deadline.
 func (op Operation) WithTimeout(d time.Duration) Operation {
 	op.Timeout = d
+	return op
+}
+
+// WithTaskWait returns a copy of op that waits for its work when it runs as a task.
+func (op Operation) WithTaskWait() Operation {
+	op.TaskWait = true
 	return op
 }
 
