@@ -112,6 +112,9 @@ func (c *taskConn) rewrite(req *jsonrpc.Request) (out *jsonrpc.Request, answer *
 		c.remember(req.ID, rewriteRPC)
 		return &jsonrpc.Request{ID: req.ID, Method: "tools/call", Params: params, Extra: req.Extra}, nil
 	case "tools/call":
+		if !bytes.Contains(req.Params, []byte(`"task"`)) {
+			break // the common case, without decoding what may be a large call
+		}
 		var p map[string]json.RawMessage
 		if json.Unmarshal(req.Params, &p) != nil {
 			break
