@@ -476,8 +476,8 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 	if err == nil {
 		op, args, err = r.prepare(ctx, c, m)
 	}
-	if ttl, isTask := taskParams(req); isTask && err == nil {
-		if out := r.startTask(ctx, c, op, args, masked, ttl); out != nil {
+	if ttl, isTask := taskParams(req); isTask {
+		if out := r.startTask(ctx, c, op, args, masked, ttl, err); out != nil {
 			return out, nil
 		}
 	}

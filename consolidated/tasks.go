@@ -112,7 +112,10 @@ func taskParams(req *mcp.CallToolRequest) (ttl int64, ok bool) {
 // background under its execution (which tasks/cancel cancels), and the answer is the
 // CreateTaskResult. It returns nil when the call cannot be a task (no history to keep it), and
 // the call then runs as usual.
-func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args any, raw json.RawMessage, ttl int64) *mcp.CallToolResult {
+//
+// A call whose arguments were refused (prepErr) becomes a task too, whose result is that error:
+// the client asked for a task and polls for it.
+func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args any, raw json.RawMessage, ttl int64, prepErr error) *mcp.CallToolResult {
 	e := r.env.Executions
 	if e == nil {
 		return nil
@@ -129,7 +132,10 @@ func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args an
 	r.env.tasks.start(c.ExecutionID)
 	go func() {
 		defer r.env.tasks.end(c.ExecutionID)
-		err := r.admit(c, op)
+		err := prepErr
+		if err == nil {
+			err = r.admit(c, op)
+		}
 		var res *Result
 		if err == nil {
 			res, err = r.invoke(bg, c, op, args)

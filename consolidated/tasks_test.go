@@ -182,6 +182,16 @@ func TestTasks(t *testing.T) {
 		}
 	}
 
+	// A call with bad arguments is a task too, whose result is the error.
+	raw = c.must("tools/call", map[string]any{"name": "terminal_operations", "arguments": map[string]any{"operation": "run_command"}, "task": map[string]any{}})
+	json.Unmarshal(raw, &created)
+	if res := string(c.must("tasks/result", map[string]any{"taskId": created.Task.TaskID})); !strings.Contains(res, `"isError":true`) || !strings.Contains(res, "command") {
+		t.Errorf("tasks/result of a call without its command = %s, want the missing-parameter error", res)
+	}
+	if st := c.task("tasks/get", created.Task.TaskID); st["status"] != "failed" {
+		t.Errorf("tasks/get of a refused call = %v, want failed", st)
+	}
+
 	// Another conversation (a second session) finds neither task.
 	other := newTaskClient(t, h, map[string]any{})
 	if r := other.send("tasks/get", map[string]any{"taskId": id}); errCode(r) != jsonrpc.CodeInvalidParams {
