@@ -159,6 +159,10 @@ func (s *Store) rotateAudit(ctx context.Context, name string, written fs.FileInf
 	s.auditFile = nil // the next file may get this one's inode once it is compressed
 	s.auditMu.Unlock()
 	s.auditJobs.Go(func() {
+		// One at a time: a listing taken while another job renames its compressed file into
+		// place may see neither name, and then prunes one file too few.
+		s.compressMu.Lock()
+		defer s.compressMu.Unlock()
 		if err := compressAudit(s.dir, s.opts.AuditKeep); err != nil {
 			slog.Warn("compress audit log", "dir", s.dir, "err", err)
 		}
