@@ -230,6 +230,12 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		return err
 	}
 	hopts.Console = con
+	// Typing into terminals (toolhost attach): the operator token, or a client token that is
+	// refused and audited there.
+	if hopts.PrincipalRoutes == nil {
+		hopts.PrincipalRoutes = map[string]http.Handler{}
+	}
+	hopts.PrincipalRoutes["/api/terminals/"] = con.TerminalAPI()
 	hopts.Sessions = a.CountSessionsWith // the console's health page shows them
 	if a.Leases != nil {
 		hopts.Evicted = a.Leases.Keep // a session closed for the limits keeps its conversation

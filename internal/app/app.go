@@ -40,7 +40,7 @@ import (
 const Name = "toolhost"
 
 // Version is set at build time with -ldflags "-X toolhost/internal/app.Version=...".
-var Version = "0.1.0-dev"
+var Version = defaultVersion
 
 // instructions are the server's instructions at initialize.
 const instructions = "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with the read_tool_result tool."
@@ -72,6 +72,9 @@ type App struct {
 	PromptsDir string
 	// Terminals is the terminal engine (the console shows its sessions).
 	Terminals *terminal.Manager
+	// Typed is what the user typed into sessions on the console or with toolhost attach,
+	// kept for the model's next read of the session.
+	Typed *terminal.UserInputs
 	// Gate decides every process toolhost starts: rules, sandbox, environment.
 	Gate *gate.Gate
 	// Started is when Open ran, for uptime.
@@ -327,12 +330,13 @@ func (a *App) openEngines(ctx context.Context, parent *App) (err error) {
 		return err
 	}
 	a.Terminals = terminals
+	a.Typed = terminal.NewUserInputs()
 	web, err := a.webTool()
 	if err != nil {
 		return err
 	}
 	a.Index = a.openIndex()
-	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.Gate})
+	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.Gate, Typed: a.Typed})
 	// The tool list: one constructor per tool, in any order (the registry orders them by
 	// consolidated.Order). Each tool carries its resources, hooks and Close.
 	tools := []*consolidated.Tool{

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"toolhost/store"
@@ -52,7 +51,7 @@ func ownerAlive(instance string) bool {
 	if err != nil || pid <= 0 {
 		return false
 	}
-	return syscall.Kill(pid, 0) == nil
+	return kill(pid, 0) == nil
 }
 
 // storeReadTimeout bounds store reads on the path of a tool call (the store retries a busy
