@@ -94,6 +94,8 @@ type gitCommitArgs struct {
 	repoArg
 	Message string `json:"message,omitempty" alias:"msg,m,commit_message"`
 	Amend   bool   `json:"amend,omitempty"`
+	// TimeoutSeconds bounds the hooks (WithCallTimeout).
+	TimeoutSeconds int `json:"timeout_seconds,omitempty" alias:"timeout"`
 }
 
 type changedFilesArgs struct {
@@ -176,12 +178,12 @@ func BuildTool(cfg BuildConfig) *Tool {
 		Op("git_branch", "list, create, switch", RiskWrite, b.branch),
 		Op("git_stage", "", RiskWrite, b.stage),
 		Op("git_unstage", "", RiskWrite, b.unstage),
-		Op("git_commit", "hooks run; amend if unpushed", RiskWrite, b.commit),
+		Op("git_commit", "hooks run; amend if unpushed", RiskWrite, b.commit).WithCallTimeout(),
 		Op("changed_files", "vs merge base", RiskRead, b.changed),
 		Op("list_tasks", "", RiskRead, b.listTasks),
-		Op("run_task", "", RiskExecute, b.runTask).WithTimeout(waiting),
-		Op("run_tests", "counts, file:line failures", RiskExecute, b.runTests).WithTimeout(waiting),
-		Op("get_errors", "compiler/linter diagnostics", RiskExecute, b.getErrors).WithTimeout(waiting),
+		Op("run_task", "", RiskExecute, b.runTask).WithTimeout(waiting).WithTaskWait(),
+		Op("run_tests", "counts, file:line failures", RiskExecute, b.runTests).WithTimeout(waiting).WithTaskWait(),
+		Op("get_errors", "compiler/linter diagnostics", RiskExecute, b.getErrors).WithTimeout(waiting).WithTaskWait(),
 	}
 	var res []Resource
 	if cfg.Workdir != "" {

@@ -105,6 +105,11 @@ func (b *buildTool) runTask(ctx context.Context, c *Call, a *runTaskArgs) (*Resu
 	if err != nil {
 		return nil, err
 	}
+	if c.Task != "" && r.Running {
+		if r, err = awaitTask(ctx, c, b.cfg.Terminal, r, b.cfg.MaxWait); err != nil {
+			return nil, terminalError(err, "id")
+		}
+	}
 	if r.Running {
 		pr := &pendingRun{kind: runTask, title: title, started: time.Now()}
 		b.handBack(c, r, pr)
@@ -161,6 +166,11 @@ func (b *buildTool) runPlan(ctx context.Context, c *Call, kind runKind, plan *ta
 		return nil, err
 	}
 	pr := &pendingRun{kind: kind, plan: plan, reportDir: reports, started: time.Now()}
+	if c.Task != "" && r.Running {
+		if r, err = awaitTask(ctx, c, b.cfg.Terminal, r, b.cfg.MaxWait); err != nil {
+			return nil, terminalError(err, "id")
+		}
+	}
 	if r.Running {
 		b.handBack(c, r, pr)
 		return stillRunning(r, pr), nil
@@ -173,7 +183,7 @@ func (b *buildTool) runPlan(ctx context.Context, c *Call, kind runKind, plan *ta
 // running until the run ends (continueWithCommand): the history shows one execution from the
 // run's start to its exit code, and cancelling that execution kills the run's process tree.
 func (b *buildTool) handBack(c *Call, r terminal.RunResult, pr *pendingRun) {
-	pr.execution = continueWithCommand(c, b.cfg.Terminal, r.ID)
+	pr.execution = continueWithCommand(c, b.cfg.Terminal, r.ID, fmt.Sprintf("%s id=%s reads it", pr.kind, r.ID))
 	b.remember(c, r.ID, pr)
 }
 
@@ -230,6 +240,7 @@ func (b *buildTool) resume(ctx context.Context, c *Call, kind runKind, id string
 		return stillRunning(r, pr), nil
 	}
 	b.forget(k)
+	c.Acknowledge(id)
 	if kind == runTask {
 		res := renderRun(r)
 		res.Text = pr.title + "\n" + res.Text

@@ -29,6 +29,9 @@ type Call struct {
 
 	// Request is the SDK request, for elicitation and progress; nil for in-process calls.
 	Request *mcp.CallToolRequest
+	// Task is the MCP task the call runs as (its execution id), "" for a normal call: the
+	// client polls for the result, so long work waits for its end instead of yielding.
+	Task string
 
 	namesOnly bool     // the operation row's NamesOnly
 	notes     []string // short notes appended to the result (ignored parameters)

@@ -43,6 +43,9 @@ type sessionLease struct {
 	principal string
 	conv      string
 	err       error
+	// leased is conv once the lease is taken, guarded by Sessions.mu (conv is written inside
+	// once, which SessionsOf cannot wait for).
+	leased string
 }
 
 // NewSessions leases conversations from leases for the sessions of this process.
@@ -100,6 +103,9 @@ func (s *Sessions) Conversation(ctx context.Context, ss *mcp.ServerSession, extr
 			s.mu.Unlock()
 			return
 		}
+		s.mu.Lock()
+		l.leased = l.conv
+		s.mu.Unlock()
 		s.logger.Info("conversation leased", "conv", l.conv, "session", ss.ID(), "principal", principal)
 		go s.releaseWhenDone(ss, l)
 	})
@@ -120,6 +126,19 @@ func (s *Sessions) Conversation(ctx context.Context, ss *mcp.ServerSession, extr
 		return "", errSessionPrincipal
 	}
 	return l.conv, nil
+}
+
+// SessionsOf returns the live sessions that leased conv (at most one, unless a lease was lost).
+func (s *Sessions) SessionsOf(conv string) []*mcp.ServerSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []*mcp.ServerSession
+	for ss, l := range s.live {
+		if l.leased == conv {
+			out = append(out, ss)
+		}
+	}
+	return out
 }
 
 // principalOf names who sends a request: the principal in ctx (authz.WithPrincipal, set by a

@@ -33,12 +33,15 @@ type dbQueryArgs struct {
 	Params     []sqlParam `json:"params,omitempty" alias:"args,parameters,bind" jsonschema:"Values of $1.. or ? placeholders."`
 	Limit      int        `json:"limit,omitempty" alias:"max_rows" jsonschema:"Max rows, default 200."`
 	Format     string     `json:"format,omitempty" enum:"table,json"`
+	// TimeoutSeconds shortens the call's deadline (WithCallTimeout).
+	TimeoutSeconds int `json:"timeout_seconds,omitempty" alias:"timeout"`
 }
 
 type dbExplainArgs struct {
-	Connection string     `json:"connection"`
-	SQL        string     `json:"sql"`
-	Params     []sqlParam `json:"params,omitempty"`
+	Connection     string     `json:"connection"`
+	SQL            string     `json:"sql"`
+	Params         []sqlParam `json:"params,omitempty"`
+	TimeoutSeconds int        `json:"timeout_seconds,omitempty" alias:"timeout"`
 }
 
 // sqlParam is one positional parameter. The schema calls it a string, which every client
@@ -119,8 +122,8 @@ func DatabaseTool(cfg DatabaseConfig) *Tool {
 			Op("list_connections", "databases to query", RiskRead, d.listConnections).WithTimeout(dbDiscoveryTimeout + 5*time.Second),
 			Op("list_tables", "", RiskRead, d.listTables).WithTimeout(callTimeout),
 			Op("describe_table", "columns, keys, indexes, rows", RiskRead, d.describeTable).WithTimeout(callTimeout),
-			Op("query", "run one SELECT", RiskNetwork, d.query).WithTimeout(callTimeout),
-			Op("explain", "", RiskRead, d.explain).WithTimeout(callTimeout),
+			Op("query", "run one SELECT", RiskNetwork, d.query).WithTimeout(callTimeout).WithCallTimeout(),
+			Op("explain", "", RiskRead, d.explain).WithTimeout(callTimeout).WithCallTimeout(),
 		},
 		// The idle PostgreSQL connections.
 		Close: d.conns.Close,

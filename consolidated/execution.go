@@ -163,9 +163,10 @@ func (r *Registry) finish(ctx context.Context, c *Call, x *engine.Execution, out
 // conversation) goes on past its yield: the execution ends when the command does, with its exit
 // code, and cancelling the execution kills the command's process tree. run_command, run_task,
 // run_tests and get_errors hand long commands back this way, so a run stays one execution from
-// its start to its end. It returns the execution's id, or "" when nothing records the call (no
-// engine) or the command is already forgotten.
-func continueWithCommand(c *Call, mgr *terminal.Manager, id string) string {
+// its start to its end. When the command ends, the conversation hears of it (Env.announce);
+// read says how the model reads the outcome. It returns the execution's id, or "" when nothing
+// records the call (no engine) or the command is already forgotten.
+func continueWithCommand(c *Call, mgr *terminal.Manager, id, read string) string {
 	x := c.Execution
 	if x == nil || mgr == nil {
 		return ""
@@ -206,9 +207,22 @@ func continueWithCommand(c *Call, mgr *terminal.Manager, id string) string {
 		if err == nil {
 			x.SetExitCode(r.ExitCode)
 		}
-		x.Finish(o)
+		rec := x.Finish(o)
+		if c.Env != nil {
+			c.Env.announce(conv, startedBy(c), Finished{Handle: id, What: rec.Command, ExitCode: rec.ExitCode, Status: rec.Status,
+				Duration: time.Duration(rec.DurationMS * float64(time.Millisecond)), Read: read,
+				URIs: []string{ConversationURI(conv, "commands"), TerminalURI(conv, id, "history")}})
+		}
 	}()
 	return x.ID()
+}
+
+// startedBy is the session a call came on, nil for in-process calls.
+func startedBy(c *Call) *mcp.ServerSession {
+	if c.Request == nil {
+		return nil
+	}
+	return c.Request.Session
 }
 
 // logToClient tells the client of an execution's lifecycle at the level it chose

@@ -50,6 +50,7 @@ type harness struct {
 	mu       sync.Mutex
 	progress []string // messages of progress notifications
 	updated  []string // URIs of resource-updated notifications
+	logs     []*mcp.LoggingMessageParams
 	elicited []*mcp.ElicitParams
 	// answerWith plays the user when a tool asks (harnessOptions.elicit).
 	answerWith func(*mcp.ElicitParams) *mcp.ElicitResult
@@ -150,6 +151,11 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			h.mu.Lock()
 			h.progress = append(h.progress, req.Params.Message)
+			h.mu.Unlock()
+		},
+		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+			h.mu.Lock()
+			h.logs = append(h.logs, req.Params)
 			h.mu.Unlock()
 		},
 		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {

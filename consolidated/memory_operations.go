@@ -320,7 +320,7 @@ func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocum
 	}
 	if !m.waitImport(ctx, c, job) {
 		if !attached {
-			continueImport(c, job)
+			continueImport(c, job, a.Path)
 		}
 		done, total := job.Progress()
 		verb := "Importing"
@@ -337,6 +337,7 @@ func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocum
 	}
 	r, err := job.Result()
 	m.svc.Collect(job)
+	c.Acknowledge("import:" + job.Name)
 	if err != nil {
 		return nil, memoryError(err, "path")
 	}
@@ -351,7 +352,7 @@ func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocum
 
 // continueImport keeps the execution that started an import running until the import ends in
 // the background; cancelling the execution cancels the import.
-func continueImport(c *Call, job *memory.ImportJob) {
+func continueImport(c *Call, job *memory.ImportJob, path string) {
 	x := c.Execution
 	if x == nil {
 		return
@@ -365,7 +366,12 @@ func continueImport(c *Call, job *memory.ImportJob) {
 		} else if err != nil {
 			o.Status, o.ErrorCode, o.Error = engine.StatusFailed, "import_failed", err.Error()
 		}
-		x.Finish(o)
+		rec := x.Finish(o)
+		if c.Env != nil {
+			c.Env.announce(c.Conversation, startedBy(c), Finished{Handle: "import:" + job.Name, What: "import_document " + job.Name,
+				Status: rec.Status, Duration: time.Duration(rec.DurationMS * float64(time.Millisecond)),
+				Read: "import_document path=" + path + " reads it", URIs: []string{ConversationURI(c.Conversation, "commands")}})
+		}
 	}()
 }
 

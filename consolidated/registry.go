@@ -54,6 +54,10 @@ type Env struct {
 	AutoApprove string
 
 	thoughts atomic.Int64
+	// background keeps the finished background work the model has not read about.
+	background backgroundBoard
+	// tasks holds the MCP tasks running in this process.
+	tasks taskRuns
 }
 
 // Allow decides whether an operation is enabled in the active profile.
@@ -251,6 +255,7 @@ func (r *Registry) Register(s *mcp.Server) {
 	r.mu.Lock()
 	r.registeredOn = append(r.registeredOn, s)
 	r.mu.Unlock()
+	r.env.background.addServer(s)
 	for _, t := range advertised {
 		for _, res := range t.Resources {
 			if res.Template != nil {
@@ -269,7 +274,7 @@ func (r *Registry) Register(s *mcp.Server) {
 			Description: "Every call of a conversation: arguments (masked), outcome, duration, execution id; 50 a page, newest page first.", Annotations: forUser(0.3)}, r.conversationLog)
 	}
 	r.serveOn([]*mcp.Server{s})
-	s.AddReceivingMiddleware(r.resourceMiddleware(), r.listMiddleware())
+	s.AddReceivingMiddleware(r.resourceMiddleware(), r.listMiddleware(), r.tasksMiddleware())
 }
 
 // dispatchOnly is the input schema the registry gives the SDK with each tool. The SDK only
@@ -471,6 +476,11 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 	if err == nil {
 		op, args, err = r.prepare(ctx, c, m)
 	}
+	if ttl, isTask := taskParams(req); isTask {
+		if out := r.startTask(ctx, c, op, args, masked, ttl, err); out != nil {
+			return out, nil
+		}
+	}
 	ctx, x := r.begin(ctx, c, op, masked)
 	var res *Result
 	if err == nil {
@@ -479,6 +489,7 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 	if err == nil {
 		res, err = r.invoke(ctx, c, op, args)
 	}
+	c.notes = append(c.notes, r.env.backgroundNotes(c.Conversation)...)
 	out = r.toMCP(ctx, c, res, err)
 	if r.env.AutoApprove != "" && len(out.Content) > 0 {
 		if tc, ok := out.Content[0].(*mcp.TextContent); ok {
@@ -596,7 +607,14 @@ func (r *Registry) prepare(ctx context.Context, c *Call, m map[string]json.RawMe
 // files), as the user meant when granting "once".
 func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) (*Result, error) {
 	c.namesOnly = op.NamesOnly
-	ctx, cancel := context.WithTimeout(authz.WithUseBatch(ctx), op.timeout())
+	deadline, err := op.deadline(args)
+	if err != nil {
+		return nil, err
+	}
+	if c.Task != "" && op.TaskWait {
+		deadline = max(deadline, taskDeadline)
+	}
+	ctx, cancel := context.WithTimeout(authz.WithUseBatch(ctx), deadline)
 	defer cancel()
 	type outcome struct {
 		res *Result
@@ -617,22 +635,26 @@ func (r *Registry) invoke(ctx context.Context, c *Call, op Operation, args any) 
 	case o := <-done:
 		return o.res, o.err
 	case <-ctx.Done():
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			// A handler that honours cancellation (a command killed with its tree) answers
-			// with how the work ended; one that does not is not waited for long.
-			t := time.NewTimer(cancelWait)
-			defer t.Stop()
-			select {
-			case o := <-done:
-				if o.err == nil && o.res != nil {
-					return o.res, nil
-				}
-			case <-t.C:
+		// A handler that honours cancellation (a command killed with its tree, a git hook's
+		// process group) answers with how the work ended; one that does not is not waited for
+		// long. Past the deadline too: the answer comes once the work's processes are gone.
+		t := time.NewTimer(cancelWait)
+		defer t.Stop()
+		select {
+		case o := <-done:
+			if o.err == nil && o.res != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return o.res, nil
 			}
+		case <-t.C:
 		}
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			return nil, &ToolError{Code: CodeTimeout, Message: fmt.Sprintf("%s.%s did not finish within %s", c.Tool, op.Name, op.timeout()),
+			te := &ToolError{Code: CodeTimeout, Message: fmt.Sprintf("%s.%s did not finish within %s", c.Tool, op.Name, roundDur(deadline)),
 				Next: "narrow the request, or use a smaller range"}
+			if op.CallTimeout {
+				te.Param = "timeout_seconds"
+				te.Next = fmt.Sprintf("narrow the request, or raise timeout_seconds (at most %d)", int(op.timeout()/time.Second))
+			}
+			return nil, te
 		}
 		if errors.Is(context.Cause(ctx), engine.ErrCancelled) {
 			return nil, &ToolError{Code: CodeCancelled, Message: fmt.Sprintf("execution %s was cancelled by the operator", c.ExecutionID)}

@@ -77,6 +77,8 @@ type resizeArgs struct {
 
 type listSessionsArgs struct{}
 
+type lastCommandArgs struct{}
+
 // TerminalConfig is what terminal_operations needs from the wiring.
 type TerminalConfig struct {
 	// Manager is the terminal engine. The tool serves its sessions as resources (it takes the
@@ -143,7 +145,7 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 		Title:       "Terminal",
 		Description: "Shell commands and PTY sessions: " + OperationsPlaceholder + ". They run in a sandbox, under the user's command rules.",
 		Operations: []Operation{
-			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting).WithRunsCommands(),
+			Op("run_command", "run via sh -c", RiskExecute, t.run).WithTimeout(waiting).WithRunsCommands().WithTaskWait(),
 			Op("create_session", "start or reuse PTY shell", RiskExecute, t.create).WithTimeout(closing + 10*time.Second).WithRunsCommands(),
 			Op("send_input", "type text or keys", RiskExecute, t.send).WithTimeout(waiting).WithRunsCommands(),
 			Op("get_output", "new output, optionally waiting", RiskRead, t.output).WithTimeout(waiting),
@@ -152,6 +154,7 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 			Op("resize_session", "", RiskExecute, t.resize),
 			Op("list_sessions", "", RiskRead, t.list),
 			Op("close_session", "end it and its processes", RiskExecute, t.closeSession).WithTimeout(closing),
+			Op("get_last_command", "", RiskRead, t.lastCommand),
 		},
 		Resources:     res.resources(),
 		Subscriptions: res,
@@ -235,13 +238,13 @@ func (t *terminalTool) run(ctx context.Context, c *Call, a *runCommandArgs) (*Re
 // continueExecution keeps the call's execution running while the command it started runs
 // past its yield (continueWithCommand) and names it in the structured result.
 func (t *terminalTool) continueExecution(c *Call, st *runStructured) {
-	st.Execution = continueWithCommand(c, t.mgr, st.ID)
+	st.Execution = continueWithCommand(c, t.mgr, st.ID, "get_output session_id="+st.ID+" reads it")
 }
 
 // runCommand runs the command and renders its outcome. A call cancelled while the command runs
 // kills its process tree, and the answer says so with the exit status.
 func (t *terminalTool) runCommand(ctx context.Context, c *Call, a *runCommandArgs, spec terminal.RunSpec) (*Result, error) {
-	if p := newProgress(ctx, c); p != nil {
+	if p := newProgress(ctx, c); p != nil && c.Task == "" {
 		defer p.stop()
 		return t.runStreaming(ctx, c, spec, p)
 	}
@@ -251,6 +254,11 @@ func (t *terminalTool) runCommand(ctx context.Context, c *Call, a *runCommandArg
 	}
 	if err != nil {
 		return nil, terminalError(err, "command")
+	}
+	if c.Task != "" && r.Running {
+		if r, err = awaitTask(ctx, c, t.mgr, r, t.maxWait); err != nil {
+			return nil, terminalError(err, "command")
+		}
 	}
 	if !r.Running {
 		return t.noted(ctx, c, renderRun(r), r.Sandbox, r.Cwd, r.Stderr+r.Stdout), nil
@@ -484,6 +492,9 @@ func (t *terminalTool) output(ctx context.Context, c *Call, a *getOutputArgs) (*
 	if cursor == nil {
 		out = t.skipToTail(ctx, c.Conversation, out, q.MaxBytes)
 	}
+	if out.Result != nil {
+		c.Acknowledge(out.ID)
+	}
 	return t.typedNote(c, a.SessionID, t.noted(ctx, c, renderOutput(out), out.Sandbox, out.Cwd, out.Text)), nil
 }
 
@@ -706,6 +717,7 @@ func (t *terminalTool) closeSession(ctx context.Context, c *Call, a *closeSessio
 	if err := t.mgr.CloseWith(ctx, c.Conversation, a.SessionID, sig); err != nil {
 		return nil, terminalError(err, "session_id")
 	}
+	c.Acknowledge(a.SessionID)
 	how := ""
 	if name != "" {
 		how = " with SIG" + name
@@ -717,6 +729,68 @@ func (t *terminalTool) closeSession(ctx context.Context, c *Call, a *closeSessio
 		return Text("closed %s%s; its processes are gone (exit %d; output stays readable with get_history)", a.SessionID, how, r.ExitCode), nil
 	}
 	return Text("closed %s%s; its processes are gone (history stays readable with get_history)", a.SessionID, how), nil
+}
+
+// lastCommandStructured is get_last_command's structured content.
+type lastCommandStructured struct {
+	Session    string `json:"session"`
+	Command    string `json:"command"`
+	Cwd        string `json:"cwd,omitempty"`
+	ExitCode   *int   `json:"exit_code,omitempty"`
+	DurationMS int64  `json:"duration_ms"`
+	Started    string `json:"started"`
+	// OutputFrom and OutputTo bound the output in the session's log (get_history offsets).
+	OutputFrom int64 `json:"output_from"`
+	OutputTo   int64 `json:"output_to"`
+}
+
+// lastCommand shows the conversation's most recently finished command, run_command or a line
+// typed into a session, with its whole output; the result budget cuts and spills it like
+// every result, and get_history pages the log around it.
+func (t *terminalTool) lastCommand(ctx context.Context, c *Call, _ *lastCommandArgs) (*Result, error) {
+	rec, ok := t.mgr.LastCommand(c.Conversation)
+	if !ok {
+		return nil, &ToolError{Code: CodeNotFound, Param: "operation", Message: "no command has finished in this conversation yet",
+			Next: "run_command runs one; list_sessions shows commands still running"}
+	}
+	c.Acknowledge(rec.Session)
+	st := &lastCommandStructured{Session: rec.Session, Command: rec.Command, Cwd: rec.Cwd, DurationMS: rec.Duration.Milliseconds(),
+		Started: rec.Started.UTC().Format(time.RFC3339), OutputFrom: rec.OutputFrom, OutputTo: rec.OutputTo}
+	var b strings.Builder
+	fmt.Fprintf(&b, "$ %s\n", rec.Command)
+	exit := "exit unknown (the shell did not report it)"
+	if rec.ExitCode >= 0 {
+		code := rec.ExitCode
+		st.ExitCode = &code
+		exit = fmt.Sprintf("exit %d", code)
+	}
+	cwd := rec.Cwd
+	if cwd == "" {
+		cwd = "unknown"
+	}
+	fmt.Fprintf(&b, "%s in %s; started %s; in %s; cwd %s\n", exit, roundDur(rec.Duration), rec.Started.UTC().Format(time.DateTime), rec.Session, cwd)
+	size := rec.OutputTo - rec.OutputFrom
+	p, err := t.mgr.History(c.Conversation, rec.Session, rec.OutputFrom, max(size, 1))
+	switch {
+	case err != nil:
+		b.WriteString("(its output is no longer kept)")
+	case size <= 0:
+		b.WriteString("(no output)")
+	default:
+		text := p.Text
+		if p.Offset+int64(len(text)) > rec.OutputTo {
+			text = text[:max(rec.OutputTo-p.Offset, 0)]
+		}
+		fmt.Fprintf(&b, "--- output (%s history bytes %d-%d) ---\n", rec.Session, p.Offset, p.Offset+int64(len(text)))
+		if p.Offset > rec.OutputFrom {
+			fmt.Fprintf(&b, "[... the first %d bytes are no longer kept ...]\n", p.Offset-rec.OutputFrom)
+		}
+		b.WriteString(text)
+		if end := p.Offset + int64(len(text)); end < rec.OutputTo {
+			fmt.Fprintf(&b, "\n[... more: get_history session_id=%s offset=%d ...]", rec.Session, end)
+		}
+	}
+	return &Result{Text: strings.TrimRight(b.String(), "\n"), Structured: st}, nil
 }
 
 // terminalError turns the engine's typed errors into model-fixable ones; their texts are

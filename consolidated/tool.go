@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -124,6 +125,12 @@ type Operation struct {
 	// (WithRunsCommands): a write grant naming it, or its tool's write class, lets the
 	// conversation's commands write where the grant says ([Tool.Runner], the terminal sandbox).
 	RunsCommands bool
+	// CallTimeout declares that the call's timeout_seconds argument is its deadline
+	// (WithCallTimeout), at most Timeout.
+	CallTimeout bool
+	// TaskWait declares that the operation, run as an MCP task, waits for its work to end
+	// instead of handing it back (WithTaskWait): its deadline is then taskDeadline.
+	TaskWait bool
 
 	args   reflect.Type
 	handle func(ctx context.Context, c *Call, args any) (*Result, error)
@@ -154,6 +161,66 @@ func Op[A any](name, summary string, risk Risk, h func(ctx context.Context, c *C
 func (op Operation) WithTimeout(d time.Duration) Operation {
 	op.Timeout = d
 	return op
+}
+
+// WithTaskWait returns a copy of op that waits for its work when it runs as a task.
+func (op Operation) WithTaskWait() Operation {
+	op.TaskWait = true
+	return op
+}
+
+// WithCallTimeout returns a copy of op whose caller may shorten its deadline with the
+// timeout_seconds argument (a field of its argument struct), up to its Timeout. Operations
+// that give timeout_seconds a meaning of their own (a command's kill timer, which outlives the
+// call) do not use it.
+func (op Operation) WithCallTimeout() Operation {
+	if _, ok := timeoutField(op.args); !ok {
+		panic(fmt.Sprintf("consolidated: operation %s: WithCallTimeout needs a timeout_seconds field in %s", op.Name, op.args))
+	}
+	op.CallTimeout = true
+	return op
+}
+
+// timeoutField finds the index of the timeout_seconds field in an argument struct (embedded
+// structs included).
+func timeoutField(t reflect.Type) ([]int, bool) {
+	if t == nil || t.Kind() != reflect.Struct {
+		return nil, false
+	}
+	for _, f := range reflect.VisibleFields(t) {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == "timeout_seconds" && f.Type.Kind() == reflect.Int {
+			return f.Index, true
+		}
+	}
+	return nil, false
+}
+
+// deadline is the call's deadline: the operation's, or the caller's timeout_seconds when the
+// operation takes one (WithCallTimeout). A value that is negative or above the operation's
+// deadline is an error the model can fix.
+func (op Operation) deadline(args any) (time.Duration, error) {
+	d := op.timeout()
+	if !op.CallTimeout || args == nil {
+		return d, nil
+	}
+	idx, ok := timeoutField(op.args)
+	if !ok {
+		return d, nil
+	}
+	v := reflect.ValueOf(args)
+	if v.Kind() == reflect.Pointer {
+		v = v.Elem()
+	}
+	secs := v.FieldByIndex(idx).Int()
+	maxSecs := int64(d / time.Second)
+	switch {
+	case secs < 0 || secs > maxSecs:
+		return 0, &ToolError{Code: CodeInvalidValue, Param: "timeout_seconds",
+			Message: fmt.Sprintf("timeout_seconds is %d; %s takes 1 to %d", secs, op.Name, maxSecs), Next: fmt.Sprintf("call again with timeout_seconds at most %d, or without it", maxSecs)}
+	case secs > 0:
+		return time.Duration(secs) * time.Second, nil
+	}
+	return d, nil
 }
 
 // WithCategory returns a copy of op that declares its risk category explicitly, where its Risk

@@ -29,10 +29,10 @@ var toolBudget = map[string]int{
 	"todo_operations":           375,
 	"memory_operations":         336,
 	"file_operations":           975,
-	"terminal_operations":       462,
+	"terminal_operations":       470,
 	"build_and_version_control": 432,
 	"web_operations":            418,
-	"database_operations":       216,
+	"database_operations":       223,
 	"read_tool_result":          132,
 }
 

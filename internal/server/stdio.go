@@ -13,6 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/consolidated"
 )
 
 // MaxStdioLine bounds one inbound JSON-RPC line, its terminator aside. toolhost answers a longer
@@ -30,7 +32,8 @@ func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer,
 	}
 	w := &lockedWriter{w: out}
 	lines := &lineReader{r: bufio.NewReaderSize(in, 64<<10), reply: w, logger: logger}
-	err := s.Run(ctx, &mcp.IOTransport{Reader: lines, Writer: nopCloser{notInitializedOut{w}}, MaxLineLength: MaxStdioLine})
+	// The go-sdk knows no MCP Tasks: the transport speaks them (consolidated.TaskTransport).
+	err := s.Run(ctx, consolidated.TaskTransport(&mcp.IOTransport{Reader: lines, Writer: nopCloser{notInitializedOut{w}}, MaxLineLength: MaxStdioLine}))
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
 		return nil
 	}

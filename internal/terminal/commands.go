@@ -18,13 +18,19 @@ type CommandRecord struct {
 	// Session is the session or one-shot command id it ran in.
 	Session string `json:"session"`
 	Command string `json:"command"`
-	// Cwd is where a run_command ran; a session's commands run wherever its shell is.
+	// Cwd is where a run_command ran, or the directory of a session's shell when the
+	// command started.
 	Cwd string `json:"cwd,omitempty"`
 	// ExitCode is the status (128+signal when killed by a signal); -1 when the shell did
 	// not tell.
 	ExitCode int           `json:"exit_code"`
 	Started  time.Time     `json:"started"`
 	Duration time.Duration `json:"duration"`
+	// OutputFrom and OutputTo bound the command's output in its session's (or command's)
+	// log, as History offsets: a run_command owns its whole log, a session's command the
+	// bytes between its start and end markers.
+	OutputFrom int64 `json:"output_from"`
+	OutputTo   int64 `json:"output_to"`
 }
 
 // commandLog keeps recent CommandRecords per conversation. Its own lock, so that recording
@@ -55,4 +61,16 @@ func (m *Manager) Commands(conv string) []CommandRecord {
 	m.commands.mu.Lock()
 	defer m.commands.mu.Unlock()
 	return slices.Clone(m.commands.byID[conv])
+}
+
+// LastCommand returns the conversation's most recently finished command; ok is false when
+// none has finished in this server process.
+func (m *Manager) LastCommand(conv string) (rec CommandRecord, ok bool) {
+	m.commands.mu.Lock()
+	defer m.commands.mu.Unlock()
+	recs := m.commands.byID[conv]
+	if len(recs) == 0 {
+		return CommandRecord{}, false
+	}
+	return recs[len(recs)-1], true
 }

@@ -245,8 +245,11 @@ func (j *job) waitLoop(readers *sync.WaitGroup) {
 	j.ended = time.Now()
 	j.broadcastLocked()
 	j.mu.Unlock()
+	j.stream.mu.Lock()
+	outTo := j.stream.log.end()
+	j.stream.mu.Unlock()
 	j.m.commands.add(j.conv, CommandRecord{Session: j.id, Command: truncateRunes(j.command, 500), Cwd: j.cwd, ExitCode: code,
-		Started: j.started, Duration: j.ended.Sub(j.started)})
+		Started: j.started, Duration: j.ended.Sub(j.started), OutputFrom: 0, OutputTo: outTo})
 	close(j.done)
 }
 

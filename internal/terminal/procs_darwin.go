@@ -215,3 +215,7 @@ func sameArgs(a, b [][]byte) bool {
 	}
 	return true
 }
+
+// procCwd is the working directory of process pid; here it is not read, and fallback (the
+// session's start directory) stands for it.
+func procCwd(_ int, fallback string) string { return fallback }

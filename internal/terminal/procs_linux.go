@@ -237,3 +237,15 @@ func sleeping(pid int) (asleep, known bool) {
 	state, _, ok := procStat(pid)
 	return state == 'S', ok
 }
+
+// procCwd is the working directory of process pid, or fallback when it cannot be read.
+func procCwd(pid int, fallback string) string {
+	if pid <= 0 {
+		return fallback
+	}
+	d, err := os.Readlink("/proc/" + strconv.Itoa(pid) + "/cwd")
+	if err != nil {
+		return fallback
+	}
+	return d
+}

@@ -56,3 +56,7 @@ func orphanPIDs(string) []int { return nil }
 
 // foregroundShellOnce: there are no sessions on Windows; the answer that checks every line.
 func foregroundShellOnce(int) (shell, forking bool) { return true, false }
+
+// procCwd is the working directory of process pid; here it is not read, and fallback (the
+// session's start directory) stands for it.
+func procCwd(_ int, fallback string) string { return fallback }

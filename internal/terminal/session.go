@@ -127,6 +127,10 @@ type session struct {
 	cmdStarted  time.Time // when the running command's C marker came
 	cmdRunning  bool
 	cmdStartOff int64
+	cmdCwd      string // the shell's directory when the running command started
+	// promptCwd is the shell's directory read at its last prompt, where the next command
+	// starts (read at the start marker it would race with the command, a cd say).
+	promptCwd string
 	// A line submitted while a command runs is read by that command or, once it ends, by
 	// the shell as the next command. typedAhead marks the last line sent as such a line.
 	// When the command ends with the line still unread in the terminal's input queue, the
@@ -354,6 +358,10 @@ func (s *session) onMarker(mk marker) {
 		s.cmdRunning = true
 		s.cmdStarted = time.Now()
 		s.cmdStartOff = mk.off
+		s.cmdCwd = s.promptCwd
+		if s.cmdCwd == "" {
+			s.cmdCwd = s.cwd
+		}
 		s.cCount++
 		if s.cAtSend >= 0 && s.cCount == s.cAtSend+1 {
 			s.firstCOff = mk.off
@@ -389,9 +397,10 @@ func (s *session) onMarker(mk marker) {
 				code = -1
 			}
 			s.m.commands.add(s.conv, CommandRecord{Session: s.id, Command: s.lastCommand, ExitCode: code,
-				Started: s.cmdStarted, Duration: time.Since(s.cmdStarted)})
+				Started: s.cmdStarted, Duration: time.Since(s.cmdStarted), Cwd: s.cmdCwd, OutputFrom: s.cmdStartOff, OutputTo: mk.off})
 		}
 		s.cmdRunning = false
+		s.promptCwd = procCwd(s.pid, s.cwd)
 		s.m.persistLater(s)
 	}
 }
