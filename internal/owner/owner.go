@@ -75,6 +75,9 @@ func Self() ID {
 }
 
 // Alive reports whether the process id names is still running. An ID of this process is alive.
+// A process that has exited but whose parent has not reaped it yet (a zombie: a server killed
+// with SIGKILL under a parent that has not waited) is dead: it runs nothing and holds nothing,
+// and what it left (leases, journals, temporary files) is free to take.
 func Alive(id ID) bool {
 	if id == Self() {
 		return true
@@ -82,8 +85,8 @@ func Alive(id ID) bool {
 	if id.Boot != "" && id.Boot != Self().Boot {
 		return false // written before the last reboot
 	}
-	if start, ok := startTime(id.PID); ok {
-		return id.Start == 0 || start == id.Start
+	if st, ok := stat(id.PID); ok {
+		return !st.exited() && (id.Start == 0 || st.start == id.Start)
 	}
 	if _, err := os.Stat("/proc/self/stat"); err == nil {
 		return false // /proc works and has no such pid
@@ -93,23 +96,49 @@ func Alive(id ID) bool {
 
 // startTime reads the start time of pid from /proc.
 func startTime(pid int) (uint64, bool) {
+	st, ok := stat(pid)
+	return st.start, ok
+}
+
+// procState is what Alive reads from /proc/PID/stat.
+type procState struct {
+	state byte   // R, S, D, Z (zombie), X (dead), ...
+	start uint64 // clock ticks since boot
+}
+
+// exited says the process has ended: a zombie waiting for its parent, or already dead.
+func (p procState) exited() bool { return p.state == 'Z' || p.state == 'X' }
+
+// Exited reports whether pid names a process that has ended but is still listed (a zombie),
+// or none at all. Where /proc is missing it says false: nothing is known.
+func Exited(pid int) bool {
+	st, ok := stat(pid)
+	if ok {
+		return st.exited()
+	}
+	_, err := os.Stat("/proc/self/stat")
+	return err == nil
+}
+
+// stat reads the state and start time of pid from /proc.
+func stat(pid int) (procState, bool) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0, false
+		return procState{}, false
 	}
 	// The command name may hold spaces and parentheses; fields resume after the last ')'.
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return 0, false
+		return procState{}, false
 	}
 	f := strings.Fields(s[i+1:])
 	// f[0] is field 3 (state); the start time is field 22.
-	if len(f) < 20 {
-		return 0, false
+	if len(f) < 20 || len(f[0]) == 0 {
+		return procState{}, false
 	}
 	v, err := strconv.ParseUint(f[19], 10, 64)
-	return v, err == nil
+	return procState{state: f[0][0], start: v}, err == nil
 }
 
 func bootID() string {

@@ -23,6 +23,7 @@ import (
 	"toolhost/authz/cmdrules"
 	"toolhost/internal/gate"
 	"toolhost/internal/lazyregexp"
+	"toolhost/internal/owner"
 )
 
 // Manager owns every session and one-shot command of a toolhost process.
@@ -83,7 +84,9 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	m.instance = strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
+	// The owner ID (pid, start time, boot) names this process beyond pid reuse; the random part
+	// tells two managers of one process apart.
+	m.instance = owner.Self().String() + "-" + hex.EncodeToString(rnd[:])
 	m.persist = newPersister(m)
 	m.bg.Add(3)
 	go m.idleLoop()

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"toolhost/internal/owner"
 	"toolhost/store"
 )
 
@@ -37,7 +37,7 @@ func (r record) info(instance string) Info {
 	inf := Info{ID: r.ID, Conversation: r.Conversation, Kind: "session", Cwd: r.Cwd, Shell: r.Shell,
 		PID: r.PID, State: StateEnded, Started: r.Started, Ended: r.Ended, LastCommand: r.LastCommand,
 		ExitCode: r.ExitCode, Cols: r.Cols, Rows: r.Rows, ExitCodes: strings.HasSuffix(r.Shell, "bash")}
-	if (r.State == StateRunning || r.State == StateStarting) && r.Instance != instance && ownerAlive(r.Instance) {
+	if (r.State == StateRunning || r.State == StateStarting) && r.Instance != instance && instanceAlive(r.Instance) {
 		inf.State = StateRunning + " (another toolhost process)"
 	}
 	if !r.Ended.IsZero() {
@@ -46,13 +46,20 @@ func (r record) info(instance string) Info {
 	return inf
 }
 
-func ownerAlive(instance string) bool {
-	p, _, _ := strings.Cut(instance, "-")
-	pid, err := strconv.Atoi(p)
-	if err != nil || pid <= 0 {
-		return false
+// instanceAlive says whether the manager instance ("OWNER-RANDOM", see NewManager) still runs:
+// a killed server that its parent has not reaped yet (a zombie) does not. Records of older
+// versions name the pid alone.
+func instanceAlive(instance string) bool {
+	o, _, _ := strings.Cut(instance, "-")
+	id, ok := owner.Parse(o)
+	if !ok {
+		pid, err := strconv.Atoi(o)
+		if err != nil || pid <= 0 {
+			return false
+		}
+		id = owner.ID{PID: pid}
 	}
-	return syscall.Kill(pid, 0) == nil
+	return owner.Alive(id)
 }
 
 // storeReadTimeout bounds store reads on the path of a tool call (the store retries a busy
