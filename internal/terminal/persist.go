@@ -31,6 +31,9 @@ type record struct {
 	Rows         int       `json:"rows"`
 	TailStart    int64     `json:"tail_start"` // log offset of Tail's first byte
 	Tail         string    `json:"tail"`
+	// Recovered: the owner died with the session running, and Tail was taken from the
+	// recording (recover.go).
+	Recovered bool `json:"recovered,omitempty"`
 }
 
 func (r record) info(instance string) Info {
@@ -199,6 +202,12 @@ func (p *persister) load(ctx context.Context, conv, id string) (record, bool) {
 		slog.Warn("terminal: reading session record failed", "session", id, "err", err)
 		return record{}, false
 	}
+	if ok {
+		if rr, changed := p.recovered(r); changed {
+			r = rr
+			p.saveRecovered([]record{r})
+		}
+	}
 	return r, ok
 }
 
@@ -219,6 +228,14 @@ func (p *persister) list(ctx context.Context, conv string) ([]record, error) {
 			return nil
 		})
 	})
+	var changed []record
+	for i := range out {
+		if r, ok := p.recovered(out[i]); ok {
+			out[i] = r
+			changed = append(changed, r)
+		}
+	}
+	p.saveRecovered(changed)
 	// Sessions waiting to be written are newer than what the store holds.
 	p.mu.Lock()
 	var waiting []*session
