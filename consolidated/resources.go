@@ -159,7 +159,7 @@ func (r *Registry) ListResources(ctx context.Context, conv string, res *mcp.List
 	}
 	if r.env.Executions != nil {
 		res.Resources = append(res.Resources, &mcp.Resource{URI: ConversationURI(conv, "log"), Name: "log", Title: "Call log",
-			Description: "Every call of this conversation: arguments (masked), outcome, duration, execution id.", MIMEType: "application/json"})
+			Description: "Every call of this conversation: arguments (masked), outcome, duration, execution id.", MIMEType: "application/json", Annotations: forUser(0.3)})
 	}
 }
 

@@ -85,6 +85,9 @@ var ErrTooLarge = errors.New("the working directory is larger than the index may
 type Index struct {
 	cfg Config
 	log *slog.Logger
+	// beforeWatch runs after a build's state is in use and before its directories are
+	// watched (tests: a change lands in that gap).
+	beforeWatch func()
 
 	mu    sync.Mutex
 	st    *state // nil: not built or loaded
@@ -417,6 +420,9 @@ func (ix *Index) build(ctx context.Context, old *state) error {
 		}
 	}
 	ix.removeStale(st)
+	if ix.beforeWatch != nil {
+		ix.beforeWatch()
+	}
 	ix.startWatching(st)
 	ix.lastUpdate.Store(time.Now().UnixNano())
 	return err

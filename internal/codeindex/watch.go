@@ -52,6 +52,7 @@ func (ix *Index) startWatching(st *state) {
 	ix.mu.Lock()
 	w := ix.w
 	ix.mu.Unlock()
+	barrierOK := true
 	if w == nil {
 		fw, err := fsnotify.NewBufferedWatcher(4096)
 		if err != nil {
@@ -61,14 +62,8 @@ func (ix *Index) startWatching(st *state) {
 		// A barrier file of this process's own: another process's barrier events must not end
 		// this one's wait early.
 		w = &watcher{w: fw, root: ix.cfg.RootPath, barrierFile: filepath.Join(ix.cfg.Dir, fmt.Sprintf("%s-%d-%d", barrierName, os.Getpid(), time.Now().UnixNano())),
-			seen: make(chan struct{}, 1), ok: true, dirs: map[string]bool{}, done: make(chan struct{})}
-		if err := os.WriteFile(w.barrierFile, nil, 0o600); err == nil {
-			if err := fw.Add(ix.cfg.Dir); err != nil {
-				w.ok = false
-			}
-		} else {
-			w.ok = false
-		}
+			seen: make(chan struct{}, 1), dirs: map[string]bool{}, done: make(chan struct{})}
+		barrierOK = os.WriteFile(w.barrierFile, nil, 0o600) == nil && fw.Add(ix.cfg.Dir) == nil
 		ix.mu.Lock()
 		ix.w = w
 		ix.mu.Unlock()
@@ -79,9 +74,9 @@ func (ix *Index) startWatching(st *state) {
 			go ix.updater()
 		})
 	} else {
-		// A new build: whatever was lost before it is in it now.
+		// A new build: not trusted until its directories are watched and listed again.
 		w.mu.Lock()
-		w.ok = true
+		w.ok = false
 		w.mu.Unlock()
 	}
 	ix.mu.Lock()
@@ -90,9 +85,24 @@ func (ix *Index) startWatching(st *state) {
 		dirs = append(dirs, rel)
 	}
 	ix.mu.Unlock()
+	all := barrierOK
 	for _, rel := range dirs {
-		w.add(rel)
+		all = w.add(rel) && all
 	}
+	// A change made after the build listed a directory and before its watch was added has no
+	// event: every directory is listed again (files compared by size and times), and until
+	// then queries do not trust the notifier.
+	ix.mu.Lock()
+	if ix.st == st {
+		for _, rel := range dirs {
+			st.pending[rel] = struct{}{}
+		}
+	}
+	ix.mu.Unlock()
+	w.mu.Lock()
+	w.ok = all
+	w.mu.Unlock()
+	ix.poke()
 }
 
 func (w *watcher) abs(rel string) string {
@@ -104,17 +114,18 @@ func (w *watcher) abs(rel string) string {
 
 // add watches a directory; a failure (the user's inotify watch limit) makes the index check
 // file times on every query instead.
-func (w *watcher) add(rel string) {
+func (w *watcher) add(rel string) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.dirs[rel] {
-		return
+		return true
 	}
 	if err := w.w.Add(w.abs(rel)); err != nil {
 		w.ok = false
-		return
+		return false
 	}
 	w.dirs[rel] = true
+	return true
 }
 
 func (w *watcher) remove(rel string) {
