@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -238,5 +239,31 @@ func TestKeptSessionsIdleLimit(t *testing.T) {
 	text, _ := term(t, cs2, map[string]any{"operation": "list_sessions"})
 	if !strings.HasPrefix(text, "idle session ended") || strings.Count(text, "\n") > 0 {
 		t.Fatalf("list_sessions after the idle limit = %s, want idle ended", text)
+	}
+}
+
+// TestTerminalHostRefusesItsOwnCommands: a command running in the host (here unsandboxed, so
+// it can read the host's key) that starts toolhost on the same state directory is refused by
+// the host's peer check, since it descends from the host; that toolhost keeps its terminals
+// itself.
+func TestTerminalHostRefusesItsOwnCommands(t *testing.T) {
+	state, work := keepState(t, "sandbox = \"off\"\n")
+	cs, _ := keptServer(t, state, work)
+	inner, err := json.Marshal(map[string]any{"operation": "run_command", "command": "echo inner-ran"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nested := fmt.Sprintf("%s --state-dir %s --workdir %s --config %s --conversation inner call terminal_operations '%s' 2>&1",
+		binary, state, work, filepath.Join(state, "config.toml"), inner)
+	text, _ := term(t, cs, map[string]any{"operation": "run_command", "command": nested, "timeout_seconds": 60})
+	if !strings.Contains(text, "the terminal host refused this process") || !strings.Contains(text, "inner-ran") {
+		t.Fatalf("a toolhost started by a kept command = %s; want it refused by the host and running the command itself", text)
+	}
+	log, err := os.ReadFile(filepath.Join(state, "terminal-host.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(log), "terminal host: connection refused") || !strings.Contains(string(log), "runs under a toolhost server") {
+		t.Fatalf("the host's log does not show the refusal:\n%s", log)
 	}
 }
