@@ -179,19 +179,26 @@ func TestKilledTerminalHostEndsItsSessions(t *testing.T) {
 	if !strings.Contains(text, "before-the-kill") {
 		t.Fatalf("send_input = %s", text)
 	}
+	// A command that outlives its call: nothing reads a terminal of it.
+	if text, _ := term(t, cs, map[string]any{"operation": "run_command", "command": "sleep 600.5", "yield_seconds": 1}); !strings.Contains(text, "still running") {
+		t.Fatalf("run_command = %s, want it still running", text)
+	}
 	time.Sleep(500 * time.Millisecond) // the recording is flushed within 200 ms
 	pids := waitHosts(t, state, 1, 10*time.Second)
 	if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	waitHosts(t, state, 0, 10*time.Second)
-	// The session's processes end with the host (their terminal hangs up).
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if len(processesUsing("600.25")) == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the session's command outlived the killed host: %v", processesUsing("600.25"))
+	// The session's processes end with the host (their terminal hangs up); the command's are
+	// ended by the server that saw the host die.
+	for _, arg := range []string{"600.25", "600.5"} {
+		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if len(processesUsing(arg)) == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("sleep %s outlived the killed host: %v", arg, processesUsing(arg))
+			}
 		}
 	}
 

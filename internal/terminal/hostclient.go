@@ -153,6 +153,7 @@ func (h *hostClient) connect(ctx context.Context) (*rpcPeer, error) {
 	}
 	p := newRPCPeer(conn, h.handle, h.event)
 	go p.run()
+	go h.afterHost(p)
 	key, err := os.ReadFile(h.paths.key)
 	if err != nil {
 		p.close()
@@ -353,4 +354,26 @@ func (h *hostClient) ended(conv, id string) <-chan struct{} {
 		close(ch)
 	}()
 	return ch
+}
+
+// afterHost waits for the connection to end; when the host died under it (SIGKILL, a crash),
+// the commands it ran, which nothing watches or times out any more, are ended: sessions' shells
+// got a hangup, but a command reads no terminal. A host that ended by itself left none.
+func (h *hostClient) afterHost(p *rpcPeer) {
+	<-p.done
+	if h.isClosing() {
+		return
+	}
+	h.mu.Lock()
+	inst := h.hello.Instance
+	h.mu.Unlock()
+	// The socket closes while the host's process is still exiting.
+	for deadline := time.Now().Add(5 * time.Second); inst != "" && instanceAlive(inst); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			return // alive after all: a connection that broke, not a host that died
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sweepOrphans(ctx, h.m.instance, h.m.cfg.CloseGrace)
 }
