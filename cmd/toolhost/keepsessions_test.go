@@ -229,24 +229,51 @@ func TestKilledTerminalHostEndsItsSessions(t *testing.T) {
 	}
 }
 
-// TestKeptSessionsIdleLimit: a conversation no server uses for keep_sessions_idle has its
-// sessions closed, and the host then ends.
+// TestKeptSessionsIdleLimit: a session outlives a server that shut down cleanly, and a
+// conversation no server then uses for keep_sessions_idle has its sessions closed.
 func TestKeptSessionsIdleLimit(t *testing.T) {
 	state, work := keepState(t, "keep_sessions_idle = \"1s\"\n")
 	cs, cmd := keptServer(t, state, work)
 	if text, _ := term(t, cs, map[string]any{"operation": "create_session", "name": "idle"}); strings.HasPrefix(text, "ERROR") {
 		t.Fatal(text)
 	}
+	text, _ := term(t, cs, map[string]any{"operation": "send_input", "session_id": "idle", "text": "echo shell-pid=$$", "wait_ms": 3000})
+	m := regexp.MustCompile(`shell-pid=(\d+)`).FindStringSubmatch(text)
+	if m == nil {
+		t.Fatalf("send_input = %s", text)
+	}
+	pid, _ := strconv.Atoi(m[1])
 	cs.Close()
 	cmd.Wait()
-	// Closed after the idle second (ticks of a quarter of it), then gone after the host's
-	// linger of 10 s.
-	waitHosts(t, state, 0, 30*time.Second)
+	// Closed after the idle second (the host looks every quarter of it); asking the host about
+	// the conversation would count as using it, so the shell's process is watched instead.
+	alive := func() bool { return syscall.Kill(pid, 0) == nil && !strings.Contains(procState(pid), "Z") }
+	if !alive() {
+		t.Fatalf("the session's shell %d ended with the server that shut down", pid)
+	}
+	for deadline := time.Now().Add(15 * time.Second); alive(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the session's shell %d still runs well after keep_sessions_idle", pid)
+		}
+	}
 	cs2, _ := keptServer(t, state, work)
-	text, _ := term(t, cs2, map[string]any{"operation": "list_sessions"})
+	text, _ = term(t, cs2, map[string]any{"operation": "list_sessions"})
 	if !strings.HasPrefix(text, "idle session ended") || strings.Count(text, "\n") > 0 {
 		t.Fatalf("list_sessions after the idle limit = %s, want idle ended", text)
 	}
+}
+
+// procState is the state letter of /proc/PID/stat ("" when the process is gone).
+func procState(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	s := string(b)
+	if i := strings.LastIndexByte(s, ')'); i >= 0 && i+2 < len(s) {
+		return s[i+2 : i+3]
+	}
+	return ""
 }
 
 // TestTerminalHostRefusesItsOwnCommands: a command running in the host (here unsandboxed, so

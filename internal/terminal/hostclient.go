@@ -83,8 +83,11 @@ func (m *Manager) remote(ctx context.Context) *hostClient {
 	_, err := h.connect(ctx)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.mode != modeUndecided {
-		return map[bool]*hostClient{true: h, false: nil}[h.mode == modeRemote]
+	switch h.mode {
+	case modeRemote:
+		return h
+	case modeLocal:
+		return nil
 	}
 	if err != nil {
 		if ctx.Err() != nil {
