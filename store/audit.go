@@ -84,9 +84,12 @@ func (s *Store) auditDue(name string, info fs.FileInfo) bool {
 	}
 	s.auditMu.Lock()
 	defer s.auditMu.Unlock()
-	if s.auditFile == nil || !os.SameFile(s.auditFile, info) {
-		s.auditFile, s.auditStart = info, auditStarted(s.dir, name, info.ModTime())
+	// The file only grows: one that is smaller than the remembered one is a new file that
+	// reuses the inode of a rotated file compressed and removed meanwhile.
+	if s.auditFile == nil || !os.SameFile(s.auditFile, info) || info.Size() < s.auditFile.Size() {
+		s.auditStart = auditStarted(s.dir, name, info.ModTime())
 	}
+	s.auditFile = info
 	return time.Since(s.auditStart) >= s.opts.AuditMaxAge
 }
 
@@ -152,7 +155,14 @@ func (s *Store) rotateAudit(ctx context.Context, name string, written fs.FileInf
 	if err := os.Rename(name, rotated); err != nil {
 		return err
 	}
+	s.auditMu.Lock()
+	s.auditFile = nil // the next file may get this one's inode once it is compressed
+	s.auditMu.Unlock()
 	s.auditJobs.Go(func() {
+		// One at a time: a listing taken while another job renames its compressed file into
+		// place may see neither name, and then prunes one file too few.
+		s.compressMu.Lock()
+		defer s.compressMu.Unlock()
 		if err := compressAudit(s.dir, s.opts.AuditKeep); err != nil {
 			slog.Warn("compress audit log", "dir", s.dir, "err", err)
 		}

@@ -233,3 +233,28 @@ func writeGzip(t *testing.T, path, text string) {
 	zw.Close()
 	f.Close()
 }
+
+// TestAuditNewFileOnReusedInode: a new audit file that got the inode of one rotated,
+// compressed and removed meanwhile (the file system reuses inodes at once) is young: the age
+// remembered for the old file is not carried over. Truncation stands in for the reuse: the
+// same inode, with fewer bytes than were remembered.
+func TestAuditNewFileOnReusedInode(t *testing.T) {
+	s := newStore(t, Options{NoSync: true, AuditMaxAge: time.Hour})
+	ctx := context.Background()
+	if err := s.AppendAudit(ctx, map[string]int{"seq": 0, "pad": 123456789}); err != nil {
+		t.Fatal(err)
+	}
+	s.auditMu.Lock()
+	s.auditStart = time.Now().Add(-2 * time.Hour) // what was remembered for the old file
+	s.auditMu.Unlock()
+	if err := os.Truncate(filepath.Join(s.Dir(), auditFileName), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AppendAudit(ctx, map[string]int{"seq": 1}); err != nil {
+		t.Fatal(err)
+	}
+	s.auditJobs.Wait()
+	if _, names := readRotated(t, s.Dir()); len(names) != 0 {
+		t.Errorf("rotated files = %v after a line in a new file on a reused inode, want none", names)
+	}
+}

@@ -134,6 +134,7 @@ type Store struct {
 
 	// The audit file whose age auditStart is (audit.go), and the compressions under way.
 	auditMu    sync.Mutex
+	compressMu sync.Mutex // serialises this process's audit compression jobs
 	auditFile  fs.FileInfo
 	auditStart time.Time
 	auditJobs  sync.WaitGroup

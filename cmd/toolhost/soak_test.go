@@ -92,7 +92,7 @@ func dirSize(t *testing.T, dir string) (total int64, parts map[string]int64) {
 // configuration: the history's records at their measured cost (with the free pages bbolt keeps
 // as records are pruned, at most as much again), the audit log's current file and its kept
 // compressed files, and a megabyte for journals and the rest. Its own memory (anonymous RSS)
-// in the last fifth of the run is at most a fifth more than in the second (after warm-up); the
+// in the last fifth of the run is at most a fifth and a MiB more than in the second (after warm-up); the
 // pages of the state file it maps are counted apart (file-backed RSS), bounded by the file.
 func TestSoak(t *testing.T) {
 	n, maxRecords, auditBytes, keep := 2000, 500, int64(64<<10), 3
@@ -105,6 +105,10 @@ func TestSoak(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := commandIn(t, state, work, "stdio")
+	// A tight GC target keeps the heap near what is live, so the samples measure what the
+	// server holds rather than when its collector last ran (a loaded machine moved them by a
+	// third with the default).
+	cmd.Env = append(cmd.Env, "GOGC=25")
 	if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +159,7 @@ func TestSoak(t *testing.T) {
 	if total > bound {
 		t.Errorf("state directory %d bytes after %d calls, over the bound %d: %v", total, n, bound, parts)
 	}
-	if lastAnon > warmAnon+warmAnon/5 {
+	if lastAnon > warmAnon+warmAnon/5+1<<20 {
 		t.Errorf("anonymous RSS grew from a median of %.1f MiB after warm-up to %.1f MiB at the end", float64(warmAnon)/(1<<20), float64(lastAnon)/(1<<20))
 	}
 }

@@ -50,7 +50,13 @@ func BenchmarkStartTrueHome5000(b *testing.B) {
 		}
 	}
 	wd := filepath.Join(home, "src", "app")
-	guard, err := authz.New(context.Background(), authz.Config{WorkDir: wd, HomeDir: home, Store: storetest.Open(b)})
+	// The state directory where a user's is: one under the temp dir would make the sandbox
+	// list the temp dir, which other processes change all the time.
+	state := filepath.Join(home, ".local", "state", "toolhost")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	guard, err := authz.New(context.Background(), authz.Config{WorkDir: wd, HomeDir: home, Store: storetest.OpenDir(b, state)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -101,7 +107,13 @@ func BenchmarkPolicy(b *testing.B) {
 	if err := os.MkdirAll(wd, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	guard, err := authz.New(context.Background(), authz.Config{WorkDir: wd, HomeDir: home, Store: storetest.Open(b)})
+	// The state directory where a user's is: one under the temp dir would make the sandbox
+	// list the temp dir, which other processes change all the time.
+	state := filepath.Join(home, ".local", "state", "toolhost")
+	if err := os.MkdirAll(state, 0o700); err != nil {
+		b.Fatal(err)
+	}
+	guard, err := authz.New(context.Background(), authz.Config{WorkDir: wd, HomeDir: home, Store: storetest.OpenDir(b, state)})
 	if err != nil {
 		b.Fatal(err)
 	}

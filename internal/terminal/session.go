@@ -444,9 +444,10 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 		return 0, fmt.Errorf("session %q is %s: %w", s.id, st, ErrEnded)
 	}
 	doneBefore = s.done
+	atPrompt = s.bash && !s.cmdRunning
 	if submit {
-		atPrompt = s.noteSubmitLocked(in.Text)
-	} else if s.bash && !s.cmdRunning && strings.Contains(b.String(), "\x03") {
+		s.noteSubmitLocked(in.Text)
+	} else if atPrompt && strings.Contains(b.String(), "\x03") {
 		// Marked before it is typed: the new prompt's marker may come back at once.
 		s.redraw = true
 	}
@@ -456,7 +457,9 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 		return doneBefore, nil
 	}
 	if atPrompt {
-		s.awaitLineEditor(ctx, 300*time.Millisecond)
+		// Keys too: a ctrl-c that reaches the shell between its prompt and readline's
+		// taking the terminal is seen only when the next character comes, which is eaten.
+		s.awaitLineEditor(ctx, 2*time.Second)
 	} else if strings.IndexByte(b.String(), 0x04) >= 0 {
 		s.awaitEditorMode(ctx)
 	}
@@ -543,13 +546,19 @@ func (s *session) echoEndLocked() int64 {
 	return s.log.end()
 }
 
+// startWait bounds awaitStart. The wait ends as soon as the shell answers, within
+// milliseconds on an idle machine; a CI machine running every package's tests at once was
+// seen to take more than 2 s to print the prompt after a ctrl-c, and the line typed
+// meanwhile lost its first character.
+const startWait = 5 * time.Second
+
 // awaitStart waits (briefly) until a line typed at the shell prompt has started or finished,
 // and until the prompt a ctrl-c at the prompt brings has come. Until then readline owns the
 // terminal, and text meant for the new program (cat, a REPL) would be read by the shell or
 // lost in the switch between raw and cooked mode; a line typed while readline handles the
 // ctrl-c loses its first character, and bash runs the rest without a new prompt.
 func (s *session) awaitStart(ctx context.Context) {
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(startWait)
 	for {
 		s.mu.Lock()
 		pending := s.bash && s.state == StateRunning &&
@@ -580,13 +589,23 @@ func (s *session) awaitStart(ctx context.Context) {
 }
 
 // awaitLineEditor waits at most limit until readline has switched the terminal out of
-// canonical echo mode, or a command has started instead. Input typed before that is echoed
-// twice (by the kernel and by readline's redisplay), which clutters the log.
+// canonical echo mode and the shell sleeps waiting for input, or a command has started
+// instead. Input typed before that is echoed twice (by the kernel and by readline's
+// redisplay), which clutters the log; and a ctrl-c that comes after readline checked for
+// signals but before it waits for input is seen only when the next character comes, which
+// readline then throws away with the interrupted line (a loaded machine hit that window).
 func (s *session) awaitLineEditor(ctx context.Context, limit time.Duration) {
 	s.awaitTerminal(ctx, limit, func(lflag uint32) bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return lflag&unix.ECHO == 0 || s.cmdRunning || s.state != StateRunning
+		if s.cmdRunning || s.state != StateRunning {
+			return true
+		}
+		if lflag&unix.ECHO != 0 {
+			return false
+		}
+		state, _, ok := procStat(s.pid)
+		return !ok || state == 'S'
 	})
 }
 
