@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -89,10 +90,13 @@ func canonicalFile(p string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("credential file %s: %w", p, err)
 	}
+	if abs, err = guardPath(abs); err != nil {
+		return "", fmt.Errorf("credential file %s: %w", p, err)
+	}
 	if res, err := resolve("", abs, true); err == nil {
 		return res.path, nil
 	}
-	return filepath.Clean(abs), nil
+	return path.Clean(abs), nil
 }
 
 // credentialCache is a guard's view of the announcements: re-read when the bucket changed, and

@@ -5,9 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"toolhost/internal/fifotest"
 	"toolhost/internal/golden"
 )
 
@@ -19,9 +19,7 @@ func TestDenialGolden(t *testing.T) {
 	if err := os.Link(filepath.Join(f.wd, "hl"), filepath.Join(f.wd, "hl2")); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(f.wd, "fifo"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fifotest.Make(t, filepath.Join(f.wd, "fifo"))
 	del := func(p string) Request {
 		return Request{Conversation: "c1", Tool: "file_operations", Operation: "delete_file", Class: ClassWrite, Path: p, Delete: true}
 	}

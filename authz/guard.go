@@ -6,13 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 
 	"toolhost/store"
 )
@@ -142,11 +141,14 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	if err != nil {
 		return nil, fmt.Errorf("authz: working directory: %w", err)
 	}
+	if abs, err = guardPath(abs); err != nil {
+		return nil, fmt.Errorf("authz: working directory: %w", err)
+	}
 	res, err := resolve("", abs, true)
 	if err != nil {
 		return nil, fmt.Errorf("authz: working directory: %w", err)
 	}
-	if !res.exists || res.st.Mode&unix.S_IFMT != unix.S_IFDIR {
+	if !res.exists || res.st.Mode&sIFMT != sIFDIR {
 		return nil, fmt.Errorf("authz: working directory %s is not an existing directory", res.path)
 	}
 	root, err := openRootAt(res.path)
@@ -176,6 +178,9 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	if home == "" {
 		home, _ = os.UserHomeDir()
 	}
+	if home, err = guardPath(home); err != nil {
+		home = ""
+	}
 	g.home = home
 	prot := append([]string{cfg.ConfigFile, cfg.StateDir, cfg.TokenFile}, cfg.Protected...)
 	if cfg.Store != nil {
@@ -202,7 +207,7 @@ func New(ctx context.Context, cfg Config) (*Guard, error) {
 	if err != nil {
 		root.Close()
 		if rootFD >= 0 {
-			unix.Close(rootFD)
+			closeFD(rootFD)
 		}
 		return nil, fmt.Errorf("authz: %w", err)
 	}
@@ -281,7 +286,7 @@ func (g *Guard) Close() error {
 			g.audit.close()
 		}
 		if g.rootFD >= 0 {
-			unix.Close(g.rootFD)
+			closeFD(g.rootFD)
 		}
 		g.closeErr = g.root.Close()
 	})
@@ -314,6 +319,16 @@ func (g *Guard) resolveInput(p string, follow bool) (resolved, error) {
 	if err := checkInput(p); err != nil {
 		return resolved{}, toDenial(err, "")
 	}
+	if strings.HasSuffix(p, string(filepath.Separator)) {
+		follow = true // POSIX: a trailing slash resolves a final symlink
+	}
+	if p != "" {
+		gp, err := guardPath(p)
+		if err != nil {
+			return resolved{}, toDenial(err, "")
+		}
+		p = gp
+	}
 	if strings.HasSuffix(p, "/") {
 		follow = true // POSIX: a trailing slash resolves a final symlink
 	}
@@ -339,7 +354,7 @@ func (g *Guard) resolveInput(p string, follow bool) (resolved, error) {
 		}
 		res, err = resolve(g.workdir, rel, follow)
 	default:
-		if r, ok := fastLookup(unix.AT_FDCWD, p, false, follow); ok {
+		if r, ok := fastLookup(atCWD, p, false, follow); ok {
 			r.path = filepath.Clean(p)
 			return r, nil
 		}
@@ -358,7 +373,7 @@ func (g *Guard) fastInside(rel string, follow bool) (resolved, bool) {
 	}
 	r, ok := fastLookup(g.rootFD, rel, true, follow)
 	if ok {
-		r.path = filepath.Join(g.workdir, rel)
+		r.path = path.Join(g.workdir, rel)
 	}
 	return r, ok
 }
@@ -445,10 +460,10 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 	if delRename && c == g.workdir {
 		return deny(CodeIsWorkdir, "the working directory itself cannot be deleted or renamed")
 	}
-	ft := res.st.Mode & unix.S_IFMT
+	ft := res.st.Mode & sIFMT
 	if res.exists && !delRename {
 		switch ft {
-		case unix.S_IFIFO, unix.S_IFCHR, unix.S_IFBLK, unix.S_IFSOCK:
+		case sIFIFO, sIFCHR, sIFBLK, sIFSOCK:
 			return deny(CodeNotRegular, fmt.Sprintf("%s is a %s; only regular files and directories can be used", shorten(c), typeName(uint32(ft))))
 		}
 	}
@@ -464,7 +479,7 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 	} else if a, ok := g.secretAnchor(c, inside); ok {
 		anchor, code = a, CodeSecretPath
 		msg = fmt.Sprintf("%s holds credentials; only a grant naming it allows this", shorten(a))
-	} else if a, what, ok := g.containedAnchor(c, r.Class, res.exists && ft == unix.S_IFDIR && !delRename && !r.NamesOnly); ok {
+	} else if a, what, ok := g.containedAnchor(c, r.Class, res.exists && ft == sIFDIR && !delRename && !r.NamesOnly); ok {
 		// A search of a directory reads everything below it, so a directory that holds a
 		// protected or secret path needs a grant naming the directory.
 		anchor, code = c, CodeProtectedPath
@@ -476,10 +491,10 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 			held = "is"
 		}
 		msg = fmt.Sprintf("%s %s (%s), which a search there would read; search a directory that does not hold it, or only a grant naming it allows this", shorten(c), held, what)
-	} else if write && res.exists && ft == unix.S_IFREG && res.st.Nlink > 1 {
+	} else if write && res.exists && ft == sIFREG && res.st.Nlink > 1 {
 		anchor, code = c, CodeHardLink
 		msg = fmt.Sprintf("%s has %d hard links, so changing it changes other files too; only a grant naming it allows this", shorten(c), res.st.Nlink)
-	} else if r.Class == ClassRead && !r.NamesOnly && res.exists && ft == unix.S_IFREG && res.st.Nlink > 1 && !g.links.onlyInside(ctx, statKey(&res.st), uint64(res.st.Nlink), res.st.Ctim.Nano()) {
+	} else if r.Class == ClassRead && !r.NamesOnly && res.exists && ft == sIFREG && res.st.Nlink > 1 && !g.links.onlyInside(ctx, statKey(&res.st), uint64(res.st.Nlink), ctimeOf(&res.st)) {
 		// Another name of the same file may be a credential anywhere on the disk: reading it
 		// here would read that. Links all found inside the working directory are harmless.
 		anchor, code = c, CodeHardLink
@@ -514,13 +529,13 @@ func (g *Guard) decide1(ctx context.Context, r *Request) (Decision, *Grant, erro
 
 func typeName(ft uint32) string {
 	switch ft {
-	case unix.S_IFIFO:
+	case sIFIFO:
 		return "FIFO"
-	case unix.S_IFCHR:
+	case sIFCHR:
 		return "character device"
-	case unix.S_IFBLK:
+	case sIFBLK:
 		return "block device"
-	case unix.S_IFSOCK:
+	case sIFSOCK:
 		return "socket"
 	}
 	return "special file"
@@ -623,22 +638,22 @@ func (t *Target) Close() error {
 // on a FIFO, and refuses anything but regular files and directories (checked on the open file, so
 // a swap after the check is caught too).
 func (t *Target) OpenRead() (*os.File, error) {
-	f, err := t.Root.OpenFile(t.Rel, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_NOCTTY, 0)
+	f, err := t.Root.OpenFile(t.Rel, os.O_RDONLY|openReadFlags, 0)
 	if err != nil {
 		return nil, err
 	}
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
+	var st statT
+	if err := fstat(f, &st); err != nil {
 		f.Close()
 		return nil, err
 	}
-	ft := st.Mode & unix.S_IFMT
-	if ft != unix.S_IFREG && ft != unix.S_IFDIR {
+	ft := st.Mode & sIFMT
+	if ft != sIFREG && ft != sIFDIR {
 		f.Close()
 		return nil, &Denial{Code: CodeNotRegular, Canonical: t.Canonical,
 			Message: fmt.Sprintf("%s is a %s; only regular files and directories can be used", shorten(t.Canonical), typeName(uint32(ft)))}
 	}
-	if ft == unix.S_IFREG {
+	if ft == sIFREG {
 		if err := t.vet(t.Rel, statKey(&st), uint64(st.Nlink), st.Ctim.Nano()); err != nil {
 			f.Close()
 			return nil, err

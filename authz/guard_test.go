@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+	"toolhost/internal/fifotest"
 )
 
 // outcome is a decision or denial reduced to what the table compares.
@@ -307,9 +307,7 @@ func TestSecretsInsideWorkdirAtHome(t *testing.T) {
 func TestFIFORead(t *testing.T) {
 	f := newFixture(t, nil)
 	fifo := filepath.Join(f.wd, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fifotest.Make(t, fifo)
 	done := make(chan error, 1)
 	go func() {
 		_, err := f.g.Check(context.Background(), req(ClassRead, "read_file", "fifo"))
@@ -333,9 +331,7 @@ func TestFIFORead(t *testing.T) {
 	}
 	defer tg.Close()
 	os.Remove(filepath.Join(f.wd, "swap"))
-	if err := syscall.Mkfifo(filepath.Join(f.wd, "swap"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fifotest.Make(t, filepath.Join(f.wd, "swap"))
 	go func() {
 		file, err := tg.OpenRead()
 		if err == nil {

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	"golang.org/x/sys/unix"
 )
 
 // Limits on the paths the guard accepts. They mirror Linux PATH_MAX, NAME_MAX and the kernel's
@@ -20,8 +18,8 @@ const (
 // path exists at the time of the check.
 type resolved struct {
 	path   string
-	exists bool        // every component exists
-	st     unix.Stat_t // lstat of path when exists
+	exists bool  // every component exists
+	st     statT // lstat of path when exists
 }
 
 // pathErr is a resolution failure the model can fix; code is a Denial code.
@@ -78,25 +76,25 @@ func resolve(start, rest string, followLast bool) (resolved, error) {
 			cur = next
 			continue
 		}
-		err := unix.Lstat(next, &r.st)
+		err := lstat(next, &r.st)
 		if err != nil {
 			switch {
-			case errors.Is(err, unix.ENOENT), errors.Is(err, unix.ENOTDIR), errors.Is(err, unix.EACCES):
+			case isMissing(err):
 				// Missing, under a non-directory, or not searchable: the kernel could not follow a
 				// symlink here either, so the remainder is taken literally.
 				exists, missingAt, haveStat = false, len(cur), false
 				cur = next
 				continue
-			case errors.Is(err, unix.ELOOP):
+			case isLoop(err):
 				return r, &pathErr{"symlink_loop", "too many levels of symbolic links"}
-			case errors.Is(err, unix.ENAMETOOLONG):
+			case isTooLong(err):
 				return r, &pathErr{"invalid_path", "path or component too long"}
 			default:
 				return r, fmt.Errorf("lstat during path resolution: %w", err)
 			}
 		}
 		isLast := strings.TrimLeft(rest, "/") == ""
-		if r.st.Mode&unix.S_IFMT == unix.S_IFLNK && (!isLast || followLast) {
+		if r.st.Mode&sIFMT == sIFLNK && (!isLast || followLast) {
 			hops++
 			if hops > MaxSymlinkHops {
 				return r, &pathErr{"symlink_loop", "too many levels of symbolic links"}
@@ -118,6 +116,10 @@ func resolve(start, rest string, followLast bool) (resolved, error) {
 			haveStat = false
 			continue
 		}
+		if n := diskName(next, comp); n != comp {
+			// The stored name (its case, its long form): rules compare against that.
+			next = cur + "/" + n
+		}
 		cur = next
 		haveStat = true
 	}
@@ -128,7 +130,7 @@ func resolve(start, rest string, followLast bool) (resolved, error) {
 	r.exists = exists
 	if exists && !haveStat {
 		// The path ended with "." or ".." (or is "/"): stat what it names now.
-		if err := unix.Lstat(cur, &r.st); err != nil {
+		if err := lstat(cur, &r.st); err != nil {
 			r.exists = false
 		}
 	}
@@ -148,7 +150,7 @@ func nextComponent(p string) (comp, rest string) {
 func readlink(p string) (string, error) {
 	buf := make([]byte, 256)
 	for {
-		n, err := unix.Readlink(p, buf)
+		n, err := readlinkInto(p, buf)
 		if err != nil {
 			return "", err
 		}

@@ -2,7 +2,6 @@ package authz
 
 import (
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -76,7 +75,7 @@ type pathRule struct {
 // must name. For globs the anchor is the matching ancestor of p.
 func (r pathRule) match(p string) (string, bool) {
 	if !r.glob {
-		if within(p, r.path) {
+		if ruleWithin(p, r.path, foldNames) {
 			return r.path, true
 		}
 		return "", false
@@ -100,7 +99,7 @@ func (r pathRule) match(p string) (string, bool) {
 // the rule (or, for a glob, its pattern) to name in a message.
 func (r pathRule) below(dir string) (string, bool) {
 	if !r.glob {
-		return r.path, r.path != dir && within(r.path, dir)
+		return r.path, r.path != dir && ruleWithin(r.path, dir, foldNames)
 	}
 	// A pattern with more components than dir matches below it when its leading components
 	// match dir.
@@ -147,7 +146,7 @@ func (r pathRule) staticPrefix() string {
 // overlaps reports whether anything inside dir could match the rule.
 func (r pathRule) overlaps(dir string) bool {
 	pre := r.staticPrefix()
-	return within(pre, dir) || within(dir, pre)
+	return ruleWithin(pre, dir, foldNames) || ruleWithin(dir, pre, foldNames)
 }
 
 // makeRule expands ~ and canonicalises a configured entry; relative entries are taken relative to
@@ -163,13 +162,18 @@ func makeRule(entry, home string) (pathRule, bool) {
 		}
 		entry = home + entry[1:]
 	}
-	if !filepath.IsAbs(entry) {
+	if g, err := guardPath(entry); err == nil {
+		entry = g
+	} else if !strings.ContainsAny(entry, "*?[") {
+		return pathRule{}, false // a path Windows would not read as spelled names nothing
+	}
+	if !strings.HasPrefix(entry, "/") {
 		if home == "" {
 			return pathRule{}, false
 		}
-		entry = filepath.Join(home, entry)
+		entry = path.Join(home, entry)
 	}
-	entry = filepath.Clean(entry)
+	entry = path.Clean(entry)
 	if strings.ContainsAny(entry, "*?[\\") {
 		return pathRule{path: entry, glob: true}, true
 	}

@@ -9,15 +9,11 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"toolhost/internal/fsread"
 )
 
 // fileKey identifies a file by device and inode; the zero value means "not known".
 type fileKey struct{ dev, ino uint64 }
-
-func statKey(st *unix.Stat_t) fileKey { return fileKey{uint64(st.Dev), uint64(st.Ino)} }
 
 // Withhold reports whether a walk below the target (a listing, a glob, a search) must leave out
 // the entry rel, relative to t.Root: a protected or secret path (toolhost's own state, .git
@@ -179,12 +175,12 @@ func (x *linkIndex) census(ctx context.Context) map[fileKey]linkSeen {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		var st unix.Stat_t
-		if unix.Lstat(p, &st) != nil || st.Nlink < 2 || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		var st statT
+		if lstat(p, &st) != nil || st.Nlink < 2 || st.Mode&sIFMT != sIFREG {
 			return nil
 		}
 		k := statKey(&st)
-		counts[k] = linkSeen{names: counts[k].names + 1, ctime: st.Ctim.Nano()}
+		counts[k] = linkSeen{names: counts[k].names + 1, ctime: ctimeOf(&st)}
 		return nil
 	})
 	return counts

@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"toolhost/internal/fsread"
 )
 
@@ -27,11 +25,11 @@ func TestLinkCensus(t *testing.T) {
 	x := &linkIndex{dir: wd}
 	ctx := context.Background()
 	ask := func() bool {
-		var st unix.Stat_t
-		if err := unix.Stat(a, &st); err != nil {
+		var st statT
+		if err := lstat(a, &st); err != nil {
 			t.Fatal(err)
 		}
-		return x.onlyInside(ctx, statKey(&st), uint64(st.Nlink), st.Ctim.Nano())
+		return x.onlyInside(ctx, statKey(&st), uint64(st.Nlink), ctimeOf(&st))
 	}
 	age := func() { x.built = x.built.Add(-time.Minute) } // as if the census were old
 	steps := []struct {
@@ -84,11 +82,11 @@ func TestWalkRefusalNamesReadAccess(t *testing.T) {
 	if err := os.Link(hl, filepath.Join(f.out, "hl")); err != nil {
 		t.Fatal(err)
 	}
-	var st unix.Stat_t
-	if err := unix.Stat(hl, &st); err != nil {
+	var st statT
+	if err := lstat(hl, &st); err != nil {
 		t.Fatal(err)
 	}
-	id := fsread.FileID{Dev: uint64(st.Dev), Ino: st.Ino, Nlink: uint64(st.Nlink), Ctime: st.Ctim.Nano()}
+	id := fsread.FileID{Dev: uint64(st.Dev), Ino: st.Ino, Nlink: uint64(st.Nlink), Ctime: ctimeOf(&st)}
 	for _, c := range []struct {
 		name, readAccess, want string
 	}{

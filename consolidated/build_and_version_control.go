@@ -135,7 +135,7 @@ type BuildConfig struct {
 	Terminal *terminal.Manager
 	// DefaultYield and MaxWait are the terminal engine's (0 means its defaults of 15 s and 60 s).
 	DefaultYield, MaxWait time.Duration
-	// Workdir, when set (and git is there), gets the git context resource (GitContextURI).
+	// Workdir, when set, gets the git context resource (GitContextURI).
 	Workdir string
 	// Gate gives the Landlock policy of a conversation's processes started now (nil when
 	// they run unconfined). Every git process runs under it, since git runs what the
@@ -184,7 +184,7 @@ func BuildTool(cfg BuildConfig) *Tool {
 		Op("get_errors", "compiler/linter diagnostics", RiskExecute, b.getErrors).WithTimeout(waiting),
 	}
 	var res []Resource
-	if cfg.Git != nil && cfg.Workdir != "" {
+	if cfg.Workdir != "" {
 		res = append(res, gitContextResource(cfg.Git, cfg.Workdir, b.policy))
 	}
 	return &Tool{

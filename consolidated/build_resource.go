@@ -17,7 +17,7 @@ const GitContextURI = "toolhost://workdir/git"
 // gitContextResource serves the working directory's git context (branch and upstream, a status
 // summary, the last commits), for clients that attach resources to a conversation. It reads the
 // working directory only, which the guard always allows; git runs under the policy of the
-// caller's conversation, as for git_status.
+// caller's conversation, as for git_status. Without git (a nil runner) it says so.
 func gitContextResource(runner *git.Runner, workdir string, policy func(context.Context, string) (*sandbox.Policy, error)) Resource {
 	return Resource{
 		Resource: &mcp.Resource{
@@ -29,7 +29,9 @@ func gitContextResource(runner *git.Runner, workdir string, policy func(context.
 		},
 		Read: func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			var text string
-			if p, err := policy(ctx, CallerConversation(ctx)); err != nil {
+			if runner == nil {
+				text = "git context unavailable: git is not installed on this machine"
+			} else if p, err := policy(ctx, CallerConversation(ctx)); err != nil {
 				text = "git context unavailable: " + err.Error()
 			} else {
 				text = GitContext(ctx, runner, workdir, p)

@@ -72,7 +72,7 @@ const unknownName = "unknown"
 // recordedNames are the tool and operation an execution is recorded under: declared names as
 // they are, anything else unknownName.
 func (r *Registry) recordedNames(c *Call) (tool, operation string) {
-	t := r.declared(c.Tool)
+	t := r.current().declared(c.Tool)
 	if t == nil {
 		return unknownName, ""
 	}
@@ -248,6 +248,9 @@ const RecentExecutionsURI = "toolhost://executions/recent"
 // last 20 finished executions, as JSON, only the caller's own.
 func (r *Registry) recentExecutions(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	e := r.env.Executions
+	if e == nil {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI) // no history (see Register)
+	}
 	p := callerPrincipal(ctx)
 	conv := CallerConversation(ctx)
 	if conv == "" {

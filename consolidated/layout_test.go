@@ -15,6 +15,7 @@ var frameworkFiles = map[string]string{
 	"args.go":           "decoding a call's arguments into the operation's struct",
 	"schema.go":         "the flat input schema derived from a table",
 	"registry.go":       "the registry: tools in order, dispatch, tools/list, switches",
+	"bind.go":           "a registry declared from the tables, its engines bound later",
 	"call.go":           "Call, what a handler knows of the request",
 	"errors.go":         "ToolError and the declared error codes",
 	"execution.go":      "the execution engine's records of each call",

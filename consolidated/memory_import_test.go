@@ -153,3 +153,40 @@ func TestImportIsOneExecution(t *testing.T) {
 		t.Errorf("Cancel(import) = %+v, %v; want cancelled", got, err)
 	}
 }
+
+// TestImportDocumentSizeBothSides: import_document takes a file up to the memory service's
+// limit and refuses a longer one with the limit named, before reading it.
+func TestImportDocumentSizeBothSides(t *testing.T) {
+	const limit = 200
+	h := newHarness(t, harnessOptions{tools: func(h *harness) []*Tool {
+		emb, err := embed.New("lexical")
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc := memory.New(h.st, memory.Config{Embedder: emb, MaxDocumentBytes: limit})
+		t.Cleanup(func() { svc.Close() })
+		return []*Tool{MemoryTool(MemoryConfig{Service: svc, Guard: h.guard, ImportYield: 10 * time.Second})}
+	}})
+	for _, tt := range []struct {
+		name string
+		size int
+		ok   bool
+	}{
+		{"just under", limit - 1, true},
+		{"at", limit, true},
+		{"just over", limit + 1, false},
+		{"far over", 1000 * limit, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := strings.ReplaceAll(tt.name, " ", "-") + ".md"
+			h.write(map[string]string{path: strings.Repeat("word ", tt.size)[:tt.size]})
+			text, isErr, _ := h.call("memory_operations", map[string]any{"operation": "import_document", "path": path})
+			if tt.ok && (isErr || !strings.Contains(text, "chunk")) {
+				t.Errorf("a document of %d bytes (limit %d) = %s, want it imported", tt.size, limit, text)
+			}
+			if !tt.ok && (!isErr || !strings.Contains(text, "too_large") || !strings.Contains(text, fmt.Sprintf("the import limit is %d", limit))) {
+				t.Errorf("a document of %d bytes (limit %d) = %s, want too_large naming the limit", tt.size, limit, text)
+			}
+		})
+	}
+}

@@ -297,19 +297,22 @@ func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocum
 		return nil, GuardError(err, "path")
 	}
 	defer f.Close()
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		return nil, &ToolError{Code: CodeInvalidPath, Param: "path", Message: "path is a directory; import one file at a time"}
-	}
-	data, err := io.ReadAll(io.LimitReader(f, memory.DefaultMaxDocumentSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > memory.DefaultMaxDocumentSize {
-		return nil, &ToolError{Code: CodeTooLarge, Param: "path", Message: fmt.Sprintf("document is over %d MiB", memory.DefaultMaxDocumentSize>>20)}
-	}
 	name := t.Canonical
 	if rel, err := filepath.Rel(m.guard.WorkDir(), t.Canonical); err == nil && !strings.HasPrefix(rel, "..") {
 		name = filepath.ToSlash(rel)
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		return nil, &ToolError{Code: CodeInvalidPath, Param: "path", Message: "path is a directory; import one file at a time"}
+	} else if err == nil {
+		// The service's limit, before reading a file that is over it.
+		if err := m.svc.CheckDocumentSize(name, st.Size()); err != nil {
+			return nil, memoryError(err, "path")
+		}
+	}
+	// A file that grew since is cut one byte past the limit, which the service refuses.
+	data, err := io.ReadAll(io.LimitReader(f, int64(m.svc.MaxDocumentBytes())+1))
+	if err != nil {
+		return nil, err
 	}
 	job, attached, err := m.svc.StartImport(memory.ImportRequest{Conversation: c.Conversation, Name: name, Content: data, Scope: a.Scope, Tags: a.Tags})
 	if err != nil {

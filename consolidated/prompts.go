@@ -20,8 +20,9 @@ const reminderPrompt = "todo_reminder"
 // PromptsMiddleware serves prompts/list and prompts/get from the prompts package on every call, so
 // that Markdown prompts the user drops into userDir appear without a restart. It also serves the
 // todo reminder of the session's own conversation (in the workspace reg routes it to) as a
-// prompt.
-func PromptsMiddleware(userDir string, st *store.Store, reg *Registry, logger *slog.Logger) mcp.Middleware {
+// prompt, read from the store st returns: the wiring opens the store after the server starts
+// serving, and holds prompts/get until then.
+func PromptsMiddleware(userDir string, st func() *store.Store, reg *Registry, logger *slog.Logger) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			switch method {
@@ -54,7 +55,7 @@ func PromptsMiddleware(userDir string, st *store.Store, reg *Registry, logger *s
 					if err != nil {
 						return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "this session has no conversation yet; try again"}
 					}
-					text, err := reminders.For(ctx, st, conv)
+					text, err := reminders.For(ctx, st(), conv)
 					if err != nil {
 						return nil, err
 					}

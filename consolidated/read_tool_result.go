@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 )
 
 type readToolResultArgs struct {
@@ -32,7 +33,8 @@ func ReadToolResultTool() *Tool {
 				}
 				text, start, total, err := c.Env.Spill.Page(c.Conversation, a.ID, a.Offset, length)
 				if errors.Is(err, ErrNoSpill) {
-					return nil, &ToolError{Code: CodeNotFound, Param: "id", Message: fmt.Sprintf("no spilled result %q (ids look like r0123456789ab; results are kept 24 hours)", truncate(a.ID, 40))}
+					return nil, &ToolError{Code: CodeNotFound, Param: "id", Message: fmt.Sprintf("no spilled result %q (ids look like r0123456789ab; results are kept %s)",
+						truncate(a.ID, 40), hours(c.Env.Spill.MaxAge))}
 				}
 				if err != nil {
 					return nil, err
@@ -52,6 +54,14 @@ func ReadToolResultTool() *Tool {
 			}),
 		},
 	}
+}
+
+// hours says d in hours, as the model reads how long spilled results are kept.
+func hours(d time.Duration) string {
+	if h := d.Hours(); h == float64(int(h)) {
+		return fmt.Sprintf("%d hours", int(h))
+	}
+	return d.String()
 }
 
 func truncate(s string, n int) string {

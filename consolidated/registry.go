@@ -62,11 +62,15 @@ type Allow func(tool, op string, risk Risk) bool
 // Registry is the set of tools this server advertises, in the fixed order, with the operations the
 // profile enables.
 type Registry struct {
-	env   *Env
-	tools []*Tool // every declared tool, in Order
-	// on maps advertised tools to their enabled operations. The console swaps it whole when
-	// the operator switches an operation (SetAllow); readers take one snapshot per use.
-	on atomic.Pointer[map[string][]Operation]
+	env *Env
+	// set is every declared tool and the operations enabled among them. The console swaps it
+	// whole when the operator switches an operation (SetAllow), and Bind when the tools get
+	// their engines; readers take one snapshot per use. setMu serialises the writers.
+	set   atomic.Pointer[toolSet]
+	setMu sync.Mutex
+	// bound is closed once the tools have their engines: from the start for NewRegistry,
+	// at Bind for Declare.
+	bound chan struct{}
 	// observe, when set, sees each successful result before it is shaped for the client; the
 	// package's tests read the structured facts there, since clients never receive them.
 	observe func(c *Call, res *Result)
@@ -74,8 +78,9 @@ type Registry struct {
 	roots *sessionRoots
 
 	// lists holds the tool lists ToolsFor built (listKey → []*mcp.Tool): tools/list is
-	// answered from here, so each list is derived from the tables once.
-	lists sync.Map
+	// answered from here, so each list is derived from the tables once, under listMu.
+	lists  sync.Map
+	listMu sync.Mutex
 
 	mu           sync.Mutex
 	registeredOn []*mcp.Server        // the servers Register was called with
@@ -85,14 +90,34 @@ type Registry struct {
 // NewRegistry filters tools through allow and orders them by Order. Tools whose name is not in
 // Order are a programming error.
 func NewRegistry(env *Env, tools []*Tool, allow Allow) *Registry {
-	r := &Registry{env: env}
+	r := Declare(env, validated(tools), allow)
+	close(r.bound)
+	return r
+}
+
+// toolSet is one snapshot of a registry's tools: every declared tool in Order, and the
+// advertised ones with their enabled operations.
+type toolSet struct {
+	tools []*Tool
+	on    map[string][]Operation
+}
+
+// validated returns tools after validating each table (Tool.validate panics on a bad one).
+func validated(tools []*Tool) []*Tool {
+	for _, t := range tools {
+		t.validate()
+	}
+	return tools
+}
+
+// ordered returns tools in Order. Tools whose name is not in Order are a programming error.
+func ordered(tools []*Tool) []*Tool {
+	var out []*Tool
 	for _, name := range Order {
 		for _, t := range tools {
-			if t.Name != name {
-				continue
+			if t.Name == name {
+				out = append(out, t)
 			}
-			t.validate()
-			r.tools = append(r.tools, t)
 		}
 	}
 	for _, t := range tools {
@@ -100,9 +125,11 @@ func NewRegistry(env *Env, tools []*Tool, allow Allow) *Registry {
 			panic("consolidated: tool " + t.Name + " is not in Order")
 		}
 	}
-	r.SetAllow(allow)
-	return r
+	return out
 }
+
+// current is the registry's snapshot of its tools.
+func (r *Registry) current() *toolSet { return r.set.Load() }
 
 // Tools returns the advertised tools in the fixed order, as clients will see them.
 func (r *Registry) Tools() []*mcp.Tool { return r.ToolsFor(authz.TierAdmin) }
@@ -113,29 +140,36 @@ func (r *Registry) Tools() []*mcp.Tool { return r.ToolsFor(authz.TierAdmin) }
 // and set of enabled operations; callers may reorder the returned slice but must not change
 // the tools.
 func (r *Registry) ToolsFor(tier authz.Tier) []*mcp.Tool {
-	on := r.on.Load()
-	key := listKey{on: on, tier: tier}
+	set := r.current()
+	key := listKey{set: set, tier: tier}
 	if v, ok := r.lists.Load(key); ok {
 		return slices.Clone(v.([]*mcp.Tool))
 	}
-	out := r.buildTools(*on, tier)
+	// One builder at a time: a list built ahead (see the stdio server) is waited for, not
+	// built twice.
+	r.listMu.Lock()
+	defer r.listMu.Unlock()
+	if v, ok := r.lists.Load(key); ok {
+		return slices.Clone(v.([]*mcp.Tool))
+	}
+	out := buildTools(set, tier)
 	r.lists.Store(key, out)
 	return slices.Clone(out)
 }
 
-// listKey names one built tool list: the enabled-operations snapshot it was built from (SetAllow
+// listKey names one built tool list: the snapshot of the tools it was built from (SetAllow
 // swaps the snapshot, so a switch never serves a stale list) and the caller's tier.
 type listKey struct {
-	on   *map[string][]Operation
+	set  *toolSet
 	tier authz.Tier
 }
 
 // buildTools derives the tool list of ToolsFor: descriptions and input schemas from the tables.
-func (r *Registry) buildTools(enabled map[string][]Operation, tier authz.Tier) []*mcp.Tool {
+func buildTools(set *toolSet, tier authz.Tier) []*mcp.Tool {
 	out := []*mcp.Tool{}
-	for _, t := range r.tools {
+	for _, t := range set.tools {
 		var ops []Operation
-		for _, op := range enabled[t.Name] {
+		for _, op := range set.on[t.Name] {
 			if tier.Allows(op.RiskCategory()) {
 				ops = append(ops, op)
 			}
@@ -159,9 +193,9 @@ func (r *Registry) buildTools(enabled map[string][]Operation, tier authz.Tier) [
 func (r *Registry) MarkdownTable() string {
 	var b strings.Builder
 	b.WriteString("| # | tool | operations |\n|---|------|------------|\n")
-	enabled := r.enabled()
-	for _, t := range r.advertised() {
-		ops := enabled[t.Name]
+	set := r.current()
+	for _, t := range set.advertised() {
+		ops := set.on[t.Name]
 		what := ops[0].Summary
 		if !t.Single {
 			names := make([]string, len(ops))
@@ -210,22 +244,25 @@ func annotations(ops []Operation) *mcp.ToolAnnotations {
 // resourceMiddleware). s should route resources/subscribe and unsubscribe to
 // Subscribe and Unsubscribe (mcp.ServerOptions.SubscribeHandler and UnsubscribeHandler).
 func (r *Registry) Register(s *mcp.Server) {
-	for _, t := range r.advertised() {
+	advertised := r.advertised()
+	for _, t := range advertised {
 		r.addTool(s, t.Name)
 	}
 	r.mu.Lock()
 	r.registeredOn = append(r.registeredOn, s)
 	r.mu.Unlock()
-	for _, t := range r.advertised() {
+	for _, t := range advertised {
 		for _, res := range t.Resources {
 			if res.Template != nil {
-				s.AddResourceTemplate(res.Template, res.Read)
+				s.AddResourceTemplate(res.Template, r.resourceReader(t.Name, res))
 			} else {
-				s.AddResource(res.Resource, res.Read)
+				s.AddResource(res.Resource, r.resourceReader(t.Name, res))
 			}
 		}
 	}
-	if r.env.Executions != nil {
+	// A declared registry does not know yet whether it will keep a history: it registers the
+	// resource, and resources/list leaves it out of a server without one (ListResources).
+	if !r.isBound() || r.env.Executions != nil {
 		s.AddResource(&mcp.Resource{URI: RecentExecutionsURI, Name: "recent-executions", MIMEType: "application/json",
 			Description: "This conversation's running and last 20 finished tool calls: status, duration, errors.", Annotations: forUser(0.3)}, r.recentExecutions)
 		s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: LogTemplate, Name: "log", MIMEType: "application/json",
@@ -307,10 +344,11 @@ func (r *Registry) Unsubscribe(ctx context.Context, req *mcp.UnsubscribeRequest)
 // Close closes every tool the registry was given, advertised or not, the last first.
 func (r *Registry) Close() error {
 	var errs []error
-	for i := len(r.tools) - 1; i >= 0; i-- {
-		if c := r.tools[i].Close; c != nil {
+	tools := r.current().tools
+	for i := len(tools) - 1; i >= 0; i-- {
+		if c := tools[i].Close; c != nil {
 			if err := c(); err != nil {
-				errs = append(errs, fmt.Errorf("close %s: %w", r.tools[i].Name, err))
+				errs = append(errs, fmt.Errorf("close %s: %w", tools[i].Name, err))
 			}
 		}
 	}
@@ -320,7 +358,7 @@ func (r *Registry) Close() error {
 // ConversationEnded tells every tool the registry was given, advertised or not, that conv's
 // session ended (Sessions.OnConversationEnded).
 func (r *Registry) ConversationEnded(conv string) {
-	for _, t := range r.tools {
+	for _, t := range r.current().tools {
 		if t.ConversationEnded != nil {
 			t.ConversationEnded(conv)
 		}
@@ -328,11 +366,12 @@ func (r *Registry) ConversationEnded(conv string) {
 }
 
 // advertised returns the tools the profile enables, in the fixed order.
-func (r *Registry) advertised() []*Tool {
+func (r *Registry) advertised() []*Tool { return r.current().advertised() }
+
+func (s *toolSet) advertised() []*Tool {
 	var out []*Tool
-	enabled := r.enabled()
-	for _, t := range r.tools {
-		if _, ok := enabled[t.Name]; ok {
+	for _, t := range s.tools {
+		if _, ok := s.on[t.Name]; ok {
 			out = append(out, t)
 		}
 	}
@@ -345,18 +384,18 @@ func (r *Registry) advertised() []*Tool {
 // arguments. ok is false for names nothing matches; a name that is known but disabled resolves to
 // itself so that Dispatch can say it is disabled.
 func (r *Registry) Resolve(name string, args json.RawMessage) (tool string, newArgs json.RawMessage, ok bool) {
-	if r.declared(name) != nil {
+	set := r.current()
+	if set.declared(name) != nil {
 		return name, args, true
 	}
 	for _, sep := range []string{".", ":", "/", "__"} {
-		if tn, op, found := strings.Cut(name, sep); found && r.declared(tn) != nil {
+		if tn, op, found := strings.Cut(name, sep); found && set.declared(tn) != nil {
 			return tn, withOperation(args, op), true
 		}
 	}
 	var owners []string
-	enabled := r.enabled()
-	for _, t := range r.tools {
-		if _, on := enabled[t.Name]; !on || t.Single {
+	for _, t := range set.tools {
+		if _, on := set.on[t.Name]; !on || t.Single {
 			continue
 		}
 		if _, has := t.operation(name); has {
@@ -382,8 +421,8 @@ func withOperation(args json.RawMessage, op string) json.RawMessage {
 	return b
 }
 
-func (r *Registry) declared(name string) *Tool {
-	for _, t := range r.tools {
+func (s *toolSet) declared(name string) *Tool {
+	for _, t := range s.tools {
 		if t.Name == name {
 			return t
 		}
@@ -480,11 +519,15 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 // prepare finds the operation and decodes its arguments, setting the call's operation and
 // conversation; an error is for the model.
 func (r *Registry) prepare(ctx context.Context, c *Call, m map[string]json.RawMessage) (Operation, any, error) {
-	t := r.declared(c.Tool)
+	if !r.isBound() {
+		return Operation{}, nil, errNotBound
+	}
+	set := r.current()
+	t := set.declared(c.Tool)
 	if t == nil {
 		return Operation{}, nil, &ToolError{Code: CodeUnknownTool, Message: fmt.Sprintf("no tool %q", truncateRunes(c.Tool, maxNameShown)), Next: "tools: " + strings.Join(r.Names(), ", ")}
 	}
-	enabled, advertised := r.enabled()[t.Name]
+	enabled, advertised := set.on[t.Name]
 	if !advertised {
 		return Operation{}, nil, &ToolError{Code: CodeDisabled, Message: fmt.Sprintf("%s is disabled in profile %s", t.Name, r.env.profile()),
 			Next: "tools: " + strings.Join(r.Names(), ", ")}

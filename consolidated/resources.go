@@ -148,7 +148,9 @@ func CallerConversation(ctx context.Context) string {
 // server for all) and adds the caller's own conversation resources that the advertised tools
 // list (its todo list, its command history).
 func (r *Registry) ListResources(ctx context.Context, conv string, res *mcp.ListResourcesResult) {
-	res.Resources = slices.DeleteFunc(res.Resources, func(x *mcp.Resource) bool { return !ownResource(conv, x.URI) })
+	res.Resources = slices.DeleteFunc(res.Resources, func(x *mcp.Resource) bool {
+		return !ownResource(conv, x.URI) || x.URI == RecentExecutionsURI && r.env.Executions == nil
+	})
 	if res.NextCursor != "" || conv == "" {
 		return // the live resources go on the last page
 	}

@@ -66,7 +66,7 @@ func (s *Spill) Put(conv, text string) (string, error) {
 		os.Remove(tmp.Name())
 		return "", fmt.Errorf("spill: %w", err)
 	}
-	s.prune()
+	s.prune(s.path(conv, id))
 	return id, nil
 }
 
@@ -140,7 +140,9 @@ func (s *Spill) Page(conv, id string, offset, length int64) (text string, start,
 	return string(buf), start, total, nil
 }
 
-func (s *Spill) prune() {
+// prune removes the texts older than MaxAge, then the oldest until the rest fit in MaxBytes;
+// never keep, the text just put, whose id its caller is about to hand out.
+func (s *Spill) prune(keep string) {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return
@@ -159,6 +161,10 @@ func (s *Spill) prune() {
 			continue
 		}
 		p := filepath.Join(s.dir, e.Name())
+		if p == keep {
+			sum += info.Size()
+			continue
+		}
 		if info.ModTime().Before(cutoff) {
 			os.Remove(p)
 			continue
@@ -166,7 +172,7 @@ func (s *Spill) prune() {
 		items = append(items, item{p, info.ModTime(), info.Size()})
 		sum += info.Size()
 	}
-	sort.Slice(items, func(i, j int) bool { return items[i].mod.Before(items[j].mod) })
+	sort.SliceStable(items, func(i, j int) bool { return items[i].mod.Before(items[j].mod) })
 	for _, it := range items {
 		if sum <= s.MaxBytes {
 			break

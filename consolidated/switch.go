@@ -11,8 +11,12 @@ import (
 // console switches operations with it. Calls already dispatched finish under the old set; the
 // next call, tools/list and Sync see the new one. It reports whether the advertised set changed.
 func (r *Registry) SetAllow(allow Allow) bool {
-	next := map[string][]Operation{}
-	for _, t := range r.tools {
+	r.setMu.Lock()
+	defer r.setMu.Unlock()
+	prev := r.current()
+	tools := prev.tools
+	next := &toolSet{tools: tools, on: map[string][]Operation{}}
+	for _, t := range tools {
 		var ops []Operation
 		for _, op := range t.Operations {
 			if allow == nil || allow(t.Name, op.Name, op.Risk) {
@@ -20,35 +24,33 @@ func (r *Registry) SetAllow(allow Allow) bool {
 			}
 		}
 		if len(ops) > 0 {
-			next[t.Name] = ops
+			next.on[t.Name] = ops
 		}
 	}
-	prev := r.on.Swap(&next)
-	if prev == nil {
-		return true
-	}
-	if len(*prev) != len(next) {
-		return true
-	}
-	for name, ops := range next {
-		if !slices.EqualFunc((*prev)[name], ops, func(a, b Operation) bool { return a.Name == b.Name }) {
-			return true
-		}
-	}
-	return false
+	r.set.Store(next)
+	return !sameOperations(prev.on, next.on)
 }
 
-// enabled is the current snapshot of advertised tools and their enabled operations; callers
-// must not change it.
-func (r *Registry) enabled() map[string][]Operation { return *r.on.Load() }
+// sameOperations reports whether two snapshots enable the same operations by name.
+func sameOperations(a, b map[string][]Operation) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for name, ops := range b {
+		if !slices.EqualFunc(a[name], ops, func(x, y Operation) bool { return x.Name == y.Name }) {
+			return false
+		}
+	}
+	return true
+}
 
 // Declared returns every tool the registry was given, advertised or not, in the fixed order.
 // The console lists them with their operations and risks; callers must not change them.
-func (r *Registry) Declared() []*Tool { return slices.Clone(r.tools) }
+func (r *Registry) Declared() []*Tool { return slices.Clone(r.current().tools) }
 
 // Enabled reports whether an operation is currently enabled.
 func (r *Registry) Enabled(tool, op string) bool {
-	return slices.ContainsFunc(r.enabled()[tool], func(o Operation) bool { return o.Name == op })
+	return slices.ContainsFunc(r.current().on[tool], func(o Operation) bool { return o.Name == op })
 }
 
 // Sync brings the tools registered on s in line with the current set, after SetAllow: tools
@@ -56,9 +58,10 @@ func (r *Registry) Enabled(tool, op string) bool {
 // sends notifications/tools/list_changed to the connected clients on each change, and the
 // order middleware keeps tools/list in the fixed order.
 func (r *Registry) Sync(s *mcp.Server) {
-	advertised := r.advertised()
+	set := r.current()
+	advertised := set.advertised()
 	var gone []string
-	for _, t := range r.tools {
+	for _, t := range set.tools {
 		if !slices.Contains(advertised, t) {
 			gone = append(gone, t.Name)
 		}

@@ -94,6 +94,10 @@ type TerminalConfig struct {
 	DefaultYield time.Duration
 	// Sandbox explains refusals of the terminal sandbox in results; nil adds nothing.
 	Sandbox TerminalSandbox
+	// Typed is what the user typed into sessions (the console, toolhost attach): the model's
+	// next send_input, get_output or get_screen of the session says so (typedNote). Nil
+	// adds nothing.
+	Typed *terminal.UserInputs
 }
 
 // terminalToolName is the tool's name, also the Tool field of guard requests.
@@ -119,7 +123,7 @@ func TerminalTool(cfg TerminalConfig) *Tool {
 	if cfg.DefaultYield <= 0 {
 		cfg.DefaultYield = 15 * time.Second
 	}
-	t := &terminalTool{mgr: cfg.Manager, guard: cfg.Guard, yield: cfg.DefaultYield, maxWait: cfg.MaxWait, sandbox: cfg.Sandbox}
+	t := &terminalTool{mgr: cfg.Manager, guard: cfg.Guard, yield: cfg.DefaultYield, maxWait: cfg.MaxWait, sandbox: cfg.Sandbox, typed: cfg.Typed}
 	// A wait ends by itself within MaxWait; the margin covers starting the process and, for
 	// create_session, the first prompt (at most 10 s) after closing a session being replaced.
 	waiting := cfg.MaxWait + 30*time.Second
@@ -163,6 +167,7 @@ type terminalTool struct {
 	yield   time.Duration
 	maxWait time.Duration
 	sandbox TerminalSandbox
+	typed   *terminal.UserInputs
 }
 
 // startDir checks a starting directory with the guard and returns its canonical path.
@@ -456,7 +461,7 @@ func (t *terminalTool) send(ctx context.Context, c *Call, a *sendInputArgs) (*Re
 	if unread.Text != "" {
 		out.Text, out.Cursor = unread.Text+out.Text, unread.Cursor
 	}
-	res := t.noted(ctx, c, renderOutput(out), out.Sandbox, out.Cwd, out.Text)
+	res := t.typedNote(c, a.SessionID, t.noted(ctx, c, renderOutput(out), out.Sandbox, out.Cwd, out.Text))
 	if q.WaitMS == 0 && !out.Exited {
 		// Without a wait the answer holds only what was there before (often the old prompt).
 		res.Text = strings.Replace(res.Text, "\n", "; sent without waiting: get_output wait_ms=5000 reads the result\n", 1)
@@ -479,7 +484,7 @@ func (t *terminalTool) output(ctx context.Context, c *Call, a *getOutputArgs) (*
 	if cursor == nil {
 		out = t.skipToTail(ctx, c.Conversation, out, q.MaxBytes)
 	}
-	return t.noted(ctx, c, renderOutput(out), out.Sandbox, out.Cwd, out.Text), nil
+	return t.typedNote(c, a.SessionID, t.noted(ctx, c, renderOutput(out), out.Sandbox, out.Cwd, out.Text)), nil
 }
 
 // skipToTail keeps the head of an answer read with the conversation's own cursor that left
@@ -617,6 +622,9 @@ func (t *terminalTool) screen(ctx context.Context, c *Call, a *sessionIDArgs) (*
 	s, err := t.mgr.Screen(c.Conversation, a.SessionID)
 	if err != nil {
 		return nil, terminalError(err, "session_id")
+	}
+	if note := t.typed.Take(c.Conversation, a.SessionID); note != "" {
+		s = note + "\n" + s
 	}
 	return &Result{Text: s}, nil
 }

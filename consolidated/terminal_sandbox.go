@@ -184,7 +184,26 @@ func (t *terminalTool) noted(ctx context.Context, c *Call, res *Result, mode, cw
 	if note := t.sandboxNote(ctx, c.Conversation, mode, cwd, output); note != "" {
 		res.Text += "\n" + note
 	}
+	if note := unconfinedNote(t.sandbox, mode); note != "" {
+		res.Text += "\n" + note
+	}
 	return res
+}
+
+// unconfinedNote says, on every result of a command that ran unconfined because the platform
+// has no sandbox (Windows, a kernel without Landlock) and the user accepted that, that it ran
+// with the user's full authority: the model must not take the guard's limits for granted.
+// Nothing when the user chose sandbox = "off" knowingly or the command was confined.
+func unconfinedNote(ts TerminalSandbox, mode string) string {
+	s, ok := ts.(interface{ Status() sandbox.Status })
+	if !ok || mode != "" && mode != string(sandbox.ModeOff) {
+		return ""
+	}
+	st := s.Status()
+	if st.Mode == sandbox.ModeOff || st.Effective != sandbox.ModeOff {
+		return ""
+	}
+	return fmt.Sprintf("[unsandboxed: %s; this ran with the user's full authority (allow_unsandboxed = true): files outside the working directory and credentials were reachable]", st.Problem)
 }
 
 func orOff(mode string) string {

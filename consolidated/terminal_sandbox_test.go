@@ -61,3 +61,34 @@ func TestSandboxUnavailableRefuses(t *testing.T) {
 		t.Error("a command ran without its sandbox")
 	}
 }
+
+// TestUnconfinedSaysSo: where the platform has no sandbox and the user accepted running
+// unconfined (allow_unsandboxed), commands run, and every result says they ran unconfined.
+func TestUnconfinedSaysSo(t *testing.T) {
+	h := newHarness(t, harnessOptions{tools: func(h *harness) []*Tool {
+		g, err := gate.New(gate.Config{Mode: sandbox.ModeWorkspaceWrite, Workdir: h.wd, AllowUnsandboxed: true,
+			Probe: func(mode sandbox.Mode, allow bool) sandbox.Status {
+				if !allow {
+					t.Error("the gate did not pass allow_unsandboxed to the probe")
+				}
+				return sandbox.Status{Mode: mode, Effective: sandbox.ModeOff, Problem: "no sandbox on windows (test)"}
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mgr, err := terminal.NewManager(terminal.Config{Store: h.st, CloseGrace: 500 * time.Millisecond, MaxWait: 20 * time.Second, Gate: g})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []*Tool{TerminalTool(TerminalConfig{Manager: mgr, Guard: h.guard, MaxWait: 20 * time.Second, Sandbox: g})}
+	}})
+	for _, cmd := range []string{"touch ran", "echo again"} {
+		text, isErr, _ := h.call("terminal_operations", map[string]any{"operation": "run_command", "command": cmd})
+		if isErr || !strings.Contains(text, "[unsandboxed: no sandbox on windows (test);") {
+			t.Errorf("run_command %q without a sandbox, accepted: %s", cmd, text)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(h.wd, "ran")); err != nil {
+		t.Error("the accepted unconfined command did not run")
+	}
+}

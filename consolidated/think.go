@@ -2,6 +2,7 @@ package consolidated
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"strings"
 	"sync"
@@ -83,7 +84,7 @@ func ThinkTool() *Tool {
 					return nil, &ToolError{Code: CodeInvalidValue, Param: "thoughts", Message: "thoughts is empty"}
 				}
 				if len(t) > MaxThoughtBytes {
-					return nil, &ToolError{Code: CodeTooLarge, Param: "thoughts", Message: "thoughts is over 64 KB; summarise instead of pasting content"}
+					return nil, &ToolError{Code: CodeTooLarge, Param: "thoughts", Message: fmt.Sprintf("thoughts is over %d KB; summarise instead of pasting content", MaxThoughtBytes>>10)}
 				}
 				n := c.Env.thoughts.Add(1)
 				c.Logger.Debug("thought", "n", n, "chars", utf8.RuneCountInString(t))

@@ -95,8 +95,8 @@ type webSearchArgs struct {
 
 // WebConfig is what web_operations needs from the wiring.
 type WebConfig struct {
-	// Client makes the requests; nil builds the table alone (a declaration, for the stdio
-	// front's early tools/list), whose operations cannot run.
+	// Client makes the requests; nil builds the table alone (a declaration, for a registry
+	// declared before its engines: Declare), whose operations cannot run.
 	Client *web.Client
 	Guard  *authz.Guard
 	// Browsers may be nil: the browser operations then answer unavailable.

@@ -585,16 +585,15 @@ func subtasksOf(l todo.List) map[int][]int {
 	return out
 }
 
+// todoLines is the todo reminder for l: the count, the todo in progress, what comes next, what
+// is blocked, and the rules.
 func todoLines(l todo.List, sh shape) []string {
 	if len(l.Todos) == 0 {
 		return []string{emptyLine}
 	}
-	limit := titleBytes
+	w := todoWriter{l: l, limit: titleBytes, sub: subtasksOf(l)}
 	if sh.shortTitles {
-		limit = shortTitleBytes
-	}
-	item := func(t todo.Todo) string {
-		return strconv.Itoa(t.ID) + ". " + todo.Shorten(t.Title, limit)
+		w.limit = shortTitleBytes
 	}
 	s := l.Stats()
 	if s.Completed == s.Total {
@@ -608,37 +607,83 @@ func todoLines(l todo.List, sh shape) []string {
 		head += fmt.Sprintf(", %d blocked", s.Blocked)
 	}
 	lines := []string{head + "."}
-
-	status := map[int]todo.Status{}
-	for _, t := range l.Todos {
-		status[t.ID] = t.Status
-	}
-	sub := subtasksOf(l)
 	current, working := l.InProgress()
 	if working {
-		line := "In progress: " + item(current)
-		if current.Progress > 0 {
-			line += fmt.Sprintf(" (%d%%)", int(current.Progress*100+0.5))
-		}
-		if path := l.Path(current.ID); len(path) > 0 {
-			line += " in " + item(path[len(path)-1])
-		}
-		lines = append(lines, line)
+		lines = append(lines, w.inProgress(current))
 	} else if s.NotStarted > 0 {
 		lines = append(lines, "In progress: none. Mark the next todo in-progress before starting it.")
 	}
+	if next := w.upcoming(current, working); len(next) > 0 {
+		shown := next[:min(sh.next, len(next))]
+		parts := make([]string, len(shown))
+		for i, t := range shown {
+			parts[i] = w.item(t)
+			if n := len(w.sub[t.ID]); n == 1 {
+				parts[i] += " (1 subtask)"
+			} else if n > 1 {
+				parts[i] += fmt.Sprintf(" (%d subtasks)", n)
+			}
+		}
+		hidden := len(next) - len(shown)
+		lines = append(lines, listLine("Next: ", parts, hidden,
+			fmt.Sprintf("Next: %d not-started (see the todo_operations tool's read)", hidden)))
+	}
+	// A parent is blocked only through its subtasks, which are listed themselves.
+	var blocked []todo.Todo
+	for _, t := range l.Todos {
+		if t.Status == todo.StatusBlocked && len(w.sub[t.ID]) == 0 {
+			blocked = append(blocked, t)
+		}
+	}
+	if len(blocked) > 0 {
+		shown := blocked[:min(sh.blocked, len(blocked))]
+		parts := make([]string, len(shown))
+		for i, t := range shown {
+			parts[i] = w.item(t) + " (" + todo.Shorten(t.BlockedReason, w.limit) + ")"
+		}
+		hidden := len(blocked) - len(shown)
+		lines = append(lines, listLine("Blocked: ", parts, hidden, fmt.Sprintf("Blocked: %d todos", hidden)))
+	}
+	return append(lines, rulesLine)
+}
 
-	// Upcoming, subtasks collapsed: the open subtasks of the todo in progress come first, one
-	// by one; every other not-started todo stands for its subtasks, with their count. Within
-	// each, todos whose dependencies are all completed come before the rest, in list order.
+// todoWriter writes the lines of the todo reminder for one list.
+type todoWriter struct {
+	l     todo.List
+	limit int // a title's bytes
+	sub   map[int][]int
+}
+
+// item is a todo as the reminder names it: its id and shortened title.
+func (w todoWriter) item(t todo.Todo) string {
+	return strconv.Itoa(t.ID) + ". " + todo.Shorten(t.Title, w.limit)
+}
+
+// inProgress is the line of the todo in progress, with its progress and its parent.
+func (w todoWriter) inProgress(current todo.Todo) string {
+	line := "In progress: " + w.item(current)
+	if current.Progress > 0 {
+		line += fmt.Sprintf(" (%d%%)", int(current.Progress*100+0.5))
+	}
+	if path := w.l.Path(current.ID); len(path) > 0 {
+		line += " in " + w.item(path[len(path)-1])
+	}
+	return line
+}
+
+// upcoming lists the todos to do next, subtasks collapsed: the open subtasks of the todo in
+// progress come first, one by one; every other not-started todo stands for its subtasks, with
+// their count. Within each, todos whose dependencies are all completed come before the rest,
+// in list order.
+func (w todoWriter) upcoming(current todo.Todo, working bool) []todo.Todo {
 	var near, far []todo.Todo
 	top := map[int]bool{}
 	if working {
-		if path := l.Path(current.ID); len(path) > 0 {
+		if path := w.l.Path(current.ID); len(path) > 0 {
 			// The current todo's open siblings, then its parent's, up to the top level.
 			chain := append(slices.Clone(path[1:]), current)
 			for i := len(chain) - 1; i >= 0; i-- {
-				for _, t := range l.Todos {
+				for _, t := range w.l.Todos {
 					if t.Parent == chain[i].Parent && t.ID != chain[i].ID && t.Status == todo.StatusNotStarted {
 						near = append(near, t)
 					}
@@ -649,67 +694,42 @@ func todoLines(l todo.List, sh shape) []string {
 			top[current.ID] = true
 		}
 	}
-	for _, t := range l.Todos {
+	for _, t := range w.l.Todos {
 		if t.Parent != 0 || top[t.ID] || t.Status != todo.StatusNotStarted {
 			continue
 		}
 		far = append(far, t)
 	}
-	order := func(ts []todo.Todo) []todo.Todo {
-		var ready, waiting []todo.Todo
-		for _, t := range ts {
-			if slices.ContainsFunc(t.Dependencies, func(d int) bool { return status[d] != todo.StatusCompleted }) {
-				waiting = append(waiting, t)
-			} else {
-				ready = append(ready, t)
-			}
-		}
-		return append(ready, waiting...)
+	status := map[int]todo.Status{}
+	for _, t := range w.l.Todos {
+		status[t.ID] = t.Status
 	}
-	if next := append(order(near), order(far)...); len(next) > 0 {
-		shown := next[:min(sh.next, len(next))]
-		parts := make([]string, len(shown))
-		for i, t := range shown {
-			parts[i] = item(t)
-			if n := len(sub[t.ID]); n == 1 {
-				parts[i] += " (1 subtask)"
-			} else if n > 1 {
-				parts[i] += fmt.Sprintf(" (%d subtasks)", n)
-			}
-		}
-		line := "Next: " + strings.Join(parts, "; ")
-		if hidden := len(next) - len(shown); hidden > 0 {
-			if len(shown) == 0 {
-				line = fmt.Sprintf("Next: %d not-started (see the todo_operations tool's read)", hidden)
-			} else {
-				line += fmt.Sprintf(" (+%d more)", hidden)
-			}
-		}
-		lines = append(lines, line)
-	}
+	return append(readyFirst(near, status), readyFirst(far, status)...)
+}
 
-	// A parent is blocked only through its subtasks, which are listed themselves.
-	var blocked []todo.Todo
-	for _, t := range l.Todos {
-		if t.Status == todo.StatusBlocked && len(sub[t.ID]) == 0 {
-			blocked = append(blocked, t)
+// readyFirst puts the todos whose dependencies are all completed before the rest, each in
+// list order.
+func readyFirst(ts []todo.Todo, status map[int]todo.Status) []todo.Todo {
+	var ready, waiting []todo.Todo
+	for _, t := range ts {
+		if slices.ContainsFunc(t.Dependencies, func(d int) bool { return status[d] != todo.StatusCompleted }) {
+			waiting = append(waiting, t)
+		} else {
+			ready = append(ready, t)
 		}
 	}
-	if len(blocked) > 0 {
-		shown := blocked[:min(sh.blocked, len(blocked))]
-		parts := make([]string, len(shown))
-		for i, t := range shown {
-			parts[i] = item(t) + " (" + todo.Shorten(t.BlockedReason, limit) + ")"
-		}
-		line := "Blocked: " + strings.Join(parts, "; ")
-		if hidden := len(blocked) - len(shown); hidden > 0 {
-			if len(shown) == 0 {
-				line = fmt.Sprintf("Blocked: %d todos", hidden)
-			} else {
-				line += fmt.Sprintf(" (+%d more)", hidden)
-			}
-		}
-		lines = append(lines, line)
+	return append(ready, waiting...)
+}
+
+// listLine is label and the parts shown, with the count of those hidden; with none shown it
+// is the line none.
+func listLine(label string, parts []string, hidden int, none string) string {
+	if len(parts) == 0 && hidden > 0 {
+		return none
 	}
-	return append(lines, rulesLine)
+	line := label + strings.Join(parts, "; ")
+	if hidden > 0 {
+		line += fmt.Sprintf(" (+%d more)", hidden)
+	}
+	return line
 }

@@ -13,7 +13,6 @@ import (
 
 	"go.etcd.io/bbolt"
 	berrors "go.etcd.io/bbolt/errors"
-	"golang.org/x/sys/unix"
 )
 
 // How the database handle is shared between processes.
@@ -143,11 +142,10 @@ func (s *Store) othersWaiting() bool {
 	if s.wait == nil {
 		return true
 	}
-	fd := int(s.wait.Fd())
-	if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+	if err := tryLock(s.wait, true); err != nil {
 		return true
 	}
-	_ = unix.Flock(fd, unix.LOCK_UN)
+	_ = unlock(s.wait)
 	return false
 }
 
@@ -167,16 +165,14 @@ func (w *waitNotice) announce(dir string) {
 	if err != nil {
 		return
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_SH|unix.LOCK_NB); err != nil {
+	if err := tryLock(f, false); err != nil {
 		f.Close()
 		return
 	}
 	w.f = f
 	// Knock: an open and a close after the lock is held, so a holder that watches the file
 	// (watchWaiters) looks at the lock when it already shows this waiter.
-	if fd, err := unix.Open(f.Name(), unix.O_RDONLY|unix.O_CLOEXEC, 0); err == nil {
-		unix.Close(fd)
-	}
+	knock(f.Name())
 }
 
 // withdraw releases the announcement.

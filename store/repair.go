@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"go.etcd.io/bbolt"
-	"golang.org/x/sys/unix"
 )
 
 // Check reads every bucket, key and value of the database, as a repair would, and returns an
@@ -230,11 +229,11 @@ func lockWithin(ctx context.Context, f *os.File, timeout time.Duration) error {
 	var notice waitNotice
 	defer notice.withdraw()
 	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		err := tryLock(f, true)
 		if err == nil {
 			return nil
 		}
-		if !errors.Is(err, unix.EWOULDBLOCK) {
+		if !errors.Is(err, errLocked) {
 			return err
 		}
 		notice.announce(filepath.Dir(f.Name()))

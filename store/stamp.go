@@ -3,9 +3,8 @@ package store
 import (
 	"encoding/binary"
 	"hash/fnv"
+	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 )
 
 // How a cache in memory learns that the buckets it was read from may have changed, without a
@@ -146,13 +145,13 @@ func pathKey(p Path) string {
 // readTxID returns the id of the last committed transaction of the bbolt file at path: the larger
 // of its two meta pages' ids whose checksums hold, as bbolt itself chooses.
 func readTxID(path string) (uint64, bool) {
-	fd, err := unix.Open(filepath.Clean(path), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	f, err := os.Open(filepath.Clean(path))
 	if err != nil {
 		return 0, false
 	}
-	defer unix.Close(fd)
+	defer f.Close()
 	var buf [metaSize]byte
-	if n, err := unix.Pread(fd, buf[:], 0); err != nil || n != metaSize {
+	if n, err := f.ReadAt(buf[:], 0); err != nil || n != metaSize {
 		return 0, false
 	}
 	id0, ok0 := parseMeta(buf[:])
@@ -160,7 +159,7 @@ func readTxID(path string) (uint64, bool) {
 		return 0, false // the page size is read from meta page 0
 	}
 	pageSize := int64(binary.NativeEndian.Uint32(buf[metaHeader+8:]))
-	if n, err := unix.Pread(fd, buf[:], pageSize); err != nil || n != metaSize {
+	if n, err := f.ReadAt(buf[:], pageSize); err != nil || n != metaSize {
 		return 0, false
 	}
 	id1, ok1 := parseMeta(buf[:])

@@ -2,7 +2,6 @@ package store
 
 import (
 	"os"
-	"syscall"
 	"time"
 )
 
@@ -42,9 +41,7 @@ func (s *Store) Version() Version {
 		return v // unsettled: a reader that cannot stat keeps reading
 	}
 	v.size, v.mtime = info.Size(), info.ModTime().UnixNano()
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		v.ino = uint64(st.Ino)
-	}
+	v.ino = fileIno(info)
 	v.settled = time.Since(info.ModTime()) >= versionSlack
 	return v
 }

@@ -191,6 +191,17 @@ func aliasWords(v string) (ws []word, simple bool) {
 // shellText writes words back as shell text: literal words quoted, the others as an
 // expansion that stands for anything (one word, or any number when they may be several).
 func shellText(ws []word) string {
+	return joinWords(ws, func(w word) string {
+		if w.multi {
+			return "$__toolhost_unknown"
+		}
+		return `"$__toolhost_unknown"`
+	})
+}
+
+// joinWords writes words back as one line: a literal word quoted for bash where it can be,
+// any other word as other says.
+func joinWords(ws []word, other func(word) string) string {
 	parts := make([]string, 0, len(ws))
 	for _, w := range ws {
 		if w.exact {
@@ -199,11 +210,7 @@ func shellText(ws []word) string {
 				continue
 			}
 		}
-		if w.multi {
-			parts = append(parts, "$__toolhost_unknown")
-		} else {
-			parts = append(parts, `"$__toolhost_unknown"`)
-		}
+		parts = append(parts, other(w))
 	}
 	return strings.Join(parts, " ")
 }

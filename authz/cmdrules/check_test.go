@@ -21,15 +21,34 @@ func defaults(t testing.TB) *Rules {
 	return rs
 }
 
+// checkCase is a line and the verdict the rules must give it.
+type checkCase struct {
+	name, line string
+	want       Action
+}
+
+// checkLines checks each case's line against rs; a denial must name its rule.
+func checkLines(t *testing.T, rs *Rules, cases []checkCase) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			v := rs.Check(c.line, Env{})
+			if v.Action != c.want {
+				t.Errorf("Check(%q) = %v, want %v", c.line, v, c.want)
+			}
+			if v.Action == Deny && v.Rule == "" {
+				t.Errorf("Check(%q) denied without naming a rule: %v", c.line, v)
+			}
+		})
+	}
+}
+
 // TestDefaultRulesThroughShellConstructs tries each default rule through the tricks an
 // attacker would use: quoting, escapes, ANSI-C strings, paths, wrappers, every compound
 // construct and nested shells.
 func TestDefaultRulesThroughShellConstructs(t *testing.T) {
 	rs := defaults(t)
-	cases := []struct {
-		name, line string
-		want       Action
-	}{
+	cases := []checkCase{
 		// The rule itself.
 		{"force push", "git push --force", Deny},
 		{"force push, flag last", "git push origin main --force", Deny},
@@ -166,17 +185,7 @@ func TestDefaultRulesThroughShellConstructs(t *testing.T) {
 		{"here-document to cat", "cat <<'EOF'\ngit push -f\nEOF", Allow},
 		{"bash script with args in -c", "bash -c 'echo $1' x y", Allow},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			v := rs.Check(c.line, Env{})
-			if v.Action != c.want {
-				t.Errorf("Check(%q) = %v, want %v", c.line, v, c.want)
-			}
-			if v.Action == Deny && v.Rule == "" {
-				t.Errorf("Check(%q) denied without naming a rule: %v", c.line, v)
-			}
-		})
-	}
+	checkLines(t, rs, cases)
 }
 
 // TestAliasesFunctionsAndParameters tries the rules through what a line defines and then
@@ -184,10 +193,7 @@ func TestDefaultRulesThroughShellConstructs(t *testing.T) {
 // trailing blank), positional parameters set on the line, and the attempts to hide a call.
 func TestAliasesFunctionsAndParameters(t *testing.T) {
 	rs := defaults(t)
-	cases := []struct {
-		name, line string
-		want       Action
-	}{
+	cases := []checkCase{
 		// "$@" and its kind stand for any number of words.
 		{`"$@" in a function`, `f() { git "$@"; }; f push -f`, Deny},
 		{`"$@" for rm`, `f() { rm "$@"; }; f -rf /`, Ask},
@@ -255,17 +261,7 @@ func TestAliasesFunctionsAndParameters(t *testing.T) {
 		{"hash -p", "hash -p /usr/bin/git g; g push -f", Deny},
 		{"an alias from a variable", `alias "g=$X"; g push -f`, Ask},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			v := rs.Check(c.line, Env{})
-			if v.Action != c.want {
-				t.Errorf("Check(%q) = %v, want %v", c.line, v, c.want)
-			}
-			if v.Action == Deny && v.Rule == "" {
-				t.Errorf("Check(%q) denied without naming a rule: %v", c.line, v)
-			}
-		})
-	}
+	checkLines(t, rs, cases)
 }
 
 // TestSessionDefinitions: what one line of a session defines is known to the next ones, a

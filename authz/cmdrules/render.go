@@ -65,19 +65,12 @@ func contains(list []string, s string) bool {
 
 // render shows words as a command line: literal words as written, others as their pattern.
 func render(ws []word) string {
-	parts := make([]string, 0, len(ws))
-	for _, w := range ws {
+	return joinWords(ws, func(w word) string {
 		if w.exact {
-			if q, err := syntax.Quote(w.lit, syntax.LangBash); err == nil {
-				parts = append(parts, q)
-				continue
-			}
-			parts = append(parts, fmt.Sprintf("%q", w.lit))
-			continue
+			return fmt.Sprintf("%q", w.lit) // a literal bash cannot quote
 		}
-		parts = append(parts, "…")
-	}
-	return strings.Join(parts, " ")
+		return "…"
+	})
 }
 
 func stagesText(stages [][]cmd) string {

@@ -27,9 +27,9 @@ var otherCommands = group{title: "Other", commands: []cliCommand{
 	},
 	{
 		name: "version",
-		help: "print the version",
+		help: "print the version, commit, build date and platform",
 		run: func(inv *invocation) error {
-			fmt.Fprintf(inv.stdout, "toolhost %s\n", app.Version)
+			fmt.Fprintln(inv.stdout, app.BuildInfo())
 			return nil
 		},
 	},

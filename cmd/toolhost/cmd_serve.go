@@ -54,42 +54,68 @@ var serveCommands = group{title: "Serving", commands: []cliCommand{
 	},
 }}
 
-// handshakeWait bounds how long the app waits for the front to answer the handshake.
-const handshakeWait = 50 * time.Millisecond
+// openAfter bounds how long a stdio server waits for its client's handshake before it opens
+// the engines.
+const openAfter = 50 * time.Millisecond
 
 func serveStdio(inv *invocation) error {
+	// The go-sdk's first tool registration is cold work: done on the other core meanwhile.
+	go server.Warm()
 	cfg, logger, err := inv.setup(func(cfg *config.Config) { cfg.Serve = true })
 	if err != nil {
 		return err
 	}
-	hs, err := app.Handshake(cfg)
+	// The server is the real one from the start, built from the tools' tables (app.Declare):
+	// it answers initialize and tools/list at once, and holds what needs an engine until
+	// OpenEngines has bound them. A configuration error stops the start here.
+	a, err := app.Declare(cfg, logger)
 	if err != nil {
 		return err
 	}
+	inv.app, inv.closeApp = a, func() { a.Close() }
+	// The client's tools/list comes right after initialize: its list is built meanwhile.
+	go a.Registry.ToolsFor(a.StdioPrincipal.Tier)
+	if cfg.Workdir == "" {
+		a.UseRoots(false) // no --workdir: the client's first root chooses it
+	}
+	a.Serving()
+	srv := a.Server()
 	// A client that has an answer may stop the server with a signal and see it exit cleanly.
-	// The handlers were being installed while the configuration loaded (notifyContext).
+	// The handlers were being installed while the configuration loaded and the server was
+	// built (notifyContext).
 	<-inv.signalsHandled
-	// The front answers initialize and tools/list from the tools' tables (app.Handshake).
-	front := server.StartStdio(os.Stdin, inv.stdout, logger, hs)
-	// The app opens once the front has answered the handshake: a client's model can do nothing
-	// before that, nor send a call for a while after it, and opening alongside took the other
-	// core from the front (and the client) on a two-core machine. A client that is slow to
-	// send its requests does not hold the app back for long.
-	select {
-	case <-front.Answered():
-	case <-time.After(handshakeWait):
-	}
-	a, err := inv.App()
-	if err != nil {
-		front.Close()
-		return err
-	}
-	a.MarkServer()
-	// The server answers initialize and tools/list before the app prepares the rest (edit
-	// journal recovery, the server mark: app.Prepared); a preparation that fails ends serving.
 	ctx, cancel := context.WithCancelCause(inv.ctx)
 	defer cancel(nil)
+	opened := make(chan struct{})
+	var openErr error // why the engines did not open, read once opened closes
 	go func() {
+		defer close(opened)
+		// The engines open once the server has answered tools/list (Settled), or a request
+		// needs them, or after openAfter: a client's model can do nothing before the list,
+		// nor sends a call for a while after it, and opening alongside took the other core
+		// from the server (and the client) on a two-core machine.
+		select {
+		case <-a.Settled():
+		case <-a.Needed():
+		case <-time.After(openAfter):
+		case <-ctx.Done():
+			return // the client left before needing anything
+		}
+		err := a.OpenEngines(ctx)
+		// The engines are what the raised start-up GC target was for (gc.go).
+		go func() { <-a.Settled(); restoreGC() }()
+		if err != nil {
+			if ctx.Err() == nil {
+				// Every request that needs an engine is answered with this error (app.Opened).
+				a.Logger.Error("toolhost could not start; every call answers why", "err", err)
+				openErr = err
+			}
+			return
+		}
+		a.Logger.Info("serving stdio", "workdir", a.Workdir, "profile", a.ProfileName, "tools", strings.Join(a.Registry.Names(), ","))
+		a.CheckStateLater()
+		// The start-up preparation (edit journal recovery, the server mark: app.Prepared)
+		// runs once the first tools/list is answered; if it fails, serving ends.
 		select {
 		case <-a.Settled():
 		case <-ctx.Done():
@@ -99,19 +125,18 @@ func serveStdio(inv *invocation) error {
 			cancel(err)
 		}
 	}()
-	a.CheckStateLater()
-	a.Serving()
-	go func() { <-a.Settled(); restoreGC() }()
-	if a.Config.Workdir == "" {
-		a.UseRoots(false) // no --workdir: the client's first root chooses it
-	}
-	a.Logger.Info("serving stdio", "workdir", a.Workdir, "profile", a.ProfileName, "tools", strings.Join(a.Registry.Names(), ","))
-	err = front.Serve(ctx, a.Server())
+	err = server.ServeStdio(ctx, srv, os.Stdin, a.SettleOnWrite(inv.stdout), logger)
+	cancel(nil)
+	<-opened
 	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
 		return cause // the preparation failed
 	}
 	if errors.Is(err, context.Canceled) && inv.ctx.Err() != nil {
 		return nil // SIGINT or SIGTERM: a normal shutdown, sessions closed with the app
+	}
+	if err == nil && openErr != nil {
+		// The client has gone; a server that could not start ends with why.
+		return fmt.Errorf("could not start: %w", openErr)
 	}
 	return err
 }
@@ -141,13 +166,11 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 	if err != nil {
 		return err
 	}
-	a.MarkServer()
 	if err := a.Prepared(inv.ctx); err != nil {
 		return err
 	}
 	a.CheckStateLater()
 	a.Serving()
-	go func() { <-a.Settled(); restoreGC() }()
 	if a.Config.Workdir == "" {
 		a.UseRoots(true) // no --workdir: each session's first root, under [http] allowed_roots
 	}
@@ -207,6 +230,12 @@ func serveHTTP(inv *invocation, flags func(*config.Config), tokenOnCommandLine b
 		return err
 	}
 	hopts.Console = con
+	// Typing into terminals (toolhost attach): the operator token, or a client token that is
+	// refused and audited there.
+	if hopts.PrincipalRoutes == nil {
+		hopts.PrincipalRoutes = map[string]http.Handler{}
+	}
+	hopts.PrincipalRoutes["/api/terminals/"] = con.TerminalAPI()
 	hopts.Sessions = a.CountSessionsWith // the console's health page shows them
 	if a.Leases != nil {
 		hopts.Evicted = a.Leases.Keep // a session closed for the limits keeps its conversation

@@ -33,6 +33,7 @@ var stateCommands = group{title: "State and recordings", commands: []cliCommand{
 			return func(inv *invocation) error { return exportRecording(inv, *out) }
 		},
 	},
+	attachCommand,
 }}
 
 func listRecordings(inv *invocation) error {

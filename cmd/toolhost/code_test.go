@@ -52,6 +52,15 @@ func TestCodeOperationsThroughBinary(t *testing.T) {
 			state, work := t.TempDir(), t.TempDir()
 			codetest.Write(t, work, p.Files)
 			cs := connectCmd(t, commandIn(t, state, work, "stdio"))
+			// A server still starting is answered for by the built-in parsers (tested in
+			// internal/codeintel); on a loaded machine typescript-language-server takes many
+			// seconds to initialize, so wait until it answers before checking what it says.
+			usages := map[string]any{"operation": "list_usages", "path": p.UseFile, "line": p.UseLine, "column": p.UseColumn}
+			for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(500 * time.Millisecond) {
+				if strings.Contains(mustFile(t, cs, usages), spec.Name) {
+					break
+				}
+			}
 
 			checks := []struct {
 				args map[string]any

@@ -104,8 +104,8 @@ func notifyContext(parent context.Context, sigs ...os.Signal) (ctx context.Conte
 }
 
 // setup loads the configuration, adjusted by the command's own flags, and opens the log, once:
-// App opens the app with them, and a stdio server answers its handshake with them while it
-// does. The dispatcher closes the log after the action.
+// App opens the app with them, and a stdio server declares its app (app.Declare) from them.
+// The dispatcher closes the log after the action.
 func (inv *invocation) setup(adjust ...func(*config.Config)) (*config.Config, *slog.Logger, error) {
 	if inv.cfg != nil {
 		return inv.cfg, inv.logger, nil

@@ -826,16 +826,11 @@ func TestStdioExitsCleanlyOnSIGTERM(t *testing.T) {
 	}
 }
 
-// TestStdioAnswersTheHandshakeEarly: a client that writes initialize, initialized and tools/list
-// at once, as soon as the binary starts, gets the handshake (from the stdio front while the app
-// opens, unless the app was quicker) and then its calls from the server; the server's own
-// answers to what the front answered are dropped (one answer per id), and none of them
-// differed from the front's. internal/server's tests hold the front to the server on every
-// path; this one holds the binary's wiring.
-func TestStdioAnswersTheHandshakeEarly(t *testing.T) {
-	cmd := command(t, "stdio", "--log-level", "debug")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+// TestStdioAnswersEachRequestOnce: a client that writes initialize, initialized, tools/list and
+// a call at once, as soon as the binary starts, gets one answer per request, all from the one
+// server: the handshake from the tools' tables while the engines open, the call once they are.
+func TestStdioAnswersEachRequestOnce(t *testing.T) {
+	cmd := command(t, "stdio")
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -848,37 +843,39 @@ func TestStdioAnswersTheHandshakeEarly(t *testing.T) {
 	sc := bufio.NewScanner(stdout)
 	sc.Buffer(nil, 4<<20)
 	seen := map[string]int{}
-	var list string
-	for len(seen) < 3 && sc.Scan() {
-		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
-			t.Fatalf("line %q: %v", sc.Text(), err)
-		}
-		if msg.Method != "" {
-			continue // the server's own requests and notifications
-		}
-		seen[string(msg.ID)]++
-		if string(msg.ID) == "2" {
-			list = sc.Text()
+	var list, call string
+	read := func(until string) {
+		for sc.Scan() {
+			var msg struct {
+				ID     json.RawMessage `json:"id"`
+				Method string          `json:"method"`
+			}
+			if err := json.Unmarshal(sc.Bytes(), &msg); err != nil {
+				t.Fatalf("line %q: %v", sc.Text(), err)
+			}
+			if msg.Method != "" {
+				continue // the server's own requests and notifications
+			}
+			seen[string(msg.ID)]++
+			switch string(msg.ID) {
+			case "2":
+				list = sc.Text()
+			case "3":
+				call = sc.Text()
+			}
+			if string(msg.ID) == until {
+				return
+			}
 		}
 	}
-	// Give a duplicate time to arrive before the session ends.
+	read("3")
+	// A second answer to any of them would come before the answer to a later ping.
 	io.WriteString(stdin, `{"jsonrpc":"2.0","id":4,"method":"ping"}`+"\n")
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), `"id":4`) {
-			break
-		}
-		if strings.Contains(sc.Text(), `"id":1,`) || strings.Contains(sc.Text(), `"id":2,`) {
-			t.Errorf("a second answer: %.120s", sc.Text())
-		}
-	}
+	read("4")
 	stdin.Close()
 	cmd.Wait()
-	if seen["1"] != 1 || seen["2"] != 1 || seen["3"] != 1 {
-		t.Errorf("answers per id = %v, want one each for 1, 2 and 3", seen)
+	if seen["1"] != 1 || seen["2"] != 1 || seen["3"] != 1 || seen["4"] != 1 {
+		t.Errorf("answers per id = %v, want one each for 1, 2, 3 and 4", seen)
 	}
 	var names []string
 	var res struct {
@@ -895,34 +892,49 @@ func TestStdioAnswersTheHandshakeEarly(t *testing.T) {
 	if got := strings.Join(names, ","); got != wantTools {
 		t.Errorf("tools/list = %s, want %s", got, wantTools)
 	}
-	if strings.Contains(stderr.String(), "differed") {
-		t.Errorf("the server's handshake differed from the front's:\n%s", stderr.String())
+	if !strings.Contains(call, "Thought recorded") {
+		t.Errorf("the call = %.200s, want think's answer", call)
 	}
-	// On a loaded machine the app may open before the front reads the first line; then the
-	// server answered everything, which is as correct.
-	t.Logf("answered by the front: initialize %v, tools/list %v",
-		strings.Contains(stderr.String(), "answered before the server runs\" method=initialize"),
-		strings.Contains(stderr.String(), "answered before the server runs\" method=tools/list"))
 }
 
-// TestNotifyContext: once handled closes, the signal cancels the context; stop right away,
-// perhaps before the handlers are in place, returns and cancels it.
-func TestNotifyContext(t *testing.T) {
-	ctx, stop, handled := notifyContext(context.Background(), syscall.SIGUSR1)
-	defer stop()
-	<-handled
-	if err := syscall.Kill(os.Getpid(), syscall.SIGUSR1); err != nil {
+// TestStdioFailedStartAnswersCalls: when the engines cannot open (here an embedder the
+// configuration names wrongly), the server still answers the handshake, answers every call
+// with why it could not start, logs it, and exits with the error once the client goes.
+func TestStdioFailedStartAnswersCalls(t *testing.T) {
+	state, work := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte("[memory]\nembedder = \"no-such-embedder\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case <-ctx.Done():
-	case <-time.After(10 * time.Second):
-		t.Fatal("SIGUSR1 did not cancel the context")
+	cmd := commandIn(t, state, work, "stdio")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-
-	ctx, stop, _ = notifyContext(context.Background(), syscall.SIGUSR2)
-	stop()
-	if ctx.Err() == nil {
-		t.Error("stop left the context running")
+	s := &stdioRaw{t: t, in: stdin, lines: bufio.NewScanner(stdout)}
+	s.lines.Buffer(nil, 4<<20)
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := s.answer(1); m["result"] == nil {
+		t.Fatalf("initialize = %v", m)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if m := s.answer(2); m["result"] == nil {
+		t.Fatalf("tools/list = %v", m)
+	}
+	for id := 3; id <= 4; id++ {
+		if got := s.call(id, "think", map[string]any{"thoughts": "plan"}); !strings.Contains(got, "toolhost could not start") || !strings.Contains(got, "memory.embedder") {
+			t.Errorf("call %d = %s, want why toolhost could not start", id, got)
+		}
+	}
+	stdin.Close()
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("exit = %v, want status 1", err)
+	}
+	if !strings.Contains(stderr.String(), "memory.embedder") {
+		t.Errorf("stderr = %q, want the cause", stderr.String())
 	}
 }

@@ -123,54 +123,141 @@ func TestStdioProtocolEdges(t *testing.T) {
 	}
 }
 
-// TestHTTPProtocolEdges: over HTTP a body over the limit is answered with a JSON-RPC error for
-// that request (the session goes on), and a call before initialize gets the "not initialized"
-// code.
-func TestHTTPProtocolEdges(t *testing.T) {
-	url, token := startServe(t)
-	post := func(session string, body []byte) (*http.Response, map[string]any) {
-		t.Helper()
-		req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if session != "" {
-			req.Header.Set("Mcp-Session-Id", session)
-			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		var m map[string]any
-		if i := bytes.Index(raw, []byte("data: ")); i >= 0 && resp.Header.Get("Content-Type") == "text/event-stream" {
-			raw = raw[i+6:]
-			if j := bytes.IndexByte(raw, '\n'); j >= 0 {
-				raw = raw[:j]
+// pingLine is a ping with id whose line is exactly size bytes, padded in a parameter the
+// server ignores (size must be over a hundred). A ping costs the server least per byte.
+func pingLine(id, size int) string {
+	head := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"ping","params":{"padding":"`, id)
+	tail := `"}}`
+	return head + strings.Repeat("x", size-len(head)-len(tail)) + tail
+}
+
+// TestStdioLineLimit holds both sides of the one stdio line limit, server.MaxStdioLine, through
+// the binary: a line up to it reaches the server and is answered, a longer one is answered
+// with an error for its id, and the session goes on either way. The go-sdk's transport has a
+// bound of its own, set to the same number: with its default (16 MiB) a line between the two
+// ended the session.
+func TestStdioLineLimit(t *testing.T) {
+	s := startStdioRaw(t)
+	s.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if m := s.answer(1); m["result"] == nil {
+		t.Fatalf("initialize = %v", m)
+	}
+	s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	id := 10
+	for _, tt := range []struct {
+		name   string
+		size   int
+		passed bool
+	}{
+		{"just under", server.MaxStdioLine - 1, true},
+		{"at", server.MaxStdioLine, true},
+		{"just over", server.MaxStdioLine + 1, false},
+		{"far over", 3 * server.MaxStdioLine, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			id++
+			s.send(pingLine(id, tt.size))
+			m := s.answer(id)
+			if tt.passed && m["result"] == nil {
+				t.Errorf("a line of %d bytes = %.300v, want the ping answered", tt.size, m)
 			}
+			if !tt.passed && (errorCode(m) != -32600 || !strings.Contains(fmt.Sprint(m["error"]), fmt.Sprintf("longer than %d bytes", server.MaxStdioLine))) {
+				t.Errorf("a line of %d bytes = %.300v, want error -32600 naming the limit", tt.size, m)
+			}
+			id++
+			if out := s.call(id, "think", map[string]any{"thoughts": "still here"}); !strings.Contains(out, "Thought recorded") {
+				t.Errorf("think after a line of %d bytes = %s, want the session alive", tt.size, out)
+			}
+		})
+	}
+}
+
+// mcpPost posts one JSON-RPC message to a `toolhost serve` at url with token, in session (""
+// before initialize), and returns the answer decoded from JSON or from its SSE event.
+func mcpPost(t *testing.T, url, token, session string, body []byte) (*http.Response, map[string]any) {
+	t.Helper()
+	req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var m map[string]any
+	if i := bytes.Index(raw, []byte("data: ")); i >= 0 && resp.Header.Get("Content-Type") == "text/event-stream" {
+		raw = raw[i+6:]
+		if j := bytes.IndexByte(raw, '\n'); j >= 0 {
+			raw = raw[:j]
 		}
-		json.Unmarshal(raw, &m)
-		return resp, m
 	}
-	resp, m := post("", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-	if errorCode(m) != server.CodeNotInitialized || errorMessage(m) != server.NotInitializedMessage("tools/list") {
-		t.Errorf("tools/list before initialize over HTTP = %d %v, want error code %d and %q", resp.StatusCode, m, server.CodeNotInitialized, server.NotInitializedMessage("tools/list"))
-	}
-	resp, _ = post("", []byte(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
+	json.Unmarshal(raw, &m)
+	return resp, m
+}
+
+// rawHTTPSession initializes a session with a `toolhost serve` and returns its id.
+func rawHTTPSession(t *testing.T, url, token string) string {
+	t.Helper()
+	resp, _ := mcpPost(t, url, token, "", []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`))
 	session := resp.Header.Get("Mcp-Session-Id")
 	if session == "" {
 		t.Fatalf("initialize gave no session (status %d)", resp.StatusCode)
 	}
-	post(session, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
-	big := fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"think","arguments":{"thoughts":"%s"}}}`, strings.Repeat("x", server.DefaultMaxBodyBytes))
-	resp, m = post(session, []byte(big))
-	if id, _ := m["id"].(float64); id != 3 || errorCode(m) != -32600 {
-		t.Errorf("oversized body = %d %v, want a JSON-RPC error -32600 for id 3", resp.StatusCode, m)
+	mcpPost(t, url, token, session, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	return session
+}
+
+// TestHTTPProtocolEdges: over HTTP a call before initialize gets the "not initialized" code.
+func TestHTTPProtocolEdges(t *testing.T) {
+	url, token := startServe(t)
+	resp, m := mcpPost(t, url, token, "", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	if errorCode(m) != server.CodeNotInitialized || errorMessage(m) != server.NotInitializedMessage("tools/list") {
+		t.Errorf("tools/list before initialize over HTTP = %d %v, want error code %d and %q", resp.StatusCode, m, server.CodeNotInitialized, server.NotInitializedMessage("tools/list"))
 	}
-	resp, m = post(session, []byte(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"think","arguments":{"thoughts":"after"}}}`))
-	if res, _ := m["result"].(map[string]any); res == nil {
-		t.Errorf("call after the oversized body = %d %v, want the session alive", resp.StatusCode, m)
+}
+
+// TestHTTPBodyLimit holds both sides of the one request body limit, server.DefaultMaxBodyBytes
+// (toolhost's check and the go-sdk handler's bound are the same number), through the binary:
+// a body up to it is served, a longer one is answered with a JSON-RPC error for its id and
+// status 413, which clients surface as that call's error, and the session goes on.
+func TestHTTPBodyLimit(t *testing.T) {
+	url, token := startServe(t)
+	session := rawHTTPSession(t, url, token)
+	id := 10
+	for _, tt := range []struct {
+		name   string
+		size   int
+		passed bool
+	}{
+		{"just under", server.DefaultMaxBodyBytes - 1, true},
+		{"at", server.DefaultMaxBodyBytes, true},
+		{"just over", server.DefaultMaxBodyBytes + 1, false},
+		{"far over", 4 * server.DefaultMaxBodyBytes, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			id++
+			resp, m := mcpPost(t, url, token, session, []byte(pingLine(id, tt.size)))
+			if got, _ := m["id"].(float64); int(got) != id {
+				t.Fatalf("a body of %d bytes = %d %.300v, want an answer for id %d", tt.size, resp.StatusCode, m, id)
+			}
+			if tt.passed && (resp.StatusCode != http.StatusOK || m["result"] == nil) {
+				t.Errorf("a body of %d bytes = %d %.300v, want the ping answered", tt.size, resp.StatusCode, m)
+			}
+			if !tt.passed && (resp.StatusCode != http.StatusRequestEntityTooLarge || errorCode(m) != -32600 ||
+				!strings.Contains(fmt.Sprint(m["error"]), fmt.Sprintf("longer than %d bytes", server.DefaultMaxBodyBytes))) {
+				t.Errorf("a body of %d bytes = %d %.300v, want 413 and error -32600 naming the limit", tt.size, resp.StatusCode, m)
+			}
+			id++
+			_, m = mcpPost(t, url, token, session, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"think","arguments":{"thoughts":"after"}}}`, id)))
+			if res, _ := m["result"].(map[string]any); res == nil {
+				t.Errorf("a call after a body of %d bytes = %v, want the session alive", tt.size, m)
+			}
+		})
 	}
 }

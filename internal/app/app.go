@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -39,7 +40,7 @@ import (
 const Name = "toolhost"
 
 // Version is set at build time with -ldflags "-X toolhost/internal/app.Version=...".
-var Version = "0.1.0-dev"
+var Version = defaultVersion
 
 // instructions are the server's instructions at initialize.
 const instructions = "toolhost: files, terminals, todos, memory and more behind a working-directory guard. Call think before complex steps; page cut results with the read_tool_result tool."
@@ -71,6 +72,9 @@ type App struct {
 	PromptsDir string
 	// Terminals is the terminal engine (the console shows its sessions).
 	Terminals *terminal.Manager
+	// Typed is what the user typed into sessions on the console or with toolhost attach,
+	// kept for the model's next read of the session.
+	Typed *terminal.UserInputs
 	// Gate decides every process toolhost starts: rules, sandbox, environment.
 	Gate *gate.Gate
 	// Started is when Open ran, for uptime.
@@ -103,6 +107,16 @@ type App struct {
 	// and every call waits for (startup.go).
 	preparing *preparing
 
+	// opening is set when OpenEngines starts, opened closed when it has returned, openErr
+	// saying why it failed.
+	opening atomic.Bool
+	opened  chan struct{}
+	openErr error
+	// needed closes when a request waits for the engines (Needed).
+	needed   chan struct{}
+	needOnce sync.Once
+
+	closeMu sync.Mutex
 	closers []func() error
 }
 
@@ -115,15 +129,34 @@ func Open(ctx context.Context, cfg *config.Config, logger *slog.Logger) (*App, e
 // open is Open; a workspace opened for a client's root passes the app that opened it, whose
 // execution history, tokens and rate limits it shares (one principal, one set of buckets).
 func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *App) (*App, error) {
+	a, err := declare(cfg, logger, parent)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.openEngines(ctx, parent); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Declare resolves what a server answers from before any engine is open: the configuration,
+// the working directory, the profile, the console's switches, the stdio principal, and the
+// registry of the tools' tables (tools/list shows the tables and nothing behind them). Its
+// server (Server) serves at once; OpenEngines opens the rest and binds it, and every request
+// that needs an engine waits for that (prepareMiddleware). The configuration errors Open would
+// report about the tool list or the working directory are Declare's, before anything is
+// answered.
+func Declare(cfg *config.Config, logger *slog.Logger) (*App, error) {
+	return declare(cfg, logger, nil)
+}
+
+func declare(cfg *config.Config, logger *slog.Logger, parent *App) (*App, error) {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	a := &App{Config: cfg, Logger: logger, Started: time.Now(), settling: newSettling(), preparing: newPreparing()}
+	a := &App{Config: cfg, Logger: logger, Started: time.Now(), settling: newSettling(), preparing: newPreparing(),
+		opened: make(chan struct{}), needed: make(chan struct{})}
 	if parent != nil {
-		// The parent's journal recovery and server mark come before any work of a workspace.
-		if err := parent.Prepared(ctx); err != nil {
-			return nil, err
-		}
 		a.settling = parent.settling
 	} else if !cfg.Serve {
 		a.settling.settle() // a one-shot command: nothing to answer first
@@ -149,7 +182,18 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if a.StateDir, err = filepath.Abs(a.StateDir); err != nil {
 		return nil, fmt.Errorf("state dir: %w", err)
 	}
-	spill := a.openSpill()
+	if parent != nil {
+		a.StdioPrincipal = parent.StdioPrincipal
+	} else if a.StdioPrincipal, err = stdioPrincipal(cfg); err != nil {
+		return nil, err
+	}
+	if err := a.loadSwitches(); err != nil {
+		return nil, err
+	}
+	tools := declaredTools(cfg, a.Workdir)
+	if err := checkProfileNames(name, profile, cfg.Profiles, tools); err != nil {
+		return nil, err
+	}
 	// A configured conversation pins every session to it; otherwise each session leases its
 	// own (openConversations), and the working directory's first conversation serves calls
 	// without a session (toolhost call).
@@ -168,20 +212,8 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 		Profile:             name,
 		BudgetTokens:        budget,
 		Output:              consolidated.OutputLimits{MaxResultChars: cfg.Output.MaxResultChars, MaxResultLines: cfg.Output.MaxResultLines},
-		Spill:               spill,
 		Logger:              logger,
 	}
-	if err := a.openState(ctx); err != nil {
-		return nil, err
-	}
-	opened := false
-	defer func() {
-		if !opened {
-			a.Prepared(context.Background()) // nothing started may outlive a failed Open
-			// Waits for a state file still being created, which must not outlive a failed Open.
-			a.Store.Close()
-		}
-	}()
 	a.PromptsDir = cfg.PromptsDir
 	if a.PromptsDir == "" {
 		base := cfg.Path
@@ -193,23 +225,86 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	if err := a.checkAutoApprove(); err != nil {
 		return nil, err
 	}
-	if a.Guard, err = a.openGuard(ctx, profile); err != nil {
-		return nil, err
+	a.Registry = consolidated.Declare(a.Env, tools, a.allow)
+	return a, nil
+}
+
+// declaredTools are toolhost's tools with their tables and nothing behind them: what
+// tools/list shows depends on the tables, the profile and the switches, never on an engine.
+// OpenEngines builds the same tools with their engines, and the registry refuses them if
+// their tables differ (consolidated.Registry.Bind).
+func declaredTools(cfg *config.Config, workdir string) []*consolidated.Tool {
+	return []*consolidated.Tool{
+		consolidated.ThinkTool(),
+		consolidated.UserCollaborationTool(consolidated.CollaborationConfig{}),
+		consolidated.TodoTool(nil, nil),
+		consolidated.MemoryTool(consolidated.MemoryConfig{}),
+		consolidated.FileTool(consolidated.FileConfig{}),
+		consolidated.TerminalTool(consolidated.TerminalConfig{}),
+		consolidated.BuildTool(consolidated.BuildConfig{Workdir: workdir}),
+		consolidated.WebTool(consolidated.WebConfig{SearchURL: cfg.Web.SearchURL}),
+		consolidated.DatabaseTool(consolidated.DatabaseConfig{}),
+		consolidated.ReadToolResultTool(),
 	}
-	a.closers = append(a.closers, a.Guard.Close)
+}
+
+// errEnginesOpened: OpenEngines runs once per app.
+var errEnginesOpened = errors.New("app: the engines are open already")
+
+// OpenEngines opens what the declared tools need (the state, the guard, the execution history,
+// memory, terminals, the web and database engines), builds the tools with them and binds them
+// to the registry. A server's app also marks the process as a server and recovers the edit
+// journal, once the first tools/list is answered or a request needs it (startup.go). Requests
+// held for the engines go on when it returns; if it fails, they and every later one are
+// answered with its error (Opened).
+func (a *App) OpenEngines(ctx context.Context) error { return a.openEngines(ctx, nil) }
+
+func (a *App) openEngines(ctx context.Context, parent *App) (err error) {
+	if !a.opening.CompareAndSwap(false, true) {
+		return errEnginesOpened
+	}
+	defer func() {
+		if err != nil {
+			// Nothing started may outlive a failed open: the preparation it began, what
+			// it opened, and a state file still being created.
+			a.prepared(context.Background())
+			a.runClosers()
+			if a.Store != nil {
+				a.Store.Close()
+			}
+		}
+		a.openErr = err
+		close(a.opened)
+	}()
+	cfg, profile := a.Config, a.Profile
+	if parent != nil {
+		// The parent's journal recovery and server mark come before any work of a workspace.
+		if err := parent.Prepared(ctx); err != nil {
+			return err
+		}
+	}
+	a.Env.Spill = a.openSpill()
+	if err := a.openState(ctx); err != nil {
+		return err
+	}
+	if a.Guard, err = a.openGuard(ctx, profile); err != nil {
+		return err
+	}
+	a.onClose(a.Guard.Close)
 	// The start-up preparation ends before the guard closes (closers run in reverse order).
-	a.closers = append(a.closers, func() error { a.Prepared(context.Background()); return nil })
-	a.openJournal(cfg.Serve && parent == nil)
+	a.onClose(func() error { a.prepared(context.Background()); return nil })
+	serving := cfg.Serve && parent == nil
+	a.openJournal(serving)
 	waitEngine := func() {}
 	if parent != nil {
-		a.Executions, a.Limits, a.Tokens, a.StdioPrincipal = parent.Executions, parent.Limits, parent.Tokens, parent.StdioPrincipal
+		a.Executions, a.Limits, a.Tokens = parent.Executions, parent.Limits, parent.Tokens
 	} else {
 		wait, err := a.openExecutions(ctx)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		waitEngine = sync.OnceFunc(wait)
-		defer waitEngine() // before the store closes on a failed Open
+		defer waitEngine() // before the store closes on a failed open
 	}
 	a.Env.Limits = a.Limits
 	// Where the user answers authorization requests: one place for the app and the
@@ -225,25 +320,23 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	rcfg.Project = a.Workdir // whose standing instructions the reminders repeat
 	embedder, err := embed.New(cfg.Memory.Embedder)
 	if err != nil {
-		return nil, fmt.Errorf("memory.embedder: %w", err)
+		return fmt.Errorf("memory.embedder: %w", err)
 	}
 	a.Memory = memory.New(a.Store, memory.Config{Embedder: embedder, Index: memory.IndexKind(cfg.Memory.Index)})
-	a.closers = append(a.closers, a.Memory.Close) // background imports
+	a.onClose(a.Memory.Close) // background imports
 	a.Reminders = reminders.New(a.Store, rcfg, a.Memory)
 	terminals, err := a.terminalManager()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	a.Terminals = terminals
-	if err := a.loadSwitches(); err != nil {
-		return nil, err
-	}
+	a.Typed = terminal.NewUserInputs()
 	web, err := a.webTool()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	a.Index = a.openIndex()
-	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.Gate})
+	terminal := consolidated.TerminalTool(consolidated.TerminalConfig{Manager: terminals, Guard: a.Guard, DefaultYield: cfg.Terminal.Yield.Duration, Sandbox: a.Gate, Typed: a.Typed})
 	// The tool list: one constructor per tool, in any order (the registry orders them by
 	// consolidated.Order). Each tool carries its resources, hooks and Close.
 	tools := []*consolidated.Tool{
@@ -263,20 +356,38 @@ func open(ctx context.Context, cfg *config.Config, logger *slog.Logger, parent *
 	}
 	waitEngine()
 	a.Env.Executions = a.Executions
-	if err := checkProfileNames(name, profile, cfg.Profiles, tools); err != nil {
-		a.Close()
-		return nil, err
+	if err := a.Registry.Bind(tools); err != nil {
+		for _, t := range tools {
+			if t.Close != nil {
+				t.Close()
+			}
+		}
+		return err
 	}
-	a.Registry = consolidated.NewRegistry(a.Env, tools, a.allow)
-	a.closers = append(a.closers, a.Registry.Close)
+	a.onClose(a.Registry.Close)
 	if cfg.Conversation == "" {
-		if err := a.openConversations(conv); err != nil {
-			a.Close()
-			return nil, err
+		if err := a.openConversations(a.Env.DefaultConversation); err != nil {
+			return err
 		}
 	}
-	opened = true
-	return a, nil
+	if serving {
+		a.markServer() // last: what it runs once settled reads the engines
+	}
+	return nil
+}
+
+// Opened waits until OpenEngines has run and returns its error, as every request that needs an
+// engine gives it to the client: a server whose engines did not open says why.
+func (a *App) Opened(ctx context.Context) error {
+	select {
+	case <-a.opened:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if a.openErr != nil {
+		return fmt.Errorf("toolhost could not start: %w", a.openErr)
+	}
+	return nil
 }
 
 // openConversations gives each MCP session a conversation of its own, leased in the store so
@@ -289,7 +400,7 @@ func (a *App) openConversations(base string) error {
 	a.Leases = leases
 	a.Env.Conversations = consolidated.NewSessions(leases, a.Logger)
 	a.Env.Conversations.OnConversationEnded(a.Registry.ConversationEnded)
-	a.closers = append(a.closers, func() error {
+	a.onClose(func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		return a.Env.Conversations.Close(ctx)
@@ -373,7 +484,7 @@ func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 		Registry:     a.Registry,
 		Logger:       a.Logger,
 		ListTTL:      a.ListTTL,
-		Middleware:   []mcp.Middleware{a.prepareMiddleware(), a.switchesMiddleware(), a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, a.Store, a.Registry, a.Logger)},
+		Middleware:   []mcp.Middleware{a.prepareMiddleware(), a.switchesMiddleware(), a.settleMiddleware(), consolidated.PromptsMiddleware(a.PromptsDir, func() *store.Store { return a.Store }, a.Registry, a.Logger)},
 	})
 	a.switchMu.Lock()
 	a.servers = append(a.servers, s)
@@ -381,11 +492,30 @@ func (a *App) ServerAs(p authz.Principal) *mcp.Server {
 	return s
 }
 
-// Close releases the engines.
+// Close releases the engines, once OpenEngines has returned.
 func (a *App) Close() error {
+	if a.opening.Load() {
+		<-a.opened
+	}
+	return a.runClosers()
+}
+
+// onClose adds f to what Close runs, the last added first.
+func (a *App) onClose(f func() error) {
+	a.closeMu.Lock()
+	a.closers = append(a.closers, f)
+	a.closeMu.Unlock()
+}
+
+// runClosers runs what onClose added, once.
+func (a *App) runClosers() error {
+	a.closeMu.Lock()
+	closers := a.closers
+	a.closers = nil
+	a.closeMu.Unlock()
 	var errs []error
-	for i := len(a.closers) - 1; i >= 0; i-- {
-		errs = append(errs, a.closers[i]())
+	for i := len(closers) - 1; i >= 0; i-- {
+		errs = append(errs, closers[i]())
 	}
 	return errors.Join(errs...)
 }

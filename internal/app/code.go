@@ -31,7 +31,7 @@ func (a *App) codeEngine(ix *codeindex.Index) *codeintel.Engine {
 				Timeout: ls.Timeout.Duration, StartTimeout: ls.StartTimeout.Duration, IdleTimeout: ls.IdleTimeout.Duration,
 				Logger: a.Logger,
 			}, specs)
-			a.closers = append(a.closers, cfg.Pool.Close)
+			a.onClose(cfg.Pool.Close)
 		}
 	}
 	e := codeintel.NewEngine(cfg)

@@ -162,6 +162,7 @@ func (a *App) Console(credential func() (string, error), listeners ...string) (*
 		Store:      a.Store,
 		Memory:     a.Memory,
 		Terminals:  a.Terminals,
+		Typed:      a.Typed,
 		Tools:      a.ConsoleTools(),
 		Executions: a.consoleExecutions(),
 		AuditFile:  filepath.Join(a.StateDir, "audit.jsonl"),

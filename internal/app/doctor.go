@@ -7,15 +7,15 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"toolhost/internal/memory"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/server"
+	"toolhost/internal/sysfile"
 	"toolhost/store"
 )
 
@@ -42,7 +42,11 @@ const lowSpace = 64 << 20
 // RepairState and RepairMemory do. The state check comes first.
 func (a *App) Doctor(ctx context.Context) []DoctorCheck {
 	st := a.checkState(ctx)
-	return []DoctorCheck{st, a.checkMemory(ctx, st.OK), a.checkSandbox(), a.checkEmbedder(ctx), a.checkRecall(), a.checkToken(), a.checkPort()}
+	checks := []DoctorCheck{st, a.checkMemory(ctx, st.OK), a.checkSandbox()}
+	if probe, ok := a.probeSandbox(ctx); ok {
+		checks = append(checks, probe)
+	}
+	return append(checks, a.checkEmbedder(ctx), a.checkRecall(), a.checkToken(), a.checkPort())
 }
 
 // checkRecall says which of the word sources memory search ranks with are there. The OS
@@ -68,8 +72,13 @@ func (a *App) checkRecall() DoctorCheck {
 		}
 	}
 	c.Detail = "memory search uses " + strings.Join(found, ", ")
-	if len(missing) > 0 {
+	switch {
+	case len(missing) > 0 && runtime.GOOS == "linux":
 		c.Detail += fmt.Sprintf("; not installed: %s (apt-get install %s)", strings.Join(missing, ", "), strings.Join(pkgs, " "))
+	case len(missing) > 0:
+		// The sources are read from Debian's paths: elsewhere they are not to be had, and
+		// search ranks without them.
+		c.Detail += fmt.Sprintf("; not available on %s: %s (the Debian packages %s)", runtime.GOOS, strings.Join(missing, ", "), strings.Join(pkgs, " "))
 	}
 	return c
 }
@@ -118,9 +127,7 @@ func (a *App) checkState(ctx context.Context) DoctorCheck {
 		c.Fix = stateFix(err)
 		return c
 	}
-	var fs unix.Statfs_t
-	if err := unix.Statfs(a.StateDir, &fs); err == nil {
-		free := uint64(fs.Bavail) * uint64(fs.Bsize)
+	if free, err := sysfile.FreeSpace(a.StateDir); err == nil {
 		if free < lowSpace {
 			c.Detail = fmt.Sprintf("%s has %d MiB free", a.StateDir, free>>20)
 			c.Fix = "free space on that disk, or start toolhost with --state-dir on another one"
@@ -176,9 +183,52 @@ func (a *App) checkSandbox() DoctorCheck {
 	c := DoctorCheck{Name: "sandbox", Detail: st.Summary(), OK: true}
 	if st.Refusing || st.Mode != sandbox.ModeOff && st.Effective == sandbox.ModeOff {
 		c.OK = false
-		c.Fix = "run on a kernel with Landlock (5.13 or later, lsm=landlock), or set [terminal] sandbox = \"off\" to accept unconfined commands"
+		switch runtime.GOOS {
+		case "linux":
+			c.Fix = "run on a kernel with Landlock (5.13 or later, lsm=landlock), or set [terminal] sandbox = \"off\" to accept unconfined commands"
+		case "darwin":
+			c.Fix = "restore /usr/bin/sandbox-exec (part of macOS), or set [terminal] allow_unsandboxed = true to accept unconfined commands"
+		default:
+			c.Fix = "toolhost has no sandbox on " + runtime.GOOS + ": set [terminal] allow_unsandboxed = true (or sandbox = \"off\") to accept that commands run with your full authority"
+		}
 	}
 	return c
+}
+
+// probeSandbox runs the sandbox's self-test where commands are confined: a confined command
+// tries to write in the home directory (outside the working directory), to read a file in the
+// state directory (hidden) and to signal this process, and each must fail. ok is false when
+// nothing is confined (the sandbox check says why).
+func (a *App) probeSandbox(ctx context.Context) (DoctorCheck, bool) {
+	c := DoctorCheck{Name: "sandbox self-test", OK: true}
+	p, err := a.Gate.Policy(ctx, "")
+	if err != nil || p == nil || a.StateDir == "" {
+		return c, false
+	}
+	outside, _ := os.UserHomeDir()
+	if ok, _ := p.CanWrite(outside); ok || outside == "" {
+		outside = "/" // the working directory is the home directory: try the root instead
+	}
+	hidden := filepath.Join(a.StateDir, "doctor-sandbox-probe")
+	if err := os.WriteFile(hidden, []byte("toolhost doctor\n"), 0o600); err != nil {
+		c.OK, c.Detail, c.Fix = false, fmt.Sprintf("cannot write the probe file %s: %v", hidden, err), "make the state directory writable"
+		return c, true
+	}
+	defer os.Remove(hidden)
+	var parts []string
+	for _, r := range sandbox.Probe(ctx, p, outside, hidden) {
+		mark := "refused"
+		if !r.Enforced {
+			mark = "NOT refused: " + r.Detail
+			c.OK = false
+		}
+		parts = append(parts, r.Name+": "+mark)
+	}
+	c.Detail = strings.Join(parts, "; ")
+	if !c.OK {
+		c.Fix = "the sandbox does not enforce what it should here: run terminals with [terminal] sandbox = \"read-only\" or report it with this output"
+	}
+	return c, true
 }
 
 func (a *App) checkEmbedder(ctx context.Context) DoctorCheck {

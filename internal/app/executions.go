@@ -36,7 +36,7 @@ func (a *App) openExecutions(ctx context.Context) (wait func(), err error) {
 			a.ExecutionsErr = eerr
 		} else {
 			a.Executions = e
-			a.closers = append(a.closers, e.Close)
+			a.onClose(e.Close)
 		}
 	}
 	if err := a.openLimits(); err != nil {
@@ -46,7 +46,7 @@ func (a *App) openExecutions(ctx context.Context) (wait func(), err error) {
 	return wait, nil
 }
 
-// openLimits reads the rate limits, the token store and the stdio principal's tier.
+// openLimits reads the rate limits and the token store.
 func (a *App) openLimits() error {
 	cfg := a.Config
 	lim := &engine.Limits{PerCategory: map[authz.Category]engine.Rate{}}
@@ -64,9 +64,7 @@ func (a *App) openLimits() error {
 	}
 	a.Limits = lim
 	a.Tokens = authz.NewTokens(a.Store)
-	p, err := stdioPrincipal(cfg)
-	a.StdioPrincipal = p
-	return err
+	return nil
 }
 
 // stdioPrincipal is who calls over stdio: the user, admin unless [stdio] tier lowers it.

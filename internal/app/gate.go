@@ -58,7 +58,7 @@ func (a *App) openGate() (*gate.Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, g.Close)
+	a.onClose(g.Close)
 	return g, nil
 }
 
@@ -120,14 +120,14 @@ func (a *App) withheldEnv() []string {
 // `toolhost doctor`.
 func (a *App) SandboxStatus() sandbox.Status { return a.Gate.Status() }
 
-// MarkServer marks this process as a toolhost server for the operator checks (child
+// markServer marks this process as a toolhost server for the operator checks (child
 // subreaper, not dumpable, named and recorded in the state directory; see authz) and logs
-// what the terminal sandbox enforces. Call it from commands that serve a model (stdio,
-// serve); the record is removed when the app closes. The marking waits until the server has
-// answered its first tools/list (which needs none of it) or a request needs it; every call
-// waits for it, so no call starts a child before, and a failure is what Prepared returns: the
-// server must stop.
-func (a *App) MarkServer() {
+// what the terminal sandbox enforces. OpenEngines calls it for an app that serves a model
+// (config.Config.Serve: stdio, serve); the record is removed when the app closes. The marking
+// waits until the server has answered its first tools/list (which needs none of it) or a
+// request needs it; every call waits for it, so no call starts a child before, and a failure
+// is what Prepared returns: the server must stop.
+func (a *App) markServer() {
 	var release func()
 	a.prepare(func() error {
 		var err error
@@ -144,8 +144,8 @@ func (a *App) MarkServer() {
 		}
 		return nil
 	})
-	a.closers = append(a.closers, func() error {
-		if a.Prepared(context.Background()); release != nil {
+	a.onClose(func() error {
+		if a.prepared(context.Background()); release != nil {
 			release()
 		}
 		return nil

@@ -33,7 +33,7 @@ func (a *App) openIndex() *codeindex.Index {
 		MaxFiles: c.MaxFiles, MaxBytes: c.MaxBytes, MaxFileBytes: c.MaxFileBytes, Logger: a.Logger,
 		Symbols: codeintel.DefinedNames,
 	})
-	a.closers = append(a.closers, ix.Close)
+	a.onClose(ix.Close)
 	if c.Mode == "on" && a.Config.Serve {
 		a.afterSettled(func(context.Context) { ix.StartBuild() })
 	}

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +17,7 @@ import (
 
 	"toolhost/consolidated"
 	"toolhost/internal/config"
+	"toolhost/internal/fifotest"
 	"toolhost/internal/golden"
 	"toolhost/reminders"
 )
@@ -228,9 +228,7 @@ func TestFileResource(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(wd, "escape.txt")); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(wd, "pipe"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifotest.Make(t, filepath.Join(wd, "pipe"))
 
 	c, err := readResource(cs, "file://"+filepath.ToSlash(strings.ReplaceAll(text, " ", "%20")))
 	if err != nil || c.Text != "hello\n" || c.Blob != nil {

@@ -93,7 +93,7 @@ func (a *App) openRoot(ctx context.Context, uri string, overHTTP bool) (*App, er
 		a.roots.apps = map[string]*App{}
 	}
 	a.roots.apps[dir] = ws
-	a.closers = append(a.closers, ws.Close)
+	a.onClose(ws.Close)
 	return ws, nil
 }
 

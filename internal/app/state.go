@@ -84,7 +84,7 @@ func (a *App) CheckStateLater() {
 			a.Logger.Error("state file damaged: run `toolhost doctor --repair` (it keeps a copy and rebuilds what can be read)", "path", a.Store.Path(), "err", err)
 		}
 	}()
-	a.closers = append(a.closers, func() error { cancel(); <-done; return nil })
+	a.onClose(func() error { cancel(); <-done; return nil })
 }
 
 // openSpill prepares the directory for results too large to return at once. A state directory

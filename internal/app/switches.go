@@ -7,13 +7,13 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/consolidated"
 	"toolhost/internal/config"
+	"toolhost/internal/sysfile"
 )
 
 // How every process learns that the console switched operations, cheaply.
@@ -54,9 +54,7 @@ func stampFile(path string) fileStamp {
 		return fileStamp{}
 	}
 	s := fileStamp{exists: true, size: info.Size(), mtime: info.ModTime().UnixNano(), settled: time.Since(info.ModTime()) >= switchSlack}
-	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		s.ino = uint64(st.Ino)
-	}
+	s.ino = sysfile.Ino(info)
 	return s
 }
 

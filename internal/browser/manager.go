@@ -16,11 +16,12 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
-	"syscall"
 	"time"
 
 	"toolhost/authz"
+	"toolhost/internal/proctree"
 	"toolhost/internal/web"
 )
 
@@ -34,7 +35,7 @@ const (
 )
 
 // ErrNoChromium: no Chromium binary was found. Its text says how to install one.
-var ErrNoChromium = errors.New("no Chromium found: install it (Debian/Ubuntu: apt-get install chromium; Fedora: dnf install chromium) or set [web] chromium to its path")
+var ErrNoChromium = errors.New("no Chromium found: install it (Debian/Ubuntu: apt-get install chromium; Fedora: dnf install chromium; macOS and Windows: Google Chrome, Chromium or Edge in their usual place) or set [web] chromium to its path")
 
 // ErrTooManyBrowsers: MaxBrowsers conversations already have a browser open.
 var ErrTooManyBrowsers = errors.New("too many browsers open")
@@ -107,6 +108,12 @@ func FindChromium(configured string) (string, error) {
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return behindWrapper(p), nil
+		}
+	}
+	home, _ := os.UserHomeDir()
+	for _, p := range installedBrowsers(runtime.GOOS, home, os.Getenv) {
+		if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+			return p, nil
 		}
 	}
 	return "", ErrNoChromium
@@ -280,6 +287,5 @@ func killTree(p *os.Process) {
 	if p == nil {
 		return
 	}
-	syscall.Kill(-p.Pid, syscall.SIGKILL)
-	p.Kill()
+	proctree.Kill(p)
 }

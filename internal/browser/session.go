@@ -14,6 +14,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"toolhost/authz"
+	"toolhost/internal/proctree"
 )
 
 // Session is one conversation's browser: a Chromium process with a fresh profile, its proxy and
@@ -147,12 +148,9 @@ func (s *Session) start(ctx context.Context) error {
 		chromedp.Flag("host-resolver-rules", "MAP * ~NOTFOUND , EXCLUDE 127.0.0.1"),
 		chromedp.Flag("dns-prefetch-disable", true),
 		chromedp.ModifyCmdFunc(func(cmd *exec.Cmd) {
-			if cmd.SysProcAttr == nil {
-				cmd.SysProcAttr = &syscall.SysProcAttr{}
-			}
-			// Its own process group, so closing kills the whole tree; and killed if toolhost dies.
-			cmd.SysProcAttr.Setpgid = true
-			cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+			// Its own process group, so closing kills the whole tree; and killed if toolhost
+			// dies (where the kernel can).
+			proctree.Isolate(cmd, true)
 		}),
 	}
 	if os.Geteuid() == 0 {

@@ -29,7 +29,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -279,104 +278,18 @@ func (ix *Index) end(err error) {
 // build makes a new state from a walk; files unchanged since old keep their postings.
 func (ix *Index) build(ctx context.Context, old *state) error {
 	start := time.Now()
-	if err := os.MkdirAll(ix.cfg.Dir, 0o700); err != nil {
+	if err := ix.claimDir(); err != nil {
 		return err
 	}
-	if ix.unlock == nil {
-		if unlock, err := lockDir(ix.cfg.Dir); err == nil {
-			ix.unlock, ix.persist = unlock, true
-		}
-	}
-	if !ix.persist {
-		return errors.New("another toolhost process is building or keeping this index")
-	}
-	st := newState()
-	if old != nil {
-		// Ids stay: segments map their files to them.
-		st.files = make([]fileNode, len(old.files))
-		for i, f := range old.files {
-			f.flags |= fGone
-			st.files[i] = f
-		}
-	}
-	st.dirs["."] = &dirNode{rel: "."}
+	st := newStateAfter(old)
 	// The walk feeds the workers as it goes; both change st under bm.
-	var (
-		bm    sync.Mutex
-		count int
-		jobs  = make(chan job, 1024)
-		in    = ix.newIndexer(st, true, &bm, nil)
-		done  = make(chan error, 1)
-	)
-	go func() { done <- in.run(ctx, jobs) }()
-	_, err := fsread.Walk(ctx, ix.cfg.Root, ".", fsread.WalkOptions{Screen: ix.cfg.Screen, Skipped: func(rel string, isDir bool, why fsread.SkipReason) {
-		bm.Lock()
-		defer bm.Unlock()
-		d := st.dirs[parentOf(rel)]
-		switch why {
-		case fsread.SkipHidden:
-			d.hidden++
-		case fsread.SkipIgnored:
-			d.ignored++
-		case fsread.SkipWithheld:
-			d.withheld = append(d.withheld, withheldName(rel, isDir))
-		case fsread.SkipDepth:
-			d.entries = append(d.entries, entry{name: path.Base(rel), kind: kDepth})
-			st.depthLimit = true
-		case fsread.SkipUnreadable:
-			d.entries = append(d.entries, entry{name: path.Base(rel), kind: kUnreadable})
-			delete(st.dirs, rel)
-		}
-	}}, func(e fsread.WalkEntry) error {
-		bm.Lock()
-		d := st.dirs[parentOf(e.Rel)]
-		switch e.Type {
-		case fsread.TypeDir:
-			d.entries = append(d.entries, entry{name: e.Name, kind: kDir})
-			st.dirs[e.Rel] = &dirNode{rel: e.Rel}
-		case fsread.TypeFile:
-			if e.Name == ".gitignore" {
-				d.hasIgn = true
-			}
-			count++
-			if count > ix.cfg.MaxFiles {
-				bm.Unlock()
-				return fmt.Errorf("%w: more than %d files", ErrTooLarge, ix.cfg.MaxFiles)
-			}
-			if st.bytes > ix.cfg.MaxBytes {
-				bm.Unlock()
-				return fmt.Errorf("%w: over %d bytes of text", ErrTooLarge, ix.cfg.MaxBytes)
-			}
-			id := st.fileID(e.Rel)
-			d.entries = append(d.entries, entry{name: e.Name, kind: kFile, id: id})
-			f := &st.files[id]
-			f.flags &^= fGone
-			if old != nil && f.sid != 0 {
-				if size, fid, err := e.Stat(); err == nil && f.same(size, fid) && old.segHolds(f.sid) {
-					if _, dirty := old.dirty[id]; !dirty {
-						st.bytes += f.size
-						bm.Unlock()
-						return nil // unchanged: keep its postings
-					}
-				}
-			}
-			f.sid, f.flags = 0, 0
-			bm.Unlock()
-			e.Retain()
-			select {
-			case jobs <- job{id: id, entry: &e}:
-			case <-ctx.Done():
-				e.Release()
-				return ctx.Err()
-			}
-			return nil
-		default:
-			d.entries = append(d.entries, entry{name: e.Name, kind: kOther})
-		}
-		bm.Unlock()
-		return nil
-	})
-	close(jobs)
+	b := &builder{ix: ix, st: st, old: old, jobs: make(chan job, 1024)}
+	in := ix.newIndexer(st, true, &b.bm, nil)
+	done := make(chan error, 1)
+	go func() { done <- in.run(ctx, b.jobs) }()
+	_, err := fsread.Walk(ctx, ix.cfg.Root, ".", fsread.WalkOptions{Screen: ix.cfg.Screen, Skipped: b.skipped},
+		func(e fsread.WalkEntry) error { return b.visit(ctx, e) })
+	close(b.jobs)
 	ierr := <-done
 	if err == nil {
 		err = ierr
@@ -389,28 +302,173 @@ func (ix *Index) build(ctx context.Context, old *state) error {
 		return err
 	}
 	if old != nil {
-		// Segments still holding a live file's postings stay, the others go.
-		for _, s := range old.segs {
-			if st.anyIn(s.sid) {
-				st.segs = append(st.segs, s)
-				if s.name == "" {
-					for id, tris := range old.mem {
-						if st.files[id].sid == s.sid {
-							st.mem[id] = tris
-						}
-					}
-				}
-			}
-		}
+		st.keepSegments(old)
 	}
 	if st.bytes > ix.cfg.MaxBytes {
 		return fmt.Errorf("%w: %d bytes of text, over the bound of %d", ErrTooLarge, st.bytes, ix.cfg.MaxBytes)
 	}
+	return ix.install(st, start)
+}
+
+// claimDir makes the index's directory and takes its lock, once: one process keeps an index.
+func (ix *Index) claimDir() error {
+	if err := os.MkdirAll(ix.cfg.Dir, 0o700); err != nil {
+		return err
+	}
+	if ix.unlock == nil {
+		if unlock, err := lockDir(ix.cfg.Dir); err == nil {
+			ix.unlock, ix.persist = unlock, true
+		}
+	}
+	if !ix.persist {
+		return errors.New("another toolhost process is building or keeping this index")
+	}
+	return nil
+}
+
+// newStateAfter is an empty state for a build that follows old: old's files keep their ids
+// (segments map their files to them), marked gone until the walk sees them.
+func newStateAfter(old *state) *state {
+	st := newState()
+	if old != nil {
+		st.files = make([]fileNode, len(old.files))
+		for i, f := range old.files {
+			f.flags |= fGone
+			st.files[i] = f
+		}
+	}
+	st.dirs["."] = &dirNode{rel: "."}
+	return st
+}
+
+// builder is one build's walk: it records what the walk sees in st and sends the files to
+// index to the workers.
+type builder struct {
+	ix    *Index
+	st    *state
+	old   *state
+	bm    sync.Mutex // st is shared with the workers
+	count int
+	jobs  chan job
+}
+
+// skipped records an entry the walk left out in its directory's counts.
+func (b *builder) skipped(rel string, isDir bool, why fsread.SkipReason) {
+	b.bm.Lock()
+	defer b.bm.Unlock()
+	st := b.st
+	d := st.dirs[parentOf(rel)]
+	d.noteSkipped(rel, isDir, why)
+	switch why {
+	case fsread.SkipDepth:
+		d.entries = append(d.entries, entry{name: baseName(rel), kind: kDepth})
+		st.depthLimit = true
+	case fsread.SkipUnreadable:
+		delete(st.dirs, rel)
+	}
+}
+
+// noteSkipped records in d an entry a walk left out: counted (hidden, ignored), named
+// (withheld) or listed (unreadable). A directory at the depth limit is the caller's to record.
+func (d *dirNode) noteSkipped(rel string, isDir bool, why fsread.SkipReason) {
+	switch why {
+	case fsread.SkipHidden:
+		d.hidden++
+	case fsread.SkipIgnored:
+		d.ignored++
+	case fsread.SkipWithheld:
+		d.withheld = append(d.withheld, withheldName(rel, isDir))
+	case fsread.SkipUnreadable:
+		d.entries = append(d.entries, entry{name: baseName(rel), kind: kUnreadable})
+	}
+}
+
+// visit records an entry in its directory; a file is then kept (unchanged) or sent to index.
+func (b *builder) visit(ctx context.Context, e fsread.WalkEntry) error {
+	b.bm.Lock()
+	st := b.st
+	d := st.dirs[parentOf(e.Rel)]
+	switch e.Type {
+	case fsread.TypeDir:
+		d.entries = append(d.entries, entry{name: e.Name, kind: kDir})
+		st.dirs[e.Rel] = &dirNode{rel: e.Rel}
+	case fsread.TypeFile:
+		id, changed, err := b.file(d, e)
+		b.bm.Unlock()
+		if err != nil || !changed {
+			return err
+		}
+		e.Retain()
+		select {
+		case b.jobs <- job{id: id, entry: &e}:
+		case <-ctx.Done():
+			e.Release()
+			return ctx.Err()
+		}
+		return nil
+	default:
+		d.entries = append(d.entries, entry{name: e.Name, kind: kOther})
+	}
+	b.bm.Unlock()
+	return nil
+}
+
+// file records a file in its directory under the bounds and returns its id; changed is false
+// when it is as the old state has it and keeps its postings. b.bm is held.
+func (b *builder) file(d *dirNode, e fsread.WalkEntry) (id uint32, changed bool, err error) {
+	st, cfg := b.st, b.ix.cfg
+	if e.Name == ".gitignore" {
+		d.hasIgn = true
+	}
+	b.count++
+	if b.count > cfg.MaxFiles {
+		return 0, false, fmt.Errorf("%w: more than %d files", ErrTooLarge, cfg.MaxFiles)
+	}
+	if st.bytes > cfg.MaxBytes {
+		return 0, false, fmt.Errorf("%w: over %d bytes of text", ErrTooLarge, cfg.MaxBytes)
+	}
+	id = st.fileID(e.Rel)
+	d.entries = append(d.entries, entry{name: e.Name, kind: kFile, id: id})
+	f := &st.files[id]
+	f.flags &^= fGone
+	if old := b.old; old != nil && f.sid != 0 {
+		if size, fid, err := e.Stat(); err == nil && f.same(size, fid) && old.segHolds(f.sid) {
+			if _, dirty := old.dirty[id]; !dirty {
+				st.bytes += f.size
+				return id, false, nil
+			}
+		}
+	}
+	f.sid, f.flags = 0, 0
+	return id, true, nil
+}
+
+// keepSegments keeps the segments of old that still hold a live file's postings (and, for the
+// in-memory one, those postings); the others go.
+func (st *state) keepSegments(old *state) {
+	for _, s := range old.segs {
+		if !st.anyIn(s.sid) {
+			continue
+		}
+		st.segs = append(st.segs, s)
+		if s.name == "" {
+			for id, tris := range old.mem {
+				if st.files[id].sid == s.sid {
+					st.mem[id] = tris
+				}
+			}
+		}
+	}
+}
+
+// install makes st the index's state and saves it, closes the segments only the previous
+// state used, and watches the tree from now on.
+func (ix *Index) install(st *state, start time.Time) error {
 	ix.mu.Lock()
 	prev := ix.st
 	ix.st = st
 	ix.builtAt, ix.buildTime = time.Now(), time.Since(start)
-	err = ix.saveLocked()
+	err := ix.saveLocked()
 	ix.mu.Unlock()
 	if prev != nil {
 		for _, s := range prev.segs {
@@ -568,7 +626,7 @@ func (in *indexer) one(ctx context.Context, x *extractor, j job) {
 		j.entry.Release()
 	} else {
 		var f *os.File
-		if f, err = ix.cfg.Root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|nofollow|nonblock, 0); err == nil {
+		if f, err = openNoFollow(ix.cfg.Root, filepath.FromSlash(rel)); err == nil {
 			var fi os.FileInfo
 			if fi, err = f.Stat(); err == nil && !fi.Mode().IsRegular() {
 				err = fsread.ErrNotRegular

@@ -6,6 +6,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -136,13 +137,21 @@ func (ix *Index) writeManifestLocked() error {
 			m.Segments = append(m.Segments, manifestSegment{Sid: s.sid, Name: filepath.Base(s.name)})
 		}
 	}
-	tmp := filepath.Join(ix.cfg.Dir, manifestName+".tmp")
-	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	return writeAtomic(filepath.Join(ix.cfg.Dir, manifestName), 0o600, func(w io.Writer) error {
+		return gob.NewEncoder(w).Encode(&m)
+	})
+}
+
+// writeAtomic writes a file through encode, synced, into a temporary file renamed into place:
+// a crash leaves the old file or the new one, never half of one.
+func writeAtomic(path string, perm os.FileMode, encode func(io.Writer) error) error {
+	tmp := path + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, perm)
 	if err != nil {
 		return err
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
-	err = gob.NewEncoder(w).Encode(&m)
+	err = encode(w)
 	if err == nil {
 		err = w.Flush()
 	}
@@ -153,7 +162,7 @@ func (ix *Index) writeManifestLocked() error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, filepath.Join(ix.cfg.Dir, manifestName))
+		err = os.Rename(tmp, path)
 	}
 	if err != nil {
 		os.Remove(tmp)

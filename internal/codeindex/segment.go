@@ -9,8 +9,6 @@ import (
 	"io"
 	"os"
 	"sync"
-
-	"golang.org/x/sys/unix"
 )
 
 // A segment holds the trigram postings of a batch of files, on disk and mapped read-only into
@@ -57,13 +55,13 @@ func openSegment(path string) (*segment, error) {
 	if fi.Size() < int64(len(segMagic)+8) || fi.Size() > 1<<32 {
 		return nil, fmt.Errorf("%s: %w", path, errBadSegment)
 	}
-	data, err := unix.Mmap(int(f.Fd()), 0, int(fi.Size()), unix.PROT_READ, unix.MAP_SHARED)
+	data, err := mapFile(f, int(fi.Size()))
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
 	s, err := parseSegment(data)
 	if err != nil {
-		unix.Munmap(data)
+		unmapFile(data)
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	s.name = path
@@ -94,7 +92,7 @@ func parseSegment(data []byte) (*segment, error) {
 
 func (s *segment) close() {
 	if s.name != "" && s.data != nil {
-		unix.Munmap(s.data)
+		unmapFile(s.data)
 	}
 	s.data = nil
 }
@@ -181,29 +179,7 @@ func (b *segmentBuilder) add(global uint32, tris []uint32) {
 
 // write writes the batch to path (atomically: a temporary file renamed into place).
 func (b *segmentBuilder) write(path string) error {
-	tmp := path + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	err = b.encode(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return writeAtomic(path, 0o666, b.encode)
 }
 
 // memory returns the batch as an in-memory segment (the index's recent changes).

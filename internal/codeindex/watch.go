@@ -439,16 +439,7 @@ type listing struct {
 func (ix *Index) listDir(ctx context.Context, rel string) (*listing, error) {
 	l := &listing{node: &dirNode{rel: rel}, files: map[string]fsread.FileID{}, sizes: map[string]int64{}}
 	_, err := fsread.Walk(ctx, ix.cfg.Root, rel, fsread.WalkOptions{Screen: ix.cfg.Screen, MaxDepth: 1, Skipped: func(r string, isDir bool, why fsread.SkipReason) {
-		switch why {
-		case fsread.SkipHidden:
-			l.node.hidden++
-		case fsread.SkipIgnored:
-			l.node.ignored++
-		case fsread.SkipWithheld:
-			l.node.withheld = append(l.node.withheld, withheldName(r, isDir))
-		case fsread.SkipUnreadable:
-			l.node.entries = append(l.node.entries, entry{name: baseName(r), kind: kUnreadable})
-		}
+		l.node.noteSkipped(r, isDir, why)
 	}}, func(e fsread.WalkEntry) error {
 		switch e.Type {
 		case fsread.TypeDir:
@@ -560,17 +551,11 @@ func (ix *Index) addTree(ctx context.Context, st *state, rel string) {
 		if d == nil {
 			return
 		}
+		d.noteSkipped(r, isDir, why)
 		switch why {
-		case fsread.SkipHidden:
-			d.hidden++
-		case fsread.SkipIgnored:
-			d.ignored++
-		case fsread.SkipWithheld:
-			d.withheld = append(d.withheld, withheldName(r, isDir))
 		case fsread.SkipDepth:
 			st.reconcile = true // deeper than a relative walk may go: a full walk decides
 		case fsread.SkipUnreadable:
-			d.entries = append(d.entries, entry{name: baseName(r), kind: kUnreadable})
 			delete(st.dirs, r)
 		}
 	}}, func(e fsread.WalkEntry) error {

@@ -134,6 +134,20 @@ func (e *Engine) relOf(abs string) (string, bool) {
 	return filepath.ToSlash(r), true
 }
 
+// syncFile reads rel and gives its text to the server s, so that a request about it answers
+// for the file as it is now.
+func (e *Engine) syncFile(ctx context.Context, s *lsp.Server, rel string) ([]byte, string, error) {
+	src, _, err := e.read(rel)
+	if err != nil {
+		return nil, "", err
+	}
+	text := string(src)
+	if _, err := s.Sync(ctx, e.abs(rel), text); err != nil {
+		return nil, "", err
+	}
+	return src, text, nil
+}
+
 // read reads a file inside the working directory.
 func (e *Engine) read(rel string) ([]byte, fs.FileInfo, error) {
 	f, err := e.cfg.Root.Open(filepath.FromSlash(rel))
@@ -166,20 +180,30 @@ type outlineKey struct {
 
 // outlineOf returns the built-in outline of a file, cached by size and modification time.
 func (e *Engine) outlineOf(rel string) ([]Symbol, error) {
+	return e.cachedSymbols(e.outline, rel, func(src []byte) ([]Symbol, bool) {
+		return outline(rel, src), true
+	})
+}
+
+// cachedSymbols returns rel's symbols from cache, kept by the file's size and modification
+// time, or computes them from its bytes; what compute does not keep is not cached.
+func (e *Engine) cachedSymbols(cache *lru[outlineKey, []Symbol], rel string, compute func(src []byte) (syms []Symbol, keep bool)) ([]Symbol, error) {
 	fi, err := e.cfg.Root.Stat(filepath.FromSlash(rel))
 	if err != nil {
 		return nil, err
 	}
 	k := outlineKey{rel, fi.Size(), fi.ModTime().UnixNano()}
-	if s, ok := e.outline.get(k); ok {
+	if s, ok := cache.get(k); ok {
 		return s, nil
 	}
 	src, _, err := e.read(rel)
 	if err != nil {
 		return nil, err
 	}
-	syms := outline(rel, src)
-	e.outline.put(k, syms)
+	syms, keep := compute(src)
+	if keep {
+		cache.put(k, syms)
+	}
 	return syms, nil
 }
 
@@ -188,29 +212,15 @@ func (e *Engine) outlineOf(rel string) ([]Symbol, error) {
 // others. Cached by size and modification time. With lit, a file that does not hold it is
 // not scanned (nil).
 func (e *Engine) scanOf(rel, lit string) ([]Symbol, error) {
-	fi, err := e.cfg.Root.Stat(filepath.FromSlash(rel))
-	if err != nil {
-		return nil, err
-	}
-	k := outlineKey{rel, fi.Size(), fi.ModTime().UnixNano()}
-	if s, ok := e.scanned.get(k); ok {
-		return s, nil
-	}
-	src, _, err := e.read(rel)
-	if err != nil {
-		return nil, err
-	}
-	if lit != "" && !bytes.Contains(src, []byte(lit)) {
-		return nil, nil
-	}
-	var syms []Symbol
-	if lsp.LanguageOf(rel) == "go" {
-		syms = goScan(rel, src)
-	} else {
-		syms = flatten(outline(rel, src))
-	}
-	e.scanned.put(k, syms)
-	return syms, nil
+	return e.cachedSymbols(e.scanned, rel, func(src []byte) ([]Symbol, bool) {
+		if lit != "" && !bytes.Contains(src, []byte(lit)) {
+			return nil, false
+		}
+		if lsp.LanguageOf(rel) == "go" {
+			return goScan(rel, src), true
+		}
+		return flatten(outline(rel, src)), true
+	})
 }
 
 // backendOf names the built-in backend of a file.

@@ -89,12 +89,8 @@ func (e *Engine) DocumentSymbols(ctx context.Context, rel string, depth int, isD
 
 // lspOutline asks a server for a file's outline.
 func (e *Engine) lspOutline(ctx context.Context, s *lsp.Server, rel string) ([]Symbol, error) {
-	src, _, err := e.read(rel)
+	src, _, err := e.syncFile(ctx, s, rel)
 	if err != nil {
-		return nil, err
-	}
-	text := string(src)
-	if _, err := s.Sync(ctx, e.abs(rel), text); err != nil {
 		return nil, err
 	}
 	var raw []jsonSymbol
@@ -203,131 +199,168 @@ func (e *Engine) FindSymbol(ctx context.Context, q SymbolQuery) (*SymbolResult, 
 			return nil, err
 		}
 	}
-	lit := longestLiteral(q.Name)
-	scopeIsFile := q.Scope != "." && q.Scope != "" && lsp.LanguageOf(q.Scope) != ""
 	ix := e.cfg.Index
-	byName := !glob && !scopeIsFile && ix != nil && ix.HasSymbols() && ix.Ready()
-	res := &SymbolResult{}
-	// files lists the files to scan: those defining the name (the index knows), those holding
-	// its longest literal (the index's trigrams), or a bounded walk.
-	files := func(anyCase bool) ([]string, error) {
-		if scopeIsFile {
-			return []string{q.Scope}, nil
-		}
-		if byName {
-			if fs, ok := ix.Files(ctx, q.Scope, codeindex.SymbolQuery(q.Name, anyCase)); ok {
-				return onlySource(fs), nil
-			}
-		}
-		iq := codeindex.Query{All: true}
-		if len(lit) >= 3 {
-			iq = codeindex.LiteralQuery(lit)
-		}
-		fs, truncated, err := e.sourceFiles(ctx, q.Scope, 0, iq, e.cfg.MaxFiles)
-		res.Truncated = res.Truncated || truncated
-		return fs, err
+	scopeIsFile := q.Scope != "." && q.Scope != "" && lsp.LanguageOf(q.Scope) != ""
+	s := &symbolSearch{e: e, q: q, glob: glob, lit: longestLiteral(q.Name), scopeIsFile: scopeIsFile,
+		byName:   !glob && !scopeIsFile && ix != nil && ix.HasSymbols() && ix.Ready(),
+		res:      &SymbolResult{},
+		backends: map[string]bool{}, langs: map[string]bool{}}
+	all, err := s.outline(ctx, false)
+	if err != nil {
+		return nil, err
 	}
-	match := func(name string) bool {
+	if e.cfg.Pool != nil && !glob {
+		all = s.fromServers(ctx, all)
+	}
+	found := s.pick(all, func(sym Symbol) bool {
 		if glob {
-			ok, _ := path.Match(q.Name, name)
+			ok, _ := path.Match(q.Name, sym.Name)
 			return ok
 		}
-		return name == q.Name
-	}
-	backends := map[string]bool{}
-	langs := map[string]bool{}
-	scan := func(fs []string, anyCase bool) ([]Symbol, error) {
-		var all []Symbol
-		prefilter := lit
-		if anyCase || glob {
-			prefilter = ""
-		}
-		for _, f := range fs {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			lang := lsp.LanguageOf(f)
-			langs[lang] = true
-			syms, err := e.scanOf(f, prefilter)
-			if err != nil || syms == nil {
-				continue
-			}
-			backends[backendOf(f)] = true
-			all = append(all, syms...)
-		}
-		return all, nil
-	}
-	fs, err := files(false)
-	if err != nil {
-		return nil, err
-	}
-	all, err := scan(fs, false)
-	if err != nil {
-		return nil, err
-	}
-	// Servers already running and ready answer for their languages too (workspace/symbol).
-	if e.cfg.Pool != nil && !glob {
-		for lang := range langs {
-			if lang == "go" {
-				continue // the Go parser is exact
-			}
-			s := e.cfg.Pool.Running(lang)
-			if s == nil || s.Busy() {
-				continue
-			}
-			syms, err := e.workspaceSymbols(ctx, s, q.Name, q.Scope)
-			if err != nil {
-				res.Notes = append(res.Notes, s.Name()+" failed ("+shortErr(err)+")")
-				continue
-			}
-			// The server's answer replaces the outline's for its language; a container the
-			// server leaves out (tsserver's workspace/symbol) is taken from the outline.
-			kept := all[:0]
-			outlined := map[string]string{}
-			for _, sym := range all {
-				if lsp.LanguageOf(sym.Path) != lang {
-					kept = append(kept, sym)
-				} else if sym.Container != "" {
-					outlined[fmt.Sprintf("%s:%d:%s", sym.Path, sym.Line, sym.Name)] = sym.Container
-				}
-			}
-			for i := range syms {
-				if syms[i].Container == "" {
-					syms[i].Container = outlined[fmt.Sprintf("%s:%d:%s", syms[i].Path, syms[i].Line, syms[i].Name)]
-				}
-			}
-			all = append(kept, syms...)
-			delete(backends, BackendHeuristic)
-			backends[s.Name()] = true
-		}
-	}
-	pick := func(m func(Symbol) bool) []Symbol {
-		var out []Symbol
-		for _, s := range all {
-			if m(s) && kindMatches(s.Kind, q.Kind) {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	found := pick(func(s Symbol) bool { return match(s.Name) })
+		return sym.Name == q.Name
+	})
 	if len(found) == 0 && !glob {
-		// The files defining the name in any case (or holding it, without the index), read
-		// again without the case-sensitive filter.
-		fs, err := files(true)
-		if err != nil {
+		if found, err = s.loose(ctx); err != nil {
 			return nil, err
 		}
-		if all, err = scan(fs, true); err != nil {
-			return nil, err
-		}
-		lower := strings.ToLower(q.Name)
-		found = pick(func(s Symbol) bool { return strings.EqualFold(s.Name, q.Name) })
-		if len(found) == 0 && !byName {
-			found = pick(func(s Symbol) bool { return strings.Contains(strings.ToLower(s.Name), lower) })
-		}
-		res.Loose = len(found) > 0
 	}
+	return s.answer(found), nil
+}
+
+// symbolSearch is one FindSymbol call: the query, what it knows of the scope, and what the
+// answer gathers on the way (backends used, languages seen, notes).
+type symbolSearch struct {
+	e           *Engine
+	q           SymbolQuery
+	glob        bool
+	lit         string // the name's longest literal, to filter files and lines by
+	scopeIsFile bool
+	byName      bool // the index finds the files that define the name
+	res         *SymbolResult
+	backends    map[string]bool
+	langs       map[string]bool
+}
+
+// files lists the files to scan: those defining the name (the index knows), those holding its
+// longest literal (the index's trigrams), or a bounded walk.
+func (s *symbolSearch) files(ctx context.Context, anyCase bool) ([]string, error) {
+	if s.scopeIsFile {
+		return []string{s.q.Scope}, nil
+	}
+	if s.byName {
+		if fs, ok := s.e.cfg.Index.Files(ctx, s.q.Scope, codeindex.SymbolQuery(s.q.Name, anyCase)); ok {
+			return onlySource(fs), nil
+		}
+	}
+	iq := codeindex.Query{All: true}
+	if len(s.lit) >= 3 {
+		iq = codeindex.LiteralQuery(s.lit)
+	}
+	fs, truncated, err := s.e.sourceFiles(ctx, s.q.Scope, 0, iq, s.e.cfg.MaxFiles)
+	s.res.Truncated = s.res.Truncated || truncated
+	return fs, err
+}
+
+// outline reads the symbols of the files to scan with the built-in parsers.
+func (s *symbolSearch) outline(ctx context.Context, anyCase bool) ([]Symbol, error) {
+	fs, err := s.files(ctx, anyCase)
+	if err != nil {
+		return nil, err
+	}
+	var all []Symbol
+	prefilter := s.lit
+	if anyCase || s.glob {
+		prefilter = ""
+	}
+	for _, f := range fs {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		s.langs[lsp.LanguageOf(f)] = true
+		syms, err := s.e.scanOf(f, prefilter)
+		if err != nil || syms == nil {
+			continue
+		}
+		s.backends[backendOf(f)] = true
+		all = append(all, syms...)
+	}
+	return all, nil
+}
+
+// fromServers lets the servers already running and ready answer for their languages too
+// (workspace/symbol); the Go parser is exact and keeps Go.
+func (s *symbolSearch) fromServers(ctx context.Context, all []Symbol) []Symbol {
+	for lang := range s.langs {
+		if lang == "go" {
+			continue
+		}
+		srv := s.e.cfg.Pool.Running(lang)
+		if srv == nil || srv.Busy() {
+			continue
+		}
+		syms, err := s.e.workspaceSymbols(ctx, srv, s.q.Name, s.q.Scope)
+		if err != nil {
+			s.res.Notes = append(s.res.Notes, srv.Name()+" failed ("+shortErr(err)+")")
+			continue
+		}
+		all = replaceLanguage(all, lang, syms)
+		delete(s.backends, BackendHeuristic)
+		s.backends[srv.Name()] = true
+	}
+	return all
+}
+
+// replaceLanguage puts a server's answer in place of the outline's for its language; a
+// container the server leaves out (tsserver's workspace/symbol) is taken from the outline.
+func replaceLanguage(all []Symbol, lang string, syms []Symbol) []Symbol {
+	kept := all[:0]
+	outlined := map[string]string{}
+	for _, sym := range all {
+		if lsp.LanguageOf(sym.Path) != lang {
+			kept = append(kept, sym)
+		} else if sym.Container != "" {
+			outlined[fmt.Sprintf("%s:%d:%s", sym.Path, sym.Line, sym.Name)] = sym.Container
+		}
+	}
+	for i := range syms {
+		if syms[i].Container == "" {
+			syms[i].Container = outlined[fmt.Sprintf("%s:%d:%s", syms[i].Path, syms[i].Line, syms[i].Name)]
+		}
+	}
+	return append(kept, syms...)
+}
+
+// pick keeps the symbols that match and are of the kind asked for.
+func (s *symbolSearch) pick(all []Symbol, m func(Symbol) bool) []Symbol {
+	var out []Symbol
+	for _, sym := range all {
+		if m(sym) && kindMatches(sym.Kind, s.q.Kind) {
+			out = append(out, sym)
+		}
+	}
+	return out
+}
+
+// loose searches again when nothing matched exactly: the files defining the name in any case
+// (or holding it, without the index), read without the case-sensitive filter, matched ignoring
+// case, then (without the index) as a part of names.
+func (s *symbolSearch) loose(ctx context.Context) ([]Symbol, error) {
+	all, err := s.outline(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	lower := strings.ToLower(s.q.Name)
+	found := s.pick(all, func(sym Symbol) bool { return strings.EqualFold(sym.Name, s.q.Name) })
+	if len(found) == 0 && !s.byName {
+		found = s.pick(all, func(sym Symbol) bool { return strings.Contains(strings.ToLower(sym.Name), lower) })
+	}
+	s.res.Loose = len(found) > 0
+	return found, nil
+}
+
+// answer sorts what was found by place, cuts it at the bound and names the backends.
+func (s *symbolSearch) answer(found []Symbol) *SymbolResult {
+	res := s.res
 	sort.SliceStable(found, func(i, j int) bool {
 		if found[i].Path != found[j].Path {
 			return pathLess(found[i].Path, found[j].Path)
@@ -335,15 +368,15 @@ func (e *Engine) FindSymbol(ctx context.Context, q SymbolQuery) (*SymbolResult, 
 		return found[i].Line < found[j].Line
 	})
 	res.Total = len(found)
-	if len(found) > q.Max {
-		found = found[:q.Max]
+	if len(found) > s.q.Max {
+		found = found[:s.q.Max]
 	}
 	res.Symbols = found
-	for b := range backends {
+	for b := range s.backends {
 		res.Backend = append(res.Backend, b)
 	}
 	sort.Strings(res.Backend)
-	return res, nil
+	return res
 }
 
 // onlySource keeps the files of a language with symbol support.

@@ -26,20 +26,9 @@ func goScan(rel string, src []byte) []Symbol {
 // goScanFunc scans src and calls emit with each definition: its name, kind, container, line,
 // byte column and the line's text.
 func goScanFunc(src []byte, emit func(name, kind, cont string, line, at int, l []byte)) {
-	const (
-		top = iota
-		inStruct
-		inInterface
-		inConst
-		inVar
-		inType
-	)
-	state, container := top, ""
-	depth := 0 // extra braces inside a struct or interface (nested literal types)
-	inRaw, inComment := false, false
-	line := 0
+	s := goScanner{emit: emit}
 	for len(src) > 0 {
-		line++
+		s.line++
 		var l []byte
 		if i := bytes.IndexByte(src, '\n'); i >= 0 {
 			l, src = src[:i], src[i+1:]
@@ -47,190 +36,245 @@ func goScanFunc(src []byte, emit func(name, kind, cont string, line, at int, l [
 			l, src = src, nil
 		}
 		l = bytes.TrimSuffix(l, []byte{'\r'})
-		if inRaw {
-			if bytes.Count(l, []byte{'`'})%2 == 1 {
-				inRaw = false
+		if s.insideLiteral(l) {
+			continue
+		}
+		s.l = l
+		switch s.state {
+		case scanStruct, scanInterface:
+			s.member(l)
+		case scanConst, scanVar, scanType:
+			s.groupLine(l)
+		default:
+			s.topLevel(l)
+		}
+	}
+}
+
+// What goScanner is reading: top-level code, the body of a struct or interface, or a grouped
+// declaration.
+const (
+	scanTop = iota
+	scanStruct
+	scanInterface
+	scanConst
+	scanVar
+	scanType
+)
+
+// goScanner is goScanFunc's state from one line to the next.
+type goScanner struct {
+	emit             func(name, kind, cont string, line, at int, l []byte)
+	state            int
+	container        string // the struct or interface whose members are read
+	depth            int    // extra braces inside a struct or interface (nested literal types)
+	inRaw, inComment bool
+	line             int
+	l                []byte // the current line
+}
+
+// add emits a definition on the current line; blank and missing names are none.
+func (s *goScanner) add(name, kind, cont string, at int) {
+	if name == "" || name == "_" {
+		return
+	}
+	s.emit(name, kind, cont, s.line, at, s.l)
+}
+
+// insideLiteral reports whether line l belongs to a raw string or block comment that spans
+// lines, and notes where one opens or closes.
+func (s *goScanner) insideLiteral(l []byte) bool {
+	if s.inRaw {
+		if bytes.Count(l, []byte{'`'})%2 == 1 {
+			s.inRaw = false
+		}
+		return true
+	}
+	if s.inComment {
+		if bytes.Contains(l, []byte("*/")) {
+			s.inComment = false
+		}
+		return true
+	}
+	if bytes.HasPrefix(l, []byte("/*")) && !bytes.Contains(l, []byte("*/")) {
+		s.inComment = true
+		return true
+	}
+	if rawTicks(l)%2 == 1 {
+		s.inRaw = true // the rest is the raw string's until its end
+	}
+	return false
+}
+
+// member reads a line of a struct's or interface's body: a field, an embedded type or a
+// method, one tab in.
+func (s *goScanner) member(l []byte) {
+	t := bytes.TrimLeft(l, "\t")
+	switch {
+	case len(l) > 0 && l[0] == '}' && s.depth == 0:
+		s.state = scanTop
+		return
+	case len(l)-len(t) == 1 && s.depth == 0 && len(t) > 0 && !bytes.HasPrefix(t, []byte("//")):
+		name, at := identAt(l, 1)
+		if s.state == scanInterface {
+			if name != "" && at+len(name) < len(l) && l[at+len(name)] == '(' {
+				s.add(name, KindMethod, s.container, at)
 			}
-			continue
+		} else {
+			s.field(l, t, name, at)
 		}
-		if inComment {
-			if bytes.Contains(l, []byte("*/")) {
-				inComment = false
+	}
+	s.depth += bytes.Count(l, []byte{'{'}) - bytes.Count(l, []byte{'}'})
+	if s.depth < 0 {
+		s.depth = 0
+	}
+}
+
+// field reads a struct's field line whose first identifier is name at byte at (t is the line
+// without its tab).
+func (s *goScanner) field(l, t []byte, name string, at int) {
+	rest := bytes.TrimSpace(l[at+len(name):])
+	switch {
+	case name == "":
+		if t[0] == '*' { // embedded *T
+			n, a := identAt(l, 2)
+			s.add(lastSelector(l, a, n), KindField, s.container, a)
+		}
+	case len(rest) == 0 || rest[0] == '.' || rest[0] == '`' || bytes.HasPrefix(rest, []byte("//")):
+		s.add(lastSelector(l, at, name), KindField, s.container, at) // embedded T or pkg.T
+	default:
+		s.add(name, KindField, s.container, at)
+		for rest[0] == ',' { // A, B int
+			rest = bytes.TrimSpace(rest[1:])
+			n, _ := identAt(rest, 0)
+			if n == "" {
+				break
 			}
-			continue
+			s.add(n, KindField, s.container, bytes.Index(l, []byte(n)))
+			rest = bytes.TrimSpace(rest[len(n):])
+			if len(rest) == 0 {
+				break
+			}
 		}
-		if bytes.HasPrefix(l, []byte("/*")) && !bytes.Contains(l, []byte("*/")) {
-			inComment = true
-			continue
+	}
+}
+
+// groupLine reads a line of a grouped const, var or type declaration.
+func (s *goScanner) groupLine(l []byte) {
+	if len(l) > 0 && l[0] == ')' {
+		s.state = scanTop
+		return
+	}
+	if len(l) < 2 || l[0] != '\t' || l[1] == '\t' || l[1] == '/' || l[1] == ' ' {
+		return
+	}
+	name, at := identAt(l, 1)
+	if name == "" {
+		return
+	}
+	switch s.state {
+	case scanConst:
+		s.valueNames(l, name, at, KindConstant)
+	case scanVar:
+		s.valueNames(l, name, at, KindVariable)
+	case scanType:
+		// (The members of a struct inside a type group are two tabs in: left out.)
+		kind, _ := typeKind(l[at+len(name):])
+		s.add(name, kind, "", at)
+	}
+}
+
+// valueNames emits a constant's or variable's name at byte at and the names listed after it
+// (const A, B = 1, 2).
+func (s *goScanner) valueNames(l []byte, name string, at int, kind string) {
+	s.add(name, kind, "", at)
+	rest := l[at+len(name):]
+	for len(rest) > 1 && rest[0] == ',' {
+		rest = bytes.TrimLeft(rest[1:], " ")
+		n, _ := identAt(rest, 0)
+		if n == "" {
+			break
 		}
-		if rawTicks(l)%2 == 1 {
-			inRaw = true // the rest is the raw string's until its end
-		}
-		add := func(name, kind, cont string, at int) {
-			if name == "" || name == "_" {
+		s.add(n, kind, "", bytes.Index(l, []byte(n)))
+		rest = rest[len(n):]
+	}
+}
+
+// topLevel reads a line outside any body: declarations start in column 0.
+func (s *goScanner) topLevel(l []byte) {
+	switch {
+	case bytes.HasPrefix(l, []byte("func ")):
+		rest := l[5:]
+		if len(rest) > 0 && rest[0] == '(' {
+			end := bytes.IndexByte(rest, ')')
+			if end < 0 {
 				return
 			}
-			emit(name, kind, cont, line, at, l)
-		}
-		switch state {
-		case inStruct, inInterface:
-			t := bytes.TrimLeft(l, "\t")
-			switch {
-			case len(l) > 0 && l[0] == '}' && depth == 0:
-				state = top
-				continue
-			case len(l)-len(t) == 1 && depth == 0 && len(t) > 0 && !bytes.HasPrefix(t, []byte("//")):
-				name, at := identAt(l, 1)
-				if state == inInterface {
-					if name != "" && at+len(name) < len(l) && l[at+len(name)] == '(' {
-						add(name, KindMethod, container, at)
-					}
-				} else {
-					rest := bytes.TrimSpace(l[at+len(name):])
-					switch {
-					case name == "":
-						if t[0] == '*' { // embedded *T
-							n, a := identAt(l, 2)
-							add(lastSelector(l, a, n), KindField, container, a)
-						}
-					case len(rest) == 0 || rest[0] == '.' || rest[0] == '`' || bytes.HasPrefix(rest, []byte("//")):
-						add(lastSelector(l, at, name), KindField, container, at) // embedded T or pkg.T
-					default:
-						add(name, KindField, container, at)
-						for rest[0] == ',' { // A, B int
-							rest = bytes.TrimSpace(rest[1:])
-							n, _ := identAt(rest, 0)
-							if n == "" {
-								break
-							}
-							add(n, KindField, container, bytes.Index(l, []byte(n)))
-							rest = bytes.TrimSpace(rest[len(n):])
-							if len(rest) == 0 {
-								break
-							}
-						}
-					}
-				}
-			}
-			depth += bytes.Count(l, []byte{'{'}) - bytes.Count(l, []byte{'}'})
-			if depth < 0 {
-				depth = 0
-			}
-			continue
-		case inConst, inVar, inType:
-			if len(l) > 0 && l[0] == ')' {
-				state = top
-				continue
-			}
-			if len(l) < 2 || l[0] != '\t' || l[1] == '\t' || l[1] == '/' || l[1] == ' ' {
-				continue
-			}
-			name, at := identAt(l, 1)
-			if name == "" {
-				continue
-			}
-			switch state {
-			case inConst, inVar:
-				kind := KindConstant
-				if state == inVar {
-					kind = KindVariable
-				}
-				add(name, kind, "", at)
-				rest := l[at+len(name):]
-				for len(rest) > 1 && rest[0] == ',' {
-					rest = bytes.TrimLeft(rest[1:], " ")
-					n, _ := identAt(rest, 0)
-					if n == "" {
-						break
-					}
-					add(n, kind, "", bytes.Index(l, []byte(n)))
-					rest = rest[len(n):]
-				}
-			case inType:
-				// (The members of a struct inside a type group are two tabs in: left out.)
-				kind, _ := typeKind(l[at+len(name):])
-				add(name, kind, "", at)
-			}
-			continue
-		}
-		// Top level: declarations start in column 0.
-		switch {
-		case bytes.HasPrefix(l, []byte("func ")):
-			rest := l[5:]
-			if len(rest) > 0 && rest[0] == '(' {
-				end := bytes.IndexByte(rest, ')')
-				if end < 0 {
-					continue
-				}
-				recv := recvType(rest[1:end])
-				name, at := identAt(l, 5+end+1+countSpaces(rest[end+1:]))
-				add(name, KindMethod, recv, at)
-			} else {
-				name, at := identAt(l, 5)
-				add(name, KindFunction, "", at)
-			}
-		case bytes.HasPrefix(l, []byte("type ")):
-			if bytes.HasPrefix(l[5:], []byte("(")) {
-				state = inType
-				continue
-			}
+			recv := recvType(rest[1:end])
+			name, at := identAt(l, 5+end+1+countSpaces(rest[end+1:]))
+			s.add(name, KindMethod, recv, at)
+		} else {
 			name, at := identAt(l, 5)
-			kind, opens := typeKind(l[at+len(name):])
-			add(name, kind, "", at)
-			if opens == 1 && bytes.HasSuffix(bytes.TrimSpace(l), []byte("}")) {
-				// A struct on one line: struct{ A, B int; c string }.
-				if o := bytes.IndexByte(l, '{'); o >= 0 {
-					inner := l[o+1 : bytes.LastIndexByte(l, '}')]
-					for _, part := range bytes.Split(inner, []byte{';'}) {
-						p := bytes.TrimSpace(part)
-						if len(p) == 0 {
-							continue
-						}
-						fields := bytes.Fields(p)
-						if len(fields) == 1 { // embedded
-							n := string(bytes.TrimLeft(fields[0], "*"))
-							if i := strings.LastIndexByte(n, '.'); i >= 0 {
-								n = n[i+1:]
-							}
-							add(n, KindField, name, bytes.Index(l, []byte(n)))
-							continue
-						}
-						for _, f := range bytes.Split(bytes.Join(fields[:len(fields)-1], nil), []byte{','}) {
-							if n, _ := identAt(bytes.TrimSpace(f), 0); n != "" {
-								add(n, KindField, name, o+1+bytes.Index(inner, []byte(n)))
-							}
-						}
-					}
-				}
+			s.add(name, KindFunction, "", at)
+		}
+	case bytes.HasPrefix(l, []byte("type ")):
+		if bytes.HasPrefix(l[5:], []byte("(")) {
+			s.state = scanType
+			return
+		}
+		name, at := identAt(l, 5)
+		kind, opens := typeKind(l[at+len(name):])
+		s.add(name, kind, "", at)
+		closed := bytes.HasSuffix(bytes.TrimSpace(l), []byte("}"))
+		if opens == 1 && closed {
+			s.oneLineStruct(l, name)
+		}
+		if opens != 0 && !closed {
+			s.state, s.container, s.depth = scanStruct, name, 0
+			if opens == 2 {
+				s.state = scanInterface
 			}
-			if opens != 0 && !bytes.HasSuffix(bytes.TrimSpace(l), []byte("}")) {
-				state, container, depth = inStruct, name, 0
-				if opens == 2 {
-					state = inInterface
-				}
+		}
+	case bytes.HasPrefix(l, []byte("const ")), bytes.HasPrefix(l, []byte("var ")):
+		kind, start, group := KindConstant, 6, scanConst
+		if l[0] == 'v' {
+			kind, start, group = KindVariable, 4, scanVar
+		}
+		if bytes.HasPrefix(l[start:], []byte("(")) {
+			if !bytes.HasSuffix(bytes.TrimSpace(l), []byte(")")) {
+				s.state = group
 			}
-		case bytes.HasPrefix(l, []byte("const ")), bytes.HasPrefix(l, []byte("var ")):
-			kind, start, group := KindConstant, 6, inConst
-			if l[0] == 'v' {
-				kind, start, group = KindVariable, 4, inVar
+			return
+		}
+		name, at := identAt(l, start)
+		s.valueNames(l, name, at, kind)
+	}
+}
+
+// oneLineStruct emits the fields of a struct declared on one line: struct{ A, B int; c string }.
+func (s *goScanner) oneLineStruct(l []byte, name string) {
+	o := bytes.IndexByte(l, '{')
+	if o < 0 {
+		return
+	}
+	inner := l[o+1 : bytes.LastIndexByte(l, '}')]
+	for _, part := range bytes.Split(inner, []byte{';'}) {
+		p := bytes.TrimSpace(part)
+		if len(p) == 0 {
+			continue
+		}
+		fields := bytes.Fields(p)
+		if len(fields) == 1 { // embedded
+			n := string(bytes.TrimLeft(fields[0], "*"))
+			if i := strings.LastIndexByte(n, '.'); i >= 0 {
+				n = n[i+1:]
 			}
-			if bytes.HasPrefix(l[start:], []byte("(")) {
-				if !bytes.HasSuffix(bytes.TrimSpace(l), []byte(")")) {
-					state = group
-				}
-				continue
-			}
-			name, at := identAt(l, start)
-			add(name, kind, "", at)
-			rest := l[at+len(name):]
-			for len(rest) > 1 && rest[0] == ',' {
-				rest = bytes.TrimLeft(rest[1:], " ")
-				n, _ := identAt(rest, 0)
-				if n == "" {
-					break
-				}
-				add(n, kind, "", bytes.Index(l, []byte(n)))
-				rest = rest[len(n):]
+			s.add(n, KindField, name, bytes.Index(l, []byte(n)))
+			continue
+		}
+		for _, f := range bytes.Split(bytes.Join(fields[:len(fields)-1], nil), []byte{','}) {
+			if n, _ := identAt(bytes.TrimSpace(f), 0); n != "" {
+				s.add(n, KindField, name, o+1+bytes.Index(inner, []byte(n)))
 			}
 		}
 	}

@@ -63,12 +63,8 @@ func (e *Engine) Rename(ctx context.Context, t Target, isDir bool, newName strin
 	if !ready {
 		return nil, fmt.Errorf("%w: %s; try again in a moment", lsp.ErrNotReady, note)
 	}
-	src, _, err := e.read(r.Path)
+	_, text, err := e.syncFile(ctx, s, r.Path)
 	if err != nil {
-		return nil, err
-	}
-	text := string(src)
-	if _, err := s.Sync(ctx, e.abs(r.Path), text); err != nil {
 		return nil, err
 	}
 	e.prime(ctx, s, r.Name, lang)

@@ -5,10 +5,10 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"toolhost/internal/lazyregexp"
 	"toolhost/internal/lsp"
 )
 
@@ -216,7 +216,7 @@ func recvName(e ast.Expr) string {
 
 // A rule recognises one kind of definition on a line; the name is the regexp's "name" group.
 type rule struct {
-	re   *regexp.Regexp
+	re   *lazyregexp.Regexp
 	kind string
 	// opens says the definition contains members (a class): they are its children.
 	opens bool
@@ -225,13 +225,14 @@ type rule struct {
 func rules(exprs ...any) []rule {
 	var out []rule
 	for i := 0; i < len(exprs); i += 3 {
-		out = append(out, rule{re: regexp.MustCompile(exprs[i].(string)), kind: exprs[i+1].(string), opens: exprs[i+2].(bool)})
+		out = append(out, rule{re: lazyregexp.New(exprs[i].(string)), kind: exprs[i+1].(string), opens: exprs[i+2].(bool)})
 	}
 	return out
 }
 
 // languageRules are the built-in recognisers of languages without a parser here. They read
-// one line at a time and assume code formatted as usual (one definition per line).
+// one line at a time and assume code formatted as usual (one definition per line); each
+// compiles on first use, not at every start.
 var languageRules = map[string][]rule{
 	"python": rules(
 		`^\s*class\s+(?P<name>[A-Za-z_]\w*)`, KindClass, true,

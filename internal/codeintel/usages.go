@@ -214,12 +214,8 @@ func (e *CandidatesError) Unwrap() error { return e.Err }
 
 // lspLocations asks a position request (references, definition) and converts the locations.
 func (e *Engine) lspLocations(ctx context.Context, s *lsp.Server, r Resolved, method string, refCtx map[string]any) ([]Location, error) {
-	src, _, err := e.read(r.Path)
+	_, text, err := e.syncFile(ctx, s, r.Path)
 	if err != nil {
-		return nil, err
-	}
-	text := string(src)
-	if _, err := s.Sync(ctx, e.abs(r.Path), text); err != nil {
 		return nil, err
 	}
 	if method == "textDocument/references" {

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 
+	"toolhost/internal/fifotest"
 	"toolhost/internal/golden"
 )
 
@@ -187,9 +187,7 @@ func TestMergeProjectFileKinds(t *testing.T) {
 	})
 	t.Run("fifo does not hang", func(t *testing.T) {
 		wd := t.TempDir()
-		if err := syscall.Mkfifo(filepath.Join(wd, ProjectFile), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		fifotest.Make(t, filepath.Join(wd, ProjectFile))
 		c := &Config{}
 		if err := c.MergeProject(wd); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 			t.Errorf("MergeProject(fifo) = %v, want not a regular file", err)

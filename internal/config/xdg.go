@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
+	"toolhost/internal/sysfile"
 )
 
 // Codex and the TS SDK start stdio MCP servers with a minimal environment (HOME and PATH), so a
@@ -57,7 +57,7 @@ func readXDGRecord() map[string]string {
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o022 != 0 || fi.Size() > 64<<10 {
 		return nil
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+	if sysfile.OwnedByOther(fi) {
 		return nil
 	}
 	var rec map[string]string

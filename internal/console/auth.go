@@ -172,12 +172,13 @@ func (a *auth) end(s *session) {
 }
 
 // validCSRF checks the form field csrf (or the X-CSRF-Token header of a script's request)
-// against the session's token.
-func (a *auth) validCSRF(r *http.Request, s *session) bool {
+// against the session's token. A multipart form is read whole into memory: its body is
+// bounded already (at most maxBody bytes).
+func (a *auth) validCSRF(r *http.Request, s *session, maxBody int64) bool {
 	got := r.Header.Get("X-CSRF-Token")
 	if got == "" {
 		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-			if err := r.ParseMultipartForm(maxImportBytes); err != nil {
+			if err := r.ParseMultipartForm(maxBody); err != nil {
 				return false
 			}
 		}

@@ -48,6 +48,7 @@ import (
 	"context"
 	"embed"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
@@ -77,8 +78,11 @@ type Options struct {
 	Store *store.Store
 	// Memory is searched, browsed, deleted from and imported into on the memory page.
 	Memory *memory.Service
-	// Terminals are shown read-only, and closed on request.
+	// Terminals are shown, typed into by the user (typing.go) and closed on request.
 	Terminals *terminal.Manager
+	// Typed keeps what the user types for the model's next read of the session; the
+	// terminal tool takes it from there (consolidated.TerminalConfig.Typed).
+	Typed *terminal.UserInputs
 	// Tools lists and switches tool operations.
 	Tools Tools
 	// Executions is the execution engine's history; nil until one is wired.
@@ -119,7 +123,7 @@ type Console struct {
 	closed    chan struct{} // ends the live event streams
 }
 
-// maxFormBytes bounds a form post (an upload adds maxImportBytes).
+// maxFormBytes bounds a form post (an upload adds importLimit).
 const maxFormBytes = 64 << 10
 
 // route is one row of the console's table of paths: a GET page, or a POST action that needs
@@ -193,6 +197,9 @@ func routes() []route {
 		{method: "GET", pattern: "/terminals/history", handle: (*Console).terminalHistory},
 		{method: "GET", pattern: "/terminals/recording", handle: (*Console).terminalRecording},
 		{method: "POST", pattern: "/terminals/close", handle: (*Console).closeTerminal},
+		{method: "GET", pattern: "/terminals/type", handle: (*Console).typePage},
+		{method: "GET", pattern: "/terminals/screen", handle: (*Console).typeScreen},
+		{method: "POST", pattern: "/terminals/input", handle: (*Console).typeKeysPage},
 		{method: "GET", pattern: "/plans", handle: (*Console).plansPage},
 		{method: "GET", pattern: "/memory", handle: (*Console).memoryPage},
 		{method: "POST", pattern: "/memory/delete", handle: (*Console).deleteMemory},
@@ -261,18 +268,26 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			http.Redirect(w, r, "/signin", http.StatusSeeOther)
 			return
 		}
+		c.refusedTyping(r, "not signed in (no console session, or one that ended)")
 		http.Error(w, "sign in first: open the link `toolhost serve` printed", http.StatusUnauthorized)
 		return
 	}
+	// Forms are small; only an uploaded document may be large.
+	limit := int64(maxFormBytes)
 	if r.Method == http.MethodPost {
-		// Forms are small; only an uploaded document may be large.
-		limit := int64(maxFormBytes)
-		if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data") {
-			limit = maxImportBytes + maxFormBytes
+		upload := strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/form-data")
+		if upload {
+			limit = c.importLimit() + maxFormBytes
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, limit)
+		var tooLarge *http.MaxBytesError
+		if upload && errors.As(r.ParseMultipartForm(limit), &tooLarge) {
+			c.fail(w, r, s, http.StatusRequestEntityTooLarge, fmt.Sprintf("The file is larger than %s.", humanBytes(c.importLimit())), tooLarge)
+			return
+		}
 	}
-	if r.Method == http.MethodPost && !c.auth.validCSRF(r, s) {
+	if r.Method == http.MethodPost && !c.auth.validCSRF(r, s, limit) {
+		c.refusedTyping(r, "missing or wrong CSRF token")
 		http.Error(w, "missing or wrong CSRF token: reload the page and try again", http.StatusForbidden)
 		return
 	}

@@ -16,8 +16,14 @@ import (
 	"toolhost/store"
 )
 
-// maxImportBytes bounds a document uploaded for import.
-const maxImportBytes = 8 << 20
+// importLimit is the largest document the memory page imports: the memory service's limit
+// (memory.Service.MaxDocumentBytes), or nothing without one.
+func (c *Console) importLimit() int64 {
+	if c.o.Memory == nil {
+		return 0
+	}
+	return int64(c.o.Memory.MaxDocumentBytes())
+}
 
 // conversations lists the conversations the store knows, sorted.
 func (c *Console) conversations(ctx context.Context) ([]string, error) {
@@ -178,15 +184,21 @@ func (c *Console) importDocument(w http.ResponseWriter, r *http.Request, s *sess
 		c.fail(w, r, s, http.StatusNotFound, "No memory in this server.", nil)
 		return
 	}
+	limit := c.importLimit()
 	f, hdr, err := r.FormFile("file")
 	if err != nil {
-		c.fail(w, r, s, http.StatusBadRequest, "Choose a text or Markdown file to import (at most 8 MiB).", err)
+		c.fail(w, r, s, http.StatusBadRequest, fmt.Sprintf("Choose a text or Markdown file to import (at most %s).", humanBytes(limit)), err)
 		return
 	}
 	defer f.Close()
-	content, err := io.ReadAll(io.LimitReader(f, maxImportBytes+1))
-	if err != nil || len(content) > maxImportBytes {
-		c.fail(w, r, s, http.StatusBadRequest, "The file is larger than 8 MiB.", err)
+	// The memory service's limit decides, before the upload is read and on what was read.
+	if err := c.o.Memory.CheckDocumentSize(hdr.Filename, hdr.Size); err != nil {
+		c.fail(w, r, s, http.StatusBadRequest, fmt.Sprintf("The file is larger than %s.", humanBytes(limit)), err)
+		return
+	}
+	content, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		c.fail(w, r, s, http.StatusBadRequest, "The file could not be read.", err)
 		return
 	}
 	conv := r.PostFormValue("conversation")

@@ -3,6 +3,7 @@ package console
 import (
 	"bytes"
 	"context"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -142,5 +143,58 @@ func TestStandingInstructionsPage(t *testing.T) {
 	}
 	if _, page := f.get(t, cl, "/memory"); strings.Contains(page, "Answer in German.") {
 		t.Error("the memory page still lists the removed instruction")
+	}
+}
+
+// TestImportUploadSizeBothSides: the memory page takes a document up to the memory service's
+// limit and refuses a longer one saying the limit, whether the form's body is within its bound
+// (the limit and the form's fields) or over it.
+func TestImportUploadSizeBothSides(t *testing.T) {
+	const limit = 200
+	f := newFixture(t, func(o *Options) {
+		emb, err := embed.New("lexical")
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc := memory.New(o.Store, memory.Config{Embedder: emb, MaxDocumentBytes: limit})
+		t.Cleanup(func() { svc.Close() })
+		o.Memory = svc
+	})
+	cl := f.client(t)
+	csrf := f.signIn(t, cl)
+	for _, tt := range []struct {
+		name string
+		size int
+		want int // status
+	}{
+		{"just under", limit - 1, http.StatusSeeOther},
+		{"at", limit, http.StatusSeeOther},
+		{"just over", limit + 1, http.StatusBadRequest},
+		{"far over", limit + 2*maxFormBytes, http.StatusRequestEntityTooLarge},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var body bytes.Buffer
+			mw := multipart.NewWriter(&body)
+			mw.WriteField("csrf", csrf)
+			mw.WriteField("conversation", "conv-a")
+			fw, _ := mw.CreateFormFile("file", strings.ReplaceAll(tt.name, " ", "-")+".md")
+			fw.Write([]byte(strings.Repeat("word ", tt.size)[:tt.size]))
+			mw.Close()
+			req, _ := http.NewRequest("POST", f.srv.URL+"/memory/import", &body)
+			req.Header.Set("Content-Type", mw.FormDataContentType())
+			req.Header.Set("Origin", f.srv.URL)
+			resp, err := cl.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Errorf("an upload of %d bytes (limit %d) = %d, want %d\n%.300s", tt.size, limit, resp.StatusCode, tt.want, page)
+			}
+			if tt.want != http.StatusSeeOther && !strings.Contains(string(page), "larger than 200 B") {
+				t.Errorf("the refusal of %d bytes does not name the limit:\n%.500s", tt.size, page)
+			}
+		})
 	}
 }

@@ -12,8 +12,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
+	"toolhost/internal/sysfile"
 
 	"modernc.org/sqlite"
 	"modernc.org/sqlite/vfs"
@@ -492,7 +492,7 @@ func (r readOnlyFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	f, err := r.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW|syscall.O_NOCTTY, 0)
+	f, err := r.root.OpenFile(name, os.O_RDONLY|sysfile.OpenReadFlags, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+	"toolhost/internal/fifotest"
 )
 
 // makeSQLite creates a database file with the ordinary read-write driver and runs stmts.
@@ -287,9 +287,7 @@ func TestSQLiteOpenErrors(t *testing.T) {
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("just text, not a database"), 0o644)
 	os.Symlink("/etc/hostname", filepath.Join(dir, "link.db"))
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.db"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fifotest.Make(t, filepath.Join(dir, "fifo.db"))
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -234,39 +234,20 @@ func placeInsertion(cells []cell, cur view, h Hunk, cursor, delta int) *hunkPlac
 	return &hunkPlace{v: cur, insertion: true, insertAt: at, touchesEnd: at == len(cur.lines)}
 }
 
-// findHunk finds the one place a hunk's old lines fit.
+// findHunk finds the one place a hunk's old lines fit: each pass (exact first, looser after)
+// over the file as it is, then as it was before earlier hunks changed it; with U+FFFD in the
+// old lines, also over read_file's view of the lines.
 func findHunk(cells []cell, cur view, h Hunk, oldSide []string, kinds []byte, cursor, delta int, cv *codec) (*hunkPlace, error) {
-	changed := false
-	for i := range cells {
-		if cells[i].gone || cells[i].orig < 0 {
-			changed = true
-			break
-		}
-	}
-	// The file as it was, when earlier hunks changed it: built the first time it is needed
-	// (most hunks match the file as it is, exactly).
-	var origView *view
-	original := func() view {
-		if !changed {
-			return cur
-		}
-		if origView == nil {
-			v := originalView(cells)
-			origView = &v
-		}
-		return *origView
-	}
+	s := newHunkSearch(cells, cur, cv)
 	context := func(i int) bool { return i >= 0 && i < len(kinds) && kinds[i] == ' ' }
 	nviews := 1
-	if changed {
+	if s.changed {
 		nviews = 2
 	}
 	useViews := []bool{false}
 	if cv != nil && strings.ContainsRune(strings.Join(oldSide, ""), utf8.RuneError) {
 		useViews = append(useViews, true)
 	}
-	keysOf := map[[2]int]*fileKeys{} // (view, read_file view or not) -> its lines' keys
-	viewsOf := map[int][]viewLine{}
 	for _, useView := range useViews {
 		for _, p := range hunkPasses {
 			q := blockQuery{old: oldSide, lv: p.lv, gaps: p.gaps}
@@ -281,41 +262,16 @@ func findHunk(cells []cell, cur view, h Hunk, oldSide []string, kinds []byte, cu
 			for vi := range nviews {
 				v := cur
 				if vi == 1 {
-					v = original()
+					v = s.original()
 				}
-				key := [2]int{vi, 0}
-				var vls []viewLine
-				if useView {
-					key[1] = 1
-					if _, ok := viewsOf[vi]; !ok {
-						viewsOf[vi] = cv.views(v.lines)
-					}
-					if vls = viewsOf[vi]; vls == nil {
-						continue
-					}
-				}
-				fk, ok := keysOf[key]
+				fk, vls, ok := s.keys(vi, v, useView)
 				if !ok {
-					lines := v.lines
-					if useView {
-						lines = make([]string, len(vls))
-						for i, x := range vls {
-							lines[i] = x.text
-						}
-					}
-					fk = newFileKeys(lines)
-					keysOf[key] = fk
+					continue
 				}
 				lines := fk.lines
 				ms := findBlock(fk, q)
 				if h.EOF {
-					kept := ms[:0]
-					for _, m := range ms {
-						if m.end == len(lines) {
-							kept = append(kept, m)
-						}
-					}
-					ms = kept
+					ms = endingAt(ms, len(lines))
 				}
 				if len(ms) == 0 {
 					continue
@@ -335,8 +291,87 @@ func findHunk(cells []cell, cur view, h Hunk, oldSide []string, kinds []byte, cu
 			}
 		}
 	}
-	// Not found: the nearest text, in the file as the model read it.
-	orig := original()
+	return nil, hunkNotFound(s.original(), h, oldSide)
+}
+
+// hunkSearch is what findHunk builds once and reuses across its passes: the file as it was,
+// and the keys of each view's lines.
+type hunkSearch struct {
+	cells    []cell
+	cur      view
+	cv       *codec
+	changed  bool                 // earlier hunks changed the file
+	origView *view                // the file as it was, built the first time it is needed
+	keysOf   map[[2]int]*fileKeys // (view, read_file view or not) -> its lines' keys
+	viewsOf  map[int][]viewLine
+}
+
+func newHunkSearch(cells []cell, cur view, cv *codec) *hunkSearch {
+	s := &hunkSearch{cells: cells, cur: cur, cv: cv, keysOf: map[[2]int]*fileKeys{}, viewsOf: map[int][]viewLine{}}
+	for i := range cells {
+		if cells[i].gone || cells[i].orig < 0 {
+			s.changed = true
+			break
+		}
+	}
+	return s
+}
+
+// original is the file as it was, when earlier hunks changed it (most hunks match the file as
+// it is, exactly, and never need it).
+func (s *hunkSearch) original() view {
+	if !s.changed {
+		return s.cur
+	}
+	if s.origView == nil {
+		v := originalView(s.cells)
+		s.origView = &v
+	}
+	return *s.origView
+}
+
+// keys returns the keys of view vi's lines (v), or of read_file's view of them (useView, with
+// those views); ok is false when the lines have no such view.
+func (s *hunkSearch) keys(vi int, v view, useView bool) (fk *fileKeys, vls []viewLine, ok bool) {
+	key := [2]int{vi, 0}
+	if useView {
+		key[1] = 1
+		if _, ok := s.viewsOf[vi]; !ok {
+			s.viewsOf[vi] = s.cv.views(v.lines)
+		}
+		if vls = s.viewsOf[vi]; vls == nil {
+			return nil, nil, false
+		}
+	}
+	fk, ok = s.keysOf[key]
+	if !ok {
+		lines := v.lines
+		if useView {
+			lines = make([]string, len(vls))
+			for i, x := range vls {
+				lines[i] = x.text
+			}
+		}
+		fk = newFileKeys(lines)
+		s.keysOf[key] = fk
+	}
+	return fk, vls, true
+}
+
+// endingAt keeps the matches that end at line n (the end of the file).
+func endingAt(ms []blockMatch, n int) []blockMatch {
+	kept := ms[:0]
+	for _, m := range ms {
+		if m.end == n {
+			kept = append(kept, m)
+		}
+	}
+	return kept
+}
+
+// hunkNotFound says why a hunk fits nowhere, with the nearest text in the file as the model
+// read it.
+func hunkNotFound(orig view, h Hunk, oldSide []string) error {
 	what := "its context and removed lines were not found"
 	if h.EOF {
 		what = "its lines were not found at the end of the file (*** End of File)"
@@ -354,7 +389,7 @@ func findHunk(cells []cell, cur view, h Hunk, oldSide []string, kinds []byte, cu
 			pe.Diverge = &Divergence{Line: fi + 1, Want: oldSide[oi], Have: orig.lines[fi]}
 		}
 	}
-	return nil, pe
+	return pe
 }
 
 // chooseHunk picks among the places a hunk matches: the only one; the first after its envelope
@@ -423,14 +458,11 @@ func chooseHunk(ms []blockMatch, v view, h Hunk, hint, cursor int, current bool,
 		Reason: fmt.Sprintf("%s: they match %s equally well", why, FormatLines(lines))}
 }
 
-// apply writes the hunk into the cells.
+// apply writes the hunk into the cells: the lines it adds (after the cells they follow) and the
+// lines it removes (marked gone).
 func (p *hunkPlace) apply(cells *[]cell, h Hunk, oldSide, newSide []string) ([]string, error) {
 	cs := *cells
-	type add struct {
-		after int // cell index the line goes after, -1 for the start of the file
-		text  string
-	}
-	var adds []add
+	var adds []addedLine
 	var notes []string
 	keepLast := -1 // cell index of the last line of the region the hunk keeps
 	if p.insertion {
@@ -441,91 +473,123 @@ func (p *hunkPlace) apply(cells *[]cell, h Hunk, oldSide, newSide []string) ([]s
 			after = p.v.idx[0] - 1
 		}
 		for _, t := range newSide {
-			adds = append(adds, add{after, t})
+			adds = append(adds, addedLine{after, t})
 		}
 		keepLast = after
 	} else {
-		var ops []lineOp
-		ai, bi := 0, 0
-		plusNear := make([]bool, len(oldSide)) // the removed line's change adds lines
-		blockStart := -1
-		hasPlus := false
-		closeBlock := func(end int) {
-			for i := blockStart; i >= 0 && i < end; i++ {
-				plusNear[i] = hasPlus
-			}
-			blockStart, hasPlus = -1, false
-		}
-		for _, l := range h.Lines {
-			switch l.Kind {
-			case '+':
-				ops = append(ops, lineOp{'+', ai, bi})
-				bi++
-				hasPlus = true
-				if blockStart < 0 {
-					blockStart = ai
-				}
-			case '-':
-				ops = append(ops, lineOp{'-', ai, bi})
-				if blockStart < 0 {
-					blockStart = ai
-				}
-				ai++
-			default:
-				closeBlock(ai)
-				ops = append(ops, lineOp{' ', ai, bi})
-				ai++
-				bi++
-			}
-		}
-		closeBlock(ai)
-		e := regionEdit{lines: p.v.lines, m: p.m, old: oldSide, new: newSide, ops: ops, lv: p.lv, view: p.views}
-		res := mergeRegion(e)
-		if res.fffd > 0 {
-			return nil, &PatchError{Err: ErrNotFound, Reason: fmt.Sprintf("its added line %d holds U+FFFD (\\uFFFD) where the file has characters read_file could not show, so what it stands for is unknown", res.fffd),
-				next: "write the characters themselves in the added lines (read the file with encoding hex to see its bytes), then send the whole patch again"}
-		}
-		notes = res.adapted
-		kept := map[int]bool{}
-		for _, o := range res.lines {
-			if o.file >= 0 {
-				kept[o.file] = true
-			}
-		}
-		// Region lines the result does not keep are removed. In the original view, a line an
-		// earlier hunk already removed may only be removed again, not replaced.
-		for i, k := range p.m.pair {
-			if k < 0 || kept[k] || i >= len(plusNear) {
-				continue
-			}
-			if c := &cs[p.v.idx[k]]; c.gone && plusNear[i] {
-				return nil, &PatchError{Err: ErrConflict,
-					Reason: fmt.Sprintf("it changes line %d, which an earlier hunk of the patch already changed", c.orig+1),
-					next:   "put the changes to the same lines in one hunk, then send the whole patch again"}
-			}
-		}
-		for k := p.m.start; k < p.m.end; k++ {
-			if !kept[k] {
-				cs[p.v.idx[k]].gone = true
-			}
-		}
-		for _, o := range res.lines {
-			if o.file >= 0 {
-				keepLast = p.v.idx[o.file]
-				continue
-			}
-			after := -1
-			if o.after >= 0 {
-				after = p.v.idx[o.after]
-			} else if len(p.v.idx) > 0 {
-				after = p.v.idx[0] - 1
-			}
-			adds = append(adds, add{after, o.text})
+		var err error
+		if adds, keepLast, notes, err = p.rewrite(cs, h, oldSide, newSide); err != nil {
+			return nil, err
 		}
 	}
-	// Insert each added line after its cell: right after it in the current view; in the
-	// original view after what earlier hunks added there, which comes first. Groups go in from
-	// the end, so the cell indexes of the ones before stay valid.
+	*cells, p.lastCell = p.insertAdded(cs, adds, keepLast)
+	return notes, nil
+}
+
+// addedLine is a line a hunk adds, and the cell index it goes after (-1 for the start of the
+// file).
+type addedLine struct {
+	after int
+	text  string
+}
+
+// hunkOps turns a hunk's lines into the model's change (kept, removed and added lines), and
+// says for each removed line whether its change adds lines.
+func hunkOps(h Hunk, nOld int) ([]lineOp, []bool) {
+	var ops []lineOp
+	ai, bi := 0, 0
+	plusNear := make([]bool, nOld)
+	blockStart := -1
+	hasPlus := false
+	closeBlock := func(end int) {
+		for i := blockStart; i >= 0 && i < end; i++ {
+			plusNear[i] = hasPlus
+		}
+		blockStart, hasPlus = -1, false
+	}
+	for _, l := range h.Lines {
+		switch l.Kind {
+		case '+':
+			ops = append(ops, lineOp{'+', ai, bi})
+			bi++
+			hasPlus = true
+			if blockStart < 0 {
+				blockStart = ai
+			}
+		case '-':
+			ops = append(ops, lineOp{'-', ai, bi})
+			if blockStart < 0 {
+				blockStart = ai
+			}
+			ai++
+		default:
+			closeBlock(ai)
+			ops = append(ops, lineOp{' ', ai, bi})
+			ai++
+			bi++
+		}
+	}
+	closeBlock(ai)
+	return ops, plusNear
+}
+
+// rewrite merges the hunk into its matched region: the region's lines the result does not keep
+// are marked gone, and the lines to add are returned with the cell index of the last kept
+// line.
+func (p *hunkPlace) rewrite(cs []cell, h Hunk, oldSide, newSide []string) ([]addedLine, int, []string, error) {
+	ops, plusNear := hunkOps(h, len(oldSide))
+	e := regionEdit{lines: p.v.lines, m: p.m, old: oldSide, new: newSide, ops: ops, lv: p.lv, view: p.views}
+	res := mergeRegion(e)
+	if res.fffd > 0 {
+		return nil, 0, nil, &PatchError{Err: ErrNotFound, Reason: fmt.Sprintf("its added line %d holds U+FFFD (\\uFFFD) where the file has characters read_file could not show, so what it stands for is unknown", res.fffd),
+			next: "write the characters themselves in the added lines (read the file with encoding hex to see its bytes), then send the whole patch again"}
+	}
+	kept := map[int]bool{}
+	for _, o := range res.lines {
+		if o.file >= 0 {
+			kept[o.file] = true
+		}
+	}
+	// Region lines the result does not keep are removed. In the original view, a line an
+	// earlier hunk already removed may only be removed again, not replaced.
+	for i, k := range p.m.pair {
+		if k < 0 || kept[k] || i >= len(plusNear) {
+			continue
+		}
+		if c := &cs[p.v.idx[k]]; c.gone && plusNear[i] {
+			return nil, 0, nil, &PatchError{Err: ErrConflict,
+				Reason: fmt.Sprintf("it changes line %d, which an earlier hunk of the patch already changed", c.orig+1),
+				next:   "put the changes to the same lines in one hunk, then send the whole patch again"}
+		}
+	}
+	for k := p.m.start; k < p.m.end; k++ {
+		if !kept[k] {
+			cs[p.v.idx[k]].gone = true
+		}
+	}
+	var adds []addedLine
+	keepLast := -1
+	for _, o := range res.lines {
+		if o.file >= 0 {
+			keepLast = p.v.idx[o.file]
+			continue
+		}
+		after := -1
+		if o.after >= 0 {
+			after = p.v.idx[o.after]
+		} else if len(p.v.idx) > 0 {
+			after = p.v.idx[0] - 1
+		}
+		adds = append(adds, addedLine{after, o.text})
+	}
+	return adds, keepLast, res.adapted, nil
+}
+
+// insertAdded inserts each added line after its cell: right after it in the current view; in
+// the original view after what earlier hunks added there, which comes first. Groups go in from
+// the end, so the cell indexes of the ones before stay valid. It returns the cells and the
+// index of the last line the hunk wrote or kept (keepLast before the insertion).
+func (p *hunkPlace) insertAdded(cs []cell, adds []addedLine, keepLast int) ([]cell, int) {
 	type group struct {
 		at    int // cell index the group is inserted at
 		cells []cell
@@ -571,9 +635,7 @@ func (p *hunkPlace) apply(cells *[]cell, h Hunk, oldSide, newSide []string) ([]s
 		end := groups[n-1].at + before + len(groups[n-1].cells) - 1
 		lastCell = max(lastCell, end)
 	}
-	p.lastCell = lastCell
-	*cells = cs
-	return notes, nil
+	return cs, lastCell
 }
 
 // cursorAfter is the line of the current view after the hunk: where the next hunk without line

@@ -70,141 +70,15 @@ func (e *regionEdit) fileLine(k int) string {
 	return e.lines[k]
 }
 
-// mergeRegion rewrites the matched region.
+// mergeRegion rewrites the matched region: the model's change, walked op by op, with the file
+// lines its copy left out put back in their places, then the blank lines that would double
+// dropped.
 func mergeRegion(e regionEdit) mergeResult {
-	m := e.m
-	// File lines the model's copy left out sit between two of its lines; each is kept after
-	// the line before it, unless the model deleted (without replacing) a line next to it.
-	gapsAfter := map[int][]int{}
-	nextPaired := map[int]int{}
-	prevI, prevF := -1, m.start-1
-	for i, f := range m.pair {
-		if f < 0 {
-			continue
-		}
-		if prevI >= 0 {
-			for k := prevF + 1; k < f; k++ {
-				gapsAfter[prevI] = append(gapsAfter[prevI], k)
-			}
-			nextPaired[prevI] = i
-		}
-		prevI, prevF = i, f
-	}
-	deleted := map[int]bool{} // old lines removed by a change that adds nothing
-	for i := 0; i < len(e.ops); {
-		if e.ops[i].kind == ' ' {
-			i++
-			continue
-		}
-		j, plus := i, false
-		for j < len(e.ops) && e.ops[j].kind != ' ' {
-			plus = plus || e.ops[j].kind == '+'
-			j++
-		}
-		if !plus {
-			for _, op := range e.ops[i:j] {
-				deleted[op.ai] = true
-			}
-		}
-		i = j
-	}
-	var res mergeResult
-	ind := e.indentMap()
-	st := e.styleMap()
-	res.adapted = append(res.adapted, st.differences()...)
-	if ind != nil {
-		for ow, fw := range ind.exact {
-			if ow != fw {
-				// The copy's indentation is not the file's: what the model wrote is indented
-				// like the file.
-				res.adapted = append(res.adapted, "indentation")
-				break
-			}
-		}
-	}
-	last := m.start - 1
-	// Blank lines stand for each other: a blank line of the file the copy left out, and one
-	// the model wrote in the same place, are one blank line. gapBlanks counts the file's blank
-	// lines just written, newBlanks the model's, each waiting for its twin.
-	gapBlanks, newBlanks := 0, 0
-	droppable := map[int]bool{} // output lines: a left-out blank line next to a deleted line
-	emit := func(o outLine) {
-		if o.file >= 0 {
-			last = o.file
-		} else {
-			o.after = last
-		}
-		res.lines = append(res.lines, o)
-	}
-	emitGaps := func(i int) {
-		gs := gapsAfter[i]
-		if len(gs) == 0 {
-			return
-		}
-		nextToDeleted := deleted[i] || deleted[nextPaired[i]]
-		for _, k := range gs {
-			blank := isBlank(e.lines[k])
-			if nextToDeleted && !blank {
-				last = k
-				continue
-			}
-			if blank && newBlanks > 0 {
-				newBlanks--
-				last = k
-				continue // the model wrote this blank line itself
-			}
-			if nextToDeleted {
-				droppable[len(res.lines)] = true
-			}
-			emit(outLine{file: k})
-			if blank {
-				gapBlanks++
-			} else {
-				gapBlanks = 0
-			}
-		}
-	}
-	noteAdapted := func(notes ...string) {
-		for _, n := range notes {
-			if n != "" && !slices.Contains(res.adapted, n) {
-				res.adapted = append(res.adapted, n)
-			}
-		}
-	}
-	emitNew := func(text string) {
-		if isBlank(text) {
-			if gapBlanks > 0 {
-				// The file has a blank line here the copy left out; the model's own blank
-				// line stands for it.
-				gapBlanks--
-				return
-			}
-			newBlanks++
-		} else {
-			newBlanks = 0
-		}
-		gapBlanks = 0
-		emit(outLine{text: text, file: -1, inserted: true})
-	}
-	addNew := func(bi int) {
-		text, notes := e.adaptNew(bi, ind, st)
-		noteAdapted(notes...)
-		if e.view != nil && strings.ContainsRune(text, '\uFFFD') && res.fffd == 0 {
-			res.fffd = bi + 1
-		}
-		emitNew(text)
-	}
+	r := newRegionMerger(&e)
 	for i := 0; i < len(e.ops); {
 		op := e.ops[i]
 		if op.kind == ' ' {
-			if f := m.pair[op.ai]; f >= 0 {
-				if fl, ol := strings.TrimLeft(e.fileLine(f), " \t"), strings.TrimLeft(e.old[op.ai], " \t"); fl != ol && strings.TrimRight(fl, " \t") == strings.TrimRight(ol, " \t") {
-					noteAdapted("unchanged lines kept as in the file")
-				}
-				emit(outLine{file: f})
-				gapBlanks, newBlanks = 0, 0
-			}
-			emitGaps(op.ai)
+			r.kept(op.ai)
 			i++
 			continue
 		}
@@ -219,60 +93,234 @@ func mergeRegion(e regionEdit) mergeResult {
 			j++
 		}
 		i = j
-		delPair, insPair := e.pairLines(dels, ins)
-		dp, ip := 0, 0
-		for dp < len(dels) || ip < len(ins) {
-			switch {
-			case dp < len(dels) && delPair[dp] < 0:
-				if f := m.pair[dels[dp]]; f >= 0 {
-					last = f
-				}
-				emitGaps(dels[dp])
-				dp++
-			case ip < len(ins) && insPair[ip] < 0:
-				addNew(ins[ip])
-				ip++
-			default:
-				d, n := dels[dp], ins[ip]
-				f := m.pair[d]
-				last = f
-				text, notes, ok := e.mergeLine(d, n, f, ind, st)
-				if !ok {
-					addNew(n)
-				} else {
-					noteAdapted(notes...)
-					emitNew(text)
-				}
-				emitGaps(d)
-				dp++
-				ip++
+		r.change(dels, ins)
+	}
+	r.dropDoubledBlanks()
+	return r.res
+}
+
+// regionMerger is mergeRegion's state as it writes the region's lines.
+type regionMerger struct {
+	e   *regionEdit
+	m   blockMatch
+	res mergeResult
+	ind *indentMap
+	st  *styleMap
+	// File lines the model's copy left out sit between two of its lines; each is kept after
+	// the line before it, unless the model deleted (without replacing) a line next to it.
+	gapsAfter  map[int][]int // old line → the file lines left out after it
+	nextPaired map[int]int   // old line → the next old line paired with the file
+	deleted    map[int]bool  // old lines removed by a change that adds nothing
+	last       int           // the file line processed last
+	// Blank lines stand for each other: a blank line of the file the copy left out, and one
+	// the model wrote in the same place, are one blank line. gapBlanks counts the file's blank
+	// lines just written, newBlanks the model's, each waiting for its twin.
+	gapBlanks, newBlanks int
+	droppable            map[int]bool // output lines: a left-out blank line next to a deleted line
+}
+
+func newRegionMerger(e *regionEdit) *regionMerger {
+	m := e.m
+	r := &regionMerger{e: e, m: m, gapsAfter: map[int][]int{}, nextPaired: map[int]int{},
+		deleted: deletedOnly(e.ops), last: m.start - 1, droppable: map[int]bool{},
+		ind: e.indentMap(), st: e.styleMap()}
+	prevI, prevF := -1, m.start-1
+	for i, f := range m.pair {
+		if f < 0 {
+			continue
+		}
+		if prevI >= 0 {
+			for k := prevF + 1; k < f; k++ {
+				r.gapsAfter[prevI] = append(r.gapsAfter[prevI], k)
+			}
+			r.nextPaired[prevI] = i
+		}
+		prevI, prevF = i, f
+	}
+	r.res.adapted = append(r.res.adapted, r.st.differences()...)
+	if r.ind != nil {
+		for ow, fw := range r.ind.exact {
+			if ow != fw {
+				// The copy's indentation is not the file's: what the model wrote is indented
+				// like the file.
+				r.res.adapted = append(r.res.adapted, "indentation")
+				break
 			}
 		}
 	}
-	// A blank line the copy left out, next to lines the model deleted, stays unless it would
-	// double a blank line (the separator before a deleted function goes with it).
-	if len(droppable) > 0 {
-		blankAt := func(i int) bool {
-			switch {
-			case i < 0:
-				return m.start > 0 && isBlank(e.lines[m.start-1])
-			case i >= len(res.lines):
-				return m.end < len(e.lines) && isBlank(e.lines[m.end])
-			case res.lines[i].file >= 0:
-				return isBlank(e.lines[res.lines[i].file])
-			}
-			return isBlank(res.lines[i].text)
+	return r
+}
+
+// deletedOnly lists the old lines removed by a change that adds nothing.
+func deletedOnly(ops []lineOp) map[int]bool {
+	deleted := map[int]bool{}
+	for i := 0; i < len(ops); {
+		if ops[i].kind == ' ' {
+			i++
+			continue
 		}
-		var kept []outLine
-		for i, o := range res.lines {
-			if droppable[i] && (blankAt(i-1) && !droppable[i-1] || blankAt(i+1)) {
-				continue
-			}
-			kept = append(kept, o)
+		j, plus := i, false
+		for j < len(ops) && ops[j].kind != ' ' {
+			plus = plus || ops[j].kind == '+'
+			j++
 		}
-		res.lines = kept
+		if !plus {
+			for _, op := range ops[i:j] {
+				deleted[op.ai] = true
+			}
+		}
+		i = j
 	}
-	return res
+	return deleted
+}
+
+func (r *regionMerger) emit(o outLine) {
+	if o.file >= 0 {
+		r.last = o.file
+	} else {
+		o.after = r.last
+	}
+	r.res.lines = append(r.res.lines, o)
+}
+
+// emitGaps writes the file lines the copy left out after old line i.
+func (r *regionMerger) emitGaps(i int) {
+	gs := r.gapsAfter[i]
+	if len(gs) == 0 {
+		return
+	}
+	nextToDeleted := r.deleted[i] || r.deleted[r.nextPaired[i]]
+	for _, k := range gs {
+		blank := isBlank(r.e.lines[k])
+		if nextToDeleted && !blank {
+			r.last = k
+			continue
+		}
+		if blank && r.newBlanks > 0 {
+			r.newBlanks--
+			r.last = k
+			continue // the model wrote this blank line itself
+		}
+		if nextToDeleted {
+			r.droppable[len(r.res.lines)] = true
+		}
+		r.emit(outLine{file: k})
+		if blank {
+			r.gapBlanks++
+		} else {
+			r.gapBlanks = 0
+		}
+	}
+}
+
+func (r *regionMerger) noteAdapted(notes ...string) {
+	for _, n := range notes {
+		if n != "" && !slices.Contains(r.res.adapted, n) {
+			r.res.adapted = append(r.res.adapted, n)
+		}
+	}
+}
+
+// emitNew writes a line the model wrote.
+func (r *regionMerger) emitNew(text string) {
+	if isBlank(text) {
+		if r.gapBlanks > 0 {
+			// The file has a blank line here the copy left out; the model's own blank
+			// line stands for it.
+			r.gapBlanks--
+			return
+		}
+		r.newBlanks++
+	} else {
+		r.newBlanks = 0
+	}
+	r.gapBlanks = 0
+	r.emit(outLine{text: text, file: -1, inserted: true})
+}
+
+// addNew writes the model's new line bi in the file's style.
+func (r *regionMerger) addNew(bi int) {
+	text, notes := r.e.adaptNew(bi, r.ind, r.st)
+	r.noteAdapted(notes...)
+	if r.e.view != nil && strings.ContainsRune(text, '\uFFFD') && r.res.fffd == 0 {
+		r.res.fffd = bi + 1
+	}
+	r.emitNew(text)
+}
+
+// kept writes the file's line for the model's unchanged old line ai, then what follows it.
+func (r *regionMerger) kept(ai int) {
+	e := r.e
+	if f := r.m.pair[ai]; f >= 0 {
+		if fl, ol := strings.TrimLeft(e.fileLine(f), " \t"), strings.TrimLeft(e.old[ai], " \t"); fl != ol && strings.TrimRight(fl, " \t") == strings.TrimRight(ol, " \t") {
+			r.noteAdapted("unchanged lines kept as in the file")
+		}
+		r.emit(outLine{file: f})
+		r.gapBlanks, r.newBlanks = 0, 0
+	}
+	r.emitGaps(ai)
+}
+
+// change writes one change of the model (old lines dels become new lines ins): a line edited
+// rather than replaced is merged into the file's line, the others removed or added.
+func (r *regionMerger) change(dels, ins []int) {
+	delPair, insPair := r.e.pairLines(dels, ins)
+	dp, ip := 0, 0
+	for dp < len(dels) || ip < len(ins) {
+		switch {
+		case dp < len(dels) && delPair[dp] < 0:
+			if f := r.m.pair[dels[dp]]; f >= 0 {
+				r.last = f
+			}
+			r.emitGaps(dels[dp])
+			dp++
+		case ip < len(ins) && insPair[ip] < 0:
+			r.addNew(ins[ip])
+			ip++
+		default:
+			d, n := dels[dp], ins[ip]
+			f := r.m.pair[d]
+			r.last = f
+			text, notes, ok := r.e.mergeLine(d, n, f, r.ind, r.st)
+			if !ok {
+				r.addNew(n)
+			} else {
+				r.noteAdapted(notes...)
+				r.emitNew(text)
+			}
+			r.emitGaps(d)
+			dp++
+			ip++
+		}
+	}
+}
+
+// dropDoubledBlanks: a blank line the copy left out, next to lines the model deleted, stays
+// unless it would double a blank line (the separator before a deleted function goes with it).
+func (r *regionMerger) dropDoubledBlanks() {
+	if len(r.droppable) == 0 {
+		return
+	}
+	e, m, lines := r.e, r.m, r.res.lines
+	blankAt := func(i int) bool {
+		switch {
+		case i < 0:
+			return m.start > 0 && isBlank(e.lines[m.start-1])
+		case i >= len(lines):
+			return m.end < len(e.lines) && isBlank(e.lines[m.end])
+		case lines[i].file >= 0:
+			return isBlank(e.lines[lines[i].file])
+		}
+		return isBlank(lines[i].text)
+	}
+	var kept []outLine
+	for i, o := range lines {
+		if r.droppable[i] && (blankAt(i-1) && !r.droppable[i-1] || blankAt(i+1)) {
+			continue
+		}
+		kept = append(kept, o)
+	}
+	r.res.lines = kept
 }
 
 // pairLines pairs removed and added lines of one change, in order, where a line was edited
@@ -378,7 +426,6 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 	// Byte offsets of the content in the view, and the view's map to the real line.
 	cStart := len(lfv)
 	var lead string
-	var trail string
 	if ln == lo || e.fromFile[bi] && oi == 0 && bi == 0 {
 		lead = e.realSpan(k, 0, len(lfv))
 	} else {
@@ -390,7 +437,7 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 	}
 	// A changed line ends as the model wrote it: trailing whitespace is kept only on lines the
 	// model did not change.
-	trail = tn
+	trail := tn
 	if co == cn {
 		if tn == to {
 			trail = e.realSpan(k, cStart+len(cfv), cStart+len(cfv)+len(tfv))
@@ -404,12 +451,29 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 		// write the model's line.
 		return "", nil, false
 	}
-	equal := make([]bool, len(co))
-	type ins struct {
-		at   int
-		text string
+	w := &contentMerge{e: e, k: k, cStart: cStart, st: st, co: co, notes: notes}
+	w.equal, w.inserts = charDiff(co, cn)
+	w.segs, w.segOf = keySegments(no, nf, len(co))
+	w.b.WriteString(lead)
+	w.write()
+	w.b.WriteString(trail)
+	if out := w.b.String(); utf8.ValidString(n) && !utf8.ValidString(out) && utf8.ValidString(e.lines[k]) {
+		return "", nil, false // a merge that split a character: write the model's line
 	}
-	var inserts []ins
+	return w.b.String(), w.notes, true
+}
+
+// lineInsert is text the model inserted into its old line at byte at.
+type lineInsert struct {
+	at   int
+	text string
+}
+
+// charDiff compares the model's old and new content of a line: which old bytes it kept, and
+// what it inserted where.
+func charDiff(co, cn string) ([]bool, []lineInsert) {
+	equal := make([]bool, len(co))
+	var inserts []lineInsert
 	pos, npos := 0, 0
 	for _, d := range byteDiff(co, cn) {
 		switch d.Type {
@@ -422,17 +486,25 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 		case diffmatchpatch.DiffDelete:
 			pos += d.n
 		case diffmatchpatch.DiffInsert:
-			inserts = append(inserts, ins{pos, cn[npos : npos+d.n]})
+			inserts = append(inserts, lineInsert{pos, cn[npos : npos+d.n]})
 			npos += d.n
 		}
 	}
-	// Segments: runs of key bytes that come from one place on both sides.
-	segOf := make([]int, len(co))
+	return equal, inserts
+}
+
+// keySeg is a run of key bytes that come from one place on both sides: bytes [os, oe) of the
+// model's old content and [fs, fe) of the file's.
+type keySeg struct{ os, oe, fs, fe int }
+
+// keySegments cuts the aligned keys of the model's old content (no) and the file's (nf) into
+// segments, and gives each old byte its segment (-1: no key came from it).
+func keySegments(no, nf normText, n int) ([]keySeg, []int) {
+	segOf := make([]int, n)
 	for i := range segOf {
 		segOf[i] = -1
 	}
-	type seg struct{ os, oe, fs, fe int }
-	var segs []seg
+	var segs []keySeg
 	for i := 0; i < len(no.s); {
 		os, oe, fs, fe := int(no.start[i]), int(no.end[i]), int(nf.start[i]), int(nf.end[i])
 		j := i + 1
@@ -443,73 +515,91 @@ func (e *regionEdit) mergeLine(oi, bi, k int, ind *indentMap, st *styleMap) (str
 		for b := os; b < oe; b++ {
 			segOf[b] = len(segs)
 		}
-		segs = append(segs, seg{os, oe, fs, fe})
+		segs = append(segs, keySeg{os, oe, fs, fe})
 		i = j
 	}
-	segEqual := func(s seg) bool {
-		for b := s.os; b < s.oe; b++ {
-			if !equal[b] {
-				return false
-			}
-		}
-		return true
-	}
-	var b strings.Builder
-	b.WriteString(lead)
-	ii := 0
-	flushIns := func(at int) {
-		for ii < len(inserts) && inserts[ii].at <= at {
-			text := inserts[ii].text
-			if st != nil {
-				var conv []string
-				text, conv = st.applyIn(b.String(), text)
-				notes = append(notes, conv...)
-			}
-			b.WriteString(text)
-			ii++
-		}
-	}
+	return segs, segOf
+}
+
+// contentMerge writes a changed line's content: segments the model kept whole as the file's
+// bytes, the rest as the model's, and its insertions in the file's style.
+type contentMerge struct {
+	e       *regionEdit
+	k       int // the file line
+	cStart  int // where its content starts in the view
+	st      *styleMap
+	co      string // the model's old content
+	equal   []bool // old bytes the model kept
+	inserts []lineInsert
+	ii      int // inserts written
+	segs    []keySeg
+	segOf   []int
+	b       strings.Builder
+	notes   []string
+}
+
+func (w *contentMerge) write() {
+	e, k, cStart := w.e, w.k, w.cStart
 	fCursor := -1 // the file byte after the last file segment written
-	for x := 0; x < len(co); {
-		flushIns(x)
-		if !equal[x] {
-			if segOf[x] >= 0 {
+	for x := 0; x < len(w.co); {
+		w.flushIns(x)
+		if !w.equal[x] {
+			if w.segOf[x] >= 0 {
 				fCursor = -1 // a changed part lies between: the file bytes around it are not kept
 			}
 			x++
 			continue
 		}
-		s := segOf[x]
+		s := w.segOf[x]
 		if s < 0 {
 			// A character the rung ignores in the model's copy (a zero-width space): the
 			// file's bytes stand for it.
 			x++
 			continue
 		}
-		sg := segs[s]
-		if segEqual(sg) {
+		sg := w.segs[s]
+		if w.kept(sg) {
 			if fCursor >= 0 && sg.fs > fCursor {
 				// File bytes no key came from (a zero-width character) between two kept parts.
-				b.WriteString(e.realSpan(k, cStart+fCursor, cStart+sg.fs))
+				w.b.WriteString(e.realSpan(k, cStart+fCursor, cStart+sg.fs))
 			}
-			b.WriteString(e.realSpan(k, cStart+sg.fs, cStart+sg.fe))
+			w.b.WriteString(e.realSpan(k, cStart+sg.fs, cStart+sg.fe))
 			fCursor = sg.fe
 		} else {
 			for y := sg.os; y < sg.oe; y++ {
-				if equal[y] {
-					b.WriteByte(co[y])
+				if w.equal[y] {
+					w.b.WriteByte(w.co[y])
 				}
 			}
 			fCursor = -1
 		}
 		x = sg.oe
 	}
-	flushIns(len(co))
-	b.WriteString(trail)
-	if out := b.String(); utf8.ValidString(n) && !utf8.ValidString(out) && utf8.ValidString(e.lines[k]) {
-		return "", nil, false // a merge that split a character: write the model's line
+	w.flushIns(len(w.co))
+}
+
+// kept reports whether the model kept every byte of segment s.
+func (w *contentMerge) kept(s keySeg) bool {
+	for b := s.os; b < s.oe; b++ {
+		if !w.equal[b] {
+			return false
+		}
 	}
-	return b.String(), notes, true
+	return true
+}
+
+// flushIns writes the insertions at or before old byte at, in the file's style.
+func (w *contentMerge) flushIns(at int) {
+	for w.ii < len(w.inserts) && w.inserts[w.ii].at <= at {
+		text := w.inserts[w.ii].text
+		if w.st != nil {
+			var conv []string
+			text, conv = w.st.applyIn(w.b.String(), text)
+			w.notes = append(w.notes, conv...)
+		}
+		w.b.WriteString(text)
+		w.ii++
+	}
 }
 
 // realSpan returns the real bytes of file line k for the view bytes [from, to).

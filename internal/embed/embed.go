@@ -143,27 +143,16 @@ func parseRemote(rest string) (RemoteConfig, error) {
 		if !ok || v == "" {
 			return cfg, fmt.Errorf("%w: option %q is not key=value", ErrBadSpec, opt)
 		}
+		var err error
 		switch k {
 		case "key_env":
 			cfg.APIKeyEnv = v
 		case "dim":
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return cfg, fmt.Errorf("%w: dim %q must be a positive integer", ErrBadSpec, v)
-			}
-			cfg.Dim = n
+			cfg.Dim, err = positiveOption(k, v)
 		case "max_tokens":
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return cfg, fmt.Errorf("%w: max_tokens %q must be a positive integer", ErrBadSpec, v)
-			}
-			cfg.MaxTokens = n
+			cfg.MaxTokens, err = positiveOption(k, v)
 		case "batch":
-			n, err := strconv.Atoi(v)
-			if err != nil || n <= 0 {
-				return cfg, fmt.Errorf("%w: batch %q must be a positive integer", ErrBadSpec, v)
-			}
-			cfg.BatchSize = n
+			cfg.BatchSize, err = positiveOption(k, v)
 		case "timeout":
 			d, err := time.ParseDuration(v)
 			if err != nil || d <= 0 {
@@ -172,6 +161,9 @@ func parseRemote(rest string) (RemoteConfig, error) {
 			cfg.Timeout = d
 		default:
 			return cfg, fmt.Errorf("%w: unknown option %q (want key_env, dim, max_tokens, batch or timeout)", ErrBadSpec, k)
+		}
+		if err != nil {
+			return cfg, err
 		}
 	}
 	return cfg, nil
@@ -238,4 +230,13 @@ func Func(e Embedder) func(ctx context.Context, text string) ([]float32, error) 
 		}
 		return v[0], nil
 	}
+}
+
+// positiveOption reads the value of option k of a spec as a positive integer.
+func positiveOption(k, v string) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%w: %s %q must be a positive integer", ErrBadSpec, k, v)
+	}
+	return n, nil
 }

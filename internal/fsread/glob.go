@@ -74,18 +74,10 @@ func globPlanned(ctx context.Context, root *os.Root, walkBase, rest string, opts
 			continue
 		}
 		m.Type, m.Size, m.ModTime = entryType(info.Mode()), info.Size(), info.ModTime()
-		heap.Push(h, m)
-		if h.Len() > opts.MaxResults {
-			heap.Pop(h)
-		}
+		h.keep(m, opts.MaxResults)
 	}
-	st := plan.Stats
-	res.Visited, res.HiddenSkipped, res.IgnoredSkipped, res.Withheld = st.Visited, st.HiddenSkipped, st.IgnoredSkipped, st.Withheld
-	res.DepthLimited, res.Errors, res.VisitLimited = st.DepthLimited, st.Errors, st.VisitLimited
-	res.Matches = h.items
-	sort.Slice(res.Matches, func(i, j int) bool { return h.better(res.Matches[i], res.Matches[j]) })
-	res.Omitted = res.Total - len(res.Matches)
-	res.Truncated = res.Omitted > 0
+	res.setStats(plan.Stats)
+	res.setMatches(h)
 	return res, nil
 }
 
@@ -213,22 +205,37 @@ func Glob(ctx context.Context, root *os.Root, base, pattern string, opts GlobOpt
 		if info, err := d.root.Lstat(e.name); err == nil {
 			m.Type, m.Size, m.ModTime = entryType(info.Mode()), info.Size(), info.ModTime()
 		}
-		heap.Push(h, m)
-		if h.Len() > opts.MaxResults {
-			heap.Pop(h)
-		}
+		h.keep(m, opts.MaxResults)
 		return nil
 	})
-	res.Visited, res.HiddenSkipped, res.IgnoredSkipped, res.Withheld = st.Visited, st.HiddenSkipped, st.IgnoredSkipped, st.Withheld
-	res.DepthLimited, res.Errors, res.VisitLimited = st.DepthLimited, st.Errors, st.VisitLimited
+	res.setStats(st)
 	if err != nil {
 		return res, fmt.Errorf("file_search: %w", err)
 	}
+	res.setMatches(h)
+	return res, nil
+}
+
+// setStats copies what the walk counted into the result.
+func (res *GlobResult) setStats(st WalkStats) {
+	res.Visited, res.HiddenSkipped, res.IgnoredSkipped, res.Withheld = st.Visited, st.HiddenSkipped, st.IgnoredSkipped, st.Withheld
+	res.DepthLimited, res.Errors, res.VisitLimited = st.DepthLimited, st.Errors, st.VisitLimited
+}
+
+// setMatches puts the matches kept in order, and counts those left out.
+func (res *GlobResult) setMatches(h *matchHeap) {
 	res.Matches = h.items
 	sort.Slice(res.Matches, func(i, j int) bool { return h.better(res.Matches[i], res.Matches[j]) })
 	res.Omitted = res.Total - len(res.Matches)
 	res.Truncated = res.Omitted > 0
-	return res, nil
+}
+
+// keep adds m to the matches, dropping the worst when there are more than limit.
+func (h *matchHeap) keep(m GlobMatch, limit int) {
+	heap.Push(h, m)
+	if h.Len() > limit {
+		heap.Pop(h)
+	}
 }
 
 // matchHeap keeps the best MaxResults matches with the worst on top.

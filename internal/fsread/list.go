@@ -102,100 +102,123 @@ func ListDir(ctx context.Context, root *os.Root, rel string, opts ListOptions) (
 	if !opts.IncludeIgnored {
 		m = ignore.ForDir(ctx, root, rel)
 	}
-	type pending struct {
-		rel   string
-		depth int
-		m     *ignore.Matcher
-	}
-	queue := []pending{{rel, 1, m}}
-	counted := 0
+	l := &lister{root: root, opts: opts, maxDepth: maxDepth, res: &res}
+	queue := []pendingDir{{rel, 1, m}}
 	for len(queue) > 0 {
 		if err := ctx.Err(); err != nil {
 			return res, err
 		}
-		if res.Truncated && counted > countAfterTruncation {
+		if res.Truncated && l.counted > countAfterTruncation {
 			res.OmittedIsLowerBound = true
 			break
 		}
 		p := queue[0]
 		queue = queue[1:]
-		dir, err := root.OpenRoot(osName(p.rel))
+		subdirs, err := l.list(ctx, p)
 		if err != nil {
-			res.Errors++
-			continue
+			return res, err
 		}
-		entries, err := readDirSorted(ctx, dir)
-		if err != nil {
-			dir.Close()
-			if ctx.Err() != nil {
-				return res, ctx.Err()
-			}
-			res.Errors++
-			continue
-		}
-		dm := p.m
-		// The listed directory's own .gitignore is already in ForDir's
-		// matcher; deeper ones are added here.
-		if !opts.IncludeIgnored && p.depth > 1 {
-			for _, e := range entries {
-				if e.name == ".gitignore" {
-					dm = dm.Enter(root, p.rel)
-					break
-				}
-			}
-		}
-		for _, e := range entries {
-			if !opts.IncludeHidden && isHidden(e.name) {
-				res.HiddenSkipped++
-				continue
-			}
-			erel := joinRel(p.rel, e.name)
-			isDir := e.mode.IsDir()
-			// .git is always left out, like in every walk; listing it
-			// by name still works. It is not counted: "skipped 1
-			// gitignored" would send the model after a file it cannot get.
-			if e.name == ".git" && isDir {
-				continue
-			}
-			if withhold(opts.Screen, erel, isDir) {
-				res.Withheld++
-				continue
-			}
-			if !opts.IncludeIgnored && dm.Ignored(erel, isDir) {
-				res.IgnoredSkipped++
-				continue
-			}
-			if isDir && opts.Recursive {
-				if p.depth < maxDepth {
-					queue = append(queue, pending{erel, p.depth + 1, dm})
-				} else {
-					res.DepthLimited++
-				}
-			}
-			if len(res.Entries) >= opts.MaxEntries {
-				res.Truncated = true
-				res.Omitted++
-				counted++
-				continue
-			}
-			de := DirEntry{Path: erel, Type: entryType(e.mode), Depth: p.depth}
-			if info, err := dir.Lstat(e.name); err == nil {
-				de.Type = entryType(info.Mode())
-				de.Size, de.ModTime = info.Size(), info.ModTime()
-			} else {
-				res.Errors++
-			}
-			if de.Type == TypeSymlink {
-				if target, err := dir.Readlink(e.name); err == nil {
-					de.LinkTarget = target
-				}
-			}
-			res.Entries = append(res.Entries, de)
-		}
-		dir.Close()
+		queue = append(queue, subdirs...)
 	}
 	sort.Slice(res.Entries, func(i, j int) bool { return pathLess(res.Entries[i].Path, res.Entries[j].Path) })
 	return res, nil
+}
+
+// pendingDir is a directory ListDir has yet to list.
+type pendingDir struct {
+	rel   string
+	depth int
+	m     *ignore.Matcher
+}
+
+// lister is one ListDir call: its options and the result it fills.
+type lister struct {
+	root     *os.Root
+	opts     ListOptions
+	maxDepth int
+	res      *ListResult
+	counted  int // entries counted past the cap
+}
+
+// list adds the entries of one directory to the result and returns its subdirectories to
+// list next (when recursive and above the depth limit). The only error is cancellation.
+func (l *lister) list(ctx context.Context, p pendingDir) ([]pendingDir, error) {
+	opts, res := l.opts, l.res
+	dir, err := l.root.OpenRoot(osName(p.rel))
+	if err != nil {
+		res.Errors++
+		return nil, nil
+	}
+	defer dir.Close()
+	entries, err := readDirSorted(ctx, dir)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		res.Errors++
+		return nil, nil
+	}
+	dm := p.m
+	// The listed directory's own .gitignore is already in ForDir's
+	// matcher; deeper ones are added here.
+	if !opts.IncludeIgnored && p.depth > 1 {
+		dm = withGitignore(dm, l.root, p.rel, entries)
+	}
+	var subdirs []pendingDir
+	for _, e := range entries {
+		if !opts.IncludeHidden && isHidden(e.name) {
+			res.HiddenSkipped++
+			continue
+		}
+		erel := joinRel(p.rel, e.name)
+		isDir := e.mode.IsDir()
+		// .git is always left out, like in every walk; listing it
+		// by name still works. It is not counted: "skipped 1
+		// gitignored" would send the model after a file it cannot get.
+		if e.name == ".git" && isDir {
+			continue
+		}
+		if withhold(opts.Screen, erel, isDir) {
+			res.Withheld++
+			continue
+		}
+		if !opts.IncludeIgnored && dm.Ignored(erel, isDir) {
+			res.IgnoredSkipped++
+			continue
+		}
+		if isDir && opts.Recursive {
+			if p.depth < l.maxDepth {
+				subdirs = append(subdirs, pendingDir{erel, p.depth + 1, dm})
+			} else {
+				res.DepthLimited++
+			}
+		}
+		if len(res.Entries) >= opts.MaxEntries {
+			res.Truncated = true
+			res.Omitted++
+			l.counted++
+			continue
+		}
+		res.Entries = append(res.Entries, l.entry(dir, e, erel, p.depth))
+	}
+	return subdirs, nil
+}
+
+// entry describes one listed entry from its Lstat (and a symlink's target).
+func (l *lister) entry(dir *os.Root, e dirent, erel string, depth int) DirEntry {
+	de := DirEntry{Path: erel, Type: entryType(e.mode), Depth: depth}
+	if info, err := dir.Lstat(e.name); err == nil {
+		de.Type = entryType(info.Mode())
+		de.Size, de.ModTime = info.Size(), info.ModTime()
+	} else {
+		l.res.Errors++
+	}
+	if de.Type == TypeSymlink {
+		if target, err := dir.Readlink(e.name); err == nil {
+			de.LinkTarget = target
+		}
+	}
+	return de
 }
 
 // pathLess orders paths component by component, so a directory's children

@@ -632,211 +632,262 @@ func (s *scanner) tailStart(n int64) (int64, error) {
 	return 0, nil
 }
 
+// readLines reads the lines o asks for as text: where they start, the lines themselves up to
+// the caps, then what the answer says about the rest of the file.
 func (s *scanner) readLines(res ReadResult, o ReadOptions) (ReadResult, error) {
-	start, want := o.StartLine, o.EndLine // want: last line, 0 = open
-	if o.Offset > 0 {
-		start = o.Offset
+	r, err := s.lineRange(o)
+	if err != nil {
+		return res, fmt.Errorf("read_file %s: %w", res.Path, err)
 	}
-	if start == 0 {
-		start = 1
-	}
-	var startOff int64
-	numbered := true
-	if o.Offset < 0 {
-		n := -o.Offset
-		if !s.ix.complete {
-			// Counting gives the tail real line numbers and makes later
-			// tail reads O(1); past the budget a backward scan answers
-			// without numbers.
-			s.countRest(s.countBudget * tailCountFactor)
-		}
-		if s.ix.complete {
-			start = max(s.ix.total-n+1, 1)
-			if o.Limit == 0 {
-				want = s.ix.total
-			}
-		} else {
-			off, err := s.tailStart(n)
-			if err != nil {
-				return res, fmt.Errorf("read_file %s: %w", res.Path, err)
-			}
-			startOff, numbered = off, false
-			start = 0
-			if o.Limit > 0 {
-				want = o.Limit
-			} else {
-				want = n
-			}
-		}
-	}
-	if numbered && o.Limit > 0 {
-		want = start + o.Limit - 1
-	}
-	if numbered {
-		off, ok, err := s.skipTo(start)
+	if r.numbered {
+		off, ok, err := s.skipTo(r.start)
 		if err != nil {
 			return res, fmt.Errorf("read_file %s: %w", res.Path, err)
 		}
 		if !ok {
 			res.TotalLines = s.ix.total
 			res.EOF = true
-			if s.ix.total == 0 && start == 1 {
+			if s.ix.total == 0 && r.start == 1 {
 				return res, nil // empty file: nothing to read is not an error
 			}
-			return res, fmt.Errorf("start line %d, file has %d lines: %w", start, s.ix.total, ErrPastEnd)
+			return res, fmt.Errorf("start line %d, file has %d lines: %w", r.start, s.ix.total, ErrPastEnd)
 		}
-		startOff = off
+		r.off = off
 	}
-
-	var (
-		text     strings.Builder
-		line     = start // current line number (0-based count when !numbered)
-		pos      = startOff
-		lines    int64
-		cur      []byte // the current line, up to MaxLineLength (+4 for UTF-8 cut)
-		curLen   int64
-		stopped  bool // a cap was hit before the range ended
-		atEOF    bool
-		lastLine int64
-	)
-	limitLines := int64(o.MaxLines)
-	if !numbered {
-		limitLines = min(limitLines, want)
-	} else if want > 0 {
-		limitLines = min(limitLines, want-start+1)
+	c := newLineCopy(s, &res, o, r)
+	if err := c.run(); err != nil {
+		return res, err
 	}
-	width := len(strconv.FormatInt(start+limitLines-1, 10))
-	emit := func() bool {
-		body := cur
-		if bytes.HasSuffix(body, []byte{'\r'}) && int64(len(body)) == curLen {
-			body = body[:len(body)-1]
-			res.CRLF = true
-		}
-		cut := curLen > int64(o.MaxLineLength)
-		if cut {
-			body = body[:min(len(body), o.MaxLineLength)]
-			// Do not split a multi-byte character at the cut.
-			for i := 0; i < utf8.UTFMax-1 && len(body) > 0; i++ {
-				if r, n := utf8.DecodeLastRune(body); r != utf8.RuneError || n > 1 {
-					break
-				}
-				body = body[:len(body)-1]
-			}
-		}
-		var lb strings.Builder
-		if lines > 0 {
-			lb.WriteByte('\n')
-		}
-		if o.LineNumbers && numbered {
-			num := strconv.FormatInt(line, 10)
-			lb.WriteString(strings.Repeat(" ", max(width-len(num), 0)))
-			lb.WriteString(num)
-			lb.WriteByte('\t')
-		}
-		if utf8.Valid(body) {
-			lb.Write(body)
-		} else {
-			res.InvalidUTF8 = true
-			lb.WriteString(strings.ToValidUTF8(string(body), "\uFFFD"))
-		}
-		if cut {
-			res.LinesCut++
-			fmt.Fprintf(&lb, " … [line cut: %d bytes]", curLen)
-		}
-		if text.Len()+lb.Len() > o.MaxBytes && lines > 0 {
-			return false
-		}
-		text.WriteString(lb.String())
-		lines++
-		lastLine = line
-		return true
-	}
-	keep := o.MaxLineLength + utf8.UTFMax + 1
-	cur = make([]byte, 0, min(keep, 4096))
-	for {
-		if err := s.ctx.Err(); err != nil {
-			return res, err
-		}
-		n, err := s.f.ReadAt(s.buf, pos)
-		if n == 0 {
-			if err != nil && !errors.Is(err, io.EOF) {
-				return res, fmt.Errorf("read_file %s: %w", res.Path, err)
-			}
-			atEOF = true
-			if curLen > 0 {
-				if !emit() {
-					stopped = true
-				}
-			}
-			break
-		}
-		chunk := s.buf[:n]
-		done := false
-		for len(chunk) > 0 {
-			j := bytes.IndexByte(chunk, '\n')
-			seg := chunk
-			if j >= 0 {
-				seg = chunk[:j]
-			}
-			if room := keep - len(cur); room > 0 {
-				cur = append(cur, seg[:min(len(seg), room)]...)
-			}
-			curLen += int64(len(seg))
-			if j < 0 {
-				pos += int64(len(chunk))
-				chunk = nil
-				break
-			}
-			pos += int64(j + 1)
-			chunk = chunk[j+1:]
-			if !emit() {
-				stopped, done = true, true
-				break
-			}
-			if numbered {
-				s.ix.note(line+1, pos)
-			}
-			line++
-			cur, curLen = cur[:0], 0
-			if lines >= limitLines {
-				done = true
-				break
-			}
-		}
-		if done {
-			break
-		}
-	}
-	if pos >= s.size {
-		atEOF = true
-	}
-	res.Text = text.String()
-	if numbered {
-		if lines > 0 {
-			res.FirstLine, res.LastLine = start, lastLine
-		}
-		if atEOF && !stopped {
-			s.finish(line - 1)
-		} else {
-			s.countRest(s.countBudget)
-		}
-		if s.ix.complete {
-			res.TotalLines = s.ix.total
-			res.EOF = res.LastLine >= s.ix.total
-		}
-		// Truncated: the caller's range (or the rest of the file, for an
-		// open range) goes on after what we returned.
-		if !res.EOF && (want == 0 || res.LastLine < want) {
-			res.Truncated = true
-			res.NextLine = res.LastLine + 1
-		}
-		if res.TotalLines < 0 && s.ix.furthest.off > 0 {
-			res.EstimatedTotalLines = int64(float64(s.ix.furthest.line-1) * float64(s.size) / float64(s.ix.furthest.off))
-		}
+	res.Text = c.text.String()
+	if r.numbered {
+		c.describeNumbered()
 	} else {
-		res.EOF = atEOF && !stopped
-		res.Truncated = stopped
+		res.EOF = c.atEOF && !c.stopped
+		res.Truncated = c.stopped
 		res.Note = "line numbers unknown: the file is too large to count its lines"
 	}
 	return res, nil
+}
+
+// lineRange is where a read of lines starts and where it may end.
+type lineRange struct {
+	start int64 // the first line; 0 for a tail whose line numbers are unknown
+	// want is the last line (numbered) or how many lines (a tail without numbers); 0 = open.
+	want     int64
+	off      int64 // the first line's byte offset
+	numbered bool
+}
+
+// lineRange resolves o's start line, end line, offset and limit. A negative offset (the last
+// lines) counts the file's lines when the budget allows, which gives the tail real line
+// numbers and makes later tail reads O(1); past the budget a backward scan answers without
+// numbers.
+func (s *scanner) lineRange(o ReadOptions) (lineRange, error) {
+	r := lineRange{start: o.StartLine, want: o.EndLine, numbered: true}
+	if o.Offset > 0 {
+		r.start = o.Offset
+	}
+	if r.start == 0 {
+		r.start = 1
+	}
+	if o.Offset < 0 {
+		n := -o.Offset
+		if !s.ix.complete {
+			s.countRest(s.countBudget * tailCountFactor)
+		}
+		if s.ix.complete {
+			r.start = max(s.ix.total-n+1, 1)
+			if o.Limit == 0 {
+				r.want = s.ix.total
+			}
+		} else {
+			off, err := s.tailStart(n)
+			if err != nil {
+				return r, err
+			}
+			r.off, r.numbered, r.start = off, false, 0
+			r.want = n
+			if o.Limit > 0 {
+				r.want = o.Limit
+			}
+		}
+	}
+	if r.numbered && o.Limit > 0 {
+		r.want = r.start + o.Limit - 1
+	}
+	return r, nil
+}
+
+// lineCopy copies lines from the file into the answer's text, within the caps on lines,
+// bytes and line length.
+type lineCopy struct {
+	s   *scanner
+	res *ReadResult
+	o   ReadOptions
+	r   lineRange
+
+	text       strings.Builder
+	line       int64 // current line number (0-based count when !numbered)
+	pos        int64
+	lines      int64
+	cur        []byte // the current line, up to MaxLineLength (+4 for UTF-8 cut)
+	curLen     int64
+	keep       int  // how much of a line cur keeps
+	stopped    bool // a cap was hit before the range ended
+	atEOF      bool
+	lastLine   int64
+	limitLines int64
+	width      int // of the line numbers
+}
+
+func newLineCopy(s *scanner, res *ReadResult, o ReadOptions, r lineRange) *lineCopy {
+	c := &lineCopy{s: s, res: res, o: o, r: r, line: r.start, pos: r.off,
+		limitLines: int64(o.MaxLines), keep: o.MaxLineLength + utf8.UTFMax + 1}
+	if !r.numbered {
+		c.limitLines = min(c.limitLines, r.want)
+	} else if r.want > 0 {
+		c.limitLines = min(c.limitLines, r.want-r.start+1)
+	}
+	c.width = len(strconv.FormatInt(r.start+c.limitLines-1, 10))
+	c.cur = make([]byte, 0, min(c.keep, 4096))
+	return c
+}
+
+// run reads chunks from the start offset and emits each line, until the end of the file, the
+// line limit or a cap.
+func (c *lineCopy) run() error {
+	s := c.s
+	for {
+		if err := s.ctx.Err(); err != nil {
+			return err
+		}
+		n, err := s.f.ReadAt(s.buf, c.pos)
+		if n == 0 {
+			if err != nil && !errors.Is(err, io.EOF) {
+				return fmt.Errorf("read_file %s: %w", c.res.Path, err)
+			}
+			c.atEOF = true
+			if c.curLen > 0 && !c.emit() {
+				c.stopped = true
+			}
+			break
+		}
+		if c.chunkLines(s.buf[:n]) {
+			break
+		}
+	}
+	if c.pos >= s.size {
+		c.atEOF = true
+	}
+	return nil
+}
+
+// chunkLines takes the lines of one chunk; it reports whether the read is done.
+func (c *lineCopy) chunkLines(chunk []byte) bool {
+	for len(chunk) > 0 {
+		j := bytes.IndexByte(chunk, '\n')
+		seg := chunk
+		if j >= 0 {
+			seg = chunk[:j]
+		}
+		if room := c.keep - len(c.cur); room > 0 {
+			c.cur = append(c.cur, seg[:min(len(seg), room)]...)
+		}
+		c.curLen += int64(len(seg))
+		if j < 0 {
+			c.pos += int64(len(chunk))
+			return false
+		}
+		c.pos += int64(j + 1)
+		chunk = chunk[j+1:]
+		if !c.emit() {
+			c.stopped = true
+			return true
+		}
+		if c.r.numbered {
+			c.s.ix.note(c.line+1, c.pos)
+		}
+		c.line++
+		c.cur, c.curLen = c.cur[:0], 0
+		if c.lines >= c.limitLines {
+			return true
+		}
+	}
+	return false
+}
+
+// emit adds the current line to the text (numbered, cut at the line length, made valid
+// UTF-8); it reports false, adding nothing, when the line would pass the byte cap.
+func (c *lineCopy) emit() bool {
+	o, res := c.o, c.res
+	body := c.cur
+	if bytes.HasSuffix(body, []byte{'\r'}) && int64(len(body)) == c.curLen {
+		body = body[:len(body)-1]
+		res.CRLF = true
+	}
+	cut := c.curLen > int64(o.MaxLineLength)
+	if cut {
+		body = body[:min(len(body), o.MaxLineLength)]
+		// Do not split a multi-byte character at the cut.
+		for i := 0; i < utf8.UTFMax-1 && len(body) > 0; i++ {
+			if r, n := utf8.DecodeLastRune(body); r != utf8.RuneError || n > 1 {
+				break
+			}
+			body = body[:len(body)-1]
+		}
+	}
+	var lb strings.Builder
+	if c.lines > 0 {
+		lb.WriteByte('\n')
+	}
+	if o.LineNumbers && c.r.numbered {
+		num := strconv.FormatInt(c.line, 10)
+		lb.WriteString(strings.Repeat(" ", max(c.width-len(num), 0)))
+		lb.WriteString(num)
+		lb.WriteByte('\t')
+	}
+	if utf8.Valid(body) {
+		lb.Write(body)
+	} else {
+		res.InvalidUTF8 = true
+		lb.WriteString(strings.ToValidUTF8(string(body), "\uFFFD"))
+	}
+	if cut {
+		res.LinesCut++
+		fmt.Fprintf(&lb, " … [line cut: %d bytes]", c.curLen)
+	}
+	if c.text.Len()+lb.Len() > o.MaxBytes && c.lines > 0 {
+		return false
+	}
+	c.text.WriteString(lb.String())
+	c.lines++
+	c.lastLine = c.line
+	return true
+}
+
+// describeNumbered says, for a numbered read, which lines came, how many the file has (counted
+// now if little is left), and where to go on.
+func (c *lineCopy) describeNumbered() {
+	s, res := c.s, c.res
+	if c.lines > 0 {
+		res.FirstLine, res.LastLine = c.r.start, c.lastLine
+	}
+	if c.atEOF && !c.stopped {
+		s.finish(c.line - 1)
+	} else {
+		s.countRest(s.countBudget)
+	}
+	if s.ix.complete {
+		res.TotalLines = s.ix.total
+		res.EOF = res.LastLine >= s.ix.total
+	}
+	// Truncated: the caller's range (or the rest of the file, for an
+	// open range) goes on after what we returned.
+	if !res.EOF && (c.r.want == 0 || res.LastLine < c.r.want) {
+		res.Truncated = true
+		res.NextLine = res.LastLine + 1
+	}
+	if res.TotalLines < 0 && s.ix.furthest.off > 0 {
+		res.EstimatedTotalLines = int64(float64(s.ix.furthest.line-1) * float64(s.size) / float64(s.ix.furthest.off))
+	}
 }

@@ -72,7 +72,11 @@ func (e WalkEntry) OpenFile() (io.ReadCloser, int64, FileID, error) {
 // (rel slash-separated, no final symlink followed), for checking an index entry against the
 // file system.
 func StatFile(root *os.Root, rel string) (int64, FileID, error) {
-	fi, err := root.Lstat(osName(rel))
+	return regularStat(root.Lstat(osName(rel)))
+}
+
+// regularStat is the size and identity of an Lstat's answer: a regular file, or ErrNotRegular.
+func regularStat(fi os.FileInfo, err error) (int64, FileID, error) {
 	if err != nil {
 		return 0, FileID{}, err
 	}
@@ -95,15 +99,7 @@ func MatchGlobs(globs []string, relToBase string) bool { return anyGlob(globs, r
 // Stat reports the size and identity of the entry (a regular file, no symlink followed)
 // without opening it.
 func (e WalkEntry) Stat() (int64, FileID, error) {
-	fi, err := e.d.root.Lstat(e.Name)
-	if err != nil {
-		return 0, FileID{}, err
-	}
-	if !fi.Mode().IsRegular() {
-		return 0, FileID{}, ErrNotRegular
-	}
-	id, _ := fileID(fi)
-	return fi.Size(), id, nil
+	return regularStat(e.d.root.Lstat(e.Name))
 }
 
 // IdentityOf returns the identity of a file from its FileInfo (false where the platform does

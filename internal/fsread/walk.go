@@ -142,44 +142,11 @@ func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit 
 	if !o.noIgnore {
 		m = ignore.ForDir(ctx, root, base)
 	}
-	type frame struct {
-		d       *dirHandle
-		entries []dirent
-		next    int
-		m       *ignore.Matcher
-		depth   int // depth of the entries in this directory
-	}
-	open := func(r *os.Root, rel string, depth int, parent *ignore.Matcher) (*frame, error) {
-		d := &dirHandle{root: r, rel: rel}
-		d.refs.Store(1)
-		df, err := r.Open(".")
-		if err != nil {
-			d.release()
-			return nil, err
-		}
-		d.dir = df
-		entries, err := readDirSortedFile(ctx, r, df)
-		if err != nil {
-			d.release()
-			return nil, err
-		}
-		fm := parent
-		// The base's own .gitignore is already in the ForDir matcher.
-		if !o.noIgnore && depth > 1 {
-			for _, e := range entries {
-				if e.name == ".gitignore" {
-					fm = fm.Enter(root, rel)
-					break
-				}
-			}
-		}
-		return &frame{d: d, entries: entries, m: fm, depth: depth}, nil
-	}
-	first, err := open(top, base, 1, m)
+	first, err := openWalkDir(ctx, root, top, base, 1, m, o.noIgnore)
 	if err != nil {
 		return st, err
 	}
-	stack := []*frame{first}
+	stack := []*walkDir{first}
 	defer func() {
 		for _, f := range stack {
 			f.d.release()
@@ -203,26 +170,7 @@ func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit 
 			return st, nil
 		}
 		rel := joinRel(f.d.rel, e.name)
-		isDir := e.mode.IsDir()
-		if !o.hidden && isHidden(e.name) {
-			st.HiddenSkipped++
-			o.skip(rel, isDir, SkipHidden)
-			continue
-		}
-		if e.name == ".git" && isDir {
-			continue // always left out, so not counted as skipped
-		}
-		if withhold(o.screen, rel, isDir) {
-			st.Withheld++
-			o.skip(rel, isDir, SkipWithheld)
-			continue
-		}
-		if !o.noIgnore && f.m.Ignored(rel, isDir) {
-			st.IgnoredSkipped++
-			o.skip(rel, isDir, SkipIgnored)
-			continue
-		}
-		if isDir && o.skipDir != nil && o.skipDir(rel, f.depth) {
+		if o.leftOut(&st, f, e, rel) {
 			continue
 		}
 		if err := visit(f.d, e, rel, f.depth); err != nil {
@@ -231,32 +179,111 @@ func walk(ctx context.Context, root *os.Root, base string, o walkOptions, visit 
 			}
 			return st, err
 		}
-		if !isDir {
+		if !e.mode.IsDir() {
 			continue
 		}
-		if f.depth >= o.maxDepth {
-			st.DepthLimited++
-			o.skip(rel, true, SkipDepth)
-			continue
-		}
-		sub, err := f.d.root.OpenRoot(e.name)
+		sub, err := o.enter(ctx, root, &st, f, e, rel)
 		if err != nil {
-			st.Errors++
-			o.skip(rel, true, SkipUnreadable)
-			continue
+			return st, err
 		}
-		nf, err := open(sub, rel, f.depth+1, f.m)
-		if err != nil {
-			if ctx.Err() != nil {
-				return st, ctx.Err()
-			}
-			st.Errors++
-			o.skip(rel, true, SkipUnreadable)
-			continue
+		if sub != nil {
+			stack = append(stack, sub)
 		}
-		stack = append(stack, nf)
 	}
 	return st, nil
+}
+
+// walkDir is a directory on the walk's stack: its entries and how far the walk has come.
+type walkDir struct {
+	d       *dirHandle
+	entries []dirent
+	next    int
+	m       *ignore.Matcher
+	depth   int // depth of the entries in this directory
+}
+
+// openWalkDir opens the directory r (at rel, entries at depth) and lists it sorted; its own
+// .gitignore, if any, extends the parent's matcher.
+func openWalkDir(ctx context.Context, root, r *os.Root, rel string, depth int, parent *ignore.Matcher, noIgnore bool) (*walkDir, error) {
+	d := &dirHandle{root: r, rel: rel}
+	d.refs.Store(1)
+	df, err := r.Open(".")
+	if err != nil {
+		d.release()
+		return nil, err
+	}
+	d.dir = df
+	entries, err := readDirSortedFile(ctx, r, df)
+	if err != nil {
+		d.release()
+		return nil, err
+	}
+	fm := parent
+	// The base's own .gitignore is already in the ForDir matcher.
+	if !noIgnore && depth > 1 {
+		fm = withGitignore(fm, root, rel, entries)
+	}
+	return &walkDir{d: d, entries: entries, m: fm, depth: depth}, nil
+}
+
+// withGitignore is the matcher for the directory rel: parent's, extended by rel's own
+// .gitignore when its entries hold one.
+func withGitignore(parent *ignore.Matcher, root *os.Root, rel string, entries []dirent) *ignore.Matcher {
+	for _, e := range entries {
+		if e.name == ".gitignore" {
+			return parent.Enter(root, rel)
+		}
+	}
+	return parent
+}
+
+// leftOut reports whether the walk passes over entry e of f (hidden, .git, withheld,
+// ignored, or a directory skipDir prunes), counting and telling why.
+func (o *walkOptions) leftOut(st *WalkStats, f *walkDir, e dirent, rel string) bool {
+	isDir := e.mode.IsDir()
+	switch {
+	case !o.hidden && isHidden(e.name):
+		st.HiddenSkipped++
+		o.skip(rel, isDir, SkipHidden)
+	case e.name == ".git" && isDir:
+		// always left out, so not counted as skipped
+	case withhold(o.screen, rel, isDir):
+		st.Withheld++
+		o.skip(rel, isDir, SkipWithheld)
+	case !o.noIgnore && f.m.Ignored(rel, isDir):
+		st.IgnoredSkipped++
+		o.skip(rel, isDir, SkipIgnored)
+	case isDir && o.skipDir != nil && o.skipDir(rel, f.depth):
+	default:
+		return false
+	}
+	return true
+}
+
+// enter opens the directory e of f for the walk to go down into; nil when it stands at the
+// depth limit or cannot be read (counted and told). The only error is the walk's cancellation.
+func (o *walkOptions) enter(ctx context.Context, root *os.Root, st *WalkStats, f *walkDir, e dirent, rel string) (*walkDir, error) {
+	if f.depth >= o.maxDepth {
+		st.DepthLimited++
+		o.skip(rel, true, SkipDepth)
+		return nil, nil
+	}
+	sub, err := f.d.root.OpenRoot(e.name)
+	if err != nil {
+		st.Errors++
+		o.skip(rel, true, SkipUnreadable)
+		return nil, nil
+	}
+	nf, err := openWalkDir(ctx, root, sub, rel, f.depth+1, f.m, o.noIgnore)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		st.Errors++
+		o.skip(rel, true, SkipUnreadable)
+		return nil, nil
+	}
+	return nf, nil
 }
 
 // openEntryRoot opens name in d through the os.Root, refusing to block on a

@@ -32,12 +32,11 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"golang.org/x/sys/unix"
-
 	"toolhost/authz"
 	"toolhost/authz/cmdrules"
 	"toolhost/internal/owner"
 	"toolhost/internal/sandbox"
+	"toolhost/internal/sysfile"
 	"toolhost/store"
 )
 
@@ -449,7 +448,7 @@ func (g *Gate) Environ() []string {
 // readScript reads a script a line runs (source, bash FILE) so the rules can check it: a
 // regular file only (a FIFO must not block the check), at most 256 KiB.
 func readScript(path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|unix.O_NONBLOCK|unix.O_NOCTTY, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|sysfile.OpenReadFlags&^sysfile.NoFollow, 0)
 	if err != nil {
 		return nil, err
 	}

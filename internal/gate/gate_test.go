@@ -7,12 +7,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"toolhost/authz"
 	"toolhost/authz/cmdrules"
+	"toolhost/internal/fifotest"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/sandbox/sandboxtest"
 	"toolhost/store/storetest"
@@ -51,9 +51,7 @@ func TestExplainIsCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	fifo := filepath.Join(wd, "fifo.sh")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	fifotest.Make(t, fifo)
 	tests := []struct {
 		line string
 		want cmdrules.Action

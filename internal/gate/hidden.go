@@ -8,9 +8,8 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
 	"toolhost/internal/sandbox"
+	"toolhost/internal/sysfile"
 )
 
 // What a confined process may not read: every path the guard protects or holds secret (the
@@ -104,19 +103,19 @@ func (e *envScan) files(workdir, home string) []string {
 
 // list returns dir's dotenv files and subdirectories, from the cache while dir has not changed.
 func (e *envScan) list(dir string) (envDir, bool) {
-	var st unix.Stat_t
-	if err := unix.Stat(dir, &st); err != nil {
+	ino, mtime, ok := sysfile.DirStamp(dir)
+	if !ok {
 		delete(e.dirs, dir)
 		return envDir{}, false
 	}
-	if d, ok := e.dirs[dir]; ok && d.ino == int64(st.Ino) && d.mtime == st.Mtim.Nano() {
+	if d, ok := e.dirs[dir]; ok && d.ino == int64(ino) && d.mtime == mtime {
 		return d, true
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return envDir{}, false
 	}
-	d := envDir{ino: int64(st.Ino), mtime: st.Mtim.Nano()}
+	d := envDir{ino: int64(ino), mtime: mtime}
 	for _, en := range entries {
 		name := en.Name()
 		switch {

@@ -42,9 +42,9 @@ type Memory struct{ defs cmdrules.Defs }
 var ErrIncomplete = errors.New("unfinished shell statement")
 
 // Check decides a line before it runs: the command rules, then the user's approvals of lines
-// they ask about (a line not yet approved files a request and is refused with its id). It
-// returns nil when the line may run, a *cmdrules.Refusal, ErrIncomplete, or an error of the
-// state.
+// they ask about (a line not yet approved files a request and is refused with its id). A line
+// the user typed (WithUser) is read but never refused (checkUser). It returns nil when the
+// line may run, a *cmdrules.Refusal, ErrIncomplete, or an error of the state.
 func (g *Gate) Check(ctx context.Context, conv string, l Line) error {
 	if g == nil {
 		return nil
@@ -52,6 +52,9 @@ func (g *Gate) Check(ctx context.Context, conv string, l Line) error {
 	st := g.prepare()
 	if st.rules == nil {
 		return st.err
+	}
+	if ByUser(ctx) {
+		return g.checkUser(st.rules, l)
 	}
 	if l.Unknown {
 		if !st.rules.CanRefuse() {

@@ -12,9 +12,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"toolhost/internal/proctree"
 	"toolhost/internal/sandbox"
 )
 
@@ -204,7 +204,7 @@ func (r *Runner) run(ctx context.Context, dir string, policy *sandbox.Policy, c 
 	errBuf := newCapWriter(1 << 20)
 	cmd.Stdout, cmd.Stderr = out, errBuf
 	// Hooks may start children: a process group lets cancellation end them all.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proctree.Isolate(cmd, false)
 	// Hooks, core.fsmonitor, filters, textconv and the like run as git's children: with the
 	// thread confined before the fork, they have exactly the power of a terminal command.
 	if err := sandbox.Start(cmd, policy); err != nil {
@@ -218,7 +218,7 @@ func (r *Runner) run(ctx context.Context, dir string, policy *sandbox.Policy, c 
 		case <-done:
 			return
 		}
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		proctree.Kill(cmd.Process)
 	}()
 	err := cmd.Wait()
 	close(done)

@@ -70,20 +70,26 @@ func decode(word string) []float32 {
 	rec := glove.base + int(r)*(4+glove.dim)
 	scale := math.Float32frombits(binary.LittleEndian.Uint32(gloveBlob[rec:]))
 	out := make([]float32, glove.dim)
-	var n float32
 	for i := range out {
-		x := float32(int8(gloveBlob[rec+4+i])) * scale
-		out[i] = x
+		out[i] = float32(int8(gloveBlob[rec+4+i])) * scale
+	}
+	return unit(out)
+}
+
+// unit scales v in place to length 1; nil when v is zero.
+func unit(v []float32) []float32 {
+	var n float32
+	for _, x := range v {
 		n += x * x
 	}
 	if n == 0 {
 		return nil
 	}
 	inv := 1 / float32(math.Sqrt(float64(n)))
-	for i := range out {
-		out[i] *= inv
+	for i := range v {
+		v[i] *= inv
 	}
-	return out
+	return v
 }
 
 // Frequency estimates a word's relative frequency in English text from its rank in the vector
@@ -133,18 +139,7 @@ func SentenceVector(words []string) []float32 {
 	if sum == nil {
 		return nil
 	}
-	var n float32
-	for _, x := range sum {
-		n += x * x
-	}
-	if n == 0 {
-		return nil
-	}
-	inv := 1 / float32(math.Sqrt(float64(n)))
-	for i := range sum {
-		sum[i] *= inv
-	}
-	return sum
+	return unit(sum)
 }
 
 // Dot is the dot product of two equal-length vectors.

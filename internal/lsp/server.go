@@ -26,8 +26,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
+
+	"toolhost/internal/proctree"
 
 	"github.com/sourcegraph/jsonrpc2"
 )
@@ -118,7 +119,7 @@ func start(spec Spec, opts *Options) (*Server, error) {
 	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
 	cmd.Dir = opts.Root
 	cmd.Env = opts.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proctree.Isolate(cmd, false)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -522,7 +523,7 @@ func (s *Server) Close() {
 // Kill ends the server's process group at once.
 func (s *Server) kill() {
 	if s.pgid > 0 {
-		syscall.Kill(-s.pgid, syscall.SIGKILL)
+		proctree.Kill(s.cmd.Process)
 	}
 }
 

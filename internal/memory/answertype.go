@@ -1,10 +1,10 @@
 package memory
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
+	"toolhost/internal/lazyregexp"
 	"toolhost/internal/lexicon"
 )
 
@@ -69,13 +69,14 @@ func questionType(query string) answerType {
 	return answerNone
 }
 
+// The patterns of noteTypes, compiled on first use, not at every start.
 var (
-	timeOfDay = regexp.MustCompile(`\b\d{1,2}:\d{2}\b`)
-	isoDate   = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
-	frequency = regexp.MustCompile(`(?i)\b(every|each|nightly|daily|weekly|monthly|hourly|weekdays?|mornings?|afternoons?|evenings?)\b`)
-	number    = regexp.MustCompile(`(^|[^\w.-])\d+([.,]\d+)?\s*(%|ms|s|min|h|gb|g|mi|mib|mb|k)?\b`)
-	email     = regexp.MustCompile(`\b[\w.+-]+@[\w-]+\.[\w.-]+\b`)
-	place     = regexp.MustCompile(`(://|(^|\s)[~.]?/[\w.-]+|\b[\w-]+/[\w./-]+|#[\w-]+|\b[a-z]+-[a-z]+-\d\b|\b[a-z]+(-[a-z]+)*-\d{2}\b)`)
+	timeOfDay = lazyregexp.New(`\b\d{1,2}:\d{2}\b`)
+	isoDate   = lazyregexp.New(`\b\d{4}-\d{2}-\d{2}\b`)
+	frequency = lazyregexp.New(`(?i)\b(every|each|nightly|daily|weekly|monthly|hourly|weekdays?|mornings?|afternoons?|evenings?)\b`)
+	number    = lazyregexp.New(`(^|[^\w.-])\d+([.,]\d+)?\s*(%|ms|s|min|h|gb|g|mi|mib|mb|k)?\b`)
+	email     = lazyregexp.New(`\b[\w.+-]+@[\w-]+\.[\w.-]+\b`)
+	place     = lazyregexp.New(`(://|(^|\s)[~.]?/[\w.-]+|\b[\w-]+/[\w./-]+|#[\w-]+|\b[a-z]+-[a-z]+-\d\b|\b[a-z]+(-[a-z]+)*-\d{2}\b)`)
 )
 
 // noteTypes are the kinds of value a note holds.

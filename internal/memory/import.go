@@ -51,6 +51,19 @@ type ImportResult struct {
 	IDs    []uint64 `json:"ids"`
 }
 
+// MaxDocumentBytes is the largest document Import takes (Config.MaxDocumentBytes).
+func (s *Service) MaxDocumentBytes() int { return s.maxDoc }
+
+// CheckDocumentSize says whether a document of n bytes may be imported: nil, or ErrTooLarge
+// naming the limit. Import decides with it, and so do callers that know a document's size
+// before they read it (a file's, an upload's).
+func (s *Service) CheckDocumentSize(name string, n int64) error {
+	if n > int64(s.maxDoc) {
+		return fmt.Errorf("%w: %s is %d bytes, the import limit is %d; split the file", ErrTooLarge, name, n, s.maxDoc)
+	}
+	return nil
+}
+
 // Import chunks a text or Markdown document and stores the chunks in a scope. Importing
 // unchanged bytes again is a no-op; changed bytes replace the old chunks in one transaction.
 func (s *Service) Import(ctx context.Context, req ImportRequest) (ImportResult, error) {
@@ -58,8 +71,8 @@ func (s *Service) Import(ctx context.Context, req ImportRequest) (ImportResult, 
 	if name == "" {
 		return ImportResult{}, fmt.Errorf("%w: the document needs a name", ErrBadRequest)
 	}
-	if len(req.Content) > s.maxDoc {
-		return ImportResult{}, fmt.Errorf("%w: %s is %d bytes, the import limit is %d; split the file", ErrTooLarge, name, len(req.Content), s.maxDoc)
+	if err := s.CheckDocumentSize(name, int64(len(req.Content))); err != nil {
+		return ImportResult{}, err
 	}
 	if !utf8.Valid(req.Content) || bytes.IndexByte(req.Content, 0) >= 0 {
 		return ImportResult{}, fmt.Errorf("%w: %s; only text and Markdown files can be imported", ErrNotText, name)

@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -153,6 +154,41 @@ func TestImportValidation(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if _, err := s.Import(context.Background(), tt.req); !errors.Is(err, tt.want) {
 				t.Errorf("Import(%s) error = %v, want %v", tt.name, err, tt.want)
+			}
+		})
+	}
+}
+
+// TestImportSizeBothSides: a document up to MaxDocumentBytes is imported, a longer one refused
+// with the limit named, by Import and StartImport alike (CheckDocumentSize decides for both).
+func TestImportSizeBothSides(t *testing.T) {
+	const limit = 50
+	s, _ := newLexical(t, Config{MaxDocumentBytes: limit})
+	if got := s.MaxDocumentBytes(); got != limit {
+		t.Fatalf("MaxDocumentBytes() = %d, want %d", got, limit)
+	}
+	for _, tt := range []struct {
+		name string
+		size int
+		ok   bool
+	}{
+		{"just under", limit - 1, true},
+		{"at", limit, true},
+		{"just over", limit + 1, false},
+		{"far over", 100 * limit, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req := ImportRequest{Conversation: "c", Name: tt.name, Content: []byte(strings.Repeat("word ", tt.size)[:tt.size])}
+			_, err := s.Import(context.Background(), req)
+			job, _, serr := s.StartImport(req)
+			if serr == nil {
+				<-job.Done()
+				_, serr = job.Result()
+			}
+			for _, err := range []error{err, serr} {
+				if tt.ok && err != nil || !tt.ok && (!errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), fmt.Sprintf("the import limit is %d", limit))) {
+					t.Errorf("a document of %d bytes (limit %d): %v", tt.size, limit, err)
+				}
 			}
 		})
 	}

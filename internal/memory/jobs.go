@@ -62,6 +62,9 @@ type jobKey struct{ scope, name string }
 // An import of other content of the same document is cancelled and replaced. The import runs
 // until it finishes or Close is called; ctx is not its context.
 func (s *Service) StartImport(req ImportRequest) (job *ImportJob, attached bool, err error) {
+	if err := s.CheckDocumentSize(req.Name, int64(len(req.Content))); err != nil {
+		return nil, false, err
+	}
 	scope, err := resolveScope(req.Conversation, req.Scope)
 	if err != nil {
 		return nil, false, err

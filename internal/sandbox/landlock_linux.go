@@ -415,3 +415,8 @@ func dropCapabilities() error {
 	}
 	return nil
 }
+
+// Mechanism names what confines commands for a Landlock ABI version.
+func Mechanism(abi int) string { return fmt.Sprintf("Landlock ABI %d", abi) }
+
+func scoped(abi int) bool { return Scoped(abi) }

@@ -1,4 +1,4 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package sandbox
 
@@ -6,10 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"runtime"
 )
 
-// ABI reports that Landlock exists only on Linux.
-func ABI() (int, error) { return 0, errors.New("Landlock exists only on Linux") }
+// ABI reports that toolhost has no sandbox here (Landlock is Linux's, Seatbelt macOS's).
+func ABI() (int, error) {
+	return 0, errors.New("toolhost has no sandbox on " + runtime.GOOS + " (Landlock on Linux and Seatbelt on macOS only)")
+}
 
 // Start starts cmd unconfined when p allows it (nil or off) and refuses otherwise.
 func Start(cmd *exec.Cmd, p *Policy) error {
@@ -21,3 +24,8 @@ func Start(cmd *exec.Cmd, p *Policy) error {
 }
 
 func selfTest() error { _, err := ABI(); return err }
+
+// Mechanism names what confines commands here: nothing.
+func Mechanism(int) string { return "no sandbox on this platform" }
+
+func scoped(int) bool { return false }

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"runtime"
 )
 
 // ErrUnavailable is returned by Start (wrapped, with the reason) when a confined mode is
@@ -17,9 +18,10 @@ type Status struct {
 	// Effective is what commands run under: Mode, or ModeOff when Landlock is missing and the
 	// user accepted running unconfined.
 	Effective Mode
-	// ABI is the kernel's Landlock ABI version (0: none).
+	// ABI is the kernel's Landlock ABI version on Linux, 1 where Seatbelt is there on macOS
+	// (0: no sandbox).
 	ABI int
-	// Problem says why Landlock cannot be used, when it cannot.
+	// Problem says why the sandbox cannot be used, when it cannot.
 	Problem string
 	// Refusing is set when a confined mode is configured, Landlock is missing and running
 	// unconfined was not accepted: every command and session is refused.
@@ -70,18 +72,19 @@ func (s Status) Summary() string {
 	case s.Effective == ModeOff:
 		return "terminal sandbox off: commands run with your full authority"
 	case s.Effective == ModeReadOnly:
-		return fmt.Sprintf("terminal sandbox read-only (Landlock ABI %d): commands write only in temp dirs; toolhost's state, tokens and your credential stores unreadable", s.ABI)
+		return fmt.Sprintf("terminal sandbox read-only (%s): commands write only in temp dirs; toolhost's state, tokens and your credential stores unreadable", Mechanism(s.ABI))
 	}
-	return fmt.Sprintf("terminal sandbox workspace-write (Landlock ABI %d): commands write only in the working directory, granted paths, temp dirs and build caches; toolhost's own files read-only; its state, tokens and your credential stores unreadable", s.ABI)
+	return fmt.Sprintf("terminal sandbox workspace-write (%s): commands write only in the working directory, granted paths, temp dirs and build caches; toolhost's own files read-only; its state, tokens and your credential stores unreadable", Mechanism(s.ABI))
 }
 
 // Details lists what is and is not enforced, for `toolhost doctor`.
 func (s Status) Details() []string {
 	var out []string
+	landlock := runtime.GOOS == "linux"
 	if s.ABI > 0 {
-		out = append(out, fmt.Sprintf("Landlock ABI %d available", s.ABI))
+		out = append(out, Mechanism(s.ABI)+" available")
 	} else {
-		out = append(out, "Landlock unavailable: "+s.Problem)
+		out = append(out, "sandbox unavailable: "+s.Problem)
 	}
 	if s.Refusing || s.Effective == ModeOff {
 		out = append(out, "enforced: nothing on file access (commands are "+map[bool]string{true: "refused", false: "unconfined"}[s.Refusing]+")")
@@ -94,22 +97,31 @@ func (s Status) Details() []string {
 			"enforced: writes only in "+w,
 			"enforced: toolhost's state dir, config, token, prompts dir and log never writable",
 			"enforced: unreadable: toolhost's state, config and every token file on this state dir; the credential stores the guard protects (~/.ssh, ~/.aws, ~/.netrc, ...); other projects' .env files; paths granted with terminal_operations:read excepted",
-			"enforced: no privilege gain (no_new_privs: sudo, su and setuid programs fail); no capability that reaches other processes (ptrace, admin, raw devices, kill), even as root",
 			"enforced: git run by build_and_version_control (and its hooks, fsmonitor, filters, textconv) gets the same policy, plus the repository for a commit the guard approved",
 			"NOT enforced: hooks or git config a model planted run unconfined when you run git yourself",
 		)
-		if Scoped(s.ABI) {
+		if landlock {
+			out = append(out, "enforced: no privilege gain (no_new_privs: sudo, su and setuid programs fail); no capability that reaches other processes (ptrace, admin, raw devices, kill), even as root")
+		}
+		switch {
+		case scoped(s.ABI) && landlock:
 			out = append(out, "enforced: no signal to, and no abstract unix socket of, a process outside the command's own tree (the server included)")
-		} else {
+		case scoped(s.ABI):
+			out = append(out, "enforced: no signal to, and no inspection of, a process outside the command's own sandbox (the server included)")
+		default:
 			out = append(out, fmt.Sprintf("NOT enforced: signals to other processes of yours, the server included (Landlock ABI 6 needed, this kernel has %d)", s.ABI))
 		}
-		if s.ABI < 2 {
+		if landlock && s.ABI < 2 {
 			out = append(out, "limited: ABI 1 refuses every rename or link across directories")
 		}
-		if s.ABI < 3 {
+		if landlock && s.ABI < 3 {
 			out = append(out, "NOT enforced: truncate(2) of read-only files (Landlock ABI 3 needed)")
 		}
-		out = append(out, "NOT enforced: network, UNIX sockets on the file system (D-Bus, systemd-run --user, agents)")
+		if landlock {
+			out = append(out, "NOT enforced: network, UNIX sockets on the file system (D-Bus, systemd-run --user, agents)")
+		} else {
+			out = append(out, "NOT enforced: network; Mach services (the keychain through securityd, launchd, the pasteboard) answer what your account may ask of them")
+		}
 	}
 	return out
 }

@@ -1,21 +1,21 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// FuzzFilterLines checks the stdio line filter: every input line is either passed through intact
-// (and is then valid JSON) or answered with one JSON-RPC error (an array of them for a batch); it
-// never panics.
-func FuzzFilterLines(f *testing.F) {
+// FuzzLineReader checks the stdio input filter: every input line is either passed on intact, as
+// one JSON value the go-sdk's decoder reads without a separator, or answered with one JSON-RPC
+// error (an array of them for a batch); it never panics.
+func FuzzLineReader(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
 		"garbage",
@@ -31,19 +31,31 @@ func FuzzFilterLines(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		var pass, reply bytes.Buffer
-		if err := filterLines(strings.NewReader(in), &pass, &reply, slog.New(slog.DiscardHandler), nil); err != nil && err != io.EOF {
-			t.Fatalf("filterLines: %v", err)
-		}
-		for _, line := range strings.Split(strings.TrimSuffix(pass.String(), "\n"), "\n") {
-			if line != "" && !json.Valid([]byte(line)) {
-				t.Fatalf("passed an invalid line %q", line)
+		var reply bytes.Buffer
+		lines := &lineReader{r: bufio.NewReader(strings.NewReader(in)), reply: &reply, logger: slog.New(slog.DiscardHandler)}
+		// Read as the SDK does: one JSON value after another.
+		dec := json.NewDecoder(lines)
+		passed := 0
+		for {
+			var v json.RawMessage
+			err := dec.Decode(&v)
+			if err == io.EOF {
+				break
 			}
+			if err != nil {
+				t.Fatalf("the decoder failed on what was passed: %v", err)
+			}
+			if !json.Valid(v) {
+				t.Fatalf("passed an invalid value %q", v)
+			}
+			passed++
 		}
+		replies := 0
 		for _, line := range strings.Split(strings.TrimSuffix(reply.String(), "\n"), "\n") {
 			if line == "" {
 				continue
 			}
+			replies++
 			var rs []errorResponse
 			if strings.HasPrefix(line, "[") {
 				if err := json.Unmarshal([]byte(line), &rs); err != nil || len(rs) == 0 {
@@ -61,11 +73,20 @@ func FuzzFilterLines(f *testing.F) {
 				}
 			}
 		}
+		lineCount := 0
+		for _, line := range strings.Split(in, "\n") {
+			if len(bytes.TrimSpace([]byte(line))) > 0 {
+				lineCount++
+			}
+		}
+		if passed+replies != lineCount {
+			t.Fatalf("%d lines in, %d passed and %d answered", lineCount, passed, replies)
+		}
 	})
 }
 
 // FuzzReadEnvelope holds readEnvelope to the go-sdk: a line that is one JSON value is accepted
-// exactly when jsonrpc.DecodeMessage accepts it, since filterLines passes the lines it accepts
+// exactly when jsonrpc.DecodeMessage accepts it, since lineReader passes the lines it accepts
 // to the SDK, which ends the session over a message it cannot decode, and refuses the others.
 func FuzzReadEnvelope(f *testing.F) {
 	for _, s := range []string{
@@ -98,63 +119,6 @@ func FuzzReadEnvelope(f *testing.F) {
 		_, err := readEnvelope([]byte(line))
 		if (err == nil) != (sdkErr == nil) {
 			t.Fatalf("readEnvelope(%q) = %v, the go-sdk's decoder says %v", line, err, sdkErr)
-		}
-	})
-}
-
-// FuzzStdioFront feeds arbitrary input to a front with a handshake and no server yet: it never
-// panics, everything it writes is one JSON-RPC response per line (an early answer or an error
-// for a malformed line), and it answers at most one initialize and one tools/list early.
-func FuzzStdioFront(f *testing.F) {
-	for _, s := range []string{
-		initializeLine("1", "2025-06-18") + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
-		initializeLine(`"a"`, "") + "\n" + initializeLine("2", "2024-11-05") + "\n" + `{"jsonrpc":"2.0","id":"a","method":"tools/list"}`,
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":null}` + "\n" + `{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{"cursor":"x"}}`,
-		`{"jsonrpc":"2.0","id":1.5,"method":"initialize","params":{"protocolVersion":7}}`,
-		"garbage\n[]",
-	} {
-		f.Add(s)
-	}
-	_, _, hs := earlyFixture()
-	f.Fuzz(func(t *testing.T, in string) {
-		var out bytes.Buffer
-		front := StartStdio(strings.NewReader(in+"\n"), &out, nil, hs)
-		// No server comes: a line that reuses an id the front answered waits for the server's
-		// answer, so the session is closed after a while, which releases it.
-		stop := time.AfterFunc(20*time.Millisecond, front.Close)
-		defer stop.Stop()
-		// The queue ends once the front has read all of in: it wrote all it writes by then.
-		io.ReadAll(front.queue)
-		front.Close()
-		<-front.readDone
-		early := map[string]int{}
-		for _, line := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
-			if line == "" {
-				continue
-			}
-			var r struct {
-				JSONRPC string          `json:"jsonrpc"`
-				ID      json.RawMessage `json:"id"`
-				Result  *struct {
-					Tools           json.RawMessage `json:"tools"`
-					ProtocolVersion string          `json:"protocolVersion"`
-				} `json:"result"`
-				Error *struct{ Code int } `json:"error"`
-			}
-			if err := json.Unmarshal([]byte(line), &r); err != nil || r.JSONRPC != "2.0" || (r.Result == nil) == (r.Error == nil) {
-				if !strings.HasPrefix(line, "[") {
-					t.Fatalf("front wrote %q, not a JSON-RPC response", line)
-				}
-				continue
-			}
-			if r.Result != nil && r.Result.Tools != nil {
-				early["tools/list"]++
-			} else if r.Result != nil {
-				early["initialize"]++
-			}
-		}
-		if early["initialize"] > 1 || early["tools/list"] > 1 {
-			t.Fatalf("early answers %v for input %q", early, in)
 		}
 	})
 }

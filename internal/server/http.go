@@ -72,7 +72,9 @@ type HTTPOptions struct {
 	Logger  *slog.Logger
 }
 
-// DefaultMaxBodyBytes bounds an HTTP request body.
+// DefaultMaxBodyBytes bounds an HTTP request body. toolhost's check (protocolEdges, which
+// answers a longer body with a JSON-RPC error) and the go-sdk handlers' own bound
+// (MaxRequestBodyBytes, 4 MiB unless set) are given the same number, HTTPOptions.MaxBodyBytes.
 const DefaultMaxBodyBytes = 8 << 20
 
 // NewHTTPHandler serves s at /mcp behind the Host, Origin and bearer-token checks.

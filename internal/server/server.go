@@ -14,6 +14,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -29,7 +30,8 @@ type Options struct {
 	// subscription handlers from it.
 	Registry *consolidated.Registry
 	Logger   *slog.Logger
-	// Middleware runs inside toolhost's own (after recovery and ordering), e.g. to serve prompts.
+	// Middleware runs inside recovery and the principal, before a tool's name is resolved:
+	// e.g. to hold requests until the engines are open, or to serve prompts.
 	Middleware []mcp.Middleware
 	// Principal is who calls when the request carries no token (stdio, --no-auth); the zero
 	// value means authz.StdioPrincipal.
@@ -61,8 +63,18 @@ func New(o Options) *mcp.Server {
 		RootsListChangedHandler: o.Registry.RootsChanged,
 	})
 	o.Registry.Register(s)
-	s.AddReceivingMiddleware(append([]mcp.Middleware{recoverMiddleware(logger), listTTLMiddleware(o.ListTTL), principalMiddleware(o.Principal), resolveMiddleware(o.Registry)}, o.Middleware...)...)
+	mw := append([]mcp.Middleware{recoverMiddleware(logger), listTTLMiddleware(o.ListTTL), principalMiddleware(o.Principal)}, o.Middleware...)
+	s.AddReceivingMiddleware(append(mw, resolveMiddleware(o.Registry))...)
 	return s
+}
+
+// Warm registers a tool on a server nobody serves: the go-sdk's first AddTool compiles its
+// JSON decoders (about a millisecond on a small machine), which New's registration would
+// otherwise do on the way to a client's first answer. A stdio server calls it on another
+// goroutine while it loads its configuration.
+func Warm() {
+	mcp.NewServer(&mcp.Implementation{Name: "warm", Version: "0"}, nil).AddTool(&mcp.Tool{Name: "warm", InputSchema: &jsonschema.Schema{Type: "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return nil, nil })
 }
 
 // listTTLMiddleware sets the ttlMs of the lists a client may cache, on 2026-07-28 (SEP-2549):
@@ -102,8 +114,7 @@ func cachedProtocol(req mcp.Request) bool {
 }
 
 // capabilities are what the server declares at initialize, whatever it serves: all of them are
-// set here, none left for the SDK to derive from what is registered, so that the stdio front
-// can answer initialize before the server is built (Handshake) with the same bytes.
+// set here, none left for the SDK to derive from what is registered.
 func capabilities() *mcp.ServerCapabilities {
 	return &mcp.ServerCapabilities{
 		// The operator console switches operations while clients are connected.

@@ -9,515 +9,108 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"toolhost/consolidated"
 )
 
-// MaxStdioLine bounds one inbound JSON-RPC line. A longer line is answered with an error and
-// skipped; it does not end the session.
+// MaxStdioLine bounds one inbound JSON-RPC line, its terminator aside. toolhost answers a longer
+// line with an error and skips it; the go-sdk's transport is given the same bound (its
+// MaxLineLength), which no line it is passed can reach.
 const MaxStdioLine = 32 << 20
 
 // ServeStdio serves s over newline-delimited JSON on in and out until in ends or ctx is done.
-// Unlike the SDK's own stdio transport, a malformed line is answered with a JSON-RPC parse error
-// and the session goes on: one bad write by a client must not cost the user their session.
+// Unlike the SDK's own stdio transport, a malformed or over-long line is answered with a
+// JSON-RPC error and the session goes on: one bad write by a client must not cost the user
+// their session.
 func ServeStdio(ctx context.Context, s *mcp.Server, in io.Reader, out io.Writer, logger *slog.Logger) error {
-	return StartStdio(in, out, logger, nil).Serve(ctx, s)
-}
-
-// Handshake is what the stdio front answers by itself while the server behind it is still
-// being built: a client waits for initialize, and for the tools/list that follows, before the
-// model can do anything, and neither needs the state, the guard or the engines that the rest
-// of the server does. Each answer is the server's own: the front passes the request on as
-// well, compares the server's answer with its own and drops it (see earlyOut).
-type Handshake struct {
-	// Init answers initialize.
-	Init func(*mcp.InitializeParams) *mcp.InitializeResult
-	// Tools answers the first tools/list; nil leaves it to the server. The front calls it
-	// once it has answered initialize, while the client reads that answer, so it may take a
-	// while; it is called from one goroutine only.
-	Tools func() *mcp.ListToolsResult
-}
-
-// NewHandshake answers initialize as New's server does for o, and tools/list with tools.
-func NewHandshake(o Options, tools func() *mcp.ListToolsResult) *Handshake {
-	return &Handshake{
-		Init: func(p *mcp.InitializeParams) *mcp.InitializeResult {
-			return &mcp.InitializeResult{
-				Capabilities:    capabilities(),
-				Instructions:    o.Instructions,
-				ProtocolVersion: negotiate(p.ProtocolVersion),
-				ServerInfo:      &mcp.Implementation{Name: o.Name, Version: o.Version},
-			}
-		},
-		Tools: tools,
-	}
-}
-
-// statelessVersion is the first protocol version without initialize.
-const statelessVersion = "2026-07-28"
-
-// negotiate is the version the go-sdk answers an initialize for requested with: the requested
-// one when it knows it, else its newest; never one of the protocols without initialize, and
-// 2025-11-25 should it know only those (TestEarlyHandshakeIsTheServers holds the two together).
-func negotiate(requested string) string {
-	supported := mcp.SupportedProtocolVersions()
-	if slices.Contains(supported, requested) && requested < statelessVersion {
-		return requested
-	}
-	for _, v := range supported {
-		if v < statelessVersion {
-			return v
-		}
-	}
-	return "2025-11-25"
-}
-
-// Stdio is a stdio session's front: it reads the client's lines from the start, answers the
-// malformed ones, answers the handshake when it has one (Handshake), and holds the rest until
-// Serve runs a server on them.
-type Stdio struct {
-	out     *lockedWriter
-	queue   *lineQueue
-	hs      *Handshake
-	logger  *slog.Logger
-	early   *earlyOut
-	serving atomic.Bool
-	// readDone closes when the front stops reading the client's input.
-	readDone chan struct{}
-	// answered closes when the front will answer nothing more by itself (Answered).
-	answered     chan struct{}
-	answeredOnce sync.Once
-	// handshake state, owned by the reading goroutine: whether the next message is the first,
-	// whether the front answered an initialize, and whether a tools/list came since.
-	first, initialized, listed bool
-}
-
-// StartStdio starts reading in; hs may be nil (no early answers).
-func StartStdio(in io.Reader, out io.Writer, logger *slog.Logger, hs *Handshake) *Stdio {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	f := &Stdio{out: &lockedWriter{w: out}, queue: newLineQueue(stdioQueueBytes), hs: hs, logger: logger, first: true,
-		readDone: make(chan struct{}), answered: make(chan struct{})}
-	f.early = &earlyOut{w: notInitializedOut{f.out}, out: f.out, logger: logger, checked: make(chan struct{})}
-	f.early.freed = sync.NewCond(&f.early.mu)
-	var onMessage func([]byte, envelope)
-	if hs != nil {
-		onMessage = f.answerEarly
-	} else {
-		f.handshakeOver()
-	}
-	go func() {
-		defer close(f.readDone)
-		defer f.handshakeOver()
-		f.queue.CloseWithError(filterLines(in, f.queue, f.out, logger, onMessage))
-	}()
-	return f
-}
-
-// Serve runs s on the session until the client's input ends or ctx is done.
-func (f *Stdio) Serve(ctx context.Context, s *mcp.Server) error {
-	f.serving.Store(true)
-	err := s.Run(ctx, &mcp.IOTransport{Reader: f.queue, Writer: nopCloser{f.early}})
-	f.Close()
+	w := &lockedWriter{w: out}
+	lines := &lineReader{r: bufio.NewReaderSize(in, 64<<10), reply: w, logger: logger}
+	err := s.Run(ctx, &mcp.IOTransport{Reader: lines, Writer: nopCloser{notInitializedOut{w}}, MaxLineLength: MaxStdioLine})
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrClosedPipe) {
 		return nil
 	}
 	return err
 }
 
-// Answered closes once the front has answered all it answers by itself (initialize and the
-// first tools/list), or knows it will answer nothing more: the session started otherwise, the
-// client sent another request, or its input ended. Until then the client waits on the front,
-// and work that can wait for it should: on a machine with few cores it competes with the front,
-// and with the client, for the processor.
-func (f *Stdio) Answered() <-chan struct{} { return f.answered }
-
-func (f *Stdio) handshakeOver() { f.answeredOnce.Do(func() { close(f.answered) }) }
-
-// EarlyChecked closes once the server has answered every request the front answered early,
-// and its answers have been compared with the front's (a difference is logged). It never
-// closes for a session without early answers.
-func (f *Stdio) EarlyChecked() <-chan struct{} { return f.early.checked }
-
-// Close ends a session no server will serve (its app did not open).
-func (f *Stdio) Close() {
-	f.early.close()
-	f.queue.Close()
+// lineReader is what the go-sdk's transport reads: the client's well-formed lines, read from its
+// own goroutine when it wants the next message, so a line goes from the system call to the
+// decoder without a hand-over between goroutines. The lines the SDK would choke on are
+// answered on reply and skipped. A Read never returns bytes of two lines, nor the newline: the
+// SDK's decoder needs no separator between values it is handed one by one, and so it counts
+// exactly a line's bytes against its MaxLineLength.
+type lineReader struct {
+	r       *bufio.Reader
+	reply   io.Writer
+	logger  *slog.Logger
+	batchOK bool   // whether the client asked for a protocol version that has batches
+	line    []byte // what the transport has yet to read of the line passed on
+	err     error  // why reading the client's input stopped
 }
 
-// stdioQueueBytes is how much of the client's input the front holds for a server that is not
-// reading yet before it stops reading too.
-const stdioQueueBytes = 1 << 20
-
-// answerEarly answers the handshake while no server runs yet: an initialize that opens the
-// session, then the first tools/list without a cursor. Anything else, and everything once the
-// server runs, is the server's alone.
-func (f *Stdio) answerEarly(line []byte, env envelope) {
-	first := f.first
-	f.first = false
-	if !env.request || len(env.id) == 0 {
-		if first {
-			f.handshakeOver() // not a session that starts with initialize
+func (l *lineReader) Read(p []byte) (int, error) {
+	for len(l.line) == 0 {
+		if l.err != nil {
+			return 0, l.err
 		}
-		return
+		l.line, l.err = l.next()
 	}
-	// The client has the front's answer, so it may send the id again; the server, which has yet
-	// to answer it, would refuse an id in use and the new request would never be answered.
-	f.early.waitIDFree(env.id)
-	var result any
-	if !f.serving.Load() {
-		result = f.earlyResult(line, env, first)
-	}
-	if result == nil {
-		f.handshakeOver() // the server answers this request, and whatever follows
-		return
-	}
-	if err := f.early.answer(env, result); err != nil {
-		f.logger.Warn("stdio: early answer not sent; the server answers", "method", env.method, "err", err)
-		f.handshakeOver()
-		return
-	}
-	f.logger.Debug("stdio: answered before the server runs", "method", env.method)
-	if env.method == "tools/list" {
-		f.handshakeOver()
-		return
-	}
-	f.initialized = true
-	if f.hs.Tools != nil {
-		f.hs.Tools() // the client's next request is tools/list: have it ready
-	}
+	n := copy(p, l.line)
+	l.line = l.line[n:]
+	return n, nil
 }
 
-// earlyResult is the front's answer to a request, or nil when the server is to answer it.
-func (f *Stdio) earlyResult(line []byte, env envelope, first bool) any {
-	switch {
-	case env.method == "initialize" && first:
-		var p struct {
-			Params *mcp.InitializeParams `json:"params"`
-		}
-		if json.Unmarshal(line, &p) != nil || p.Params == nil {
-			return nil
-		}
-		if res := f.hs.Init(p.Params); res != nil {
-			return res
-		}
-	case env.method == "tools/list" && f.initialized && !f.listed && f.hs.Tools != nil:
-		f.listed = true
-		var p struct {
-			Params *struct {
-				Cursor *string `json:"cursor"`
-			} `json:"params"`
-		}
-		if json.Unmarshal(line, &p) != nil || p.Params != nil && p.Params.Cursor != nil {
-			return nil
-		}
-		if list := f.hs.Tools(); list != nil {
-			return list
-		}
-	}
-	return nil
-}
+// Close does nothing: the transport closes its reader when the session ends, and a read of the
+// client's input cannot be interrupted.
+func (l *lineReader) Close() error { return nil }
 
-// earlyOut carries the server's messages to the client, except its answers to requests the
-// front answered already (Stdio.answerEarly): those it compares with the front's and drops.
-// A different answer is a defect, logged; for a tools/list the client is also told to list
-// the tools again.
-type earlyOut struct {
-	w      io.Writer
-	out    *lockedWriter
-	logger *slog.Logger
-
-	mu      sync.Mutex
-	freed   *sync.Cond // signalled when an answer leaves pending
-	closed  bool       // the session ended
-	pending []earlyAnswer
-	waiting atomic.Bool // len(pending) > 0, read without the lock
-	// checked closes when the server has answered every request answered early.
-	checked     chan struct{}
-	checkedOnce sync.Once
-}
-
-// earlyAnswer is one answer the front sent: head is its start up to the result, as the go-sdk
-// starts its own answer to the same request ({"jsonrpc":"2.0","id":7,), which is how the
-// server's answer is told from its other messages without decoding them.
-type earlyAnswer struct {
-	method string
-	data   []byte
-	head   []byte
-	id     string // the id as the go-sdk holds it, in JSON
-}
-
-// sdkID is the id of a message as the go-sdk holds it (a number without its fraction, or a
-// string), and that id in JSON, by which the front matches answers to requests.
-func sdkID(raw json.RawMessage) (jsonrpc.ID, string, error) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return jsonrpc.ID{}, "", err
+// next reads the client's next line and returns it when it is to be passed on; a line that is
+// not is answered, and next returns nothing with the reading error, if any.
+func (l *lineReader) next() ([]byte, error) {
+	line, tooLong, err := readLine(l.r, MaxStdioLine)
+	if len(line) == 0 && !tooLong {
+		return nil, err
 	}
-	id, err := jsonrpc.MakeID(v)
-	if err != nil {
-		return jsonrpc.ID{}, "", err
-	}
-	key, err := json.Marshal(id.Raw())
-	return id, string(key), err
-}
-
-// waitIDFree waits until no answer the front sent for id awaits the server's.
-func (e *earlyOut) waitIDFree(id json.RawMessage) {
-	if !e.waiting.Load() {
-		return
-	}
-	_, key, err := sdkID(id)
-	if err != nil {
-		return
-	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for !e.closed && slices.ContainsFunc(e.pending, func(a earlyAnswer) bool { return a.id == key }) {
-		e.freed.Wait()
-	}
-}
-
-// close releases waitIDFree: no server will answer.
-func (e *earlyOut) close() {
-	e.mu.Lock()
-	e.closed = true
-	e.freed.Broadcast()
-	e.mu.Unlock()
-}
-
-// answer writes the response to env with result, as the go-sdk encodes it, and expects the
-// server's.
-func (e *earlyOut) answer(env envelope, result any) error {
-	id, key, err := sdkID(env.id)
-	if err != nil {
-		return err
-	}
-	raw, err := consolidated.MarshalNoEscape(result)
-	if err != nil {
-		return err
-	}
-	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: raw})
-	if err != nil {
-		return err
-	}
-	i := bytes.Index(data, []byte(`"result":`))
-	if i < 0 {
-		return fmt.Errorf("encoded answer without a result: %.60s", data)
-	}
-	e.mu.Lock()
-	e.pending = append(e.pending, earlyAnswer{method: env.method, data: data, head: data[:i], id: key})
-	e.waiting.Store(true)
-	e.mu.Unlock()
-	_, err = e.out.Write(append(data, '\n'))
-	return err
-}
-
-func (e *earlyOut) Write(p []byte) (int, error) {
-	if e.waiting.Load() && e.answered(bytes.TrimSuffix(p, []byte("\n"))) {
-		return len(p), nil
-	}
-	return e.w.Write(p)
-}
-
-// answered reports whether msg is the server's answer to a request the front answered, and
-// checks it against the front's.
-func (e *earlyOut) answered(msg []byte) bool {
-	e.mu.Lock()
-	i := slices.IndexFunc(e.pending, func(a earlyAnswer) bool {
-		rest, ok := bytes.CutPrefix(msg, a.head)
-		return ok && (bytes.HasPrefix(rest, []byte(`"result":`)) || bytes.HasPrefix(rest, []byte(`"error":`)))
-	})
-	if i < 0 {
-		e.mu.Unlock()
-		return false
-	}
-	a := e.pending[i]
-	e.pending = slices.Delete(e.pending, i, i+1)
-	done := len(e.pending) == 0
-	e.waiting.Store(!done)
-	e.freed.Broadcast()
-	e.mu.Unlock()
-	if !bytes.Equal(a.data, msg) {
-		at, early, server := firstDifference(a.data, msg)
-		e.logger.Error("stdio: the early answer differed from the server's", "method", a.method, "at_byte", at, "early", early, "server", server)
-		if a.method == "tools/list" {
-			e.w.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}` + "\n"))
-		}
-	}
-	if done {
-		e.checkedOnce.Do(func() { close(e.checked) })
-	}
-	return true
-}
-
-// firstDifference returns where a and b first differ and up to 60 bytes of each from a little
-// before there, for a log line a person can read.
-func firstDifference(a, b []byte) (at int, fromA, fromB string) {
-	for at < len(a) && at < len(b) && a[at] == b[at] {
-		at++
-	}
-	excerpt := func(s []byte) string {
-		start := max(at-20, 0)
-		return string(s[min(start, len(s)):min(start+60, len(s))])
-	}
-	return at, excerpt(a), excerpt(b)
-}
-
-// lineQueue carries the filtered lines to the server: an io.Pipe with a buffer in front, which
-// holds up to limit bytes (and always one line) written before the server first reads, so that
-// the front reads on. Once the server has read what was held, the lines go through the pipe
-// itself: a write returns when the server has taken the line, so the front's goroutine parks
-// and the server's runs at once, as the goroutines did before the queue, whether calls come back
-// to back or after a pause (a buffer with a condition variable measured worse in both ways).
-type lineQueue struct {
-	mu     sync.Mutex
-	cond   *sync.Cond
-	buf    []byte
-	limit  int
-	piped  bool  // the buffer is drained and the reader reads the pipe
-	err    error // the writer's end: io.EOF or why reading in failed
-	closed bool  // the reader is gone
-	pr     *io.PipeReader
-	pw     *io.PipeWriter
-}
-
-func newLineQueue(limit int) *lineQueue {
-	q := &lineQueue{limit: limit}
-	q.cond = sync.NewCond(&q.mu)
-	q.pr, q.pw = io.Pipe()
-	return q
-}
-
-func (q *lineQueue) Write(p []byte) (int, error) {
-	q.mu.Lock()
-	for len(q.buf) > 0 && len(q.buf)+len(p) > q.limit && !q.closed && !q.piped {
-		q.cond.Wait()
-	}
-	switch {
-	case q.closed:
-		q.mu.Unlock()
-		return 0, io.ErrClosedPipe
-	case q.piped:
-		q.mu.Unlock()
-		return q.pw.Write(p)
-	}
-	q.buf = append(q.buf, p...)
-	q.cond.Broadcast()
-	q.mu.Unlock()
-	return len(p), nil
-}
-
-func (q *lineQueue) Read(p []byte) (int, error) {
-	q.mu.Lock()
-	if q.piped {
-		q.mu.Unlock()
-		return q.pr.Read(p)
-	}
-	if q.closed {
-		q.mu.Unlock()
-		return 0, io.ErrClosedPipe
-	}
-	if len(q.buf) > 0 {
-		n := copy(p, q.buf)
-		q.buf = q.buf[n:]
-		if len(q.buf) == 0 {
-			q.buf = nil
-		}
-		q.cond.Broadcast()
-		q.mu.Unlock()
-		return n, nil
-	}
-	if q.err != nil {
-		q.mu.Unlock()
-		return 0, q.err
-	}
-	// Nothing held: from now on the writer hands lines over through the pipe.
-	q.piped = true
-	q.cond.Broadcast()
-	q.mu.Unlock()
-	return q.pr.Read(p)
-}
-
-// CloseWithError ends the input: the server reads what is held, then err (io.EOF for nil).
-func (q *lineQueue) CloseWithError(err error) {
-	if err == nil {
-		err = io.EOF
-	}
-	q.mu.Lock()
-	q.err = err
-	q.cond.Broadcast()
-	q.mu.Unlock()
-	q.pw.CloseWithError(err)
-}
-
-// Close ends the reader's side: writes fail from then on.
-func (q *lineQueue) Close() error {
-	q.mu.Lock()
-	q.closed = true
-	q.cond.Broadcast()
-	q.mu.Unlock()
-	return q.pr.Close()
-}
-
-// filterLines copies well-formed JSON-RPC lines from in to pass and answers the others on reply.
-// onMessage, when set, sees each single message (not a batch) before it is passed on.
-func filterLines(in io.Reader, pass io.Writer, reply io.Writer, logger *slog.Logger, onMessage func([]byte, envelope)) error {
-	r := bufio.NewReaderSize(in, 64<<10)
-	batchOK := false // whether the client asked for a protocol version that has batches
-	for {
-		line, tooLong, err := readLine(r, MaxStdioLine)
-		if len(line) > 0 || tooLong {
-			bad, env := check(line, tooLong)
-			var out any = bad
-			if bad == nil && line[0] == '[' {
-				if errs := checkBatch(line, batchOK); errs != nil {
-					bad, out = &errs[0], errs
-					if len(errs) == 1 && string(errs[0].ID) == "null" {
-						out = &errs[0] // an empty batch is answered with one error
-					}
-				}
-			} else if bad == nil {
-				batchOK = batchesAllowed(env, batchOK)
-				if onMessage != nil {
-					onMessage(line, env)
-				}
-			}
-			if bad != nil {
-				logger.Warn("stdio: rejected line", "code", bad.Error.Code, "bytes", len(line), "reason", bad.Error.Message)
-				b, _ := json.Marshal(out)
-				if _, werr := reply.Write(append(b, '\n')); werr != nil {
-					return werr
-				}
-			} else if _, werr := pass.Write(append(line, '\n')); werr != nil {
-				return werr
+	bad, env := check(line, tooLong)
+	var out any = bad
+	if bad == nil && line[0] == '[' {
+		if errs := checkBatch(line, l.batchOK); errs != nil {
+			bad, out = &errs[0], errs
+			if len(errs) == 1 && string(errs[0].ID) == "null" {
+				out = &errs[0] // an empty batch is answered with one error
 			}
 		}
-		if err != nil {
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		}
+	} else if bad == nil {
+		l.batchOK = batchesAllowed(env, l.batchOK)
 	}
+	if bad == nil {
+		return line, err
+	}
+	l.logger.Warn("stdio: rejected line", "code", bad.Error.Code, "bytes", len(line), "reason", bad.Error.Message)
+	b, _ := json.Marshal(out)
+	if _, werr := l.reply.Write(append(b, '\n')); werr != nil {
+		return nil, werr
+	}
+	return nil, err
 }
 
 // idProbeBytes is how much of an over-long line is kept to find its id: clients write "id" before
 // the (large) params, so the start of the message holds it.
 const idProbeBytes = 4096
 
-// readLine returns the next line without its terminator. Past limit bytes the rest of the line is
-// discarded and tooLong is set; line then holds only the line's first idProbeBytes, for probeID.
+// readLine returns the next line without its newline and surrounding space. Past limit bytes
+// (the newline aside) the rest of the line is discarded and tooLong is set; line then holds only
+// the line's first idProbeBytes, for probeID.
 func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
+		if err == nil {
+			chunk = chunk[:len(chunk)-1] // the newline
+		}
 		if !tooLong {
 			if len(line)+len(chunk) > limit {
 				tooLong = true
@@ -609,11 +202,9 @@ func check(line []byte, tooLong bool) (*errorResponse, envelope) {
 	return resp, envelope{}
 }
 
-// envelope is what filterLines reads of a message: its id as written, its method and, for an
-// initialize request, the protocol version it asks for.
+// envelope is what lineReader reads of a message: its method and, for an initialize request,
+// the protocol version it asks for.
 type envelope struct {
-	id              json.RawMessage
-	request         bool // a method is named: a request or a notification
 	method          string
 	protocolVersion string
 }
@@ -648,7 +239,7 @@ func readEnvelope(line []byte) (envelope, error) {
 	}
 	var version string
 	var hasMethod, hasID bool
-	var params json.RawMessage
+	var id, params json.RawMessage
 	for dec.More() {
 		key, err := dec.Token()
 		if err != nil {
@@ -664,12 +255,12 @@ func readEnvelope(line []byte) (envelope, error) {
 				return env, err
 			}
 		case "id":
-			env.id, hasID = val, true
+			id, hasID = val, true
 			if !validID(val) {
 				return env, errNotMessage
 			}
 		case "method":
-			hasMethod, env.request = true, true
+			hasMethod = true
 			if env.method, err = jsonString(val); err != nil {
 				return env, err
 			}
@@ -689,13 +280,15 @@ func readEnvelope(line []byte) (envelope, error) {
 	if _, err := dec.Token(); err != nil {
 		return env, err
 	}
-	if dec.More() {
-		return env, errNotMessage // a second value on the line
+	if len(bytes.TrimSpace(line[dec.InputOffset():])) > 0 {
+		// A second value, or a stray bracket (which dec.More would take for the end of a
+		// value): the go-sdk ends the session over what follows a message on its line.
+		return env, errNotMessage
 	}
 	if version != "2.0" {
 		return env, errNotMessage
 	}
-	if !hasMethod && (!hasID || string(env.id) == "null") {
+	if !hasMethod && (!hasID || string(id) == "null") {
 		return env, errNotMessage // a response needs an id
 	}
 	if hasMethod && env.method == "initialize" && len(params) > 0 {
@@ -823,7 +416,7 @@ func checkBatch(line []byte, batchOK bool) []errorResponse {
 	return out
 }
 
-// lockedWriter serialises whole-message writes from the SDK and from filterLines.
+// lockedWriter serialises whole-message writes from the SDK and from lineReader.
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer

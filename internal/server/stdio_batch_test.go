@@ -91,3 +91,32 @@ func jsonEqual(a, b string) bool {
 	ya, _ := json.Marshal(y)
 	return string(xa) == string(ya)
 }
+
+// TestReadLineLimit: the limit counts a line's bytes, not its newline; of a longer line only its
+// start is kept (to find its id), and the next line is read whole.
+func TestReadLineLimit(t *testing.T) {
+	const limit = 10
+	tests := []struct {
+		name, in    string
+		want        string
+		wantTooLong bool
+	}{
+		{"just under", "123456789\nnext\n", "123456789", false},
+		{"at", "1234567890\nnext\n", "1234567890", false},
+		{"at, no newline at the end", "1234567890", "1234567890", false},
+		{"just over", "12345678901\nnext\n", "12345678901", true},
+		{"far over", strings.Repeat("x", 100) + "\nnext\n", strings.Repeat("x", 100), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := bufio.NewReaderSize(strings.NewReader(tt.in), 16)
+			line, tooLong, _ := readLine(r, limit)
+			if tooLong != tt.wantTooLong || !tooLong && string(line) != tt.want || tooLong && (len(line) <= limit || !strings.HasPrefix(tt.want, string(line))) {
+				t.Errorf("readLine(%q, %d) = %q, tooLong %v; want %q, %v", tt.in, limit, line, tooLong, tt.want, tt.wantTooLong)
+			}
+			if next, _, _ := readLine(r, limit); strings.Contains(tt.in, "next") && string(next) != "next" {
+				t.Errorf("the line after = %q, want next", next)
+			}
+		})
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"toolhost/internal/gate"
@@ -177,8 +176,7 @@ func resolveShell(configured string) (path string, bash bool) {
 // does it with --default-signal. nil when nothing is ignored or env cannot help.
 func defaultSignalPrefix() []string {
 	ignored := false
-	for _, sig := range []os.Signal{syscall.SIGINT, syscall.SIGQUIT, syscall.SIGHUP, syscall.SIGTERM,
-		syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU, syscall.SIGPIPE} {
+	for _, sig := range jobSignals {
 		if signal.Ignored(sig) {
 			ignored = true
 		}

@@ -74,6 +74,7 @@ type wireInput struct {
 	Text       string    `json:"text,omitempty"`
 	PressEnter *bool     `json:"press_enter,omitempty"`
 	Keys       []string  `json:"keys,omitempty"`
+	User       bool      `json:"user,omitempty"`
 	Wait       wireQuery `json:"wait"`
 }
 

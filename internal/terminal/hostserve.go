@@ -376,7 +376,7 @@ func (h *host) handle(ctx context.Context, p *rpcPeer, op string, raw json.RawMe
 		if a.In == nil {
 			return nil, fmt.Errorf("%w: no input", ErrInvalid)
 		}
-		in := Input{Text: a.In.Text, PressEnter: a.In.PressEnter, Keys: a.In.Keys, Wait: a.In.Wait.query(progress)}
+		in := Input{Text: a.In.Text, PressEnter: a.In.PressEnter, Keys: a.In.Keys, User: a.In.User, Wait: a.In.Wait.query(progress)}
 		return m.Send(ctx, a.Conv, a.ID, in)
 	case "output":
 		return m.Output(ctx, a.Conv, a.ID, a.Q.query(progress))

@@ -158,13 +158,21 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration,
 		outW.Close()
 		return nil, fmt.Errorf("run command: %w", err)
 	}
-	cmd := m.command("/bin/sh", "-c", spec.Command)
+	shell, err := oneShotShell()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		errR.Close()
+		errW.Close()
+		return nil, fmt.Errorf("run command: %w", err)
+	}
+	cmd := m.command(shell, "-c", spec.Command)
 	cmd.Dir = spec.Cwd
 	cmd.Env = childEnv(m.cfg.Gate, start.Env, noTerminal, spec.Env, j.sel.marker)
 	cmd.Stdout, cmd.Stderr = outW, errW
 	// A new kernel session: no controlling terminal (nothing can prompt on /dev/tty) and
 	// one id that covers every process group the command creates.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	cmd.SysProcAttr = jobAttr()
 	j.started = time.Now()
 	j.lastUse = j.started
 	if err := sandbox.Start(cmd, start.Policy); err != nil {

@@ -390,6 +390,10 @@ func noSession(conv, id string) error {
 // Send types into a session and, when in.Wait.WaitMS is set, waits for the result: the
 // wait ends early when the command finishes (bash), wait_for matches, or output settles.
 func (m *Manager) Send(ctx context.Context, conv, id string, in Input) (Output, error) {
+	if in.User {
+		// First: wherever the session lives, its lines are checked with this context.
+		ctx = gate.WithUser(ctx)
+	}
 	if h := m.remote(ctx); h != nil {
 		return h.send(ctx, conv, id, in)
 	}
@@ -404,8 +408,8 @@ func (m *Manager) Send(ctx context.Context, conv, id string, in Input) (Output, 
 		return Output{}, noSession(conv, id)
 	}
 	doneBefore, err := s.send(ctx, in)
-	if err != nil {
-		return Output{}, err
+	if err != nil || in.User {
+		return Output{ID: id}, err
 	}
 	return s.output(ctx, in.Wait, doneBefore)
 }
@@ -590,8 +594,8 @@ func (m *Manager) Close(ctx context.Context, conv, id string) error {
 
 // Signals close_session accepts, by name.
 var Signals = map[string]syscall.Signal{
-	"HUP": syscall.SIGHUP, "INT": syscall.SIGINT, "QUIT": syscall.SIGQUIT, "TERM": syscall.SIGTERM,
-	"KILL": syscall.SIGKILL, "USR1": syscall.SIGUSR1, "USR2": syscall.SIGUSR2,
+	"HUP": sigHUP, "INT": sigINT, "QUIT": sigQUIT, "TERM": sigTERM,
+	"KILL": sigKILL, "USR1": sigUSR1, "USR2": sigUSR2,
 }
 
 // CloseWith is Close starting with signal sig instead of SIGHUP and SIGTERM (zero); whatever

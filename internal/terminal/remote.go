@@ -19,7 +19,7 @@ func (h *hostClient) create(ctx context.Context, conv string, spec SessionSpec) 
 
 func (h *hostClient) send(ctx context.Context, conv, id string, in Input) (Output, error) {
 	var out Output
-	w := &wireInput{Text: in.Text, PressEnter: in.PressEnter, Keys: in.Keys, Wait: *toWireQuery(in.Wait)}
+	w := &wireInput{Text: in.Text, PressEnter: in.PressEnter, Keys: in.Keys, User: in.User, Wait: *toWireQuery(in.Wait)}
 	err := h.call(ctx, "send", hostArgs{Conv: conv, ID: id, In: w}, &out, in.Wait.Progress, false)
 	return out, err
 }

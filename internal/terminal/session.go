@@ -13,9 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/creack/pty"
 	"github.com/hinshun/vt10x"
-	"golang.org/x/sys/unix"
 
 	"toolhost/internal/gate"
 	"toolhost/internal/sandbox"
@@ -81,6 +79,11 @@ type Input struct {
 	Keys []string
 	// Wait, when its WaitMS is set, waits for output exactly like get_output.
 	Wait OutputQuery
+	// User says the user typed it (the console's terminal view, toolhost attach), not a
+	// model: the gate reads its lines without refusing them (gate.WithUser), an enter inside
+	// Text submits the line as press_enter would, and Send answers without reading output,
+	// so the conversation's read cursor stays where the model left it.
+	User bool
 }
 
 type session struct {
@@ -176,14 +179,9 @@ bind 'set enable-bracketed-paste off' 2>/dev/null
 
 // start spawns the shell in a new PTY and starts the reader, waiter and notifier.
 func (s *session) start() error {
-	ptmx, tty, err := pty.Open()
+	ptmx, tty, err := openPTY(s.cols, s.rows)
 	if err != nil {
 		return fmt.Errorf("open pty: %w", err)
-	}
-	if err := pty.Setsize(ptmx, &pty.Winsize{Cols: uint16(s.cols), Rows: uint16(s.rows)}); err != nil {
-		ptmx.Close()
-		tty.Close()
-		return fmt.Errorf("size pty: %w", err)
 	}
 	var args []string
 	if s.bash {
@@ -195,7 +193,7 @@ func (s *session) start() error {
 	cmd.Dir = s.cwd
 	cmd.Env = s.m.sessionEnv(s)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	cmd.SysProcAttr = sessionAttr()
 	if err := sandbox.Start(cmd, s.gated.Policy); err != nil {
 		ptmx.Close()
 		tty.Close()
@@ -204,23 +202,14 @@ func (s *session) start() error {
 	s.sel.tty = tty.Name()
 	tty.Close()
 	s.inputPending = func() bool { return ttyInputPending(s.sel.tty) }
-	// The master from pty.Open is blocking: a read on it cannot be interrupted. A
-	// non-blocking duplicate goes through the runtime poller, so Close ends a pending Read.
-	// It must be close-on-exec: a child started later (a run_command, another conversation's
-	// shell) that inherited the master could type into this session and would keep the PTY
-	// from hanging up its shell when toolhost dies.
-	nfd, err := unix.FcntlInt(ptmx.Fd(), unix.F_DUPFD_CLOEXEC, 0)
-	ptmx.Close()
-	if err == nil {
-		err = unix.SetNonblock(nfd, true)
-	}
+	master, err := pollableMaster(ptmx)
 	if err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
 		return fmt.Errorf("prepare pty: %w", err)
 	}
 	s.mu.Lock()
-	s.f = os.NewFile(uintptr(nfd), "/dev/ptmx")
+	s.f = master
 	s.cmd = cmd
 	s.pid = cmd.Process.Pid
 	s.sel.sid = s.pid
@@ -340,8 +329,8 @@ func exitCode(ps *os.ProcessState, err error) int {
 	if ps == nil {
 		return -1
 	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal())
+	if code := signalledExit(ps); code != 0 {
+		return code
 	}
 	return ps.ExitCode()
 }
@@ -420,7 +409,7 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 	}
 	// A line is submitted by press_enter after text or by an enter key (up + enter recalls
 	// and reruns the last command); either starts a new command to report on.
-	submit := enter && in.Text != ""
+	submit := enter && in.Text != "" || in.User && strings.ContainsAny(in.Text, "\r\n")
 	for _, k := range in.Keys {
 		kb, err := keyBytes(k)
 		if err != nil {
@@ -446,7 +435,7 @@ func (s *session) send(ctx context.Context, in Input) (doneBefore int, err error
 	doneBefore = s.done
 	atPrompt = s.bash && !s.cmdRunning
 	if submit {
-		s.noteSubmitLocked(in.Text)
+		s.noteSubmitLocked(submittedText(in))
 	} else if atPrompt && strings.Contains(b.String(), "\x03") {
 		// Marked before it is typed: the new prompt's marker may come back at once.
 		s.redraw = true
@@ -601,11 +590,11 @@ func (s *session) awaitLineEditor(ctx context.Context, limit time.Duration) {
 		if s.cmdRunning || s.state != StateRunning {
 			return true
 		}
-		if lflag&unix.ECHO != 0 {
+		if lflag&lflagECHO != 0 {
 			return false
 		}
-		state, _, ok := procStat(s.pid)
-		return !ok || state == 'S'
+		asleep, known := sleeping(s.pid)
+		return asleep || !known
 	})
 }
 
@@ -627,7 +616,7 @@ func (s *session) awaitEditorMode(ctx context.Context) {
 	s.awaitTerminal(ctx, eofWait, func(lflag uint32) bool {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return lflag&unix.ICANON == 0 || time.Since(s.lastOut) >= eofQuiet
+		return lflag&lflagICANON == 0 || time.Since(s.lastOut) >= eofQuiet
 	})
 }
 
@@ -642,8 +631,8 @@ func (s *session) awaitTerminal(ctx context.Context, limit time.Duration, over f
 	for {
 		var lflag uint32
 		_ = rc.Control(func(fd uintptr) {
-			if t, err := unix.IoctlGetTermios(int(fd), unix.TCGETS); err == nil {
-				lflag = t.Lflag
+			if l, ok := localModes(fd); ok {
+				lflag = l
 			}
 		})
 		if over(lflag) || time.Now().After(deadline) || ctx.Err() != nil {
@@ -663,8 +652,8 @@ func (s *session) canonical() bool {
 	}
 	canon := true
 	_ = rc.Control(func(fd uintptr) {
-		if t, err := unix.IoctlGetTermios(int(fd), unix.TCGETS); err == nil {
-			canon = t.Lflag&unix.ICANON != 0
+		if l, ok := localModes(fd); ok {
+			canon = l&lflagICANON != 0
 		}
 	})
 	return canon
@@ -722,19 +711,6 @@ func truncateRunes(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n]) + "…"
-}
-
-// ttyInputPending says whether the terminal named has typed input that no program has read
-// yet. It opens the terminal for the query only: a descriptor kept open would stop the PTY
-// from hanging up when the shell exits.
-func ttyInputPending(name string) bool {
-	fd, err := unix.Open(name, unix.O_RDONLY|unix.O_NOCTTY|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return false
-	}
-	defer unix.Close(fd)
-	n, err := unix.IoctlGetInt(fd, unix.TIOCINQ)
-	return err == nil && n > 0
 }
 
 // finishedLocked says the command sent last has completed (known with prompt markers).
@@ -869,13 +845,12 @@ func (s *session) resize(cols, rows int) error {
 		// the kernel, stty and every later program keep the old one.
 		s.awaitLineEditor(context.Background(), resizeWait)
 	}
-	ws := &unix.Winsize{Col: uint16(cols), Row: uint16(rows)}
 	rc, err := s.f.SyscallConn()
 	if err != nil {
 		return fmt.Errorf("resize session %q: %w", s.id, err)
 	}
 	var ierr error
-	if err := rc.Control(func(fd uintptr) { ierr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, ws) }); err != nil {
+	if err := rc.Control(func(fd uintptr) { ierr = setWinsize(fd, cols, rows) }); err != nil {
 		return fmt.Errorf("resize session %q: %w", s.id, err)
 	}
 	if ierr != nil {

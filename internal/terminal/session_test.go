@@ -1,3 +1,5 @@
+//go:build unix
+
 package terminal
 
 import (
@@ -5,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -115,11 +116,6 @@ func TestInteractiveProgram(t *testing.T) {
 	if err != nil || !out.Finished || out.ExitCode == nil || *out.ExitCode != 0 {
 		t.Fatalf("after ctrl-d: %+v, %v; want finished with status 0", out, err)
 	}
-}
-
-func hasProgram(name string) bool {
-	_, err := exec.LookPath(name)
-	return err == nil
 }
 
 func TestScreenRendersCarriageReturns(t *testing.T) {
@@ -301,17 +297,6 @@ func TestCloseKillsEveryProcess(t *testing.T) {
 	}
 }
 
-func waitUntil(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 func TestRestartShowsEndedSessions(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
@@ -428,7 +413,7 @@ func ptyState(t *testing.T, s *session) (rows, cols int, echo bool) {
 	var werr, terr error
 	if err := rc.Control(func(fd uintptr) {
 		ws, werr = unix.IoctlGetWinsize(int(fd), unix.TIOCGWINSZ)
-		tio, terr = unix.IoctlGetTermios(int(fd), unix.TCGETS)
+		tio, terr = unix.IoctlGetTermios(int(fd), ioctlGetTermios)
 	}); err != nil {
 		t.Fatalf("Control() = %v", err)
 	}

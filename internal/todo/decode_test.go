@@ -64,13 +64,7 @@ func TestDecodeTodos(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DecodeTodos(json.RawMessage(tt.raw))
-			if diff := cmp.Diff(tt.probs, mustProblems(t, err)); diff != "" {
-				t.Fatalf("DecodeTodos(%s) problems (-want +got):\n%s", tt.raw, diff)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("DecodeTodos(%s) (-want +got):\n%s", tt.raw, diff)
-			}
+			checkDecode(t, "DecodeTodos", DecodeTodos, tt.raw, tt.want, tt.probs)
 		})
 	}
 }
@@ -92,13 +86,7 @@ func TestDecodePatches(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DecodePatches(json.RawMessage(tt.raw))
-			if diff := cmp.Diff(tt.probs, mustProblems(t, err)); diff != "" {
-				t.Fatalf("DecodePatches(%s) problems (-want +got):\n%s", tt.raw, diff)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("DecodePatches(%s) (-want +got):\n%s", tt.raw, diff)
-			}
+			checkDecode(t, "DecodePatches", DecodePatches, tt.raw, tt.want, tt.probs)
 		})
 	}
 }
@@ -134,13 +122,7 @@ func TestDecodeArgs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := DecodeArgs(json.RawMessage(tt.raw))
-			if diff := cmp.Diff(tt.probs, mustProblems(t, err)); diff != "" {
-				t.Fatalf("DecodeArgs(%s) problems (-want +got):\n%s", tt.raw, diff)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("DecodeArgs(%s) (-want +got):\n%s", tt.raw, diff)
-			}
+			checkDecode(t, "DecodeArgs", DecodeArgs, tt.raw, tt.want, tt.probs)
 		})
 	}
 }
@@ -158,5 +140,17 @@ func TestUnmarshalIntoTypedStruct(t *testing.T) {
 	want := []Todo{{ID: 1, Title: "a", Status: StatusBlocked, BlockedReason: "r"}}
 	if diff := cmp.Diff(want, args.TodoList); diff != "" {
 		t.Errorf("json.Unmarshal(%s) (-want +got):\n%s", raw, diff)
+	}
+}
+
+// checkDecode runs the decoder named fn on raw: first its problems, then what it decoded.
+func checkDecode[T any](t *testing.T, fn string, decode func(json.RawMessage) (T, error), raw string, want T, probs []Problem) {
+	t.Helper()
+	got, err := decode(json.RawMessage(raw))
+	if diff := cmp.Diff(probs, mustProblems(t, err)); diff != "" {
+		t.Fatalf("%s(%s) problems (-want +got):\n%s", fn, raw, diff)
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s(%s) (-want +got):\n%s", fn, raw, diff)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"os/user"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -101,7 +100,7 @@ func Start() (*Server, error) {
 	}
 	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", filepath.Join(dir, "data"), "-U", Superuser,
 		"--pwfile", pwfile, "--auth-local=trust", "--auth-host=scram-sha-256", "-E", "UTF8", "--locale=C", "--no-sync")
-	initdb.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
+	initdb.SysProcAttr = procAttr(cred, false)
 	if out, err := initdb.CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("pgtest: initdb: %w\n%s", err, out))
 	}
@@ -122,7 +121,7 @@ func Start() (*Server, error) {
 	}
 }
 
-func (s *Server) startServer(bin string, cred *syscall.Credential) error {
+func (s *Server) startServer(bin string, cred *credential) error {
 	log, err := os.Create(filepath.Join(s.dir, "server.log"))
 	if err != nil {
 		return err
@@ -134,8 +133,8 @@ func (s *Server) startServer(bin string, cred *syscall.Credential) error {
 		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
 		"-c", "shared_buffers=16MB", "-c", "max_connections=40", "-c", "log_min_messages=warning")
 	s.cmd.Stdout, s.cmd.Stderr = log, log
-	// Pdeathsig: a test binary that is killed takes its server with it.
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred, Pdeathsig: syscall.SIGKILL}
+	// A test binary that is killed takes its server with it (where the platform can: Linux).
+	s.cmd.SysProcAttr = procAttr(cred, true)
 	if err := s.cmd.Start(); err != nil {
 		return fmt.Errorf("pgtest: start postgres: %w", err)
 	}
@@ -239,27 +238,12 @@ func removeStale() {
 		}
 		if b, err := os.ReadFile(filepath.Join(d, "data", "postmaster.pid")); err == nil {
 			line, _, _ := strings.Cut(string(b), "\n")
-			if pid, err := strconv.Atoi(strings.TrimSpace(line)); err == nil && syscall.Kill(pid, 0) == nil {
+			if pid, err := strconv.Atoi(strings.TrimSpace(line)); err == nil && alive(pid) {
 				continue
 			}
 		}
 		os.RemoveAll(d)
 	}
-}
-
-// serverUser returns the credential to run the server with: none when not root, else the
-// postgres system user (the postgresql package creates it).
-func serverUser() (*syscall.Credential, int, int, error) {
-	if os.Geteuid() != 0 {
-		return nil, 0, 0, nil
-	}
-	u, err := user.Lookup("postgres")
-	if err != nil {
-		return nil, 0, 0, fmt.Errorf("pgtest: running as root needs the postgres system user to run the server: %w", err)
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}, uid, gid, nil
 }
 
 func freePort() (int, error) {

@@ -22,7 +22,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"toolhost/internal/fsread"
@@ -90,9 +89,8 @@ func main() {
 	}
 	benchRead(ctx, root, tmp, *rounds)
 
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
-		fmt.Printf("peak RSS (fsbench process): %.1f MB (target < 100 MB)\n", float64(ru.Maxrss)/1024)
+	if rss, ok := peakRSS(); ok {
+		fmt.Printf("peak RSS (fsbench process): %.1f MB (target < 100 MB)\n", float64(rss)/(1<<20))
 	}
 }
 

@@ -1,0 +1,236 @@
+//go:build linux
+
+package terminal
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// The process table from /proc: which processes belong to a session or command, what runs in
+// a terminal's foreground, what a dead toolhost left behind.
+
+// procStat reads the state and session id from /proc/<pid>/stat.
+func procStat(pid int) (state byte, sid int, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0, 0, false
+	}
+	f := strings.Fields(string(b[i+2:]))
+	// fields after comm: state ppid pgrp session ...
+	if len(f) < 4 {
+		return 0, 0, false
+	}
+	s, err := strconv.Atoi(f[3])
+	if err != nil {
+		return 0, 0, false
+	}
+	return f[0][0], s, true
+}
+
+func holdsTTY(pid int, tty string) bool {
+	dir := "/proc/" + strconv.Itoa(pid) + "/fd"
+	d, err := os.Open(dir)
+	if err != nil {
+		return false
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	for _, n := range names {
+		if l, err := os.Readlink(dir + "/" + n); err == nil && l == tty {
+			return true
+		}
+	}
+	return false
+}
+
+func hasEnv(pid int, marker string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for len(b) > 0 {
+		var kv []byte
+		kv, b, _ = bytes.Cut(b, []byte{0})
+		if string(kv) == marker {
+			return true
+		}
+	}
+	return false
+}
+
+// members lists the live (not zombie) processes selected by sel, never this process.
+func (sel procSelector) members() []int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	self := os.Getpid()
+	var out []int
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil || pid <= 1 || pid == self {
+			continue
+		}
+		state, sid, ok := procStat(pid)
+		if !ok || state == 'Z' || state == 'X' {
+			continue
+		}
+		if (sel.sid > 1 && sid == sel.sid) ||
+			(sel.tty != "" && holdsTTY(pid, sel.tty)) ||
+			(sel.marker != "" && hasEnv(pid, sel.marker)) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// orphanPIDs lists live processes left behind by toolhost instances that died without
+// shutting down (SIGKILL, a crash): their marker names an instance other than self whose
+// process is gone. A reused pid only makes a leftover survive, never kills a stranger.
+func orphanPIDs(self string) []int {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return nil
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	prefix := []byte(markerEnv + "=")
+	var out []int
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil || pid <= 1 || pid == os.Getpid() {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + n + "/environ")
+		if err != nil {
+			continue
+		}
+		for len(b) > 0 {
+			var kv []byte
+			kv, b, _ = bytes.Cut(b, []byte{0})
+			val, ok := bytes.CutPrefix(kv, prefix)
+			if !ok {
+				continue
+			}
+			inst, _, _ := bytes.Cut(val, []byte{'/'})
+			if string(inst) == self || len(inst) == 0 {
+				break
+			}
+			if !instanceAlive(string(inst)) {
+				if state, _, ok := procStat(pid); ok && state != 'Z' && state != 'X' {
+					out = append(out, pid)
+				}
+			}
+			break
+		}
+	}
+	return out
+}
+
+// statFields reads the fields of /proc/<pid>/stat: the command name (comm) and the fields
+// after it (state ppid pgrp session tty_nr tpgid ...).
+func statFields(pid int) (comm string, f []string, ok bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return "", nil, false
+	}
+	i, j := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if i < 0 || j < i || j+2 >= len(b) {
+		return "", nil, false
+	}
+	f = strings.Fields(string(b[j+2:]))
+	return string(b[i+1 : j]), f, len(f) >= 6
+}
+
+// foregroundShellOnce is foregroundShell at one moment; forking says every shell it found
+// may be a fork of the session's shell that has not exec'd its command yet.
+func foregroundShellOnce(shellPID int) (shell, forking bool) {
+	_, sf, ok := statFields(shellPID)
+	if !ok {
+		return true, false
+	}
+	tpgid, err := strconv.Atoi(sf[5])
+	if err != nil || tpgid <= 0 {
+		return true, false
+	}
+	if tpgid == shellPID {
+		return false, false
+	}
+	d, err := os.Open("/proc")
+	if err != nil {
+		return true, false
+	}
+	shellCmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(shellPID) + "/cmdline")
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	type proc struct {
+		pid, ppid int
+		comm      string
+	}
+	children := map[int][]proc{}
+	var front []proc
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil {
+			continue
+		}
+		comm, f, ok := statFields(pid)
+		if !ok || f[0] == "Z" || f[0] == "X" {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		pgrp, _ := strconv.Atoi(f[2])
+		p := proc{pid, ppid, comm}
+		if pgrp == tpgid {
+			front = append(front, p)
+		}
+		children[ppid] = append(children[ppid], p)
+	}
+	if len(front) == 0 {
+		return true, false // the group just ended or /proc hides it
+	}
+	seen := map[int]bool{}
+	forking = true
+	for len(front) > 0 && len(seen) < maxForegroundProcs {
+		p := front[0]
+		front = front[1:]
+		if seen[p.pid] {
+			continue
+		}
+		seen[p.pid] = true
+		exe, _ := os.Readlink("/proc/" + strconv.Itoa(p.pid) + "/exe")
+		if isLineReader(p.comm) || exe != "" && isLineReader(filepath.Base(exe)) {
+			shell = true
+			if p.ppid != shellPID || len(shellCmdline) == 0 || !bytes.Equal(readCmdline(p.pid), shellCmdline) {
+				return true, false
+			}
+		}
+		front = append(front, children[p.pid]...)
+	}
+	if len(front) > 0 {
+		return true, false
+	}
+	return shell, shell && forking
+}
+
+func readCmdline(pid int) []byte {
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
+	return b
+}
+
+// sleeping reports whether process pid sleeps (waits for something, such as input), and
+// whether that could be told.
+func sleeping(pid int) (asleep, known bool) {
+	state, _, ok := procStat(pid)
+	return state == 'S', ok
+}
