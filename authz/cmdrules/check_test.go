@@ -1,6 +1,7 @@
 package cmdrules
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -288,14 +289,32 @@ func TestSessionDefinitions(t *testing.T) {
 		{"defined by eval", []string{"eval 'alias g=git'", "g push -f"}, []Action{Allow, Deny}},
 	}
 	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			defs := &Defs{}
-			for i, l := range c.lines {
-				if v := rs.Check(l, Env{Defs: defs}); v.Action != c.want[i] {
-					t.Errorf("line %d: Check(%q) = %v, want %v", i+1, l, v, c.want[i])
-				}
+		// A session kept by the terminal host carries its definitions to the server that
+		// checks its lines and back, as JSON: "travelling" decodes them again after each line.
+		for _, travel := range []bool{false, true} {
+			name := c.name
+			if travel {
+				name += "/travelling"
 			}
-		})
+			t.Run(name, func(t *testing.T) {
+				defs := &Defs{}
+				for i, l := range c.lines {
+					if v := rs.Check(l, Env{Defs: defs}); v.Action != c.want[i] {
+						t.Errorf("line %d: Check(%q) = %v, want %v", i+1, l, v, c.want[i])
+					}
+					if travel {
+						b, err := json.Marshal(defs)
+						if err != nil {
+							t.Fatal(err)
+						}
+						defs = &Defs{}
+						if err := json.Unmarshal(b, defs); err != nil {
+							t.Fatal(err)
+						}
+					}
+				}
+			})
+		}
 	}
 	// Another session knows nothing of them.
 	if v := rs.Check("g push -f", Env{Defs: &Defs{}}); v.Action != Allow {

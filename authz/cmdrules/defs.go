@@ -1,6 +1,9 @@
 package cmdrules
 
 import (
+	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 
@@ -130,4 +133,41 @@ func parseFunc(text string) *syntax.FuncDecl {
 	}
 	fd, _ := f.Stmts[0].Cmd.(*syntax.FuncDecl)
 	return fd
+}
+
+// defsJSON is how a Defs travels between processes (a session kept by the terminal host is
+// checked by the server that types into it).
+type defsJSON struct {
+	Aliases map[string][]string `json:"aliases,omitempty"`
+	Funcs   map[string][]string `json:"funcs,omitempty"`
+	Full    bool                `json:"full,omitempty"`
+}
+
+// MarshalJSON encodes the definitions.
+func (d *Defs) MarshalJSON() ([]byte, error) {
+	set, full := d.snapshot()
+	return json.Marshal(defsJSON{Aliases: set.aliases, Funcs: set.funcs, Full: full})
+}
+
+// UnmarshalJSON replaces d's definitions with the encoded ones, within the same limits.
+func (d *Defs) UnmarshalJSON(b []byte) error {
+	var v defsJSON
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.set, d.full = defset{}, false
+	for _, name := range slices.Sorted(maps.Keys(v.Aliases)) {
+		for _, text := range v.Aliases[name] {
+			d.add(&d.set.aliases, name, text)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(v.Funcs)) {
+		for _, text := range v.Funcs[name] {
+			d.add(&d.set.funcs, name, text)
+		}
+	}
+	d.full = d.full || v.Full
+	return nil
 }

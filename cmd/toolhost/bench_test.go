@@ -210,3 +210,46 @@ func BenchmarkColdStart(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRunCommand measures run_command of `true` as a ratio to think in the same server,
+// interleaved, with the sessions in the server ("local", as before [terminal] keep_sessions)
+// and in the terminal host ("host"): the host's cost is the difference of the two ratios.
+//
+//	go test ./cmd/toolhost -run '^$' -bench RunCommand -benchtime 200x -count 5
+func BenchmarkRunCommand(b *testing.B) {
+	for _, mode := range []struct{ name, config string }{
+		{"local", ""},
+		{"host", "[terminal]\nkeep_sessions = true\n"},
+	} {
+		b.Run(mode.name, func(b *testing.B) {
+			state, work := b.TempDir(), b.TempDir()
+			if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte(mode.config), 0o600); err != nil {
+				b.Fatal(err)
+			}
+			cs := connect(b, commandIn(b, state, work, "stdio"))
+			b.Cleanup(func() { cs.Close() })
+			calls := []perCallCase{
+				{"think", cs, &mcp.CallToolParams{Name: "think", Arguments: map[string]any{"thoughts": "hello"}}},
+				{"run_true", cs, &mcp.CallToolParams{Name: "terminal_operations", Arguments: map[string]any{"operation": "run_command", "command": "true"}}},
+			}
+			calls[1].call(b) // starts the host (or the engine) outside the timing
+			lat := make([][]time.Duration, len(calls))
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				for j, c := range calls {
+					lat[j] = append(lat[j], c.call(b))
+				}
+			}
+			b.StopTimer()
+			think, run := p50(lat[0]), p50(lat[1])
+			b.ReportMetric(float64(think.Microseconds()), "think-p50-µs")
+			b.ReportMetric(float64(run.Microseconds()), "run_true-p50-µs")
+			b.ReportMetric(float64(run)/float64(think), "run_true/think")
+			if os.Getenv("BENCH_DEBUG") != "" {
+				s := slices.Clone(lat[1])
+				slices.Sort(s)
+				b.Logf("run_true p90 %s max %s; all %v", s[len(s)*9/10], s[len(s)-1], lat[1])
+			}
+		})
+	}
+}

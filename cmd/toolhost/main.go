@@ -14,6 +14,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"slices"
 	"strings"
@@ -137,6 +138,14 @@ func (inv *invocation) App(adjust ...func(*config.Config)) (*app.App, error) {
 }
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == app.TerminalHostArg {
+		if err := app.ServeTerminalHost(os.Args[2], os.Stdin, os.Stderr); err != nil {
+			fmt.Fprintln(os.Stderr, "toolhost terminal host:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	app.TerminalHostCommand = terminalHostCommand
 	raiseStartupGC()
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "toolhost:", err)
@@ -265,4 +274,16 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// terminalHostCommand starts this binary as the terminal host of stateDir
+// (app.TerminalHostCommand).
+func terminalHostCommand(stateDir string) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
+	cmd := exec.Command(exe, app.TerminalHostArg, stateDir)
+	cmd.Dir = "/"
+	return cmd
 }

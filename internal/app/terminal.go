@@ -1,10 +1,16 @@
 package app
 
 import (
+	"os/exec"
 	"path/filepath"
 
 	"toolhost/internal/terminal"
 )
+
+// TerminalHostCommand returns the command that starts a terminal host on a state directory
+// ([terminal] keep_sessions): the toolhost binary sets it (ServeTerminalHost is what that
+// command runs). Unset, as in a test binary, sessions live in the server.
+var TerminalHostCommand func(stateDir string) *exec.Cmd
 
 // terminalManager starts the terminal engine from the [terminal] configuration and the store
 // (session metadata and history tails survive a restart), every command and session passing
@@ -19,6 +25,17 @@ func (a *App) terminalManager() (*terminal.Manager, error) {
 	a.Gate = g
 	// A session's recording is terminal.DefaultRecordSegments segments.
 	segBytes := tc.RecordingBytes / terminal.DefaultRecordSegments
+	var host *terminal.HostOptions
+	if tc.KeepSessionsOn() && TerminalHostCommand != nil {
+		dir := a.StateDir
+		host = &terminal.HostOptions{
+			Dir:     dir,
+			Command: func() *exec.Cmd { return TerminalHostCommand(dir) },
+			Log:     filepath.Join(dir, terminalHostLog),
+			Config:  terminal.HostConfig{Unattended: tc.KeepSessionsIdle.Duration},
+			Logger:  a.Logger,
+		}
+	}
 	return terminal.NewManager(terminal.Config{
 		Shell:                      tc.Shell,
 		MaxSessionsPerConversation: tc.MaxSessionsPerConversation,
@@ -34,6 +51,7 @@ func (a *App) terminalManager() (*terminal.Manager, error) {
 		RecordDir:                  a.recordDir(),
 		RecordSegmentBytes:         segBytes,
 		RecordingsMaxBytes:         tc.RecordingsMaxBytes,
+		Host:                       host,
 	})
 }
 
@@ -45,3 +63,6 @@ func (a *App) recordDir() string {
 	}
 	return filepath.Join(a.StateDir, recordingsDir)
 }
+
+// terminalHostLog is the terminal host's log in the state directory.
+const terminalHostLog = "terminal-host.log"

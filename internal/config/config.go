@@ -195,6 +195,13 @@ type Terminal struct {
 	Recording          string `toml:"recording"`
 	RecordingBytes     int64  `toml:"recording_bytes"`
 	RecordingsMaxBytes int64  `toml:"recordings_max_bytes"`
+	// KeepSessions keeps sessions and commands in a terminal host process of the state
+	// directory, where they outlive the server: a restarted or killed server's conversation
+	// finds them running (default off for now; see docs/terminal-host.md).
+	// KeepSessionsIdle closes those of a conversation no server has used for this long
+	// (default 1h).
+	KeepSessions     *bool    `toml:"keep_sessions"`
+	KeepSessionsIdle Duration `toml:"keep_sessions_idle"`
 
 	// Sandbox confines commands with Landlock: "workspace-write" (default), "read-only" or
 	// "off". The --sandbox flag overrides it.
@@ -221,6 +228,9 @@ type Terminal struct {
 	// or the configuration expands them (a trailing * matches a prefix); TOOLHOST_* never.
 	PassEnv []string `toml:"pass_env"`
 }
+
+// KeepSessionsOn reports whether sessions live in the terminal host ([terminal] keep_sessions).
+func (t Terminal) KeepSessionsOn() bool { return t.KeepSessions != nil && *t.KeepSessions }
 
 // UseDefaultRules reports whether the shipped command rules apply.
 func (t Terminal) UseDefaultRules() bool { return t.DefaultRules == nil || *t.DefaultRules }
@@ -497,6 +507,9 @@ func (c *Config) validate() error {
 	}
 	if v := c.Terminal.Recording; v != "" && v != "on" && v != "off" {
 		return fmt.Errorf("config: terminal.recording %q: want on or off", v)
+	}
+	if c.Terminal.KeepSessionsIdle.Duration < 0 {
+		return fmt.Errorf("config: terminal.keep_sessions_idle must not be negative")
 	}
 	if c.Terminal.RecordingBytes < 0 || c.Terminal.RecordingsMaxBytes < 0 {
 		return fmt.Errorf("config: terminal.recording_bytes and terminal.recordings_max_bytes must not be negative")

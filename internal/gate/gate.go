@@ -227,6 +227,10 @@ type Request struct {
 	// policy (a git commit in a repository the terminal may not write); protected paths stay
 	// excluded.
 	Writable []string
+	// Temp, when set, is the private TMPDIR the process gets in place of the gate's own, where
+	// the gate gives one: a process that outlives this server (one the terminal host starts)
+	// gets the host's, which lasts as long as the host does and not as long as this server.
+	Temp string
 }
 
 // A Start is what a process runs with.
@@ -255,7 +259,32 @@ func (g *Gate) Start(ctx context.Context, req Request) (*Start, error) {
 	if len(req.Writable) > 0 {
 		p = p.WithWritable(req.Writable...)
 	}
-	return &Start{Policy: p, Env: g.Environ()}, nil
+	env := g.Environ()
+	if req.Temp != "" && g.tempDir != "" {
+		p, env = g.rehome(p, env, req.Temp)
+	}
+	return &Start{Policy: p, Env: env}, nil
+}
+
+// rehome moves a start from the gate's private TMPDIR to temp: the policy's temp directory
+// and the environment's TMPDIR.
+func (g *Gate) rehome(p *sandbox.Policy, env []string, temp string) (*sandbox.Policy, []string) {
+	if p != nil {
+		c := *p
+		c.Temp = slices.Clone(p.Temp)
+		for i, t := range c.Temp {
+			if t == g.tempDir {
+				c.Temp[i] = temp
+			}
+		}
+		p = &c
+	}
+	for i, kv := range env {
+		if kv == "TMPDIR="+g.tempDir {
+			env[i] = "TMPDIR=" + temp
+		}
+	}
+	return p, env
 }
 
 // Policy is the confinement of a process of conv started now: the base policy plus the

@@ -256,3 +256,64 @@ func TestEnvScan(t *testing.T) {
 		t.Errorf("files for a working directory in a temp dir = %v, want none", got)
 	}
 }
+
+// TestStartInAnotherTemp: a process the terminal host starts outlives the server whose gate
+// decided it, so it gets the host's private TMPDIR instead of the gate's (in its policy and its
+// environment); a start without one keeps the gate's, and a gate that gives none ignores it.
+func TestStartInAnotherTemp(t *testing.T) {
+	wd, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A protected path inside the temp directory makes the gate give a private TMPDIR.
+	state := filepath.Join(os.TempDir(), "toolhost-gate-test-state")
+	confine := func(mode sandbox.Mode, _ bool) sandbox.Status {
+		return sandbox.Status{Mode: mode, Effective: mode, ABI: 6}
+	}
+	g, err := New(Config{Mode: sandbox.ModeWorkspaceWrite, Workdir: wd, Protected: []string{state}, Probe: confine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	own := g.PrivateTemp()
+	if own == "" {
+		t.Fatal("no private TMPDIR although a protected path lies in the temp directory")
+	}
+	hostTemp := filepath.Join(os.TempDir(), "toolhost-tmp-host-test")
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name, temp, want string
+	}{
+		{"the gate's own", "", own},
+		{"the host's", hostTemp, hostTemp},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := g.Start(ctx, Request{Conversation: "c", Dir: wd, Temp: tt.temp})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Contains(s.Env, "TMPDIR="+tt.want) {
+				t.Errorf("Start(Temp %q) environment has no TMPDIR=%s", tt.temp, tt.want)
+			}
+			if s.Policy == nil || !slices.Contains(s.Policy.Temp, tt.want) {
+				t.Errorf("Start(Temp %q) policy temp dirs = %v, want %s among them", tt.temp, s.Policy, tt.want)
+			}
+			if tt.want != own && slices.Contains(s.Policy.Temp, own) {
+				t.Errorf("Start(Temp %q) still writes the gate's own TMPDIR %s", tt.temp, own)
+			}
+		})
+	}
+	// Without a private TMPDIR of its own, the gate leaves the system's alone.
+	plain, err := New(Config{Mode: sandbox.ModeWorkspaceWrite, Workdir: wd, Probe: confine})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { plain.Close() })
+	s, err := plain.Start(ctx, Request{Conversation: "c", Dir: wd, Temp: hostTemp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(s.Env, "TMPDIR="+hostTemp) || slices.Contains(s.Policy.Temp, hostTemp) {
+		t.Errorf("a gate without a private TMPDIR moved the start to %s: %+v", hostTemp, s.Policy)
+	}
+}

@@ -122,6 +122,13 @@ func (g *Gate) verdict(rules *cmdrules.Rules, l Line) cmdrules.Verdict {
 	return rules.Check(l.Text, cmdrules.Env{Dir: l.Dir, ReadFile: readScript, Defs: l.Memory.defsPtr()})
 }
 
+// MarshalJSON encodes what the memory holds: a session kept by the terminal host carries its
+// memory to the server that checks its lines, and back.
+func (m *Memory) MarshalJSON() ([]byte, error) { return m.defs.MarshalJSON() }
+
+// UnmarshalJSON replaces the memory with an encoded one.
+func (m *Memory) UnmarshalJSON(b []byte) error { return m.defs.UnmarshalJSON(b) }
+
 // defsPtr is the session's definitions; nil for run_command.
 func (m *Memory) defsPtr() *cmdrules.Defs {
 	if m == nil {

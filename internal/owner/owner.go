@@ -85,12 +85,22 @@ func Alive(id ID) bool {
 		return false // written before the last reboot
 	}
 	if start, ok := startTime(id.PID); ok {
-		return id.Start == 0 || start == id.Start
+		// A zombie (killed, not yet reaped by its parent) has ended.
+		return !zombie(id.PID) && (id.Start == 0 || start == id.Start)
 	}
 	if processTableReadable() {
 		return false // the process table works and has no such pid
 	}
 	return signalZero(id.PID)
+}
+
+// Exited reports whether pid names a process that has ended but is still listed (a zombie),
+// or none at all. Where the process table cannot be read it says false: nothing is known.
+func Exited(pid int) bool {
+	if _, ok := startTime(pid); ok {
+		return zombie(pid)
+	}
+	return processTableReadable()
 }
 
 // shortBootID is the first eight hex digits of a boot id in UUID form.

@@ -3,6 +3,7 @@ package owner
 import (
 	"os/exec"
 	"testing"
+	"time"
 )
 
 func TestParseRoundTrip(t *testing.T) {
@@ -70,4 +71,47 @@ func mustStart(t *testing.T, pid int) uint64 {
 		t.Skipf("cannot read the start time of pid %d", pid)
 	}
 	return s
+}
+
+// TestAliveZombie: a process that exited and that its parent has not reaped yet (a server
+// killed with SIGKILL under a parent that has not waited) is dead, though /proc still lists
+// it with its start time.
+func TestAliveZombie(t *testing.T) {
+	self := Self()
+	if self.Start == 0 || self.Boot == "" {
+		t.Skipf("no /proc here (self = %+v)", self)
+	}
+	cmd := exec.Command("sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := cmd.Process.Pid
+	start, ok := startTime(pid)
+	if !ok {
+		t.Fatalf("no start time for child %d", pid)
+	}
+	id := ID{PID: pid, Start: start, Boot: self.Boot}
+	if !Alive(id) || Exited(pid) {
+		t.Fatalf("running child: Alive = %v, Exited = %v; want true, false", Alive(id), Exited(pid))
+	}
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if zombie(pid) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("child %d did not become a zombie", pid)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if Alive(id) {
+		t.Errorf("Alive(zombie %+v) = true, want false", id)
+	}
+	if !Exited(pid) {
+		t.Errorf("Exited(zombie %d) = false, want true", pid)
+	}
 }

@@ -40,3 +40,17 @@ func bootID() string {
 	}
 	return shortBootID(string(b))
 }
+
+// zombie reports whether pid has exited and waits for its parent to reap it (state Z or X).
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 || i+2 >= len(s) {
+		return false
+	}
+	return s[i+2] == 'Z' || s[i+2] == 'X'
+}

@@ -58,6 +58,9 @@ func (l *commandLog) add(conv string, r CommandRecord) {
 // Commands returns the conversation's finished commands, oldest first: every run_command of
 // this server process and every command typed into its sessions that the shell reported.
 func (m *Manager) Commands(conv string) []CommandRecord {
+	if h := m.remoteNow(); h != nil {
+		return h.commands(conv)
+	}
 	m.commands.mu.Lock()
 	defer m.commands.mu.Unlock()
 	return slices.Clone(m.commands.byID[conv])

@@ -66,6 +66,9 @@ type Config struct {
 	// directory and every process's environment costs more CPU than the rest of a server's
 	// start; a server closes it once it has answered its first tools/list.
 	CleanupAfter <-chan struct{}
+	// Host, when set, keeps sessions and commands in the terminal host of a state directory,
+	// where they outlive this process ([terminal] keep_sessions): see ServeHost.
+	Host *HostOptions
 }
 
 // Gate decides what the engine starts; *gate.Gate is the one toolhost uses, and a nil

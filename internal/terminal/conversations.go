@@ -7,6 +7,9 @@ import (
 // Conversations returns the conversations that have a session or command in this process,
 // sorted: the operator console lists each one's terminals with List.
 func (m *Manager) Conversations() []string {
+	if h := m.remoteNow(); h != nil {
+		return h.conversations()
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var out []string

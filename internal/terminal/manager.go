@@ -23,6 +23,7 @@ import (
 	"toolhost/authz/cmdrules"
 	"toolhost/internal/gate"
 	"toolhost/internal/lazyregexp"
+	"toolhost/internal/owner"
 )
 
 // Manager owns every session and one-shot command of a toolhost process.
@@ -53,6 +54,18 @@ type Manager struct {
 	onUpdate atomic.Pointer[func(conv, id string)]
 	// commands is the log of finished commands (Commands).
 	commands commandLog
+	// host, when set, is the terminal host that keeps the sessions and commands (Config.Host).
+	host *hostClient
+}
+
+// remoteNow is remote for the methods that take no context.
+func (m *Manager) remoteNow() *hostClient {
+	if m.host == nil {
+		return nil
+	}
+	ctx, cancel := bg()
+	defer cancel()
+	return m.remote(ctx)
 }
 
 type key struct{ conv, id string }
@@ -83,7 +96,12 @@ func NewManager(cfg Config) (*Manager, error) {
 	}
 	var rnd [6]byte
 	_, _ = rand.Read(rnd[:])
-	m.instance = strconv.Itoa(os.Getpid()) + "-" + hex.EncodeToString(rnd[:])
+	// The owner ID (pid, start time, boot) names this process beyond pid reuse; the random part
+	// tells two managers of one process apart.
+	m.instance = owner.Self().String() + "-" + hex.EncodeToString(rnd[:])
+	if cfg.Host != nil {
+		m.host = newHostClient(m, *cfg.Host)
+	}
 	m.persist = newPersister(m)
 	m.bg.Add(3)
 	go m.idleLoop()
@@ -188,6 +206,9 @@ func (m *Manager) idleLoop() {
 
 // Create starts a named PTY shell, or returns the existing one when it runs in the same cwd.
 func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (Info, error) {
+	if h := m.remote(ctx); h != nil {
+		return h.create(ctx, conv, spec)
+	}
 	if spec.Name != "" && !idPattern.MatchString(spec.Name) {
 		return Info{}, fmt.Errorf("%w: session name %q must be 1-64 letters, digits, '.', '_' or '-'", ErrInvalid, spec.Name)
 	}
@@ -373,6 +394,9 @@ func (m *Manager) Send(ctx context.Context, conv, id string, in Input) (Output, 
 		// First: wherever the session lives, its lines are checked with this context.
 		ctx = gate.WithUser(ctx)
 	}
+	if h := m.remote(ctx); h != nil {
+		return h.send(ctx, conv, id, in)
+	}
 	s, j := m.lookup(conv, id)
 	if j != nil {
 		return Output{}, fmt.Errorf("%w: %q is a run_command job, which has no input; use get_output", ErrInvalid, id)
@@ -393,6 +417,9 @@ func (m *Manager) Send(ctx context.Context, conv, id string, in Input) (Output, 
 // Output returns new output of a session or command, waiting per q. For a session that
 // ended in an earlier server process it serves the stored history tail.
 func (m *Manager) Output(ctx context.Context, conv, id string, q OutputQuery) (Output, error) {
+	if h := m.remote(ctx); h != nil {
+		return h.output(ctx, conv, id, q)
+	}
 	s, j := m.lookup(conv, id)
 	switch {
 	case s != nil:
@@ -415,6 +442,9 @@ func (m *Manager) Output(ctx context.Context, conv, id string, q OutputQuery) (O
 
 // Screen renders the visible screen of a session (for full-screen programs).
 func (m *Manager) Screen(conv, id string) (string, error) {
+	if h := m.remoteNow(); h != nil {
+		return h.screen(conv, id)
+	}
 	s, j := m.lookup(conv, id)
 	if j != nil {
 		return "", fmt.Errorf("%w: %q is a run_command job without a screen; use get_output", ErrInvalid, id)
@@ -441,6 +471,9 @@ type HistoryPage struct {
 
 // History pages the retained log from offset (negative: counted back from the end).
 func (m *Manager) History(conv, id string, offset, length int64) (HistoryPage, error) {
+	if h := m.remoteNow(); h != nil {
+		return h.history(conv, id, offset, length)
+	}
 	if length <= 0 {
 		length = 64 << 10
 	}
@@ -472,6 +505,9 @@ func (m *Manager) History(conv, id string, offset, length int64) (HistoryPage, e
 
 // Resize changes a session's PTY size; the foreground program gets SIGWINCH.
 func (m *Manager) Resize(conv, id string, cols, rows int) error {
+	if h := m.remoteNow(); h != nil {
+		return h.resize(conv, id, cols, rows)
+	}
 	if cols < 2 || rows < 2 || cols > maxCols || rows > maxRows {
 		return fmt.Errorf("%w: size %dx%d out of range (2x2 to %dx%d)", ErrInvalid, cols, rows, maxCols, maxRows)
 	}
@@ -485,6 +521,9 @@ func (m *Manager) Resize(conv, id string, cols, rows int) error {
 // List shows the conversation's sessions and commands, live ones first, then sessions that
 // ended earlier (known from the store).
 func (m *Manager) List(ctx context.Context, conv string) ([]Info, error) {
+	if h := m.remote(ctx); h != nil {
+		return h.list(ctx, conv)
+	}
 	var out []Info
 	seen := map[string]bool{}
 	m.mu.Lock()
@@ -529,6 +568,9 @@ func (m *Manager) List(ctx context.Context, conv string) ([]Info, error) {
 // records of other processes), without touching the store: cheap enough to ask after every
 // call.
 func (m *Manager) Sessions(conv string) []Info {
+	if h := m.remoteNow(); h != nil {
+		return h.sessions(conv)
+	}
 	m.mu.Lock()
 	var ss []*session
 	for k, s := range m.sessions {
@@ -559,6 +601,9 @@ var Signals = map[string]syscall.Signal{
 // CloseWith is Close starting with signal sig instead of SIGHUP and SIGTERM (zero); whatever
 // still runs after the grace time is killed.
 func (m *Manager) CloseWith(ctx context.Context, conv, id string, sig syscall.Signal) error {
+	if h := m.remote(ctx); h != nil {
+		return h.closeWith(ctx, conv, id, sig)
+	}
 	m.mu.Lock()
 	s := m.sessions[key{conv, id}]
 	j := m.jobs[key{conv, id}]
@@ -586,6 +631,11 @@ func (m *Manager) CloseWith(ctx context.Context, conv, id string, sig syscall.Si
 // Shutdown closes every session and kills every command, recording sessions as ended in the
 // store so list_sessions after a restart shows them with their last output.
 func (m *Manager) Shutdown(ctx context.Context) error {
+	if m.host != nil {
+		// The host keeps the sessions and commands for the next server; a manager that
+		// fell back to its own (modeLocal) ends them below.
+		m.host.shutdown()
+	}
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
@@ -636,6 +686,9 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 // Run starts a one-shot command and waits up to the yield time. A command still running
 // then is returned with Running set and keeps running; its ID works with get_output.
 func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult, error) {
+	if h := m.remote(ctx); h != nil && spec.Command != "" {
+		return h.run(ctx, conv, spec)
+	}
 	if spec.Command == "" {
 		return RunResult{}, fmt.Errorf("%w: command is empty", ErrInvalid)
 	}
@@ -765,6 +818,9 @@ wait:
 // Ended returns a channel closed when command id of conv has ended, or nil when there is no
 // such command. A command that outlives its call stays one execution until then.
 func (m *Manager) Ended(conv, id string) <-chan struct{} {
+	if h := m.remoteNow(); h != nil {
+		return h.ended(conv, id)
+	}
 	_, j := m.lookup(conv, id)
 	if j == nil {
 		return nil
@@ -775,6 +831,9 @@ func (m *Manager) Ended(conv, id string) <-chan struct{} {
 // Cancel kills command id of conv as a cancelled call (its result says so) and returns once it
 // has ended.
 func (m *Manager) Cancel(conv, id string) error {
+	if h := m.remoteNow(); h != nil {
+		return h.cancel(conv, id)
+	}
 	_, j := m.lookup(conv, id)
 	if j == nil {
 		return noSession(conv, id)

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"toolhost/internal/owner"
 )
 
 func TestProgressAndUpdateHooks(t *testing.T) {
@@ -312,8 +314,8 @@ func TestCtrlCWhenServerIgnoresSIGINT(t *testing.T) {
 }
 
 // TestSweepsOrphansOfDeadInstances: processes of a toolhost that was SIGKILLed (its marker
-// names a pid that is gone) are ended when the next manager starts; those of a live
-// instance are left alone.
+// names a pid that is gone, or a zombie) are ended when the next manager starts; those of a
+// live instance are left alone.
 func TestSweepsOrphansOfDeadInstances(t *testing.T) {
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {
@@ -331,8 +333,27 @@ func TestSweepsOrphansOfDeadInstances(t *testing.T) {
 	start(gone.Process.Pid, procArg("1007.25"))
 	live := start(os.Getpid(), procArg("1007.5"))
 	t.Cleanup(func() { _ = live.Process.Kill() })
+	// A server killed with SIGKILL whose parent has not reaped it yet is a zombie: it is
+	// gone, and what it left runs unobserved (markers of this version name the owner ID).
+	zombie := exec.Command("sleep", "1000")
+	if err := zombie.Start(); err != nil {
+		t.Fatal(err)
+	}
+	zid := owner.ID{PID: zombie.Process.Pid, Boot: owner.Self().Boot}
+	_ = zombie.Process.Kill()
+	t.Cleanup(func() { _ = zombie.Wait() })
+	for i := 0; i < 1000 && !owner.Exited(zid.PID); i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+	cmd := exec.Command("sleep", procArg("1007.75"))
+	cmd.Env = append(os.Environ(), markerEnv+"="+zid.String()+"-0123456789ab/conv/s2")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = cmd.Wait() }()
 	newTestManager(t, Config{CloseGrace: 200 * time.Millisecond})
 	waitNoProcs(t, procArg("1007.25"))
+	waitNoProcs(t, procArg("1007.75"))
 	if got := procsWithArg(procArg("1007.5")); len(got) != 1 {
 		t.Errorf("processes of a live instance after the sweep = %v, want the one sleep", got)
 	}

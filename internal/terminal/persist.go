@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"toolhost/internal/owner"
 	"toolhost/store"
 )
 
@@ -30,13 +31,16 @@ type record struct {
 	Rows         int       `json:"rows"`
 	TailStart    int64     `json:"tail_start"` // log offset of Tail's first byte
 	Tail         string    `json:"tail"`
+	// Recovered: the owner died with the session running, and Tail was taken from the
+	// recording (recover.go).
+	Recovered bool `json:"recovered,omitempty"`
 }
 
 func (r record) info(instance string) Info {
 	inf := Info{ID: r.ID, Conversation: r.Conversation, Kind: "session", Cwd: r.Cwd, Shell: r.Shell,
 		PID: r.PID, State: StateEnded, Started: r.Started, Ended: r.Ended, LastCommand: r.LastCommand,
 		ExitCode: r.ExitCode, Cols: r.Cols, Rows: r.Rows, ExitCodes: strings.HasSuffix(r.Shell, "bash")}
-	if (r.State == StateRunning || r.State == StateStarting) && r.Instance != instance && ownerAlive(r.Instance) {
+	if (r.State == StateRunning || r.State == StateStarting) && r.Instance != instance && instanceAlive(r.Instance) {
 		inf.State = StateRunning + " (another toolhost process)"
 	}
 	if !r.Ended.IsZero() {
@@ -45,13 +49,20 @@ func (r record) info(instance string) Info {
 	return inf
 }
 
-func ownerAlive(instance string) bool {
-	p, _, _ := strings.Cut(instance, "-")
-	pid, err := strconv.Atoi(p)
-	if err != nil || pid <= 0 {
-		return false
+// instanceAlive says whether the manager instance ("OWNER-RANDOM", see NewManager) still runs:
+// a killed server that its parent has not reaped yet (a zombie) does not. Records of older
+// versions name the pid alone.
+func instanceAlive(instance string) bool {
+	o, _, _ := strings.Cut(instance, "-")
+	id, ok := owner.Parse(o)
+	if !ok {
+		pid, err := strconv.Atoi(o)
+		if err != nil || pid <= 0 {
+			return false
+		}
+		id = owner.ID{PID: pid}
 	}
-	return kill(pid, 0) == nil
+	return owner.Alive(id)
 }
 
 // storeReadTimeout bounds store reads on the path of a tool call (the store retries a busy
@@ -191,6 +202,12 @@ func (p *persister) load(ctx context.Context, conv, id string) (record, bool) {
 		slog.Warn("terminal: reading session record failed", "session", id, "err", err)
 		return record{}, false
 	}
+	if ok {
+		if rr, changed := p.recovered(r); changed {
+			r = rr
+			p.saveRecovered([]record{r})
+		}
+	}
 	return r, ok
 }
 
@@ -211,6 +228,14 @@ func (p *persister) list(ctx context.Context, conv string) ([]record, error) {
 			return nil
 		})
 	})
+	var changed []record
+	for i := range out {
+		if r, ok := p.recovered(out[i]); ok {
+			out[i] = r
+			changed = append(changed, r)
+		}
+	}
+	p.saveRecovered(changed)
 	// Sessions waiting to be written are newer than what the store holds.
 	p.mu.Lock()
 	var waiting []*session

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // The process table from /proc: which processes belong to a session or command, what runs in
@@ -124,12 +123,10 @@ func orphanPIDs(self string) []int {
 				continue
 			}
 			inst, _, _ := bytes.Cut(val, []byte{'/'})
-			owner, _, _ := bytes.Cut(inst, []byte{'-'})
-			opid, err := strconv.Atoi(string(owner))
-			if string(inst) == self || err != nil || opid <= 0 {
+			if string(inst) == self || len(inst) == 0 {
 				break
 			}
-			if err := kill(opid, 0); err == syscall.ESRCH {
+			if !instanceAlive(string(inst)) {
 				if state, _, ok := procStat(pid); ok && state != 'Z' && state != 'X' {
 					out = append(out, pid)
 				}

@@ -607,6 +607,9 @@ func (m *Manager) Recordings(conv string) ([]RecordingInfo, error) {
 // ExportRecording writes the newest recording of session id of conversation conv to w as one
 // asciicast v2 file (see the package function), with what a live session printed so far.
 func (m *Manager) ExportRecording(w io.Writer, conv, id string) (RecordingInfo, error) {
+	if h := m.remoteNow(); h != nil && m.cfg.RecordDir != "" {
+		h.flushRecording(conv, id)
+	}
 	if m.cfg.RecordDir == "" {
 		return RecordingInfo{}, fmt.Errorf("%w: sessions are not recorded here", ErrNoRecording)
 	}

@@ -11,6 +11,9 @@ import (
 // conversation's read cursor stays where get_output left it: a tool that runs a command and parses
 // its result later (run_tests) waits with it. ErrNoSession when id is not a command of conv.
 func (m *Manager) Wait(ctx context.Context, conv, id string, d time.Duration) (RunResult, error) {
+	if h := m.remote(ctx); h != nil {
+		return h.wait(ctx, conv, id, d)
+	}
 	_, j := m.lookup(conv, id)
 	if j == nil {
 		if s, _ := m.lookup(conv, id); s != nil {
