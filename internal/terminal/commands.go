@@ -69,9 +69,7 @@ func (m *Manager) Commands(conv string) []CommandRecord {
 // LastCommand returns the conversation's most recently finished command; ok is false when
 // none has finished in this server process.
 func (m *Manager) LastCommand(conv string) (rec CommandRecord, ok bool) {
-	m.commands.mu.Lock()
-	defer m.commands.mu.Unlock()
-	recs := m.commands.byID[conv]
+	recs := m.Commands(conv) // from the terminal host when sessions live there
 	if len(recs) == 0 {
 		return CommandRecord{}, false
 	}
