@@ -77,6 +77,30 @@ func LimitFor(info *mcp.Implementation) (ClientLimit, bool) {
 	return ClientLimit{}, false
 }
 
+// jsonForwarders are clients that hand the model each tool result as its whole JSON
+// encoding although they cut nothing (so they have no row in ClientLimits): mcp-use's agent
+// adapters stringify the result.
+var jsonForwarders = []string{"mcp-use"}
+
+// ForwardsJSON reports whether the client that sent info shows the model a result's whole
+// JSON encoding (a ClientLimits row with JSON set, or jsonForwarders): for it, every key of
+// the result costs the model tokens, _meta included.
+func ForwardsJSON(info *mcp.Implementation) bool {
+	if l, ok := LimitFor(info); ok && l.JSON {
+		return true
+	}
+	if info == nil {
+		return false
+	}
+	name := strings.ToLower(info.Name)
+	for _, m := range jsonForwarders {
+		if strings.Contains(name, m) {
+			return true
+		}
+	}
+	return false
+}
+
 // OutputLimits are the user's own limits of their client ([output] max_result_chars and
 // max_result_lines): set, they replace the client's row of ClientLimits.
 type OutputLimits struct {

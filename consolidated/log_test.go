@@ -133,3 +133,23 @@ func TestExecutionIDInMeta(t *testing.T) {
 		t.Errorf("log ids = %v, want the results' %v", logged, ids)
 	}
 }
+
+// TestNoMetaForJSONForwarders: a client that shows the model each result's whole JSON (Cline,
+// mcp-use) gets no _meta, which would cost the model tokens there; its text is the same.
+func TestNoMetaForJSONForwarders(t *testing.T) {
+	for _, tc := range []struct {
+		client string
+		meta   bool
+	}{{"Cline", false}, {"@cline/core", false}, {"mcp-use", false}, {"claude-code", true}, {"test", true}} {
+		t.Run(tc.client, func(t *testing.T) {
+			h := newTermHarness(t, harnessOptions{executions: true, clientName: tc.client})
+			res, err := h.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "terminal_operations", Arguments: map[string]any{"operation": "list_sessions"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := res.Meta[ExecutionMetaKey]; ok != tc.meta {
+				t.Errorf("client %q: _meta = %v, want the execution id %v", tc.client, res.Meta, tc.meta)
+			}
+		})
+	}
+}

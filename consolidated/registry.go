@@ -496,8 +496,11 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 			tc.Text = r.env.AutoApprove + "\n" + tc.Text
 		}
 	}
-	// The id reaches scripts and clients with the result; models read only content.
-	out.Meta = mcp.Meta{ExecutionMetaKey: c.ExecutionID}
+	// The id reaches scripts and clients with the result; models read only content, except
+	// through a client that shows them the result's whole JSON, where it would cost tokens.
+	if c.Request == nil || !ForwardsJSON(c.Request.ClientInfo()) {
+		out.Meta = mcp.Meta{ExecutionMetaKey: c.ExecutionID}
+	}
 	if err == nil && res != nil {
 		facts = res.Structured
 		if r.observe != nil {
