@@ -50,23 +50,7 @@ func BenchmarkStartTrueHome5000(b *testing.B) {
 		}
 	}
 	wd := filepath.Join(home, "src", "app")
-	// The state directory where a user's is: one under the temp dir would make the sandbox
-	// list the temp dir, which other processes change all the time.
-	state := filepath.Join(home, ".local", "state", "toolhost")
-	if err := os.MkdirAll(state, 0o700); err != nil {
-		b.Fatal(err)
-	}
-	guard, err := authz.New(context.Background(), authz.Config{WorkDir: wd, HomeDir: home, Store: storetest.OpenDir(b, state)})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer guard.Close()
-	g, err := New(Config{Mode: sandbox.ModeWorkspaceWrite, Workdir: wd, Home: home, Guard: guard,
-		Runner: authz.Runner{Tool: "terminal_operations", Operations: []string{"run_command"}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer g.Close()
+	g := benchGate(b, home, wd)
 	ctx := context.Background()
 	once := func(gated bool) time.Duration {
 		t0 := time.Now()
@@ -107,8 +91,18 @@ func BenchmarkPolicy(b *testing.B) {
 	if err := os.MkdirAll(wd, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	// The state directory where a user's is: one under the temp dir would make the sandbox
-	// list the temp dir, which other processes change all the time.
+	g := benchGate(b, home, wd)
+	for b.Loop() {
+		if _, err := g.Start(context.Background(), Request{Conversation: "c", Line: "true", Dir: wd}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchGate is a gate for run_command in wd, with HOME home and the state directory where a
+// user's is: one under the temp dir would make the sandbox list the temp dir, which other
+// processes change all the time.
+func benchGate(b *testing.B, home, wd string) *Gate {
 	state := filepath.Join(home, ".local", "state", "toolhost")
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		b.Fatal(err)
@@ -117,16 +111,12 @@ func BenchmarkPolicy(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer guard.Close()
+	b.Cleanup(func() { guard.Close() })
 	g, err := New(Config{Mode: sandbox.ModeWorkspaceWrite, Workdir: wd, Home: home, Guard: guard,
 		Runner: authz.Runner{Tool: "terminal_operations", Operations: []string{"run_command"}}})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer g.Close()
-	for b.Loop() {
-		if _, err := g.Start(context.Background(), Request{Conversation: "c", Line: "true", Dir: wd}); err != nil {
-			b.Fatal(err)
-		}
-	}
+	b.Cleanup(func() { g.Close() })
+	return g
 }
