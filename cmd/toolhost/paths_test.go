@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"toolhost/internal/filetest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,17 +26,9 @@ func TestPathWalkAroundsOverStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	state, work := t.TempDir(), filepath.Join(home, "work")
-	for p, c := range map[string]string{
+	filetest.WritePrivate(t, home, map[string]string{
 		".ssh/id_ed25519": "KEYMATERIAL", "project/.env": "ENVSECRET", "notes.txt": "plain", "work/main.go": "package main",
-	} {
-		full := filepath.Join(home, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	if err := os.Symlink(filepath.Join(home, "project"), filepath.Join(work, "proj")); err != nil {
 		t.Fatal(err)
 	}

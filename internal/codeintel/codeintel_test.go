@@ -15,6 +15,7 @@ import (
 	"toolhost/internal/codeindex"
 	"toolhost/internal/codeintel/codetest"
 	"toolhost/internal/fifotest"
+	"toolhost/internal/filetest"
 	"toolhost/internal/fsread"
 	"toolhost/internal/lsp"
 )
@@ -117,7 +118,7 @@ func TestFindSymbolBuiltin(t *testing.T) {
 		for k, v := range p.Files {
 			files[p.Lang+"/"+k] = v
 		}
-		codetest.Write(t, dir, files)
+		filetest.Write(t, dir, files)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
