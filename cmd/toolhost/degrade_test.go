@@ -78,7 +78,7 @@ func TestDamagedStateThroughBinary(t *testing.T) {
 	storetest.Damage(t, db, "fact number 5:")
 
 	cmd := commandIn(t, state, work, "stdio")
-	stderr := &syncWriter{b: &strings.Builder{}}
+	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	cs = connectCmd(t, cmd)
 	for i := range 2 {
@@ -272,7 +272,7 @@ func TestUnreadableStateReportedAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := commandIn(t, state, work, "stdio")
-	stderr := &syncWriter{b: &strings.Builder{}}
+	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	cs := connectCmd(t, cmd)
 	text, isErr := toolCall(t, cs, "todo_operations", map[string]any{"operation": "read"})

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
 	"toolhost/internal/database/pgtest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -120,10 +121,10 @@ func TestToolListWireBytes(t *testing.T) {
 	for _, version := range []string{"", "2025-11-25", "2025-06-18", ""} {
 		cmd := command(t, "stdio")
 		os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
-		var log strings.Builder
+		var log syncBuffer
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
-			Connect(ctx, &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: &syncWriter{b: &log}}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			Connect(ctx, &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: &log}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,22 +158,23 @@ func TestToolListWireBytes(t *testing.T) {
 	}
 }
 
-type syncWriter struct {
+// syncBuffer is a bytes.Buffer a process writes while a test reads it.
+type syncBuffer struct {
 	mu sync.Mutex
-	b  *strings.Builder
+	b  bytes.Buffer
 }
 
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
 }
 
 // String returns what was written so far.
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestStdioMalformedLineKeepsSession(t *testing.T) {
