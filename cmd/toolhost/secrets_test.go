@@ -160,19 +160,8 @@ func (s *secretScene) leaks(text string) []string {
 
 func (s *secretScene) call(t *testing.T, tool string, args map[string]any) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s %v: %v", tool, args, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
+	text, _ := callText(t, s.cs, tool, args)
+	return text
 }
 
 // TestTerminalKeepsTheGuardsSecrets tries, through the built binary as a model would, every
