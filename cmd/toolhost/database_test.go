@@ -54,10 +54,7 @@ func TestDatabaseOverStdio(t *testing.T) {
 	cmd.Env = append(cmd.Env, "REPORTS_DIR="+reports)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	defer cs.Close()
 	if names := strings.Join(toolNames(t, cs), ","); !strings.Contains(names, "database_operations") {
 		t.Fatalf("tools = %s, want database_operations", names)

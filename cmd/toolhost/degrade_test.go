@@ -150,10 +150,7 @@ func connectCmd(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession {
 	if cmd.Env == nil {
 		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	t.Cleanup(func() { cs.Close() })
 	return cs
 }

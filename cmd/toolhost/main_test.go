@@ -64,6 +64,16 @@ func commandIn(t testing.TB, state, workdir string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// connectStdio connects a client to the toolhost process cmd starts, over its stdin and stdout.
+func connectStdio(t testing.TB, ctx context.Context, cmd *exec.Cmd) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
 func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
@@ -680,10 +690,7 @@ func TestKilledServerLosesNoAcknowledgedTodo(t *testing.T) {
 	cmd := commandIn(t, state, work, "stdio", "--conversation", "crash")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	var todos []map[string]any
 	for i := 1; i <= 40; i++ {
 		todos = append(todos, map[string]any{"id": i, "title": fmt.Sprintf("step %d", i), "status": "not-started"})

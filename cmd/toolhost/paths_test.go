@@ -39,10 +39,7 @@ func TestPathWalkAroundsOverStdio(t *testing.T) {
 	cmd.Env = append(cmd.Env, "HOME="+home)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	defer cs.Close()
 	tests := []struct {
 		name string

@@ -274,10 +274,7 @@ func TestStdioSaysWhatTheSandboxEnforces(t *testing.T) {
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	defer cs.Close()
 	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "terminal sandbox "); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {

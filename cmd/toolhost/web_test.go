@@ -113,10 +113,7 @@ func TestWebBinary(t *testing.T) {
 	cmd := commandIn(t, state, work, "stdio")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	defer cs.Close()
 
 	if text, isErr := webCall(t, cs, map[string]any{"operation": "http_request", "url": srv.URL + "/api"}); isErr || !strings.Contains(text, `{"ok":true}`) {
