@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,19 +17,8 @@ import (
 // callFile calls file_operations on a session and returns its text and whether it is an error.
 func callFile(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "file_operations", Arguments: args})
-	if err != nil {
-		t.Fatalf("file_operations %v: %v", args, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	res := callWithin(t, cs, 2*time.Minute, "file_operations", args)
+	return textOf(res, ""), res.IsError
 }
 
 func mustFile(t *testing.T, cs *mcp.ClientSession, args map[string]any) string {

@@ -141,25 +141,14 @@ func httpClient(t *testing.T, sv served, version string, opts *mcp.ClientOptions
 // call calls a tool and returns its text and structured content.
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, map[string]any) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s %v: %v", tool, args["operation"], err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
+	res := callWithin(t, cs, time.Minute, tool, args)
 	var st map[string]any
 	raw, _ := json.Marshal(res.StructuredContent)
 	json.Unmarshal(raw, &st)
 	if res.IsError {
-		return "ERROR " + b.String(), st
+		return "ERROR " + textOf(res, ""), st
 	}
-	return b.String(), st
+	return textOf(res, ""), st
 }
 
 // signIn opens the sign-in link in the browser and lands on the approvals page.

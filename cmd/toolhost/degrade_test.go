@@ -23,19 +23,8 @@ import (
 // of the result and whether it is an error result.
 func toolCall(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s %v: %v", tool, args, err)
-	}
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n"), res.IsError
+	res := callWithin(t, cs, 30*time.Second, tool, args)
+	return textOf(res, "\n"), res.IsError
 }
 
 // mustCall is toolCall for calls that must succeed.

@@ -74,6 +74,34 @@ func connectStdio(t testing.TB, ctx context.Context, cmd *exec.Cmd) *mcp.ClientS
 	return cs
 }
 
+// callWithin calls tool with args on cs and returns the result, failing t when the call itself
+// fails (an error result is a result) or takes longer than d (0: no bound but the test's).
+func callWithin(t testing.TB, cs *mcp.ClientSession, d time.Duration, tool string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	ctx := context.Background()
+	if d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", tool, args, err)
+	}
+	return res
+}
+
+// textOf joins the text blocks of res with sep.
+func textOf(res *mcp.CallToolResult, sep string) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, sep)
+}
+
 func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)

@@ -61,13 +61,7 @@ func TestPathWalkAroundsOverStdio(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b strings.Builder
-			for _, c := range res.Content {
-				if tc, ok := c.(*mcp.TextContent); ok {
-					b.WriteString(tc.Text)
-				}
-			}
-			got := b.String()
+			got := textOf(res, "")
 			if strings.Contains(got, "KEYMATERIAL") || strings.Contains(got, "ENVSECRET") || strings.Contains(got, "id_ed25519\n") {
 				t.Fatalf("file_operations %v revealed a secret:\n%s", tt.args, got)
 			}
