@@ -174,6 +174,18 @@ func (a *Approvals) load(tx *store.Tx, id string) (Approval, error) {
 	return a.current(ap), nil
 }
 
+// loadPending loads a request that is still waiting for a decision.
+func (a *Approvals) loadPending(tx *store.Tx, id string) (Approval, error) {
+	ap, err := a.load(tx, id)
+	if err != nil {
+		return ap, err
+	}
+	if ap.Status != StatusPending {
+		return ap, fmt.Errorf("approval request %s is %s: %w", ap.ID, ap.Status, ErrNotPending)
+	}
+	return ap, nil
+}
+
 // Get returns a request with its current status.
 func (a *Approvals) Get(ctx context.Context, id string) (Approval, error) {
 	if a.st == nil {
@@ -227,12 +239,8 @@ func (a *Approvals) Approve(ctx context.Context, id string, duration time.Durati
 	)
 	err := a.st.Update(ctx, func(tx *store.Tx) error {
 		var err error
-		ap, err = a.load(tx, id)
-		if err != nil {
+		if ap, err = a.loadPending(tx, id); err != nil {
 			return err
-		}
-		if ap.Status != StatusPending {
-			return fmt.Errorf("approval request %s is %s: %w", ap.ID, ap.Status, ErrNotPending)
 		}
 		gr, err = a.grants.build(GrantSpec{
 			Conversation: ap.Conversation,
@@ -270,12 +278,8 @@ func (a *Approvals) Deny(ctx context.Context, id, by string) (Approval, error) {
 	var ap Approval
 	err := a.st.Update(ctx, func(tx *store.Tx) error {
 		var err error
-		ap, err = a.load(tx, id)
-		if err != nil {
+		if ap, err = a.loadPending(tx, id); err != nil {
 			return err
-		}
-		if ap.Status != StatusPending {
-			return fmt.Errorf("approval request %s is %s: %w", ap.ID, ap.Status, ErrNotPending)
 		}
 		ap.Status, ap.Decided, ap.DecidedBy = StatusDenied, a.clock.Now().UTC(), by
 		return tx.PutJSON(approvalsBucket, ap.ID, &ap)

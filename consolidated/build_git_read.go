@@ -11,12 +11,23 @@ import (
 	"toolhost/internal/git"
 )
 
-func (b *buildTool) status(ctx context.Context, c *Call, a *gitStatusArgs) (*Result, error) {
-	repo, err := b.repoFor(ctx, c, a.Repo, authz.ClassRead, true)
+// readRepo opens the repository a read operation names and resolves its paths against it. An
+// operation that shows file contents (a diff, a blame) has each named path pass the guard; one
+// that shows only names (status, log, changed files) opens the repository for names only.
+func (b *buildTool) readRepo(ctx context.Context, c *Call, repoArg string, paths []string, contents bool) (*git.Repo, []string, error) {
+	repo, err := b.repoFor(ctx, c, repoArg, authz.ClassRead, !contents)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	paths, err := b.relPaths(ctx, c, repo, a.Paths, false)
+	rel, err := b.relPaths(ctx, c, repo, paths, contents)
+	if err != nil {
+		return nil, nil, err
+	}
+	return repo, rel, nil
+}
+
+func (b *buildTool) status(ctx context.Context, c *Call, a *gitStatusArgs) (*Result, error) {
+	repo, paths, err := b.readRepo(ctx, c, a.Repo, a.Paths, false)
 	if err != nil {
 		return nil, err
 	}
@@ -27,8 +38,9 @@ func (b *buildTool) status(ctx context.Context, c *Call, a *gitStatusArgs) (*Res
 	return &Result{Text: git.RenderStatus(st, git.RenderOptions{State: repo.State(), Shallow: repo.Shallow})}, nil
 }
 
-// diffRange resolves a ref argument for a diff: empty compares with the index (or HEAD when
-// staged), one ref compares the work tree (or index) with it, A..B compares two commits.
+// diffRange resolves a ref argument for a diff or a log: empty is nil (a diff compares with the
+// index, or HEAD when staged), one ref compares the work tree (or index) with it, A..B compares
+// two commits.
 func diffRange(ctx context.Context, repo *git.Repo, ref string) (*git.Range, error) {
 	if ref == "" {
 		return nil, nil
@@ -41,11 +53,7 @@ func diffRange(ctx context.Context, repo *git.Repo, ref string) (*git.Range, err
 }
 
 func (b *buildTool) diff(ctx context.Context, c *Call, a *gitDiffArgs) (*Result, error) {
-	repo, err := b.repoFor(ctx, c, a.Repo, authz.ClassRead, false)
-	if err != nil {
-		return nil, err
-	}
-	paths, err := b.relPaths(ctx, c, repo, a.Paths, true)
+	repo, paths, err := b.readRepo(ctx, c, a.Repo, a.Paths, true)
 	if err != nil {
 		return nil, err
 	}
@@ -229,25 +237,18 @@ func contextLines(n int) int {
 }
 
 func (b *buildTool) log(ctx context.Context, c *Call, a *gitLogArgs) (*Result, error) {
-	repo, err := b.repoFor(ctx, c, a.Repo, authz.ClassRead, true)
-	if err != nil {
-		return nil, err
-	}
-	paths, err := b.relPaths(ctx, c, repo, a.Paths, false)
+	repo, paths, err := b.readRepo(ctx, c, a.Repo, a.Paths, false)
 	if err != nil {
 		return nil, err
 	}
 	if a.Limit < 0 || a.Limit > 1000 {
 		return nil, &ToolError{Code: CodeInvalidValue, Param: "limit", Message: "limit must be 1-1000"}
 	}
-	var rng *git.Range
-	if a.Ref != "" {
-		r, err := repo.ResolveRange(ctx, a.Ref)
-		if err != nil {
-			return nil, gitError(err, "ref")
-		}
-		rng = &r
-	} else if !repo.HasCommits(ctx) {
+	rng, err := diffRange(ctx, repo, a.Ref)
+	if err != nil {
+		return nil, err
+	}
+	if rng == nil && !repo.HasCommits(ctx) {
 		return nil, gitError(git.ErrNoCommits, "ref")
 	}
 	cs, err := repo.Log(ctx, git.LogOptions{Range: rng, Paths: paths, Author: a.Author, Since: a.Since, Limit: a.Limit, Full: a.Full})
@@ -359,11 +360,7 @@ func (b *buildTool) blame(ctx context.Context, c *Call, a *gitBlameArgs) (*Resul
 	if len(a.Paths) != 1 {
 		return nil, &ToolError{Code: CodeInvalidValue, Param: "paths", Message: "git_blame takes exactly one file"}
 	}
-	repo, err := b.repoFor(ctx, c, a.Repo, authz.ClassRead, false)
-	if err != nil {
-		return nil, err
-	}
-	paths, err := b.relPaths(ctx, c, repo, a.Paths, true)
+	repo, paths, err := b.readRepo(ctx, c, a.Repo, a.Paths, true)
 	if err != nil {
 		return nil, err
 	}
@@ -384,11 +381,7 @@ func (b *buildTool) blame(ctx context.Context, c *Call, a *gitBlameArgs) (*Resul
 }
 
 func (b *buildTool) changed(ctx context.Context, c *Call, a *changedFilesArgs) (*Result, error) {
-	repo, err := b.repoFor(ctx, c, a.Repo, authz.ClassRead, true)
-	if err != nil {
-		return nil, err
-	}
-	paths, err := b.relPaths(ctx, c, repo, a.Paths, false)
+	repo, paths, err := b.readRepo(ctx, c, a.Repo, a.Paths, false)
 	if err != nil {
 		return nil, err
 	}

@@ -246,19 +246,24 @@ func writeOutline(b *strings.Builder, ss []codeintel.Symbol, indent string, pare
 	}
 }
 
-// target reads the symbol a call names: a position (line and column), or a name in path.
-func (f *fileTool) target(rel string, name string, line, column int64) (codeintel.Target, error) {
+// openTarget opens path as openCode does and reads the symbol a call names in it: a position
+// (line and column), or a name. isDir says whether path is a directory.
+func (f *fileTool) openTarget(ctx context.Context, c *Call, path, name string, line, column int64) (t codeintel.Target, isDir bool, err error) {
+	rel, isDir, err := f.openCode(ctx, c, path)
+	if err != nil {
+		return t, false, err
+	}
 	if line < 0 || column < 0 {
-		return codeintel.Target{}, &ToolError{Code: CodeInvalidValue, Param: "line", Message: "line and column are 1-based"}
+		return t, false, &ToolError{Code: CodeInvalidValue, Param: "line", Message: "line and column are 1-based"}
 	}
 	if line == 0 && name == "" {
-		return codeintel.Target{}, &ToolError{Code: CodeMissingParameter, Param: "name", Message: "give the symbol's name, or line and column in path",
+		return t, false, &ToolError{Code: CodeMissingParameter, Param: "name", Message: "give the symbol's name, or line and column in path",
 			Next: "find_symbol finds where a name is defined"}
 	}
 	if column > 0 && line == 0 {
-		return codeintel.Target{}, &ToolError{Code: CodeMissingParameter, Param: "line", Message: "column needs a line"}
+		return t, false, &ToolError{Code: CodeMissingParameter, Param: "line", Message: "column needs a line"}
 	}
-	return codeintel.Target{Pos: codeintel.Pos{Path: rel, Line: int(line), Column: int(column)}, Name: name}, nil
+	return codeintel.Target{Pos: codeintel.Pos{Path: rel, Line: int(line), Column: int(column)}, Name: name}, isDir, nil
 }
 
 // maxUsageLines is how many reference lines list_usages shows by default; the files after
@@ -266,11 +271,7 @@ func (f *fileTool) target(rel string, name string, line, column int64) (codeinte
 const maxUsageLines = 300
 
 func (f *fileTool) listUsages(ctx context.Context, c *Call, a *fileSymbolAtArgs) (*Result, error) {
-	rel, isDir, err := f.openCode(ctx, c, a.Path)
-	if err != nil {
-		return nil, err
-	}
-	t, err := f.target(rel, a.Name, a.Line, a.Column)
+	t, isDir, err := f.openTarget(ctx, c, a.Path, a.Name, a.Line, a.Column)
 	if err != nil {
 		return nil, err
 	}
@@ -326,11 +327,7 @@ func (f *fileTool) listUsages(ctx context.Context, c *Call, a *fileSymbolAtArgs)
 const definitionContext = 3
 
 func (f *fileTool) goToDefinition(ctx context.Context, c *Call, a *fileDefinitionArgs) (*Result, error) {
-	rel, isDir, err := f.openCode(ctx, c, a.Path)
-	if err != nil {
-		return nil, err
-	}
-	t, err := f.target(rel, a.Name, a.Line, a.Column)
+	t, isDir, err := f.openTarget(ctx, c, a.Path, a.Name, a.Line, a.Column)
 	if err != nil {
 		return nil, err
 	}
@@ -416,11 +413,7 @@ func (f *fileTool) renameSymbol(ctx context.Context, c *Call, a *fileRenameSymbo
 	if !validIdentifier(a.NewName) {
 		return nil, &ToolError{Code: CodeInvalidValue, Param: "new_name", Message: fmt.Sprintf("%q is not an identifier", a.NewName), Next: "letters, digits and _, not starting with a digit"}
 	}
-	rel, isDir, err := f.openCode(ctx, c, a.Path)
-	if err != nil {
-		return nil, err
-	}
-	t, err := f.target(rel, a.Name, a.Line, a.Column)
+	t, isDir, err := f.openTarget(ctx, c, a.Path, a.Name, a.Line, a.Column)
 	if err != nil {
 		return nil, err
 	}

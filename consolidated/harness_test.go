@@ -17,6 +17,7 @@ import (
 	"toolhost/internal/conversation"
 	"toolhost/internal/edit"
 	"toolhost/internal/engine"
+	"toolhost/internal/filetest"
 	"toolhost/internal/terminal"
 	"toolhost/store"
 	"toolhost/store/storetest"
@@ -377,15 +378,7 @@ func (h *harness) mustOp(op string, args map[string]any) (string, map[string]any
 // write creates files under the working directory: path -> content.
 func (h *harness) write(files map[string]string) {
 	h.t.Helper()
-	for p, content := range files {
-		full := filepath.Join(h.wd, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			h.t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			h.t.Fatal(err)
-		}
-	}
+	filetest.Write(h.t, h.wd, files)
 }
 
 func (h *harness) read(p string) string {

@@ -11,6 +11,7 @@ import (
 
 	"toolhost/authz"
 	"toolhost/internal/embed"
+	"toolhost/internal/filetest"
 	"toolhost/internal/git/gittest"
 	"toolhost/internal/memory"
 )
@@ -44,15 +45,7 @@ func newPathHome(t *testing.T) pathHome {
 		"vault/linked.txt":   linkedKey,
 		"notes.txt":          "home notes",
 	}
-	for p, c := range files {
-		full := filepath.Join(home, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	filetest.WritePrivate(t, home, files)
 	return pathHome{home: home, other: filepath.Join(home, "other")}
 }
 

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -20,22 +19,7 @@ import (
 )
 
 // ptyOutput collects what a program writes to its terminal.
-type ptyOutput struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (o *ptyOutput) Write(p []byte) (int, error) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.Write(p)
-}
-
-func (o *ptyOutput) String() string {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	return o.buf.String()
-}
+type ptyOutput struct{ syncBuffer }
 
 // await waits until the output holds want.
 func (o *ptyOutput) await(t *testing.T, want string) {

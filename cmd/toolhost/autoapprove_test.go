@@ -21,7 +21,7 @@ func TestAutoApproveThroughBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := commandIn(t, state, work, "stdio")
-	stderr := &syncWriter{b: &strings.Builder{}}
+	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ci", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -49,10 +49,7 @@ func TestBuildToolThroughBinary(t *testing.T) {
 	cmd := commandIn(t, t.TempDir(), wd, "stdio")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	defer cs.Close()
 	call := func(op string, args map[string]any, wantErr bool, want ...string) string {
 		t.Helper()
@@ -151,10 +148,7 @@ func TestLongRunThroughCLI(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: commandIn(t, state, work, "stdio")}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, commandIn(t, state, work, "stdio"))
 	defer cs.Close()
 	text, isErr := callText(t, cs, "build_and_version_control", map[string]any{"operation": "run_tests", "timeout_seconds": 300})
 	m := regexp.MustCompile(`\(execution (exec_\S+) runs until the run ends\)`).FindStringSubmatch(text)
@@ -232,10 +226,7 @@ func TestFreshBuildCache(t *testing.T) {
 	cmd.Env = append(env, "HOME="+home)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	defer cs.Close()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "build_and_version_control", Arguments: map[string]any{"operation": "get_errors"}})
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"toolhost/internal/app"
 	"toolhost/internal/codeindex"
 )
 
@@ -52,7 +53,7 @@ var indexCommands = group{title: "Index", commands: []cliCommand{
 				return fmt.Errorf("index rebuild: %w", err)
 			}
 			s := a.Index.Status()
-			fmt.Fprintf(inv.stdout, "indexed %d files (%s of text) in %s\n", s.Files, humanBytes(s.Bytes), time.Since(start).Round(time.Millisecond))
+			fmt.Fprintf(inv.stdout, "indexed %d files (%s of text) in %s\n", s.Files, app.HumanBytes(s.Bytes), time.Since(start).Round(time.Millisecond))
 			return nil
 		},
 	},
@@ -81,7 +82,7 @@ func printIndexStatus(inv *invocation, workdir string, s codeindex.Status) {
 	w := inv.stdout
 	fmt.Fprintf(w, "index of %s: %s\n", workdir, s.State)
 	if s.Files > 0 || s.State == "ready" || s.State == "stored" {
-		fmt.Fprintf(w, "  %d files in %d directories, %s of text, %s on disk in %d segment(s)\n", s.Files, s.Dirs, humanBytes(s.Bytes), humanBytes(s.DiskBytes), s.Segments)
+		fmt.Fprintf(w, "  %d files in %d directories, %s of text, %s on disk in %d segment(s)\n", s.Files, s.Dirs, app.HumanBytes(s.Bytes), app.HumanBytes(s.DiskBytes), s.Segments)
 	}
 	if !s.BuiltAt.IsZero() {
 		fmt.Fprintf(w, "  built %s (took %s)\n", s.BuiltAt.Format(time.RFC3339), s.Build.Round(time.Millisecond))
@@ -90,16 +91,4 @@ func printIndexStatus(inv *invocation, workdir string, s codeindex.Status) {
 		fmt.Fprintf(w, "  last build failed: %s\n", s.Error)
 	}
 	fmt.Fprintf(w, "  stored in %s\n", s.Dir)
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }

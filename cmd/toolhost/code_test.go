@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,24 +11,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/internal/codeintel/codetest"
+	"toolhost/internal/filetest"
 )
 
 // callFile calls file_operations on a session and returns its text and whether it is an error.
 func callFile(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "file_operations", Arguments: args})
-	if err != nil {
-		t.Fatalf("file_operations %v: %v", args, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	res := callWithin(t, cs, 2*time.Minute, "file_operations", args)
+	return textOf(res, ""), res.IsError
 }
 
 func mustFile(t *testing.T, cs *mcp.ClientSession, args map[string]any) string {
@@ -50,7 +39,7 @@ func TestCodeOperationsThroughBinary(t *testing.T) {
 			spec := codetest.Require(t, p.Lang)
 			build := codetest.RequireTool(t, p.Build[0])
 			state, work := t.TempDir(), t.TempDir()
-			codetest.Write(t, work, p.Files)
+			filetest.Write(t, work, p.Files)
 			cs := connectCmd(t, commandIn(t, state, work, "stdio"))
 			// A server still starting is answered for by the built-in parsers (tested in
 			// internal/codeintel); on a loaded machine typescript-language-server takes many
@@ -114,7 +103,7 @@ func TestIndexThroughBinary(t *testing.T) {
 		files[filepath.Join("pkg", string(rune('a'+i%26)), "f"+string(rune('0'+i%10))+".txt")] = "plain text\n"
 	}
 	files["docs/readme.md"] = "the needle is here\n"
-	codetest.Write(t, work, files)
+	filetest.Write(t, work, files)
 	cs := connectCmd(t, commandIn(t, state, work, "stdio"))
 	mustFile(t, cs, map[string]any{"operation": "grep_search", "pattern": "needle"})
 	deadline := time.Now().Add(30 * time.Second)
@@ -140,7 +129,7 @@ func TestIndexThroughBinary(t *testing.T) {
 		{"edit", func() { os.WriteFile(filepath.Join(work, "pkg/a/f0.txt"), []byte("a needle too\n"), 0o644) }, "pkg/a/f0.txt", ""},
 		{"delete", func() { os.Remove(filepath.Join(work, "docs/readme.md")) }, "pkg/a/f0.txt", "docs/readme.md"},
 		{"rename", func() { os.Rename(filepath.Join(work, "pkg/a/f0.txt"), filepath.Join(work, "pkg/moved.txt")) }, "pkg/moved.txt", "pkg/a/f0.txt"},
-		{"new directory", func() { codetest.Write(t, work, map[string]string{"new/deep/x.txt": "needle\n"}) }, "new/deep/x.txt", ""},
+		{"new directory", func() { filetest.Write(t, work, map[string]string{"new/deep/x.txt": "needle\n"}) }, "new/deep/x.txt", ""},
 	}
 	for _, s := range steps {
 		s.do()

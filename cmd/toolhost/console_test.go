@@ -141,25 +141,14 @@ func httpClient(t *testing.T, sv served, version string, opts *mcp.ClientOptions
 // call calls a tool and returns its text and structured content.
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, map[string]any) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s %v: %v", tool, args["operation"], err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
+	res := callWithin(t, cs, time.Minute, tool, args)
 	var st map[string]any
 	raw, _ := json.Marshal(res.StructuredContent)
 	json.Unmarshal(raw, &st)
 	if res.IsError {
-		return "ERROR " + b.String(), st
+		return "ERROR " + textOf(res, ""), st
 	}
-	return b.String(), st
+	return textOf(res, ""), st
 }
 
 // signIn opens the sign-in link in the browser and lands on the approvals page.
@@ -196,12 +185,7 @@ func TestConsoleApprovalLive(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "report.txt")
 
 	start := time.Now()
-	text, _ := call(t, cs, "user_collaboration", map[string]any{"operation": "request_authorization",
-		"path": outside, "access": "file_operations:write", "reason": "write the weekly report"})
-	id := regexp.MustCompile(`\br-[0-9a-z]+\b`).FindString(text)
-	if id == "" {
-		t.Fatalf("no request id: %s", text)
-	}
+	text, id := requestWrite(t, cs, outside, "write the weekly report")
 	within(t, tab, 10*time.Second, "request appears live", chromedp.WaitVisible(chromedp.CSS("#req-"+id)))
 	t.Logf("figure: approval request reached the open page %v after the call returned", time.Since(start).Round(time.Millisecond))
 	// The model was told where the user answers: this console, at the request.
@@ -523,18 +507,26 @@ func TestConsoleApprovalFromAnotherProcess(t *testing.T) {
 	}
 	t.Cleanup(func() { cs.Close() })
 	start := time.Now()
-	text, _ := call(t, cs, "user_collaboration", map[string]any{"operation": "request_authorization",
-		"path": filepath.Join(t.TempDir(), "notes.txt"), "access": "file_operations:write", "reason": "from the editor"})
-	id := regexp.MustCompile(`\br-[0-9a-z]+\b`).FindString(text)
-	if id == "" {
-		t.Fatalf("no request id: %s", text)
-	}
+	text, id := requestWrite(t, cs, filepath.Join(t.TempDir(), "notes.txt"), "from the editor")
 	within(t, tab, 10*time.Second, "request of another process appears live", chromedp.WaitVisible(chromedp.CSS("#req-"+id)))
 	t.Logf("figure: another process's approval request reached the open page %v after the call returned", time.Since(start).Round(time.Millisecond))
 	// The stdio server's model was sent to the console that serve announced.
 	if link := strings.TrimSuffix(sv.url, "mcp") + "#req-" + id; !strings.Contains(text, "toolhost console:\n  "+link+"\n") {
 		t.Errorf("the stdio server's pending text does not send the user to %s:\n%s", link, text)
 	}
+}
+
+// requestWrite has the model ask for write access to path and returns the answer and the
+// request's id.
+func requestWrite(t *testing.T, cs *mcp.ClientSession, path, reason string) (text, id string) {
+	t.Helper()
+	text, _ = call(t, cs, "user_collaboration", map[string]any{"operation": "request_authorization",
+		"path": path, "access": "file_operations:write", "reason": reason})
+	id = regexp.MustCompile(`\br-[0-9a-z]+\b`).FindString(text)
+	if id == "" {
+		t.Fatalf("no request id: %s", text)
+	}
+	return text, id
 }
 
 // consoleForm is the console of sv signed in over plain HTTP, as a browser without
@@ -649,12 +641,7 @@ func TestConsoleApproveWithoutJavaScript(t *testing.T) {
 		_, err := cdp.Call(ctx, tg, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true})
 		return err
 	}))
-	text, _ := call(t, cs, "user_collaboration", map[string]any{"operation": "request_authorization",
-		"path": filepath.Join(t.TempDir(), "notes.txt"), "access": "file_operations:write", "reason": "no script needed"})
-	id := regexp.MustCompile(`\br-[0-9a-z]+\b`).FindString(text)
-	if id == "" {
-		t.Fatalf("no request id: %s", text)
-	}
+	_, id := requestWrite(t, cs, filepath.Join(t.TempDir(), "notes.txt"), "no script needed")
 	navigate(t, tab, strings.TrimSuffix(sv.url, "/mcp")+"/")
 	within(t, tab, 20*time.Second, "the request on a page without scripts",
 		chromedp.WaitVisible(chromedp.CSS("#req-"+id)), chromedp.WaitVisible(chromedp.CSS("#noscript")))

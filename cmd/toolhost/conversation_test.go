@@ -19,10 +19,7 @@ func stdioSession(t *testing.T, state, work string) (*mcp.ClientSession, *exec.C
 	cmd := commandIn(t, state, work, "stdio")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	t.Cleanup(func() { cs.Close() })
 	return cs, cmd
 }

@@ -54,10 +54,7 @@ func TestDatabaseOverStdio(t *testing.T) {
 	cmd.Env = append(cmd.Env, "REPORTS_DIR="+reports)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	defer cs.Close()
 	if names := strings.Join(toolNames(t, cs), ","); !strings.Contains(names, "database_operations") {
 		t.Fatalf("tools = %s, want database_operations", names)
@@ -76,14 +73,7 @@ func TestDatabaseOverStdio(t *testing.T) {
 		{map[string]any{"operation": "describe_table", "connection": "app.db", "table": "users"}, "primary key: (id)", false},
 	}
 	for _, tt := range tests {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "database_operations", Arguments: tt.args})
-		if err != nil {
-			t.Fatal(err)
-		}
-		text := res.Content[0].(*mcp.TextContent).Text
-		if res.IsError != tt.isErr || !strings.Contains(text, tt.want) {
-			t.Errorf("%v = (error %v)\n%s\nwant %q", tt.args, res.IsError, text, tt.want)
-		}
+		dbCall(t, ctx, cs, tt.args, tt.want, tt.isErr)
 	}
 	cs.Close()
 	if hash(appDB) != appBefore || hash(reportsDB) != reportsBefore {
@@ -150,14 +140,7 @@ GRANT SELECT ON orders TO bin_reader;`); err != nil {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "database_operations", Arguments: tt.args})
-			if err != nil {
-				t.Fatal(err)
-			}
-			text := res.Content[0].(*mcp.TextContent).Text
-			if res.IsError != tt.isErr || !strings.Contains(text, tt.want) {
-				t.Errorf("%v = (error %v)\n%s\nwant %q", tt.args, res.IsError, text, tt.want)
-			}
+			text := dbCall(t, ctx, cs, tt.args, tt.want, tt.isErr)
 			if strings.Contains(text, password) {
 				t.Errorf("%s: the password reached the result: %s", tt.name, text)
 			}
@@ -173,4 +156,19 @@ GRANT SELECT ON orders TO bin_reader;`); err != nil {
 END $$`); err != nil {
 		t.Errorf("the database changed: %v", err)
 	}
+}
+
+// dbCall runs database_operations with args, checks that the text holds want and that the result
+// is an error result exactly when isErr, and returns the text.
+func dbCall(t *testing.T, ctx context.Context, cs *mcp.ClientSession, args map[string]any, want string, isErr bool) string {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "database_operations", Arguments: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := res.Content[0].(*mcp.TextContent).Text
+	if res.IsError != isErr || !strings.Contains(text, want) {
+		t.Errorf("%v = (error %v)\n%s\nwant %q", args, res.IsError, text, want)
+	}
+	return text
 }

@@ -23,19 +23,8 @@ import (
 // of the result and whether it is an error result.
 func toolCall(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s %v: %v", tool, args, err)
-	}
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n"), res.IsError
+	res := callWithin(t, cs, 30*time.Second, tool, args)
+	return textOf(res, "\n"), res.IsError
 }
 
 // mustCall is toolCall for calls that must succeed.
@@ -78,7 +67,7 @@ func TestDamagedStateThroughBinary(t *testing.T) {
 	storetest.Damage(t, db, "fact number 5:")
 
 	cmd := commandIn(t, state, work, "stdio")
-	stderr := &syncWriter{b: &strings.Builder{}}
+	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	cs = connectCmd(t, cmd)
 	for i := range 2 {
@@ -150,10 +139,7 @@ func connectCmd(t *testing.T, cmd *exec.Cmd) *mcp.ClientSession {
 	if cmd.Env == nil {
 		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir())
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	t.Cleanup(func() { cs.Close() })
 	return cs
 }
@@ -272,7 +258,7 @@ func TestUnreadableStateReportedAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := commandIn(t, state, work, "stdio")
-	stderr := &syncWriter{b: &strings.Builder{}}
+	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	cs := connectCmd(t, cmd)
 	text, isErr := toolCall(t, cs, "todo_operations", map[string]any{"operation": "read"})

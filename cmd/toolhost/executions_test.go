@@ -72,19 +72,8 @@ func connectHTTPVersion(t *testing.T, base, token string, opts *mcp.ClientOption
 
 func callText(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s %v: %v", tool, args, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	res := callWithin(t, cs, 90*time.Second, tool, args)
+	return textOf(res, ""), res.IsError
 }
 
 // tryCall is callText for goroutines: it reports failures in the text instead of failing.
@@ -95,13 +84,7 @@ func tryCall(cs *mcp.ClientSession, tool string, args map[string]any) string {
 	if err != nil {
 		return "call error: " + err.Error()
 	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
+	return textOf(res, "")
 }
 
 // api does one operator API request and decodes the JSON answer into v (if not nil).

@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
 	"toolhost/internal/database/pgtest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -61,6 +62,44 @@ func commandIn(t testing.TB, state, workdir string, args ...string) *exec.Cmd {
 	cmd := exec.Command(binary, append(args, "--state-dir", state, "--workdir", workdir, "--config", cfg)...)
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+state)
 	return cmd
+}
+
+// connectStdio connects a client to the toolhost process cmd starts, over its stdin and stdout.
+func connectStdio(t testing.TB, ctx context.Context, cmd *exec.Cmd) *mcp.ClientSession {
+	t.Helper()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+// callWithin calls tool with args on cs and returns the result, failing t when the call itself
+// fails (an error result is a result) or takes longer than d (0: no bound but the test's).
+func callWithin(t testing.TB, cs *mcp.ClientSession, d time.Duration, tool string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	ctx := context.Background()
+	if d > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: %v", tool, args, err)
+	}
+	return res
+}
+
+// textOf joins the text blocks of res with sep.
+func textOf(res *mcp.CallToolResult, sep string) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, sep)
 }
 
 func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
@@ -120,10 +159,10 @@ func TestToolListWireBytes(t *testing.T) {
 	for _, version := range []string{"", "2025-11-25", "2025-06-18", ""} {
 		cmd := command(t, "stdio")
 		os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
-		var log strings.Builder
+		var log syncBuffer
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
-			Connect(ctx, &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: &syncWriter{b: &log}}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+			Connect(ctx, &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: &log}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,22 +196,23 @@ func TestToolListWireBytes(t *testing.T) {
 	}
 }
 
-type syncWriter struct {
+// syncBuffer is a bytes.Buffer a process writes while a test reads it.
+type syncBuffer struct {
 	mu sync.Mutex
-	b  *strings.Builder
+	b  bytes.Buffer
 }
 
-func (w *syncWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
 }
 
 // String returns what was written so far.
-func (w *syncWriter) String() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.String()
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestStdioMalformedLineKeepsSession(t *testing.T) {
@@ -678,10 +718,7 @@ func TestKilledServerLosesNoAcknowledgedTodo(t *testing.T) {
 	cmd := commandIn(t, state, work, "stdio", "--conversation", "crash")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	var todos []map[string]any
 	for i := 1; i <= 40; i++ {
 		todos = append(todos, map[string]any{"id": i, "title": fmt.Sprintf("step %d", i), "status": "not-started"})

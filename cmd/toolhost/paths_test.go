@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"toolhost/internal/filetest"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,17 +26,9 @@ func TestPathWalkAroundsOverStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	state, work := t.TempDir(), filepath.Join(home, "work")
-	for p, c := range map[string]string{
+	filetest.WritePrivate(t, home, map[string]string{
 		".ssh/id_ed25519": "KEYMATERIAL", "project/.env": "ENVSECRET", "notes.txt": "plain", "work/main.go": "package main",
-	} {
-		full := filepath.Join(home, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o700); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	if err := os.Symlink(filepath.Join(home, "project"), filepath.Join(work, "proj")); err != nil {
 		t.Fatal(err)
 	}
@@ -45,10 +39,7 @@ func TestPathWalkAroundsOverStdio(t *testing.T) {
 	cmd.Env = append(cmd.Env, "HOME="+home)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	defer cs.Close()
 	tests := []struct {
 		name string
@@ -70,13 +61,7 @@ func TestPathWalkAroundsOverStdio(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var b strings.Builder
-			for _, c := range res.Content {
-				if tc, ok := c.(*mcp.TextContent); ok {
-					b.WriteString(tc.Text)
-				}
-			}
-			got := b.String()
+			got := textOf(res, "")
 			if strings.Contains(got, "KEYMATERIAL") || strings.Contains(got, "ENVSECRET") || strings.Contains(got, "id_ed25519\n") {
 				t.Fatalf("file_operations %v revealed a secret:\n%s", tt.args, got)
 			}

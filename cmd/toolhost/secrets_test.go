@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -162,19 +160,8 @@ func (s *secretScene) leaks(text string) []string {
 
 func (s *secretScene) call(t *testing.T, tool string, args map[string]any) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	res, err := s.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s %v: %v", tool, args, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
+	text, _ := callText(t, s.cs, tool, args)
+	return text
 }
 
 // TestTerminalKeepsTheGuardsSecrets tries, through the built binary as a model would, every
@@ -287,34 +274,13 @@ func TestStdioSaysWhatTheSandboxEnforces(t *testing.T) {
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	defer cs.Close()
 	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(stderr.String(), "terminal sandbox "); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("stdio's log never said what the sandbox enforces:\n%s", stderr.String())
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer a process writes while a test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // TestSecretsMaskedEverywhere feeds every form of secret of the corpus through the built

@@ -114,7 +114,7 @@ func TestServerCompactsAtStart(t *testing.T) {
 	freeUp(t, state)
 	before := fileSize(t, db)
 	cmd := commandIn(t, state, work, "stdio")
-	stderr := &syncWriter{b: &strings.Builder{}}
+	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	cs, err = mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

@@ -71,20 +71,12 @@ func listedURI(t *testing.T, cs *mcp.ClientSession, prefix, suffix string) strin
 // callOK calls a tool and fails the test on an error result.
 func callOK(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) string {
 	t.Helper()
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s %v: %v", tool, args["operation"], err)
-	}
-	var text strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			text.WriteString(tc.Text)
-		}
-	}
+	res := callWithin(t, cs, 0, tool, args)
+	text := textOf(res, "")
 	if res.IsError {
-		t.Fatalf("%s %v: %s", tool, args["operation"], text.String())
+		t.Fatalf("%s %v: %s", tool, args["operation"], text)
 	}
-	return text.String()
+	return text
 }
 
 // TestResourceSubscribeThroughBinary: a client subscribed to its todo list hears

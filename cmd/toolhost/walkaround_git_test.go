@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,23 +17,12 @@ import (
 // opText calls one build_and_version_control operation and returns its text and isError.
 func opText(t *testing.T, cs *mcp.ClientSession, op string, args map[string]any) (string, bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	m := map[string]any{"operation": op}
 	for k, v := range args {
 		m[k] = v
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "build_and_version_control", Arguments: m})
-	if err != nil {
-		t.Fatalf("%s: %v", op, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	res := callWithin(t, cs, time.Minute, "build_and_version_control", m)
+	return textOf(res, ""), res.IsError
 }
 
 // TestGitWalkAroundsFromATerminal: the working directory is writable to terminals, so a model

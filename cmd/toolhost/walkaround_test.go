@@ -55,20 +55,9 @@ func stillPending(t *testing.T, state, work, id string) {
 
 func runText(t *testing.T, cs *mcp.ClientSession, command string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "terminal_operations", Arguments: map[string]any{
-		"operation": "run_command", "command": command, "timeout_seconds": 30, "yield_seconds": 30}})
-	if err != nil {
-		t.Fatalf("run_command %q: %v", command, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
+	res := callWithin(t, cs, time.Minute, "terminal_operations", map[string]any{
+		"operation": "run_command", "command": command, "timeout_seconds": 30, "yield_seconds": 30})
+	return textOf(res, "")
 }
 
 func stdioClient(t *testing.T, state, work string, extra ...string) *mcp.ClientSession {

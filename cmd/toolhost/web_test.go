@@ -18,6 +18,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+
 	"toolhost/internal/browser"
 	"toolhost/internal/nettest"
 
@@ -34,19 +35,8 @@ func webCall(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, 
 // webCallRaw runs web_operations and returns the joined text and the whole result.
 func webCallRaw(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, *mcp.CallToolResult) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "web_operations", Arguments: args})
-	if err != nil {
-		t.Fatalf("web_operations %v: %v", args, err)
-	}
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n"), res
+	res := callWithin(t, cs, 90*time.Second, "web_operations", args)
+	return textOf(res, "\n"), res
 }
 
 // snapshotRef finds the ref of the first snapshot line containing want.
@@ -113,10 +103,7 @@ func TestWebBinary(t *testing.T) {
 	cmd := commandIn(t, state, work, "stdio")
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs := connectStdio(t, ctx, cmd)
 	defer cs.Close()
 
 	if text, isErr := webCall(t, cs, map[string]any{"operation": "http_request", "url": srv.URL + "/api"}); isErr || !strings.Contains(text, `{"ok":true}`) {

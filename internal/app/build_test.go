@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,17 +45,7 @@ func TestBuildProfiles(t *testing.T) {
 				if tl.Name != "build_and_version_control" {
 					continue
 				}
-				var s struct {
-					Properties struct {
-						Operation struct {
-							Enum []string `json:"enum"`
-						} `json:"operation"`
-					} `json:"properties"`
-				}
-				if err := json.Unmarshal(tl.InputSchema.(json.RawMessage), &s); err != nil {
-					t.Fatal(err)
-				}
-				got = s.Properties.Operation.Enum
+				got = operationEnum(t, tl.InputSchema)
 				for _, op := range all {
 					if !contains(got, op) && strings.Contains(tl.Description, op+",") {
 						t.Errorf("the description names %s, which the profile disables:\n%s", op, tl.Description)

@@ -30,16 +30,7 @@ func webOperations(t *testing.T, a *App) []string {
 		if tl.Name != "web_operations" {
 			continue
 		}
-		var s struct {
-			Properties struct {
-				Operation struct {
-					Enum []string `json:"enum"`
-				} `json:"operation"`
-			} `json:"properties"`
-		}
-		b, _ := json.Marshal(tl.InputSchema)
-		json.Unmarshal(b, &s)
-		return s.Properties.Operation.Enum
+		return operationEnum(t, tl.InputSchema)
 	}
 	t.Fatal("web_operations is not advertised")
 	return nil

@@ -342,17 +342,25 @@ func TestBrowserNeverLoads(t *testing.T) {
 	}
 }
 
+// openAt opens conversation conv's browser and navigates it to url, failing tb on an error.
+func (f *fixture) openAt(tb testing.TB, conv, url string) *Session {
+	tb.Helper()
+	ctx := context.Background()
+	s, _, err := f.m.Open(ctx, conv)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := s.Navigate(ctx, url, 0); err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
 func TestBrowserIdleTimeoutKillsTree(t *testing.T) {
 	base, port := server(t, formHandler())
 	f := newFixture(t, allowPort(port), func(c *Config) { c.IdleTimeout = 400 * time.Millisecond })
 	ctx := context.Background()
-	s, _, err := f.m.Open(ctx, "c1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Navigate(ctx, base+"/", 0); err != nil {
-		t.Fatal(err)
-	}
+	s := f.openAt(t, "c1", base+"/")
 	pid, dir := s.PID(), s.DataDir()
 	if pid == 0 || len(processesUsing(dir)) < 2 {
 		t.Fatalf("pid %d, processes %v: want a browser with child processes", pid, processesUsing(dir))
@@ -440,13 +448,7 @@ func BenchmarkBrowserOpenSnapshotCold(b *testing.B) {
 	var durs []time.Duration
 	for b.Loop() {
 		start := time.Now()
-		s, _, err := f.m.Open(ctx, "bench")
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := s.Navigate(ctx, base+"/", 0); err != nil {
-			b.Fatal(err)
-		}
+		s := f.openAt(b, "bench", base+"/")
 		if _, _, err := s.Snapshot(ctx); err != nil {
 			b.Fatal(err)
 		}
@@ -505,13 +507,7 @@ func TestBrowserAllowedFetchWorks(t *testing.T) {
 	}))
 	f := newFixture(t, append(allowPort(port), allowPort(oport)...), nil)
 	ctx := context.Background()
-	s, _, err := f.m.Open(ctx, "c1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Navigate(ctx, base+"/", 0); err != nil {
-		t.Fatal(err)
-	}
+	s := f.openAt(t, "c1", base+"/")
 	if _, err := s.Wait(ctx, "", "read READABLE", 10*time.Second); err != nil {
 		snap, _, _ := s.Snapshot(ctx)
 		t.Fatalf("allowed fetch: %v\n%s", err, snap)

@@ -105,14 +105,30 @@ func (s *Session) start(ctx context.Context) error {
 		s.proxy.close()
 		return fmt.Errorf("browser profile: %w", err)
 	}
+	opts := chromiumOptions(bin, s.dataDir, s.proxy.URL(), cfg.Width, cfg.Height)
+	if err := s.launch(ctx, opts); err != nil {
+		s.teardown()
+		return err
+	}
+	s.exited = make(chan struct{})
+	if s.proc != nil {
+		go s.watchExit(s.proc, s.exited)
+	}
+	s.touch()
+	return nil
+}
+
+// chromiumOptions are the flags of a private, headless Chromium that reaches the network only
+// through toolhost's guarded proxy and phones home nowhere.
+func chromiumOptions(bin, dataDir, proxyURL string, width, height int) []chromedp.ExecAllocatorOption {
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin),
-		chromedp.UserDataDir(s.dataDir),
+		chromedp.UserDataDir(dataDir),
 		chromedp.NoFirstRun,
 		chromedp.NoDefaultBrowserCheck,
 		chromedp.Headless,
 		chromedp.DisableGPU,
-		chromedp.WindowSize(cfg.Width, cfg.Height),
+		chromedp.WindowSize(width, height),
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true),
@@ -139,7 +155,7 @@ func (s *Session) start(ctx context.Context) error {
 		chromedp.Flag("mute-audio", true),
 		// Every request through toolhost's guarded proxy. "<-loopback>" removes Chromium's
 		// implicit bypass of localhost and 127.0.0.1, so loopback is decided like the rest.
-		chromedp.ProxyServer(s.proxy.URL()),
+		chromedp.ProxyServer(proxyURL),
 		chromedp.Flag("proxy-bypass-list", "<-loopback>"),
 		// WebRTC may not send UDP around the proxy.
 		chromedp.Flag("force-webrtc-ip-handling-policy", "disable_non_proxied_udp"),
@@ -157,6 +173,12 @@ func (s *Session) start(ctx context.Context) error {
 		// Chromium's sandbox refuses to run as root.
 		opts = append(opts, chromedp.NoSandbox)
 	}
+	return opts
+}
+
+// launch starts the browser process with its first tab and denies downloads; on an error the
+// caller tears down what was started.
+func (s *Session) launch(ctx context.Context, opts []chromedp.ExecAllocatorOption) error {
 	allocCtx, allocCancel := chromedp.NewExecAllocator(context.Background(), opts...)
 	// chromedp logs with the log package by default; toolhost's log is slog on stderr or a file.
 	logf := func(format string, args ...any) { s.m.log.Debug("chromedp: " + fmt.Sprintf(format, args...)) }
@@ -171,14 +193,11 @@ func (s *Session) start(ctx context.Context) error {
 	select {
 	case err := <-errc:
 		if err != nil {
-			s.teardown()
 			return fmt.Errorf("start chromium: %w", err)
 		}
 	case <-time.After(startTimeout):
-		s.teardown()
 		return fmt.Errorf("start chromium: no answer within %s", startTimeout)
 	case <-ctx.Done():
-		s.teardown()
 		return ctx.Err()
 	}
 	if c := chromedp.FromContext(tabCtx); c != nil && c.Browser != nil {
@@ -187,37 +206,33 @@ func (s *Session) start(ctx context.Context) error {
 	// A page must not save files where the working-directory guard cannot see: the download
 	// operation is the way to save a file.
 	dctx, dcancel := context.WithTimeout(tabCtx, 10*time.Second)
-	_, err = chromedp.CallBrowser(dctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{Behavior: cdpbrowser.SetDownloadBehaviorBehaviorDeny})
-	dcancel()
-	if err != nil {
-		s.teardown()
+	defer dcancel()
+	if _, err := chromedp.CallBrowser(dctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{Behavior: cdpbrowser.SetDownloadBehaviorBehaviorDeny}); err != nil {
 		return fmt.Errorf("start chromium: deny downloads: %w", err)
 	}
-	s.exited = make(chan struct{})
-	if s.proc != nil {
-		go func(p *os.Process, done chan struct{}) {
-			// chromedp waits for the process; poll for its exit without reaping it.
-			for {
-				if err := p.Signal(syscall.Signal(0)); err != nil {
-					close(done)
-					return
-				}
-				select {
-				case <-time.After(500 * time.Millisecond):
-				case <-s.m.done:
-				}
-				s.mu.Lock()
-				closed := s.closed
-				s.mu.Unlock()
-				if closed {
-					close(done)
-					return
-				}
-			}
-		}(s.proc, s.exited)
-	}
-	s.touch()
 	return nil
+}
+
+// watchExit closes done when the browser process p has gone or the session was closed.
+// chromedp waits for the process, so this polls for its exit without reaping it.
+func (s *Session) watchExit(p *os.Process, done chan struct{}) {
+	for {
+		if err := p.Signal(syscall.Signal(0)); err != nil {
+			close(done)
+			return
+		}
+		select {
+		case <-time.After(500 * time.Millisecond):
+		case <-s.m.done:
+		}
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			close(done)
+			return
+		}
+	}
 }
 
 // close ends the browser: the tab, then the process tree, the proxy and the profile.

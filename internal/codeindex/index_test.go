@@ -11,22 +11,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"toolhost/internal/filetest"
 	"toolhost/internal/fsread"
 )
-
-// tree writes files (path → content) under dir.
-func tree(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
 
 func sample() map[string]string {
 	return map[string]string{
@@ -103,7 +90,7 @@ func sameAsWalk(t *testing.T, ix *Index, root *os.Root) {
 
 func TestIndexAnswersLikeTheWalk(t *testing.T) {
 	dir := t.TempDir()
-	tree(t, dir, sample())
+	filetest.Write(t, dir, sample())
 	ix, root := openIndex(t, dir)
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
@@ -126,7 +113,7 @@ func TestIndexAnswersLikeTheWalk(t *testing.T) {
 // must have caught up within a second.
 func TestIndexFollowsChanges(t *testing.T) {
 	dir := t.TempDir()
-	tree(t, dir, sample())
+	filetest.Write(t, dir, sample())
 	ix, root := openIndex(t, dir)
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
@@ -135,20 +122,24 @@ func TestIndexFollowsChanges(t *testing.T) {
 		name string
 		do   func()
 	}{
-		{"edit", func() { tree(t, dir, map[string]string{"main.go": "package main\n// NewReader now here too\n"}) }},
+		{"edit", func() {
+			filetest.Write(t, dir, map[string]string{"main.go": "package main\n// NewReader now here too\n"})
+		}},
 		{"append", func() {
 			f, _ := os.OpenFile(filepath.Join(dir, "docs/readme.md"), os.O_APPEND|os.O_WRONLY, 0)
 			f.WriteString("FIXME appended\n")
 			f.Close()
 		}},
-		{"create", func() { tree(t, dir, map[string]string{"pkg/new.go": "package pkg\nfunc NewReader2() {} // TODO\n"}) }},
+		{"create", func() {
+			filetest.Write(t, dir, map[string]string{"pkg/new.go": "package pkg\nfunc NewReader2() {} // TODO\n"})
+		}},
 		{"delete", func() { os.Remove(filepath.Join(dir, "pkg/reader.go")) }},
 		{"rename file", func() { os.Rename(filepath.Join(dir, "pkg/sub/deep.txt"), filepath.Join(dir, "pkg/sub/moved.txt")) }},
-		{"new directory", func() { tree(t, dir, map[string]string{"fresh/a/b.txt": "hello NewReader fresh\n"}) }},
+		{"new directory", func() { filetest.Write(t, dir, map[string]string{"fresh/a/b.txt": "hello NewReader fresh\n"}) }},
 		{"rename directory", func() { os.Rename(filepath.Join(dir, "fresh"), filepath.Join(dir, "stale")) }},
 		{"remove directory", func() { os.RemoveAll(filepath.Join(dir, "docs/nested")) }},
-		{"binary becomes text", func() { tree(t, dir, map[string]string{"bin/blob.dat": "now text NewReader\n"}) }},
-		{"gitignore changes", func() { tree(t, dir, map[string]string{".gitignore": "*.log\n"}) }},
+		{"binary becomes text", func() { filetest.Write(t, dir, map[string]string{"bin/blob.dat": "now text NewReader\n"}) }},
+		{"gitignore changes", func() { filetest.Write(t, dir, map[string]string{".gitignore": "*.log\n"}) }},
 	}
 	for _, s := range steps {
 		s.do()
@@ -180,7 +171,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // TestIndexWithoutNotifications checks file times on every query instead.
 func TestIndexWithoutNotifications(t *testing.T) {
 	dir := t.TempDir()
-	tree(t, dir, sample())
+	filetest.Write(t, dir, sample())
 	root, _ := os.OpenRoot(dir)
 	defer root.Close()
 	ix := Open(Config{Dir: filepath.Join(t.TempDir(), "index"), Root: root, RootPath: dir, NoWatch: true})
@@ -188,7 +179,7 @@ func TestIndexWithoutNotifications(t *testing.T) {
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	tree(t, dir, map[string]string{"main.go": "package main // NewReader\n", "x/y.go": "NewReader\n"})
+	filetest.Write(t, dir, map[string]string{"main.go": "package main // NewReader\n", "x/y.go": "NewReader\n"})
 	os.Remove(filepath.Join(dir, "docs/readme.md"))
 	sameAsWalk(t, ix, root)
 }
@@ -196,7 +187,7 @@ func TestIndexWithoutNotifications(t *testing.T) {
 // TestIndexReload writes the index, changes the tree while no process watches, and loads it.
 func TestIndexReload(t *testing.T) {
 	dir := t.TempDir()
-	tree(t, dir, sample())
+	filetest.Write(t, dir, sample())
 	root, _ := os.OpenRoot(dir)
 	defer root.Close()
 	idir := filepath.Join(t.TempDir(), "index")
@@ -204,9 +195,9 @@ func TestIndexReload(t *testing.T) {
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	tree(t, dir, map[string]string{"pkg/after.go": "package pkg // TODO NewReader\n"})
+	filetest.Write(t, dir, map[string]string{"pkg/after.go": "package pkg // TODO NewReader\n"})
 	ix.Close()
-	tree(t, dir, map[string]string{"main.go": "package main // Close NewReader\n"})
+	filetest.Write(t, dir, map[string]string{"main.go": "package main // Close NewReader\n"})
 	os.Remove(filepath.Join(dir, "pkg/reader.go"))
 	ix2 := Open(Config{Dir: idir, Root: root, RootPath: dir})
 	defer ix2.Close()
@@ -225,7 +216,7 @@ func TestIndexReload(t *testing.T) {
 // TestIndexGlobLikeTheWalk: file_search through the index finds what the walk finds.
 func TestIndexGlobLikeTheWalk(t *testing.T) {
 	dir := t.TempDir()
-	tree(t, dir, sample())
+	filetest.Write(t, dir, sample())
 	ix, root := openIndex(t, dir)
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)
@@ -258,10 +249,10 @@ func TestIndexGlobLikeTheWalk(t *testing.T) {
 // was watched has no event; the next search still sees the change.
 func TestChangeBeforeTheWatch(t *testing.T) {
 	dir := t.TempDir()
-	tree(t, dir, sample())
+	filetest.Write(t, dir, sample())
 	ix, root := openIndex(t, dir)
 	ix.beforeWatch = func() {
-		tree(t, dir, map[string]string{"pkg/sub/deep.txt": "TODO: retry failed uploads\nFIXME later\nlate needle\n"})
+		filetest.Write(t, dir, map[string]string{"pkg/sub/deep.txt": "TODO: retry failed uploads\nFIXME later\nlate needle\n"})
 	}
 	if err := ix.Build(context.Background()); err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"toolhost/internal/codeindex"
 	"toolhost/internal/codeintel/codetest"
+	"toolhost/internal/filetest"
 )
 
 // On the generated tree of at least 90,000 files (codetest.GoTree):
@@ -99,7 +100,7 @@ func BenchmarkDocumentSymbols(b *testing.B) {
 	for i := 0; strings.Count(ts.String(), "\n") < 2000; i++ {
 		fmt.Fprintf(&ts, "export class C%d {\n  private n%d: number = 0;\n  get%d(x: number): number {\n    return this.n%d + x;\n  }\n}\n\nexport function f%d(a: string): string {\n  return a;\n}\n", i, i, i, i, i)
 	}
-	codetest.Write(b, dir, map[string]string{"nodes.go": string(src), "big.ts": ts.String()})
+	filetest.Write(b, dir, map[string]string{"nodes.go": string(src), "big.ts": ts.String()})
 	root, _ := os.OpenRoot(dir)
 	defer root.Close()
 	e := NewEngine(Config{Root: root, RootPath: dir})

@@ -2,16 +2,21 @@ package codeintel
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"toolhost/internal/codeindex"
 	"toolhost/internal/codeintel/codetest"
+	"toolhost/internal/fifotest"
+	"toolhost/internal/filetest"
+	"toolhost/internal/fsread"
 	"toolhost/internal/lsp"
 )
 
@@ -113,7 +118,7 @@ func TestFindSymbolBuiltin(t *testing.T) {
 		for k, v := range p.Files {
 			files[p.Lang+"/"+k] = v
 		}
-		codetest.Write(t, dir, files)
+		filetest.Write(t, dir, files)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -163,5 +168,31 @@ func TestFindSymbolBuiltin(t *testing.T) {
 		if !r.Loose || len(r.Symbols) != 2 {
 			t.Errorf("a name in the wrong case: %+v", r)
 		}
+	}
+}
+
+// TestReadRefusesFIFO: a FIFO where a source file was (swapped in after a walk listed the file)
+// is refused as not regular; the open does not wait for a writer that never comes.
+func TestReadRefusesFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifotest.Make(t, filepath.Join(dir, "p.go"))
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	e := NewEngine(Config{Root: root, RootPath: dir})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := e.read("p.go")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, fsread.ErrNotRegular) {
+			t.Errorf("read(FIFO) = %v, want %v", err, fsread.ErrNotRegular)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("read(FIFO) still waits for a writer after 10s")
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"toolhost/internal/embed"
 	"toolhost/internal/fsread"
 	"toolhost/internal/lsp"
+	"toolhost/internal/sysfile"
 )
 
 // Config configures an Engine.
@@ -148,9 +149,10 @@ func (e *Engine) syncFile(ctx context.Context, s *lsp.Server, rel string) ([]byt
 	return src, text, nil
 }
 
-// read reads a file inside the working directory.
+// read reads a file inside the working directory. The open does not wait for a writer when rel
+// is a FIFO (one swapped in after a walk listed a file), which is then refused as not regular.
 func (e *Engine) read(rel string) ([]byte, fs.FileInfo, error) {
-	f, err := e.cfg.Root.Open(filepath.FromSlash(rel))
+	f, err := e.cfg.Root.OpenFile(filepath.FromSlash(rel), os.O_RDONLY|sysfile.OpenReadFlags&^sysfile.NoFollow, 0)
 	if err != nil {
 		return nil, nil, err
 	}

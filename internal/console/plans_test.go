@@ -17,19 +17,28 @@ import (
 	"toolhost/internal/todo"
 )
 
-// TestPlansAndMemory: todo lists per conversation; memory search, delete and a document
-// import whose progress ends at done.
-func TestPlansAndMemory(t *testing.T) {
+// newMemoryFixture is a console with a memory service on the lexical embedder, configured by
+// cfg otherwise.
+func newMemoryFixture(t *testing.T, cfg memory.Config) (*fixture, *memory.Service) {
+	t.Helper()
 	var svc *memory.Service
 	f := newFixture(t, func(o *Options) {
 		emb, err := embed.New("lexical")
 		if err != nil {
 			t.Fatal(err)
 		}
-		svc = memory.New(o.Store, memory.Config{Embedder: emb})
+		cfg.Embedder = emb
+		svc = memory.New(o.Store, cfg)
 		t.Cleanup(func() { svc.Close() })
 		o.Memory = svc
 	})
+	return f, svc
+}
+
+// TestPlansAndMemory: todo lists per conversation; memory search, delete and a document
+// import whose progress ends at done.
+func TestPlansAndMemory(t *testing.T) {
+	f, svc := newMemoryFixture(t, memory.Config{})
 	ctx := context.Background()
 	if _, err := todo.Write(ctx, f.c.o.Store, "conv-a", []todo.Todo{{ID: 1, Title: "Fix the parser", Status: todo.StatusInProgress}}); err != nil {
 		t.Fatal(err)
@@ -101,16 +110,7 @@ func TestPlansAndMemory(t *testing.T) {
 // TestStandingInstructionsPage: the memory page lists the user's standing instructions with the
 // words they were given in, and removes one (with the CSRF token, like every change).
 func TestStandingInstructionsPage(t *testing.T) {
-	var svc *memory.Service
-	f := newFixture(t, func(o *Options) {
-		emb, err := embed.New("lexical")
-		if err != nil {
-			t.Fatal(err)
-		}
-		svc = memory.New(o.Store, memory.Config{Embedder: emb})
-		t.Cleanup(func() { svc.Close() })
-		o.Memory = svc
-	})
+	f, svc := newMemoryFixture(t, memory.Config{})
 	ctx := context.Background()
 	in, err := svc.Store(ctx, memory.StoreRequest{Conversation: "conv-a", Kind: memory.KindInstruction, Scope: "user",
 		Content: "Answer in German.", UserWords: "antworte bitte immer auf Deutsch"})
@@ -151,15 +151,7 @@ func TestStandingInstructionsPage(t *testing.T) {
 // (the limit and the form's fields) or over it.
 func TestImportUploadSizeBothSides(t *testing.T) {
 	const limit = 200
-	f := newFixture(t, func(o *Options) {
-		emb, err := embed.New("lexical")
-		if err != nil {
-			t.Fatal(err)
-		}
-		svc := memory.New(o.Store, memory.Config{Embedder: emb, MaxDocumentBytes: limit})
-		t.Cleanup(func() { svc.Close() })
-		o.Memory = svc
-	})
+	f, _ := newMemoryFixture(t, memory.Config{MaxDocumentBytes: limit})
 	cl := f.client(t)
 	csrf := f.signIn(t, cl)
 	for _, tt := range []struct {

@@ -169,6 +169,7 @@ const (
 	tokNumber
 	tokParam // $1, ?, ?3, :name, @name
 	tokPunct // one character of anything else
+	tokSkip  // whitespace or a comment; lexToken returns it, lex drops it
 )
 
 type token struct {
@@ -184,129 +185,146 @@ func (t token) is(c byte) bool { return t.kind == tokPunct && len(t.text) == 1 &
 // PostgreSQL) Unicode-escaped identifiers, whose names the check would have to decode.
 func lex(d dialect, sql string) ([]token, error) {
 	var toks []token
-	unterminated := func(what string) error {
-		return &Error{Kind: KindInvalid, Msg: "the SQL has an unterminated " + what}
-	}
-	i := 0
-	for i < len(sql) {
-		c := sql[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			i++
-		case c == '-' && i+1 < len(sql) && sql[i+1] == '-':
-			for i < len(sql) && sql[i] != '\n' {
-				i++
-			}
-		case c == '/' && i+1 < len(sql) && sql[i+1] == '*':
-			// PostgreSQL nests block comments; SQLite does not.
-			depth := 0
-			for {
-				if i+1 >= len(sql) {
-					if d == dialectSQLite && depth == 1 {
-						i = len(sql) // SQLite accepts a comment that runs to the end
-						break
-					}
-					return nil, unterminated("comment")
-				}
-				if sql[i] == '/' && sql[i+1] == '*' && (depth == 0 || d == dialectPostgres) {
-					depth++
-					i += 2
-					continue
-				}
-				if sql[i] == '*' && sql[i+1] == '/' {
-					depth--
-					i += 2
-					if depth == 0 {
-						break
-					}
-					continue
-				}
-				i++
-			}
-		case c == '\'':
-			j, ok := quoted(sql, i, '\'', false)
-			if !ok {
-				return nil, unterminated("string")
-			}
-			toks = append(toks, token{tokString, sql[i:j], j})
-			i = j
-		case d == dialectPostgres && (c == 'e' || c == 'E') && i+1 < len(sql) && sql[i+1] == '\'' && !wordBefore(sql, i):
-			j, ok := quoted(sql, i+1, '\'', true)
-			if !ok {
-				return nil, unterminated("string")
-			}
-			toks = append(toks, token{tokString, sql[i:j], j})
-			i = j
-		case d == dialectPostgres && (c == 'u' || c == 'U') && i+2 < len(sql) && sql[i+1] == '&' && sql[i+2] == '"' && !wordBefore(sql, i):
-			return nil, refused(`Unicode-escaped identifiers (U&"...") are not accepted; write the name plainly`)
-		case c == '"' || (d == dialectSQLite && c == '`'):
-			j, ok := quoted(sql, i, c, false)
-			if !ok {
-				return nil, unterminated("quoted identifier")
-			}
-			name := strings.ReplaceAll(sql[i+1:j-1], string([]byte{c, c}), string(c))
-			toks = append(toks, token{tokQuoted, name, j})
-			i = j
-		case d == dialectSQLite && c == '[':
-			j := strings.IndexByte(sql[i:], ']')
-			if j < 0 {
-				return nil, unterminated("quoted identifier")
-			}
-			toks = append(toks, token{tokQuoted, sql[i+1 : i+j], i + j + 1})
-			i += j + 1
-		case d == dialectPostgres && c == '$' && i+1 < len(sql) && isDigit(sql[i+1]):
-			j := i + 1
-			for j < len(sql) && isDigit(sql[j]) {
-				j++
-			}
-			toks = append(toks, token{tokParam, sql[i:j], j})
-			i = j
-		case d == dialectPostgres && c == '$' && !wordBefore(sql, i):
-			// A dollar-quoted string: $$...$$ or $tag$...$tag$.
-			j := i + 1
-			for j < len(sql) && isIdentPart(sql[j]) && sql[j] != '$' {
-				j++
-			}
-			if j >= len(sql) || sql[j] != '$' || (j > i+1 && isDigit(sql[i+1])) {
-				toks = append(toks, token{tokPunct, "$", i + 1})
-				i++
-				continue
-			}
-			tag := sql[i : j+1]
-			k := strings.Index(sql[j+1:], tag)
-			if k < 0 {
-				return nil, unterminated("dollar-quoted string")
-			}
-			end := j + 1 + k + len(tag)
-			toks = append(toks, token{tokString, sql[i:end], end})
-			i = end
-		case d == dialectSQLite && (c == '?' || c == ':' || c == '@' || c == '$'):
-			j := i + 1
-			for j < len(sql) && isIdentPart(sql[j]) {
-				j++
-			}
-			toks = append(toks, token{tokParam, sql[i:j], j})
-			i = j
-		case isDigit(c) || (c == '.' && i+1 < len(sql) && isDigit(sql[i+1])):
-			j := i + 1
-			for j < len(sql) && (isIdentPart(sql[j]) || sql[j] == '.') {
-				j++
-			}
-			toks = append(toks, token{tokNumber, sql[i:j], j})
-			i = j
-		case isIdentStart(c):
-			j := i + 1
-			for j < len(sql) && (isIdentPart(sql[j]) || (d == dialectPostgres && sql[j] == '$')) {
-				j++
-			}
-			toks = append(toks, token{tokWord, strings.ToLower(sql[i:j]), j})
-			i = j
-		default:
-			toks = append(toks, token{tokPunct, sql[i : i+1], i + 1})
-			i++
+	for i := 0; i < len(sql); {
+		tok, err := lexToken(d, sql, i)
+		if err != nil {
+			return nil, err
 		}
+		if tok.kind != tokSkip {
+			toks = append(toks, tok)
+		}
+		i = tok.end
 	}
 	return toks, nil
+}
+
+// lexToken reads the token that starts at sql[i]; whitespace and comments come back as tokSkip.
+// The order of the cases matters: a dialect's special starts come before the general classes.
+func lexToken(d dialect, sql string, i int) (token, error) {
+	c := sql[i]
+	pg, lite := d == dialectPostgres, d == dialectSQLite
+	next := func(b byte) bool { return i+1 < len(sql) && sql[i+1] == b }
+	switch {
+	case isSpace(c):
+		return token{tokSkip, "", i + 1}, nil
+	case c == '-' && next('-'):
+		return token{tokSkip, "", scan(sql, i, func(b byte) bool { return b != '\n' })}, nil
+	case c == '/' && next('*'):
+		end, err := blockCommentEnd(d, sql, i)
+		return token{tokSkip, "", end}, err
+	case c == '\'':
+		return lexString(sql, i, i, false)
+	case pg && (c == 'e' || c == 'E') && next('\'') && !wordBefore(sql, i):
+		return lexString(sql, i, i+1, true)
+	case pg && (c == 'u' || c == 'U') && i+2 < len(sql) && sql[i+1] == '&' && sql[i+2] == '"' && !wordBefore(sql, i):
+		return token{}, refused(`Unicode-escaped identifiers (U&"...") are not accepted; write the name plainly`)
+	case c == '"' || (lite && c == '`'):
+		return lexQuotedName(sql, i)
+	case lite && c == '[':
+		j := strings.IndexByte(sql[i:], ']')
+		if j < 0 {
+			return token{}, unterminated("quoted identifier")
+		}
+		return token{tokQuoted, sql[i+1 : i+j], i + j + 1}, nil
+	case pg && c == '$' && i+1 < len(sql) && isDigit(sql[i+1]):
+		return spanToken(tokParam, sql, i, scan(sql, i+1, isDigit)), nil
+	case pg && c == '$' && !wordBefore(sql, i):
+		return lexDollar(sql, i)
+	case lite && (c == '?' || c == ':' || c == '@' || c == '$'):
+		return spanToken(tokParam, sql, i, scan(sql, i+1, isIdentPart)), nil
+	case isDigit(c) || (c == '.' && i+1 < len(sql) && isDigit(sql[i+1])):
+		return spanToken(tokNumber, sql, i, scan(sql, i+1, func(b byte) bool { return isIdentPart(b) || b == '.' })), nil
+	case isIdentStart(c):
+		end := scan(sql, i+1, func(b byte) bool { return isIdentPart(b) || (pg && b == '$') })
+		return token{tokWord, strings.ToLower(sql[i:end]), end}, nil
+	default:
+		return token{tokPunct, sql[i : i+1], i + 1}, nil
+	}
+}
+
+func unterminated(what string) error {
+	return &Error{Kind: KindInvalid, Msg: "the SQL has an unterminated " + what}
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
+}
+
+// scan returns the offset of the first byte from sql[j] on that in does not accept.
+func scan(sql string, j int, in func(byte) bool) int {
+	for j < len(sql) && in(sql[j]) {
+		j++
+	}
+	return j
+}
+
+// spanToken is the token of kind k that is the text sql[i:end].
+func spanToken(k tokKind, sql string, i, end int) token { return token{k, sql[i:end], end} }
+
+// blockCommentEnd returns the offset just past the block comment at sql[i]. PostgreSQL nests
+// block comments; SQLite does not, and accepts one that runs to the end.
+func blockCommentEnd(d dialect, sql string, i int) (int, error) {
+	depth := 0
+	for {
+		if i+1 >= len(sql) {
+			if d == dialectSQLite && depth == 1 {
+				return len(sql), nil
+			}
+			return 0, unterminated("comment")
+		}
+		if sql[i] == '/' && sql[i+1] == '*' && (depth == 0 || d == dialectPostgres) {
+			depth++
+			i += 2
+			continue
+		}
+		if sql[i] == '*' && sql[i+1] == '/' {
+			depth--
+			i += 2
+			if depth == 0 {
+				return i, nil
+			}
+			continue
+		}
+		i++
+	}
+}
+
+// lexString reads the string literal that starts at sql[i] with its quote at sql[quote] (after
+// PostgreSQL's E prefix).
+func lexString(sql string, i, quote int, backslashes bool) (token, error) {
+	j, ok := quoted(sql, quote, '\'', backslashes)
+	if !ok {
+		return token{}, unterminated("string")
+	}
+	return token{tokString, sql[i:j], j}, nil
+}
+
+// lexQuotedName reads the identifier quoted by sql[i] ("..." or SQLite's `...`); a doubled
+// quote inside stands for itself.
+func lexQuotedName(sql string, i int) (token, error) {
+	q := sql[i]
+	j, ok := quoted(sql, i, q, false)
+	if !ok {
+		return token{}, unterminated("quoted identifier")
+	}
+	name := strings.ReplaceAll(sql[i+1:j-1], string([]byte{q, q}), string(q))
+	return token{tokQuoted, name, j}, nil
+}
+
+// lexDollar reads PostgreSQL's dollar-quoted string ($$...$$ or $tag$...$tag$) at sql[i]; a "$"
+// that starts none is punctuation.
+func lexDollar(sql string, i int) (token, error) {
+	j := scan(sql, i+1, isIdentPart)
+	if j >= len(sql) || sql[j] != '$' || (j > i+1 && isDigit(sql[i+1])) {
+		return token{tokPunct, "$", i + 1}, nil
+	}
+	tag := sql[i : j+1]
+	k := strings.Index(sql[j+1:], tag)
+	if k < 0 {
+		return token{}, unterminated("dollar-quoted string")
+	}
+	end := j + 1 + k + len(tag)
+	return token{tokString, sql[i:end], end}, nil
 }
 
 // quoted returns the offset just past the literal that starts with the quote q at sql[i]. A

@@ -6,21 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"toolhost/internal/filetest"
 )
 
 // openRoot returns a root over a fresh temporary directory holding files.
 func openRoot(t testing.TB, files map[string]string) (*os.Root, string) {
 	t.Helper()
 	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	filetest.Write(t, dir, files)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"toolhost/internal/filetest"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -17,15 +19,7 @@ import (
 func openTestRoot(t *testing.T, files map[string]string) (*os.Root, string) {
 	t.Helper()
 	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	filetest.Write(t, dir, files)
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		t.Fatal(err)

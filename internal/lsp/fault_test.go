@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"toolhost/internal/codeintel/codetest"
+	"toolhost/internal/filetest"
 	. "toolhost/internal/lsp"
 )
 
@@ -156,7 +157,7 @@ func TestGoplsKilledMidCall(t *testing.T) {
 	codetest.Require(t, "go")
 	dir := t.TempDir()
 	p0 := codetest.Projects[0]
-	codetest.Write(t, dir, p0.Files)
+	filetest.Write(t, dir, p0.Files)
 	p := NewPool(Options{Root: dir, Timeout: 30 * time.Second}, DefaultSpecs(nil))
 	defer p.Close()
 	s, err := p.Server("go")

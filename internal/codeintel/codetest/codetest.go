@@ -6,7 +6,6 @@ package codetest
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"toolhost/internal/lsp"
@@ -42,20 +41,6 @@ func RequireTool(t testing.TB, name string) string {
 	}
 	t.Skipf("%s is not installed", name)
 	return ""
-}
-
-// Write writes files under dir.
-func Write(t testing.TB, dir string, files map[string]string) {
-	t.Helper()
-	for p, c := range files {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 }
 
 // Project is a small project in one language, with the facts tests check.
