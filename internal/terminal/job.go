@@ -3,6 +3,7 @@ package terminal
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"toolhost/internal/gate"
-	"toolhost/internal/sandbox"
 )
 
 // RunSpec describes a one-shot command.
@@ -122,8 +122,8 @@ type job struct {
 	pid     int
 	started time.Time
 	timer   *time.Timer
-	pipes   []*os.File
-	sandbox string // the sandbox mode it runs under
+	pipes   []io.Closer // its output pipes, and what startJobProcess said to hold with them
+	sandbox string      // the sandbox mode it runs under
 
 	// Guarded by stream.mu.
 	stdout, stderr capture
@@ -170,12 +170,10 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration,
 	cmd.Dir = spec.Cwd
 	cmd.Env = childEnv(m.cfg.Gate, start.Env, noTerminal, spec.Env, j.sel.marker)
 	cmd.Stdout, cmd.Stderr = outW, errW
-	// A new kernel session: no controlling terminal (nothing can prompt on /dev/tty) and
-	// one id that covers every process group the command creates.
-	cmd.SysProcAttr = jobAttr()
 	j.started = time.Now()
 	j.lastUse = j.started
-	if err := sandbox.Start(cmd, start.Policy); err != nil {
+	held, err := startJobProcess(cmd, start.Policy, &j.sel)
+	if err != nil {
 		outR.Close()
 		outW.Close()
 		errR.Close()
@@ -187,7 +185,10 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration,
 	j.cmd = cmd
 	j.pid = cmd.Process.Pid
 	j.sel.sid = j.pid
-	j.pipes = []*os.File{outR, errR}
+	j.pipes = []io.Closer{outR, errR}
+	if held != nil {
+		j.pipes = append(j.pipes, held)
+	}
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go j.readPipe(outR, &j.stdout, &readers)
