@@ -43,3 +43,24 @@ func TestPlatformSupportHere(t *testing.T) {
 		t.Errorf("PlatformSupport() = %+v, but hasConPTY() = %v", got, hasConPTY())
 	}
 }
+
+func TestIsBashName(t *testing.T) {
+	tests := []struct {
+		name, goos string
+		want       bool
+	}{
+		{"bash", "linux", true},
+		{"bash", "windows", true},
+		{"bash.exe", "windows", true},
+		{"BASH.EXE", "windows", true},
+		{"bash.exe", "linux", false}, // a Unix file of that name is no bash we know
+		{"sh.exe", "windows", false},
+		{"dash", "linux", false},
+		{"bash5", "linux", false},
+	}
+	for _, tt := range tests {
+		if got := isBashName(tt.name, tt.goos); got != tt.want {
+			t.Errorf("isBashName(%q, %q) = %v, want %v", tt.name, tt.goos, got, tt.want)
+		}
+	}
+}
