@@ -117,6 +117,7 @@ type job struct {
 	id      string
 	command string
 	cwd     string
+	shell   string // what runs the line (oneShotShell)
 	sel     procSelector
 	cmd     *exec.Cmd
 	pid     int
@@ -166,6 +167,7 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration,
 		errW.Close()
 		return nil, fmt.Errorf("run command: %w", err)
 	}
+	j.shell = shell
 	cmd := m.command(shell, "-c", spec.Command)
 	cmd.Dir = spec.Cwd
 	cmd.Env = childEnv(m.cfg.Gate, start.Env, noTerminal, spec.Env, j.sel.marker)
@@ -339,7 +341,7 @@ func (j *job) output(ctx context.Context, q OutputQuery) (Output, error) {
 func (j *job) info() Info {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	inf := Info{ID: j.id, Conversation: j.conv, Kind: "command", Cwd: j.cwd, Shell: "/bin/sh", Sandbox: j.sandbox,
+	inf := Info{ID: j.id, Conversation: j.conv, Kind: "command", Cwd: j.cwd, Shell: j.shell, Sandbox: j.sandbox,
 		PID: j.pid, State: StateRunning, Started: j.started, Ended: j.ended,
 		IdleSeconds: int64(time.Since(j.lastUse).Seconds()), LastCommand: truncateRunes(j.command, 200)}
 	if !j.running {
