@@ -213,16 +213,12 @@ func spawnOnConsole(cmd *exec.Cmd, hpc windows.Handle, std []windows.Handle) (*j
 	return job, nil
 }
 
-// consolePTY is a session's pseudo console.
+// consolePTY is a session's pseudo console. Its input pipe is synchronous: deadlineWriter
+// gives writes their deadline.
 type consolePTY struct {
+	deadlineWriter
 	c   *conpty.ConPty
 	job *jobObject
-
-	mu       sync.Mutex
-	deadline time.Time
-	// pending is the result of a write that outlived its deadline; the next write waits
-	// for it, so typed input never interleaves.
-	pending chan error
 }
 
 // startInPTY starts cmd on a new pseudo console of the given size. Nothing confines it:
@@ -244,7 +240,7 @@ func startInPTY(cmd *exec.Cmd, cols, rows int, p *sandbox.Policy) (ptyStart, err
 		c.Close()
 		return ptyStart{}, err
 	}
-	return ptyStart{conn: &consolePTY{c: c, job: job}, job: job}, nil
+	return ptyStart{conn: &consolePTY{deadlineWriter: deadlineWriter{write: c.Write}, c: c, job: job}, job: job}, nil
 }
 
 // Read returns the console's output: the screen, rendered as VT sequences by the console host.
@@ -257,55 +253,6 @@ func (t *consolePTY) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return n, nil
-}
-
-func (t *consolePTY) SetWriteDeadline(d time.Time) error {
-	t.mu.Lock()
-	t.deadline = d
-	t.mu.Unlock()
-	return nil
-}
-
-// Write types p. The pipe is synchronous (no deadline of its own): the write runs aside and
-// is given up on at the deadline; it completes when the console host reads, or fails when it
-// is closed.
-func (t *consolePTY) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	var timeout <-chan time.Time
-	if !t.deadline.IsZero() {
-		d := time.Until(t.deadline)
-		if d <= 0 {
-			return 0, os.ErrDeadlineExceeded
-		}
-		tm := time.NewTimer(d)
-		defer tm.Stop()
-		timeout = tm.C
-	}
-	if t.pending != nil {
-		select {
-		case <-t.pending:
-			t.pending = nil
-		case <-timeout:
-			return 0, os.ErrDeadlineExceeded
-		}
-	}
-	done := make(chan error, 1)
-	buf := append([]byte(nil), p...)
-	go func() {
-		_, err := t.c.Write(buf)
-		done <- err
-	}()
-	select {
-	case err := <-done:
-		if err != nil {
-			return 0, err
-		}
-		return len(p), nil
-	case <-timeout:
-		t.pending = done
-		return 0, os.ErrDeadlineExceeded
-	}
 }
 
 func (t *consolePTY) Resize(cols, rows int) error { return t.c.Resize(cols, rows) }
