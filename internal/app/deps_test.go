@@ -94,6 +94,7 @@ var modules = []module{
 	{path: "github.com/BurntSushi/toml", reason: "the configuration file, with line numbers in errors"},
 	{path: "github.com/bmatcuk/doublestar/v4", reason: "** globs for file_search, grep include/exclude and .gitignore"},
 	{path: "github.com/creack/pty", reason: "PTYs for terminal sessions"},
+	{path: "github.com/charmbracelet/x/conpty", reason: "Windows pseudo consoles (ConPTY) for terminal sessions and commands (issue 27; MIT; its Spawn is not used: a process must be in its job object before it runs)"},
 	{path: "github.com/google/go-cmp", reason: "tests: readable (-want +got) diffs"},
 	{path: "github.com/hinshun/vt10x", reason: "renders a terminal's visible screen (get_screen, screen resources)"},
 	{path: "github.com/modelcontextprotocol/go-sdk", reason: "the MCP protocol, server and client (tests)"},

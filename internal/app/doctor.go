@@ -38,11 +38,11 @@ const lowSpace = 64 << 20
 
 // Doctor checks everything a user needs to know before pointing a client at toolhost: the state
 // directory (writable, space, the file's integrity), memories against their indexes, the
-// terminal sandbox, the embedder, the HTTP token and the HTTP port. It changes nothing;
+// terminal sandbox, what terminals run on, the embedder, the HTTP token and the HTTP port. It changes nothing;
 // RepairState and RepairMemory do. The state check comes first.
 func (a *App) Doctor(ctx context.Context) []DoctorCheck {
 	st := a.checkState(ctx)
-	checks := []DoctorCheck{st, a.checkMemory(ctx, st.OK), a.checkSandbox()}
+	checks := []DoctorCheck{st, a.checkMemory(ctx, st.OK), a.checkSandbox(), a.checkTerminals()}
 	if probe, ok := a.probeSandbox(ctx); ok {
 		checks = append(checks, probe)
 	}

@@ -153,6 +153,7 @@ func (a *App) markServer() {
 	// The Landlock self-test behind the status line waits until the server has answered
 	// its first tools/list (a command before that runs it at once).
 	a.afterSettled(func(context.Context) {
+		a.logTerminals()
 		st := a.SandboxStatus()
 		if st.Refusing || st.Mode != sandbox.ModeOff && st.Effective == sandbox.ModeOff {
 			a.Logger.Warn(st.Summary())

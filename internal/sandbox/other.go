@@ -16,8 +16,18 @@ func ABI() (int, error) {
 
 // Start starts cmd unconfined when p allows it (nil or off) and refuses otherwise.
 func Start(cmd *exec.Cmd, p *Policy) error {
+	if err := Unconfined(p); err != nil {
+		return err
+	}
+	return cmd.Start()
+}
+
+// Unconfined is Start's decision alone, for a start that cannot go through exec.Cmd.Start (a
+// process on a Windows pseudo console): nil when p lets a command run unconfined (nil or off),
+// the refusal otherwise.
+func Unconfined(p *Policy) error {
 	if p == nil || p.Mode == ModeOff {
-		return cmd.Start()
+		return nil
 	}
 	_, err := ABI()
 	return fmt.Errorf("%w: %v", ErrUnavailable, err)

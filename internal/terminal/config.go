@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 
@@ -148,7 +149,7 @@ func (c Config) withDefaults() Config {
 
 // resolveShell picks the session shell and whether it is bash (which gets prompt markers).
 func resolveShell(configured string) (path string, bash bool) {
-	isBash := func(p string) bool { return filepath.Base(p) == "bash" }
+	isBash := func(p string) bool { return isBashName(filepath.Base(p), runtime.GOOS) }
 	if configured != "" {
 		if p, err := exec.LookPath(configured); err == nil {
 			return p, isBash(p)
@@ -166,6 +167,15 @@ func resolveShell(configured string) (path string, bash bool) {
 		return p, false
 	}
 	return "/bin/sh", false
+}
+
+// isBashName says whether an executable's base name is bash's: "bash", and on Windows also
+// "bash.exe" in any letter case (Git for Windows' bash).
+func isBashName(name, goos string) bool {
+	if goos == "windows" {
+		name = strings.TrimSuffix(strings.ToLower(name), ".exe")
+	}
+	return name == "bash"
 }
 
 // defaultSignalPrefix returns a command prefix that restores default signal dispositions

@@ -3,6 +3,7 @@ package terminal
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"toolhost/internal/gate"
-	"toolhost/internal/sandbox"
 )
 
 // RunSpec describes a one-shot command.
@@ -117,13 +117,14 @@ type job struct {
 	id      string
 	command string
 	cwd     string
+	shell   string // what runs the line (oneShotShell)
 	sel     procSelector
 	cmd     *exec.Cmd
 	pid     int
 	started time.Time
 	timer   *time.Timer
-	pipes   []*os.File
-	sandbox string // the sandbox mode it runs under
+	pipes   []io.Closer // its output pipes, and what startJobProcess said to hold with them
+	sandbox string      // the sandbox mode it runs under
 
 	// Guarded by stream.mu.
 	stdout, stderr capture
@@ -166,16 +167,15 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration,
 		errW.Close()
 		return nil, fmt.Errorf("run command: %w", err)
 	}
+	j.shell = shell
 	cmd := m.command(shell, "-c", spec.Command)
 	cmd.Dir = spec.Cwd
 	cmd.Env = childEnv(m.cfg.Gate, start.Env, noTerminal, spec.Env, j.sel.marker)
 	cmd.Stdout, cmd.Stderr = outW, errW
-	// A new kernel session: no controlling terminal (nothing can prompt on /dev/tty) and
-	// one id that covers every process group the command creates.
-	cmd.SysProcAttr = jobAttr()
 	j.started = time.Now()
 	j.lastUse = j.started
-	if err := sandbox.Start(cmd, start.Policy); err != nil {
+	held, err := startJobProcess(cmd, start.Policy, &j.sel)
+	if err != nil {
 		outR.Close()
 		outW.Close()
 		errR.Close()
@@ -187,7 +187,10 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration,
 	j.cmd = cmd
 	j.pid = cmd.Process.Pid
 	j.sel.sid = j.pid
-	j.pipes = []*os.File{outR, errR}
+	j.pipes = []io.Closer{outR, errR}
+	if held != nil {
+		j.pipes = append(j.pipes, held)
+	}
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go j.readPipe(outR, &j.stdout, &readers)
@@ -338,7 +341,7 @@ func (j *job) output(ctx context.Context, q OutputQuery) (Output, error) {
 func (j *job) info() Info {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	inf := Info{ID: j.id, Conversation: j.conv, Kind: "command", Cwd: j.cwd, Shell: "/bin/sh", Sandbox: j.sandbox,
+	inf := Info{ID: j.id, Conversation: j.conv, Kind: "command", Cwd: j.cwd, Shell: j.shell, Sandbox: j.sandbox,
 		PID: j.pid, State: StateRunning, Started: j.started, Ended: j.ended,
 		IdleSeconds: int64(time.Since(j.lastUse).Seconds()), LastCommand: truncateRunes(j.command, 200)}
 	if !j.running {

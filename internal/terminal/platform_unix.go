@@ -3,11 +3,16 @@
 package terminal
 
 import (
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"syscall"
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"toolhost/internal/sandbox"
 )
 
 // What the engine asks of the operating system, one file per platform: PTYs and their modes,
@@ -39,6 +44,73 @@ func oneShotShell() (string, error) { return "/bin/sh", nil }
 // jobAttr starts a command in a new kernel session: no controlling terminal (nothing can
 // prompt on /dev/tty) and one id that covers every process group the command creates.
 func jobAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setsid: true} }
+
+// startJobProcess starts a one-shot command whose stdio the caller has set (pipes), confined by
+// p, in a kernel session of its own. Nothing needs holding beyond its pipes: the io.Closer is nil.
+func startJobProcess(cmd *exec.Cmd, p *sandbox.Policy, _ *procSelector) (io.Closer, error) {
+	cmd.SysProcAttr = jobAttr()
+	return nil, sandbox.Start(cmd, p)
+}
+
+// hasConPTY: pseudo consoles are Windows'.
+func hasConPTY() bool { return false }
+
+// jobObject: Unix has none; a command's processes are found by session id, terminal and
+// marker (procSelector).
+type jobObject struct{}
+
+// startInPTY starts cmd, confined by p, as the session leader of a new PTY of the given size.
+func startInPTY(cmd *exec.Cmd, cols, rows int, p *sandbox.Policy) (ptyStart, error) {
+	ptmx, tty, err := openPTY(cols, rows)
+	if err != nil {
+		return ptyStart{}, fmt.Errorf("open pty: %w", err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = sessionAttr()
+	if err := sandbox.Start(cmd, p); err != nil {
+		ptmx.Close()
+		tty.Close()
+		return ptyStart{}, err
+	}
+	name := tty.Name()
+	tty.Close()
+	master, err := pollableMaster(ptmx)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return ptyStart{}, fmt.Errorf("prepare pty: %w", err)
+	}
+	return ptyStart{conn: &filePTY{File: master, tty: name}, tty: name}, nil
+}
+
+// filePTY is a PTY master: reads, writes, deadlines and Close are the pollable file's.
+type filePTY struct {
+	*os.File
+	tty string // the slave's name
+}
+
+func (f *filePTY) Resize(cols, rows int) error {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var ierr error
+	if err := rc.Control(func(fd uintptr) { ierr = setWinsize(fd, cols, rows) }); err != nil {
+		return err
+	}
+	return ierr
+}
+
+func (f *filePTY) LocalModes() (lflag uint32, ok bool) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return 0, false
+	}
+	_ = rc.Control(func(fd uintptr) { lflag, ok = localModes(fd) })
+	return lflag, ok
+}
+
+func (f *filePTY) InputPending() bool { return ttyInputPending(f.tty) }
 
 // sessionAttr starts a session's shell as the leader of a new session whose controlling
 // terminal is its PTY (stdin).

@@ -16,6 +16,9 @@ type procSelector struct {
 	sid    int
 	tty    string // e.g. /dev/pts/3; empty for one-shot commands
 	marker string // NAME=value; empty to skip the environment check
+	// job, where the platform has one (Windows), holds every process started for it, however
+	// it detached; nil elsewhere.
+	job *jobObject
 }
 
 // killAll signals every member with SIGHUP and SIGTERM (and SIGCONT so stopped jobs can

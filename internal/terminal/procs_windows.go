@@ -9,12 +9,20 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// The process table on Windows, from a Toolhelp snapshot: a command's processes are the one
-// toolhost started (the selector's sid) and its descendants. Other processes' environments
-// are not read, so a process that outlived its parent is not found (no marker search), and
-// nothing is known about terminals (there are no sessions on Windows yet).
+// The process table on Windows. A command or session started on a pseudo console is in a job
+// object, and its processes are the job's, however they detached. Without one (no ConPTY),
+// they come from a Toolhelp snapshot: the process toolhost started (the selector's sid) and
+// its descendants; other processes' environments are not read, so a process that outlived its
+// parent is not found there (no marker search).
 
 func (sel procSelector) members() []int {
+	if sel.job != nil {
+		ids, ok := sel.job.pids()
+		if ok || sel.job.closed() {
+			// Closing the job killed whatever it held.
+			return ids
+		}
+	}
 	if sel.sid <= 0 {
 		return nil
 	}
@@ -54,7 +62,8 @@ func (sel procSelector) members() []int {
 // told apart.
 func orphanPIDs(string) []int { return nil }
 
-// foregroundShellOnce: there are no sessions on Windows; the answer that checks every line.
+// foregroundShellOnce: a console has no foreground process group to read; the answer that
+// checks every line.
 func foregroundShellOnce(int) (shell, forking bool) { return true, false }
 
 // procCwd is the working directory of process pid; here it is not read, and fallback (the

@@ -16,7 +16,6 @@ import (
 	"github.com/hinshun/vt10x"
 
 	"toolhost/internal/gate"
-	"toolhost/internal/sandbox"
 )
 
 // Session states reported by Info.State.
@@ -97,7 +96,7 @@ type session struct {
 	sel     procSelector
 	cmd     *exec.Cmd
 	pid     int
-	f       *os.File
+	f       ptyConn
 	started time.Time
 	// unnamed marks the conversation's default shell: created without a name, and returned
 	// again by a create without a name while it is alive.
@@ -183,10 +182,6 @@ bind 'set enable-bracketed-paste off' 2>/dev/null
 
 // start spawns the shell in a new PTY and starts the reader, waiter and notifier.
 func (s *session) start() error {
-	ptmx, tty, err := openPTY(s.cols, s.rows)
-	if err != nil {
-		return fmt.Errorf("open pty: %w", err)
-	}
 	var args []string
 	if s.bash {
 		args = []string{"--noprofile", "--rcfile", s.m.rcFile(), "-i"}
@@ -196,22 +191,13 @@ func (s *session) start() error {
 	cmd := s.m.command(s.shell, args...)
 	cmd.Dir = s.cwd
 	cmd.Env = s.m.sessionEnv(s)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
-	cmd.SysProcAttr = sessionAttr()
-	if err := sandbox.Start(cmd, s.gated.Policy); err != nil {
-		ptmx.Close()
-		tty.Close()
+	started, err := startInPTY(cmd, s.cols, s.rows, s.gated.Policy)
+	if err != nil {
 		return fmt.Errorf("start shell %s: %w", s.shell, err)
 	}
-	s.sel.tty = tty.Name()
-	tty.Close()
-	s.inputPending = func() bool { return ttyInputPending(s.sel.tty) }
-	master, err := pollableMaster(ptmx)
-	if err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		return fmt.Errorf("prepare pty: %w", err)
-	}
+	s.sel.tty, s.sel.job = started.tty, started.job
+	master := started.conn
+	s.inputPending = master.InputPending
 	s.mu.Lock()
 	s.f = master
 	s.cmd = cmd
@@ -632,18 +618,9 @@ func (s *session) awaitEditorMode(ctx context.Context) {
 // awaitTerminal reads the terminal's local modes every millisecond until over says the wait
 // is over, limit has passed or ctx is done.
 func (s *session) awaitTerminal(ctx context.Context, limit time.Duration, over func(lflag uint32) bool) {
-	rc, err := s.f.SyscallConn()
-	if err != nil {
-		return
-	}
 	deadline := time.Now().Add(limit)
 	for {
-		var lflag uint32
-		_ = rc.Control(func(fd uintptr) {
-			if l, ok := localModes(fd); ok {
-				lflag = l
-			}
-		})
+		lflag, _ := s.f.LocalModes()
 		if over(lflag) || time.Now().After(deadline) || ctx.Err() != nil {
 			return
 		}
@@ -655,17 +632,8 @@ func (s *session) awaitTerminal(ctx context.Context, limit time.Duration, over f
 // shell between prompts and for most programs; pagers and editors read keys as they come).
 // When the modes cannot be read it says so.
 func (s *session) canonical() bool {
-	rc, err := s.f.SyscallConn()
-	if err != nil {
-		return true
-	}
-	canon := true
-	_ = rc.Control(func(fd uintptr) {
-		if l, ok := localModes(fd); ok {
-			canon = l&lflagICANON != 0
-		}
-	})
-	return canon
+	l, ok := s.f.LocalModes()
+	return !ok || l&lflagICANON != 0
 }
 
 // promptEcho is how long after a prompt the shell's line editor has surely read and echoed
@@ -854,16 +822,8 @@ func (s *session) resize(cols, rows int) error {
 		// the kernel, stty and every later program keep the old one.
 		s.awaitLineEditor(context.Background(), resizeWait)
 	}
-	rc, err := s.f.SyscallConn()
-	if err != nil {
+	if err := s.f.Resize(cols, rows); err != nil {
 		return fmt.Errorf("resize session %q: %w", s.id, err)
-	}
-	var ierr error
-	if err := rc.Control(func(fd uintptr) { ierr = setWinsize(fd, cols, rows) }); err != nil {
-		return fmt.Errorf("resize session %q: %w", s.id, err)
-	}
-	if ierr != nil {
-		return fmt.Errorf("resize session %q: %w", s.id, ierr)
 	}
 	s.rec.resize(cols, rows, time.Now())
 	s.mu.Lock()

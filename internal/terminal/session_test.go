@@ -404,7 +404,7 @@ exec cat >/dev/null
 // ptyState reads the session's window size and echo flag from the kernel.
 func ptyState(t *testing.T, s *session) (rows, cols int, echo bool) {
 	t.Helper()
-	rc, err := s.f.SyscallConn()
+	rc, err := s.f.(*filePTY).SyscallConn()
 	if err != nil {
 		t.Fatalf("SyscallConn() = %v", err)
 	}
