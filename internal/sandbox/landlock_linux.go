@@ -122,12 +122,19 @@ func starterFor(p *Policy, abi int) (*starter, error) {
 		return nil, err
 	}
 	c := &cached{starter: st, used: time.Now()}
+	stamped := map[string]bool{}
 	for _, d := range pl.dirs {
+		stamped[d] = true
 		c.stamp = append(c.stamp, stampOf(d, true))
 	}
+	// Each path once: a start checks every stamp, and the raw roots are mostly the canonical
+	// ones already.
 	for _, roots := range [][]string{p.Writable, p.Temp, raw.Writable, raw.Temp} {
 		for _, r := range roots {
-			c.stamp = append(c.stamp, stampOf(r, false))
+			if !stamped[r] {
+				stamped[r] = true
+				c.stamp = append(c.stamp, stampOf(r, false))
+			}
 		}
 	}
 	if len(cache.m) >= cacheSize {
