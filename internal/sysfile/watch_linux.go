@@ -3,6 +3,7 @@
 package sysfile
 
 import (
+	"bytes"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,8 +31,10 @@ type Watch struct {
 	fd     int // inotify, non-blocking
 	mounts int // /proc/self/mountinfo: POLLPRI when the mount table changed
 	wds    map[string]int32
+	masks  map[string]uint32 // what each watched directory's watch reports
 	dirs   map[int32][]string // a bind mount shows one directory at several paths
 	marks  map[string]*mark
+	under  map[string][]*mark // by directory: the marks at or below it
 	seq    uint64 // the last generation handed out: a value never names two states
 	buf    []byte
 }
@@ -39,6 +42,11 @@ type Watch struct {
 type mark struct {
 	entries bool // a change of the path's entries counts, not only of what it names
 	gen     uint64
+	// chain are the directories watched for it, from / down, and their masks; complete
+	// says the chain reached the path itself (it existed then).
+	chain    []string
+	masks    []uint32
+	complete bool
 }
 
 // bump gives m a generation no mark had before.
@@ -79,8 +87,8 @@ func newWatch() *Watch {
 		unix.Close(fd)
 		return nil
 	}
-	w := &Watch{fd: fd, mounts: mounts, wds: map[string]int32{}, dirs: map[int32][]string{},
-		marks: map[string]*mark{}, buf: make([]byte, 16<<10)}
+	w := &Watch{fd: fd, mounts: mounts, wds: map[string]int32{}, masks: map[string]uint32{}, dirs: map[int32][]string{},
+		marks: map[string]*mark{}, under: map[string][]*mark{}, buf: make([]byte, 16<<10)}
 	w.pollMounts() // the first poll reports the table as changed
 	return w
 }
@@ -103,7 +111,14 @@ func (w *Watch) Add(path string, entries bool) (gen uint64, ok bool) {
 	if len(w.marks) >= maxMarks {
 		w.reset()
 	}
+	m := w.marks[path]
+	if m != nil && m.complete && (m.entries || !entries) && w.intact(m) {
+		return m.gen, true // watched all the way since the last Add: nothing to ask the kernel
+	}
 	// Every directory from / down: a change on the way is a change of the path.
+	var chain []string
+	var masks []uint32
+	complete := false
 	var st unix.Stat_t
 	for dir := "/"; ; {
 		if err := unix.Lstat(dir, &st); err != nil {
@@ -117,29 +132,48 @@ func (w *Watch) Add(path string, entries bool) (gen uint64, ok bool) {
 		}
 		if st.Mode&unix.S_IFMT == unix.S_IFDIR {
 			mask := uint32(entryEvents | selfEvents)
-			if dir == path && !entries {
+			if dir == path && !entries && (m == nil || !m.entries) {
 				mask = selfEvents
 			}
 			if !w.watch(dir, mask) {
 				return 0, false
 			}
+			chain, masks = append(chain, dir), append(masks, mask)
 		} else if dir != path {
 			return 0, false
 		}
 		if dir == path {
+			complete = true
 			break
 		}
 		next, _, _ := strings.Cut(strings.TrimPrefix(path, strings.TrimSuffix(dir, "/")+"/"), "/")
 		dir = filepath.Join(dir, next)
 	}
-	m := w.marks[path]
 	if m == nil {
 		m = &mark{}
 		w.bump(m)
 		w.marks[path] = m
+		for d := path; ; d = filepath.Dir(d) {
+			w.under[d] = append(w.under[d], m)
+			if d == "/" {
+				break
+			}
+		}
 	}
 	m.entries = m.entries || entries
+	m.chain, m.masks, m.complete = chain, masks, complete
 	return m.gen, true
+}
+
+// intact reports whether every directory of m's chain is still watched with its mask: no
+// event has ended a watch since (a directory moved or removed ends its watch).
+func (w *Watch) intact(m *mark) bool {
+	for i, d := range m.chain {
+		if w.masks[d]&m.masks[i] != m.masks[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // watch adds mask to dir's watch, after checking that dir's file system reports its changes.
@@ -161,6 +195,7 @@ func (w *Watch) watch(dir string, mask uint32) bool {
 		w.wds[dir] = int32(wd)
 		w.dirs[int32(wd)] = append(w.dirs[int32(wd)], dir)
 	}
+	w.masks[dir] |= mask
 	return true
 }
 
@@ -168,6 +203,7 @@ func (w *Watch) watch(dir string, mask uint32) bool {
 func (w *Watch) forget(wd int32, dir string) {
 	if w.wds[dir] == wd {
 		delete(w.wds, dir)
+		delete(w.masks, dir)
 	}
 	left := slices.DeleteFunc(w.dirs[wd], func(d string) bool { return d == dir })
 	if len(left) > 0 {
@@ -218,12 +254,16 @@ func (w *Watch) Unchanged(paths []string, gens []uint64) bool {
 	return true
 }
 
+// maxReads bounds the reads of one sync: past it (a directory changing faster than it is
+// read), every mark moves and what is left is read by the next sync.
+const maxReads = 64
+
 // sync reads the pending events and moves the generations they concern.
 func (w *Watch) sync() {
 	if w.pollMounts() {
 		w.bumpAll()
 	}
-	for {
+	for range maxReads {
 		n, err := unix.Read(w.fd, w.buf)
 		if err != nil || n <= 0 {
 			return // EAGAIN: nothing more
@@ -232,35 +272,43 @@ func (w *Watch) sync() {
 			ev := (*unix.InotifyEvent)(unsafe.Pointer(&w.buf[off]))
 			name := w.buf[off+unix.SizeofInotifyEvent : off+unix.SizeofInotifyEvent+int(ev.Len)]
 			off += unix.SizeofInotifyEvent + int(ev.Len)
-			w.event(ev.Wd, ev.Mask, strings.TrimRight(string(name), "\x00"))
+			w.event(ev.Wd, ev.Mask, name)
 		}
 	}
+	w.bumpAll()
 }
 
-func (w *Watch) event(wd int32, mask uint32, name string) {
+func (w *Watch) event(wd int32, mask uint32, name []byte) {
 	if mask&unix.IN_Q_OVERFLOW != 0 {
 		w.bumpAll()
 		return
 	}
-	for _, dir := range slices.Clone(w.dirs[wd]) {
-		if mask&(selfEvents|unix.IN_IGNORED|unix.IN_UNMOUNT) != 0 {
-			// The directory moved or went: what its path and those below name may differ now.
-			for p, m := range w.marks {
-				if within(p, dir) {
-					w.bump(m)
-				}
-			}
-			w.forget(wd, dir)
-			continue
-		}
-		if mask&entryEvents == 0 || name == "" {
-			continue
-		}
-		child := filepath.Join(dir, name)
-		for p, m := range w.marks {
-			if p == dir && m.entries || within(p, child) {
+	dirs := w.dirs[wd]
+	if mask&(selfEvents|unix.IN_IGNORED|unix.IN_UNMOUNT) != 0 {
+		// The directory moved or went: what its path and those below name may differ now.
+		for _, dir := range slices.Clone(dirs) {
+			for _, m := range w.under[dir] {
 				w.bump(m)
 			}
+			w.forget(wd, dir)
+		}
+		return
+	}
+	if mask&entryEvents == 0 {
+		return
+	}
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		name = name[:i]
+	}
+	if len(name) == 0 {
+		return
+	}
+	for _, dir := range dirs {
+		if m := w.marks[dir]; m != nil && m.entries {
+			w.bump(m)
+		}
+		for _, m := range w.under[filepath.Join(dir, string(name))] {
+			w.bump(m)
 		}
 	}
 }
@@ -277,15 +325,8 @@ func (w *Watch) reset() {
 	for wd := range w.dirs {
 		_, _ = unix.InotifyRmWatch(w.fd, uint32(wd))
 	}
-	w.wds, w.dirs, w.marks = map[string]int32{}, map[int32][]string{}, map[string]*mark{}
-}
-
-// within reports whether p is dir or below it (both clean and absolute).
-func within(p, dir string) bool {
-	if dir == "/" {
-		return true
-	}
-	return p == dir || strings.HasPrefix(p, dir) && len(p) > len(dir) && p[len(dir)] == '/'
+	w.wds, w.masks, w.dirs = map[string]int32{}, map[string]uint32{}, map[int32][]string{}
+	w.marks, w.under = map[string]*mark{}, map[string][]*mark{}
 }
 
 // close ends a Watch that is not the process's (tests).

@@ -160,3 +160,32 @@ func TestWatchSeesMounts(t *testing.T) {
 		t.Error("Unchanged after a mount over the path")
 	}
 }
+
+// TestWatchFollowsARecreatedDirectory adds a path again after a directory on its way was
+// replaced: the new directory is the one watched from then on.
+func TestWatchFollowsARecreatedDirectory(t *testing.T) {
+	w := newWatch()
+	defer w.close()
+	root, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	dir := filepath.Join(root, "a", "dir")
+	must(t, os.MkdirAll(dir, 0o755))
+	if _, ok := w.Add(dir, true); !ok {
+		t.Skipf("Add(%s) = not watchable (file system of the temp dir?)", dir)
+	}
+	must(t, os.Rename(filepath.Join(root, "a"), filepath.Join(root, "old")))
+	must(t, os.MkdirAll(dir, 0o755))
+	w.Sync()
+	g, ok := w.Add(dir, true)
+	if !ok {
+		t.Fatalf("Add(%s) again = not watchable", dir)
+	}
+	write(t, filepath.Join(root, "old", "dir", "x")) // the old directory: no longer the path's
+	if !w.Unchanged([]string{dir}, []uint64{g}) {
+		t.Error("a change in the directory moved away counts for the path")
+	}
+	write(t, filepath.Join(dir, "x"))
+	if w.Unchanged([]string{dir}, []uint64{g}) {
+		t.Error("a change in the new directory at the path went unseen")
+	}
+}
