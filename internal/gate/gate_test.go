@@ -244,6 +244,28 @@ func TestEnvScan(t *testing.T) {
 	if got := e.files(wd, home); !slices.Contains(got, filepath.Join(home, "src", "third", ".env")) {
 		t.Errorf("a new .env beside the working directory is not seen: %v", got)
 	}
+	// A project moved in beside the working directory, with its .env, is seen at the next
+	// start; so is a .env written in HOME.
+	moved := filepath.Join(root, "incoming")
+	if err := os.MkdirAll(moved, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(moved, ".env"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.files(wd, home)
+	if err := os.Rename(moved, filepath.Join(home, "src", "fourth")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".env.production"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got = e.files(wd, home)
+	for _, f := range []string{filepath.Join(home, "src", "fourth", ".env"), filepath.Join(home, ".env.production")} {
+		if !slices.Contains(got, f) {
+			t.Errorf("%s is not seen at the next start: %v", f, got)
+		}
+	}
 	// In a temp dir nothing is scanned.
 	tmpWD := filepath.Join(t.TempDir(), "proj")
 	if err := os.MkdirAll(tmpWD, 0o755); err != nil {

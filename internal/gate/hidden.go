@@ -38,6 +38,10 @@ type envDir struct {
 	ino, mtime int64
 	env        []string // dotenv file names
 	subdirs    []string // subdirectory names
+	// gen is the directory's generation in the process's sysfile.Watch when it was stamped
+	// (watched false: it cannot be watched and is stat'ed at each start).
+	gen     uint64
+	watched bool
 }
 
 // files returns the dotenv files for a working directory and home.
@@ -50,6 +54,8 @@ func (e *envScan) files(workdir, home string) []string {
 	var out []string
 	seen := map[string]bool{}
 	listed := 0
+	watch := sysfile.Watcher()
+	watch.Sync()
 	temp := sandbox.TempDirs()
 	inTemp := func(d string) bool {
 		return slices.ContainsFunc(temp, func(t string) bool { return d == t || strings.HasPrefix(d, t+"/") })
@@ -60,7 +66,7 @@ func (e *envScan) files(workdir, home string) []string {
 		}
 		seen[dir] = true
 		listed++
-		d, ok := e.list(dir)
+		d, ok := e.list(watch, dir)
 		if !ok {
 			return
 		}
@@ -77,7 +83,7 @@ func (e *envScan) files(workdir, home string) []string {
 			}
 			seen[p] = true
 			listed++
-			if sd, ok := e.list(p); ok {
+			if sd, ok := e.list(watch, p); ok {
 				for _, n := range sd.env {
 					out = append(out, filepath.Join(p, n))
 				}
@@ -101,21 +107,33 @@ func (e *envScan) files(workdir, home string) []string {
 	return out
 }
 
-// list returns dir's dotenv files and subdirectories, from the cache while dir has not changed.
-func (e *envScan) list(dir string) (envDir, bool) {
+// list returns dir's dotenv files and subdirectories, from the cache while dir has not
+// changed: while the watch (synced by the caller) vouches for it, or else its inode and
+// modification time are those it was listed with.
+func (e *envScan) list(watch *sysfile.Watch, dir string) (envDir, bool) {
+	d, cached := e.dirs[dir]
+	if cached && d.watched {
+		if gen, ok := watch.Gen(dir); ok && gen == d.gen {
+			return d, true
+		}
+	}
+	// Watch first, then stat: a change after the stat moves the generation.
+	gen, watched := watch.Add(dir, true)
 	ino, mtime, ok := sysfile.DirStamp(dir)
 	if !ok {
 		delete(e.dirs, dir)
 		return envDir{}, false
 	}
-	if d, ok := e.dirs[dir]; ok && d.ino == int64(ino) && d.mtime == mtime {
+	if cached && d.ino == int64(ino) && d.mtime == mtime {
+		d.gen, d.watched = gen, watched
+		e.dirs[dir] = d
 		return d, true
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return envDir{}, false
 	}
-	d := envDir{ino: int64(ino), mtime: mtime}
+	d = envDir{ino: int64(ino), mtime: mtime, gen: gen, watched: watched}
 	for _, en := range entries {
 		name := en.Name()
 		switch {
