@@ -92,6 +92,8 @@ type Gate struct {
 	envScan envScan
 	// env keeps the last environment worked out, for as long as the server's does not change.
 	env envCache
+	// verdicts keeps the rules' verdicts on lines that depend on nothing else.
+	verdicts verdictCache
 	// prepare works out, once, what takes time and no tools/list needs: the Landlock
 	// self-test, the compiled rules, the private TMPDIR and missing build caches. The first
 	// start (or status query) pays for it instead of every server start.

@@ -339,3 +339,35 @@ func TestStartInAnotherTemp(t *testing.T) {
 		t.Errorf("a gate without a private TMPDIR moved the start to %s: %+v", hostTemp, s.Policy)
 	}
 }
+
+// TestVerdictsFollowScripts: a line checked again gets the same verdict, and one that runs a
+// script is checked against the script as it is now, not as it was when first checked.
+func TestVerdictsFollowScripts(t *testing.T) {
+	g, _, wd := newGate(t, []string{"deny make deploy*"}, nil)
+	ctx := context.Background()
+	script := filepath.Join(wd, "release.sh")
+	steps := []struct {
+		script string // "" leaves it as it is
+		line   string
+		denied bool
+	}{
+		{"make test\n", "bash release.sh", false},
+		{"", "make deploy-prod", true},
+		{"", "make deploy-prod", true},
+		{"make deploy-prod\n", "bash release.sh", true},
+		{"make test\n", "bash release.sh", false},
+		{"", "ls", false},
+		{"", "ls", false},
+	}
+	for i, s := range steps {
+		if s.script != "" {
+			if err := os.WriteFile(script, []byte(s.script), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := g.Check(ctx, "c", Line{Text: s.line, Dir: wd})
+		if denied := err != nil; denied != s.denied {
+			t.Errorf("step %d: Check(%q) with release.sh %q = %v, want denied=%v", i, s.line, s.script, err, s.denied)
+		}
+	}
+}
