@@ -31,11 +31,11 @@ type Watch struct {
 	fd     int // inotify, non-blocking
 	mounts int // /proc/self/mountinfo: POLLPRI when the mount table changed
 	wds    map[string]int32
-	masks  map[string]uint32 // what each watched directory's watch reports
+	masks  map[string]uint32  // what each watched directory's watch reports
 	dirs   map[int32][]string // a bind mount shows one directory at several paths
 	marks  map[string]*mark
 	under  map[string][]*mark // by directory: the marks at or below it
-	seq    uint64 // the last generation handed out: a value never names two states
+	seq    uint64             // the last generation handed out: a value never names two states
 	buf    []byte
 }
 
