@@ -4,6 +4,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 
 	"toolhost/internal/secret"
 )
@@ -82,4 +83,24 @@ func (g *Gate) WithheldHere() []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// envCache holds the environment a gate last worked out and the server environment it was
+// worked out from: deciding each name (LooksSecret) was a fifth of the gate's work per start,
+// and the server's environment rarely changes.
+type envCache struct {
+	mu       sync.Mutex
+	from, to []string
+}
+
+// environ returns g's children's environment for the server's current one, a copy the caller
+// may change.
+func (c *envCache) environ(g *Gate) []string {
+	from := os.Environ()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.to == nil || !slices.Equal(from, c.from) {
+		c.from, c.to = from, g.environ(from)
+	}
+	return slices.Clone(c.to)
 }

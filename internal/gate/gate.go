@@ -88,8 +88,12 @@ type Gate struct {
 	tempDir string
 	// made says prepare created tempDir, so that Close removes it (and nothing else).
 	made atomic.Bool
-	// env finds other projects' dotenv files for the hidden set.
-	env envScan
+	// envScan finds other projects' dotenv files for the hidden set.
+	envScan envScan
+	// env keeps the last environment worked out, for as long as the server's does not change.
+	env envCache
+	// verdicts keeps the rules' verdicts on lines that depend on nothing else.
+	verdicts verdictCache
 	// prepare works out, once, what takes time and no tools/list needs: the Landlock
 	// self-test, the compiled rules, the private TMPDIR and missing build caches. The first
 	// start (or status query) pays for it instead of every server start.
@@ -343,7 +347,7 @@ func (g *Gate) Policy(ctx context.Context, conv string) (*sandbox.Policy, error)
 func (g *Gate) hide(ctx context.Context, conv string, p *sandbox.Policy) error {
 	hidden := slices.Clone(p.Hidden)
 	hidden = append(hidden, g.cfg.Guard.SecretPaths()...)
-	hidden = append(hidden, g.env.files(g.cfg.Workdir, g.cfg.Home)...)
+	hidden = append(hidden, g.envScan.files(g.cfg.Workdir, g.cfg.Home)...)
 	opened, err := g.cfg.Guard.ReadPaths(ctx, conv, g.cfg.Runner)
 	switch {
 	case errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrDamaged):
@@ -422,10 +426,17 @@ func (g *Gate) Rules() *cmdrules.Rules {
 }
 
 // Environ is the base environment of a child: the server's own without the withheld
-// variables, then the gate's settings.
+// variables, then the gate's settings. The caller owns the slice it gets.
 func (g *Gate) Environ() []string {
+	if g == nil {
+		return g.environ(os.Environ())
+	}
+	return g.env.environ(g)
+}
+
+func (g *Gate) environ(from []string) []string {
 	var env []string
-	for _, kv := range os.Environ() {
+	for _, kv := range from {
 		name, _, _ := strings.Cut(kv, "=")
 		if g.Withheld(name) {
 			continue

@@ -244,6 +244,28 @@ func TestEnvScan(t *testing.T) {
 	if got := e.files(wd, home); !slices.Contains(got, filepath.Join(home, "src", "third", ".env")) {
 		t.Errorf("a new .env beside the working directory is not seen: %v", got)
 	}
+	// A project moved in beside the working directory, with its .env, is seen at the next
+	// start; so is a .env written in HOME.
+	moved := filepath.Join(root, "incoming")
+	if err := os.MkdirAll(moved, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(moved, ".env"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.files(wd, home)
+	if err := os.Rename(moved, filepath.Join(home, "src", "fourth")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".env.production"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got = e.files(wd, home)
+	for _, f := range []string{filepath.Join(home, "src", "fourth", ".env"), filepath.Join(home, ".env.production")} {
+		if !slices.Contains(got, f) {
+			t.Errorf("%s is not seen at the next start: %v", f, got)
+		}
+	}
 	// In a temp dir nothing is scanned.
 	tmpWD := filepath.Join(t.TempDir(), "proj")
 	if err := os.MkdirAll(tmpWD, 0o755); err != nil {
@@ -315,5 +337,37 @@ func TestStartInAnotherTemp(t *testing.T) {
 	}
 	if slices.Contains(s.Env, "TMPDIR="+hostTemp) || slices.Contains(s.Policy.Temp, hostTemp) {
 		t.Errorf("a gate without a private TMPDIR moved the start to %s: %+v", hostTemp, s.Policy)
+	}
+}
+
+// TestVerdictsFollowScripts: a line checked again gets the same verdict, and one that runs a
+// script is checked against the script as it is now, not as it was when first checked.
+func TestVerdictsFollowScripts(t *testing.T) {
+	g, _, wd := newGate(t, []string{"deny make deploy*"}, nil)
+	ctx := context.Background()
+	script := filepath.Join(wd, "release.sh")
+	steps := []struct {
+		script string // "" leaves it as it is
+		line   string
+		denied bool
+	}{
+		{"make test\n", "bash release.sh", false},
+		{"", "make deploy-prod", true},
+		{"", "make deploy-prod", true},
+		{"make deploy-prod\n", "bash release.sh", true},
+		{"make test\n", "bash release.sh", false},
+		{"", "ls", false},
+		{"", "ls", false},
+	}
+	for i, s := range steps {
+		if s.script != "" {
+			if err := os.WriteFile(script, []byte(s.script), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		err := g.Check(ctx, "c", Line{Text: s.line, Dir: wd})
+		if denied := err != nil; denied != s.denied {
+			t.Errorf("step %d: Check(%q) with release.sh %q = %v, want denied=%v", i, s.line, s.script, err, s.denied)
+		}
 	}
 }

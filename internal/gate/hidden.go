@@ -28,16 +28,31 @@ const maxEnvDirs = 4096
 // left out: every command may write there by design, so nothing kept there can be protected,
 // and listing them (busy with every program's scratch files) would cost every start. Each directory
 // listed is remembered with its inode and modification time and listed again only when they
-// change, so a start costs a stat per directory.
+// change; the process's sysfile.Watch says when that may be, so a start that finds every
+// directory as it was costs one read of the pending change events.
 type envScan struct {
 	mu   sync.Mutex
 	dirs map[string]envDir
+	last lastScan
+}
+
+// lastScan is the last answer of files and what it depends on: while the arguments are the
+// same and none of the directories it looked at (listed or missing) changed, it holds.
+type lastScan struct {
+	ok              bool // every directory looked at is watched
+	workdir, home   string
+	temp, dirs, out []string
+	gens            []uint64
 }
 
 type envDir struct {
 	ino, mtime int64
 	env        []string // dotenv file names
 	subdirs    []string // subdirectory names
+	// gen is the directory's generation in the process's sysfile.Watch when it was stamped
+	// (watched false: it cannot be watched and is stat'ed at each start).
+	gen     uint64
+	watched bool
 }
 
 // files returns the dotenv files for a working directory and home.
@@ -47,10 +62,22 @@ func (e *envScan) files(workdir, home string) []string {
 	if e.dirs == nil {
 		e.dirs = map[string]envDir{}
 	}
+	watch := sysfile.Watcher()
+	temp := sandbox.TempDirs()
+	if l := &e.last; l.ok && l.workdir == workdir && l.home == home && slices.Equal(l.temp, temp) && watch.Unchanged(l.dirs, l.gens) {
+		return slices.Clone(l.out)
+	}
+	watch.Sync()
 	var out []string
 	seen := map[string]bool{}
 	listed := 0
-	temp := sandbox.TempDirs()
+	last := lastScan{ok: true, workdir: workdir, home: home, temp: temp}
+	list := func(dir string) (envDir, bool) {
+		d, ok, gen, watched := e.list(watch, dir)
+		last.ok = last.ok && watched
+		last.dirs, last.gens = append(last.dirs, dir), append(last.gens, gen)
+		return d, ok
+	}
 	inTemp := func(d string) bool {
 		return slices.ContainsFunc(temp, func(t string) bool { return d == t || strings.HasPrefix(d, t+"/") })
 	}
@@ -60,7 +87,7 @@ func (e *envScan) files(workdir, home string) []string {
 		}
 		seen[dir] = true
 		listed++
-		d, ok := e.list(dir)
+		d, ok := list(dir)
 		if !ok {
 			return
 		}
@@ -77,7 +104,7 @@ func (e *envScan) files(workdir, home string) []string {
 			}
 			seen[p] = true
 			listed++
-			if sd, ok := e.list(p); ok {
+			if sd, ok := list(p); ok {
 				for _, n := range sd.env {
 					out = append(out, filepath.Join(p, n))
 				}
@@ -98,24 +125,38 @@ func (e *envScan) files(workdir, home string) []string {
 			delete(e.dirs, d)
 		}
 	}
+	last.out = slices.Clone(out)
+	e.last = last
 	return out
 }
 
-// list returns dir's dotenv files and subdirectories, from the cache while dir has not changed.
-func (e *envScan) list(dir string) (envDir, bool) {
+// list returns dir's dotenv files and subdirectories, from the cache while dir has not
+// changed: while the watch (synced by the caller) vouches for it, or else its inode and
+// modification time are those it was listed with.
+func (e *envScan) list(watch *sysfile.Watch, dir string) (d envDir, ok bool, gen uint64, watched bool) {
+	d, cached := e.dirs[dir]
+	if cached && d.watched {
+		if gen, ok := watch.Gen(dir); ok && gen == d.gen {
+			return d, true, gen, true
+		}
+	}
+	// Watch first, then stat: a change after the stat moves the generation.
+	gen, watched = watch.Add(dir, true)
 	ino, mtime, ok := sysfile.DirStamp(dir)
 	if !ok {
 		delete(e.dirs, dir)
-		return envDir{}, false
+		return envDir{}, false, gen, watched
 	}
-	if d, ok := e.dirs[dir]; ok && d.ino == int64(ino) && d.mtime == mtime {
-		return d, true
+	if cached && d.ino == int64(ino) && d.mtime == mtime {
+		d.gen, d.watched = gen, watched
+		e.dirs[dir] = d
+		return d, true, gen, watched
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return envDir{}, false
+		return envDir{}, false, gen, false
 	}
-	d := envDir{ino: int64(ino), mtime: mtime}
+	d = envDir{ino: int64(ino), mtime: mtime, gen: gen, watched: watched}
 	for _, en := range entries {
 		name := en.Name()
 		switch {
@@ -126,7 +167,7 @@ func (e *envScan) list(dir string) (envDir, bool) {
 		}
 	}
 	e.dirs[dir] = d
-	return d, true
+	return d, true, gen, watched
 }
 
 // HiddenHere lists what a command of no particular conversation cannot read here, existing

@@ -3,6 +3,7 @@ package gate
 import (
 	"context"
 	"errors"
+	"sync"
 
 	"toolhost/authz"
 	"toolhost/authz/cmdrules"
@@ -119,7 +120,52 @@ func (g *Gate) Explain(ctx context.Context, conv string, l Line) (v cmdrules.Ver
 
 // verdict runs the rules on l with the session's definitions and the scripts it sources.
 func (g *Gate) verdict(rules *cmdrules.Rules, l Line) cmdrules.Verdict {
-	return rules.Check(l.Text, cmdrules.Env{Dir: l.Dir, ReadFile: readScript, Defs: l.Memory.defsPtr()})
+	if g == nil || l.Memory != nil {
+		return rules.Check(l.Text, cmdrules.Env{Dir: l.Dir, ReadFile: readScript, Defs: l.Memory.defsPtr()})
+	}
+	key := verdictKey{l.Text, l.Dir}
+	if v, ok := g.verdicts.get(key); ok {
+		return v
+	}
+	read := false
+	v := rules.Check(l.Text, cmdrules.Env{Dir: l.Dir, ReadFile: func(path string) ([]byte, error) {
+		read = true
+		return readScript(path)
+	}})
+	if !read {
+		g.verdicts.put(key, v)
+	}
+	return v
+}
+
+// verdictCache keeps the command rules' verdicts on lines that run in a shell of their own
+// (run_command, tasks) and read no script file: the rules are fixed for a gate's life, so such
+// a verdict is a function of the line and its directory alone, and parsing it again was a
+// quarter of the gate's work per start. The user's approvals are asked each time.
+type verdictCache struct {
+	mu sync.Mutex
+	m  map[verdictKey]cmdrules.Verdict
+}
+
+type verdictKey struct{ text, dir string }
+
+// maxVerdicts bounds the cache; when full it starts over.
+const maxVerdicts = 512
+
+func (c *verdictCache) get(k verdictKey) (cmdrules.Verdict, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *verdictCache) put(k verdictKey, v cmdrules.Verdict) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxVerdicts {
+		c.m = map[verdictKey]cmdrules.Verdict{}
+	}
+	c.m[k] = v
 }
 
 // MarshalJSON encodes what the memory holds: a session kept by the terminal host carries its

@@ -25,9 +25,11 @@
 // command inherits the domain; the toolhost process never runs anything else on a restricted
 // thread: the runtime neither schedules other goroutines on a locked thread nor clones new
 // threads from one (it uses its template thread for that), and the main thread is never used.
-// A starter is kept per policy while nothing its rules depend on changes, and ends (its
-// goroutine returns still locked, which makes the runtime terminate the thread) when they
-// go stale or it is evicted. Merging a ruleset into a new domain is linear in its rules, so
+// A starter is kept per policy while nothing its rules depend on changes (the directories the
+// plan listed and the policy's roots; the process's sysfile.Watch says when one may have
+// changed, from inotify and the mount table, and a stat confirms it; paths it cannot watch
+// are stat'ed at each start), and ends (its goroutine returns still locked, which makes the
+// runtime terminate the thread) when they go stale or it is evicted. Merging a ruleset into a new domain is linear in its rules, so
 // confining a thread once per policy rather than once per command keeps a start cheap when
 // the rules are many (a HOME of thousands of entries beside ~/.ssh). Nothing in the server's
 // other threads changes, so no all-threads mechanism (psx, cgo) is involved, and every binary

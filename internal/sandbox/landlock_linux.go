@@ -12,6 +12,8 @@ import (
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
+
+	"toolhost/internal/sysfile"
 )
 
 var (
@@ -46,8 +48,23 @@ func ABI() (int, error) {
 type cached struct {
 	starter *starter
 	stamp   []stamp
+	// watch says, per stamp, whether the kernel reports changes of its path (sysfile.Watch),
+	// and gen its generation then; watched and gens list those paths for one question per
+	// start. Only the other stamps are stat'ed again while the watched ones hold.
+	watch   []watchState
+	gen     []uint64
+	watched []string
+	gens    []uint64
 	used    time.Time
 }
+
+type watchState uint8
+
+const (
+	notWatched watchState = iota // not yet, or not since the watch saw a change
+	watched
+	unwatchable // a symlink on the way, a remote file system: stat'ed each time
+)
 
 // stamp is a directory listed while planning, or a root of the policy: a change of a listed
 // directory's inode or modification time means entries were added, removed or renamed there;
@@ -57,7 +74,7 @@ type cached struct {
 type stamp struct {
 	path    string
 	ino     uint64
-	mtime   unix.Timespec
+	mtime   int64
 	ok      bool
 	entries bool // a listed directory: its modification time counts
 }
@@ -69,7 +86,7 @@ func stampOf(path string, entries bool) stamp {
 	}
 	s := stamp{path: path, ino: st.Ino, ok: true, entries: entries}
 	if entries {
-		s.mtime = st.Mtim
+		s.mtime = st.Mtim.Nano()
 	}
 	return s
 }
@@ -79,6 +96,53 @@ const cacheSize = 16
 var cache struct {
 	sync.Mutex
 	m map[string]*cached
+}
+
+// fresh reports whether nothing c's rules depend on has changed. The watched paths answer all
+// at once; the others, or all of them once the watch saw a change (which may be one that does
+// not matter, such as a mount elsewhere), are stat'ed and compared with their stamps, and
+// watched from then on where the kernel can.
+func (c *cached) fresh() bool {
+	w := sysfile.Watcher()
+	if len(c.watched) > 0 && !w.Unchanged(c.watched, c.gens) {
+		for i, st := range c.watch {
+			if st == watched {
+				c.watch[i] = notWatched
+			}
+		}
+		c.watched, c.gens = c.watched[:0], c.gens[:0]
+	}
+	added := false
+	for i, s := range c.stamp {
+		switch c.watch[i] {
+		case watched:
+			continue
+		case notWatched:
+			// Watch first, then stat: a change after the stat moves the generation.
+			gen, ok := w.Add(s.path, s.entries)
+			if stampOf(s.path, s.entries) != s {
+				return false
+			}
+			if ok {
+				c.watch[i], c.gen[i], added = watched, gen, true
+			} else {
+				c.watch[i] = unwatchable
+			}
+		case unwatchable:
+			if stampOf(s.path, s.entries) != s {
+				return false
+			}
+		}
+	}
+	if added {
+		c.watched, c.gens = c.watched[:0], c.gens[:0]
+		for i, st := range c.watch {
+			if st == watched {
+				c.watched, c.gens = append(c.watched, c.stamp[i].path), append(c.gens, c.gen[i])
+			}
+		}
+	}
+	return true
 }
 
 // starterFor returns the starter that starts commands under p, from the cache when nothing
@@ -92,14 +156,7 @@ func starterFor(p *Policy, abi int) (*starter, error) {
 		cache.m = map[string]*cached{}
 	}
 	if c, ok := cache.m[key]; ok {
-		fresh := true
-		for _, s := range c.stamp {
-			if stampOf(s.path, s.entries) != s {
-				fresh = false
-				break
-			}
-		}
-		if fresh && !c.starter.stopped() {
+		if c.fresh() && !c.starter.stopped() {
 			c.used = time.Now()
 			return c.starter, nil
 		}
@@ -122,12 +179,30 @@ func starterFor(p *Policy, abi int) (*starter, error) {
 		return nil, err
 	}
 	c := &cached{starter: st, used: time.Now()}
+	// Each path once, and each watched from before it is stamped: a change after the stamp
+	// moves its generation.
+	w := sysfile.Watcher()
+	add := func(path string, entries bool) {
+		i := len(c.stamp)
+		gen, ok := w.Add(path, entries)
+		c.stamp = append(c.stamp, stampOf(path, entries))
+		c.watch, c.gen = append(c.watch, unwatchable), append(c.gen, gen)
+		if ok {
+			c.watch[i] = watched
+			c.watched, c.gens = append(c.watched, path), append(c.gens, gen)
+		}
+	}
+	stamped := map[string]bool{}
 	for _, d := range pl.dirs {
-		c.stamp = append(c.stamp, stampOf(d, true))
+		stamped[d] = true
+		add(d, true)
 	}
 	for _, roots := range [][]string{p.Writable, p.Temp, raw.Writable, raw.Temp} {
 		for _, r := range roots {
-			c.stamp = append(c.stamp, stampOf(r, false))
+			if !stamped[r] {
+				stamped[r] = true
+				add(r, false)
+			}
 		}
 	}
 	if len(cache.m) >= cacheSize {

@@ -121,3 +121,38 @@ func HomePolicy(tb testing.TB) *sandbox.Policy {
 		Hidden:    []string{state},
 	}
 }
+
+// Home5000 lays out a user's home directory for the start benchmarks: 5,000 entries (half
+// directories, half files) beside the credential stores the guard protects, so the sandbox
+// grants reads on each entry one by one to keep those out, and a working directory in ~/src
+// beside other projects that hold .env files. It is made outside the temp dirs, as a user's
+// HOME is (a listed directory that changes all the time, as /tmp does, would rebuild the rules
+// at every start), and removed when the benchmark ends. It returns HOME and the working
+// directory.
+func Home5000(tb testing.TB) (home, workdir string) {
+	tb.Helper()
+	home = OutsideTemp(tb)
+	var err error
+	for i := range 5000 {
+		name := filepath.Join(home, fmt.Sprintf("entry-%04d", i))
+		if i%2 == 0 {
+			err = os.Mkdir(name, 0o755)
+		} else {
+			err = os.WriteFile(name, nil, 0o644)
+		}
+		if err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, d := range []string{".ssh", ".aws", ".config/gh", ".kube", "src/app", "src/other", "src/third"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	for _, f := range []string{".ssh/id_ed25519", ".aws/credentials", ".netrc", "src/other/.env", "src/third/.env.local"} {
+		if err := os.WriteFile(filepath.Join(home, f), []byte("secret\n"), 0o600); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return home, filepath.Join(home, "src", "app")
+}
