@@ -306,6 +306,9 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 	}
 	cands = slices.DeleteFunc(cands, func(c *candidate) bool { return c.rec == nil }) // deleted since indexed
 	s.fuse(p, cands)
+	if s.onFuse != nil {
+		s.onFuse(p, cands)
+	}
 	snip := req.SnippetChars
 	if snip == 0 {
 		snip = DefaultSnippetChars

@@ -115,6 +115,7 @@ type recallResult struct {
 type recallStore struct {
 	s          *Service
 	ids        map[string]uint64
+	text       map[string]string // key → the note's text
 	queries    []recallQuery
 	store      time.Duration
 	lost       int // notes Store refused (the set holds no duplicates)
@@ -137,6 +138,7 @@ func storeRecall(t testing.TB, set string, cfg Config) *recallStore {
 		}
 	}
 	keyOf, text := map[uint64]string{}, map[string]string{}
+	rs.text = text
 	t0 := time.Now()
 	for _, m := range mems {
 		r, err := rs.s.Store(ctx, StoreRequest{Conversation: "notes", Scope: "topic:project", Content: m.Text})
@@ -174,6 +176,12 @@ func (rs *recallStore) ask(t testing.TB) recallResult {
 	res := recallResult{rows: map[string]*recallRow{}, store: rs.store, lost: rs.lost, superseded: rs.superseded, wrongVersions: rs.wrongVersions}
 	for _, c := range recallClasses {
 		res.rows[c] = &recallRow{}
+	}
+	explain := os.Getenv("TOOLHOST_RECALL_MISSES") != ""
+	var ranked []*candidate
+	if explain {
+		rs.s.onFuse = func(_ queryPlan, cands []*candidate) { ranked = slices.Clone(cands) }
+		defer func() { rs.s.onFuse = nil }()
 	}
 	for _, q := range rs.queries {
 		row := res.rows[q.Class]
@@ -222,10 +230,41 @@ func (rs *recallStore) ask(t testing.TB) recallResult {
 			if len(hits) > 0 {
 				top = fmt.Sprintf("%q", hits[0].Content)
 			}
-			row.misses = append(row.misses, fmt.Sprintf("%s rank %d: %q → %s", q.Want, rank, q.Query, top))
+			miss := fmt.Sprintf("%s rank %d: %q → %s", q.Want, rank, q.Query, top)
+			if explain {
+				miss += rs.why(ranked, want, old, q)
+			}
+			row.misses = append(row.misses, miss)
 		}
 	}
 	return res
+}
+
+// why shows the signals of the first three candidates of a missed question and of the note it
+// wanted (and the note that one corrects).
+func (rs *recallStore) why(ranked []*candidate, want, old uint64, q recallQuery) string {
+	var b strings.Builder
+	show := func(mark string, i int, c *candidate) {
+		fmt.Fprintf(&b, "\n\t%s %2d score %.3f cos %.2f lex %.2f exact %.2f words %.2f answer %-5v other %-5v %q",
+			mark, i, c.score, c.cos, c.lex, c.exact, c.words, c.answer, c.other, c.rec.Content)
+	}
+	for i, c := range ranked {
+		switch {
+		case i < 3:
+			show("  ", i, c)
+		case c.id == want:
+			show("want", i, c)
+		case c.id == old:
+			show("old ", i, c)
+		}
+	}
+	if !slices.ContainsFunc(ranked, func(c *candidate) bool { return c.id == want }) {
+		fmt.Fprintf(&b, "\n\twant not a candidate: %q", rs.text[q.Want])
+	}
+	if q.Old != "" {
+		fmt.Fprintf(&b, "\n\tcorrects %s %q", q.Old, rs.text[q.Old])
+	}
+	return b.String()
 }
 
 // table renders the per-class figures.
@@ -375,7 +414,7 @@ func TestRecallSignals(t *testing.T) {
 		b.WriteString("\n")
 	}
 	row("all signals")
-	signals := []string{SignalLexical, SignalExact, SignalStem, SignalSynonyms, SignalWords, SignalTranslate, SignalAnswer}
+	signals := []string{SignalLexical, SignalExact, SignalStem, SignalSynonyms, SignalWords, SignalTranslate, SignalAnswer, SignalNames, SignalNewer}
 	for _, sig := range signals {
 		rs.s.off[sig] = true
 		row("without " + sig)
