@@ -45,7 +45,7 @@ func nameRuns(text string) []nameRun {
 		case hyphenName(w):
 			end()
 			out = append(out, strings.Split(strings.ToLower(w), "-"))
-		case capitalWord(w) && (i > 0 || !lexicon.Common(strings.ToLower(w))):
+		case capitalWord(w) && (i > 0 || !lexicon.Common(strings.ToLower(w)) || !stop && nextCapital(text)):
 			cur = append(cur, strings.ToLower(w))
 		default:
 			end()
@@ -56,6 +56,13 @@ func nameRuns(text string) []nameRun {
 	}
 	end()
 	return out
+}
+
+// nextCapital reports whether the text's second word is capitalised: a common word opening a
+// note starts a name when another capitalised word follows ("Anna Bianchi left ...").
+func nextCapital(text string) bool {
+	f := strings.Fields(text)
+	return len(f) > 1 && capitalWord(strings.TrimFunc(f[1], func(r rune) bool { return !unicode.IsLetter(r) }))
 }
 
 // hyphenName reports an identifier made of hyphenated words (billing-api, pg-main-04), not an
@@ -230,7 +237,7 @@ func sameNames(a, b []nameRun) bool {
 // and it takes up an attribute or a value of older ("port", "seats", the old contact's name, the
 // old number).
 func restates(older, newer string, ra, rb []nameRun) bool {
-	if len(rb) == 0 || !sameNames(ra, rb) || !slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
+	if len(rb) == 0 || !sameNames(ra, rb) || !sameLabel(older, newer) || !slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
 		return false
 	}
 	a, b := factTokens(older), factTokens(newer)
@@ -239,7 +246,7 @@ func restates(older, newer string, ra, rb []nameRun) bool {
 	}
 	cue := strings.Contains(strings.ToLower(newer), "(was ")
 	for _, t := range b {
-		cue = cue || correctionCue[t.key]
+		cue = cue || correctionCue[t.key] && t.key != "new" // "the new 2FA flow" corrects nothing
 	}
 	if !cue {
 		return false
@@ -260,7 +267,7 @@ func restates(older, newer string, ra, rb []nameRun) bool {
 	}
 	for _, t := range a {
 		k := t.key
-		if names[k] || smallWord(k) || correctionCue[k] || englishStop[k] || verbWord(k) || len(k) < 2 {
+		if names[k] || smallWord(k) || correctionCue[k] || englishStop[k] || verbWord(k) || len(k) < 2 || relational[k] {
 			continue
 		}
 		if have[stem(k)] {
@@ -273,6 +280,14 @@ func restates(older, newer string, ra, rb []nameRun) bool {
 		}
 	}
 	return false
+}
+
+// relational are words that say how much, how often or where of anything: no attribute of
+// their own.
+var relational = map[string]bool{
+	"every": true, "each": true, "not": true, "no": true, "per": true, "only": true, "most": true, "least": true,
+	"more": true, "less": true, "behind": true, "above": true, "below": true, "between": true, "through": true,
+	"via": true, "within": true, "without": true, "during": true, "until": true, "since": true,
 }
 
 // numbersIn are the runs of two or more digits of a text ("localhost:3009" → 3009).
