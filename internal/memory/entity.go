@@ -212,23 +212,17 @@ func lookAlikes(query string, cands []*candidate) {
 	}
 }
 
-// sameNames reports whether two notes share a name and neither names a longer form of a name
-// of the other (the subject of both is the same).
-func sameNames(a, b []nameRun) bool {
-	shared := false
+// lookAlike reports whether one of two notes names a longer form of a name of the other
+// (checkout and checkout-v2): then they are about two subjects.
+func lookAlike(a, b []nameRun) bool {
 	for _, x := range a {
 		for _, y := range b {
-			n := min(len(x), len(y))
-			if !slices.Equal(x[:n], y[:n]) {
-				continue
+			if n := min(len(x), len(y)); len(x) != len(y) && slices.Equal(x[:n], y[:n]) {
+				return true
 			}
-			if len(x) != len(y) {
-				return false
-			}
-			shared = true
 		}
 	}
-	return shared
+	return false
 }
 
 // restates reports whether newer says it corrects what older states about the same subject:
@@ -237,11 +231,14 @@ func sameNames(a, b []nameRun) bool {
 // and it takes up an attribute or a value of older ("port", "seats", the old contact's name, the
 // old number).
 func restates(older, newer string, ra, rb []nameRun) bool {
-	if len(rb) == 0 || !sameNames(ra, rb) || !sameLabel(older, newer) || !slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
+	if lookAlike(ra, rb) || !sameLabel(older, newer) {
 		return false
 	}
 	a, b := factTokens(older), factTokens(newer)
 	if len(a) == 0 || len(b) == 0 || len(a) > maxFactTokens || len(b) > maxFactTokens {
+		return false
+	}
+	if len(rb) == 0 || !slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
 		return false
 	}
 	cue := strings.Contains(strings.ToLower(newer), "(was ")
