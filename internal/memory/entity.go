@@ -108,17 +108,12 @@ func queryParts(query string) []queryPart {
 	return out
 }
 
-// nameMatch is a name of a note found in a question: name is the part the question says
-// (joined by spaces), longer that the note's name goes on past it ("checkout-v2" for
-// "checkout") or the question's does ("Blue Sun" for "Blue Sun Europe").
-type nameMatch struct {
-	name   string
-	longer bool
-}
-
-// nameMatches finds the names of a note (runs) in a question.
-func nameMatches(q []queryPart, runs []nameRun) []nameMatch {
-	var out []nameMatch
+// nameMatches finds in a question the names of a note (runs) that the note names in a longer
+// form ("checkout" for the note's "checkout-v2", "Wayne Foods" for "Wayne Foods Europe"): the
+// question's words of each, joined by spaces. (A note that names a shorter form than the
+// question, "Blue Sun" for Blue Sun Europe, was measured too: no change on the tuning set,
+// distractors 0.66 → 0.63 on the held-out set.)
+func nameMatches(q []queryPart, runs []nameRun) (longer, own []string) {
 	for _, run := range runs {
 		for i := range q {
 			if q[i].word != run[0] || q[i].joined {
@@ -128,11 +123,15 @@ func nameMatches(q []queryPart, runs []nameRun) []nameMatch {
 			for j < len(run) && i+j < len(q) && q[i+j].word == run[j] {
 				j++
 			}
-			longer := j < len(run) || i+j < len(q) && (q[i+j].joined || q[i+j].capital && q[i+j-1].capital)
-			out = append(out, nameMatch{name: strings.Join(run[:j], " "), longer: longer})
+			switch {
+			case j < len(run):
+				longer = append(longer, strings.Join(run[:j], " "))
+			case i+j == len(q) || !q[i+j].joined && !(q[i+j].capital && q[i+j-1].capital):
+				own = append(own, strings.Join(run, " "))
+			}
 		}
 	}
-	return out
+	return longer, own
 }
 
 // standalone reports whether a note's parts hold name (space-separated words) as a whole: not
@@ -163,15 +162,15 @@ func standalone(parts []queryPart, name string, first bool) bool {
 	return false
 }
 
-// lookAlikes marks the candidates that name only a longer or shorter form of a name of the
-// question ("checkout-v2", "Wayne Foods Europe" for a question about checkout or Wayne Foods)
-// when another candidate names the question's own: a question that shortens a name ("Tamara"
-// for Tamara Nowak) marks nothing.
+// lookAlikes marks the candidates that name only a longer form of a name of the question
+// ("checkout-v2", "Wayne Foods Europe" for a question about checkout or Wayne Foods) when
+// another candidate names the question's own: a question that shortens a name ("Tamara" for
+// Tamara Nowak) marks nothing.
 func lookAlikes(query string, cands []*candidate) {
 	q := queryParts(query)
 	type seen struct {
-		parts   []queryPart
-		matches []nameMatch
+		parts  []queryPart
+		longer []string
 	}
 	notes := make([]seen, len(cands))
 	own := map[string]bool{} // names of the question some note names as a whole
@@ -180,13 +179,11 @@ func lookAlikes(query string, cands []*candidate) {
 		if c.rec == nil {
 			continue
 		}
-		notes[i] = seen{parts: queryParts(c.rec.Content), matches: nameMatches(q, nameRuns(c.rec.Content))}
-		for _, m := range notes[i].matches {
-			if m.longer {
-				other = append(other, m.name)
-			} else {
-				own[m.name] = true
-			}
+		longer, named := nameMatches(q, nameRuns(c.rec.Content))
+		notes[i] = seen{parts: queryParts(c.rec.Content), longer: longer}
+		other = append(other, longer...)
+		for _, n := range named {
+			own[n] = true
 		}
 	}
 	if len(other) == 0 {
@@ -204,8 +201,8 @@ func lookAlikes(query string, cands []*candidate) {
 		}
 	}
 	for i, c := range cands {
-		for _, m := range notes[i].matches {
-			if m.longer && own[m.name] && !standalone(notes[i].parts, m.name, false) {
+		for _, name := range notes[i].longer {
+			if own[name] && !standalone(notes[i].parts, name, false) {
 				c.other = true
 			}
 		}

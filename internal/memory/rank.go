@@ -26,6 +26,13 @@ import (
 //	          the memory holds one (see answertype.go)
 //	sif       cosine of SIF-weighted mean GloVe vectors of query and memory (measured; off by
 //	          default, see docs/memory.md)
+//	names     subtracted from a note that names only a look-alike of the question's subject
+//	          (checkout-v2 or Wayne Foods Europe for checkout or Wayne Foods) when another
+//	          candidate names the subject itself (entity.go)
+//
+// and, once the candidates are ordered, newer: of two candidates about one subject, a later one
+// that says it corrects the earlier moves above it (preferNewer), so a correction the store could
+// not prove a version of its note still answers first.
 //
 // Each signal can be switched off (Config.signals) so that TestRecallSignals measures what it
 // adds on the retrieval set; the weights below are the ones that set chose, documented with
