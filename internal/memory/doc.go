@@ -55,8 +55,10 @@
 // A search takes the best candidates of both sides and orders their union by a weighted sum of
 // the cosine, the normalised BM25 score, the share of the query's identifiers found verbatim,
 // soft word matching by GloVe vectors and the question's answer type (who, when, how many,
-// where). German, French and Spanish questions are translated word by word into English with
-// the FreeDict dictionaries of the OS (package lexicon). The figures of each signal on the
+// where), less a penalty for a note that names only a look-alike of the question's subject
+// (checkout-v2 for checkout; entity.go); then a newer note that says it corrects an older one
+// about the same subject moves above it. German, French and Spanish questions are translated
+// word by word into English with the FreeDict dictionaries of the OS (package lexicon). The figures of each signal on the
 // retrieval set (testdata/recall) are in docs/memory.md; TestRecall runs the set.
 //
 // # Embedder spaces

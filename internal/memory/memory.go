@@ -149,6 +149,9 @@ type Service struct {
 	// beforeWrite runs in Store between the index's catch-up and the write (tests: another
 	// writer lands in that gap).
 	beforeWrite func()
+	// onFuse, if set, sees every search's plan and its candidates in ranked order, with their
+	// signals (the retrieval set's runner prints why a question missed).
+	onFuse func(p queryPlan, cands []*candidate)
 
 	// base is the context of background imports, cancelled by Close.
 	base   context.Context

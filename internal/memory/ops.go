@@ -203,63 +203,83 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		limit = DefaultSearchLimit
 	}
 	limit = min(limit, MaxSearchLimit)
-	threshold := s.threshold
-	if req.Threshold != nil {
-		threshold = *req.Threshold
-	}
-	tags := normalizeTags(req.Tags)
 	p := s.plan(query)
 	q, err := s.embedOne(ctx, p.vector)
 	if err != nil {
 		return nil, err
 	}
-	// Each side proposes its best; the fused ranking orders their union.
-	want := max(4*limit, searchCandidates)
-	lexical := !s.off[SignalLexical]
-
-	// In a function so that the deferred unlock also runs on a panic: a damaged state file must
-	// not leave every later memory call waiting for this lock.
-	var cands []*candidate
-	err = func() error {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if err := s.readyLocked(ctx); err != nil {
-			return err
-		}
-		scopes, err := s.searchScopesLocked(req.Conversation, req.Scopes)
-		if err != nil {
-			return err
-		}
-		p.identWeight = s.lexIdx.rarity(p.idents)
-		vh, err := s.idx.search(ctx, q, scopes, tags, want)
-		if err != nil {
-			return err
-		}
-		byID := map[uint64]*candidate{}
-		for _, h := range vh {
-			c := &candidate{id: h.id, cos: h.sim}
-			if lexical {
-				c.lex = s.lexIdx.score(p.terms, h.id)
-			}
-			byID[h.id] = c
-			cands = append(cands, c)
-		}
-		if lexical {
-			for _, h := range s.lexIdx.search(p.terms, scopes, tags, want) {
-				if byID[h.id] == nil {
-					c := &candidate{id: h.id, cos: float32(math.NaN()), lex: h.score}
-					byID[h.id] = c
-					cands = append(cands, c)
-				}
-			}
-		}
-		return nil
-	}()
+	cands, err := s.gather(ctx, &p, q, req, max(4*limit, searchCandidates))
 	if err != nil {
 		return nil, fmt.Errorf("search memory: %w", err)
 	}
+	if err := s.readCandidates(ctx, q, cands); err != nil {
+		return nil, fmt.Errorf("search memory: %w", err)
+	}
+	cands = slices.DeleteFunc(cands, func(c *candidate) bool { return c.rec == nil }) // deleted since indexed
+	s.fuse(p, cands)
+	if s.onFuse != nil {
+		s.onFuse(p, cands)
+	}
+	snip := req.SnippetChars
+	if snip == 0 {
+		snip = DefaultSnippetChars
+	}
+	hits := s.hits(cands, req.Threshold, limit, snip)
+	if req.Versions {
+		return s.withVersions(ctx, hits, snip)
+	}
+	return hits, nil
+}
 
-	err = s.st.View(ctx, func(tx *store.Tx) error {
+// gather asks both sides for their best want memories of the request's scopes and tags and
+// returns their union: each side proposes, the fused ranking orders. It sets the plan's
+// identifier weights from the lexical index.
+func (s *Service) gather(ctx context.Context, p *queryPlan, q []float32, req SearchRequest, want int) ([]*candidate, error) {
+	tags := normalizeTags(req.Tags)
+	lexical := !s.off[SignalLexical]
+	// The deferred unlock also runs on a panic: a damaged state file must not leave every later
+	// memory call waiting for this lock.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.readyLocked(ctx); err != nil {
+		return nil, err
+	}
+	scopes, err := s.searchScopesLocked(req.Conversation, req.Scopes)
+	if err != nil {
+		return nil, err
+	}
+	p.identWeight = s.lexIdx.rarity(p.idents)
+	vh, err := s.idx.search(ctx, q, scopes, tags, want)
+	if err != nil {
+		return nil, err
+	}
+	var cands []*candidate
+	byID := map[uint64]*candidate{}
+	for _, h := range vh {
+		c := &candidate{id: h.id, cos: h.sim}
+		if lexical {
+			c.lex = s.lexIdx.score(p.terms, h.id)
+		}
+		byID[h.id] = c
+		cands = append(cands, c)
+	}
+	if lexical {
+		for _, h := range s.lexIdx.search(p.terms, scopes, tags, want) {
+			if byID[h.id] == nil {
+				c := &candidate{id: h.id, cos: float32(math.NaN()), lex: h.score}
+				byID[h.id] = c
+				cands = append(cands, c)
+			}
+		}
+	}
+	return cands, nil
+}
+
+// readCandidates reads each candidate's record (nil if it was deleted or superseded since the
+// index saw it), the cosine of those found by their words only, and, for a correction, the best
+// cosine of its earlier versions.
+func (s *Service) readCandidates(ctx context.Context, q []float32, cands []*candidate) error {
+	return s.st.View(ctx, func(tx *store.Tx) error {
 		for _, c := range cands {
 			var r record
 			found, err := tx.GetJSON(itemsPath, store.SeqKey(c.id), &r)
@@ -301,23 +321,22 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("search memory: %w", err)
-	}
-	cands = slices.DeleteFunc(cands, func(c *candidate) bool { return c.rec == nil }) // deleted since indexed
-	s.fuse(p, cands)
-	snip := req.SnippetChars
-	if snip == 0 {
-		snip = DefaultSnippetChars
+}
+
+// hits turns the ranked candidates into at most limit hits. The default threshold is on
+// meaning; a memory that matches the words or holds the query's identifiers is kept below it. A
+// threshold the caller gives is strict.
+func (s *Service) hits(cands []*candidate, given *float32, limit, snip int) []Hit {
+	threshold := s.threshold
+	if given != nil {
+		threshold = *given
 	}
 	hits := make([]Hit, 0, min(limit, len(cands)))
 	for _, c := range cands {
 		if len(hits) == limit {
 			break
 		}
-		// The default threshold is on meaning; a memory that matches the words or holds the
-		// query's identifiers is kept below it. A threshold the caller gives is strict.
-		if c.cos < threshold && (req.Threshold != nil || c.lex < lexicalKeep && c.exact == 0) {
+		if c.cos < threshold && (given != nil || c.lex < lexicalKeep && c.exact == 0) {
 			continue
 		}
 		r := c.rec
@@ -326,10 +345,7 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		h.Content, h.Truncated = truncate(r.Content, snip)
 		hits = append(hits, h)
 	}
-	if req.Versions {
-		return s.withVersions(ctx, hits, snip)
-	}
-	return hits, nil
+	return hits
 }
 
 // withVersions inserts each hit's earlier versions after it, newest first, scored below it.

@@ -26,6 +26,13 @@ import (
 //	          the memory holds one (see answertype.go)
 //	sif       cosine of SIF-weighted mean GloVe vectors of query and memory (measured; off by
 //	          default, see docs/memory.md)
+//	names     subtracted from a note that names only a look-alike of the question's subject
+//	          (checkout-v2 or Wayne Foods Europe for checkout or Wayne Foods) when another
+//	          candidate names the subject itself (entity.go)
+//
+// and, once the candidates are ordered, newer: of two candidates about one subject, a later one
+// that says it corrects the earlier moves above it (preferNewer), so a correction the store could
+// not prove a version of its note still answers first.
 //
 // Each signal can be switched off (Config.signals) so that TestRecallSignals measures what it
 // adds on the retrieval set; the weights below are the ones that set chose, documented with
@@ -41,11 +48,15 @@ const (
 	SignalWords     = "words"
 	SignalSIF       = "sif"
 	SignalAnswer    = "answer"
+	SignalNames     = "names"
+	SignalNewer     = "newer"
 )
 
 // rankWeights are the weights of the fused score and of the expansion terms.
 type rankWeights struct {
 	vector, lex, exact, words, sif, answer float64
+	// names is subtracted from a note that names a look-alike of the question's subject.
+	names float64
 	// floor is the cosine under which two words count as unrelated in soft matching.
 	floor float64
 	// synonym, translation and cognate scale expansion terms against the query's own words.
@@ -53,7 +64,7 @@ type rankWeights struct {
 }
 
 // defaultWeights are the weights the retrieval set chose (docs/memory.md has the figures).
-var defaultWeights = rankWeights{vector: 1, lex: 0.8, exact: 0.6, words: 0.4, sif: 0, answer: 0.5, floor: 0.3, synonym: 0.3, translation: 0.8, cognate: 0.5}
+var defaultWeights = rankWeights{vector: 1, lex: 0.8, exact: 0.6, words: 0.4, sif: 0, answer: 0.5, names: 0.4, floor: 0.3, synonym: 0.3, translation: 0.8, cognate: 0.5}
 
 // total is the sum of the fused score's weights: a memory best on every signal scores it.
 func (w rankWeights) total() float64 { return w.vector + w.lex + w.exact + w.words + w.sif + w.answer }
@@ -193,6 +204,10 @@ type candidate struct {
 	lex   float64 // BM25, normalised after gathering
 	exact float64
 	words float64
+	// answer is set when the memory holds the kind of value the question asks for.
+	answer bool
+	// other is set when the memory names a look-alike of the question's subject.
+	other bool
 	score float64
 }
 
@@ -214,6 +229,9 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 	want := answerNone
 	if on(SignalAnswer) && s.w.answer != 0 {
 		want = questionType(p.query)
+	}
+	if on(SignalNames) && s.w.names != 0 {
+		lookAlikes(p.query, cands)
 	}
 	for _, c := range cands {
 		c.score = s.w.vector * float64(c.cos)
@@ -260,7 +278,11 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 			c.score += s.w.words * c.words
 		}
 		if want != answerNone && c.rec != nil && noteHas(c.rec.Content, want) {
+			c.answer = true
 			c.score += s.w.answer
+		}
+		if c.other {
+			c.score -= s.w.names
 		}
 	}
 	slices.SortStableFunc(cands, func(a, b *candidate) int {
@@ -276,6 +298,40 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 		}
 		return 0
 	})
+	if on(SignalNewer) {
+		preferNewer(cands)
+	}
+}
+
+// newerWindow is how many of the best candidates preferNewer compares pairwise.
+const newerWindow = 10
+
+// preferNewer moves a note above an older one among the best candidates when it restates it
+// (see restates): of two statements of one fact, the later answers.
+func preferNewer(cands []*candidate) {
+	n := min(len(cands), newerWindow)
+	runs := make([][]nameRun, n)
+	for i := range n {
+		if cands[i].rec != nil {
+			runs[i] = nameRuns(cands[i].rec.Content)
+		}
+	}
+	for j := 1; j < n; j++ {
+		for i := 0; i < j; i++ {
+			older, newer := cands[i], cands[j]
+			if older.rec == nil || newer.rec == nil || newer.id < older.id ||
+				!restates(older.rec.Content, newer.rec.Content, runs[i], runs[j]) {
+				continue
+			}
+			newer.score = max(newer.score, older.score)
+			copy(cands[i+1:j+1], cands[i:j])
+			cands[i] = newer
+			r := runs[j]
+			copy(runs[i+1:j+1], runs[i:j])
+			runs[i] = r
+			break
+		}
+	}
 }
 
 // monthName are the month names (and abbreviations) that start a date.

@@ -133,206 +133,24 @@ type pathKV struct {
 func (s *Service) planReconcile(ctx context.Context, rep *ReconcileReport) (*reconcilePlan, error) {
 	pl := &reconcilePlan{vecs: map[uint64][]float32{}, rewrite: map[uint64]*record{}, changed: map[uint64]bool{}}
 	err := s.st.View(ctx, func(tx *store.Tx) error {
-		items := map[uint64]*record{}
-		var maxID uint64
-		err := tx.ForEach(itemsPath, func(k string, v []byte) error {
-			id, ok := store.ParseSeqKey(k)
-			if ok {
-				maxID = max(maxID, id) // an unreadable record's ID was given out too
-			}
-			var r record
-			if !ok || json.Unmarshal(v, &r) != nil || r.ID != id {
-				rep.Unreadable++
-				pl.drop = append(pl.drop, k)
-				if ok {
-					pl.deleted = append(pl.deleted, id)
-				}
-				return nil
-			}
-			items[id] = &r
-			return ctx.Err()
-		})
+		items, err := pl.readItems(ctx, tx, rep)
 		if err != nil {
 			return err
-		}
-		if seq := tx.Sequence(itemsPath); seq < maxID {
-			rep.Sequence, pl.seq = true, maxID
 		}
 		ids := make([]uint64, 0, len(items))
 		for id := range items {
 			ids = append(ids, id)
 		}
 		slices.Sort(ids)
-
-		// Version links: a link to a missing memory is cleared.
-		for _, id := range ids {
-			r := items[id]
-			if r.Supersedes != 0 && items[r.Supersedes] == nil {
-				r.Supersedes = 0
-				rep.Versions++
-				pl.rewrite[id], pl.changed[id] = r, true
-			}
-			if r.SupersededBy != 0 && items[r.SupersededBy] == nil {
-				r.SupersededBy, r.Replaced = 0, time.Time{}
-				rep.Versions++
-				pl.rewrite[id], pl.changed[id] = r, true
-			}
-		}
-
-		// Vectors.
-		if err := tx.ForEach(vecsPath, func(k string, v []byte) error {
-			id, ok := store.ParseSeqKey(k)
-			if r := items[id]; !ok || r == nil {
-				rep.Vectors++
-				pl.dropVec = append(pl.dropVec, k)
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-		for _, id := range ids {
-			r := items[id]
-			v, ok := tx.Get(vecsPath, store.SeqKey(id))
-			if !ok || len(v) == 0 || len(v)%4 != 0 || (r.Dim > 0 && len(v) != 4*r.Dim) {
-				rep.Reembedded++
-				pl.embed = append(pl.embed, r)
-				pl.changed[id] = true
-			}
-		}
-
-		// The duplicate index: scope + hash → the newest memory with that text.
-		wantHash := map[string]string{}
-		for _, id := range ids {
-			r := items[id]
-			wantHash[hashKey(r.Scope, r.Hash)] = store.SeqKey(id) // ids ascend: the newest wins
-		}
-		haveHash := map[string]string{}
-		if err := tx.ForEach(hashPath, func(k string, v []byte) error {
-			haveHash[k] = string(v)
-			return nil
-		}); err != nil {
-			return err
-		}
-		for k, v := range haveHash {
-			want, ok := wantHash[k]
-			if !ok {
-				rep.Hashes++
-				pl.del = append(pl.del, pathKey{hashPath, k})
-				continue
-			}
-			// An older memory with the same text is a fine answer too, if it exists.
-			if id, ok := store.ParseSeqKey(v); !ok || items[id] == nil || hashKey(items[id].Scope, items[id].Hash) != k {
-				rep.Hashes++
-				pl.put = append(pl.put, pathKV{pathKey{hashPath, k}, []byte(want)})
-			}
-		}
-		for k, want := range wantHash {
-			if _, ok := haveHash[k]; !ok {
-				rep.Hashes++
-				pl.put = append(pl.put, pathKV{pathKey{hashPath, k}, []byte(want)})
-			}
-		}
-
-		// The per-scope index.
-		scopes, err := tx.Buckets(scopesPath)
-		if err != nil {
-			return err
-		}
-		seen := map[uint64]bool{}
-		for _, sc := range scopes {
-			p := append(slices.Clone(scopesPath), sc)
-			if err := tx.ForEach(p, func(k string, v []byte) error {
-				id, ok := store.ParseSeqKey(k)
-				r := items[id]
-				if !ok || r == nil || r.Scope != sc {
-					rep.Scopes++
-					pl.del = append(pl.del, pathKey{p, k})
-					return nil
-				}
-				seen[id] = true
-				var se scopeEntry
-				if json.Unmarshal(v, &se) != nil || !slices.Equal(se.Tags, r.Tags) || se.Embedder != r.Embedder ||
-					se.Superseded != (r.SupersededBy != 0) {
-					rep.Scopes++
-					pl.changed[id] = true
-				}
-				return nil
-			}); err != nil {
+		pl.planVersions(items, ids, rep)
+		for _, step := range []func(*store.Tx, map[uint64]*record, []uint64, *ReconcileReport) error{
+			pl.planVectors, pl.planHashes, pl.planScopes, pl.planRecent, pl.planDocuments,
+		} {
+			if err := step(tx, items, ids, rep); err != nil {
 				return err
 			}
 		}
-		for _, id := range ids {
-			if !seen[id] {
-				rep.Scopes++
-				pl.changed[id] = true
-			}
-		}
-
-		// Recent notes: entries of missing memories go; notes of surviving ones come back.
-		convs, err := tx.Buckets(recentPath)
-		if err != nil {
-			return err
-		}
-		noted := map[string]bool{}
-		for _, c := range convs {
-			p := append(slices.Clone(recentPath), c)
-			if err := tx.ForEach(p, func(k string, _ []byte) error {
-				if len(k) < 16 {
-					rep.Recent++
-					pl.del = append(pl.del, pathKey{p, k})
-					return nil
-				}
-				id, ok := store.ParseSeqKey(k[16:])
-				if r := items[id]; !ok || r == nil || r.Conversation != c || recentKey(r.Created, id) != k {
-					rep.Recent++
-					pl.del = append(pl.del, pathKey{p, k})
-					return nil
-				}
-				noted[c+"\x00"+k] = true
-				return nil
-			}); err != nil {
-				return err
-			}
-		}
-		for _, id := range ids {
-			r := items[id]
-			if r.Conversation == "" || r.Document != "" || noted[r.Conversation+"\x00"+recentKey(r.Created, id)] {
-				continue
-			}
-			n := Note{Kind: NoteMemory, ID: id, Scope: r.Scope, Text: summary(r.Content), Time: r.Created, Tags: r.Tags}
-			raw, err := json.Marshal(n)
-			if err != nil {
-				return err
-			}
-			rep.Recent++
-			pl.put = append(pl.put, pathKV{pathKey{append(slices.Clone(recentPath), r.Conversation), recentKey(r.Created, id)}, raw})
-		}
-
-		// Documents: chunk lists keep only memories that exist.
-		return tx.ForEach(docsPath, func(k string, v []byte) error {
-			var d docEntry
-			if json.Unmarshal(v, &d) != nil {
-				rep.Documents++
-				pl.del = append(pl.del, pathKey{docsPath, k})
-				return nil
-			}
-			kept := slices.DeleteFunc(slices.Clone(d.IDs), func(id uint64) bool { return items[id] == nil })
-			if len(kept) == len(d.IDs) {
-				return nil
-			}
-			rep.Documents++
-			if len(kept) == 0 {
-				pl.del = append(pl.del, pathKey{docsPath, k})
-				return nil
-			}
-			d.IDs = kept
-			raw, err := json.Marshal(d)
-			if err != nil {
-				return err
-			}
-			pl.put = append(pl.put, pathKV{pathKey{docsPath, k}, raw})
-			return nil
-		})
+		return nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("reconcile memories: %w", err)
@@ -343,6 +161,223 @@ func (s *Service) planReconcile(ctx context.Context, rep *ReconcileReport) (*rec
 	}
 	sort.Slice(pl.embed, func(i, j int) bool { return pl.embed[i].ID < pl.embed[j].ID })
 	return pl, nil
+}
+
+// readItems decodes every memory; an undecodable one is planned for removal, and a sequence
+// behind the highest ID for a move past it.
+func (pl *reconcilePlan) readItems(ctx context.Context, tx *store.Tx, rep *ReconcileReport) (map[uint64]*record, error) {
+	items := map[uint64]*record{}
+	var maxID uint64
+	err := tx.ForEach(itemsPath, func(k string, v []byte) error {
+		id, ok := store.ParseSeqKey(k)
+		if ok {
+			maxID = max(maxID, id) // an unreadable record's ID was given out too
+		}
+		var r record
+		if !ok || json.Unmarshal(v, &r) != nil || r.ID != id {
+			rep.Unreadable++
+			pl.drop = append(pl.drop, k)
+			if ok {
+				pl.deleted = append(pl.deleted, id)
+			}
+			return nil
+		}
+		items[id] = &r
+		return ctx.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	if seq := tx.Sequence(itemsPath); seq < maxID {
+		rep.Sequence, pl.seq = true, maxID
+	}
+	return items, nil
+}
+
+// planVersions clears links to missing memories.
+func (pl *reconcilePlan) planVersions(items map[uint64]*record, ids []uint64, rep *ReconcileReport) {
+	for _, id := range ids {
+		r := items[id]
+		if r.Supersedes != 0 && items[r.Supersedes] == nil {
+			r.Supersedes = 0
+			rep.Versions++
+			pl.rewrite[id], pl.changed[id] = r, true
+		}
+		if r.SupersededBy != 0 && items[r.SupersededBy] == nil {
+			r.SupersededBy, r.Replaced = 0, time.Time{}
+			rep.Versions++
+			pl.rewrite[id], pl.changed[id] = r, true
+		}
+	}
+}
+
+// planVectors drops vectors of missing memories and re-embeds memories without a whole vector.
+func (pl *reconcilePlan) planVectors(tx *store.Tx, items map[uint64]*record, ids []uint64, rep *ReconcileReport) error {
+	if err := tx.ForEach(vecsPath, func(k string, v []byte) error {
+		id, ok := store.ParseSeqKey(k)
+		if r := items[id]; !ok || r == nil {
+			rep.Vectors++
+			pl.dropVec = append(pl.dropVec, k)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		r := items[id]
+		v, ok := tx.Get(vecsPath, store.SeqKey(id))
+		if !ok || len(v) == 0 || len(v)%4 != 0 || (r.Dim > 0 && len(v) != 4*r.Dim) {
+			rep.Reembedded++
+			pl.embed = append(pl.embed, r)
+			pl.changed[id] = true
+		}
+	}
+	return nil
+}
+
+// planHashes sets the duplicate index right: scope + hash → the newest memory with that text.
+func (pl *reconcilePlan) planHashes(tx *store.Tx, items map[uint64]*record, ids []uint64, rep *ReconcileReport) error {
+	wantHash := map[string]string{}
+	for _, id := range ids {
+		r := items[id]
+		wantHash[hashKey(r.Scope, r.Hash)] = store.SeqKey(id) // ids ascend: the newest wins
+	}
+	haveHash := map[string]string{}
+	if err := tx.ForEach(hashPath, func(k string, v []byte) error {
+		haveHash[k] = string(v)
+		return nil
+	}); err != nil {
+		return err
+	}
+	for k, v := range haveHash {
+		want, ok := wantHash[k]
+		if !ok {
+			rep.Hashes++
+			pl.del = append(pl.del, pathKey{hashPath, k})
+			continue
+		}
+		// An older memory with the same text is a fine answer too, if it exists.
+		if id, ok := store.ParseSeqKey(v); !ok || items[id] == nil || hashKey(items[id].Scope, items[id].Hash) != k {
+			rep.Hashes++
+			pl.put = append(pl.put, pathKV{pathKey{hashPath, k}, []byte(want)})
+		}
+	}
+	for k, want := range wantHash {
+		if _, ok := haveHash[k]; !ok {
+			rep.Hashes++
+			pl.put = append(pl.put, pathKV{pathKey{hashPath, k}, []byte(want)})
+		}
+	}
+	return nil
+}
+
+// planScopes sets the per-scope index right.
+func (pl *reconcilePlan) planScopes(tx *store.Tx, items map[uint64]*record, ids []uint64, rep *ReconcileReport) error {
+	scopes, err := tx.Buckets(scopesPath)
+	if err != nil {
+		return err
+	}
+	seen := map[uint64]bool{}
+	for _, sc := range scopes {
+		p := append(slices.Clone(scopesPath), sc)
+		if err := tx.ForEach(p, func(k string, v []byte) error {
+			id, ok := store.ParseSeqKey(k)
+			r := items[id]
+			if !ok || r == nil || r.Scope != sc {
+				rep.Scopes++
+				pl.del = append(pl.del, pathKey{p, k})
+				return nil
+			}
+			seen[id] = true
+			var se scopeEntry
+			if json.Unmarshal(v, &se) != nil || !slices.Equal(se.Tags, r.Tags) || se.Embedder != r.Embedder ||
+				se.Superseded != (r.SupersededBy != 0) {
+				rep.Scopes++
+				pl.changed[id] = true
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	for _, id := range ids {
+		if !seen[id] {
+			rep.Scopes++
+			pl.changed[id] = true
+		}
+	}
+	return nil
+}
+
+// planRecent removes recent notes of missing memories and brings back those of surviving ones.
+func (pl *reconcilePlan) planRecent(tx *store.Tx, items map[uint64]*record, ids []uint64, rep *ReconcileReport) error {
+	convs, err := tx.Buckets(recentPath)
+	if err != nil {
+		return err
+	}
+	noted := map[string]bool{}
+	for _, c := range convs {
+		p := append(slices.Clone(recentPath), c)
+		if err := tx.ForEach(p, func(k string, _ []byte) error {
+			if len(k) < 16 {
+				rep.Recent++
+				pl.del = append(pl.del, pathKey{p, k})
+				return nil
+			}
+			id, ok := store.ParseSeqKey(k[16:])
+			if r := items[id]; !ok || r == nil || r.Conversation != c || recentKey(r.Created, id) != k {
+				rep.Recent++
+				pl.del = append(pl.del, pathKey{p, k})
+				return nil
+			}
+			noted[c+"\x00"+k] = true
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	for _, id := range ids {
+		r := items[id]
+		if r.Conversation == "" || r.Document != "" || noted[r.Conversation+"\x00"+recentKey(r.Created, id)] {
+			continue
+		}
+		n := Note{Kind: NoteMemory, ID: id, Scope: r.Scope, Text: summary(r.Content), Time: r.Created, Tags: r.Tags}
+		raw, err := json.Marshal(n)
+		if err != nil {
+			return err
+		}
+		rep.Recent++
+		pl.put = append(pl.put, pathKV{pathKey{append(slices.Clone(recentPath), r.Conversation), recentKey(r.Created, id)}, raw})
+	}
+	return nil
+}
+
+// planDocuments keeps in each document's chunk list only memories that exist.
+func (pl *reconcilePlan) planDocuments(tx *store.Tx, items map[uint64]*record, _ []uint64, rep *ReconcileReport) error {
+	return tx.ForEach(docsPath, func(k string, v []byte) error {
+		var d docEntry
+		if json.Unmarshal(v, &d) != nil {
+			rep.Documents++
+			pl.del = append(pl.del, pathKey{docsPath, k})
+			return nil
+		}
+		kept := slices.DeleteFunc(slices.Clone(d.IDs), func(id uint64) bool { return items[id] == nil })
+		if len(kept) == len(d.IDs) {
+			return nil
+		}
+		rep.Documents++
+		if len(kept) == 0 {
+			pl.del = append(pl.del, pathKey{docsPath, k})
+			return nil
+		}
+		d.IDs = kept
+		raw, err := json.Marshal(d)
+		if err != nil {
+			return err
+		}
+		pl.put = append(pl.put, pathKV{pathKey{docsPath, k}, raw})
+		return nil
+	})
 }
 
 // apply writes the plan in tx and logs every memory whose index entry changed.

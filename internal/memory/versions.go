@@ -43,21 +43,7 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 	if err := s.checkContent(content); err != nil {
 		return StoreResult{}, err
 	}
-	kind, userWords := strings.TrimSpace(req.Kind), strings.TrimSpace(req.UserWords)
-	var scope string
-	var err error
-	switch kind {
-	case "", "fact":
-		kind, userWords = "", ""
-		scope, err = resolveScope(req.Conversation, req.Scope)
-	case KindInstruction:
-		if userWords == "" {
-			return StoreResult{}, fmt.Errorf("%w: an instruction needs user_words, the user's own words that gave it; store only what the user asked for", ErrBadRequest)
-		}
-		scope, err = instructionScope(req.Project, req.Scope)
-	default:
-		return StoreResult{}, fmt.Errorf("%w: kind %q; use fact or instruction", ErrBadRequest, kind)
-	}
+	kind, userWords, scope, err := storeKind(req)
 	if err != nil {
 		return StoreResult{}, err
 	}
@@ -86,79 +72,7 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 	var res StoreResult
 	err = s.st.Update(ctx, func(tx *store.Tx) error {
 		res = StoreResult{Scope: scope}
-		if old, ok, err := byHash(tx, scope, rec.Hash); err != nil {
-			return err
-		} else if ok && old.SupersededBy == 0 {
-			res.ID, res.Duplicate, res.Similarity = old.ID, ExactDuplicate, 1
-			res.Existing, _ = truncate(old.Content, DefaultSnippetChars)
-			return nil
-		} else if ok {
-			// An earlier version's text again: the fact changed back.
-			head, err := chainHead(tx, old)
-			if err != nil {
-				return err
-			}
-			return s.supersedeTx(tx, head, rec, vec, FactChange{Kind: ChangeRevert}, &res)
-		}
-		// Memories other processes wrote after our index last caught up are not among the
-		// candidates; the write lock is ours now, so read them here: two processes storing the
-		// first version of one fact at once then chain it instead of forking it.
-		unseen, err := unseenCandidates(tx, s.lastSeq, scope, vec)
-		if err != nil {
-			return err
-		}
-		var near *record
-		var nearSim float32
-		compared := map[uint64]bool{}
-		for _, c := range mergeScored(cands, unseen) {
-			if c.sim < supersedeFloor {
-				break
-			}
-			var old record
-			if found, err := tx.GetJSON(itemsPath, store.SeqKey(c.id), &old); err != nil {
-				return err
-			} else if !found {
-				continue // deleted meanwhile
-			}
-			if old.SupersededBy != 0 {
-				// Another process stored a newer version since our index saw this one: compare
-				// with the current version, so that two processes never fork a fact.
-				head, err := chainHead(tx, &old)
-				if err != nil {
-					return err
-				}
-				old = *head
-			}
-			if compared[old.ID] || old.SupersededBy != 0 || old.Document != "" || old.Kind != rec.Kind {
-				continue // seen, a broken chain, a document chunk (never versioned) or another kind
-			}
-			compared[old.ID] = true
-			v, change := compareFacts(old.Content, content)
-			if v == verdictDifferent && corrects(old.Content, content, c.sim) {
-				v, change = verdictUpdate, FactChange{Kind: ChangeUpdate}
-			}
-			if v == verdictUpdate {
-				if len(rec.Tags) == 0 {
-					rec.Tags = old.Tags
-				}
-				return s.supersedeTx(tx, &old, rec, vec, change, &res)
-			}
-			// The same statement reworded is a duplicate even where the embedder scores the
-			// rewording below the near-duplicate threshold (USE-Lite: a dropped full stop 0.93).
-			// Anything else is stored: a near duplicate that says something else is a
-			// correction (stored as a version above) or another fact, never refused.
-			if near == nil && s.near <= 1 && v == verdictSame {
-				near, nearSim = &old, c.sim
-			}
-		}
-		if near != nil {
-			res.ID, res.Duplicate, res.Similarity = near.ID, NearDuplicate, nearSim
-			res.Existing, _ = truncate(near.Content, DefaultSnippetChars)
-			return nil
-		}
-		id, err := putRecord(tx, rec, vec, s.logKeep)
-		res.ID = id
-		return err
+		return s.storeTx(tx, rec, vec, cands, &res)
 	})
 	if err != nil {
 		return StoreResult{}, fmt.Errorf("store memory: %w", err)
@@ -170,6 +84,104 @@ func (s *Service) Store(ctx context.Context, req StoreRequest) (StoreResult, err
 		}
 	}
 	return res, nil
+}
+
+// storeKind reads a store request's kind and resolves its scope: a fact's conversation or topic,
+// an instruction's user or project scope (an instruction needs the user's own words).
+func storeKind(req StoreRequest) (kind, userWords, scope string, err error) {
+	kind, userWords = strings.TrimSpace(req.Kind), strings.TrimSpace(req.UserWords)
+	switch kind {
+	case "", "fact":
+		kind, userWords = "", ""
+		scope, err = resolveScope(req.Conversation, req.Scope)
+	case KindInstruction:
+		if userWords == "" {
+			return "", "", "", fmt.Errorf("%w: an instruction needs user_words, the user's own words that gave it; store only what the user asked for", ErrBadRequest)
+		}
+		scope, err = instructionScope(req.Project, req.Scope)
+	default:
+		return "", "", "", fmt.Errorf("%w: kind %q; use fact or instruction", ErrBadRequest, kind)
+	}
+	return kind, userWords, scope, err
+}
+
+// storeTx writes rec in tx, or finds it a duplicate, or stores it as the new version of the
+// candidate it updates (cands: the most similar memories of its scope by the index).
+func (s *Service) storeTx(tx *store.Tx, rec record, vec []float32, cands []scored, res *StoreResult) error {
+	scope := rec.Scope
+	if old, ok, err := byHash(tx, scope, rec.Hash); err != nil {
+		return err
+	} else if ok && old.SupersededBy == 0 {
+		res.ID, res.Duplicate, res.Similarity = old.ID, ExactDuplicate, 1
+		res.Existing, _ = truncate(old.Content, DefaultSnippetChars)
+		return nil
+	} else if ok {
+		// An earlier version's text again: the fact changed back.
+		head, err := chainHead(tx, old)
+		if err != nil {
+			return err
+		}
+		return s.supersedeTx(tx, head, rec, vec, FactChange{Kind: ChangeRevert}, res)
+	}
+	// Memories other processes wrote after our index last caught up are not among the
+	// candidates; the write lock is ours now, so read them here: two processes storing the
+	// first version of one fact at once then chain it instead of forking it.
+	unseen, err := unseenCandidates(tx, s.lastSeq, scope, vec)
+	if err != nil {
+		return err
+	}
+	var near *record
+	var nearSim float32
+	compared := map[uint64]bool{}
+	for _, c := range mergeScored(cands, unseen) {
+		if c.sim < supersedeFloor {
+			break
+		}
+		var old record
+		if found, err := tx.GetJSON(itemsPath, store.SeqKey(c.id), &old); err != nil {
+			return err
+		} else if !found {
+			continue // deleted meanwhile
+		}
+		if old.SupersededBy != 0 {
+			// Another process stored a newer version since our index saw this one: compare
+			// with the current version, so that two processes never fork a fact.
+			head, err := chainHead(tx, &old)
+			if err != nil {
+				return err
+			}
+			old = *head
+		}
+		if compared[old.ID] || old.SupersededBy != 0 || old.Document != "" || old.Kind != rec.Kind {
+			continue // seen, a broken chain, a document chunk (never versioned) or another kind
+		}
+		compared[old.ID] = true
+		v, change := compareFacts(old.Content, rec.Content)
+		if v == verdictDifferent && corrects(old.Content, rec.Content, c.sim) {
+			v, change = verdictUpdate, FactChange{Kind: ChangeUpdate}
+		}
+		if v == verdictUpdate {
+			if len(rec.Tags) == 0 {
+				rec.Tags = old.Tags
+			}
+			return s.supersedeTx(tx, &old, rec, vec, change, res)
+		}
+		// The same statement reworded is a duplicate even where the embedder scores the
+		// rewording below the near-duplicate threshold (USE-Lite: a dropped full stop 0.93).
+		// Anything else is stored: a near duplicate that says something else is a
+		// correction (stored as a version above) or another fact, never refused.
+		if near == nil && s.near <= 1 && v == verdictSame {
+			near, nearSim = &old, c.sim
+		}
+	}
+	if near != nil {
+		res.ID, res.Duplicate, res.Similarity = near.ID, NearDuplicate, nearSim
+		res.Existing, _ = truncate(near.Content, DefaultSnippetChars)
+		return nil
+	}
+	id, err := putRecord(tx, rec, vec, s.logKeep)
+	res.ID = id
+	return err
 }
 
 func (s *Service) checkContent(content string) error {

@@ -1064,6 +1064,18 @@ const perClass = 100
 // queries draws the questions and appends the corrections (later notes) to the memories.
 func (g *gen) queries() []Query {
 	var out []Query
+	// A question that two notes answer differently ("who is the expert on the iOS push
+	// certificates?" when two people are) has no one right note: it is never asked.
+	asked := map[string]int{}
+	for _, f := range g.facts {
+		for _, q := range slices.Concat(f.para, f.ask) {
+			asked[q]++
+		}
+	}
+	for _, f := range g.facts {
+		one := func(q string) bool { return asked[q] > 1 }
+		f.para, f.ask = slices.DeleteFunc(f.para, one), slices.DeleteFunc(f.ask, one)
+	}
 	facts := slices.Clone(g.facts)
 	g.r.Shuffle(len(facts), func(i, j int) { facts[i], facts[j] = facts[j], facts[i] })
 	taken := map[string]bool{} // a fact is asked about in one class only

@@ -1,0 +1,121 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestNameRuns(t *testing.T) {
+	tests := []struct {
+		name, text string
+		want       []string
+	}{
+		{"customer and person", "For anything about Wayne Foods Europe, talk to Paula Kowalski — paula@wayne.example.",
+			[]string{"wayne foods europe", "paula kowalski"}},
+		{"common first word", "Deploy checkout-v2 with `task deploy:checkout-v2 -- --env production`.", []string{"checkout v2"}},
+		{"name opening the note", "Anna Bianchi left Wayne Foods; our new contact there is Farid Bianchi.",
+			[]string{"anna bianchi", "wayne foods", "farid bianchi"}},
+		{"possessive", "Black Mesa Energy Europe's contract renews on September 9.", []string{"black mesa energy europe", "september"}},
+		{"no names", "staging replicas for orders: 2", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, r := range nameRuns(tt.text) {
+				got = append(got, strings.Join(r, " "))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("nameRuns(%q) (-want +got):\n%s", tt.text, diff)
+			}
+		})
+	}
+}
+
+func TestLookAlikes(t *testing.T) {
+	tests := []struct {
+		name, query string
+		notes       []string
+		want        []bool // marked as a look-alike
+	}{
+		{"regional branch", "who do I talk to at Wayne Foods?",
+			[]string{"Wayne Foods contact: Anna Bianchi, anna@wayne.example", "For anything about Wayne Foods Europe, talk to Paula Kowalski."},
+			[]bool{false, true}},
+		{"question names the branch", "email of our contact at Blue Sun Europe",
+			[]string{"Our contact at Blue Sun is Anna Ahmed (anna@blue.example).", "For anything about Blue Sun Europe, talk to Farid Tanaka."},
+			[]bool{false, false}}, // a shorter name is not marked (measured: docs/memory.md)
+		{"successor service", "which host has checkout's test database",
+			[]string{"checkout talks to pg-staging-03 in staging.", "checkout-v2 staging DB host: pg-test-17"},
+			[]bool{false, true}},
+		{"first name only", "anything I should know before working with Tamara?",
+			[]string{"Tamara Nowak works from Osaka, JST", "Tamara Weber works part-time, Monday to Wednesday."},
+			[]bool{false, false}},
+		{"short name of a service", "how much memory may push use?",
+			[]string{"push-service needs at most 768 MiB RAM.", "Ines Demir knows the iOS push certificates best."},
+			[]bool{false, false}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var cands []*candidate
+			for i, n := range tt.notes {
+				cands = append(cands, &candidate{id: uint64(i + 1), rec: &record{Content: n}})
+			}
+			lookAlikes(tt.query, cands)
+			var got []bool
+			for _, c := range cands {
+				got = append(got, c.other)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("lookAlikes(%q) (-want +got):\n%s", tt.query, diff)
+			}
+		})
+	}
+}
+
+func TestRestates(t *testing.T) {
+	tests := []struct {
+		name, older, newer string
+		want               bool
+	}{
+		{"moved port", "audit-log-v2: port 5403 (internal only, the gateway fronts it)", "audit-log-v2 moved to port 7518 (was 5403).", true},
+		{"contact left", "Wayne Foods contact: Anna Bianchi, anna@wayne.example", "Anna Bianchi left Wayne Foods; our new contact there is Farid Bianchi.", true},
+		{"raised limit", "Stark Freight pays for 700 seats (Enterprise tier).", "Stark Freight upgraded to 1825 seats.", true},
+		{"other attribute", "geo-lookup is scaled to 2 pods in staging.", "Correction: geo-lookup is on port 7451 now, not 8009.", false},
+		{"look-alike subject", "Wayne Foods contact: Anna Bianchi", "Correction: our contact at Wayne Foods Europe is Paula now.", false},
+		{"two labels", "scheduler: new refund behind refund_batching_enabled (LaunchDarkly), 10% of tenants",
+			"returns: new checkout behind checkout_batching_enabled (LaunchDarkly), 10% of tenants", false},
+		{"two customers", "Nina Bianchi left Dunder Mifflin Asia; our new contact there is Jonas Costa.",
+			"Anna Bianchi left Wayne Foods; our new contact there is Farid Bianchi.", false},
+		{"no cue", "audit-log-v2: port 5403 (internal only, the gateway fronts it)", "audit-log-v2 listens on port 7518.", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := restates(tt.older, tt.newer, nameRuns(tt.older), nameRuns(tt.newer)); got != tt.want {
+				t.Errorf("restates(%q, %q) = %v, want %v", tt.older, tt.newer, got, tt.want)
+			}
+		})
+	}
+}
+
+// TestCorrectionRanksFirst: a correction the store keeps beside its note (it cannot prove it a
+// version: the wording differs too much) answers first, and only with SignalNewer on.
+func TestCorrectionRanksFirst(t *testing.T) {
+	for _, off := range []bool{false, true} {
+		s, _ := newLexical(t, Config{off: map[string]bool{SignalNewer: off}})
+		for _, text := range []string{
+			"audit-log-v2: port 5403 (internal only, the gateway fronts it)",
+			"audit-log-v2 cache TTL: 90 min (redis, key prefix audit-log-v2:)",
+			"audit-log-v2 moved to port 7518 (was 5403).",
+		} {
+			if r := mustStore(t, s, StoreRequest{Conversation: "c", Scope: "topic:p", Content: text}); r.Superseded != 0 {
+				t.Fatalf("Store(%q) superseded %d; the test needs both notes current", text, r.Superseded)
+			}
+		}
+		hits := mustSearch(t, s, SearchRequest{Conversation: "c", Query: "audit-log-v2 port, internal only behind the gateway?", Scopes: []string{"p"}, Limit: 3})
+		first := strings.Contains(hits[0].Content, "7518")
+		if first == off {
+			t.Errorf("newer off=%v: first hit %q", off, hits[0].Content)
+		}
+	}
+}
