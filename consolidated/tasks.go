@@ -19,22 +19,23 @@ import (
 // MCP Tasks (the 2025-11-25 `tasks` capability; the Tasks extension of 2026-07-28 keeps the
 // methods): a client augments a tools/call with a task, gets a task handle at once, polls
 // tasks/get, fetches the result with tasks/result and may tasks/cancel it. The go-sdk has no
-// Tasks, and refuses methods it does not know; TaskTransport rewrites them on the wire into
-// calls of a tool nobody lists (tasksToolName), which this file answers through the SDK's own
-// pipeline (principal, conversation), and rewrites the answers back. A task is an execution:
+// Tasks, and refuses methods it does not know; taskRewriter rewrites them on the wire (stdio
+// through TaskTransport, streamable HTTP through TaskHandler) into calls of a tool nobody lists
+// (tasksToolName), which this file answers through the SDK's own pipeline (principal,
+// conversation), and rewrites the answers back. A task is an execution:
 // its id is the execution id, its status the execution's, and its result is kept in the
 // engine's store, so a task outlives the server that ran it and a new server serves its
 // result. A task of another principal or conversation is not found.
 
 const (
-	// tasksToolName is the tool TaskTransport calls for tasks/get, tasks/result, tasks/cancel
+	// tasksToolName is the tool taskRewriter calls for tasks/get, tasks/result, tasks/cancel
 	// and tasks/list. It is in no tools/list; a client that calls it by name gets what the
 	// method would answer it.
 	tasksToolName = "toolhost/tasks"
 	// taskMetaKey, in a forwarded tools/call's _meta, asks for the call to run as a task; its
-	// value is the request's task parameters ({"ttl": ms}).
+	// value is the request's task parameters ({"ttl": ms}). taskRewriter puts it there.
 	taskMetaKey = "toolhost/task"
-	// rpcMetaKey, in the _meta of a result for TaskTransport, holds what the JSON-RPC answer's
+	// rpcMetaKey, in the _meta of a result for taskRewriter, holds what the JSON-RPC answer's
 	// result is to be.
 	rpcMetaKey = "toolhost/rpc"
 	// relatedTaskKey associates a task's result with it (the spec's related-task metadata).
@@ -90,7 +91,7 @@ func (t *taskRuns) end(id string) {
 	}
 }
 
-// taskParams reads the task parameters a TaskTransport put into a call's _meta; ok is false
+// taskParams reads the task parameters a taskRewriter put into a call's _meta; ok is false
 // for a normal call.
 func taskParams(req *mcp.CallToolRequest) (ttl int64, ok bool) {
 	if req == nil || req.Params == nil {
@@ -158,7 +159,7 @@ func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args an
 		"io.modelcontextprotocol/model-immediate-response": fmt.Sprintf("%s.%s runs as task %s.", c.Tool, c.Operation, entry.ID)}})
 }
 
-// rpcResult is a CallToolResult that TaskTransport turns into the JSON-RPC result v.
+// rpcResult is a CallToolResult that taskRewriter turns into the JSON-RPC result v.
 func rpcResult(v any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{}, Meta: mcp.Meta{rpcMetaKey: v}}
 }
@@ -168,6 +169,8 @@ type tasksArgs struct {
 	Method string `json:"method"`
 	TaskID string `json:"taskId"`
 	Cursor string `json:"cursor"`
+	// Name is the tool of a task-augmented tools/call that cannot run as a task.
+	Name string `json:"name"`
 }
 
 // tasksMiddleware answers the calls of tasksToolName.
@@ -199,6 +202,10 @@ func errTaskNotFound(id string) error {
 
 // answerTask serves one tasks/* method for the caller's principal and conversation.
 func (r *Registry) answerTask(ctx context.Context, cr *mcp.CallToolRequest, a tasksArgs) (any, error) {
+	if a.Method == "tools/call" {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+			Message: "tool " + truncateRunes(a.Name, 80) + " does not run as a task (execution.taskSupport is forbidden)"}
+	}
 	e := r.env.Executions
 	if e == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "tasks need the execution history, which this server does not keep"}

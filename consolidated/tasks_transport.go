@@ -12,11 +12,7 @@ import (
 )
 
 // TaskTransport wraps a server transport so that its connection speaks MCP Tasks, which the
-// go-sdk does not know: tasks/get, tasks/result, tasks/cancel and tasks/list become calls of
-// tasksToolName, a task-augmented tools/call carries its task parameters in _meta, and their
-// answers are rewritten back (tasks.go answers them). The initialize answer declares the tasks
-// capability; for a client that declared it too, tools/list marks TaskTools
-// execution.taskSupport "optional". Other clients see the bytes they always saw.
+// go-sdk does not know, through a taskRewriter (TaskHandler does the same for streamable HTTP).
 func TaskTransport(t mcp.Transport) mcp.Transport { return &taskTransport{inner: t} }
 
 type taskTransport struct{ inner mcp.Transport }
@@ -26,10 +22,30 @@ func (t *taskTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &taskConn{Connection: c, rewrites: map[any]string{}}, nil
+	return &taskConn{Connection: c, rw: newTaskRewriter(false)}, nil
 }
 
-// Kinds of answers taskConn rewrites.
+type taskConn struct {
+	mcp.Connection
+	rw *taskRewriter
+}
+
+func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil {
+		return c.rw.request(req), nil
+	}
+	return msg, err
+}
+
+func (c *taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if resp, ok := msg.(*jsonrpc.Response); ok {
+		msg = c.rw.response(resp)
+	}
+	return c.Connection.Write(ctx, msg)
+}
+
+// Kinds of answers taskRewriter rewrites.
 const (
 	rewriteRPC  = "rpc"  // the result is in _meta[rpcMetaKey]
 	rewriteInit = "init" // declare the tasks capability
@@ -39,56 +55,70 @@ const (
 // serverTasksCapability is what the server declares (2025-11-25 capabilities.tasks).
 const serverTasksCapability = `"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}},`
 
-type taskConn struct {
-	mcp.Connection
-
+// taskRewriter is the one mapping of MCP Tasks onto what the go-sdk serves, one JSON-RPC
+// message at a time, whatever carries the messages: tasks/get, tasks/result, tasks/cancel and
+// tasks/list become calls of tasksToolName, a task-augmented tools/call carries its task
+// parameters in _meta, and their answers are rewritten back (tasks.go answers them). The
+// initialize answer declares the tasks capability; for a client that declared it too (in
+// initialize, or on 2026-07-28 in the request's own _meta), tools/list marks TaskTools
+// execution.taskSupport "optional". Other clients see the bytes they always saw.
+type taskRewriter struct {
 	mu       sync.Mutex
 	rewrites map[any]string // request id -> how to rewrite its answer
-	speaks   bool           // the client declared tasks
+	speaks   bool           // the client declared tasks in initialize
 }
 
-func (c *taskConn) remember(id jsonrpc.ID, kind string) {
+func newTaskRewriter(speaks bool) *taskRewriter {
+	return &taskRewriter{rewrites: map[any]string{}, speaks: speaks}
+}
+
+func (c *taskRewriter) remember(id jsonrpc.ID, kind string) {
 	c.mu.Lock()
 	c.rewrites[id.Raw()] = kind
 	c.mu.Unlock()
 }
 
-func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	for {
-		msg, err := c.Connection.Read(ctx)
-		if err != nil {
-			return msg, err
-		}
-		req, ok := msg.(*jsonrpc.Request)
-		if !ok || !req.IsCall() {
-			return msg, nil
-		}
-		out, answer := c.rewrite(req)
-		if answer != nil {
-			if err := c.Connection.Write(ctx, answer); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		return out, nil
+func (c *taskRewriter) forget(id jsonrpc.ID) string {
+	if !id.IsValid() {
+		return ""
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	k := c.rewrites[id.Raw()]
+	delete(c.rewrites, id.Raw())
+	return k
 }
 
-// rewrite turns a Tasks request into what the SDK serves; answer, when set, is sent to the
-// client instead (a request refused on the wire).
-func (c *taskConn) rewrite(req *jsonrpc.Request) (out *jsonrpc.Request, answer *jsonrpc.Response) {
+// speaksTasks reports whether client capabilities declare MCP Tasks: the 2025-11-25
+// capabilities.tasks, or the Tasks extension.
+func speaksTasks(capabilities json.RawMessage) bool {
+	var c struct {
+		Tasks      json.RawMessage            `json:"tasks"`
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(capabilities, &c) != nil {
+		return false
+	}
+	_, ext := c.Extensions["io.modelcontextprotocol/tasks"]
+	return len(c.Tasks) > 0 && string(c.Tasks) != "null" || ext
+}
+
+// clientCapabilitiesKey carries a 2026-07-28 request's client capabilities in its _meta.
+const clientCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities"
+
+// request turns a Tasks request into what the SDK serves; others pass as they are.
+func (c *taskRewriter) request(req *jsonrpc.Request) *jsonrpc.Request {
+	if !req.IsCall() {
+		return req
+	}
 	switch req.Method {
 	case "initialize":
 		var p struct {
-			Capabilities struct {
-				Tasks      json.RawMessage            `json:"tasks"`
-				Extensions map[string]json.RawMessage `json:"extensions"`
-			} `json:"capabilities"`
+			Capabilities json.RawMessage `json:"capabilities"`
 		}
 		if json.Unmarshal(req.Params, &p) == nil {
-			_, ext := p.Capabilities.Extensions["io.modelcontextprotocol/tasks"]
 			c.mu.Lock()
-			c.speaks = len(p.Capabilities.Tasks) > 0 && string(p.Capabilities.Tasks) != "null" || ext
+			c.speaks = speaksTasks(p.Capabilities)
 			c.mu.Unlock()
 		}
 		c.remember(req.ID, rewriteInit)
@@ -96,11 +126,17 @@ func (c *taskConn) rewrite(req *jsonrpc.Request) (out *jsonrpc.Request, answer *
 		c.mu.Lock()
 		speaks := c.speaks
 		c.mu.Unlock()
+		if !speaks && bytes.Contains(req.Params, []byte(clientCapabilitiesKey)) {
+			var p struct {
+				Meta map[string]json.RawMessage `json:"_meta"`
+			}
+			speaks = json.Unmarshal(req.Params, &p) == nil && speaksTasks(p.Meta[clientCapabilitiesKey])
+		}
 		if speaks {
 			c.remember(req.ID, rewriteList)
 		}
 	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list":
-		var p map[string]any
+		var p map[string]json.RawMessage
 		_ = json.Unmarshal(req.Params, &p)
 		args := map[string]any{"method": req.Method}
 		for _, k := range []string{"taskId", "cursor"} {
@@ -108,9 +144,7 @@ func (c *taskConn) rewrite(req *jsonrpc.Request) (out *jsonrpc.Request, answer *
 				args[k] = v
 			}
 		}
-		params, _ := json.Marshal(map[string]any{"name": tasksToolName, "arguments": args})
-		c.remember(req.ID, rewriteRPC)
-		return &jsonrpc.Request{ID: req.ID, Method: "tools/call", Params: params, Extra: req.Extra}, nil
+		return c.callTasksTool(req, args, p["_meta"])
 	case "tools/call":
 		if !bytes.Contains(req.Params, []byte(`"task"`)) {
 			break // the common case, without decoding what may be a large call
@@ -126,8 +160,8 @@ func (c *taskConn) rewrite(req *jsonrpc.Request) (out *jsonrpc.Request, answer *
 		var name string
 		_ = json.Unmarshal(p["name"], &name)
 		if !slices.Contains(TaskTools, name) {
-			return nil, &jsonrpc.Response{ID: req.ID, Error: &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
-				Message: "tool " + truncateRunes(name, 80) + " does not run as a task (execution.taskSupport is forbidden)"}}
+			// answerTask refuses it, so that every carrier answers it the same way.
+			return c.callTasksTool(req, map[string]any{"method": req.Method, "name": name}, p["_meta"])
 		}
 		meta := map[string]json.RawMessage{}
 		if m, ok := p["_meta"]; ok {
@@ -138,22 +172,36 @@ func (c *taskConn) rewrite(req *jsonrpc.Request) (out *jsonrpc.Request, answer *
 		p["_meta"], _ = json.Marshal(meta)
 		params, _ := json.Marshal(p)
 		c.remember(req.ID, rewriteRPC)
-		return &jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params, Extra: req.Extra}, nil
+		return &jsonrpc.Request{ID: req.ID, Method: req.Method, Params: params, Extra: req.Extra}
 	}
-	return req, nil
+	return req
 }
 
-func (c *taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	resp, ok := msg.(*jsonrpc.Response)
-	if !ok || resp.Error != nil || !resp.ID.IsValid() {
-		if ok {
-			c.forget(resp.ID)
-		}
-		return c.Connection.Write(ctx, msg)
+// callTasksTool is req as a call of tasksToolName with args; meta, the request's _meta, goes
+// along (the 2026-07-28 protocol reads its version there).
+func (c *taskRewriter) callTasksTool(req *jsonrpc.Request, args map[string]any, meta json.RawMessage) *jsonrpc.Request {
+	p := map[string]any{"name": tasksToolName, "arguments": args}
+	if len(meta) > 0 && string(meta) != "null" {
+		p["_meta"] = meta
 	}
+	params, _ := json.Marshal(p)
+	c.remember(req.ID, rewriteRPC)
+	return &jsonrpc.Request{ID: req.ID, Method: "tools/call", Params: params, Extra: req.Extra}
+}
+
+// response rewrites the answer to a request that request rewrote. A result that carries
+// _meta[rpcMetaKey] is answered as that value even when its request is not known here (a
+// stream replayed after a dropped HTTP connection): only tasks.go puts it there.
+func (c *taskRewriter) response(resp *jsonrpc.Response) *jsonrpc.Response {
 	kind := c.forget(resp.ID)
+	if resp.Error != nil {
+		return resp
+	}
+	if kind == "" && bytes.Contains(resp.Result, []byte(`"`+rpcMetaKey+`"`)) {
+		kind = rewriteRPC
+	}
 	if kind == "" {
-		return c.Connection.Write(ctx, msg)
+		return resp
 	}
 	out := *resp
 	switch kind {
@@ -179,18 +227,7 @@ func (c *taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	case rewriteList:
 		out.Result = markTaskTools(resp.Result)
 	}
-	return c.Connection.Write(ctx, &out)
-}
-
-func (c *taskConn) forget(id jsonrpc.ID) string {
-	if !id.IsValid() {
-		return ""
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	k := c.rewrites[id.Raw()]
-	delete(c.rewrites, id.Raw())
-	return k
+	return &out
 }
 
 // markTaskTools adds execution.taskSupport "optional" to the TaskTools of a tools/list result,
