@@ -1,0 +1,161 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// taskHTTP is a raw client of the binary's /mcp that speaks MCP Tasks (the go-sdk client
+// cannot): a session on protocols before 2026-07-28, stateless requests on 2026-07-28.
+type taskHTTP struct {
+	t                   *testing.T
+	url, token, version string
+	session             string
+	id                  int
+}
+
+func newTaskHTTP(t *testing.T, base, token, version string) *taskHTTP {
+	t.Helper()
+	c := &taskHTTP{t: t, url: base + "/mcp", token: token, version: version}
+	if version < "2026-07-28" {
+		c.must("initialize", map[string]any{"protocolVersion": version, "capabilities": map[string]any{"tasks": map[string]any{}},
+			"clientInfo": map[string]any{"name": "tasks-test", "version": "1"}})
+		c.post(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	}
+	return c
+}
+
+func (c *taskHTTP) post(msg map[string]any) map[string]any {
+	c.t.Helper()
+	method, _ := msg["method"].(string)
+	if c.version >= "2026-07-28" {
+		p, _ := msg["params"].(map[string]any)
+		if p == nil {
+			p = map[string]any{}
+		}
+		p["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": c.version,
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "tasks-test", "version": "1"},
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}}
+		msg["params"] = p
+	}
+	body, _ := json.Marshal(msg)
+	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Mcp-Protocol-Version", c.version)
+	if c.version >= "2026-07-28" {
+		req.Header.Set("Mcp-Method", method)
+		if method == "tools/call" {
+			req.Header.Set("Mcp-Name", msg["params"].(map[string]any)["name"].(string))
+		}
+	}
+	if c.session != "" {
+		req.Header.Set("Mcp-Session-Id", c.session)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+		c.session = id
+	}
+	data, _ := io.ReadAll(resp.Body)
+	if _, isCall := msg["id"]; !isCall {
+		return nil
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimPrefix(line, "data: ")
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil && m["id"] == msg["id"] {
+			return m
+		}
+	}
+	c.t.Fatalf("%s: no answer in %d %s", method, resp.StatusCode, data)
+	return nil
+}
+
+func (c *taskHTTP) send(method string, params map[string]any) map[string]any {
+	c.t.Helper()
+	c.id++
+	return c.post(map[string]any{"jsonrpc": "2.0", "id": float64(c.id), "method": method, "params": params})
+}
+
+func (c *taskHTTP) must(method string, params map[string]any) json.RawMessage {
+	c.t.Helper()
+	m := c.send(method, params)
+	if m["error"] != nil {
+		c.t.Fatalf("%s %v: %v", method, params, m["error"])
+	}
+	b, _ := json.Marshal(m["result"])
+	return b
+}
+
+func (c *taskHTTP) runTask(command string) string {
+	c.t.Helper()
+	var created struct {
+		Task struct{ TaskID, Status string }
+	}
+	raw := c.must("tools/call", map[string]any{"name": "terminal_operations", "arguments": map[string]any{"operation": "run_command",
+		"command": command}, "task": map[string]any{"ttl": 600000}})
+	if json.Unmarshal(raw, &created); created.Task.TaskID == "" || created.Task.Status != "working" {
+		c.t.Fatalf("task-augmented run_command = %s, want a working task", raw)
+	}
+	return created.Task.TaskID
+}
+
+func (c *taskHTTP) status(method, id string) string {
+	c.t.Helper()
+	var st struct{ Status string }
+	json.Unmarshal(c.must(method, map[string]any{"taskId": id}), &st)
+	return st.Status
+}
+
+// TestHTTPTasks drives tasks through the real binary over HTTP, on a 2025-11-25 session and
+// on stateless 2026-07-28 requests: a command runs to completion as a task and another is
+// cancelled with its process; a client token of another principal finds neither; and the
+// session, resumed on a new server after the first was killed, still fetches the result.
+func TestHTTPTasks(t *testing.T) {
+	state, work := t.TempDir(), t.TempDir()
+	base, token := serveExec(t, state, work, "")
+	bob := createToken(t, state, work, "bob", "--tier", "admin")
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(version, func(t *testing.T) {
+			c := newTaskHTTP(t, base, token, version)
+			id := c.runTask("sleep 1; echo task-$((6*7))")
+			if st := c.status("tasks/get", id); st != "working" {
+				t.Errorf("tasks/get at once = %q, want working", st)
+			}
+			if res := string(c.must("tasks/result", map[string]any{"taskId": id})); !strings.Contains(res, "task-42") || !strings.Contains(res, "exit 0") {
+				t.Errorf("tasks/result = %s, want the command's output and exit", res)
+			}
+			if st := c.status("tasks/get", id); st != "completed" {
+				t.Errorf("tasks/get after the end = %q, want completed", st)
+			}
+			arg := "31." + strings.ReplaceAll(version, "-", "")
+			id2 := c.runTask("sleep " + arg)
+			waitProcs(t, "sleep "+arg, 1)
+			if st := c.status("tasks/cancel", id2); st != "cancelled" {
+				t.Errorf("tasks/cancel = %q, want cancelled", st)
+			}
+			for deadline := time.Now().Add(10 * time.Second); countProcs("sleep "+arg) > 0; time.Sleep(50 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Errorf("the cancelled task's process survived")
+					break
+				}
+			}
+			other := newTaskHTTP(t, base, bob, version)
+			if m := other.send("tasks/get", map[string]any{"taskId": id}); m["error"] == nil {
+				t.Errorf("tasks/get of another principal's task = %v, want not found", m)
+			}
+			if m := other.send("tasks/result", map[string]any{"taskId": id}); m["error"] == nil {
+				t.Errorf("tasks/result of another principal's task = %v, want not found", m)
+			}
+		})
+	}
+}
