@@ -91,22 +91,26 @@ func (t *taskRuns) end(id string) {
 	}
 }
 
-// taskParams reads the task parameters a taskRewriter put into a call's _meta; ok is false
-// for a normal call.
-func taskParams(req *mcp.CallToolRequest) (ttl int64, ok bool) {
+// taskParams reads the task request a taskRewriter put into a call's _meta; ok is false for
+// a normal call.
+func taskParams(req *mcp.CallToolRequest) (tr taskRequest, ok bool) {
 	if req == nil || req.Params == nil {
-		return 0, false
+		return tr, false
 	}
 	v, ok := req.Params.GetMeta()[taskMetaKey]
 	if !ok {
-		return 0, false
+		return tr, false
 	}
-	if m, isMap := v.(map[string]any); isMap {
-		if f, isNum := m["ttl"].(float64); isNum {
-			ttl = int64(f)
-		}
-	}
-	return ttl, true
+	b, _ := json.Marshal(v)
+	_ = json.Unmarshal(b, &tr)
+	return tr, true
+}
+
+// runsAsTask reports whether a call with task request tr runs as a task: always when the
+// client asked for one, and under the extension's server-directed rule when its operation
+// (valid, or prepErr) waits for long work.
+func (tr taskRequest) runsAsTask(op Operation, prepErr error) bool {
+	return !tr.Auto || prepErr == nil && op.TaskWait
 }
 
 // startTask runs a prepared call as a task: the task is stored, the call goes on in the
@@ -116,13 +120,13 @@ func taskParams(req *mcp.CallToolRequest) (ttl int64, ok bool) {
 //
 // A call whose arguments were refused (prepErr) becomes a task too, whose result is that error:
 // the client asked for a task and polls for it.
-func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args any, raw json.RawMessage, ttl int64, prepErr error) *mcp.CallToolResult {
+func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args any, raw json.RawMessage, tr taskRequest, prepErr error) *mcp.CallToolResult {
 	e := r.env.Executions
 	if e == nil {
 		return nil
 	}
 	now := time.Now()
-	entry := engine.TaskEntry{ID: c.ExecutionID, Principal: c.Principal.Name, Conversation: c.Conversation, Created: now.UTC(), TTL: engine.TaskTTL(ttl)}
+	entry := engine.TaskEntry{ID: c.ExecutionID, Principal: c.Principal.Name, Conversation: c.Conversation, Created: now.UTC(), TTL: engine.TaskTTL(tr.TTL)}
 	if err := e.PutTask(ctx, entry); err != nil {
 		c.Logger.Error("store task", "err", err)
 		return nil
@@ -155,8 +159,26 @@ func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args an
 	}()
 	w := taskWire{TaskID: entry.ID, Status: "working", CreatedAt: entry.Created.Format(time.RFC3339Nano), LastUpdatedAt: entry.Created.Format(time.RFC3339Nano),
 		TTL: entry.TTL, PollInterval: taskPollMS}
-	return rpcResult(map[string]any{"task": w, "_meta": map[string]any{
-		"io.modelcontextprotocol/model-immediate-response": fmt.Sprintf("%s.%s runs as task %s.", c.Tool, c.Operation, entry.ID)}})
+	meta := map[string]any{"io.modelcontextprotocol/model-immediate-response": fmt.Sprintf("%s.%s runs as task %s.", c.Tool, c.Operation, entry.ID)}
+	if tr.Extension {
+		v := w.extension()
+		v["resultType"], v["_meta"] = "task", meta
+		return rpcResult(v)
+	}
+	return rpcResult(map[string]any{"task": w, "_meta": meta})
+}
+
+// extension is a task in the Tasks extension's shape (2026-07-28): times to live and poll
+// intervals in ttlMs and pollIntervalMs.
+func (w taskWire) extension() map[string]any {
+	v := map[string]any{"taskId": w.TaskID, "status": w.Status, "createdAt": w.CreatedAt, "lastUpdatedAt": w.LastUpdatedAt, "ttlMs": w.TTL}
+	if w.PollInterval > 0 {
+		v["pollIntervalMs"] = w.PollInterval
+	}
+	if w.StatusMessage != "" {
+		v["statusMessage"] = w.StatusMessage
+	}
+	return v
 }
 
 // rpcResult is a CallToolResult that taskRewriter turns into the JSON-RPC result v.
@@ -171,6 +193,8 @@ type tasksArgs struct {
 	Cursor string `json:"cursor"`
 	// Name is the tool of a task-augmented tools/call that cannot run as a task.
 	Name string `json:"name"`
+	// Extension: answer in the Tasks extension's shapes (2026-07-28).
+	Extension bool `json:"extension"`
 }
 
 // tasksMiddleware answers the calls of tasksToolName.
@@ -231,7 +255,15 @@ func (r *Registry) answerTask(ctx context.Context, cr *mcp.CallToolRequest, a ta
 		if err != nil {
 			return nil, err
 		}
+		if a.Extension {
+			return r.extensionTask(ctx, t), nil
+		}
 		return r.taskState(ctx, t), nil
+	case "tasks/update":
+		if _, err := own(a.TaskID); err != nil {
+			return nil, err
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("task %s asks for no input: toolhost's tasks never do", truncateRunes(a.TaskID, 80))}
 	case "tasks/result":
 		t, err := own(a.TaskID)
 		if err != nil {
@@ -277,6 +309,9 @@ func (r *Registry) answerTask(ctx context.Context, cr *mcp.CallToolRequest, a ta
 			r.env.logger().Warn("cancel task", "task", t.ID, "err", err)
 		}
 		t.Cancelled = true
+		if a.Extension {
+			return map[string]any{"resultType": "complete"}, nil // the extension's acknowledgement
+		}
 		return r.taskState(ctx, t), nil
 	case "tasks/list":
 		if a.Cursor != "" {
@@ -293,6 +328,30 @@ func (r *Registry) answerTask(ctx context.Context, cr *mcp.CallToolRequest, a ta
 		return map[string]any{"tasks": out}, nil
 	}
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("no task method %q", truncateRunes(a.Method, 40))}
+}
+
+// extensionTask is a task as the extension's tasks/get answers it: a completed task carries
+// its result, one that ended without a result (its server died) an error. A tool's isError
+// result is completed, not failed: the extension keeps failed for JSON-RPC errors.
+func (r *Registry) extensionTask(ctx context.Context, t engine.TaskEntry) map[string]any {
+	w := r.taskState(ctx, t)
+	var result map[string]json.RawMessage
+	if t.Result != nil && json.Unmarshal(t.Result, &result) == nil && w.Status != "cancelled" {
+		w.Status, w.StatusMessage = "completed", ""
+	}
+	v := w.extension()
+	v["resultType"] = "complete"
+	switch w.Status {
+	case "completed":
+		if result == nil {
+			result = map[string]json.RawMessage{"content": json.RawMessage(`[]`)}
+		}
+		result["resultType"] = json.RawMessage(`"complete"`)
+		v["result"] = result
+	case "failed":
+		v["error"] = map[string]any{"code": jsonrpc.CodeInternalError, "message": w.StatusMessage}
+	}
+	return v
 }
 
 // taskState is a task as tasks/get answers it: the status follows its execution.

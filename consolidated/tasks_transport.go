@@ -47,21 +47,26 @@ func (c *taskConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 // Kinds of answers taskRewriter rewrites.
 const (
-	rewriteRPC  = "rpc"  // the result is in _meta[rpcMetaKey]
-	rewriteInit = "init" // declare the tasks capability
-	rewriteList = "list" // mark the task tools
+	rewriteRPC      = "rpc"      // the result is in _meta[rpcMetaKey]
+	rewriteInit     = "init"     // declare the tasks capability
+	rewriteDiscover = "discover" // declare the Tasks extension
+	rewriteList     = "list"     // mark the task tools
 )
 
 // serverTasksCapability is what the server declares (2025-11-25 capabilities.tasks).
 const serverTasksCapability = `"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}},`
 
+// tasksExtension names the Tasks extension of 2026-07-28 (SEP-2663) in capabilities.
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
 // taskRewriter is the one mapping of MCP Tasks onto what the go-sdk serves, one JSON-RPC
 // message at a time, whatever carries the messages: tasks/get, tasks/result, tasks/cancel and
 // tasks/list become calls of tasksToolName, a task-augmented tools/call carries its task
 // parameters in _meta, and their answers are rewritten back (tasks.go answers them). The
-// initialize answer declares the tasks capability; for a client that declared it too (in
-// initialize, or on 2026-07-28 in the request's own _meta), tools/list marks TaskTools
-// execution.taskSupport "optional". Other clients see the bytes they always saw.
+// initialize answer declares the tasks capability; for a client that declared it too,
+// tools/list marks TaskTools execution.taskSupport "optional". On 2026-07-28 server/discover
+// declares the Tasks extension, and a request that declares it in its _meta gets the
+// extension's shapes (taskRequest.Extension). Other clients see the bytes they always saw.
 type taskRewriter struct {
 	mu       sync.Mutex
 	rewrites map[any]string // request id -> how to rewrite its answer
@@ -99,12 +104,39 @@ func speaksTasks(capabilities json.RawMessage) bool {
 	if json.Unmarshal(capabilities, &c) != nil {
 		return false
 	}
-	_, ext := c.Extensions["io.modelcontextprotocol/tasks"]
+	_, ext := c.Extensions[tasksExtension]
 	return len(c.Tasks) > 0 && string(c.Tasks) != "null" || ext
 }
 
-// clientCapabilitiesKey carries a 2026-07-28 request's client capabilities in its _meta.
-const clientCapabilitiesKey = "io.modelcontextprotocol/clientCapabilities"
+// extensionRequest reports whether a request's _meta is of the 2026-07-28 protocol and declares
+// the Tasks extension: its tasks follow the extension (server-directed, results in tasks/get).
+func extensionRequest(meta json.RawMessage) bool {
+	if !bytes.Contains(meta, []byte(tasksExtension)) {
+		return false
+	}
+	var m struct {
+		Version      string `json:"io.modelcontextprotocol/protocolVersion"`
+		Capabilities struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		} `json:"io.modelcontextprotocol/clientCapabilities"`
+	}
+	if json.Unmarshal(meta, &m) != nil || m.Version < "2026-07-28" {
+		return false
+	}
+	_, ok := m.Capabilities.Extensions[tasksExtension]
+	return ok
+}
+
+// taskRequest is what a tools/call asks of tasks, as taskRewriter puts it into _meta[taskMetaKey].
+type taskRequest struct {
+	// TTL is the task's time to live in ms (the 2025-11-25 task parameter's ttl).
+	TTL int64 `json:"ttl,omitempty"`
+	// Auto: the client did not ask for a task but accepts one (the Tasks extension); the call
+	// is a task when its operation waits for long work (Operation.TaskWait).
+	Auto bool `json:"auto,omitempty"`
+	// Extension: answer in the Tasks extension's shapes.
+	Extension bool `json:"extension,omitempty"`
+}
 
 // request turns a Tasks request into what the SDK serves; others pass as they are.
 func (c *taskRewriter) request(req *jsonrpc.Request) *jsonrpc.Request {
@@ -123,19 +155,16 @@ func (c *taskRewriter) request(req *jsonrpc.Request) *jsonrpc.Request {
 		}
 		c.remember(req.ID, rewriteInit)
 	case "tools/list":
+		// The extension (2026-07-28) has no execution.taskSupport: the server decides.
 		c.mu.Lock()
 		speaks := c.speaks
 		c.mu.Unlock()
-		if !speaks && bytes.Contains(req.Params, []byte(clientCapabilitiesKey)) {
-			var p struct {
-				Meta map[string]json.RawMessage `json:"_meta"`
-			}
-			speaks = json.Unmarshal(req.Params, &p) == nil && speaksTasks(p.Meta[clientCapabilitiesKey])
-		}
 		if speaks {
 			c.remember(req.ID, rewriteList)
 		}
-	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list":
+	case "server/discover":
+		c.remember(req.ID, rewriteDiscover)
+	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/list", "tasks/update":
 		var p map[string]json.RawMessage
 		_ = json.Unmarshal(req.Params, &p)
 		args := map[string]any{"method": req.Method}
@@ -144,30 +173,46 @@ func (c *taskRewriter) request(req *jsonrpc.Request) *jsonrpc.Request {
 				args[k] = v
 			}
 		}
+		if extensionRequest(p["_meta"]) {
+			args["extension"] = true
+		}
 		return c.callTasksTool(req, args, p["_meta"])
 	case "tools/call":
-		if !bytes.Contains(req.Params, []byte(`"task"`)) {
+		if !bytes.Contains(req.Params, []byte(`"task"`)) && !bytes.Contains(req.Params, []byte(tasksExtension)) {
 			break // the common case, without decoding what may be a large call
 		}
 		var p map[string]json.RawMessage
 		if json.Unmarshal(req.Params, &p) != nil {
 			break
 		}
-		task, ok := p["task"]
-		if !ok || string(task) == "null" {
+		task, asked := p["task"]
+		asked = asked && string(task) != "null"
+		ext := extensionRequest(p["_meta"])
+		if !asked && !ext {
 			break
 		}
 		var name string
 		_ = json.Unmarshal(p["name"], &name)
 		if !slices.Contains(TaskTools, name) {
+			if !asked {
+				break // the extension lets the server answer at once
+			}
 			// answerTask refuses it, so that every carrier answers it the same way.
 			return c.callTasksTool(req, map[string]any{"method": req.Method, "name": name}, p["_meta"])
+		}
+		tr := taskRequest{Auto: !asked, Extension: ext}
+		if asked {
+			var tp struct {
+				TTL int64 `json:"ttl"`
+			}
+			_ = json.Unmarshal(task, &tp)
+			tr.TTL = tp.TTL
 		}
 		meta := map[string]json.RawMessage{}
 		if m, ok := p["_meta"]; ok {
 			_ = json.Unmarshal(m, &meta)
 		}
-		meta[taskMetaKey] = task
+		meta[taskMetaKey], _ = json.Marshal(tr)
 		delete(p, "task")
 		p["_meta"], _ = json.Marshal(meta)
 		params, _ := json.Marshal(p)
@@ -224,10 +269,36 @@ func (c *taskRewriter) response(resp *jsonrpc.Response) *jsonrpc.Response {
 			}
 			out.Result = b
 		}
+	case rewriteDiscover:
+		out.Result = declareExtension(resp.Result)
 	case rewriteList:
 		out.Result = markTaskTools(resp.Result)
 	}
 	return &out
+}
+
+// declareExtension adds the Tasks extension to the capabilities of a server/discover result.
+func declareExtension(result json.RawMessage) json.RawMessage {
+	var r map[string]json.RawMessage
+	if json.Unmarshal(result, &r) != nil {
+		return result
+	}
+	var caps map[string]json.RawMessage
+	if json.Unmarshal(r["capabilities"], &caps) != nil || caps == nil {
+		return result
+	}
+	ext := map[string]json.RawMessage{}
+	if e, ok := caps["extensions"]; ok && json.Unmarshal(e, &ext) != nil {
+		return result
+	}
+	ext[tasksExtension] = json.RawMessage(`{}`)
+	caps["extensions"], _ = json.Marshal(ext)
+	r["capabilities"], _ = json.Marshal(caps)
+	b, err := json.Marshal(r)
+	if err != nil {
+		return result
+	}
+	return b
 }
 
 // markTaskTools adds execution.taskSupport "optional" to the TaskTools of a tools/list result,

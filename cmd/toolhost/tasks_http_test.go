@@ -96,15 +96,32 @@ func (c *taskHTTP) must(method string, params map[string]any) json.RawMessage {
 	return b
 }
 
+// extension reports whether the client speaks the Tasks extension (2026-07-28), whose server
+// decides which calls are tasks and answers results in tasks/get, rather than 2025-11-25 Tasks.
+func (c *taskHTTP) extension() bool { return c.version >= "2026-07-28" }
+
+// runTask runs command as a task: a task-augmented call (2025-11-25), or a plain call that the
+// server makes a task (the extension).
 func (c *taskHTTP) runTask(command string) string {
 	c.t.Helper()
 	var created struct {
-		Task struct{ TaskID, Status string }
+		Task                       struct{ TaskID, Status string }
+		TaskID, Status, ResultType string
 	}
-	raw := c.must("tools/call", map[string]any{"name": "terminal_operations", "arguments": map[string]any{"operation": "run_command",
-		"command": command}, "task": map[string]any{"ttl": 600000}})
-	if json.Unmarshal(raw, &created); created.Task.TaskID == "" || created.Task.Status != "working" {
-		c.t.Fatalf("task-augmented run_command = %s, want a working task", raw)
+	params := map[string]any{"name": "terminal_operations", "arguments": map[string]any{"operation": "run_command", "command": command}}
+	if !c.extension() {
+		params["task"] = map[string]any{"ttl": 600000}
+	}
+	raw := c.must("tools/call", params)
+	json.Unmarshal(raw, &created)
+	if c.extension() {
+		created.Task.TaskID, created.Task.Status = created.TaskID, created.Status
+		if created.ResultType != "task" {
+			c.t.Fatalf("run_command = %s, want a task (resultType task)", raw)
+		}
+	}
+	if created.Task.TaskID == "" || created.Task.Status != "working" {
+		c.t.Fatalf("run_command as a task = %s, want a working task", raw)
 	}
 	return created.Task.TaskID
 }
@@ -116,10 +133,43 @@ func (c *taskHTTP) status(method, id string) string {
 	return st.Status
 }
 
-// TestHTTPTasks drives tasks through the real binary over HTTP, on a 2025-11-25 session and
-// on stateless 2026-07-28 requests: a command runs to completion as a task and another is
-// cancelled with its process; a client token of another principal finds neither; and the
-// session, resumed on a new server after the first was killed, still fetches the result.
+// result waits for a task's result: tasks/result (2025-11-25), or tasks/get until it carries
+// the result (the extension).
+func (c *taskHTTP) result(id string) string {
+	c.t.Helper()
+	if !c.extension() {
+		return string(c.must("tasks/result", map[string]any{"taskId": id}))
+	}
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var st struct {
+			Status string
+			Result json.RawMessage
+		}
+		json.Unmarshal(c.must("tasks/get", map[string]any{"taskId": id}), &st)
+		if st.Status != "working" {
+			return string(st.Result)
+		}
+	}
+	c.t.Fatalf("task %s still working after a minute", id)
+	return ""
+}
+
+// cancel cancels a task and returns its status after.
+func (c *taskHTTP) cancel(id string) string {
+	c.t.Helper()
+	if !c.extension() {
+		return c.status("tasks/cancel", id)
+	}
+	if ack := string(c.must("tasks/cancel", map[string]any{"taskId": id})); ack != `{"resultType":"complete"}` {
+		c.t.Errorf("tasks/cancel = %s, want the acknowledgement", ack)
+	}
+	return c.status("tasks/get", id)
+}
+
+// TestHTTPTasks drives tasks through the real binary over HTTP, 2025-11-25 Tasks on a session
+// and the Tasks extension on stateless 2026-07-28 requests: a command runs to completion as a
+// task and another is cancelled with its process; a client token of another principal finds
+// neither.
 func TestHTTPTasks(t *testing.T) {
 	state, work := t.TempDir(), t.TempDir()
 	base, token := serveExec(t, state, work, "")
@@ -131,8 +181,8 @@ func TestHTTPTasks(t *testing.T) {
 			if st := c.status("tasks/get", id); st != "working" {
 				t.Errorf("tasks/get at once = %q, want working", st)
 			}
-			if res := string(c.must("tasks/result", map[string]any{"taskId": id})); !strings.Contains(res, "task-42") || !strings.Contains(res, "exit 0") {
-				t.Errorf("tasks/result = %s, want the command's output and exit", res)
+			if res := c.result(id); !strings.Contains(res, "task-42") || !strings.Contains(res, "exit 0") {
+				t.Errorf("the task's result = %s, want the command's output and exit", res)
 			}
 			if st := c.status("tasks/get", id); st != "completed" {
 				t.Errorf("tasks/get after the end = %q, want completed", st)
@@ -140,7 +190,7 @@ func TestHTTPTasks(t *testing.T) {
 			arg := "31." + strings.ReplaceAll(version, "-", "")
 			id2 := c.runTask("sleep " + arg)
 			waitProcs(t, "sleep "+arg, 1)
-			if st := c.status("tasks/cancel", id2); st != "cancelled" {
+			if st := c.cancel(id2); st != "cancelled" {
 				t.Errorf("tasks/cancel = %q, want cancelled", st)
 			}
 			for deadline := time.Now().Add(10 * time.Second); countProcs("sleep "+arg) > 0; time.Sleep(50 * time.Millisecond) {
@@ -153,8 +203,8 @@ func TestHTTPTasks(t *testing.T) {
 			if m := other.send("tasks/get", map[string]any{"taskId": id}); m["error"] == nil {
 				t.Errorf("tasks/get of another principal's task = %v, want not found", m)
 			}
-			if m := other.send("tasks/result", map[string]any{"taskId": id}); m["error"] == nil {
-				t.Errorf("tasks/result of another principal's task = %v, want not found", m)
+			if m := other.send("tasks/cancel", map[string]any{"taskId": id}); m["error"] == nil {
+				t.Errorf("tasks/cancel of another principal's task = %v, want not found", m)
 			}
 		})
 	}

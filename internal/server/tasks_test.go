@@ -52,7 +52,7 @@ func taskServer(t *testing.T) *httptest.Server {
 				case <-time.After(time.Duration(a.Millis) * time.Millisecond):
 					return consolidated.Text("worked %s", c.Task), nil
 				}
-			}),
+			}).WithTaskWait(),
 		},
 	}}
 	reg := consolidated.NewRegistry(&consolidated.Env{Workdir: wd, DefaultConversation: "c", Executions: e, Conversations: sessions}, tools, nil)
@@ -201,13 +201,13 @@ func errorCode(m map[string]any) float64 {
 	return code
 }
 
-// TestTasksOverHTTP drives tasks through the HTTP server on both protocol eras: tools/list
+// TestTasksOverHTTP drives 2025-11-25 tasks through the HTTP server's sessions: tools/list
 // marks the task tool for a client that declared tasks, a task-augmented call answers a task
 // at once, tasks/result waits for its result, tasks/cancel ends another, tasks/list lists
 // both; another principal finds neither, and a tool without task support is refused.
 func TestTasksOverHTTP(t *testing.T) {
 	srv := taskServer(t)
-	for _, version := range []string{"2025-11-25", "2025-06-18", "2026-07-28"} {
+	for _, version := range []string{"2025-11-25", "2025-06-18"} {
 		t.Run(version, func(t *testing.T) {
 			alice := newTaskHTTPClient(t, srv.URL, "tok-alice", version)
 			var tools struct {
@@ -277,5 +277,96 @@ func TestTasksOverHTTP(t *testing.T) {
 				t.Errorf("tasks/list of another principal = %v, want none", listed.Tasks)
 			}
 		})
+	}
+}
+
+// TestTasksExtensionOverHTTP drives the Tasks extension of 2026-07-28 through the HTTP server's
+// stateless requests: server/discover declares it; for a request that declares it, a call of
+// an operation that waits for long work answers a task at once, a quick one its result;
+// tasks/get answers the status and, once completed, the result; tasks/cancel acknowledges and
+// the task is cancelled; tasks/update is refused (no task asks for input); another principal
+// finds nothing.
+func TestTasksExtensionOverHTTP(t *testing.T) {
+	srv := taskServer(t)
+	alice := newTaskHTTPClient(t, srv.URL, "tok-alice", "2026-07-28")
+	var discovered struct {
+		Capabilities struct {
+			Extensions map[string]map[string]any
+		}
+	}
+	json.Unmarshal(alice.must("server/discover", map[string]any{}), &discovered)
+	if ext, ok := discovered.Capabilities.Extensions["io.modelcontextprotocol/tasks"]; !ok || len(ext) != 0 {
+		t.Errorf("server/discover extensions = %v, want io.modelcontextprotocol/tasks: {}", discovered.Capabilities.Extensions)
+	}
+	var tools struct {
+		Tools []map[string]any
+	}
+	json.Unmarshal(alice.must("tools/list", map[string]any{}), &tools)
+	for _, tl := range tools.Tools {
+		if _, ok := tl["execution"]; ok {
+			t.Errorf("tools/list on 2026-07-28 marks %v: the extension has no execution.taskSupport", tl["name"])
+		}
+	}
+
+	type task struct {
+		TaskID, Status, ResultType string
+		TTLMs                      *int64 `json:"ttlMs"`
+		PollIntervalMs             int64
+		Result                     map[string]any
+		Error                      map[string]any
+	}
+	start := func(millis int) task {
+		t.Helper()
+		var tk task
+		raw := alice.must("tools/call", map[string]any{"name": "build_and_version_control", "arguments": map[string]any{"operation": "slow", "millis": millis}})
+		if json.Unmarshal(raw, &tk); tk.ResultType != "task" || tk.TaskID == "" || tk.Status != "working" || tk.TTLMs == nil || tk.PollIntervalMs <= 0 {
+			t.Fatalf("tools/call = %s, want a working task (resultType task, ttlMs, pollIntervalMs)", raw)
+		}
+		return tk
+	}
+	get := func(c *taskHTTPClient, id string) (task, map[string]any) {
+		t.Helper()
+		m := c.send("tasks/get", map[string]any{"taskId": id})
+		var tk task
+		b, _ := json.Marshal(m["result"])
+		json.Unmarshal(b, &tk)
+		return tk, m
+	}
+	tk := start(1500)
+	if got, _ := get(alice, tk.TaskID); got.Status != "working" || got.ResultType != "complete" || got.Result != nil {
+		t.Errorf("tasks/get at once = %+v, want working without a result", got)
+	}
+	var done task
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if done, _ = get(alice, tk.TaskID); done.Status != "working" {
+			break
+		}
+	}
+	content, _ := json.Marshal(done.Result["content"])
+	if done.Status != "completed" || done.Result["resultType"] != "complete" || !strings.Contains(string(content), "worked "+tk.TaskID) {
+		t.Errorf("tasks/get after the end = %+v, want completed with the operation's result", done)
+	}
+
+	tk2 := start(60000)
+	if res := string(alice.must("tasks/cancel", map[string]any{"taskId": tk2.TaskID})); res != `{"resultType":"complete"}` {
+		t.Errorf("tasks/cancel = %s, want the acknowledgement", res)
+	}
+	if got, _ := get(alice, tk2.TaskID); got.Status != "cancelled" || got.Result != nil {
+		t.Errorf("tasks/get after cancel = %+v, want cancelled", got)
+	}
+	if m := alice.send("tasks/update", map[string]any{"taskId": tk2.TaskID, "inputResponses": map[string]any{}}); errorCode(m) != -32602 {
+		t.Errorf("tasks/update = %v, want -32602 (no task asks for input)", m)
+	}
+	// A quick call is answered at once, task or not.
+	var quick map[string]any
+	json.Unmarshal(alice.must("tools/call", map[string]any{"name": "think", "arguments": map[string]any{"thoughts": "x"}}), &quick)
+	if quick["resultType"] != "complete" || quick["content"] == nil {
+		t.Errorf("think = %v, want its result at once", quick)
+	}
+	bob := newTaskHTTPClient(t, srv.URL, "tok-bob", "2026-07-28")
+	for _, method := range []string{"tasks/get", "tasks/cancel"} {
+		if m := bob.send(method, map[string]any{"taskId": tk.TaskID}); errorCode(m) != -32602 {
+			t.Errorf("%s of another principal's task = %v, want not found (-32602)", method, m)
+		}
 	}
 }
