@@ -73,3 +73,63 @@ func TestTypeScriptSDKTasks(t *testing.T) {
 		})
 	}
 }
+
+// TestExtTasks drives the Tasks extension of 2026-07-28 with its official requester,
+// @modelcontextprotocol/ext-tasks, over stdio and HTTP: server/discover declares the extension,
+// a command the server runs as a task settles to its result through tasks/get, another is
+// cancelled while it runs, and a quick call is answered at once.
+func TestExtTasks(t *testing.T) {
+	s := newSuite(t)
+	for _, pkg := range []string{"@modelcontextprotocol/ext-tasks", "@modelcontextprotocol/client"} {
+		if got, want := installedVersion(s, pkg), packagePins(t)[pkg]; got != want {
+			t.Errorf("node_modules has %s %q; package.json pins %q", pkg, got, want)
+		}
+	}
+	script := filepath.Join(s.dir, "ts", "ext-tasks-check.mjs")
+	for _, tr := range []string{"stdio", "http"} {
+		t.Run(tr, func(t *testing.T) {
+			f := s.newToolhost(t, tr)
+			var args []string
+			if tr == "stdio" {
+				args = append([]string{script, "stdio", f.mcp.Command}, f.mcp.Args...)
+			} else {
+				args = []string{script, "http", f.mcp.URL, f.mcp.Token}
+			}
+			out, errOut, code := s.node(t, f, 3*time.Minute, "node", args...)
+			if code != 0 {
+				t.Fatalf("ext-tasks-check exited %d; stderr: %s", code, tail(errOut, 2000))
+			}
+			type execution struct {
+				Kind, TaskID, Status, Text, LastStatus string
+			}
+			var got struct {
+				Extension map[string]any `json:"extension"`
+				Completed execution      `json:"completed"`
+				Cancelled execution      `json:"cancelled"`
+				Quick     execution      `json:"quick"`
+				Sent      []string       `json:"sent"`
+			}
+			if err := json.Unmarshal([]byte(lastLine(out)), &got); err != nil {
+				t.Fatalf("ext-tasks-check output %q: %v", tail(out, 500), err)
+			}
+			t.Logf("ext-tasks over %s: %s", tr, lastLine(out))
+			if got.Extension == nil || len(got.Extension) != 0 {
+				t.Errorf("server/discover declares the extension as %v, want {}", got.Extension)
+			}
+			if c := got.Completed; c.Kind != "task" || c.Status != "completed" || !strings.Contains(c.Text, "done-42") {
+				t.Errorf("run_command = %+v, want a task settled to its result with done-42", c)
+			}
+			if x := got.Cancelled; x.Kind != "task" || x.Status != "cancelled" {
+				t.Errorf("cancelled run_command = %+v, want a task settled cancelled", x)
+			}
+			if q := got.Quick; q.Kind != "immediate" || q.Status != "completed" {
+				t.Errorf("think = %+v, want an immediate result", q)
+			}
+			for _, m := range []string{"tasks/get", "tasks/cancel"} {
+				if !slices.Contains(got.Sent, m) {
+					t.Errorf("ext-tasks sent %v, want %s among them", got.Sent, m)
+				}
+			}
+		})
+	}
+}

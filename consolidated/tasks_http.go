@@ -58,10 +58,19 @@ func (h *taskHTTP) remember(session string) {
 	h.speakers[session] = struct{}{}
 }
 
+// taskMarkers are what a message taskRewriter changes holds: tasks/* methods and the task
+// parameter, the Tasks extension's name, and the methods whose answers declare tasks.
+var taskMarkers = [][]byte{[]byte(`"task`), []byte(tasksExtension), []byte(`"initialize"`), []byte(`"tools/list"`), []byte(`"server/discover"`)}
+
 // mentionsTasks reports whether a body may hold a message taskRewriter changes: a request
-// without these words passes as it came.
+// without any of taskMarkers passes as it came.
 func mentionsTasks(body []byte) bool {
-	return bytes.Contains(body, []byte(`"task`)) || bytes.Contains(body, []byte(`"initialize"`)) || bytes.Contains(body, []byte(`"tools/list"`))
+	for _, m := range taskMarkers {
+		if bytes.Contains(body, m) {
+			return true
+		}
+	}
+	return false
 }
 
 func (h *taskHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -23,7 +23,7 @@ func newTaskHTTP(t *testing.T, base, token, version string) *taskHTTP {
 	c := &taskHTTP{t: t, url: base + "/mcp", token: token, version: version}
 	if version < "2026-07-28" {
 		c.must("initialize", map[string]any{"protocolVersion": version, "capabilities": map[string]any{"tasks": map[string]any{}},
-			"clientInfo": map[string]any{"name": "tasks-test", "version": "1"}})
+			"clientInfo": map[string]any{"name": "raw-client", "version": "1"}})
 		c.post(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
 	}
 	return c
@@ -38,7 +38,7 @@ func (c *taskHTTP) post(msg map[string]any) map[string]any {
 			p = map[string]any{}
 		}
 		p["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": c.version,
-			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "tasks-test", "version": "1"},
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw-client", "version": "1"},
 			"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}}
 		msg["params"] = p
 	}

@@ -84,7 +84,7 @@ func newTaskHTTPClient(t *testing.T, url, token, version string) *taskHTTPClient
 	c := &taskHTTPClient{t: t, url: url + "/mcp", token: token, version: version}
 	if version < "2026-07-28" {
 		init := c.must("initialize", map[string]any{"protocolVersion": version, "capabilities": map[string]any{"tasks": map[string]any{}},
-			"clientInfo": map[string]any{"name": "tasks-test", "version": "1"}})
+			"clientInfo": map[string]any{"name": "raw-client", "version": "1"}})
 		if !strings.Contains(string(init), `"tasks":{"cancel":{},"list":{},"requests":{"tools":{"call":{}}}}`) {
 			t.Fatalf("initialize = %s, want the tasks capability", init)
 		}
@@ -103,7 +103,7 @@ func (c *taskHTTPClient) post(msg map[string]any) map[string]any {
 			p = map[string]any{}
 		}
 		p["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": c.version,
-			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "tasks-test", "version": "1"},
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw-client", "version": "1"},
 			"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}}
 		msg["params"] = p
 	}
