@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -207,5 +208,49 @@ func TestHTTPTasks(t *testing.T) {
 				t.Errorf("tasks/cancel of another principal's task = %v, want not found", m)
 			}
 		})
+	}
+}
+
+// TestHTTPTaskSurvivesRestart: tasks run over HTTP (the extension on stateless requests, and
+// 2025-11-25 on a session) are found with their results by a new server on the same state
+// after the first was SIGKILLed, on the same token and the resumed session; another
+// principal's token still finds nothing.
+func TestHTTPTaskSurvivesRestart(t *testing.T) {
+	state, work := t.TempDir(), t.TempDir()
+	serve := func() (*exec.Cmd, string, string) {
+		cmd := commandIn(t, state, work, "serve", "--addr", "127.0.0.1:0")
+		sv := readServe(t, cmd)
+		return cmd, strings.TrimSuffix(sv.url, "/mcp"), sv.token
+	}
+	first, base, token := serve()
+	c := newTaskHTTP(t, base, token, "2026-07-28")
+	id := c.runTask("sleep 1; echo kept-$((6*7))")
+	if res := c.result(id); !strings.Contains(res, "kept-42") {
+		t.Fatalf("the task's result = %s, want its output", res)
+	}
+	// A 2025-11-25 session's task, fetched on the resumed session.
+	sess := newTaskHTTP(t, base, token, "2025-11-25")
+	sid := sess.runTask("echo session-$((6*7))")
+	if res := sess.result(sid); !strings.Contains(res, "session-42") {
+		t.Fatalf("the session task's result = %s, want its output", res)
+	}
+	first.Process.Kill()
+	first.Wait()
+
+	_, base, token2 := serve()
+	if token2 != token {
+		t.Fatalf("the new server printed another token")
+	}
+	again := newTaskHTTP(t, base, token, "2026-07-28")
+	if res := again.result(id); !strings.Contains(res, "kept-42") {
+		t.Errorf("the task's result from a new server = %s, want the kept output", res)
+	}
+	sess.url = base + "/mcp"
+	if res := sess.result(sid); !strings.Contains(res, "session-42") {
+		t.Errorf("the session task's result from a new server, on the resumed session = %s, want the kept output", res)
+	}
+	bob := createToken(t, state, work, "bob", "--tier", "admin")
+	if m := newTaskHTTP(t, base, bob, "2026-07-28").send("tasks/get", map[string]any{"taskId": id}); m["error"] == nil {
+		t.Errorf("tasks/get of another principal's task after the restart = %v, want not found", m)
 	}
 }
