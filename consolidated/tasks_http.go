@@ -3,6 +3,7 @@ package consolidated
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -93,16 +94,16 @@ func (h *taskHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.next.ServeHTTP(w, r)
 		return
 	}
-	msgs, batch, err := decodeBody(body)
+	raws, batch, err := splitBody(body)
 	if err != nil {
 		h.next.ServeHTTP(w, r) // the SDK answers a malformed body
 		return
 	}
 	rw := newTaskRewriter(h.speaks(session))
 	changed, initialize := false, false
-	for i, m := range msgs {
-		req, ok := m.(*jsonrpc.Request)
-		if !ok {
+	for i, raw := range raws {
+		req := peekRequest(raw)
+		if req == nil {
 			continue
 		}
 		initialize = initialize || req.Method == "initialize"
@@ -110,7 +111,12 @@ func (h *taskHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if out == req {
 			continue
 		}
-		changed, msgs[i] = true, out
+		b, err := jsonrpc.EncodeMessage(out)
+		if err != nil {
+			http.Error(w, "failed to encode body", http.StatusInternalServerError)
+			return
+		}
+		changed, raws[i] = true, b
 		if !batch && r.Header.Get("Mcp-Method") != "" {
 			r.Header.Set("Mcp-Method", out.Method)
 			if name, ok := toolName(out); ok {
@@ -119,9 +125,9 @@ func (h *taskHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if changed {
-		if body, err = encodeBody(msgs, batch); err != nil {
-			http.Error(w, "failed to encode body", http.StatusInternalServerError)
-			return
+		body = raws[0]
+		if batch {
+			body, _ = json.Marshal(raws)
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
@@ -151,6 +157,36 @@ func toolName(req *jsonrpc.Request) (string, bool) {
 		Name string `json:"name"`
 	}
 	return p.Name, json.Unmarshal(req.Params, &p) == nil
+}
+
+// splitBody splits an HTTP body into its JSON-RPC messages: one, or a batch.
+func splitBody(body []byte) (raws []json.RawMessage, batch bool, err error) {
+	if t := bytes.TrimSpace(body); len(t) > 0 && t[0] == '[' {
+		err = json.Unmarshal(t, &raws)
+		return raws, true, err
+	}
+	if !json.Valid(body) {
+		return nil, false, errors.New("malformed JSON")
+	}
+	return []json.RawMessage{body}, false, nil
+}
+
+// peekRequest reads a request (a call or a notification) for the rewriter, without the
+// go-sdk's decoder, which costs a 64 KB buffer a message; nil for anything else.
+func peekRequest(raw json.RawMessage) *jsonrpc.Request {
+	var m struct {
+		ID     any             `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(raw, &m) != nil || m.Method == "" {
+		return nil
+	}
+	id, err := jsonrpc.MakeID(m.ID)
+	if err != nil {
+		return nil
+	}
+	return &jsonrpc.Request{ID: id, Method: m.Method, Params: m.Params}
 }
 
 // decodeBody reads an HTTP body of one JSON-RPC message or a batch of them.
@@ -237,18 +273,22 @@ func (t *taskWriter) Write(p []byte) (int, error) {
 		t.buf = append(t.buf, p...)
 		return len(p), nil
 	case modeSSE:
-		t.buf = append(t.buf, p...)
+		// The SDK writes whole events: they go out without a copy; a piece waits in buf.
+		data := p
+		if len(t.buf) > 0 {
+			data = append(t.buf, p...)
+		}
 		for {
-			i := bytes.Index(t.buf, []byte("\n\n"))
+			i := bytes.Index(data, []byte("\n\n"))
 			if i < 0 {
 				break
 			}
-			event := t.rewriteEvent(t.buf[:i+2])
-			t.buf = t.buf[i+2:]
-			if _, err := t.ResponseWriter.Write(event); err != nil {
+			if _, err := t.ResponseWriter.Write(t.rewriteEvent(data[:i+2])); err != nil {
 				return 0, err
 			}
+			data = data[i+2:]
 		}
+		t.buf = append([]byte(nil), data...)
 		return len(p), nil
 	}
 	return t.ResponseWriter.Write(p)
@@ -256,6 +296,9 @@ func (t *taskWriter) Write(p []byte) (int, error) {
 
 // rewriteEvent rewrites the JSON-RPC answer in an SSE event's data, keeping its other fields.
 func (t *taskWriter) rewriteEvent(event []byte) []byte {
+	if !t.rw.expects() && !bytes.Contains(event, []byte(`"`+rpcMetaKey+`"`)) {
+		return event
+	}
 	lines := strings.Split(strings.TrimSuffix(string(event), "\n\n"), "\n")
 	var data []string
 	for _, l := range lines {
@@ -292,6 +335,9 @@ func (t *taskWriter) rewriteEvent(event []byte) []byte {
 // rewriteMessage rewrites one JSON-RPC answer (or a batch of them); ok is false when nothing
 // changed.
 func (t *taskWriter) rewriteMessage(data []byte) ([]byte, bool) {
+	if !t.rw.expects() && !bytes.Contains(data, []byte(`"`+rpcMetaKey+`"`)) {
+		return data, false // nothing to rewrite: no decoding of what may be a large answer
+	}
 	msgs, batch, err := decodeBody(data)
 	if err != nil {
 		return data, false

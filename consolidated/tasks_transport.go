@@ -83,6 +83,13 @@ func (c *taskRewriter) remember(id jsonrpc.ID, kind string) {
 	c.mu.Unlock()
 }
 
+// expects reports whether an answer to rewrite is awaited.
+func (c *taskRewriter) expects() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.rewrites) > 0
+}
+
 func (c *taskRewriter) forget(id jsonrpc.ID) string {
 	if !id.IsValid() {
 		return ""
