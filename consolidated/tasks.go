@@ -42,6 +42,9 @@ const (
 	relatedTaskKey = "io.modelcontextprotocol/related-task"
 	// taskPollMS is the poll interval toolhost suggests.
 	taskPollMS = 1000
+	// autoTaskGrace is how long a call the server may make a task (the Tasks extension) runs
+	// before it becomes one: a quick command is answered as a plain result.
+	autoTaskGrace = time.Second
 )
 
 // TaskTools are the tools whose calls may run as tasks (execution.taskSupport "optional"):
@@ -135,6 +138,7 @@ func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args an
 	// The call outlives its request: only its execution (tasks/cancel, the operator) ends it.
 	bg, x := r.begin(context.WithoutCancel(ctx), c, op, raw)
 	r.env.tasks.start(c.ExecutionID)
+	direct := make(chan *mcp.CallToolResult, 1) // the result, for a task the server chose (tr.Auto)
 	go func() {
 		defer r.env.tasks.end(c.ExecutionID)
 		err := prepErr
@@ -148,6 +152,8 @@ func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args an
 		c.notes = append(c.notes, r.env.backgroundNotes(c.Conversation)...)
 		out := r.toMCP(bg, c, res, err)
 		r.finish(bg, c, x, out, err)
+		answer := *out
+		direct <- &answer
 		out.Meta = mcp.Meta{relatedTaskKey: map[string]any{"taskId": c.ExecutionID}}
 		b, merr := json.Marshal(out)
 		if merr != nil || len(b) > engine.MaxTaskResultBytes {
@@ -157,6 +163,17 @@ func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args an
 			c.Logger.Error("store task result", "err", err)
 		}
 	}()
+	if tr.Auto {
+		// The server chose the task: work that ends within autoTaskGrace is answered as a
+		// plain result, so that a quick command costs no polling.
+		grace := time.NewTimer(autoTaskGrace)
+		select {
+		case out := <-direct:
+			grace.Stop()
+			return out
+		case <-grace.C:
+		}
+	}
 	w := taskWire{TaskID: entry.ID, Status: "working", CreatedAt: entry.Created.Format(time.RFC3339Nano), LastUpdatedAt: entry.Created.Format(time.RFC3339Nano),
 		TTL: entry.TTL, PollInterval: taskPollMS}
 	meta := map[string]any{"io.modelcontextprotocol/model-immediate-response": fmt.Sprintf("%s.%s runs as task %s.", c.Tool, c.Operation, entry.ID)}

@@ -178,7 +178,7 @@ func TestHTTPTasks(t *testing.T) {
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
 			c := newTaskHTTP(t, base, token, version)
-			id := c.runTask("sleep 1; echo task-$((6*7))")
+			id := c.runTask("sleep 2; echo task-$((6*7))")
 			if st := c.status("tasks/get", id); st != "working" {
 				t.Errorf("tasks/get at once = %q, want working", st)
 			}
@@ -224,7 +224,7 @@ func TestHTTPTaskSurvivesRestart(t *testing.T) {
 	}
 	first, base, token := serve()
 	c := newTaskHTTP(t, base, token, "2026-07-28")
-	id := c.runTask("sleep 1; echo kept-$((6*7))")
+	id := c.runTask("sleep 2; echo kept-$((6*7))")
 	if res := c.result(id); !strings.Contains(res, "kept-42") {
 		t.Fatalf("the task's result = %s, want its output", res)
 	}

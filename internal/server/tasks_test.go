@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -282,7 +283,8 @@ func TestTasksOverHTTP(t *testing.T) {
 
 // TestTasksExtensionOverHTTP drives the Tasks extension of 2026-07-28 through the HTTP server's
 // stateless requests: server/discover declares it; for a request that declares it, a call of
-// an operation that waits for long work answers a task at once, a quick one its result;
+// an operation that waits for long work answers a task after a second, its result when it
+// ends sooner, and another call its result;
 // tasks/get answers the status and, once completed, the result; tasks/cancel acknowledges and
 // the task is cancelled; tasks/update is refused (no task asks for input); another principal
 // finds nothing.
@@ -356,6 +358,12 @@ func TestTasksExtensionOverHTTP(t *testing.T) {
 	}
 	if m := alice.send("tasks/update", map[string]any{"taskId": tk2.TaskID, "inputResponses": map[string]any{}}); errorCode(m) != -32602 {
 		t.Errorf("tasks/update = %v, want -32602 (no task asks for input)", m)
+	}
+	// Work that ends within a second is answered as a plain result, though it could be a task.
+	var fast map[string]any
+	json.Unmarshal(alice.must("tools/call", map[string]any{"name": "build_and_version_control", "arguments": map[string]any{"operation": "slow", "millis": 10}}), &fast)
+	if fast["resultType"] != "complete" || !strings.Contains(fmt.Sprint(fast["content"]), "worked exec_") {
+		t.Errorf("a quick slow = %v, want its result at once", fast)
 	}
 	// A quick call is answered at once, task or not.
 	var quick map[string]any
