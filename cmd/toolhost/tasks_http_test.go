@@ -170,14 +170,22 @@ func (c *taskHTTP) cancel(id string) string {
 // TestHTTPTasks drives tasks through the real binary over HTTP, 2025-11-25 Tasks on a session
 // and the Tasks extension on stateless 2026-07-28 requests: a command runs to completion as a
 // task and another is cancelled with its process; a client token of another principal finds
-// neither.
+// neither. Then the server is SIGKILLed, and a new one on the same state serves both results,
+// on the same token and the resumed session, and still not to the other principal.
 func TestHTTPTasks(t *testing.T) {
 	state, work := t.TempDir(), t.TempDir()
-	base, token := serveExec(t, state, work, "")
+	serve := func() (*exec.Cmd, string, string) {
+		cmd := commandIn(t, state, work, "serve", "--addr", "127.0.0.1:0")
+		sv := readServe(t, cmd)
+		return cmd, strings.TrimSuffix(sv.url, "/mcp"), sv.token
+	}
+	first, base, token := serve()
 	bob := createToken(t, state, work, "bob", "--tier", "admin")
+	clients, done := map[string]*taskHTTP{}, map[string]string{}
 	for _, version := range []string{"2025-11-25", "2026-07-28"} {
 		t.Run(version, func(t *testing.T) {
 			c := newTaskHTTP(t, base, token, version)
+			clients[version] = c
 			id := c.runTask("sleep 2; echo task-$((6*7))")
 			if st := c.status("tasks/get", id); st != "working" {
 				t.Errorf("tasks/get at once = %q, want working", st)
@@ -188,6 +196,7 @@ func TestHTTPTasks(t *testing.T) {
 			if st := c.status("tasks/get", id); st != "completed" {
 				t.Errorf("tasks/get after the end = %q, want completed", st)
 			}
+			done[version] = id
 			arg := "31." + strings.ReplaceAll(version, "-", "")
 			id2 := c.runTask("sleep " + arg)
 			waitProcs(t, "sleep "+arg, 1)
@@ -209,48 +218,21 @@ func TestHTTPTasks(t *testing.T) {
 			}
 		})
 	}
-}
 
-// TestHTTPTaskSurvivesRestart: tasks run over HTTP (the extension on stateless requests, and
-// 2025-11-25 on a session) are found with their results by a new server on the same state
-// after the first was SIGKILLed, on the same token and the resumed session; another
-// principal's token still finds nothing.
-func TestHTTPTaskSurvivesRestart(t *testing.T) {
-	state, work := t.TempDir(), t.TempDir()
-	serve := func() (*exec.Cmd, string, string) {
-		cmd := commandIn(t, state, work, "serve", "--addr", "127.0.0.1:0")
-		sv := readServe(t, cmd)
-		return cmd, strings.TrimSuffix(sv.url, "/mcp"), sv.token
-	}
-	first, base, token := serve()
-	c := newTaskHTTP(t, base, token, "2026-07-28")
-	id := c.runTask("sleep 2; echo kept-$((6*7))")
-	if res := c.result(id); !strings.Contains(res, "kept-42") {
-		t.Fatalf("the task's result = %s, want its output", res)
-	}
-	// A 2025-11-25 session's task, fetched on the resumed session.
-	sess := newTaskHTTP(t, base, token, "2025-11-25")
-	sid := sess.runTask("echo session-$((6*7))")
-	if res := sess.result(sid); !strings.Contains(res, "session-42") {
-		t.Fatalf("the session task's result = %s, want its output", res)
-	}
 	first.Process.Kill()
 	first.Wait()
-
 	_, base, token2 := serve()
 	if token2 != token {
 		t.Fatalf("the new server printed another token")
 	}
-	again := newTaskHTTP(t, base, token, "2026-07-28")
-	if res := again.result(id); !strings.Contains(res, "kept-42") {
-		t.Errorf("the task's result from a new server = %s, want the kept output", res)
-	}
-	sess.url = base + "/mcp"
-	if res := sess.result(sid); !strings.Contains(res, "session-42") {
-		t.Errorf("the session task's result from a new server, on the resumed session = %s, want the kept output", res)
-	}
-	bob := createToken(t, state, work, "bob", "--tier", "admin")
-	if m := newTaskHTTP(t, base, bob, "2026-07-28").send("tasks/get", map[string]any{"taskId": id}); m["error"] == nil {
-		t.Errorf("tasks/get of another principal's task after the restart = %v, want not found", m)
+	for version, id := range done {
+		c := clients[version] // on 2025-11-25 its session, which the new server resumes
+		c.url = base + "/mcp"
+		if res := c.result(id); !strings.Contains(res, "task-42") {
+			t.Errorf("%s: the task's result from a new server = %s, want the kept output", version, res)
+		}
+		if m := newTaskHTTP(t, base, bob, version).send("tasks/get", map[string]any{"taskId": id}); m["error"] == nil {
+			t.Errorf("%s: tasks/get of another principal's task after the restart = %v, want not found", version, m)
+		}
 	}
 }
