@@ -32,6 +32,7 @@ var frameworkFiles = map[string]string{
 	"background.go":      "finished background work announced to the conversation",
 	"tasks.go":           "MCP Tasks: task-augmented calls, tasks/get, result, cancel, list",
 	"tasks_transport.go": "the wire rewriting that lets the go-sdk serve MCP Tasks",
+	"tasks_http.go":      "the same rewriting on streamable HTTP",
 }
 
 // TestFileLayout holds the naming rule of doc.go: a file is a tool's (it starts with the

@@ -85,7 +85,7 @@ func MemoryTool(cfg MemoryConfig) *Tool {
 			Op("search_memory", "find memories by meaning, or read one by id", RiskRead, m.search).WithTimeout(time.Minute),
 			Op("list_collections", "", RiskRead, m.collections),
 			Op("delete_memory", "delete by id or by tag", RiskState, m.delete),
-			Op("import_document", "chunk a text or Markdown file into memory", RiskState, m.importDocument).WithTimeout(cfg.ImportYield + time.Minute),
+			Op("import_document", "chunk a text or Markdown file into memory", RiskState, m.importDocument).WithTimeout(cfg.ImportYield + time.Minute).WithTaskWait(),
 		},
 	}
 }
@@ -319,6 +319,15 @@ func (m *memoryTool) importDocument(ctx context.Context, c *Call, a *importDocum
 		return nil, memoryError(err, "path")
 	}
 	if !m.waitImport(ctx, c, job) {
+		if c.Task != "" {
+			// A task waits for its import; a task cancelled (or past its deadline) ends it,
+			// unless another call started it and still waits.
+			if !attached {
+				job.Cancel()
+				<-job.Done()
+			}
+			return nil, ctx.Err()
+		}
 		if !attached {
 			continueImport(c, job, a.Path)
 		}
@@ -384,6 +393,9 @@ const importProgressEvery = 250 * time.Millisecond
 func (m *memoryTool) waitImport(ctx context.Context, c *Call, job *memory.ImportJob) bool {
 	yield := time.NewTimer(m.yield)
 	defer yield.Stop()
+	if c.Task != "" {
+		yield.Stop() // a task's client polls for the result: no yield
+	}
 	var tick <-chan time.Time
 	notify := importNotifier(ctx, c)
 	if notify != nil {

@@ -476,8 +476,8 @@ func (r *Registry) DispatchFacts(ctx context.Context, toolName string, raw json.
 	if err == nil {
 		op, args, err = r.prepare(ctx, c, m)
 	}
-	if ttl, isTask := taskParams(req); isTask {
-		if out := r.startTask(ctx, c, op, args, masked, ttl, err); out != nil {
+	if tr, isTask := taskParams(req); isTask && tr.runsAsTask(op, err) {
+		if out := r.startTask(ctx, c, op, args, masked, tr, err); out != nil {
 			return out, nil
 		}
 	}

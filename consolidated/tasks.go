@@ -19,28 +19,32 @@ import (
 // MCP Tasks (the 2025-11-25 `tasks` capability; the Tasks extension of 2026-07-28 keeps the
 // methods): a client augments a tools/call with a task, gets a task handle at once, polls
 // tasks/get, fetches the result with tasks/result and may tasks/cancel it. The go-sdk has no
-// Tasks, and refuses methods it does not know; TaskTransport rewrites them on the wire into
-// calls of a tool nobody lists (tasksToolName), which this file answers through the SDK's own
-// pipeline (principal, conversation), and rewrites the answers back. A task is an execution:
+// Tasks, and refuses methods it does not know; taskRewriter rewrites them on the wire (stdio
+// through TaskTransport, streamable HTTP through TaskHandler) into calls of a tool nobody lists
+// (tasksToolName), which this file answers through the SDK's own pipeline (principal,
+// conversation), and rewrites the answers back. A task is an execution:
 // its id is the execution id, its status the execution's, and its result is kept in the
 // engine's store, so a task outlives the server that ran it and a new server serves its
 // result. A task of another principal or conversation is not found.
 
 const (
-	// tasksToolName is the tool TaskTransport calls for tasks/get, tasks/result, tasks/cancel
+	// tasksToolName is the tool taskRewriter calls for tasks/get, tasks/result, tasks/cancel
 	// and tasks/list. It is in no tools/list; a client that calls it by name gets what the
 	// method would answer it.
 	tasksToolName = "toolhost/tasks"
 	// taskMetaKey, in a forwarded tools/call's _meta, asks for the call to run as a task; its
-	// value is the request's task parameters ({"ttl": ms}).
+	// value is the request's task parameters ({"ttl": ms}). taskRewriter puts it there.
 	taskMetaKey = "toolhost/task"
-	// rpcMetaKey, in the _meta of a result for TaskTransport, holds what the JSON-RPC answer's
+	// rpcMetaKey, in the _meta of a result for taskRewriter, holds what the JSON-RPC answer's
 	// result is to be.
 	rpcMetaKey = "toolhost/rpc"
 	// relatedTaskKey associates a task's result with it (the spec's related-task metadata).
 	relatedTaskKey = "io.modelcontextprotocol/related-task"
 	// taskPollMS is the poll interval toolhost suggests.
 	taskPollMS = 1000
+	// autoTaskGrace is how long a call the server may make a task (the Tasks extension) runs
+	// before it becomes one: a quick command is answered as a plain result.
+	autoTaskGrace = time.Second
 )
 
 // TaskTools are the tools whose calls may run as tasks (execution.taskSupport "optional"):
@@ -90,22 +94,26 @@ func (t *taskRuns) end(id string) {
 	}
 }
 
-// taskParams reads the task parameters a TaskTransport put into a call's _meta; ok is false
-// for a normal call.
-func taskParams(req *mcp.CallToolRequest) (ttl int64, ok bool) {
+// taskParams reads the task request a taskRewriter put into a call's _meta; ok is false for
+// a normal call.
+func taskParams(req *mcp.CallToolRequest) (tr taskRequest, ok bool) {
 	if req == nil || req.Params == nil {
-		return 0, false
+		return tr, false
 	}
 	v, ok := req.Params.GetMeta()[taskMetaKey]
 	if !ok {
-		return 0, false
+		return tr, false
 	}
-	if m, isMap := v.(map[string]any); isMap {
-		if f, isNum := m["ttl"].(float64); isNum {
-			ttl = int64(f)
-		}
-	}
-	return ttl, true
+	b, _ := json.Marshal(v)
+	_ = json.Unmarshal(b, &tr)
+	return tr, true
+}
+
+// runsAsTask reports whether a call with task request tr runs as a task: always when the
+// client asked for one, and under the extension's server-directed rule when its operation
+// (valid, or prepErr) waits for long work.
+func (tr taskRequest) runsAsTask(op Operation, prepErr error) bool {
+	return !tr.Auto || prepErr == nil && op.TaskWait
 }
 
 // startTask runs a prepared call as a task: the task is stored, the call goes on in the
@@ -115,13 +123,13 @@ func taskParams(req *mcp.CallToolRequest) (ttl int64, ok bool) {
 //
 // A call whose arguments were refused (prepErr) becomes a task too, whose result is that error:
 // the client asked for a task and polls for it.
-func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args any, raw json.RawMessage, ttl int64, prepErr error) *mcp.CallToolResult {
+func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args any, raw json.RawMessage, tr taskRequest, prepErr error) *mcp.CallToolResult {
 	e := r.env.Executions
 	if e == nil {
 		return nil
 	}
 	now := time.Now()
-	entry := engine.TaskEntry{ID: c.ExecutionID, Principal: c.Principal.Name, Conversation: c.Conversation, Created: now.UTC(), TTL: engine.TaskTTL(ttl)}
+	entry := engine.TaskEntry{ID: c.ExecutionID, Principal: c.Principal.Name, Conversation: c.Conversation, Created: now.UTC(), TTL: engine.TaskTTL(tr.TTL)}
 	if err := e.PutTask(ctx, entry); err != nil {
 		c.Logger.Error("store task", "err", err)
 		return nil
@@ -130,6 +138,7 @@ func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args an
 	// The call outlives its request: only its execution (tasks/cancel, the operator) ends it.
 	bg, x := r.begin(context.WithoutCancel(ctx), c, op, raw)
 	r.env.tasks.start(c.ExecutionID)
+	direct := make(chan *mcp.CallToolResult, 1) // the result, for a task the server chose (tr.Auto)
 	go func() {
 		defer r.env.tasks.end(c.ExecutionID)
 		err := prepErr
@@ -143,6 +152,8 @@ func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args an
 		c.notes = append(c.notes, r.env.backgroundNotes(c.Conversation)...)
 		out := r.toMCP(bg, c, res, err)
 		r.finish(bg, c, x, out, err)
+		answer := *out
+		direct <- &answer
 		out.Meta = mcp.Meta{relatedTaskKey: map[string]any{"taskId": c.ExecutionID}}
 		b, merr := json.Marshal(out)
 		if merr != nil || len(b) > engine.MaxTaskResultBytes {
@@ -152,13 +163,42 @@ func (r *Registry) startTask(ctx context.Context, c *Call, op Operation, args an
 			c.Logger.Error("store task result", "err", err)
 		}
 	}()
+	if tr.Auto {
+		// The server chose the task: work that ends within autoTaskGrace is answered as a
+		// plain result, so that a quick command costs no polling.
+		grace := time.NewTimer(autoTaskGrace)
+		select {
+		case out := <-direct:
+			grace.Stop()
+			return out
+		case <-grace.C:
+		}
+	}
 	w := taskWire{TaskID: entry.ID, Status: "working", CreatedAt: entry.Created.Format(time.RFC3339Nano), LastUpdatedAt: entry.Created.Format(time.RFC3339Nano),
 		TTL: entry.TTL, PollInterval: taskPollMS}
-	return rpcResult(map[string]any{"task": w, "_meta": map[string]any{
-		"io.modelcontextprotocol/model-immediate-response": fmt.Sprintf("%s.%s runs as task %s.", c.Tool, c.Operation, entry.ID)}})
+	meta := map[string]any{"io.modelcontextprotocol/model-immediate-response": fmt.Sprintf("%s.%s runs as task %s.", c.Tool, c.Operation, entry.ID)}
+	if tr.Extension {
+		v := w.extension()
+		v["resultType"], v["_meta"] = "task", meta
+		return rpcResult(v)
+	}
+	return rpcResult(map[string]any{"task": w, "_meta": meta})
 }
 
-// rpcResult is a CallToolResult that TaskTransport turns into the JSON-RPC result v.
+// extension is a task in the Tasks extension's shape (2026-07-28): times to live and poll
+// intervals in ttlMs and pollIntervalMs.
+func (w taskWire) extension() map[string]any {
+	v := map[string]any{"taskId": w.TaskID, "status": w.Status, "createdAt": w.CreatedAt, "lastUpdatedAt": w.LastUpdatedAt, "ttlMs": w.TTL}
+	if w.PollInterval > 0 {
+		v["pollIntervalMs"] = w.PollInterval
+	}
+	if w.StatusMessage != "" {
+		v["statusMessage"] = w.StatusMessage
+	}
+	return v
+}
+
+// rpcResult is a CallToolResult that taskRewriter turns into the JSON-RPC result v.
 func rpcResult(v any) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{}, Meta: mcp.Meta{rpcMetaKey: v}}
 }
@@ -168,6 +208,10 @@ type tasksArgs struct {
 	Method string `json:"method"`
 	TaskID string `json:"taskId"`
 	Cursor string `json:"cursor"`
+	// Name is the tool of a task-augmented tools/call that cannot run as a task.
+	Name string `json:"name"`
+	// Extension: answer in the Tasks extension's shapes (2026-07-28).
+	Extension bool `json:"extension"`
 }
 
 // tasksMiddleware answers the calls of tasksToolName.
@@ -199,6 +243,10 @@ func errTaskNotFound(id string) error {
 
 // answerTask serves one tasks/* method for the caller's principal and conversation.
 func (r *Registry) answerTask(ctx context.Context, cr *mcp.CallToolRequest, a tasksArgs) (any, error) {
+	if a.Method == "tools/call" {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+			Message: "tool " + truncateRunes(a.Name, 80) + " does not run as a task (execution.taskSupport is forbidden)"}
+	}
 	e := r.env.Executions
 	if e == nil {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "tasks need the execution history, which this server does not keep"}
@@ -224,7 +272,15 @@ func (r *Registry) answerTask(ctx context.Context, cr *mcp.CallToolRequest, a ta
 		if err != nil {
 			return nil, err
 		}
+		if a.Extension {
+			return r.extensionTask(ctx, t), nil
+		}
 		return r.taskState(ctx, t), nil
+	case "tasks/update":
+		if _, err := own(a.TaskID); err != nil {
+			return nil, err
+		}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("task %s asks for no input: toolhost's tasks never do", truncateRunes(a.TaskID, 80))}
 	case "tasks/result":
 		t, err := own(a.TaskID)
 		if err != nil {
@@ -270,6 +326,9 @@ func (r *Registry) answerTask(ctx context.Context, cr *mcp.CallToolRequest, a ta
 			r.env.logger().Warn("cancel task", "task", t.ID, "err", err)
 		}
 		t.Cancelled = true
+		if a.Extension {
+			return map[string]any{"resultType": "complete"}, nil // the extension's acknowledgement
+		}
 		return r.taskState(ctx, t), nil
 	case "tasks/list":
 		if a.Cursor != "" {
@@ -286,6 +345,30 @@ func (r *Registry) answerTask(ctx context.Context, cr *mcp.CallToolRequest, a ta
 		return map[string]any{"tasks": out}, nil
 	}
 	return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("no task method %q", truncateRunes(a.Method, 40))}
+}
+
+// extensionTask is a task as the extension's tasks/get answers it: a completed task carries
+// its result, one that ended without a result (its server died) an error. A tool's isError
+// result is completed, not failed: the extension keeps failed for JSON-RPC errors.
+func (r *Registry) extensionTask(ctx context.Context, t engine.TaskEntry) map[string]any {
+	w := r.taskState(ctx, t)
+	var result map[string]json.RawMessage
+	if t.Result != nil && json.Unmarshal(t.Result, &result) == nil && w.Status != "cancelled" {
+		w.Status, w.StatusMessage = "completed", ""
+	}
+	v := w.extension()
+	v["resultType"] = "complete"
+	switch w.Status {
+	case "completed":
+		if result == nil {
+			result = map[string]json.RawMessage{"content": json.RawMessage(`[]`)}
+		}
+		result["resultType"] = json.RawMessage(`"complete"`)
+		v["result"] = result
+	case "failed":
+		v["error"] = map[string]any{"code": jsonrpc.CodeInternalError, "message": w.StatusMessage}
+	}
+	return v
 }
 
 // taskState is a task as tasks/get answers it: the status follows its execution.

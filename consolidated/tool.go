@@ -129,7 +129,9 @@ type Operation struct {
 	// (WithCallTimeout), at most Timeout.
 	CallTimeout bool
 	// TaskWait declares that the operation, run as an MCP task, waits for its work to end
-	// instead of handing it back (WithTaskWait): its deadline is then taskDeadline.
+	// instead of handing it back (WithTaskWait): its deadline is then taskDeadline. For a
+	// client of the Tasks extension (2026-07-28), where the server decides, these are the
+	// operations that run as tasks.
 	TaskWait bool
 
 	args   reflect.Type

@@ -129,7 +129,7 @@ func WebTool(cfg WebConfig) *Tool {
 		Op("browser_type", "type into ref", RiskNetwork, w.browserType).WithTimeout(nav),
 		Op("browser_select", "", RiskNetwork, w.browserSelect).WithTimeout(nav),
 		Op("browser_scroll", "", RiskNetwork, w.browserScroll).WithTimeout(nav),
-		Op("browser_wait", "wait for selector or text", RiskNetwork, w.browserWait).WithTimeout(nav + 5*time.Minute),
+		Op("browser_wait", "wait for selector or text", RiskNetwork, w.browserWait).WithTimeout(nav + 5*time.Minute).WithTaskWait(),
 		Op("browser_screenshot", "JPEG of the page", RiskNetwork, w.browserScreenshot).WithTimeout(nav),
 		Op("browser_close", "", RiskNetwork, w.browserClose).WithTimeout(nav),
 	}

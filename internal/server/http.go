@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/authz"
+	"toolhost/consolidated"
 )
 
 // HTTPOptions configure the streamable HTTP transport.
@@ -120,6 +121,8 @@ func NewHTTPHandler(s *mcp.Server, o HTTPOptions) http.Handler {
 		}
 		stateful.ServeHTTP(w, r)
 	})
+	// The go-sdk knows no MCP Tasks: TaskHandler speaks them, as TaskTransport does on stdio.
+	mcpHandler = consolidated.TaskHandler(mcpHandler)
 	// Oversized bodies and calls before initialize are answered as JSON-RPC errors (protocolEdges).
 	mcpHandler = protocolEdges(mcpHandler, o.MaxBodyBytes)
 	if !o.NoAuth {
