@@ -85,6 +85,14 @@ func within(t *testing.T, tab context.Context, d time.Duration, what string, ste
 	}
 }
 
+// clickLive clicks the element selector names inside a live part of a page, which the
+// console re-renders as events arrive (the activity page every second): finding the element
+// and clicking it happen in one evaluation, so a re-render between them cannot make the click
+// miss, as it could between chromedp.Click's query and its mouse events.
+func clickLive(selector string) chromedp.Action[chromedp.Void] {
+	return chromedp.Poll[chromedp.Void](fmt.Sprintf(`(() => { const el = document.querySelector(%q); if (!el) return false; el.click(); return true })()`, selector))
+}
+
 // navigate loads url in tab. A navigation the page started itself (a form's post and redirect
 // still finishing) aborts ours with ERR_ABORTED; that one is tried again.
 func navigate(t *testing.T, tab context.Context, url string) {
@@ -314,7 +322,7 @@ func TestConsoleTerminalLive(t *testing.T) {
 	within(t, tab, 20*time.Second, "back to the terminals", chromedp.Navigate(strings.TrimSuffix(sv.url, "/mcp")+"/terminals"),
 		chromedp.WaitVisible(chromedp.CSS("#term-dev button.deny")))
 	within(t, tab, 20*time.Second, "close", chromedp.Evaluate[chromedp.Void](`window.confirm = () => true`),
-		chromedp.Click(chromedp.CSS("#term-dev button.deny")), chromedp.WaitNotPresent(chromedp.CSS("#term-dev button.deny")))
+		clickLive("#term-dev button.deny"), chromedp.WaitNotPresent(chromedp.CSS("#term-dev button.deny")))
 	text, _ := call(t, cs, "terminal_operations", map[string]any{"operation": "list_sessions"})
 	if strings.Contains(text, "running") || !strings.Contains(text, "closed") && !strings.Contains(text, "ended") {
 		t.Errorf("list_sessions after closing from the console:\n%s", text)
@@ -424,7 +432,7 @@ func TestConsoleCancelRunning(t *testing.T) {
 		chromedp.Poll[chromedp.Void](fmt.Sprintf(`[...document.querySelectorAll("#live tr")].some(r => r.textContent.includes(%q))`, marker)))
 	screenshot(t, tab, "activity")
 	// The form posts and the page reloads; the model's call ending is what says it was done.
-	within(t, tab, 20*time.Second, "cancel", chromedp.Click(chromedp.CSS(`#live tr[id^="exec-"] button.deny`)))
+	within(t, tab, 20*time.Second, "cancel", clickLive(`#live tr[id^="exec-"] button.deny`))
 	select {
 	case got := <-done:
 		if !strings.Contains(got, "cancelled") || strings.Contains(got, "never") {
