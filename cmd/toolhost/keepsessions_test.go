@@ -32,34 +32,8 @@ func keepState(t *testing.T, extra string) (state, work string) {
 	if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		for _, pid := range hostPIDs(state) {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-		waitHosts(t, state, 0, 10*time.Second)
-	})
+	stopHostsAtCleanup(t, state)
 	return state, work
-}
-
-// hostPIDs lists the terminal hosts of state (running, not zombies).
-func hostPIDs(state string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(args) == 3 && args[1] == "__terminal-host" && args[2] == state {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // waitHosts waits until state has n terminal hosts and returns their pids.

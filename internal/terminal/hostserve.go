@@ -118,6 +118,10 @@ type host struct {
 	convs  map[string]time.Time // conversation -> when the last server that used it left
 	last   time.Time            // when the host last had a connection
 	closed bool
+	// sock is the socket as it was listening: a host whose socket is gone (its state
+	// directory removed) can be reached by no server, and ends.
+	sockPath string
+	sock     os.FileInfo
 }
 
 // hostConn is what the host knows of one connected server.
@@ -188,7 +192,9 @@ func ServeHost(ctx context.Context, dir string, cfg HostConfig, logger *slog.Log
 		return fmt.Errorf("terminal host: listen: %w", err)
 	}
 	h.ln = ln
-	defer os.Remove(paths.sock)
+	h.sockPath = paths.sock
+	h.sock, _ = os.Stat(paths.sock)
+	defer h.removeSock()
 	logger.Info("terminal host started", "pid", os.Getpid(), "socket", paths.sock)
 	go h.accept()
 	h.watch(ctx)
@@ -296,6 +302,19 @@ func (h *host) watch(ctx context.Context) {
 		if idle && !h.m.holding() {
 			return
 		}
+		if h.sock != nil {
+			if fi, err := os.Stat(h.sockPath); err != nil || !os.SameFile(fi, h.sock) {
+				h.log.Info("terminal host: its socket is gone (the state directory was removed); ending")
+				return
+			}
+		}
+	}
+}
+
+// removeSock removes the host's socket, unless it is gone or another's.
+func (h *host) removeSock() {
+	if fi, err := os.Stat(h.sockPath); err == nil && h.sock != nil && os.SameFile(fi, h.sock) {
+		_ = os.Remove(h.sockPath)
 	}
 }
 
