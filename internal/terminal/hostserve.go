@@ -420,7 +420,7 @@ func (h *host) handle(ctx context.Context, p *rpcPeer, op string, raw json.RawMe
 		if a.Run.Progress {
 			spec.Progress = progress
 		}
-		return m.Run(ctx, a.Conv, spec)
+		return m.runHere(ctx, a.Conv, spec, a.Run.Start)
 	case "wait":
 		return m.Wait(ctx, a.Conv, a.ID, time.Duration(a.D))
 	case "has":

@@ -689,45 +689,89 @@ func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult
 	if h := m.remote(ctx); h != nil && spec.Command != "" {
 		return h.run(ctx, conv, spec)
 	}
+	return m.runHere(ctx, conv, spec, nil)
+}
+
+// runHere runs spec in this process. start, when set, is the gate's decision already made
+// (by the server whose request the terminal host serves); nil asks this manager's gate.
+func (m *Manager) runHere(ctx context.Context, conv string, spec RunSpec, start *gate.Start) (RunResult, error) {
 	if spec.Command == "" {
 		return RunResult{}, fmt.Errorf("%w: command is empty", ErrInvalid)
 	}
-	timeout := spec.Timeout
-	if timeout <= 0 {
-		timeout = m.cfg.DefaultTimeout
+	timeout, yield, err := runLimits(m.cfg, spec)
+	if err != nil {
+		return RunResult{}, err
 	}
-	if timeout > m.cfg.MaxTimeout {
-		return RunResult{}, fmt.Errorf("%w: timeout %s exceeds the maximum %s", ErrInvalid, timeout, m.cfg.MaxTimeout)
-	}
-	yield := spec.Yield
-	if yield <= 0 {
-		yield = m.cfg.DefaultYield
-	}
-	yield = min(yield, m.cfg.MaxWait)
 	budget := spec.MaxBytes
 	if budget <= 0 {
 		budget = defaultMaxBytes
 	}
 	budget = min(budget, 2*tailBytes)
+	if start == nil {
+		if start, err = gateRun(ctx, m.cfg.Gate, conv, spec, ""); err != nil {
+			return RunResult{}, err
+		}
+	}
+	id, err := m.newJobID(conv)
+	if err != nil {
+		return RunResult{}, err
+	}
+	j, err := m.startJob(conv, id, spec, timeout, start)
+	if err != nil {
+		return RunResult{}, err
+	}
+	m.mu.Lock()
+	m.jobs[key{conv, id}] = j
+	m.mu.Unlock()
+	return j.await(ctx, spec.Progress, yield, budget)
+}
+
+// runLimits are spec's timeout and yield with the defaults of cfg; a timeout over the
+// maximum is an error.
+func runLimits(cfg Config, spec RunSpec) (timeout, yield time.Duration, err error) {
+	timeout = spec.Timeout
+	if timeout <= 0 {
+		timeout = cfg.DefaultTimeout
+	}
+	if timeout > cfg.MaxTimeout {
+		return 0, 0, fmt.Errorf("%w: timeout %s exceeds the maximum %s", ErrInvalid, timeout, cfg.MaxTimeout)
+	}
+	yield = spec.Yield
+	if yield <= 0 {
+		yield = cfg.DefaultYield
+	}
+	return timeout, min(yield, cfg.MaxWait), nil
+}
+
+// gateRun checks spec's directory and asks g to decide its start (the command rules on its
+// line, the sandbox policy, the environment); temp is the TMPDIR of the process that will start
+// it ("" for this one). A refusal is returned as it is, for the caller to show.
+func gateRun(ctx context.Context, g Gate, conv string, spec RunSpec, temp string) (*gate.Start, error) {
 	if fi, err := os.Stat(spec.Cwd); err != nil || !fi.IsDir() {
-		return RunResult{}, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
+		return nil, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
 	}
 	line := spec.Command
 	if spec.Check != "" {
 		line = spec.Check
 	}
-	start, err := m.cfg.Gate.Start(ctx, gate.Request{Conversation: conv, Line: line, Dir: spec.Cwd})
+	start, err := g.Start(ctx, gate.Request{Conversation: conv, Line: line, Dir: spec.Cwd, Temp: temp})
 	var refusal *cmdrules.Refusal
 	if errors.As(err, &refusal) || errors.Is(err, gate.ErrIncomplete) {
-		return RunResult{}, err
+		return nil, err
 	}
 	if err != nil {
-		return RunResult{}, fmt.Errorf("run command: %w", err)
+		return nil, fmt.Errorf("run command: %w", err)
 	}
+	return start, nil
+}
+
+// newJobID names the conversation's next command, once it may start one: at most MaxJobs
+// running, and at most MaxJobs finished ones kept (the oldest forgotten first).
+func (m *Manager) newJobID(conv string) (string, error) {
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.closed {
-		m.mu.Unlock()
-		return RunResult{}, ErrShutdown
+		return "", ErrShutdown
 	}
 	running := 0
 	var finished []*job
@@ -744,10 +788,8 @@ func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult
 		j.mu.Unlock()
 	}
 	if running >= m.cfg.MaxJobs {
-		m.mu.Unlock()
-		return RunResult{}, fmt.Errorf("%w: %d commands of this conversation are still running; wait for them with get_output or stop one with close_session", ErrLimit, running)
+		return "", fmt.Errorf("%w: %d commands of this conversation are still running; wait for them with get_output or stop one with close_session", ErrLimit, running)
 	}
-	// Keep at most MaxJobs finished commands per conversation, oldest forgotten first.
 	if len(finished) >= m.cfg.MaxJobs {
 		sort.Slice(finished, func(a, b int) bool { return finished[a].started.Before(finished[b].started) })
 		for _, j := range finished[:len(finished)-m.cfg.MaxJobs+1] {
@@ -756,22 +798,19 @@ func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult
 		}
 	}
 	m.seq++
-	id := "cmd" + strconv.Itoa(m.seq)
-	m.mu.Unlock()
-	j, err := m.startJob(conv, id, spec, timeout, start)
-	if err != nil {
-		return RunResult{}, err
-	}
-	m.mu.Lock()
-	m.jobs[key{conv, id}] = j
-	m.mu.Unlock()
+	return "cmd" + strconv.Itoa(m.seq), nil
+}
+
+// await waits up to yield for the command to end, passing its output to progress (when set)
+// as it comes, and returns its result within budget.
+func (j *job) await(ctx context.Context, progress func(string), yield time.Duration, budget int) (RunResult, error) {
 	t := time.NewTimer(yield)
 	defer t.Stop()
 	var sent int64
 wait:
 	for {
 		var notify chan struct{}
-		if spec.Progress != nil {
+		if progress != nil {
 			j.mu.Lock()
 			notify = j.notify
 			var chunk []byte
@@ -782,7 +821,7 @@ wait:
 			}
 			j.mu.Unlock()
 			if len(chunk) > 0 {
-				spec.Progress(string(chunk))
+				progress(string(chunk))
 			}
 		}
 		select {
@@ -790,7 +829,7 @@ wait:
 			break wait
 		case <-t.C:
 			break wait
-		case <-notify: // nil without Progress: never ready
+		case <-notify: // nil without progress: never ready
 			time.Sleep(20 * time.Millisecond) // coalesce chunks of a chatty command
 		case <-ctx.Done():
 			// A cancelled caller (MCP cancellation, an operator's cancel) takes the command
