@@ -188,16 +188,17 @@ func TestKilledTerminalHostEndsItsSessions(t *testing.T) {
 	if time.Since(start) > 20*time.Second {
 		t.Errorf("list_sessions after the host's kill took %s", time.Since(start))
 	}
-	// One session, ended; the command the host ran is announced as finished (failed) on the
-	// lines after it, which is no session.
+	// The session and the command, both ended (the host kept the command's record in the
+	// store); the command is also announced as finished (failed) on a line of its own.
 	var listed []string
 	for _, l := range strings.Split(text, "\n") {
 		if l != "" && !strings.HasPrefix(l, "background: ") {
 			listed = append(listed, l)
 		}
 	}
-	if len(listed) != 1 || !strings.HasPrefix(listed[0], "doomed session ended") {
-		t.Fatalf("list_sessions after the host's kill = %s, want doomed ended", text)
+	if len(listed) != 2 || !strings.HasPrefix(listed[0], "doomed session ended") ||
+		!strings.Contains(listed[1], " command ended ") || !strings.HasSuffix(listed[1], "last: sleep 600.5") {
+		t.Fatalf("list_sessions after the host's kill = %s, want doomed and the command ended", text)
 	}
 	text, _ = term(t, cs, map[string]any{"operation": "get_output", "session_id": "doomed"})
 	if !strings.Contains(text, "before-the-kill") {

@@ -1,11 +1,16 @@
 package terminal
 
 import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"time"
 
 	"toolhost/internal/secret"
+	"toolhost/store"
 )
 
 // MaxCommandRecords is how many finished commands the log keeps per conversation (the oldest
@@ -38,6 +43,20 @@ type CommandRecord struct {
 type commandLog struct {
 	mu   sync.Mutex
 	byID map[string][]CommandRecord
+	// st, when set (a terminal host: persistCommands), keeps the log in the store too, so
+	// that a host that crashed leaves it to the next; loaded holds the conversations read
+	// back from it.
+	st     *store.Store
+	loaded map[string]bool
+}
+
+func commandsPath(conv string) store.Path {
+	return store.Path{store.BucketConversations, conv, "commands"}
+}
+
+// commandKey orders a conversation's stored records by start.
+func commandKey(r CommandRecord) string {
+	return fmt.Sprintf("%020d-%s", r.Started.UnixNano(), r.Session)
 }
 
 func (l *commandLog) add(conv string, r CommandRecord) {
@@ -49,18 +68,92 @@ func (l *commandLog) add(conv string, r CommandRecord) {
 		l.byID = map[string][]CommandRecord{}
 	}
 	recs := append(l.byID[conv], r)
+	var dropped []CommandRecord
 	if len(recs) > MaxCommandRecords {
+		dropped = slices.Clone(recs[:len(recs)-MaxCommandRecords])
 		recs = slices.Delete(recs, 0, len(recs)-MaxCommandRecords)
 	}
 	l.byID[conv] = recs
+	if l.st != nil {
+		go l.save(conv, r, dropped)
+	}
+}
+
+// save writes r to the store and drops what the log no longer keeps.
+func (l *commandLog) save(conv string, r CommandRecord, dropped []CommandRecord) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	err := l.st.Update(ctx, func(tx *store.Tx) error {
+		for _, d := range dropped {
+			if err := tx.Delete(commandsPath(conv), commandKey(d)); err != nil {
+				return err
+			}
+		}
+		return tx.PutJSON(commandsPath(conv), commandKey(r), r)
+	})
+	if err != nil {
+		slog.Warn("terminal: writing the command log failed", "err", err)
+	}
+}
+
+// load reads conv's stored log back once, under what this process has logged since.
+func (l *commandLog) load(conv string) {
+	l.mu.Lock()
+	if l.st == nil || l.loaded[conv] {
+		l.mu.Unlock()
+		return
+	}
+	l.mu.Unlock()
+	var stored []CommandRecord
+	ctx, cancel := context.WithTimeout(context.Background(), storeReadTimeout)
+	defer cancel()
+	err := l.st.View(ctx, func(tx *store.Tx) error {
+		return tx.ForEach(commandsPath(conv), func(_ string, val []byte) error {
+			var r CommandRecord
+			if json.Unmarshal(val, &r) == nil {
+				stored = append(stored, r)
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return // tried again by the next reader
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.loaded == nil {
+		l.loaded = map[string]bool{}
+	}
+	if l.loaded[conv] {
+		return
+	}
+	l.loaded[conv] = true
+	if l.byID == nil {
+		l.byID = map[string][]CommandRecord{}
+	}
+	seen := map[string]bool{}
+	for _, r := range stored {
+		seen[commandKey(r)] = true
+	}
+	for _, r := range l.byID[conv] {
+		if !seen[commandKey(r)] {
+			stored = append(stored, r)
+		}
+	}
+	if len(stored) > MaxCommandRecords {
+		stored = stored[len(stored)-MaxCommandRecords:]
+	}
+	l.byID[conv] = stored
 }
 
 // Commands returns the conversation's finished commands, oldest first: every run_command of
-// this server process and every command typed into its sessions that the shell reported.
+// this server process and every command typed into its sessions that the shell reported (in a
+// terminal host, those of the hosts before it on the state directory too).
 func (m *Manager) Commands(conv string) []CommandRecord {
 	if h := m.remoteNow(); h != nil {
 		return h.commands(conv)
 	}
+	m.commands.load(conv)
 	m.commands.mu.Lock()
 	defer m.commands.mu.Unlock()
 	return slices.Clone(m.commands.byID[conv])

@@ -84,6 +84,10 @@ func (h HostConfig) config() Config {
 		RecordingsMaxBytes: h.RecordingsMaxBytes}
 }
 
+// commandOutputDir holds, in the state directory, the output of a terminal host's commands
+// while they run.
+const commandOutputDir = "terminal-host-output"
+
 // Defaults of HostConfig.
 const (
 	DefaultUnattended = time.Hour
@@ -179,6 +183,8 @@ func ServeHost(ctx context.Context, dir string, cfg HostConfig, logger *slog.Log
 	h := &host{log: logger, cfg: cfg, key: key, conns: map[*rpcPeer]*hostConn{}, convs: map[string]time.Time{}, last: time.Now()}
 	mc := cfg.config()
 	mc.Store, mc.Gate = st, hostGate{}
+	mc.persistCommands = true
+	mc.commandOutputDir = filepath.Join(dir, commandOutputDir)
 	mc.OnUpdate = h.updated
 	m, err := NewManager(mc)
 	if err != nil {
@@ -484,7 +490,10 @@ func (m *Manager) closeConversation(ctx context.Context, conv string) {
 	for _, id := range ids {
 		_ = m.Close(ctx, conv, id)
 		m.mu.Lock()
-		delete(m.jobs, key{conv, id})
+		if j := m.jobs[key{conv, id}]; j != nil {
+			delete(m.jobs, key{conv, id})
+			m.forgetCommand(j)
+		}
 		m.mu.Unlock()
 	}
 }

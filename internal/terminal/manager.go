@@ -45,6 +45,9 @@ type Manager struct {
 	jobs     map[key]*job
 	seq      int
 	closed   bool
+	// seeded holds the conversations whose recorded commands seq has been moved past
+	// (persistCommands: a new terminal host must not reuse the ids of a crashed one's).
+	seeded map[string]bool
 
 	persist *persister
 	stop    chan struct{}
@@ -101,6 +104,9 @@ func NewManager(cfg Config) (*Manager, error) {
 	m.instance = owner.Self().String() + "-" + hex.EncodeToString(rnd[:])
 	if cfg.Host != nil {
 		m.host = newHostClient(m, *cfg.Host)
+	}
+	if cfg.persistCommands {
+		m.commands.st = cfg.Store
 	}
 	m.persist = newPersister(m)
 	m.bg.Add(3)
@@ -193,6 +199,7 @@ func (m *Manager) idleLoop() {
 			j.mu.Lock()
 			if !j.running && time.Since(j.lastUse) > m.cfg.IdleTimeout {
 				delete(m.jobs, k)
+				m.forgetCommand(j)
 				go j.closePipes()
 			}
 			j.mu.Unlock()
@@ -665,16 +672,26 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	}
 	wg.Wait()
 	m.bg.Wait()
-	// Sessions closed earlier and not yet written, plus every session closed now.
+	// Sessions closed earlier and not yet written, plus every session closed now (and a
+	// host's commands, which ended above).
+	all := make([]persisted, 0, len(ss))
+	for _, s := range ss {
+		all = append(all, s)
+	}
 	m.persist.mu.Lock()
 	for s := range m.persist.dirty {
-		if !slices.Contains(ss, s) {
-			ss = append(ss, s)
+		if !slices.Contains(all, s) {
+			all = append(all, s)
 		}
 	}
 	clear(m.persist.dirty)
 	m.persist.mu.Unlock()
-	err := m.persist.saveAll(ctx, ss)
+	err := m.persist.saveAll(ctx, all)
+	if err == nil {
+		for _, j := range js {
+			j.removeOutput() // the record holds the output now
+		}
+	}
 	m.setupMu.Lock()
 	if m.rcDir != "" {
 		os.RemoveAll(m.rcDir)
@@ -712,6 +729,7 @@ func (m *Manager) runHere(ctx context.Context, conv string, spec RunSpec, start 
 			return RunResult{}, err
 		}
 	}
+	m.seedJobIDs(ctx, conv)
 	id, err := m.newJobID(conv)
 	if err != nil {
 		return RunResult{}, err
@@ -723,6 +741,7 @@ func (m *Manager) runHere(ctx context.Context, conv string, spec RunSpec, start 
 	m.mu.Lock()
 	m.jobs[key{conv, id}] = j
 	m.mu.Unlock()
+	m.persistLater(j)
 	return j.await(ctx, spec.Progress, yield, budget)
 }
 
@@ -765,6 +784,36 @@ func gateRun(ctx context.Context, g Gate, conv string, spec RunSpec, temp string
 	return start, nil
 }
 
+// seedJobIDs moves the id sequence past the commands the store holds for conv, once per
+// conversation, where commands are recorded (persistCommands): those of a terminal host that
+// crashed stay readable under their ids.
+func (m *Manager) seedJobIDs(ctx context.Context, conv string) {
+	if !m.cfg.persistCommands {
+		return
+	}
+	m.mu.Lock()
+	done := m.seeded[conv]
+	m.mu.Unlock()
+	if done {
+		return
+	}
+	recs, err := m.persist.list(ctx, conv)
+	if err != nil {
+		return // tried again by the next command
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.seeded == nil {
+		m.seeded = map[string]bool{}
+	}
+	m.seeded[conv] = true
+	for _, r := range recs {
+		if n, err := strconv.Atoi(strings.TrimPrefix(r.ID, "cmd")); err == nil && r.Kind == "command" && n > m.seq {
+			m.seq = n
+		}
+	}
+}
+
 // newJobID names the conversation's next command, once it may start one: at most MaxJobs
 // running, and at most MaxJobs finished ones kept (the oldest forgotten first).
 func (m *Manager) newJobID(conv string) (string, error) {
@@ -794,6 +843,7 @@ func (m *Manager) newJobID(conv string) (string, error) {
 		sort.Slice(finished, func(a, b int) bool { return finished[a].started.Before(finished[b].started) })
 		for _, j := range finished[:len(finished)-m.cfg.MaxJobs+1] {
 			delete(m.jobs, key{conv, j.id})
+			m.forgetCommand(j)
 			go j.closePipes()
 		}
 	}
