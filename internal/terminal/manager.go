@@ -216,23 +216,8 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 	if h := m.remote(ctx); h != nil {
 		return h.create(ctx, conv, spec)
 	}
-	if spec.Name != "" && !idPattern.MatchString(spec.Name) {
-		return Info{}, fmt.Errorf("%w: session name %q must be 1-64 letters, digits, '.', '_' or '-'", ErrInvalid, spec.Name)
-	}
-	if jobIDPattern.MatchString(spec.Name) {
-		return Info{}, fmt.Errorf("%w: session name %q is reserved for run_command ids; pick another", ErrInvalid, spec.Name)
-	}
-	if spec.Cols == 0 {
-		spec.Cols = defaultCols
-	}
-	if spec.Rows == 0 {
-		spec.Rows = defaultRows
-	}
-	if spec.Cols < 2 || spec.Rows < 2 || spec.Cols > maxCols || spec.Rows > maxRows {
-		return Info{}, fmt.Errorf("%w: size %dx%d out of range (2x2 to %dx%d)", ErrInvalid, spec.Cols, spec.Rows, maxCols, maxRows)
-	}
-	if fi, err := os.Stat(spec.Cwd); err != nil || !fi.IsDir() {
-		return Info{}, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
+	if err := checkSessionSpec(&spec); err != nil {
+		return Info{}, err
 	}
 	start, err := m.cfg.Gate.Start(ctx, gate.Request{Conversation: conv, Dir: spec.Cwd})
 	if err != nil {
@@ -241,12 +226,75 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 	if err := m.setup(); err != nil {
 		return Info{}, fmt.Errorf("create session: %w", err)
 	}
-	restarted := false
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return Info{}, ErrShutdown
 	}
+	inf, reused, restarted, err := m.reuseLocked(ctx, conv, spec)
+	if reused || err != nil {
+		return inf, err
+	}
+	if err := m.sessionLimitsLocked(conv); err != nil {
+		m.mu.Unlock()
+		return Info{}, err
+	}
+	s := m.newSessionLocked(conv, spec, start)
+	m.mu.Unlock()
+
+	if err := s.start(); err != nil {
+		m.mu.Lock()
+		delete(m.sessions, key{conv, s.id})
+		m.mu.Unlock()
+		s.rec.close()
+		return Info{}, fmt.Errorf("create session %q: %w", s.id, err)
+	}
+	// Wait for the first prompt so input sent right away is not mistaken for startup noise.
+	limit := 10 * time.Second
+	if !m.bash {
+		limit = time.Second
+	}
+	t := time.NewTimer(limit)
+	select {
+	case <-s.ready:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	t.Stop()
+	m.persistLater(s)
+	inf = s.info()
+	inf.Restarted = restarted
+	return inf, nil
+}
+
+// checkSessionSpec checks a session's name, size and directory, and fills in the default size.
+func checkSessionSpec(spec *SessionSpec) error {
+	if spec.Name != "" && !idPattern.MatchString(spec.Name) {
+		return fmt.Errorf("%w: session name %q must be 1-64 letters, digits, '.', '_' or '-'", ErrInvalid, spec.Name)
+	}
+	if jobIDPattern.MatchString(spec.Name) {
+		return fmt.Errorf("%w: session name %q is reserved for run_command ids; pick another", ErrInvalid, spec.Name)
+	}
+	if spec.Cols == 0 {
+		spec.Cols = defaultCols
+	}
+	if spec.Rows == 0 {
+		spec.Rows = defaultRows
+	}
+	if spec.Cols < 2 || spec.Rows < 2 || spec.Cols > maxCols || spec.Rows > maxRows {
+		return fmt.Errorf("%w: size %dx%d out of range (2x2 to %dx%d)", ErrInvalid, spec.Cols, spec.Rows, maxCols, maxRows)
+	}
+	if fi, err := os.Stat(spec.Cwd); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
+	}
+	return nil
+}
+
+// reuseLocked finds the session a create of spec means when it already runs: the
+// conversation's default shell (no name) or the session of that name, in the same directory.
+// A named session in another directory (or ended) is ended, to be replaced (restarted). It is
+// called with m.mu held, and returns with it held unless it returns reused or an error.
+func (m *Manager) reuseLocked(ctx context.Context, conv string, spec SessionSpec) (inf Info, reused, restarted bool, err error) {
 	if spec.Name == "" {
 		// A create without a name means "a shell": the conversation's default one while it
 		// is alive in the same directory, so a model that forgets its id gets no second shell.
@@ -264,43 +312,49 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 				m.mu.Unlock()
 				inf := old.info()
 				inf.Reused = true
-				return inf, nil
+				return inf, true, false, nil
 			}
 		}
+		return Info{}, false, false, nil
 	}
-	if spec.Name != "" {
-		if old, ok := m.sessions[key{conv, spec.Name}]; ok {
-			old.mu.Lock()
-			same := old.cwd == spec.Cwd && (old.state == StateRunning || old.state == StateStarting)
-			if same {
-				old.lastUse = time.Now()
-			}
-			old.mu.Unlock()
-			if same {
-				m.mu.Unlock()
-				t := time.NewTimer(10 * time.Second)
-				select {
-				case <-old.ready:
-				case <-t.C:
-				case <-ctx.Done():
-				}
-				t.Stop()
-				inf := old.info()
-				inf.Reused = true
-				return inf, nil
-			}
-			delete(m.sessions, key{conv, spec.Name})
-			m.mu.Unlock()
-			old.terminate(ctx, m.cfg.CloseGrace)
-			m.persistLater(old)
-			restarted = true
-			m.mu.Lock()
-			if m.closed {
-				m.mu.Unlock()
-				return Info{}, ErrShutdown
-			}
+	old, ok := m.sessions[key{conv, spec.Name}]
+	if !ok {
+		return Info{}, false, false, nil
+	}
+	old.mu.Lock()
+	same := old.cwd == spec.Cwd && (old.state == StateRunning || old.state == StateStarting)
+	if same {
+		old.lastUse = time.Now()
+	}
+	old.mu.Unlock()
+	if same {
+		m.mu.Unlock()
+		t := time.NewTimer(10 * time.Second)
+		select {
+		case <-old.ready:
+		case <-t.C:
+		case <-ctx.Done():
 		}
+		t.Stop()
+		inf := old.info()
+		inf.Reused = true
+		return inf, true, false, nil
 	}
+	delete(m.sessions, key{conv, spec.Name})
+	m.mu.Unlock()
+	old.terminate(ctx, m.cfg.CloseGrace)
+	m.persistLater(old)
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return Info{}, false, true, ErrShutdown
+	}
+	return Info{}, false, true, nil
+}
+
+// sessionLimitsLocked refuses a new session of conv over the per-conversation or the total
+// limit of live sessions; m.mu is held.
+func (m *Manager) sessionLimitsLocked(conv string) error {
 	perConv, total := 0, 0
 	var open []string
 	for k, s := range m.sessions {
@@ -317,14 +371,18 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 		}
 	}
 	if perConv >= m.cfg.MaxSessionsPerConversation {
-		m.mu.Unlock()
 		sort.Strings(open)
-		return Info{}, fmt.Errorf("%w: this conversation has %d of %d sessions open (%s); close one with close_session or reuse it", ErrLimit, perConv, m.cfg.MaxSessionsPerConversation, strings.Join(open, ", "))
+		return fmt.Errorf("%w: this conversation has %d of %d sessions open (%s); close one with close_session or reuse it", ErrLimit, perConv, m.cfg.MaxSessionsPerConversation, strings.Join(open, ", "))
 	}
 	if total >= m.cfg.MaxSessions {
-		m.mu.Unlock()
-		return Info{}, fmt.Errorf("%w: %d of %d sessions are open across all conversations; close one with close_session", ErrLimit, total, m.cfg.MaxSessions)
+		return fmt.Errorf("%w: %d of %d sessions are open across all conversations; close one with close_session", ErrLimit, total, m.cfg.MaxSessions)
 	}
+	return nil
+}
+
+// newSessionLocked names (spec.Name, or the next free s<N>) and registers a session of conv,
+// not started yet; m.mu is held.
+func (m *Manager) newSessionLocked(conv string, spec SessionSpec, start *gate.Start) *session {
 	id := spec.Name
 	if id == "" {
 		for {
@@ -348,31 +406,7 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 	s.rec = newRecorder(m.cfg.RecordDir, conv, id, now, spec.Cols, spec.Rows, m.shell, m.cfg.RecordSegmentBytes, m.cfg.RecordSegments)
 	s.sel.marker = markerEnv + "=" + m.instance + "/" + conv + "/" + id
 	m.sessions[key{conv, id}] = s
-	m.mu.Unlock()
-
-	if err := s.start(); err != nil {
-		m.mu.Lock()
-		delete(m.sessions, key{conv, id})
-		m.mu.Unlock()
-		s.rec.close()
-		return Info{}, fmt.Errorf("create session %q: %w", id, err)
-	}
-	// Wait for the first prompt so input sent right away is not mistaken for startup noise.
-	limit := 10 * time.Second
-	if !m.bash {
-		limit = time.Second
-	}
-	t := time.NewTimer(limit)
-	select {
-	case <-s.ready:
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	t.Stop()
-	m.persistLater(s)
-	inf := s.info()
-	inf.Restarted = restarted
-	return inf, nil
+	return s
 }
 
 func (s *session) envExtra() map[string]string { return s.extra }
