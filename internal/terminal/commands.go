@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"slices"
 	"sync"
 	"time"
@@ -45,9 +44,10 @@ type commandLog struct {
 	byID map[string][]CommandRecord
 	// st, when set (a terminal host: persistCommands), keeps the log in the store too, so
 	// that a host that crashed leaves it to the next; loaded holds the conversations read
-	// back from it.
-	st     *store.Store
-	loaded map[string]bool
+	// back from it, toSave and toDrop what the persister's next write adds and removes.
+	st             *store.Store
+	loaded         map[string]bool
+	toSave, toDrop map[string][]CommandRecord
 }
 
 func commandsPath(conv string) store.Path {
@@ -75,25 +75,40 @@ func (l *commandLog) add(conv string, r CommandRecord) {
 	}
 	l.byID[conv] = recs
 	if l.st != nil {
-		go l.save(conv, r, dropped)
+		if l.toSave == nil {
+			l.toSave, l.toDrop = map[string][]CommandRecord{}, map[string][]CommandRecord{}
+		}
+		l.toSave[conv] = append(l.toSave[conv], r)
+		l.toDrop[conv] = append(l.toDrop[conv], dropped...)
 	}
 }
 
-// save writes r to the store and drops what the log no longer keeps.
-func (l *commandLog) save(conv string, r CommandRecord, dropped []CommandRecord) {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	err := l.st.Update(ctx, func(tx *store.Tx) error {
-		for _, d := range dropped {
-			if err := tx.Delete(commandsPath(conv), commandKey(d)); err != nil {
+// unsaved hands the persister what the store does not hold yet, and what it should lose.
+func (l *commandLog) unsaved() (save, drop map[string][]CommandRecord) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	save, drop = l.toSave, l.toDrop
+	l.toSave, l.toDrop = nil, nil
+	return save, drop
+}
+
+// putCommands writes finished commands to the store and deletes the dropped ones.
+func putCommands(tx *store.Tx, save, drop map[string][]CommandRecord) error {
+	for conv, recs := range drop {
+		for _, r := range recs {
+			if err := tx.Delete(commandsPath(conv), commandKey(r)); err != nil {
 				return err
 			}
 		}
-		return tx.PutJSON(commandsPath(conv), commandKey(r), r)
-	})
-	if err != nil {
-		slog.Warn("terminal: writing the command log failed", "err", err)
 	}
+	for conv, recs := range save {
+		for _, r := range recs {
+			if err := tx.PutJSON(commandsPath(conv), commandKey(r), r); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // load reads conv's stored log back once, under what this process has logged since.

@@ -139,8 +139,9 @@ type job struct {
 	ended          time.Time
 	done           chan struct{}
 	closeOnce      sync.Once
-	// dirty: output arrived since the persister last wrote the command (persistCommands).
-	dirty atomic.Bool
+	// written: the store holds a record of it (persistCommands: a command still running at
+	// a write of the persister; one that ended before handed its caller the whole result).
+	written atomic.Bool
 	// out is the file the output is written to as it comes (commandOutputDir), under mu.
 	out     *os.File
 	outPath string
@@ -164,6 +165,13 @@ func (j *job) openOutput(dir string) {
 	j.out, j.outPath = f, path
 }
 
+// isRunning says whether the command has not ended yet.
+func (j *job) isRunning() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.running
+}
+
 // removeOutput closes and removes the output file, once the record holds what it says.
 func (j *job) removeOutput() {
 	j.mu.Lock()
@@ -179,7 +187,6 @@ func (j *job) removeOutput() {
 // record is what the store keeps of a terminal host's command (persistCommands): its state
 // and the tail of its output, so that a crash of the host loses neither.
 func (j *job) record() record {
-	j.dirty.Store(false)
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	r := record{ID: j.id, Conversation: j.conv, Kind: "command", Cwd: j.cwd, Shell: "/bin/sh", PID: j.pid,
@@ -283,9 +290,6 @@ func (j *job) readPipe(f *os.File, c *capture, wg *sync.WaitGroup) {
 			j.lastOut = now
 			j.broadcastLocked()
 			j.mu.Unlock()
-			if !j.dirty.Swap(true) {
-				j.m.persistLater(j)
-			}
 		}
 		if err != nil {
 			// io.EOF when every writer closed the pipe; os.ErrClosed after closePipes.
@@ -317,7 +321,9 @@ func (j *job) waitLoop(readers *sync.WaitGroup) {
 	j.stream.mu.Unlock()
 	j.m.commands.add(j.conv, CommandRecord{Session: j.id, Command: truncateRunes(j.command, 500), Cwd: j.cwd, ExitCode: code,
 		Started: j.started, Duration: j.ended.Sub(j.started), OutputFrom: 0, OutputTo: outTo})
-	j.m.persistLater(j)
+	if j.written.Load() {
+		j.m.persistLater(j)
+	}
 	close(j.done)
 }
 

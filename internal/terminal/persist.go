@@ -84,9 +84,12 @@ func terminalsPath(conv string) store.Path {
 
 // persister writes session records off the output path: command completions only mark a
 // session dirty, and a background loop writes dirty sessions at most once a second. A terminal
-// host also writes its commands (run_command) this way, their output included, five times a
-// second while it changes, so that a crash of the host loses none of them: the next reader
-// sees the owner dead and reports them ended with what they printed (recovered).
+// host also writes, in the same transaction, its commands (run_command) still running at that
+// moment (their output goes to a file of their own as it comes: job.openOutput) and its log of
+// finished commands, so that a crash of the host loses none of them: the next reader sees the
+// owner dead and reports them ended with what they printed (recovered). The host writes that
+// little because every write it makes costs the servers sharing the store a reopen of the
+// file (store/handle.go).
 type persister struct {
 	m     *Manager
 	st    *store.Store
@@ -110,15 +113,6 @@ func (j *job) where() key     { return key{j.conv, j.id} }
 
 func newPersister(m *Manager) *persister {
 	return &persister{m: m, st: m.cfg.Store, dirty: map[persisted]bool{}, saving: map[persisted]bool{}, gone: map[key]bool{}}
-}
-
-// persistEvery is how often dirty records are written: a terminal host's commands keep their
-// output there, so it writes more often.
-func (p *persister) every() time.Duration {
-	if p.m.cfg.persistCommands {
-		return 200 * time.Millisecond
-	}
-	return time.Second
 }
 
 // pending returns the record of a session that is waiting to be written, if any.
@@ -160,7 +154,9 @@ func (m *Manager) forgetCommand(j *job) {
 	}
 	m.persist.mu.Lock()
 	delete(m.persist.dirty, j)
-	m.persist.gone[j.where()] = true
+	if j.written.Load() {
+		m.persist.gone[j.where()] = true
+	}
 	m.persist.mu.Unlock()
 	go j.removeOutput() // the caller may hold j.mu
 }
@@ -171,7 +167,7 @@ func (p *persister) loop() {
 		<-p.m.stop
 		return
 	}
-	t := time.NewTicker(p.every())
+	t := time.NewTicker(time.Second)
 	defer t.Stop()
 	for {
 		select {
@@ -179,28 +175,62 @@ func (p *persister) loop() {
 			return
 		case <-t.C:
 		}
+		p.flush()
+	}
+}
+
+// flush writes what changed since the last write in one transaction: dirty sessions, a host's
+// commands still running (or ended since they were written) and finished ones, and drops the
+// records of forgotten commands.
+func (p *persister) flush() {
+	p.mu.Lock()
+	var ss []persisted
+	for s := range p.dirty {
+		if j, ok := s.(*job); ok && !j.written.Load() && !j.isRunning() {
+			continue // ended before any write: its caller had its whole result
+		}
+		ss = append(ss, s)
+		p.saving[s] = true
+	}
+	clear(p.dirty)
+	gone := p.gone
+	p.gone = map[key]bool{}
+	p.mu.Unlock()
+	cmds, dropped := p.m.commands.unsaved()
+	defer func() {
 		p.mu.Lock()
-		var ss []persisted
-		for s := range p.dirty {
-			ss = append(ss, s)
-			p.saving[s] = true
-		}
-		clear(p.dirty)
-		gone := p.gone
-		p.gone = map[key]bool{}
+		clear(p.saving)
 		p.mu.Unlock()
-		if len(gone) > 0 {
-			p.drop(gone)
-		}
-		if len(ss) > 0 {
-			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-			if err := p.saveAll(ctx, ss); err != nil {
-				slog.Warn("terminal: persisting session records failed", "err", err)
+	}()
+	if len(ss)+len(gone)+len(cmds)+len(dropped) == 0 {
+		return
+	}
+	recs := make([]record, 0, len(ss))
+	for _, s := range ss {
+		recs = append(recs, s.record())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	err := p.st.Update(ctx, func(tx *store.Tx) error {
+		for k := range gone {
+			if err := tx.Delete(terminalsPath(k.conv), k.id); err != nil {
+				return err
 			}
-			cancel()
-			p.mu.Lock()
-			clear(p.saving)
-			p.mu.Unlock()
+		}
+		for _, r := range recs {
+			if err := tx.PutJSON(terminalsPath(r.Conversation), r.ID, r); err != nil {
+				return err
+			}
+		}
+		return putCommands(tx, cmds, dropped)
+	})
+	if err != nil {
+		slog.Warn("terminal: persisting session records failed", "err", err)
+		return
+	}
+	for _, s := range ss {
+		if j, ok := s.(*job); ok {
+			j.written.Store(true)
 		}
 	}
 }
@@ -215,23 +245,6 @@ func (s *session) record() record {
 	data, from := s.log.read(from, tailBytes)
 	r.TailStart, r.Tail = from, strings.ToValidUTF8(string(data), "")
 	return r
-}
-
-// drop deletes the records of forgotten commands.
-func (p *persister) drop(gone map[key]bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	err := p.st.Update(ctx, func(tx *store.Tx) error {
-		for k := range gone {
-			if err := tx.Delete(terminalsPath(k.conv), k.id); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		slog.Warn("terminal: dropping records of forgotten commands failed", "err", err)
-	}
 }
 
 func (p *persister) saveAll(ctx context.Context, ss []persisted) error {
