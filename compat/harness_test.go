@@ -267,6 +267,7 @@ func (s *suite) newToolhost(t *testing.T, transport string, extra ...string) *fi
 	if err := os.WriteFile(cfg, []byte("approval_wait = \"1s\"\n\n[reminders]\nevery_n_calls = 1\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	stopHostsAtCleanup(t, s.toolhost, filepath.Join(dir, "state"))
 	thArgs := []string{"--workdir", f.work, "--state-dir", filepath.Join(dir, "state"), "--config", cfg,
 		"--log-file", filepath.Join(dir, "toolhost.log"), "--log-level", "debug"}
 	thArgs = append(thArgs, extra...)

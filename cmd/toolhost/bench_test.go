@@ -218,8 +218,8 @@ func BenchmarkColdStart(b *testing.B) {
 //	go test ./cmd/toolhost -run '^$' -bench RunCommand -benchtime 200x -count 5
 func BenchmarkRunCommand(b *testing.B) {
 	for _, mode := range []struct{ name, config string }{
-		{"local", ""},
-		{"host", "[terminal]\nkeep_sessions = true\n"},
+		{"local", "[terminal]\nkeep_sessions = false\n"},
+		{"host", ""},
 	} {
 		b.Run(mode.name, func(b *testing.B) {
 			state, work := b.TempDir(), b.TempDir()

@@ -32,34 +32,8 @@ func keepState(t *testing.T, extra string) (state, work string) {
 	if err := os.WriteFile(filepath.Join(state, "config.toml"), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		for _, pid := range hostPIDs(state) {
-			syscall.Kill(pid, syscall.SIGKILL)
-		}
-		waitHosts(t, state, 0, 10*time.Second)
-	})
+	stopHostsAtCleanup(t, state)
 	return state, work
-}
-
-// hostPIDs lists the terminal hosts of state (running, not zombies).
-func hostPIDs(state string) []int {
-	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(args) == 3 && args[1] == "__terminal-host" && args[2] == state {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // waitHosts waits until state has n terminal hosts and returns their pids.
@@ -214,16 +188,17 @@ func TestKilledTerminalHostEndsItsSessions(t *testing.T) {
 	if time.Since(start) > 20*time.Second {
 		t.Errorf("list_sessions after the host's kill took %s", time.Since(start))
 	}
-	// One session, ended; the command the host ran is announced as finished (failed) on the
-	// lines after it, which is no session.
+	// The session and the command, both ended (the host kept the command's record in the
+	// store); the command is also announced as finished (failed) on a line of its own.
 	var listed []string
 	for _, l := range strings.Split(text, "\n") {
 		if l != "" && !strings.HasPrefix(l, "background: ") {
 			listed = append(listed, l)
 		}
 	}
-	if len(listed) != 1 || !strings.HasPrefix(listed[0], "doomed session ended") {
-		t.Fatalf("list_sessions after the host's kill = %s, want doomed ended", text)
+	if len(listed) != 2 || !strings.HasPrefix(listed[0], "doomed session ended") ||
+		!strings.Contains(listed[1], " command ended ") || !strings.HasSuffix(listed[1], "last: sleep 600.5") {
+		t.Fatalf("list_sessions after the host's kill = %s, want doomed and the command ended", text)
 	}
 	text, _ = term(t, cs, map[string]any{"operation": "get_output", "session_id": "doomed"})
 	if !strings.Contains(text, "before-the-kill") {

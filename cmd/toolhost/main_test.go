@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := pgtest.Main(m) // stops the PostgreSQL server a database test started
+	stopHosts("")          // the terminal hosts a test left (see hostcleanup_test.go)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -61,6 +62,7 @@ func commandIn(t testing.TB, state, workdir string, args ...string) *exec.Cmd {
 	}
 	cmd := exec.Command(binary, append(args, "--state-dir", state, "--workdir", workdir, "--config", cfg)...)
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+state)
+	stopHostsAtCleanup(t, state)
 	return cmd
 }
 

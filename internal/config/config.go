@@ -197,7 +197,8 @@ type Terminal struct {
 	RecordingsMaxBytes int64  `toml:"recordings_max_bytes"`
 	// KeepSessions keeps sessions and commands in a terminal host process of the state
 	// directory, where they outlive the server: a restarted or killed server's conversation
-	// finds them running (default off for now; see docs/terminal-host.md).
+	// finds them running (default on, Linux only; false keeps them in the server, where they
+	// end with it; see docs/terminal-host.md).
 	// KeepSessionsIdle closes those of a conversation no server has used for this long
 	// (default 1h).
 	KeepSessions     *bool    `toml:"keep_sessions"`
@@ -230,7 +231,7 @@ type Terminal struct {
 }
 
 // KeepSessionsOn reports whether sessions live in the terminal host ([terminal] keep_sessions).
-func (t Terminal) KeepSessionsOn() bool { return t.KeepSessions != nil && *t.KeepSessions }
+func (t Terminal) KeepSessionsOn() bool { return t.KeepSessions == nil || *t.KeepSessions }
 
 // UseDefaultRules reports whether the shipped command rules apply.
 func (t Terminal) UseDefaultRules() bool { return t.DefaultRules == nil || *t.DefaultRules }

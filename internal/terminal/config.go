@@ -70,6 +70,14 @@ type Config struct {
 	// Host, when set, keeps sessions and commands in the terminal host of a state directory,
 	// where they outlive this process ([terminal] keep_sessions): see ServeHost.
 	Host *HostOptions
+
+	// persistCommands writes one-shot commands to the store with their output, as sessions
+	// are: a terminal host's (ServeHost), whose crash must lose no record.
+	persistCommands bool
+	// commandOutputDir, when set (a terminal host), is where each command's output is
+	// written as it comes, unbuffered: what a host killed mid-command printed is there for
+	// the next reader of the command's record (recover.go).
+	commandOutputDir string
 }
 
 // Gate decides what the engine starts; *gate.Gate is the one toolhost uses, and a nil

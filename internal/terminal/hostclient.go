@@ -136,7 +136,8 @@ func (h *hostClient) connect(ctx context.Context) (*rpcPeer, error) {
 	}
 	conn, err := dialHost(h.paths.sock)
 	if err != nil {
-		if err := h.start(); err != nil {
+		exited, err := h.start()
+		if err != nil {
 			return nil, err
 		}
 		deadline := time.Now().Add(hostStartWait)
@@ -148,6 +149,13 @@ func (h *hostClient) connect(ctx context.Context) (*rpcPeer, error) {
 				return nil, fmt.Errorf("the terminal host did not start within %s: %w", hostStartWait, err)
 			}
 			select {
+			case werr := <-exited:
+				// A host that failed (a read-only, full or unreadable state directory) says
+				// so at once; one that found another host running exits 0: dial that one.
+				if werr != nil {
+					return nil, fmt.Errorf("the terminal host ended at its start (%v); its log is %s", werr, h.o.Log)
+				}
+				exited = nil
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			case <-time.After(delay):
@@ -195,22 +203,22 @@ func (h *hostClient) live() *rpcPeer {
 
 // start starts a host process; it outlives this server (a session of its own, see
 // hostSysProcAttr). When another server started one a moment ago, the new one finds the lock
-// taken and ends at once.
-func (h *hostClient) start() error {
+// taken and ends at once, with status 0. exited receives the process's end.
+func (h *hostClient) start() (exited <-chan error, err error) {
 	if h.o.Command == nil {
-		return errors.New("no command to start a terminal host")
+		return nil, errors.New("no command to start a terminal host")
 	}
 	cfg := HostConfigOf(h.m.cfg)
 	cfg.Unattended, cfg.Linger = h.o.Config.Unattended, h.o.Config.Linger
 	b, err := json.Marshal(cfg)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cmd := h.o.Command()
 	cmd.SysProcAttr = hostSysProcAttr()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if h.o.Log != "" {
 		if f, err := os.OpenFile(h.o.Log, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600); err == nil {
@@ -219,15 +227,16 @@ func (h *hostClient) start() error {
 		}
 	}
 	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start the terminal host: %w", err)
+		return nil, fmt.Errorf("start the terminal host: %w", err)
 	}
 	go func() {
 		_, _ = stdin.Write(b)
 		_ = stdin.Close()
 	}()
-	go func() { _ = cmd.Wait() }()
+	ch := make(chan error, 1)
+	go func() { ch <- cmd.Wait() }()
 	h.o.Logger.Info("terminal: started a terminal host", "pid", cmd.Process.Pid)
-	return nil
+	return ch, nil
 }
 
 // call makes a request of the host. idempotent requests are made again, once, on a new

@@ -88,6 +88,8 @@ type wireRun struct {
 	MaxBytes int               `json:"max_bytes,omitempty"`
 	Check    string            `json:"check,omitempty"`
 	Progress bool              `json:"progress,omitempty"`
+	// Start is the server's gate's decision on the command (gateRun), made before the request.
+	Start *gate.Start `json:"start,omitempty"`
 }
 
 // gateCheck is a line the host asks the server's gate about, with the session's memory.

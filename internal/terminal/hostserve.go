@@ -84,6 +84,10 @@ func (h HostConfig) config() Config {
 		RecordingsMaxBytes: h.RecordingsMaxBytes}
 }
 
+// commandOutputDir holds, in the state directory, the output of a terminal host's commands
+// while they run.
+const commandOutputDir = "terminal-host-output"
+
 // Defaults of HostConfig.
 const (
 	DefaultUnattended = time.Hour
@@ -118,6 +122,10 @@ type host struct {
 	convs  map[string]time.Time // conversation -> when the last server that used it left
 	last   time.Time            // when the host last had a connection
 	closed bool
+	// sock is the socket as it was listening: a host whose socket is gone (its state
+	// directory removed) can be reached by no server, and ends.
+	sockPath string
+	sock     os.FileInfo
 }
 
 // hostConn is what the host knows of one connected server.
@@ -175,6 +183,8 @@ func ServeHost(ctx context.Context, dir string, cfg HostConfig, logger *slog.Log
 	h := &host{log: logger, cfg: cfg, key: key, conns: map[*rpcPeer]*hostConn{}, convs: map[string]time.Time{}, last: time.Now()}
 	mc := cfg.config()
 	mc.Store, mc.Gate = st, hostGate{}
+	mc.persistCommands = true
+	mc.commandOutputDir = filepath.Join(dir, commandOutputDir)
 	mc.OnUpdate = h.updated
 	m, err := NewManager(mc)
 	if err != nil {
@@ -188,7 +198,9 @@ func ServeHost(ctx context.Context, dir string, cfg HostConfig, logger *slog.Log
 		return fmt.Errorf("terminal host: listen: %w", err)
 	}
 	h.ln = ln
-	defer os.Remove(paths.sock)
+	h.sockPath = paths.sock
+	h.sock, _ = os.Stat(paths.sock)
+	defer h.removeSock()
 	logger.Info("terminal host started", "pid", os.Getpid(), "socket", paths.sock)
 	go h.accept()
 	h.watch(ctx)
@@ -296,6 +308,19 @@ func (h *host) watch(ctx context.Context) {
 		if idle && !h.m.holding() {
 			return
 		}
+		if h.sock != nil {
+			if fi, err := os.Stat(h.sockPath); err != nil || !os.SameFile(fi, h.sock) {
+				h.log.Info("terminal host: its socket is gone (the state directory was removed); ending")
+				return
+			}
+		}
+	}
+}
+
+// removeSock removes the host's socket, unless it is gone or another's.
+func (h *host) removeSock() {
+	if fi, err := os.Stat(h.sockPath); err == nil && h.sock != nil && os.SameFile(fi, h.sock) {
+		_ = os.Remove(h.sockPath)
 	}
 }
 
@@ -401,7 +426,7 @@ func (h *host) handle(ctx context.Context, p *rpcPeer, op string, raw json.RawMe
 		if a.Run.Progress {
 			spec.Progress = progress
 		}
-		return m.Run(ctx, a.Conv, spec)
+		return m.runHere(ctx, a.Conv, spec, a.Run.Start)
 	case "wait":
 		return m.Wait(ctx, a.Conv, a.ID, time.Duration(a.D))
 	case "has":
@@ -465,7 +490,10 @@ func (m *Manager) closeConversation(ctx context.Context, conv string) {
 	for _, id := range ids {
 		_ = m.Close(ctx, conv, id)
 		m.mu.Lock()
-		delete(m.jobs, key{conv, id})
+		if j := m.jobs[key{conv, id}]; j != nil {
+			delete(m.jobs, key{conv, id})
+			m.forgetCommand(j)
+		}
 		m.mu.Unlock()
 	}
 }

@@ -2,12 +2,17 @@ package terminal
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -135,6 +140,68 @@ type job struct {
 	ended          time.Time
 	done           chan struct{}
 	closeOnce      sync.Once
+	// written: the store holds a record of it (persistCommands: a command still running at
+	// a write of the persister; one that ended before handed its caller the whole result).
+	written atomic.Bool
+	// out is the file the output is written to as it comes (commandOutputDir), under mu.
+	out     *os.File
+	outPath string
+}
+
+// openOutput creates the file the command's output goes to (commandOutputDir); without it
+// the command runs, its output kept in memory and in the store only.
+func (j *job) openOutput(dir string) {
+	if dir == "" {
+		return
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return
+	}
+	sum := sha256.Sum256([]byte(j.conv))
+	path := filepath.Join(dir, fmt.Sprintf("%s-%s-%d.out", hex.EncodeToString(sum[:8]), j.id, j.started.UnixNano()))
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC|os.O_APPEND, 0o600)
+	if err != nil {
+		return
+	}
+	j.out, j.outPath = f, path
+}
+
+// isRunning says whether the command has not ended yet.
+func (j *job) isRunning() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.running
+}
+
+// removeOutput closes and removes the output file, once the record holds what it says.
+func (j *job) removeOutput() {
+	j.mu.Lock()
+	f, path := j.out, j.outPath
+	j.out, j.outPath = nil, ""
+	j.mu.Unlock()
+	if f != nil {
+		f.Close()
+		os.Remove(path)
+	}
+}
+
+// record is what the store keeps of a terminal host's command (persistCommands): its state
+// and the tail of its output, so that a crash of the host loses neither.
+func (j *job) record() record {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	r := record{ID: j.id, Conversation: j.conv, Kind: "command", Cwd: j.cwd, Shell: "/bin/sh", PID: j.pid,
+		Instance: j.m.instance, State: StateRunning, Started: j.started, Ended: j.ended,
+		LastCommand: truncateRunes(j.command, 200), OutputFile: j.outPath}
+	if !j.running {
+		r.State = StateExited
+		c := j.exit
+		r.ExitCode = &c
+	}
+	from := max(j.log.start(), j.log.end()-tailBytes)
+	data, from := j.log.read(from, tailBytes)
+	r.TailStart, r.Tail = from, strings.ToValidUTF8(string(data), "")
+	return r
 }
 
 func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration, start *gate.Start) (*job, error) {
@@ -191,6 +258,7 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration,
 	if held != nil {
 		j.pipes = append(j.pipes, held)
 	}
+	j.openOutput(m.cfg.commandOutputDir)
 	var readers sync.WaitGroup
 	readers.Add(2)
 	go j.readPipe(outR, &j.stdout, &readers)
@@ -219,6 +287,9 @@ func (j *job) readPipe(f *os.File, c *capture, wg *sync.WaitGroup) {
 			j.mu.Lock()
 			c.write(buf[:n])
 			j.log.write(buf[:n])
+			if j.out != nil {
+				_, _ = j.out.Write(buf[:n])
+			}
 			j.lastOut = now
 			j.broadcastLocked()
 			j.mu.Unlock()
@@ -253,6 +324,9 @@ func (j *job) waitLoop(readers *sync.WaitGroup) {
 	j.stream.mu.Unlock()
 	j.m.commands.add(j.conv, CommandRecord{Session: j.id, Command: truncateRunes(j.command, 500), Cwd: j.cwd, ExitCode: code,
 		Started: j.started, Duration: j.ended.Sub(j.started), OutputFrom: 0, OutputTo: outTo})
+	if j.written.Load() {
+		j.m.persistLater(j)
+	}
 	close(j.done)
 }
 

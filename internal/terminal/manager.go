@@ -45,6 +45,9 @@ type Manager struct {
 	jobs     map[key]*job
 	seq      int
 	closed   bool
+	// seeded holds the conversations whose recorded commands seq has been moved past
+	// (persistCommands: a new terminal host must not reuse the ids of a crashed one's).
+	seeded map[string]bool
 
 	persist *persister
 	stop    chan struct{}
@@ -101,6 +104,9 @@ func NewManager(cfg Config) (*Manager, error) {
 	m.instance = owner.Self().String() + "-" + hex.EncodeToString(rnd[:])
 	if cfg.Host != nil {
 		m.host = newHostClient(m, *cfg.Host)
+	}
+	if cfg.persistCommands {
+		m.commands.st = cfg.Store
 	}
 	m.persist = newPersister(m)
 	m.bg.Add(3)
@@ -193,6 +199,7 @@ func (m *Manager) idleLoop() {
 			j.mu.Lock()
 			if !j.running && time.Since(j.lastUse) > m.cfg.IdleTimeout {
 				delete(m.jobs, k)
+				m.forgetCommand(j)
 				go j.closePipes()
 			}
 			j.mu.Unlock()
@@ -209,23 +216,8 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 	if h := m.remote(ctx); h != nil {
 		return h.create(ctx, conv, spec)
 	}
-	if spec.Name != "" && !idPattern.MatchString(spec.Name) {
-		return Info{}, fmt.Errorf("%w: session name %q must be 1-64 letters, digits, '.', '_' or '-'", ErrInvalid, spec.Name)
-	}
-	if jobIDPattern.MatchString(spec.Name) {
-		return Info{}, fmt.Errorf("%w: session name %q is reserved for run_command ids; pick another", ErrInvalid, spec.Name)
-	}
-	if spec.Cols == 0 {
-		spec.Cols = defaultCols
-	}
-	if spec.Rows == 0 {
-		spec.Rows = defaultRows
-	}
-	if spec.Cols < 2 || spec.Rows < 2 || spec.Cols > maxCols || spec.Rows > maxRows {
-		return Info{}, fmt.Errorf("%w: size %dx%d out of range (2x2 to %dx%d)", ErrInvalid, spec.Cols, spec.Rows, maxCols, maxRows)
-	}
-	if fi, err := os.Stat(spec.Cwd); err != nil || !fi.IsDir() {
-		return Info{}, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
+	if err := checkSessionSpec(&spec); err != nil {
+		return Info{}, err
 	}
 	start, err := m.cfg.Gate.Start(ctx, gate.Request{Conversation: conv, Dir: spec.Cwd})
 	if err != nil {
@@ -234,12 +226,75 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 	if err := m.setup(); err != nil {
 		return Info{}, fmt.Errorf("create session: %w", err)
 	}
-	restarted := false
 	m.mu.Lock()
 	if m.closed {
 		m.mu.Unlock()
 		return Info{}, ErrShutdown
 	}
+	inf, reused, restarted, err := m.reuseLocked(ctx, conv, spec)
+	if reused || err != nil {
+		return inf, err
+	}
+	if err := m.sessionLimitsLocked(conv); err != nil {
+		m.mu.Unlock()
+		return Info{}, err
+	}
+	s := m.newSessionLocked(conv, spec, start)
+	m.mu.Unlock()
+
+	if err := s.start(); err != nil {
+		m.mu.Lock()
+		delete(m.sessions, key{conv, s.id})
+		m.mu.Unlock()
+		s.rec.close()
+		return Info{}, fmt.Errorf("create session %q: %w", s.id, err)
+	}
+	// Wait for the first prompt so input sent right away is not mistaken for startup noise.
+	limit := 10 * time.Second
+	if !m.bash {
+		limit = time.Second
+	}
+	t := time.NewTimer(limit)
+	select {
+	case <-s.ready:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	t.Stop()
+	m.persistLater(s)
+	inf = s.info()
+	inf.Restarted = restarted
+	return inf, nil
+}
+
+// checkSessionSpec checks a session's name, size and directory, and fills in the default size.
+func checkSessionSpec(spec *SessionSpec) error {
+	if spec.Name != "" && !idPattern.MatchString(spec.Name) {
+		return fmt.Errorf("%w: session name %q must be 1-64 letters, digits, '.', '_' or '-'", ErrInvalid, spec.Name)
+	}
+	if jobIDPattern.MatchString(spec.Name) {
+		return fmt.Errorf("%w: session name %q is reserved for run_command ids; pick another", ErrInvalid, spec.Name)
+	}
+	if spec.Cols == 0 {
+		spec.Cols = defaultCols
+	}
+	if spec.Rows == 0 {
+		spec.Rows = defaultRows
+	}
+	if spec.Cols < 2 || spec.Rows < 2 || spec.Cols > maxCols || spec.Rows > maxRows {
+		return fmt.Errorf("%w: size %dx%d out of range (2x2 to %dx%d)", ErrInvalid, spec.Cols, spec.Rows, maxCols, maxRows)
+	}
+	if fi, err := os.Stat(spec.Cwd); err != nil || !fi.IsDir() {
+		return fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
+	}
+	return nil
+}
+
+// reuseLocked finds the session a create of spec means when it already runs: the
+// conversation's default shell (no name) or the session of that name, in the same directory.
+// A named session in another directory (or ended) is ended, to be replaced (restarted). It is
+// called with m.mu held, and returns with it held unless it returns reused or an error.
+func (m *Manager) reuseLocked(ctx context.Context, conv string, spec SessionSpec) (inf Info, reused, restarted bool, err error) {
 	if spec.Name == "" {
 		// A create without a name means "a shell": the conversation's default one while it
 		// is alive in the same directory, so a model that forgets its id gets no second shell.
@@ -257,43 +312,49 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 				m.mu.Unlock()
 				inf := old.info()
 				inf.Reused = true
-				return inf, nil
+				return inf, true, false, nil
 			}
 		}
+		return Info{}, false, false, nil
 	}
-	if spec.Name != "" {
-		if old, ok := m.sessions[key{conv, spec.Name}]; ok {
-			old.mu.Lock()
-			same := old.cwd == spec.Cwd && (old.state == StateRunning || old.state == StateStarting)
-			if same {
-				old.lastUse = time.Now()
-			}
-			old.mu.Unlock()
-			if same {
-				m.mu.Unlock()
-				t := time.NewTimer(10 * time.Second)
-				select {
-				case <-old.ready:
-				case <-t.C:
-				case <-ctx.Done():
-				}
-				t.Stop()
-				inf := old.info()
-				inf.Reused = true
-				return inf, nil
-			}
-			delete(m.sessions, key{conv, spec.Name})
-			m.mu.Unlock()
-			old.terminate(ctx, m.cfg.CloseGrace)
-			m.persistLater(old)
-			restarted = true
-			m.mu.Lock()
-			if m.closed {
-				m.mu.Unlock()
-				return Info{}, ErrShutdown
-			}
+	old, ok := m.sessions[key{conv, spec.Name}]
+	if !ok {
+		return Info{}, false, false, nil
+	}
+	old.mu.Lock()
+	same := old.cwd == spec.Cwd && (old.state == StateRunning || old.state == StateStarting)
+	if same {
+		old.lastUse = time.Now()
+	}
+	old.mu.Unlock()
+	if same {
+		m.mu.Unlock()
+		t := time.NewTimer(10 * time.Second)
+		select {
+		case <-old.ready:
+		case <-t.C:
+		case <-ctx.Done():
 		}
+		t.Stop()
+		inf := old.info()
+		inf.Reused = true
+		return inf, true, false, nil
 	}
+	delete(m.sessions, key{conv, spec.Name})
+	m.mu.Unlock()
+	old.terminate(ctx, m.cfg.CloseGrace)
+	m.persistLater(old)
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return Info{}, false, true, ErrShutdown
+	}
+	return Info{}, false, true, nil
+}
+
+// sessionLimitsLocked refuses a new session of conv over the per-conversation or the total
+// limit of live sessions; m.mu is held.
+func (m *Manager) sessionLimitsLocked(conv string) error {
 	perConv, total := 0, 0
 	var open []string
 	for k, s := range m.sessions {
@@ -310,14 +371,18 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 		}
 	}
 	if perConv >= m.cfg.MaxSessionsPerConversation {
-		m.mu.Unlock()
 		sort.Strings(open)
-		return Info{}, fmt.Errorf("%w: this conversation has %d of %d sessions open (%s); close one with close_session or reuse it", ErrLimit, perConv, m.cfg.MaxSessionsPerConversation, strings.Join(open, ", "))
+		return fmt.Errorf("%w: this conversation has %d of %d sessions open (%s); close one with close_session or reuse it", ErrLimit, perConv, m.cfg.MaxSessionsPerConversation, strings.Join(open, ", "))
 	}
 	if total >= m.cfg.MaxSessions {
-		m.mu.Unlock()
-		return Info{}, fmt.Errorf("%w: %d of %d sessions are open across all conversations; close one with close_session", ErrLimit, total, m.cfg.MaxSessions)
+		return fmt.Errorf("%w: %d of %d sessions are open across all conversations; close one with close_session", ErrLimit, total, m.cfg.MaxSessions)
 	}
+	return nil
+}
+
+// newSessionLocked names (spec.Name, or the next free s<N>) and registers a session of conv,
+// not started yet; m.mu is held.
+func (m *Manager) newSessionLocked(conv string, spec SessionSpec, start *gate.Start) *session {
 	id := spec.Name
 	if id == "" {
 		for {
@@ -341,31 +406,7 @@ func (m *Manager) Create(ctx context.Context, conv string, spec SessionSpec) (In
 	s.rec = newRecorder(m.cfg.RecordDir, conv, id, now, spec.Cols, spec.Rows, m.shell, m.cfg.RecordSegmentBytes, m.cfg.RecordSegments)
 	s.sel.marker = markerEnv + "=" + m.instance + "/" + conv + "/" + id
 	m.sessions[key{conv, id}] = s
-	m.mu.Unlock()
-
-	if err := s.start(); err != nil {
-		m.mu.Lock()
-		delete(m.sessions, key{conv, id})
-		m.mu.Unlock()
-		s.rec.close()
-		return Info{}, fmt.Errorf("create session %q: %w", id, err)
-	}
-	// Wait for the first prompt so input sent right away is not mistaken for startup noise.
-	limit := 10 * time.Second
-	if !m.bash {
-		limit = time.Second
-	}
-	t := time.NewTimer(limit)
-	select {
-	case <-s.ready:
-	case <-t.C:
-	case <-ctx.Done():
-	}
-	t.Stop()
-	m.persistLater(s)
-	inf := s.info()
-	inf.Restarted = restarted
-	return inf, nil
+	return s
 }
 
 func (s *session) envExtra() map[string]string { return s.extra }
@@ -665,16 +706,26 @@ func (m *Manager) Shutdown(ctx context.Context) error {
 	}
 	wg.Wait()
 	m.bg.Wait()
-	// Sessions closed earlier and not yet written, plus every session closed now.
+	// Sessions closed earlier and not yet written, plus every session closed now (and a
+	// host's commands, which ended above).
+	all := make([]persisted, 0, len(ss))
+	for _, s := range ss {
+		all = append(all, s)
+	}
 	m.persist.mu.Lock()
 	for s := range m.persist.dirty {
-		if !slices.Contains(ss, s) {
-			ss = append(ss, s)
+		if !slices.Contains(all, s) {
+			all = append(all, s)
 		}
 	}
 	clear(m.persist.dirty)
 	m.persist.mu.Unlock()
-	err := m.persist.saveAll(ctx, ss)
+	err := m.persist.saveAll(ctx, all)
+	if err == nil {
+		for _, j := range js {
+			j.removeOutput() // the record holds the output now
+		}
+	}
 	m.setupMu.Lock()
 	if m.rcDir != "" {
 		os.RemoveAll(m.rcDir)
@@ -689,45 +740,121 @@ func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult
 	if h := m.remote(ctx); h != nil && spec.Command != "" {
 		return h.run(ctx, conv, spec)
 	}
+	return m.runHere(ctx, conv, spec, nil)
+}
+
+// runHere runs spec in this process. start, when set, is the gate's decision already made
+// (by the server whose request the terminal host serves); nil asks this manager's gate.
+func (m *Manager) runHere(ctx context.Context, conv string, spec RunSpec, start *gate.Start) (RunResult, error) {
 	if spec.Command == "" {
 		return RunResult{}, fmt.Errorf("%w: command is empty", ErrInvalid)
 	}
-	timeout := spec.Timeout
-	if timeout <= 0 {
-		timeout = m.cfg.DefaultTimeout
+	timeout, yield, err := runLimits(m.cfg, spec)
+	if err != nil {
+		return RunResult{}, err
 	}
-	if timeout > m.cfg.MaxTimeout {
-		return RunResult{}, fmt.Errorf("%w: timeout %s exceeds the maximum %s", ErrInvalid, timeout, m.cfg.MaxTimeout)
-	}
-	yield := spec.Yield
-	if yield <= 0 {
-		yield = m.cfg.DefaultYield
-	}
-	yield = min(yield, m.cfg.MaxWait)
 	budget := spec.MaxBytes
 	if budget <= 0 {
 		budget = defaultMaxBytes
 	}
 	budget = min(budget, 2*tailBytes)
+	if start == nil {
+		if start, err = gateRun(ctx, m.cfg.Gate, conv, spec, ""); err != nil {
+			return RunResult{}, err
+		}
+	}
+	m.seedJobIDs(ctx, conv)
+	id, err := m.newJobID(conv)
+	if err != nil {
+		return RunResult{}, err
+	}
+	j, err := m.startJob(conv, id, spec, timeout, start)
+	if err != nil {
+		return RunResult{}, err
+	}
+	m.mu.Lock()
+	m.jobs[key{conv, id}] = j
+	m.mu.Unlock()
+	m.persistLater(j)
+	return j.await(ctx, spec.Progress, yield, budget)
+}
+
+// runLimits are spec's timeout and yield with the defaults of cfg; a timeout over the
+// maximum is an error.
+func runLimits(cfg Config, spec RunSpec) (timeout, yield time.Duration, err error) {
+	timeout = spec.Timeout
+	if timeout <= 0 {
+		timeout = cfg.DefaultTimeout
+	}
+	if timeout > cfg.MaxTimeout {
+		return 0, 0, fmt.Errorf("%w: timeout %s exceeds the maximum %s", ErrInvalid, timeout, cfg.MaxTimeout)
+	}
+	yield = spec.Yield
+	if yield <= 0 {
+		yield = cfg.DefaultYield
+	}
+	return timeout, min(yield, cfg.MaxWait), nil
+}
+
+// gateRun checks spec's directory and asks g to decide its start (the command rules on its
+// line, the sandbox policy, the environment); temp is the TMPDIR of the process that will start
+// it ("" for this one). A refusal is returned as it is, for the caller to show.
+func gateRun(ctx context.Context, g Gate, conv string, spec RunSpec, temp string) (*gate.Start, error) {
 	if fi, err := os.Stat(spec.Cwd); err != nil || !fi.IsDir() {
-		return RunResult{}, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
+		return nil, fmt.Errorf("%w: %q", ErrBadCwd, spec.Cwd)
 	}
 	line := spec.Command
 	if spec.Check != "" {
 		line = spec.Check
 	}
-	start, err := m.cfg.Gate.Start(ctx, gate.Request{Conversation: conv, Line: line, Dir: spec.Cwd})
+	start, err := g.Start(ctx, gate.Request{Conversation: conv, Line: line, Dir: spec.Cwd, Temp: temp})
 	var refusal *cmdrules.Refusal
 	if errors.As(err, &refusal) || errors.Is(err, gate.ErrIncomplete) {
-		return RunResult{}, err
+		return nil, err
 	}
 	if err != nil {
-		return RunResult{}, fmt.Errorf("run command: %w", err)
+		return nil, fmt.Errorf("run command: %w", err)
+	}
+	return start, nil
+}
+
+// seedJobIDs moves the id sequence past the commands the store holds for conv, once per
+// conversation, where commands are recorded (persistCommands): those of a terminal host that
+// crashed stay readable under their ids.
+func (m *Manager) seedJobIDs(ctx context.Context, conv string) {
+	if !m.cfg.persistCommands {
+		return
 	}
 	m.mu.Lock()
+	done := m.seeded[conv]
+	m.mu.Unlock()
+	if done {
+		return
+	}
+	recs, err := m.persist.list(ctx, conv)
+	if err != nil {
+		return // tried again by the next command
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.seeded == nil {
+		m.seeded = map[string]bool{}
+	}
+	m.seeded[conv] = true
+	for _, r := range recs {
+		if n, err := strconv.Atoi(strings.TrimPrefix(r.ID, "cmd")); err == nil && r.Kind == "command" && n > m.seq {
+			m.seq = n
+		}
+	}
+}
+
+// newJobID names the conversation's next command, once it may start one: at most MaxJobs
+// running, and at most MaxJobs finished ones kept (the oldest forgotten first).
+func (m *Manager) newJobID(conv string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.closed {
-		m.mu.Unlock()
-		return RunResult{}, ErrShutdown
+		return "", ErrShutdown
 	}
 	running := 0
 	var finished []*job
@@ -744,34 +871,30 @@ func (m *Manager) Run(ctx context.Context, conv string, spec RunSpec) (RunResult
 		j.mu.Unlock()
 	}
 	if running >= m.cfg.MaxJobs {
-		m.mu.Unlock()
-		return RunResult{}, fmt.Errorf("%w: %d commands of this conversation are still running; wait for them with get_output or stop one with close_session", ErrLimit, running)
+		return "", fmt.Errorf("%w: %d commands of this conversation are still running; wait for them with get_output or stop one with close_session", ErrLimit, running)
 	}
-	// Keep at most MaxJobs finished commands per conversation, oldest forgotten first.
 	if len(finished) >= m.cfg.MaxJobs {
 		sort.Slice(finished, func(a, b int) bool { return finished[a].started.Before(finished[b].started) })
 		for _, j := range finished[:len(finished)-m.cfg.MaxJobs+1] {
 			delete(m.jobs, key{conv, j.id})
+			m.forgetCommand(j)
 			go j.closePipes()
 		}
 	}
 	m.seq++
-	id := "cmd" + strconv.Itoa(m.seq)
-	m.mu.Unlock()
-	j, err := m.startJob(conv, id, spec, timeout, start)
-	if err != nil {
-		return RunResult{}, err
-	}
-	m.mu.Lock()
-	m.jobs[key{conv, id}] = j
-	m.mu.Unlock()
+	return "cmd" + strconv.Itoa(m.seq), nil
+}
+
+// await waits up to yield for the command to end, passing its output to progress (when set)
+// as it comes, and returns its result within budget.
+func (j *job) await(ctx context.Context, progress func(string), yield time.Duration, budget int) (RunResult, error) {
 	t := time.NewTimer(yield)
 	defer t.Stop()
 	var sent int64
 wait:
 	for {
 		var notify chan struct{}
-		if spec.Progress != nil {
+		if progress != nil {
 			j.mu.Lock()
 			notify = j.notify
 			var chunk []byte
@@ -782,7 +905,7 @@ wait:
 			}
 			j.mu.Unlock()
 			if len(chunk) > 0 {
-				spec.Progress(string(chunk))
+				progress(string(chunk))
 			}
 		}
 		select {
@@ -790,7 +913,7 @@ wait:
 			break wait
 		case <-t.C:
 			break wait
-		case <-notify: // nil without Progress: never ready
+		case <-notify: // nil without progress: never ready
 			time.Sleep(20 * time.Millisecond) // coalesce chunks of a chatty command
 		case <-ctx.Done():
 			// A cancelled caller (MCP cancellation, an operator's cancel) takes the command

@@ -138,31 +138,11 @@ func (s *stream) readLocked(from int64, maxBytes int) (text string, start, next 
 // the owner's state with s.mu held. It returns the filled Output (state fields are left to
 // the caller) with s.mu released.
 func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.Duration, state func() waitState) (Output, error) {
-	var re *regexp.Regexp
-	if q.WaitFor != "" {
-		var err error
-		re, err = regexp.Compile(q.WaitFor)
-		if err != nil {
-			return Output{}, fmt.Errorf("%w: wait_for is not a valid regular expression: %v", ErrInvalid, err)
-		}
-	}
-	maxBytes := q.MaxBytes
-	if maxBytes <= 0 {
-		maxBytes = defaultMaxBytes
-	}
-	if maxBytes > maxMaxBytes {
-		maxBytes = maxMaxBytes
-	}
-	waitFor := time.Duration(q.WaitMS) * time.Millisecond
-	if waitFor < 0 {
-		waitFor = 0
-	}
-	if waitFor > maxWait {
-		waitFor = maxWait
+	re, maxBytes, waitFor, err := waitLimits(q, maxWait)
+	if err != nil {
+		return Output{}, err
 	}
 	began := time.Now()
-	deadline := began.Add(waitFor)
-
 	s.mu.Lock()
 	from := s.cursor
 	if q.Cursor != nil {
@@ -175,97 +155,19 @@ func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.D
 	scanFrom := max(from, s.log.start())
 	// Progress starts where the caller's read starts: output that arrived between typing
 	// and this wait (a fast first line) is streamed too.
-	progressFrom := scanFrom
+	w := &waiter{s: s, q: q, re: re, from: from, scanFrom: scanFrom, progressFrom: scanFrom,
+		waitFor: waitFor, settle: settle, deadline: began.Add(waitFor)}
+	defer w.stop()
 	var out Output
-	reason := "immediate"
-	var timer *time.Timer
-	var lastWake time.Time
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
+	var reason string
 	for {
 		st := state()
-		if re != nil && s.log.end() > scanFrom {
-			lo := max(scanFrom-matchOverlap, from, s.log.start(), st.matchFrom)
-			data, lo := s.log.read(lo, int(max(s.log.end()-lo, 0)))
-			if loc := re.FindIndex(data); loc != nil && len(data) > 0 {
-				out.Matched, out.Match = true, string(data[loc[0]:loc[1]])
-				reason = "match"
-				break
-			}
-			scanFrom = lo + int64(len(data))
-		}
-		if st.finished {
-			reason = "finished"
+		if reason = w.check(st, &out); reason != "" {
 			break
 		}
-		if st.exited {
-			reason = "exited"
-			break
+		if err := w.sleep(ctx, st); err != nil {
+			return Output{Reason: "canceled", WaitedMS: time.Since(began).Milliseconds()}, err
 		}
-		now := time.Now()
-		if waitFor == 0 {
-			break
-		}
-		if re == nil && s.log.end() > max(from, st.baseline, st.matchFrom) && now.Sub(s.lastOut) >= settle {
-			reason = "settled"
-			break
-		}
-		if !now.Before(deadline) {
-			reason = "timeout"
-			break
-		}
-		// Stream progress outside the lock.
-		var chunk []byte
-		if q.Progress != nil && s.log.end() > progressFrom {
-			lo := max(progressFrom, s.log.end()-progressChunk, s.log.start())
-			chunk, _ = s.log.read(lo, progressChunk)
-			progressFrom = s.log.end()
-		}
-		wake := deadline
-		if !st.recheck.IsZero() && st.recheck.Before(wake) {
-			wake = st.recheck
-		}
-		if re == nil && s.log.end() > max(from, st.baseline, st.matchFrom) {
-			if t := s.lastOut.Add(settle); t.Before(wake) {
-				wake = t
-			}
-		}
-		ch := s.notify
-		s.mu.Unlock()
-		if len(chunk) > 0 {
-			q.Progress(string(chunk))
-		}
-		d := time.Until(wake)
-		if d < time.Millisecond {
-			d = time.Millisecond
-		}
-		if timer == nil {
-			timer = time.NewTimer(d)
-		} else {
-			timer.Reset(d)
-		}
-		select {
-		case <-ch:
-			// Output is streaming: coalesce wakeups so a waiter does not re-evaluate
-			// its conditions for every few kilobytes the reader ingests.
-			if time.Since(lastWake) < 2*time.Millisecond {
-				time.Sleep(2 * time.Millisecond)
-			}
-			lastWake = time.Now()
-		case <-timer.C:
-		case <-ctx.Done():
-			return Output{Reason: "canceled", WaitedMS: time.Since(began).Milliseconds()}, ctx.Err()
-		}
-		if !timer.Stop() {
-			select {
-			case <-timer.C:
-			default:
-			}
-		}
-		s.mu.Lock()
 	}
 	text, start, next, dropped, more := s.readLocked(from, maxBytes)
 	out.Text, out.Cursor, out.NextCursor, out.Dropped, out.HasMore = text, start, next, dropped, more
@@ -277,4 +179,127 @@ func (s *stream) wait(ctx context.Context, q OutputQuery, maxWait, settle time.D
 	s.mu.Unlock()
 	out.WaitedMS = time.Since(began).Milliseconds()
 	return out, nil
+}
+
+// waitLimits reads q: its wait_for pattern, the page size and how long to wait (at most
+// maxWait).
+func waitLimits(q OutputQuery, maxWait time.Duration) (re *regexp.Regexp, maxBytes int, waitFor time.Duration, err error) {
+	if q.WaitFor != "" {
+		re, err = regexp.Compile(q.WaitFor)
+		if err != nil {
+			return nil, 0, 0, fmt.Errorf("%w: wait_for is not a valid regular expression: %v", ErrInvalid, err)
+		}
+	}
+	maxBytes = q.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = defaultMaxBytes
+	}
+	maxBytes = min(maxBytes, maxMaxBytes)
+	waitFor = time.Duration(q.WaitMS) * time.Millisecond
+	return re, maxBytes, min(max(waitFor, 0), maxWait), nil
+}
+
+// waiter is one call's wait on a stream: where its read starts, how far wait_for has
+// scanned, what progress has streamed.
+type waiter struct {
+	s                            *stream
+	q                            OutputQuery
+	re                           *regexp.Regexp
+	from, scanFrom, progressFrom int64
+	waitFor, settle              time.Duration
+	deadline                     time.Time
+	timer                        *time.Timer
+	lastWake                     time.Time
+}
+
+func (w *waiter) stop() {
+	if w.timer != nil {
+		w.timer.Stop()
+	}
+}
+
+// check says, with s.mu held, why the wait is over ("" while it is not): wait_for matched
+// (out gets the match), the command finished, the owner exited, no wait was asked for, the
+// output settled, or the time is up.
+func (w *waiter) check(st waitState, out *Output) string {
+	s := w.s
+	if w.re != nil && s.log.end() > w.scanFrom {
+		lo := max(w.scanFrom-matchOverlap, w.from, s.log.start(), st.matchFrom)
+		data, lo := s.log.read(lo, int(max(s.log.end()-lo, 0)))
+		if loc := w.re.FindIndex(data); loc != nil && len(data) > 0 {
+			out.Matched, out.Match = true, string(data[loc[0]:loc[1]])
+			return "match"
+		}
+		w.scanFrom = lo + int64(len(data))
+	}
+	if st.finished {
+		return "finished"
+	}
+	if st.exited {
+		return "exited"
+	}
+	now := time.Now()
+	if w.waitFor == 0 {
+		return "immediate"
+	}
+	if w.re == nil && s.log.end() > max(w.from, st.baseline, st.matchFrom) && now.Sub(s.lastOut) >= w.settle {
+		return "settled"
+	}
+	if !now.Before(w.deadline) {
+		return "timeout"
+	}
+	return ""
+}
+
+// sleep streams progress and waits, with s.mu released, for new output or the time when
+// check may answer otherwise; it returns with s.mu held, or with ctx's error and s.mu
+// released.
+func (w *waiter) sleep(ctx context.Context, st waitState) error {
+	s := w.s
+	var chunk []byte
+	if w.q.Progress != nil && s.log.end() > w.progressFrom {
+		lo := max(w.progressFrom, s.log.end()-progressChunk, s.log.start())
+		chunk, _ = s.log.read(lo, progressChunk)
+		w.progressFrom = s.log.end()
+	}
+	wake := w.deadline
+	if !st.recheck.IsZero() && st.recheck.Before(wake) {
+		wake = st.recheck
+	}
+	if w.re == nil && s.log.end() > max(w.from, st.baseline, st.matchFrom) {
+		if t := s.lastOut.Add(w.settle); t.Before(wake) {
+			wake = t
+		}
+	}
+	ch := s.notify
+	s.mu.Unlock()
+	if len(chunk) > 0 {
+		w.q.Progress(string(chunk))
+	}
+	d := max(time.Until(wake), time.Millisecond)
+	if w.timer == nil {
+		w.timer = time.NewTimer(d)
+	} else {
+		w.timer.Reset(d)
+	}
+	select {
+	case <-ch:
+		// Output is streaming: coalesce wakeups so a waiter does not re-evaluate its
+		// conditions for every few kilobytes the reader ingests.
+		if time.Since(w.lastWake) < 2*time.Millisecond {
+			time.Sleep(2 * time.Millisecond)
+		}
+		w.lastWake = time.Now()
+	case <-w.timer.C:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if !w.timer.Stop() {
+		select {
+		case <-w.timer.C:
+		default:
+		}
+	}
+	s.mu.Lock()
+	return nil
 }

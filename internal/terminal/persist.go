@@ -34,10 +34,19 @@ type record struct {
 	// Recovered: the owner died with the session running, and Tail was taken from the
 	// recording (recover.go).
 	Recovered bool `json:"recovered,omitempty"`
+	// Kind is "command" for a run_command of a terminal host ("" is a session).
+	Kind string `json:"kind,omitempty"`
+	// OutputFile is where a terminal host's command writes its output as it comes (read
+	// when the host died with it running).
+	OutputFile string `json:"output_file,omitempty"`
 }
 
 func (r record) info(instance string) Info {
-	inf := Info{ID: r.ID, Conversation: r.Conversation, Kind: "session", Cwd: r.Cwd, Shell: r.Shell,
+	kind := r.Kind
+	if kind == "" {
+		kind = "session"
+	}
+	inf := Info{ID: r.ID, Conversation: r.Conversation, Kind: kind, Cwd: r.Cwd, Shell: r.Shell,
 		PID: r.PID, State: StateEnded, Started: r.Started, Ended: r.Ended, LastCommand: r.LastCommand,
 		ExitCode: r.ExitCode, Cols: r.Cols, Rows: r.Rows, ExitCodes: strings.HasSuffix(r.Shell, "bash")}
 	if (r.State == StateRunning || r.State == StateStarting) && r.Instance != instance && instanceAlive(r.Instance) {
@@ -74,28 +83,45 @@ func terminalsPath(conv string) store.Path {
 }
 
 // persister writes session records off the output path: command completions only mark a
-// session dirty, and a background loop writes dirty sessions at most once a second.
+// session dirty, and a background loop writes dirty sessions at most once a second. A terminal
+// host also writes, in the same transaction, its commands (run_command) still running at that
+// moment (their output goes to a file of their own as it comes: job.openOutput) and its log of
+// finished commands, so that a crash of the host loses none of them: the next reader sees the
+// owner dead and reports them ended with what they printed (recovered). The host writes that
+// little because every write it makes costs the servers sharing the store a reopen of the
+// file (store/handle.go).
 type persister struct {
 	m     *Manager
 	st    *store.Store
 	mu    sync.Mutex
-	dirty map[*session]bool
-	// saving holds the sessions of the write in flight: until it commits they are in neither
+	dirty map[persisted]bool
+	// saving holds the records of the write in flight: until it commits they are in neither
 	// dirty nor the store, and load must still find them (a session closed a moment ago).
-	saving map[*session]bool
+	saving map[persisted]bool
+	// gone holds commands forgotten since the last write, whose records go with them.
+	gone map[key]bool
 }
 
+// persisted is what the persister writes: a session, or a command of a terminal host.
+type persisted interface {
+	record() record
+	where() key
+}
+
+func (s *session) where() key { return key{s.conv, s.id} }
+func (j *job) where() key     { return key{j.conv, j.id} }
+
 func newPersister(m *Manager) *persister {
-	return &persister{m: m, st: m.cfg.Store, dirty: map[*session]bool{}, saving: map[*session]bool{}}
+	return &persister{m: m, st: m.cfg.Store, dirty: map[persisted]bool{}, saving: map[persisted]bool{}, gone: map[key]bool{}}
 }
 
 // pending returns the record of a session that is waiting to be written, if any.
 func (p *persister) pending(conv, id string) (record, bool) {
 	p.mu.Lock()
-	var found *session
-	for _, set := range []map[*session]bool{p.dirty, p.saving} {
+	var found persisted
+	for _, set := range []map[persisted]bool{p.dirty, p.saving} {
 		for s := range set {
-			if s.conv == conv && s.id == id {
+			if s.where() == (key{conv, id}) {
 				found = s
 			}
 		}
@@ -108,13 +134,31 @@ func (p *persister) pending(conv, id string) (record, bool) {
 }
 
 // persistLater marks s for the next background write; safe to call with s.mu held.
-func (m *Manager) persistLater(s *session) {
+func (m *Manager) persistLater(s persisted) {
 	if m.persist == nil || m.persist.st == nil {
+		return
+	}
+	if _, ok := s.(*job); ok && !m.cfg.persistCommands {
 		return
 	}
 	m.persist.mu.Lock()
 	m.persist.dirty[s] = true
 	m.persist.mu.Unlock()
+}
+
+// forgetCommand drops the record of command j, which the manager forgot (by count or idle
+// time), at the next write.
+func (m *Manager) forgetCommand(j *job) {
+	if m.persist == nil || m.persist.st == nil || !m.cfg.persistCommands {
+		return
+	}
+	m.persist.mu.Lock()
+	delete(m.persist.dirty, j)
+	if j.written.Load() {
+		m.persist.gone[j.where()] = true
+	}
+	m.persist.mu.Unlock()
+	go j.removeOutput() // the caller may hold j.mu
 }
 
 func (p *persister) loop() {
@@ -131,23 +175,62 @@ func (p *persister) loop() {
 			return
 		case <-t.C:
 		}
-		p.mu.Lock()
-		var ss []*session
-		for s := range p.dirty {
-			ss = append(ss, s)
-			p.saving[s] = true
+		p.flush()
+	}
+}
+
+// flush writes what changed since the last write in one transaction: dirty sessions, a host's
+// commands still running (or ended since they were written) and finished ones, and drops the
+// records of forgotten commands.
+func (p *persister) flush() {
+	p.mu.Lock()
+	var ss []persisted
+	for s := range p.dirty {
+		if j, ok := s.(*job); ok && !j.written.Load() && !j.isRunning() {
+			continue // ended before any write: its caller had its whole result
 		}
-		clear(p.dirty)
+		ss = append(ss, s)
+		p.saving[s] = true
+	}
+	clear(p.dirty)
+	gone := p.gone
+	p.gone = map[key]bool{}
+	p.mu.Unlock()
+	cmds, dropped := p.m.commands.unsaved()
+	defer func() {
+		p.mu.Lock()
+		clear(p.saving)
 		p.mu.Unlock()
-		if len(ss) > 0 {
-			ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-			if err := p.saveAll(ctx, ss); err != nil {
-				slog.Warn("terminal: persisting session records failed", "err", err)
+	}()
+	if len(ss)+len(gone)+len(cmds)+len(dropped) == 0 {
+		return
+	}
+	recs := make([]record, 0, len(ss))
+	for _, s := range ss {
+		recs = append(recs, s.record())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	err := p.st.Update(ctx, func(tx *store.Tx) error {
+		for k := range gone {
+			if err := tx.Delete(terminalsPath(k.conv), k.id); err != nil {
+				return err
 			}
-			cancel()
-			p.mu.Lock()
-			clear(p.saving)
-			p.mu.Unlock()
+		}
+		for _, r := range recs {
+			if err := tx.PutJSON(terminalsPath(r.Conversation), r.ID, r); err != nil {
+				return err
+			}
+		}
+		return putCommands(tx, cmds, dropped)
+	})
+	if err != nil {
+		slog.Warn("terminal: persisting session records failed", "err", err)
+		return
+	}
+	for _, s := range ss {
+		if j, ok := s.(*job); ok {
+			j.written.Store(true)
 		}
 	}
 }
@@ -164,7 +247,7 @@ func (s *session) record() record {
 	return r
 }
 
-func (p *persister) saveAll(ctx context.Context, ss []*session) error {
+func (p *persister) saveAll(ctx context.Context, ss []persisted) error {
 	if p.st == nil || len(ss) == 0 {
 		return nil
 	}
@@ -238,10 +321,10 @@ func (p *persister) list(ctx context.Context, conv string) ([]record, error) {
 	p.saveRecovered(changed)
 	// Sessions waiting to be written are newer than what the store holds.
 	p.mu.Lock()
-	var waiting []*session
-	for _, set := range []map[*session]bool{p.dirty, p.saving} {
+	var waiting []persisted
+	for _, set := range []map[persisted]bool{p.dirty, p.saving} {
 		for s := range set {
-			if s.conv == conv {
+			if s.where().conv == conv {
 				waiting = append(waiting, s)
 			}
 		}

@@ -27,6 +27,12 @@ func (p *persister) recovered(r record) (record, bool) {
 		return r, false
 	}
 	r.Recovered = true
+	if r.Kind == "command" {
+		if tail, start, ok := outputTail(r.OutputFile, tailBytes); ok && start+int64(len(tail)) >= r.TailStart+int64(len(r.Tail)) {
+			r.Tail, r.TailStart = tail, start
+		}
+		return r, true
+	}
 	dir := p.m.cfg.RecordDir
 	if dir == "" {
 		return r, true
@@ -56,8 +62,38 @@ func (p *persister) saveRecovered(recs []record) {
 		})
 		if err != nil {
 			slog.Warn("terminal: writing recovered session records failed", "err", err)
+			return
+		}
+		for _, r := range recs {
+			if r.OutputFile != "" {
+				os.Remove(r.OutputFile) // the record holds its tail now
+			}
 		}
 	}()
+}
+
+// outputTail is the last max bytes of a command's output file (commandOutputDir) and their
+// offset in its output.
+func outputTail(path string, max int) (string, int64, bool) {
+	if path == "" {
+		return "", 0, false
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, false
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", 0, false
+	}
+	start := max64(0, fi.Size()-int64(max))
+	b := make([]byte, fi.Size()-start)
+	n, err := f.ReadAt(b, start)
+	if err != nil && n < len(b) {
+		return "", 0, false
+	}
+	return strings.ToValidUTF8(string(b[:n]), ""), start, true
 }
 
 // recordedTail replays the recording of session id of conv that started at started through a

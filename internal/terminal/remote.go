@@ -76,19 +76,26 @@ func (h *hostClient) closeWith(ctx context.Context, conv, id string, sig syscall
 func (h *hostClient) run(ctx context.Context, conv string, spec RunSpec) (RunResult, error) {
 	cfg := h.m.cfg
 	// This server's settings decide a command's defaults, whichever server started the host.
-	if spec.Timeout <= 0 {
-		spec.Timeout = cfg.DefaultTimeout
+	timeout, yield, err := runLimits(cfg, spec)
+	if err != nil {
+		return RunResult{}, err
 	}
-	if spec.Timeout > cfg.MaxTimeout {
-		return RunResult{}, fmt.Errorf("%w: timeout %s exceeds the maximum %s", ErrInvalid, spec.Timeout, cfg.MaxTimeout)
+	// This server's gate decides the start here, before the request, rather than when the
+	// host asks: one round trip less (the host would ask this server anyway).
+	if _, err := h.connect(ctx); err != nil {
+		return RunResult{}, fmt.Errorf("terminal host unavailable: %w", err)
 	}
-	if spec.Yield <= 0 {
-		spec.Yield = cfg.DefaultYield
+	h.mu.Lock()
+	temp := h.hello.Temp
+	h.mu.Unlock()
+	start, err := gateRun(ctx, cfg.Gate, conv, spec, temp)
+	if err != nil {
+		return RunResult{}, err
 	}
-	w := &wireRun{Command: spec.Command, Cwd: spec.Cwd, Env: h.withoutWithheld(spec.Env), Timeout: spec.Timeout,
-		Yield: min(spec.Yield, cfg.MaxWait), MaxBytes: spec.MaxBytes, Check: spec.Check, Progress: spec.Progress != nil}
+	w := &wireRun{Command: spec.Command, Cwd: spec.Cwd, Env: h.withoutWithheld(spec.Env), Timeout: timeout,
+		Yield: yield, MaxBytes: spec.MaxBytes, Check: spec.Check, Progress: spec.Progress != nil, Start: start}
 	var r RunResult
-	err := h.call(ctx, "run", hostArgs{Conv: conv, Run: w}, &r, spec.Progress, false)
+	err = h.call(ctx, "run", hostArgs{Conv: conv, Run: w}, &r, spec.Progress, false)
 	return r, err
 }
 

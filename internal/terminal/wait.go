@@ -19,6 +19,10 @@ func (m *Manager) Wait(ctx context.Context, conv, id string, d time.Duration) (R
 		if s, _ := m.lookup(conv, id); s != nil {
 			return RunResult{}, fmt.Errorf("%w: %q is a session, not a command", ErrInvalid, id)
 		}
+		if rec, ok := m.persist.load(ctx, conv, id); ok && rec.Kind == "command" && rec.Recovered {
+			// A command of a terminal host that crashed: ended, with no status to report.
+			return RunResult{}, fmt.Errorf("command %q ended with its terminal host, which died; get_output shows what it printed", id)
+		}
 		return RunResult{}, noSession(conv, id)
 	}
 	d = min(max(d, 0), m.cfg.MaxWait)

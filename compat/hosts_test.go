@@ -1,0 +1,54 @@
+//go:build compat
+
+package compat
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// toolhost keeps terminals in a terminal host of the state directory ([terminal]
+// keep_sessions, on by default), which outlives the servers the clients start. A fixture's
+// hosts are stopped when its test ends, before its directory is removed: SIGTERM ends their
+// sessions and commands; SIGKILL follows after 10 s.
+func stopHostsAtCleanup(t *testing.T, toolhost, state string) {
+	t.Cleanup(func() {
+		for _, pid := range terminalHosts(toolhost, state) {
+			_ = syscall.Kill(pid, syscall.SIGTERM)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for pids := terminalHosts(toolhost, state); len(pids) > 0; pids = terminalHosts(toolhost, state) {
+			if time.Now().After(deadline) {
+				for _, pid := range pids {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+				}
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	})
+}
+
+// terminalHosts lists the running terminal hosts of binary toolhost on state (Linux: /proc).
+func terminalHosts(toolhost, state string) []int {
+	var out []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil || len(b) == 0 {
+			continue
+		}
+		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if len(args) == 3 && args[0] == toolhost && args[1] == "__terminal-host" && args[2] == state {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
