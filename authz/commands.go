@@ -98,6 +98,16 @@ func (g *Guard) WritePaths(ctx context.Context, conversation string, run Runner)
 	return g.grantedPaths(ctx, conversation, run, ClassWrite)
 }
 
+// TerminalPaths is WritePaths and ReadPaths from one read of the conversation's grants: a
+// process start needs both, and each read of the store is a transaction.
+func (g *Guard) TerminalPaths(ctx context.Context, conversation string, run Runner) (write, read []GrantedPath, err error) {
+	list, err := g.grants.List(ctx, conversation)
+	if err != nil {
+		return nil, nil, err
+	}
+	return coveringPaths(list, run, ClassWrite), coveringPaths(list, run, ClassRead), nil
+}
+
 // grantedPaths lists the paths of the conversation's grants that cover class for one of
 // run.Operations.
 func (g *Guard) grantedPaths(ctx context.Context, conversation string, run Runner, class Class) ([]GrantedPath, error) {
@@ -105,6 +115,12 @@ func (g *Guard) grantedPaths(ctx context.Context, conversation string, run Runne
 	if err != nil {
 		return nil, err
 	}
+	return coveringPaths(list, run, class), nil
+}
+
+// coveringPaths are the paths of the grants in list that cover class for one of
+// run.Operations, sorted.
+func coveringPaths(list []Grant, run Runner, class Class) []GrantedPath {
 	var out []GrantedPath
 	for _, gr := range list {
 		if gr.Command != "" {
@@ -122,7 +138,7 @@ func (g *Guard) grantedPaths(ctx context.Context, conversation string, run Runne
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
-	return out, nil
+	return out
 }
 
 // ReadPaths lists the paths the conversation's grants let run's commands read although the

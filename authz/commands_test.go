@@ -3,6 +3,7 @@ package authz
 import (
 	"context"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -121,5 +122,20 @@ func TestWritePaths(t *testing.T) {
 		if paths[i] != want[i] {
 			t.Errorf("WritePaths = %v, want %v", paths, want)
 		}
+	}
+	// TerminalPaths answers both lists from one read of the grants, the same as each alone.
+	read, err := f.g.ReadPaths(ctx, "c", testRunner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read) == 0 {
+		t.Fatal("ReadPaths found no grant; the fixture grants terminal_operations:read")
+	}
+	w2, r2, err := f.g.TerminalPaths(ctx, "c", testRunner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(w2, got) || !reflect.DeepEqual(r2, read) {
+		t.Errorf("TerminalPaths = %v, %v; want %v, %v", w2, r2, got, read)
 	}
 }

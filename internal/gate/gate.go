@@ -308,21 +308,19 @@ func (g *Gate) Policy(ctx context.Context, conv string) (*sandbox.Policy, error)
 	if p == nil || g.cfg.Guard == nil {
 		return p, nil
 	}
-	if err := g.hide(ctx, conv, p); err != nil {
-		return nil, err
-	}
-	if p.Mode != sandbox.ModeWorkspaceWrite {
-		return p, nil
-	}
-	grants, err := g.cfg.Guard.WritePaths(ctx, conv, g.cfg.Runner)
+	grants, opened, err := g.cfg.Guard.TerminalPaths(ctx, conv, g.cfg.Runner)
 	switch {
 	case errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrDamaged):
-		// Without the state, no granted path is writable: the narrower policy, so terminals
-		// keep working inside the working directory.
-		slog.Warn("gate: write grants unreadable, processes get the base sandbox policy", "err", err)
-		grants = nil
+		// Without the state, no granted path is writable and every protected path stays
+		// hidden: the narrower policy, so terminals keep working inside the working directory.
+		slog.Warn("gate: terminal grants unreadable, processes get the base sandbox policy", "err", err)
+		grants, opened = nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("terminal write grants: %w", err)
+		return nil, fmt.Errorf("terminal grants: %w", err)
+	}
+	g.hide(p, opened)
+	if p.Mode != sandbox.ModeWorkspaceWrite {
+		return p, nil
 	}
 	p.Writable = slices.Clone(p.Writable)
 	for _, gr := range grants {
@@ -341,21 +339,13 @@ func (g *Gate) Policy(ctx context.Context, conv string) (*sandbox.Policy, error)
 
 // hide sets what p's processes may not read: toolhost's own hidden paths, every path the guard
 // protects or holds secret (credential stores, announced credential files) and other projects'
-// dotenv files, except what the conversation's read grants open to terminals (a grant on a
-// directory opens what is below it). The working directory is never hidden as a whole: what the
-// guard protects inside it stays hidden.
-func (g *Gate) hide(ctx context.Context, conv string, p *sandbox.Policy) error {
+// dotenv files, except what opened (the conversation's read grants) opens to terminals (a
+// grant on a directory opens what is below it). The working directory is never hidden as a
+// whole: what the guard protects inside it stays hidden.
+func (g *Gate) hide(p *sandbox.Policy, opened []authz.GrantedPath) {
 	hidden := slices.Clone(p.Hidden)
 	hidden = append(hidden, g.cfg.Guard.SecretPaths()...)
 	hidden = append(hidden, g.envScan.files(g.cfg.Workdir, g.cfg.Home)...)
-	opened, err := g.cfg.Guard.ReadPaths(ctx, conv, g.cfg.Runner)
-	switch {
-	case errors.Is(err, store.ErrUnavailable) || errors.Is(err, store.ErrDamaged):
-		slog.Warn("gate: read grants unreadable, every protected path stays hidden", "err", err)
-		opened = nil
-	case err != nil:
-		return fmt.Errorf("terminal read grants: %w", err)
-	}
 	own := slices.Clone(p.Hidden) // toolhost's own: no grant opens them
 	p.Hidden = hidden[:0:0]
 	for _, h := range hidden {
@@ -370,7 +360,6 @@ func (g *Gate) hide(ctx context.Context, conv string, p *sandbox.Policy) error {
 		p.Hidden = append(p.Hidden, h)
 	}
 	slices.Sort(p.Hidden)
-	return nil
 }
 
 // CanRead says whether a process of conv started now may read path: false for what the
