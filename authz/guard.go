@@ -228,7 +228,8 @@ type pathRules struct {
 	insideProtected []pathRule // those that can match inside the working directory
 	secrets         []pathRule
 	insideSecrets   []pathRule
-	plainInside     bool // no protected or secret rule can match inside the working directory
+	plainInside     bool     // no protected or secret rule can match inside the working directory
+	literal         []string // the plain paths of secrets, then protected (SecretPaths)
 }
 
 func newPathRules(prot, secrets []string, home, workdir string) *pathRules {
@@ -262,6 +263,7 @@ func (rs *pathRules) derive(workdir string) {
 	}
 	// A walk inside the working directory can skip the rules when none can match there.
 	rs.plainInside = len(rs.insideProtected) == 0 && len(rs.insideSecrets) == 0 && !hasGitName(strings.TrimPrefix(workdir, "/"))
+	rs.literal = rs.literalPaths()
 }
 
 // withProtected is a copy of rs with the canonical paths protected too.

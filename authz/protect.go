@@ -53,11 +53,17 @@ var DefaultSecretPaths = []string{
 // configured and symlink-resolved, with every protected path of toolhost's own and every
 // announced credential file: what the terminal sandbox keeps unreadable.
 func (g *Guard) SecretPaths() []string {
-	rs := g.rules()
+	return slices.Clone(g.rules().literal)
+}
+
+// literalPaths are the plain paths of the secret rules, then of the protected ones, each once.
+func (rs *pathRules) literalPaths() []string {
 	var out []string
+	seen := map[string]bool{}
 	for _, list := range [][]pathRule{rs.secrets, rs.protected} {
 		for _, r := range list {
-			if !r.glob && !slices.Contains(out, r.path) {
+			if !r.glob && !seen[r.path] {
+				seen[r.path] = true
 				out = append(out, r.path)
 			}
 		}
