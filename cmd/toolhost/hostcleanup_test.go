@@ -47,7 +47,7 @@ func hostPIDs(state string) []int { return hostProcs(state) }
 func stopHosts(state string) {
 	pids := hostProcs(state)
 	for _, pid := range pids {
-		_ = syscall.Kill(pid, syscall.SIGTERM)
+		signalPID(pid, syscall.SIGTERM)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for len(pids) > 0 {
@@ -55,10 +55,18 @@ func stopHosts(state string) {
 		pids = hostProcs(state)
 		if time.Now().After(deadline) {
 			for _, pid := range pids {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
+				signalPID(pid, os.Kill)
 			}
 			deadline = time.Now().Add(time.Hour)
 		}
+	}
+}
+
+// signalPID sends sig to pid, if it is still there. Terminal hosts run on Linux only; on other
+// systems hostProcs finds none.
+func signalPID(pid int, sig os.Signal) {
+	if p, err := os.FindProcess(pid); err == nil {
+		_ = p.Signal(sig)
 	}
 }
 
