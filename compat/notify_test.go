@@ -74,7 +74,6 @@ func checkNotify(t *testing.T, rep notifyReport) {
 	}
 }
 
-
 // TestBackgroundNotifications checks, with the TypeScript SDK client and the mcp-go client over
 // stdio and HTTP, what a client receives when a command handed back past its yield ends: the
 // resources/updated notification of the conversation's command resource it subscribed to, the
