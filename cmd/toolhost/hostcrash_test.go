@@ -22,7 +22,8 @@ func TestTerminalHostCrashLosesNoRecord(t *testing.T) {
 	if text, _ := term(t, cs, map[string]any{"operation": "run_command", "command": "echo first-done"}); !strings.Contains(text, "first-done") {
 		t.Fatalf("run_command = %s", text)
 	}
-	script := "for i in $(seq 1 400); do echo tick-$i; sleep 0.05; done # crash-victim"
+	victim := "crash-victim-" + strconv.FormatInt(time.Now().UnixNano(), 36) // this run's, not another checkout's
+	script := "for i in $(seq 1 400); do echo tick-$i; sleep 0.05; done # " + victim
 	text, _ := term(t, cs, map[string]any{"operation": "run_command", "command": script, "yield_seconds": 1})
 	m := regexp.MustCompile(`still running after .*get_output session_id=(\S+)`).FindStringSubmatch(text)
 	if m == nil {
@@ -45,9 +46,9 @@ func TestTerminalHostCrashLosesNoRecord(t *testing.T) {
 	}
 	// What the command printed before the kill: at least up to tick-30 (it printed more while
 	// the kill was on its way; the host writes its output every 200 ms).
-	for deadline := time.Now().Add(15 * time.Second); len(processesUsing("crash-victim")) > 0; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); len(processesUsing(victim)) > 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the command outlived its killed host: %v", processesUsing("crash-victim"))
+			t.Fatalf("the command outlived its killed host: %v", processesUsing(victim))
 		}
 	}
 	out, _ := term(t, cs, map[string]any{"operation": "get_output", "session_id": id})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"testing"
 	"time"
 
@@ -26,7 +27,11 @@ func TestLongBuildSurvivesDisruptions(t *testing.T) {
 	}
 	const lines, disruptions = 300, 20
 	state, work := keepState(t, "")
-	build := fmt.Sprintf("for i in $(seq 1 %d); do echo build-line-$i; sleep 0.1; done; exit 3 # done-when-build", lines)
+	// Markers of this run's processes: other runs of this test (another checkout's, at the
+	// same time on the same machine) have their own.
+	nonce := strconv.FormatInt(time.Now().UnixNano(), 36)
+	buildMark, droppedMark := "done-when-build-"+nonce, "dropped-call-"+nonce
+	build := fmt.Sprintf("for i in $(seq 1 %d); do echo build-line-$i; sleep 0.1; done; exit 3 # %s", lines, buildMark)
 
 	// The HTTP server of the same state directory and conversation, for the dropped calls.
 	serve := commandIn(t, state, work, "serve", "--addr", "127.0.0.1:0", "--conversation", "kept")
@@ -62,7 +67,7 @@ func TestLongBuildSurvivesDisruptions(t *testing.T) {
 			hc := droppableClient(t, sv.url, sv.token)
 			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 			_, err := hc.CallTool(ctx, &mcp.CallToolParams{Name: "terminal_operations",
-				Arguments: map[string]any{"operation": "run_command", "command": "sleep 30 # dropped-call"}})
+				Arguments: map[string]any{"operation": "run_command", "command": "sleep 30 # " + droppedMark}})
 			cancel()
 			hc.Close()
 			if err == nil {
@@ -91,9 +96,9 @@ func TestLongBuildSurvivesDisruptions(t *testing.T) {
 	if elapsed := time.Since(start); elapsed < 30*time.Second {
 		t.Fatalf("the build ended after %s, before its 30 seconds", elapsed)
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(processesUsing("done-when-build"))+len(processesUsing("dropped-call")) > 0; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); len(processesUsing(buildMark))+len(processesUsing(droppedMark)) > 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("processes of the test left: %v %v", processesUsing("done-when-build"), processesUsing("dropped-call"))
+			t.Fatalf("processes of the test left: %v %v", processesUsing(buildMark), processesUsing(droppedMark))
 		}
 	}
 }
