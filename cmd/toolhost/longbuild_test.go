@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/proctest"
 )
 
 // TestLongBuildSurvivesDisruptions is issue 31's "done when" through the binary: a 30-second
@@ -91,9 +93,9 @@ func TestLongBuildSurvivesDisruptions(t *testing.T) {
 	if elapsed := time.Since(start); elapsed < 30*time.Second {
 		t.Fatalf("the build ended after %s, before its 30 seconds", elapsed)
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(processesUsing("done-when-build"))+len(processesUsing("dropped-call")) > 0; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); len(proctest.Matching("done-when-build"))+len(proctest.Matching("dropped-call")) > 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("processes of the test left: %v %v", processesUsing("done-when-build"), processesUsing("dropped-call"))
+			t.Fatalf("processes of the test left: %v %v", proctest.Matching("done-when-build"), proctest.Matching("dropped-call"))
 		}
 	}
 }
