@@ -13,9 +13,7 @@ import (
 	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/conversation"
-	"toolhost/internal/engine"
 	"toolhost/internal/mcptest"
-	"toolhost/store/storetest"
 )
 
 type slowArgs struct {
@@ -27,13 +25,7 @@ type slowArgs struct {
 // may not, with the execution history that keeps tasks.
 func taskServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	ctx := context.Background()
-	st := storetest.Open(t)
-	e, err := engine.Open(ctx, engine.Options{StateDir: st.Dir(), Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e, st := openEngine(t)
 	wd, _ := filepath.EvalSymlinks(t.TempDir())
 	leases, err := conversation.New(st, conversation.Options{Workdir: wd, Base: "c"})
 	if err != nil {
