@@ -3,12 +3,11 @@
 package compat
 
 import (
-	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"toolhost/internal/proctest"
 )
 
 // toolhost keeps terminals in a terminal host of the state directory ([terminal]
@@ -35,20 +34,8 @@ func stopHostsAtCleanup(t *testing.T, toolhost, state string) {
 // terminalHosts lists the running terminal hosts of binary toolhost on state (Linux: /proc).
 func terminalHosts(toolhost, state string) []int {
 	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(args) == 3 && args[0] == toolhost && args[1] == "__terminal-host" && args[2] == state {
-			out = append(out, pid)
-		}
+	for _, p := range proctest.Exactly(toolhost, "__terminal-host", state) {
+		out = append(out, p.PID)
 	}
 	return out
 }

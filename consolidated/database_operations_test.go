@@ -1,7 +1,6 @@
 package consolidated
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"fmt"
@@ -19,6 +18,7 @@ import (
 	"toolhost/authz"
 	"toolhost/internal/database"
 	"toolhost/internal/database/pgtest"
+	"toolhost/internal/logtest"
 )
 
 // makeDB creates a SQLite file with the ordinary read-write driver.
@@ -203,7 +203,7 @@ func TestDatabasePostgresThroughProtocol(t *testing.T) {
 		database.Source{Name: "down", Driver: database.Postgres, DSN: down},
 		database.Source{Name: "badpw", Driver: database.Postgres, DSN: strings.Replace(dsn, "Sh0pper-s3cret", "Sh0pper-wrong", 1)},
 	)
-	var logBuf syncBuffer
+	var logBuf logtest.Buffer
 	h.env.Logger = slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	tests := []struct {
 		op    string
@@ -244,23 +244,6 @@ func TestDatabasePostgresThroughProtocol(t *testing.T) {
 	if text, _ := h.db("query", map[string]any{"connection": "shop", "sql": "SELECT count(*), sum(price) FROM products"}); !strings.Contains(text, "2 | 139.90") {
 		t.Errorf("products changed: %s", text)
 	}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // snapshotTree records every path under dir with its size and modification time.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"toolhost/internal/proctest"
 )
 
 // waitOutput polls get_output until re matches the accumulated output or the deadline passes.
@@ -64,29 +66,10 @@ func sleepArg(n int) string {
 	return fmt.Sprintf("9%07d%02d", os.Getpid(), n)
 }
 
-// procsWithArgs lists pids whose command line is exactly args.
-func procsWithArgs(t testing.TB, args ...string) []string {
+// procsWithArgs lists the running processes whose command line is exactly args.
+func procsWithArgs(t testing.TB, args ...string) []proctest.Proc {
 	t.Helper()
-	want := strings.Join(args, "\x00") + "\x00"
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []string
-	for _, e := range entries {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err == nil && string(b) == want {
-			stat, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-			if strings.Contains(string(stat), ") Z ") {
-				continue // a zombie of some other parent is not ours to count
-			}
-			out = append(out, e.Name())
-		}
-	}
-	return out
+	return proctest.Exactly(args...)
 }
 
 // procsIn lists the live processes whose working directory is dir or below it.

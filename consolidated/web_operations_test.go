@@ -20,6 +20,7 @@ import (
 
 	"toolhost/authz"
 	"toolhost/internal/browser"
+	"toolhost/internal/logtest"
 	"toolhost/internal/nettest"
 	"toolhost/internal/web"
 )
@@ -33,12 +34,12 @@ type webHarness struct {
 	resolver *nettest.Resolver
 	dialer   *nettest.LoopbackDialer
 	browsers *browser.Manager
-	logs     *syncBuffer
+	logs     *logtest.Buffer
 }
 
 func newWebHarness(t *testing.T, allow []string, withBrowser bool) *webHarness {
 	t.Helper()
-	w := &webHarness{resolver: nettest.NewResolver(), dialer: &nettest.LoopbackDialer{}, logs: &syncBuffer{}}
+	w := &webHarness{resolver: nettest.NewResolver(), dialer: &nettest.LoopbackDialer{}, logs: &logtest.Buffer{}}
 	logger := slog.New(slog.NewTextHandler(w.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	w.harness = newHarness(t, harnessOptions{tools: func(h *harness) []*Tool {
 		var err error

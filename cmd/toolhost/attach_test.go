@@ -16,10 +16,12 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"toolhost/internal/logtest"
 )
 
 // ptyOutput collects what a program writes to its terminal.
-type ptyOutput struct{ syncBuffer }
+type ptyOutput struct{ logtest.Buffer }
 
 // await waits until the output holds want.
 func (o *ptyOutput) await(t *testing.T, want string) {

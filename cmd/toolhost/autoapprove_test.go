@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/logtest"
 )
 
 // TestAutoApproveThroughBinary: [guard] auto_approve on a state directory of its own says so in
@@ -21,7 +23,7 @@ func TestAutoApproveThroughBinary(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := commandIn(t, state, work, "stdio")
-	stderr := &syncBuffer{}
+	stderr := &logtest.Buffer{}
 	cmd.Stderr = stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ci", Version: "1"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

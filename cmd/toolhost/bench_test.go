@@ -121,6 +121,12 @@ func reportPerCall(b *testing.B, calls []perCallCase, lat [][]time.Duration) {
 // each ratio.
 func BenchmarkPerCall(b *testing.B) {
 	calls := perCallSetup(b)
+	reportPerCall(b, calls, timeRounds(b, calls))
+}
+
+// timeRounds makes b.N rounds of calls, each call once a round, back to back, and returns each
+// call's latencies; only the rounds are timed.
+func timeRounds(b *testing.B, calls []perCallCase) [][]time.Duration {
 	lat := make([][]time.Duration, len(calls))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -129,7 +135,7 @@ func BenchmarkPerCall(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	reportPerCall(b, calls, lat)
+	return lat
 }
 
 // BenchmarkPerCallGap is BenchmarkPerCall at a model's pace: every call comes after the server
@@ -233,14 +239,7 @@ func BenchmarkRunCommand(b *testing.B) {
 				{"run_true", cs, &mcp.CallToolParams{Name: "terminal_operations", Arguments: map[string]any{"operation": "run_command", "command": "true"}}},
 			}
 			calls[1].call(b) // starts the host (or the engine) outside the timing
-			lat := make([][]time.Duration, len(calls))
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				for j, c := range calls {
-					lat[j] = append(lat[j], c.call(b))
-				}
-			}
-			b.StopTimer()
+			lat := timeRounds(b, calls)
 			think, run := p50(lat[0]), p50(lat[1])
 			b.ReportMetric(float64(think.Microseconds()), "think-p50-µs")
 			b.ReportMetric(float64(run.Microseconds()), "run_true-p50-µs")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toolhost/internal/logtest"
 	"toolhost/store/storetest"
 )
 
@@ -67,7 +68,7 @@ func TestDamagedStateThroughBinary(t *testing.T) {
 	storetest.Damage(t, db, "fact number 5:")
 
 	cmd := commandIn(t, state, work, "stdio")
-	stderr := &syncBuffer{}
+	stderr := &logtest.Buffer{}
 	cmd.Stderr = stderr
 	cs = connectCmd(t, cmd)
 	for i := range 2 {
@@ -258,7 +259,7 @@ func TestUnreadableStateReportedAtStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := commandIn(t, state, work, "stdio")
-	stderr := &syncBuffer{}
+	stderr := &logtest.Buffer{}
 	cmd.Stderr = stderr
 	cs := connectCmd(t, cmd)
 	text, isErr := toolCall(t, cs, "todo_operations", map[string]any{"operation": "read"})

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/proctest"
 )
 
 // serveExec runs `toolhost serve` on a state directory the test also drives with the CLI, and
@@ -485,24 +487,8 @@ func TestOperatorAPIOverHTTP(t *testing.T) {
 	}
 }
 
-// countProcs counts processes whose command line contains marker.
-func countProcs(marker string) int {
-	ents, _ := os.ReadDir("/proc")
-	n := 0
-	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if err != nil {
-			continue
-		}
-		if strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), marker) {
-			if st, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat")); err == nil && strings.Contains(string(st), ") Z ") {
-				continue // a zombie is gone, only not reaped yet
-			}
-			n++
-		}
-	}
-	return n
-}
+// countProcs counts the running processes whose command line contains marker.
+func countProcs(marker string) int { return len(proctest.Matching(marker)) }
 
 func waitProcs(t *testing.T, marker string, n int) {
 	t.Helper()

@@ -2,11 +2,11 @@ package main
 
 import (
 	"os"
-	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"toolhost/internal/proctest"
 )
 
 // Sessions and commands live in a terminal host of the state directory ([terminal]
@@ -20,19 +20,9 @@ import (
 // whose state directory is state, or of every state directory when state is "".
 func hostProcs(state string) []int {
 	var out []int
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || len(b) == 0 {
-			continue // gone, or a zombie (its cmdline is empty)
-		}
-		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(args) == 3 && args[0] == binary && args[1] == "__terminal-host" && (state == "" || args[2] == state) {
-			out = append(out, pid)
+	for _, p := range proctest.Live() {
+		if len(p.Args) == 3 && p.Args[0] == binary && p.Args[1] == "__terminal-host" && (state == "" || p.Args[2] == state) {
+			out = append(out, p.PID)
 		}
 	}
 	return out

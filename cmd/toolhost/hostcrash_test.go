@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"toolhost/internal/proctest"
 )
 
 // TestTerminalHostCrashLosesNoRecord kills the terminal host with SIGKILL while a command it
@@ -46,9 +48,9 @@ func TestTerminalHostCrashLosesNoRecord(t *testing.T) {
 	}
 	// What the command printed before the kill: at least up to tick-30 (it printed more while
 	// the kill was on its way; the host writes its output every 200 ms).
-	for deadline := time.Now().Add(15 * time.Second); len(processesUsing(victim)) > 0; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(15 * time.Second); len(proctest.Matching(victim)) > 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the command outlived its killed host: %v", processesUsing(victim))
+			t.Fatalf("the command outlived its killed host: %v", proctest.Matching(victim))
 		}
 	}
 	out, _ := term(t, cs, map[string]any{"operation": "get_output", "session_id": id})

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/proctest"
 )
 
 // These tests run the real binary with [terminal] keep_sessions: sessions and commands live in
@@ -174,11 +176,11 @@ func TestKilledTerminalHostEndsItsSessions(t *testing.T) {
 	// ended by the server that saw the host die.
 	for _, arg := range []string{"600.25", "600.5"} {
 		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			if len(processesUsing(arg)) == 0 {
+			if len(proctest.Matching(arg)) == 0 {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("sleep %s outlived the killed host: %v", arg, processesUsing(arg))
+				t.Fatalf("sleep %s outlived the killed host: %v", arg, proctest.Matching(arg))
 			}
 		}
 	}

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/proctest"
 )
 
 // TestLongBuildSurvivesDisruptions is issue 31's "done when" through the binary: a 30-second
@@ -96,9 +98,9 @@ func TestLongBuildSurvivesDisruptions(t *testing.T) {
 	if elapsed := time.Since(start); elapsed < 30*time.Second {
 		t.Fatalf("the build ended after %s, before its 30 seconds", elapsed)
 	}
-	for deadline := time.Now().Add(10 * time.Second); len(processesUsing(buildMark))+len(processesUsing(droppedMark)) > 0; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); len(proctest.Matching(buildMark))+len(proctest.Matching(droppedMark)) > 0; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("processes of the test left: %v %v", processesUsing(buildMark), processesUsing(droppedMark))
+			t.Fatalf("processes of the test left: %v %v", proctest.Matching(buildMark), proctest.Matching(droppedMark))
 		}
 	}
 }

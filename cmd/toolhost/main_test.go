@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"toolhost/internal/database/pgtest"
+	"toolhost/internal/logtest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -161,7 +162,7 @@ func TestToolListWireBytes(t *testing.T) {
 	for _, version := range []string{"", "2025-11-25", "2025-06-18", ""} {
 		cmd := command(t, "stdio")
 		os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
-		var log syncBuffer
+		var log logtest.Buffer
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
 			Connect(ctx, &mcp.LoggingTransport{Transport: &mcp.CommandTransport{Command: cmd}, Writer: &log}, &mcp.ClientSessionOptions{ProtocolVersion: version})
@@ -196,25 +197,6 @@ func TestToolListWireBytes(t *testing.T) {
 			t.Errorf("tools array differs between runs/protocols:\n%s\n%s", seen[0], seen[i])
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer a process writes while a test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-// String returns what was written so far.
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestStdioMalformedLineKeepsSession(t *testing.T) {

@@ -3,85 +3,17 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
+	"toolhost/internal/terminal/casttest"
 )
-
-// castOutput checks that b is an asciicast v2 file (a header with version 2, then events
-// [time, code, data] in time order) and returns its output events' text.
-func castOutput(t *testing.T, b []byte) string {
-	t.Helper()
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	if !sc.Scan() {
-		t.Fatal("empty recording")
-	}
-	var h struct {
-		Version       int `json:"version"`
-		Width, Height int
-	}
-	if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Version != 2 || h.Width < 1 || h.Height < 1 {
-		t.Fatalf("header %q: %v; want version 2 and a size", sc.Text(), err)
-	}
-	var out strings.Builder
-	last := 0.0
-	for sc.Scan() {
-		var ev []any
-		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil || len(ev) != 3 {
-			t.Fatalf("event %q: %v", sc.Text(), err)
-		}
-		ts, _ := ev[0].(float64)
-		code, _ := ev[1].(string)
-		data, ok := ev[2].(string)
-		if ts < last || !ok || !strings.Contains("oimr", code) || len(code) != 1 {
-			t.Fatalf("event %q: want [time not going back, o|i|m|r, text]", sc.Text())
-		}
-		last = ts
-		if code == "o" {
-			out.WriteString(data)
-		}
-	}
-	return out.String()
-}
-
-// playedBy prints a recording with asciinema's own player (asciinema cat); see
-// internal/terminal's test of the same name for why it runs on a PTY. Missing asciinema fails
-// under CI (.ci/run installs it) and skips elsewhere.
-func playedBy(t *testing.T, path string) string {
-	t.Helper()
-	bin, err := exec.LookPath("asciinema")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("asciinema is not installed; .ci/run installs it")
-		}
-		t.Skip("asciinema is not installed (apt-get install asciinema)")
-	}
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
-	cmd := exec.Command(bin, "cat", path)
-	var out, stderr bytes.Buffer
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, &out, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("asciinema cat: %v\n%s", err, stderr.String())
-	}
-	return out.String()
-}
 
 // TestSessionRecording: a terminal session driven over MCP is recorded; `toolhost sessions
 // list` names it, `toolhost sessions export` writes an asciicast v2 that asciinema replays
@@ -113,12 +45,12 @@ func TestSessionRecording(t *testing.T) {
 		t.Fatalf("toolhost sessions export = %v\n%s", err, out)
 	}
 	b, _ := os.ReadFile(file)
-	text := castOutput(t, b)
+	text := casttest.Parse(t, b).Output()
 	i, j, k := strings.Index(text, "one-2"), strings.Index(text, "wörld ✓"), strings.Index(text, "three-3")
 	if i < 0 || j < i || k < j {
 		t.Errorf("exported output out of order or missing (one %d, world %d, three %d):\n%q", i, j, k, text)
 	}
-	if got := playedBy(t, file); got != text {
+	if got := casttest.Play(t, file); got != text {
 		t.Errorf("asciinema cat differs from the recording's output:\n%q\nwant\n%q", got, text)
 	}
 	if out, err := exec.Command(binary, "sessions", "export", conv[1], "nope", "--state-dir", sv.state, "--config", filepath.Join(sv.state, "config.toml")).CombinedOutput(); err == nil || !strings.Contains(string(out), "no recording of that session") {
@@ -141,7 +73,7 @@ func TestSessionRecording(t *testing.T) {
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/x-asciicast" || !strings.Contains(resp.Header.Get("Content-Disposition"), "attachment") {
 		t.Fatalf("recording download = %d %v", resp.StatusCode, resp.Header)
 	}
-	if got := castOutput(t, body.Bytes()); !strings.Contains(got, "three-3") {
+	if got := casttest.Parse(t, body.Bytes()).Output(); !strings.Contains(got, "three-3") {
 		t.Errorf("downloaded recording lacks the session's output:\n%q", got)
 	}
 	if code, _ := console.get("/terminals/recording?conversation=" + conv[1] + "&id=nope"); code != 404 {

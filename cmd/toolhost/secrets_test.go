@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/internal/git/gittest"
+	"toolhost/internal/logtest"
 	"toolhost/internal/sandbox/sandboxtest"
 	"toolhost/internal/secret/secrettest"
 )
@@ -270,7 +271,7 @@ func TestTerminalKeepsTheGuardsSecrets(t *testing.T) {
 // on stdout, what its terminal sandbox enforces, without waiting for a call.
 func TestStdioSaysWhatTheSandboxEnforces(t *testing.T) {
 	cmd := command(t, "stdio")
-	var stderr syncBuffer
+	var stderr logtest.Buffer
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

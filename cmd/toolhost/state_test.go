@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.etcd.io/bbolt"
+
+	"toolhost/internal/logtest"
 )
 
 // freeUp writes 40 MiB into the state file of state and deletes it again: bbolt keeps the
@@ -114,7 +116,7 @@ func TestServerCompactsAtStart(t *testing.T) {
 	freeUp(t, state)
 	before := fileSize(t, db)
 	cmd := commandIn(t, state, work, "stdio")
-	stderr := &syncBuffer{}
+	stderr := &logtest.Buffer{}
 	cmd.Stderr = stderr
 	cs, err = mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {

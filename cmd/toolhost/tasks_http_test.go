@@ -2,104 +2,25 @@ package main
 
 import (
 	"encoding/json"
-	"io"
-	"net/http"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"toolhost/internal/mcptest"
 )
 
-// taskHTTP is a raw client of the binary's /mcp that speaks MCP Tasks (the go-sdk client
-// cannot): a session on protocols before 2026-07-28, stateless requests on 2026-07-28.
+// taskHTTP is a raw client of the binary's /mcp that speaks MCP Tasks (mcptest.TaskClient)
+// and runs commands as tasks.
 type taskHTTP struct {
-	t                   *testing.T
-	url, token, version string
-	session             string
-	id                  int
+	*mcptest.TaskClient
+	t *testing.T
 }
 
 func newTaskHTTP(t *testing.T, base, token, version string) *taskHTTP {
 	t.Helper()
-	c := &taskHTTP{t: t, url: base + "/mcp", token: token, version: version}
-	if version < "2026-07-28" {
-		c.must("initialize", map[string]any{"protocolVersion": version, "capabilities": map[string]any{"tasks": map[string]any{}},
-			"clientInfo": map[string]any{"name": "raw-client", "version": "1"}})
-		c.post(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
-	}
-	return c
+	return &taskHTTP{TaskClient: mcptest.NewTaskClient(t, base, token, version), t: t}
 }
-
-func (c *taskHTTP) post(msg map[string]any) map[string]any {
-	c.t.Helper()
-	method, _ := msg["method"].(string)
-	if c.version >= "2026-07-28" {
-		p, _ := msg["params"].(map[string]any)
-		if p == nil {
-			p = map[string]any{}
-		}
-		p["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": c.version,
-			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw-client", "version": "1"},
-			"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}}
-		msg["params"] = p
-	}
-	body, _ := json.Marshal(msg)
-	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(string(body)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Mcp-Protocol-Version", c.version)
-	if c.version >= "2026-07-28" {
-		req.Header.Set("Mcp-Method", method)
-		if method == "tools/call" {
-			req.Header.Set("Mcp-Name", msg["params"].(map[string]any)["name"].(string))
-		}
-	}
-	if c.session != "" {
-		req.Header.Set("Mcp-Session-Id", c.session)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
-		c.session = id
-	}
-	data, _ := io.ReadAll(resp.Body)
-	if _, isCall := msg["id"]; !isCall {
-		return nil
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimPrefix(line, "data: ")
-		var m map[string]any
-		if json.Unmarshal([]byte(line), &m) == nil && m["id"] == msg["id"] {
-			return m
-		}
-	}
-	c.t.Fatalf("%s: no answer in %d %s", method, resp.StatusCode, data)
-	return nil
-}
-
-func (c *taskHTTP) send(method string, params map[string]any) map[string]any {
-	c.t.Helper()
-	c.id++
-	return c.post(map[string]any{"jsonrpc": "2.0", "id": float64(c.id), "method": method, "params": params})
-}
-
-func (c *taskHTTP) must(method string, params map[string]any) json.RawMessage {
-	c.t.Helper()
-	m := c.send(method, params)
-	if m["error"] != nil {
-		c.t.Fatalf("%s %v: %v", method, params, m["error"])
-	}
-	b, _ := json.Marshal(m["result"])
-	return b
-}
-
-// extension reports whether the client speaks the Tasks extension (2026-07-28), whose server
-// decides which calls are tasks and answers results in tasks/get, rather than 2025-11-25 Tasks.
-func (c *taskHTTP) extension() bool { return c.version >= "2026-07-28" }
 
 // runTask runs command as a task: a task-augmented call (2025-11-25), or a plain call that the
 // server makes a task (the extension).
@@ -110,12 +31,12 @@ func (c *taskHTTP) runTask(command string) string {
 		TaskID, Status, ResultType string
 	}
 	params := map[string]any{"name": "terminal_operations", "arguments": map[string]any{"operation": "run_command", "command": command}}
-	if !c.extension() {
+	if !c.Stateless() {
 		params["task"] = map[string]any{"ttl": 600000}
 	}
-	raw := c.must("tools/call", params)
+	raw := c.Must("tools/call", params)
 	json.Unmarshal(raw, &created)
-	if c.extension() {
+	if c.Stateless() {
 		created.Task.TaskID, created.Task.Status = created.TaskID, created.Status
 		if created.ResultType != "task" {
 			c.t.Fatalf("run_command = %s, want a task (resultType task)", raw)
@@ -127,26 +48,19 @@ func (c *taskHTTP) runTask(command string) string {
 	return created.Task.TaskID
 }
 
-func (c *taskHTTP) status(method, id string) string {
-	c.t.Helper()
-	var st struct{ Status string }
-	json.Unmarshal(c.must(method, map[string]any{"taskId": id}), &st)
-	return st.Status
-}
-
 // result waits for a task's result: tasks/result (2025-11-25), or tasks/get until it carries
 // the result (the extension).
 func (c *taskHTTP) result(id string) string {
 	c.t.Helper()
-	if !c.extension() {
-		return string(c.must("tasks/result", map[string]any{"taskId": id}))
+	if !c.Stateless() {
+		return string(c.Must("tasks/result", map[string]any{"taskId": id}))
 	}
 	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		var st struct {
 			Status string
 			Result json.RawMessage
 		}
-		json.Unmarshal(c.must("tasks/get", map[string]any{"taskId": id}), &st)
+		json.Unmarshal(c.Must("tasks/get", map[string]any{"taskId": id}), &st)
 		if st.Status != "working" {
 			return string(st.Result)
 		}
@@ -158,13 +72,13 @@ func (c *taskHTTP) result(id string) string {
 // cancel cancels a task and returns its status after.
 func (c *taskHTTP) cancel(id string) string {
 	c.t.Helper()
-	if !c.extension() {
-		return c.status("tasks/cancel", id)
+	if !c.Stateless() {
+		return c.Status("tasks/cancel", id)
 	}
-	if ack := string(c.must("tasks/cancel", map[string]any{"taskId": id})); ack != `{"resultType":"complete"}` {
+	if ack := string(c.Must("tasks/cancel", map[string]any{"taskId": id})); ack != `{"resultType":"complete"}` {
 		c.t.Errorf("tasks/cancel = %s, want the acknowledgement", ack)
 	}
-	return c.status("tasks/get", id)
+	return c.Status("tasks/get", id)
 }
 
 // TestHTTPTasks drives tasks through the real binary over HTTP, 2025-11-25 Tasks on a session
@@ -187,13 +101,13 @@ func TestHTTPTasks(t *testing.T) {
 			c := newTaskHTTP(t, base, token, version)
 			clients[version] = c
 			id := c.runTask("sleep 2; echo task-$((6*7))")
-			if st := c.status("tasks/get", id); st != "working" {
+			if st := c.Status("tasks/get", id); st != "working" {
 				t.Errorf("tasks/get at once = %q, want working", st)
 			}
 			if res := c.result(id); !strings.Contains(res, "task-42") || !strings.Contains(res, "exit 0") {
 				t.Errorf("the task's result = %s, want the command's output and exit", res)
 			}
-			if st := c.status("tasks/get", id); st != "completed" {
+			if st := c.Status("tasks/get", id); st != "completed" {
 				t.Errorf("tasks/get after the end = %q, want completed", st)
 			}
 			done[version] = id
@@ -210,10 +124,10 @@ func TestHTTPTasks(t *testing.T) {
 				}
 			}
 			other := newTaskHTTP(t, base, bob, version)
-			if m := other.send("tasks/get", map[string]any{"taskId": id}); m["error"] == nil {
+			if m := other.Send("tasks/get", map[string]any{"taskId": id}); m["error"] == nil {
 				t.Errorf("tasks/get of another principal's task = %v, want not found", m)
 			}
-			if m := other.send("tasks/cancel", map[string]any{"taskId": id}); m["error"] == nil {
+			if m := other.Send("tasks/cancel", map[string]any{"taskId": id}); m["error"] == nil {
 				t.Errorf("tasks/cancel of another principal's task = %v, want not found", m)
 			}
 		})
@@ -227,11 +141,11 @@ func TestHTTPTasks(t *testing.T) {
 	}
 	for version, id := range done {
 		c := clients[version] // on 2025-11-25 its session, which the new server resumes
-		c.url = base + "/mcp"
+		c.SetBase(base)
 		if res := c.result(id); !strings.Contains(res, "task-42") {
 			t.Errorf("%s: the task's result from a new server = %s, want the kept output", version, res)
 		}
-		if m := newTaskHTTP(t, base, bob, version).send("tasks/get", map[string]any{"taskId": id}); m["error"] == nil {
+		if m := newTaskHTTP(t, base, bob, version).Send("tasks/get", map[string]any{"taskId": id}); m["error"] == nil {
 			t.Errorf("%s: tasks/get of another principal's task after the restart = %v, want not found", version, m)
 		}
 	}

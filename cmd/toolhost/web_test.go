@@ -21,6 +21,7 @@ import (
 
 	"toolhost/internal/browser"
 	"toolhost/internal/nettest"
+	"toolhost/internal/proctest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -241,24 +242,6 @@ func browserProfiles(t *testing.T, tmp string) []string {
 	return dirs
 }
 
-// processesUsing lists the running processes whose command line names dir (zombies excluded).
-func processesUsing(dir string) []string {
-	var out []string
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !strings.Contains(string(cmdline), dir) {
-			continue
-		}
-		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if i := strings.LastIndexByte(string(stat), ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
-			continue // exited, waiting to be reaped
-		}
-		out = append(out, e.Name())
-	}
-	return out
-}
-
 // TestBrowserClosesWithItsSession: over HTTP, each session's conversation has its own browser;
 // when a session ends (the client closes it), its browser's whole process tree and profile go,
 // while the server and the other session's browser go on.
@@ -288,7 +271,7 @@ func TestBrowserClosesWithItsSession(t *testing.T) {
 		}
 		for _, d := range after {
 			if !slices.Contains(before, d) {
-				if n := len(processesUsing(d)); n < 2 {
+				if n := len(proctest.Matching(d)); n < 2 {
 					t.Fatalf("%d processes use %s, want a browser with children", n, d)
 				}
 				return d
@@ -306,18 +289,18 @@ func TestBrowserClosesWithItsSession(t *testing.T) {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		if _, err := os.Stat(firstDir); os.IsNotExist(err) && len(processesUsing(firstDir)) == 0 {
+		if _, err := os.Stat(firstDir); os.IsNotExist(err) && len(proctest.Matching(firstDir)) == 0 {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if left := processesUsing(firstDir); len(left) > 0 {
+	if left := proctest.Matching(firstDir); len(left) > 0 {
 		t.Errorf("processes of the ended session's browser left: %v", left)
 	}
 	if _, err := os.Stat(firstDir); !os.IsNotExist(err) {
 		t.Errorf("the ended session's profile %s is still there (%v)", firstDir, err)
 	}
-	if len(processesUsing(secondDir)) < 2 {
+	if len(proctest.Matching(secondDir)) < 2 {
 		t.Errorf("the other session's browser went too")
 	}
 	if text, isErr := webCall(t, second, map[string]any{"operation": "browser_snapshot"}); isErr || !strings.Contains(text, `heading "Hello"`) {

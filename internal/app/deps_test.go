@@ -34,7 +34,7 @@ var dependencyRules = []dependencyRule{
 		reason: "the store is the floor every layer stands on; it imports no other toolhost package"},
 	{from: []string{"toolhost/..."}, except: []string{"toolhost/internal/app", "toolhost/cmd/...", "toolhost/internal/config"}, not: []string{"toolhost/internal/config"},
 		reason: "configuration is resolved once, in the wiring; tools and engines get plain values in their own Config types"},
-	{from: []string{"toolhost/..."}, not: []string{"toolhost/internal/golden", "toolhost/store/storetest", "toolhost/internal/database/pgtest", "toolhost/internal/nettest", "toolhost/internal/secret/secrettest", "toolhost/internal/codeintel/codetest", "toolhost/internal/filetest"},
+	{from: []string{"toolhost/..."}, not: []string{"toolhost/internal/golden", "toolhost/store/storetest", "toolhost/internal/database/pgtest", "toolhost/internal/nettest", "toolhost/internal/secret/secrettest", "toolhost/internal/codeintel/codetest", "toolhost/internal/filetest", "toolhost/internal/mcptest", "toolhost/internal/terminal/casttest", "toolhost/internal/embed/retrievaltest", "toolhost/internal/logtest", "toolhost/internal/proctest"},
 		reason: "test helpers stay out of the binary"},
 }
 

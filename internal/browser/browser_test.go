@@ -18,12 +18,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"toolhost/authz"
 	"toolhost/internal/nettest"
+	"toolhost/internal/proctest"
 	"toolhost/internal/web"
 )
 
@@ -362,8 +362,8 @@ func TestBrowserIdleTimeoutKillsTree(t *testing.T) {
 	ctx := context.Background()
 	s := f.openAt(t, "c1", base+"/")
 	pid, dir := s.PID(), s.DataDir()
-	if pid == 0 || len(processesUsing(dir)) < 2 {
-		t.Fatalf("pid %d, processes %v: want a browser with child processes", pid, processesUsing(dir))
+	if pid == 0 || len(proctest.Matching(dir)) < 2 {
+		t.Fatalf("pid %d, processes %v: want a browser with child processes", pid, proctest.Matching(dir))
 	}
 	deadline := time.Now().Add(20 * time.Second)
 	for len(f.m.Conversations()) > 0 && time.Now().Before(deadline) {
@@ -372,10 +372,10 @@ func TestBrowserIdleTimeoutKillsTree(t *testing.T) {
 	if n := f.m.Conversations(); len(n) != 0 {
 		t.Fatalf("browser still open after the idle timeout: %v", n)
 	}
-	for time.Now().Before(deadline) && len(processesUsing(dir)) > 0 {
+	for time.Now().Before(deadline) && len(proctest.Matching(dir)) > 0 {
 		time.Sleep(100 * time.Millisecond)
 	}
-	if left := processesUsing(dir); len(left) > 0 {
+	if left := proctest.Matching(dir); len(left) > 0 {
 		t.Errorf("processes left after close: %v", left)
 	}
 	for time.Now().Before(deadline) {
@@ -394,30 +394,6 @@ func TestBrowserIdleTimeoutKillsTree(t *testing.T) {
 	if _, started, err := f.m.Open(ctx, "c1"); err != nil || !started {
 		t.Errorf("reopen: %v %v", started, err)
 	}
-}
-
-// processesUsing lists the live processes whose command line names the profile directory.
-func processesUsing(dir string) []int {
-	var out []int
-	entries, _ := os.ReadDir("/proc")
-	for _, e := range entries {
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || !bytes.Contains(b, []byte(dir)) {
-			continue
-		}
-		var pid int
-		fmt.Sscan(e.Name(), &pid)
-		if pid != os.Getpid() && syscall.Kill(pid, 0) == nil && !isZombie(pid) {
-			out = append(out, pid)
-		}
-	}
-	return out
-}
-
-func isZombie(pid int) bool {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	i := bytes.LastIndexByte(b, ')')
-	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
 
 func TestMissingChromium(t *testing.T) {

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"toolhost/internal/logtest"
 )
 
 // TestEditCorpus drives every case of testdata/corpus through the real binary, built here and
@@ -156,7 +158,7 @@ func runCorpusCase(t *testing.T, bin string, c corpusCase) caseResult {
 	}
 	cmd := exec.Command(bin, "stdio", "--state-dir", state, "--workdir", work, "--config", cfg)
 	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+state)
-	var stderr lockedBuffer
+	var stderr logtest.Buffer
 	cmd.Stderr = &stderr
 	ctx, cancel := context.WithTimeout(context.Background(), 3*corpusCallTimeout)
 	defer cancel()
@@ -383,22 +385,4 @@ func clip(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-// lockedBuffer collects a process's stderr from the goroutine exec starts.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

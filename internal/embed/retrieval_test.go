@@ -2,44 +2,16 @@ package embed
 
 import (
 	"context"
-	"encoding/json"
-	"os"
+	"slices"
 	"sort"
 	"testing"
+
+	"toolhost/internal/embed/retrievaltest"
 )
-
-type retrievalSet struct {
-	Facts []struct {
-		Fact       string `json:"fact"`
-		Paraphrase string `json:"paraphrase"`
-		Keywords   string `json:"keywords"`
-	} `json:"facts"`
-}
-
-func readRetrievalSet(t testing.TB) retrievalSet {
-	t.Helper()
-	b, err := os.ReadFile("testdata/retrieval.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var s retrievalSet
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Facts) < 30 {
-		t.Fatalf("testdata/retrieval.json has %d facts, want at least 30", len(s.Facts))
-	}
-	return s
-}
-
-// retrievalScore is recall@1 and mean reciprocal rank of one query kind.
-type retrievalScore struct {
-	recall1, mrr float64
-}
 
 // evaluateRetrieval embeds every fact and query with e and ranks all facts by cosine for each
 // query; the expected fact is the one the query was written for.
-func evaluateRetrieval(t testing.TB, e Embedder, s retrievalSet) (paraphrase, keywords retrievalScore) {
+func evaluateRetrieval(t testing.TB, e Embedder, s retrievaltest.Set) (paraphrase, keywords retrievaltest.Score) {
 	t.Helper()
 	n := len(s.Facts)
 	texts := make([]string, 0, 3*n)
@@ -57,31 +29,19 @@ func evaluateRetrieval(t testing.TB, e Embedder, s retrievalSet) (paraphrase, ke
 		t.Fatalf("%s: Embed: %v", e.ID(), err)
 	}
 	facts := vecs[:n]
-	score := func(queries [][]float32) retrievalScore {
-		var sc retrievalScore
-		for qi, q := range queries {
+	score := func(queries [][]float32) retrievaltest.Score {
+		return retrievaltest.Measure(n, func(qi int) int {
 			sims := make([]float32, n)
 			for fi, f := range facts {
-				sims[fi] = Cosine(q, f)
+				sims[fi] = Cosine(queries[qi], f)
 			}
 			order := make([]int, n)
 			for i := range order {
 				order[i] = i
 			}
 			sort.SliceStable(order, func(a, b int) bool { return sims[order[a]] > sims[order[b]] })
-			for rank, fi := range order {
-				if fi == qi {
-					if rank == 0 {
-						sc.recall1++
-					}
-					sc.mrr += 1 / float64(rank+1)
-					break
-				}
-			}
-		}
-		sc.recall1 /= float64(n)
-		sc.mrr /= float64(n)
-		return sc
+			return slices.Index(order, qi)
+		})
 	}
 	return score(vecs[n : 2*n]), score(vecs[2*n:])
 }
@@ -93,38 +53,38 @@ func TestRetrievalQuality(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("108 forward passes: too slow under -race or -short; runs in the plain test run")
 	}
-	s := readRetrievalSet(t)
+	s := retrievaltest.Read(t, "testdata/retrieval.json")
 	useP, useK := evaluateRetrieval(t, NewUSELite(), s)
 	lexP, lexK := evaluateRetrieval(t, NewLexical(DefaultLexicalDim), s)
 	t.Logf("%d facts", len(s.Facts))
-	t.Logf("%-18s paraphrase recall@1 %.3f MRR %.3f | keywords recall@1 %.3f MRR %.3f", USELiteID, useP.recall1, useP.mrr, useK.recall1, useK.mrr)
-	t.Logf("%-18s paraphrase recall@1 %.3f MRR %.3f | keywords recall@1 %.3f MRR %.3f", NewLexical(DefaultLexicalDim).ID(), lexP.recall1, lexP.mrr, lexK.recall1, lexK.mrr)
-	if useP.mrr <= lexP.mrr || useP.recall1 <= lexP.recall1 {
+	t.Logf("%-18s paraphrase recall@1 %.3f MRR %.3f | keywords recall@1 %.3f MRR %.3f", USELiteID, useP.Recall1, useP.MRR, useK.Recall1, useK.MRR)
+	t.Logf("%-18s paraphrase recall@1 %.3f MRR %.3f | keywords recall@1 %.3f MRR %.3f", NewLexical(DefaultLexicalDim).ID(), lexP.Recall1, lexP.MRR, lexK.Recall1, lexK.MRR)
+	if useP.MRR <= lexP.MRR || useP.Recall1 <= lexP.Recall1 {
 		t.Errorf("paraphrase retrieval: built-in recall@1 %.3f MRR %.3f, lexical recall@1 %.3f MRR %.3f; want built-in ahead on both",
-			useP.recall1, useP.mrr, lexP.recall1, lexP.mrr)
+			useP.Recall1, useP.MRR, lexP.Recall1, lexP.MRR)
 	}
-	if useK.recall1 < 0.8 {
-		t.Errorf("keyword retrieval: built-in recall@1 = %.3f, want >= 0.8", useK.recall1)
+	if useK.Recall1 < 0.8 {
+		t.Errorf("keyword retrieval: built-in recall@1 = %.3f, want >= 0.8", useK.Recall1)
 	}
-	if lexK.recall1 < 0.8 {
-		t.Errorf("keyword retrieval: lexical recall@1 = %.3f, want >= 0.8", lexK.recall1)
+	if lexK.Recall1 < 0.8 {
+		t.Errorf("keyword retrieval: lexical recall@1 = %.3f, want >= 0.8", lexK.Recall1)
 	}
 }
 
 // BenchmarkRetrieval reports the retrieval figures as metrics, one sub-benchmark per embedder.
 func BenchmarkRetrieval(b *testing.B) {
 	needBuiltin(b)
-	s := readRetrievalSet(b)
+	s := retrievaltest.Read(b, "testdata/retrieval.json")
 	for _, e := range []Embedder{NewUSELite(), NewLexical(DefaultLexicalDim)} {
 		b.Run(e.ID(), func(b *testing.B) {
-			var p, k retrievalScore
+			var p, k retrievaltest.Score
 			for b.Loop() {
 				p, k = evaluateRetrieval(b, e, s)
 			}
-			b.ReportMetric(p.recall1, "para-recall@1")
-			b.ReportMetric(p.mrr, "para-MRR")
-			b.ReportMetric(k.recall1, "kw-recall@1")
-			b.ReportMetric(k.mrr, "kw-MRR")
+			b.ReportMetric(p.Recall1, "para-recall@1")
+			b.ReportMetric(p.MRR, "para-MRR")
+			b.ReportMetric(k.Recall1, "kw-recall@1")
+			b.ReportMetric(k.MRR, "kw-MRR")
 		})
 	}
 }

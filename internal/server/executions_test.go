@@ -260,17 +260,24 @@ func TestBogusNamesStayBounded(t *testing.T) {
 	}
 }
 
+// openEngine opens an execution history on a test store, closed when the test ends.
+func openEngine(t *testing.T) (*engine.Engine, *store.Store) {
+	t.Helper()
+	st := storetest.Open(t)
+	e, err := engine.Open(context.Background(), engine.Options{StateDir: st.Dir(), Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e, st
+}
+
 // TestRateLimitHeaders: every operator API answer of a limited principal carries the draft's
 // RateLimit-Limit, -Remaining, -Reset and -Policy fields, well formed; a refused one is 429 with
 // Retry-After; an unlimited principal's answers carry none.
 func TestRateLimitHeaders(t *testing.T) {
 	ctx := context.Background()
-	st := storetest.Open(t)
-	e, err := engine.Open(ctx, engine.Options{StateDir: st.Dir(), Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e, _ := openEngine(t)
 	now := time.Unix(1_800_000_000, 0)
 	lim := &engine.Limits{PerPrincipal: engine.Rate{N: 2, Per: time.Minute}, Now: func() time.Time { return now }}
 	routes := ExecutionRoutes(ExecutionAPI{Executions: e, Limits: lim, Metrics: NewMetrics(e.ActiveCount).Handler()})

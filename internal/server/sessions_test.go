@@ -36,16 +36,7 @@ func serveSessions(s *mcp.Server, dir string, timeout time.Duration) *sessionSer
 // session id the answer names and the body.
 func (ss *sessionServer) post(t *testing.T, id, body string) (int, string, string) {
 	t.Helper()
-	r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1:1/mcp", strings.NewReader(body))
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("Authorization", "Bearer tok")
-	if id != "" {
-		r.Header.Set(sessionIDHeader, id)
-		r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	}
-	w := httptest.NewRecorder()
-	ss.h.ServeHTTP(w, r)
+	w := ss.postAs(t, "tok", id, body)
 	return w.Code, w.Header().Get(sessionIDHeader), w.Body.String()
 }
 

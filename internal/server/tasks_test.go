@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -15,8 +13,7 @@ import (
 	"toolhost/authz"
 	"toolhost/consolidated"
 	"toolhost/internal/conversation"
-	"toolhost/internal/engine"
-	"toolhost/store/storetest"
+	"toolhost/internal/mcptest"
 )
 
 type slowArgs struct {
@@ -28,13 +25,7 @@ type slowArgs struct {
 // may not, with the execution history that keeps tasks.
 func taskServer(t *testing.T) *httptest.Server {
 	t.Helper()
-	ctx := context.Background()
-	st := storetest.Open(t)
-	e, err := engine.Open(ctx, engine.Options{StateDir: st.Dir(), Store: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { e.Close() })
+	e, st := openEngine(t)
 	wd, _ := filepath.EvalSymlinks(t.TempDir())
 	leases, err := conversation.New(st, conversation.Options{Workdir: wd, Base: "c"})
 	if err != nil {
@@ -69,115 +60,20 @@ func taskServer(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// taskHTTPClient speaks MCP Tasks over streamable HTTP as a raw client: on 2025-11-25 as a
-// session (initialize first), on 2026-07-28 statelessly, each request carrying the version,
-// its client's capabilities and the Mcp-Method and Mcp-Name headers.
+// taskHTTPClient is a raw Tasks client of the test server (mcptest.TaskClient) that can start
+// the slow operation as a task.
 type taskHTTPClient struct {
-	t       *testing.T
-	url     string
-	token   string
-	version string
-	session string
-	id      int
+	*mcptest.TaskClient
+	t *testing.T
 }
 
+// newTaskHTTPClient is a client on version; on a session it checks initialize declared tasks.
 func newTaskHTTPClient(t *testing.T, url, token, version string) *taskHTTPClient {
-	c := &taskHTTPClient{t: t, url: url + "/mcp", token: token, version: version}
-	if version < "2026-07-28" {
-		init := c.must("initialize", map[string]any{"protocolVersion": version, "capabilities": map[string]any{"tasks": map[string]any{}},
-			"clientInfo": map[string]any{"name": "raw-client", "version": "1"}})
-		if !strings.Contains(string(init), `"tasks":{"cancel":{},"list":{},"requests":{"tools":{"call":{}}}}`) {
-			t.Fatalf("initialize = %s, want the tasks capability", init)
-		}
-		c.post(map[string]any{"jsonrpc": "2.0", "method": "notifications/initialized"})
+	c := &taskHTTPClient{TaskClient: mcptest.NewTaskClient(t, url, token, version), t: t}
+	if init := c.Initialized; init != nil && !strings.Contains(string(init), `"tasks":{"cancel":{},"list":{},"requests":{"tools":{"call":{}}}}`) {
+		t.Fatalf("initialize = %s, want the tasks capability", init)
 	}
 	return c
-}
-
-// post sends one message and returns the JSON-RPC answer in the response (JSON or SSE).
-func (c *taskHTTPClient) post(msg map[string]any) map[string]any {
-	c.t.Helper()
-	method, _ := msg["method"].(string)
-	if c.version >= "2026-07-28" {
-		p, _ := msg["params"].(map[string]any)
-		if p == nil {
-			p = map[string]any{}
-		}
-		p["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": c.version,
-			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "raw-client", "version": "1"},
-			"io.modelcontextprotocol/clientCapabilities": map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}}
-		msg["params"] = p
-	}
-	body, _ := json.Marshal(msg)
-	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(string(body)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Mcp-Protocol-Version", c.version)
-	if c.version >= "2026-07-28" {
-		req.Header.Set("Mcp-Method", method)
-		if method == "tools/call" {
-			req.Header.Set("Mcp-Name", msg["params"].(map[string]any)["name"].(string))
-		}
-	}
-	if c.session != "" {
-		req.Header.Set("Mcp-Session-Id", c.session)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
-		c.session = id
-	}
-	data, _ := io.ReadAll(resp.Body)
-	if _, isCall := msg["id"]; !isCall {
-		return nil
-	}
-	var answers []string
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		for _, line := range strings.Split(string(data), "\n") {
-			if d, ok := strings.CutPrefix(line, "data: "); ok {
-				answers = append(answers, d)
-			}
-		}
-	} else {
-		answers = append(answers, string(data))
-	}
-	for _, a := range answers {
-		var m map[string]any
-		if json.Unmarshal([]byte(a), &m) == nil && m["id"] == msg["id"] {
-			return m
-		}
-	}
-	c.t.Fatalf("%s: no answer in %d %s", method, resp.StatusCode, data)
-	return nil
-}
-
-func (c *taskHTTPClient) send(method string, params map[string]any) map[string]any {
-	c.t.Helper()
-	c.id++
-	return c.post(map[string]any{"jsonrpc": "2.0", "id": float64(c.id), "method": method, "params": params})
-}
-
-func (c *taskHTTPClient) must(method string, params map[string]any) json.RawMessage {
-	c.t.Helper()
-	m := c.send(method, params)
-	if m["error"] != nil {
-		c.t.Fatalf("%s %v: %v", method, params, m["error"])
-	}
-	b, _ := json.Marshal(m["result"])
-	return b
-}
-
-func (c *taskHTTPClient) status(method, id string) string {
-	c.t.Helper()
-	var m struct {
-		Status string `json:"status"`
-	}
-	json.Unmarshal(c.must(method, map[string]any{"taskId": id}), &m)
-	return m.Status
 }
 
 func (c *taskHTTPClient) start(millis int) string {
@@ -188,7 +84,7 @@ func (c *taskHTTPClient) start(millis int) string {
 			Status string `json:"status"`
 		} `json:"task"`
 	}
-	raw := c.must("tools/call", map[string]any{"name": "build_and_version_control",
+	raw := c.Must("tools/call", map[string]any{"name": "build_and_version_control",
 		"arguments": map[string]any{"operation": "slow", "millis": millis}, "task": map[string]any{"ttl": 60000}})
 	if json.Unmarshal(raw, &created); created.Task.TaskID == "" || created.Task.Status != "working" {
 		c.t.Fatalf("task-augmented tools/call = %s, want a working task", raw)
@@ -217,7 +113,7 @@ func TestTasksOverHTTP(t *testing.T) {
 					Execution *struct{ TaskSupport string }
 				}
 			}
-			json.Unmarshal(alice.must("tools/list", map[string]any{}), &tools)
+			json.Unmarshal(alice.Must("tools/list", map[string]any{}), &tools)
 			marked := map[string]string{}
 			for _, tl := range tools.Tools {
 				if tl.Execution != nil {
@@ -232,21 +128,21 @@ func TestTasksOverHTTP(t *testing.T) {
 			if took := time.Since(began); took > time.Second {
 				t.Errorf("the task handle took %s, want it at once", took)
 			}
-			if st := alice.status("tasks/get", id); st != "working" {
+			if st := alice.Status("tasks/get", id); st != "working" {
 				t.Errorf("tasks/get while it works = %q, want working", st)
 			}
-			res := string(alice.must("tasks/result", map[string]any{"taskId": id}))
+			res := string(alice.Must("tasks/result", map[string]any{"taskId": id}))
 			if !strings.Contains(res, "worked "+id) || !strings.Contains(res, `"io.modelcontextprotocol/related-task":{"taskId":"`+id+`"}`) {
 				t.Errorf("tasks/result = %s, want the operation's result, related to its task", res)
 			}
-			if st := alice.status("tasks/get", id); st != "completed" {
+			if st := alice.Status("tasks/get", id); st != "completed" {
 				t.Errorf("tasks/get after the end = %q, want completed", st)
 			}
 			id2 := alice.start(60000)
-			if st := alice.status("tasks/cancel", id2); st != "cancelled" {
+			if st := alice.Status("tasks/cancel", id2); st != "cancelled" {
 				t.Errorf("tasks/cancel = %q, want cancelled", st)
 			}
-			if st := alice.status("tasks/get", id2); st != "cancelled" {
+			if st := alice.Status("tasks/get", id2); st != "cancelled" {
 				t.Errorf("tasks/get after cancel = %q, want cancelled", st)
 			}
 			var listed struct {
@@ -254,7 +150,7 @@ func TestTasksOverHTTP(t *testing.T) {
 					TaskID string `json:"taskId"`
 				} `json:"tasks"`
 			}
-			json.Unmarshal(alice.must("tasks/list", map[string]any{}), &listed)
+			json.Unmarshal(alice.Must("tasks/list", map[string]any{}), &listed)
 			var ids []string
 			for _, tk := range listed.Tasks {
 				ids = append(ids, tk.TaskID)
@@ -262,18 +158,18 @@ func TestTasksOverHTTP(t *testing.T) {
 			if !strings.Contains(strings.Join(ids, " "), id+" "+id2) {
 				t.Errorf("tasks/list = %v, want %s and %s in order", ids, id, id2)
 			}
-			if m := alice.send("tools/call", map[string]any{"name": "think", "arguments": map[string]any{"thoughts": "x"}, "task": map[string]any{}}); errorCode(m) != -32601 {
+			if m := alice.Send("tools/call", map[string]any{"name": "think", "arguments": map[string]any{"thoughts": "x"}, "task": map[string]any{}}); errorCode(m) != -32601 {
 				t.Errorf("task-augmented think = %v, want -32601", m)
 			}
 
 			// Another principal finds neither task.
 			bob := newTaskHTTPClient(t, srv.URL, "tok-bob", version)
 			for _, method := range []string{"tasks/get", "tasks/result", "tasks/cancel"} {
-				if m := bob.send(method, map[string]any{"taskId": id}); errorCode(m) != -32602 {
+				if m := bob.Send(method, map[string]any{"taskId": id}); errorCode(m) != -32602 {
 					t.Errorf("%s of another principal's task = %v, want not found (-32602)", method, m)
 				}
 			}
-			json.Unmarshal(bob.must("tasks/list", map[string]any{}), &listed)
+			json.Unmarshal(bob.Must("tasks/list", map[string]any{}), &listed)
 			if len(listed.Tasks) != 0 {
 				t.Errorf("tasks/list of another principal = %v, want none", listed.Tasks)
 			}
@@ -296,14 +192,14 @@ func TestTasksExtensionOverHTTP(t *testing.T) {
 			Extensions map[string]map[string]any
 		}
 	}
-	json.Unmarshal(alice.must("server/discover", map[string]any{}), &discovered)
+	json.Unmarshal(alice.Must("server/discover", map[string]any{}), &discovered)
 	if ext, ok := discovered.Capabilities.Extensions["io.modelcontextprotocol/tasks"]; !ok || len(ext) != 0 {
 		t.Errorf("server/discover extensions = %v, want io.modelcontextprotocol/tasks: {}", discovered.Capabilities.Extensions)
 	}
 	var tools struct {
 		Tools []map[string]any
 	}
-	json.Unmarshal(alice.must("tools/list", map[string]any{}), &tools)
+	json.Unmarshal(alice.Must("tools/list", map[string]any{}), &tools)
 	for _, tl := range tools.Tools {
 		if _, ok := tl["execution"]; ok {
 			t.Errorf("tools/list on 2026-07-28 marks %v: the extension has no execution.taskSupport", tl["name"])
@@ -320,7 +216,7 @@ func TestTasksExtensionOverHTTP(t *testing.T) {
 	start := func(millis int) task {
 		t.Helper()
 		var tk task
-		raw := alice.must("tools/call", map[string]any{"name": "build_and_version_control", "arguments": map[string]any{"operation": "slow", "millis": millis}})
+		raw := alice.Must("tools/call", map[string]any{"name": "build_and_version_control", "arguments": map[string]any{"operation": "slow", "millis": millis}})
 		if json.Unmarshal(raw, &tk); tk.ResultType != "task" || tk.TaskID == "" || tk.Status != "working" || tk.TTLMs == nil || tk.PollIntervalMs <= 0 {
 			t.Fatalf("tools/call = %s, want a working task (resultType task, ttlMs, pollIntervalMs)", raw)
 		}
@@ -328,7 +224,7 @@ func TestTasksExtensionOverHTTP(t *testing.T) {
 	}
 	get := func(c *taskHTTPClient, id string) (task, map[string]any) {
 		t.Helper()
-		m := c.send("tasks/get", map[string]any{"taskId": id})
+		m := c.Send("tasks/get", map[string]any{"taskId": id})
 		var tk task
 		b, _ := json.Marshal(m["result"])
 		json.Unmarshal(b, &tk)
@@ -350,30 +246,30 @@ func TestTasksExtensionOverHTTP(t *testing.T) {
 	}
 
 	tk2 := start(60000)
-	if res := string(alice.must("tasks/cancel", map[string]any{"taskId": tk2.TaskID})); res != `{"resultType":"complete"}` {
+	if res := string(alice.Must("tasks/cancel", map[string]any{"taskId": tk2.TaskID})); res != `{"resultType":"complete"}` {
 		t.Errorf("tasks/cancel = %s, want the acknowledgement", res)
 	}
 	if got, _ := get(alice, tk2.TaskID); got.Status != "cancelled" || got.Result != nil {
 		t.Errorf("tasks/get after cancel = %+v, want cancelled", got)
 	}
-	if m := alice.send("tasks/update", map[string]any{"taskId": tk2.TaskID, "inputResponses": map[string]any{}}); errorCode(m) != -32602 {
+	if m := alice.Send("tasks/update", map[string]any{"taskId": tk2.TaskID, "inputResponses": map[string]any{}}); errorCode(m) != -32602 {
 		t.Errorf("tasks/update = %v, want -32602 (no task asks for input)", m)
 	}
 	// Work that ends within a second is answered as a plain result, though it could be a task.
 	var fast map[string]any
-	json.Unmarshal(alice.must("tools/call", map[string]any{"name": "build_and_version_control", "arguments": map[string]any{"operation": "slow", "millis": 10}}), &fast)
+	json.Unmarshal(alice.Must("tools/call", map[string]any{"name": "build_and_version_control", "arguments": map[string]any{"operation": "slow", "millis": 10}}), &fast)
 	if fast["resultType"] != "complete" || !strings.Contains(fmt.Sprint(fast["content"]), "worked exec_") {
 		t.Errorf("a quick slow = %v, want its result at once", fast)
 	}
 	// A quick call is answered at once, task or not.
 	var quick map[string]any
-	json.Unmarshal(alice.must("tools/call", map[string]any{"name": "think", "arguments": map[string]any{"thoughts": "x"}}), &quick)
+	json.Unmarshal(alice.Must("tools/call", map[string]any{"name": "think", "arguments": map[string]any{"thoughts": "x"}}), &quick)
 	if quick["resultType"] != "complete" || quick["content"] == nil {
 		t.Errorf("think = %v, want its result at once", quick)
 	}
 	bob := newTaskHTTPClient(t, srv.URL, "tok-bob", "2026-07-28")
 	for _, method := range []string{"tasks/get", "tasks/cancel"} {
-		if m := bob.send(method, map[string]any{"taskId": tk.TaskID}); errorCode(m) != -32602 {
+		if m := bob.Send(method, map[string]any{"taskId": tk.TaskID}); errorCode(m) != -32602 {
 			t.Errorf("%s of another principal's task = %v, want not found (-32602)", method, m)
 		}
 	}

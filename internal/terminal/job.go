@@ -263,16 +263,7 @@ func (m *Manager) startJob(conv, id string, spec RunSpec, timeout time.Duration,
 	readers.Add(2)
 	go j.readPipe(outR, &j.stdout, &readers)
 	go j.readPipe(errR, &j.stderr, &readers)
-	j.timer = time.AfterFunc(timeout, func() {
-		j.mu.Lock()
-		if !j.running {
-			j.mu.Unlock()
-			return
-		}
-		j.timedOut = true
-		j.mu.Unlock()
-		j.sel.killAll(context.Background(), 500*time.Millisecond)
-	})
+	j.timer = time.AfterFunc(timeout, func() { j.endEarly(&j.timedOut, 500*time.Millisecond) })
 	go j.waitLoop(&readers)
 	return j, nil
 }
@@ -338,28 +329,38 @@ func (j *job) kill(ctx context.Context, grace time.Duration) {
 // killWith ends the command's tree starting with signal sig (zero: SIGHUP and SIGTERM).
 func (j *job) killWith(ctx context.Context, sig syscall.Signal, grace time.Duration) {
 	j.sel.killWith(ctx, sig, grace)
+	j.waitEnded()
+	j.closePipes()
+}
+
+// waitEnded waits until the command has ended, or 5 seconds.
+func (j *job) waitEnded() {
 	select {
 	case <-j.done:
 	case <-time.After(5 * time.Second):
 	}
-	j.closePipes()
+}
+
+// endEarly kills the tree of a command still running, with grace, after setting why (timedOut
+// or cancelled) under the lock; it reports false, and does nothing, once the command has ended.
+func (j *job) endEarly(why *bool, grace time.Duration) bool {
+	j.mu.Lock()
+	if !j.running {
+		j.mu.Unlock()
+		return false
+	}
+	*why = true
+	j.mu.Unlock()
+	j.sel.killAll(context.Background(), grace)
+	return true
 }
 
 // cancel kills the command's tree because its caller gave up (an MCP cancellation, an
 // operator's cancel), with a short grace: the caller waits for the exit status. It returns
 // once the command has ended, or after 5 seconds.
 func (j *job) cancel() {
-	j.mu.Lock()
-	if !j.running {
-		j.mu.Unlock()
-		return
-	}
-	j.cancelled = true
-	j.mu.Unlock()
-	j.sel.killAll(context.Background(), cancelGrace)
-	select {
-	case <-j.done:
-	case <-time.After(5 * time.Second):
+	if j.endEarly(&j.cancelled, cancelGrace) {
+		j.waitEnded()
 	}
 }
 

@@ -111,18 +111,8 @@ func (v *logView) write(p []byte, now time.Time) {
 				i = j - 1
 			case b >= 0x80:
 				v.utfByte(b)
-			case b == '\n':
-				v.commit()
-			case b == '\r':
-				v.col = 0
-			case b == '\b':
-				if v.col > 0 {
-					v.col--
-				}
-			case b == '\t':
-				v.put('\t')
-			case b == 0x1b:
-				v.state = stEsc
+			default:
+				v.write1(b)
 			}
 		case stEsc:
 			switch {
@@ -211,7 +201,8 @@ func (v *logView) utfByte(b byte) {
 	}
 }
 
-// write1 processes a single byte without flushing; used after a truncated UTF-8 sequence.
+// write1 processes a single byte in the normal state without flushing: a control byte of
+// write, or the byte after a truncated UTF-8 sequence.
 func (v *logView) write1(b byte) {
 	switch {
 	case b >= 0x20 && b < 0x7f:

@@ -79,6 +79,20 @@ type stream struct {
 	lastUse time.Time
 }
 
+// completeUTF8 is the length of p less a UTF-8 sequence cut at its end, which the next bytes
+// complete; invalid bytes count as complete.
+func completeUTF8(p []byte) int {
+	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(p[i]) {
+			if !utf8.FullRune(p[i:]) {
+				return i
+			}
+			break
+		}
+	}
+	return len(p)
+}
+
 func newStream(historyBytes int) stream {
 	now := time.Now()
 	return stream{log: newRing(historyBytes), notify: make(chan struct{}), lastUse: now}
@@ -115,16 +129,7 @@ func (s *stream) readLocked(from int64, maxBytes int) (text string, start, next 
 	data, _ := s.log.read(from, maxBytes)
 	// Do not cut a UTF-8 sequence in half: leave its start for the next call.
 	if from+int64(len(data)) < s.log.end() {
-		cut := len(data)
-		for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
-			if utf8.RuneStart(data[i]) {
-				if !utf8.FullRune(data[i:]) {
-					cut = i
-				}
-				break
-			}
-		}
-		data = data[:cut]
+		data = data[:completeUTF8(data)]
 	}
 	next = from + int64(len(data))
 	text = string(data)

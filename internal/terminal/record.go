@@ -225,15 +225,7 @@ func (r *castRecorder) output(p []byte, now time.Time) {
 	if len(r.carry) > 0 {
 		data = append(r.carry, p...)
 	}
-	cut := len(data)
-	for i := len(data) - 1; i >= 0 && i >= len(data)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(data[i]) {
-			if !utf8.FullRune(data[i:]) {
-				cut = i
-			}
-			break
-		}
-	}
+	cut := completeUTF8(data)
 	r.carry = append(r.carry[:0:0], data[cut:]...)
 	if cut == 0 {
 		return

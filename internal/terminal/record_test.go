@@ -3,119 +3,17 @@
 package terminal
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/creack/pty"
+	"toolhost/internal/terminal/casttest"
 )
-
-// cast is an asciicast v2 file as the spec defines it, parsed strictly: a header object with
-// version 2 and a size, then events [time, code, data] with times that never go back and the
-// codes the spec knows.
-type cast struct {
-	header map[string]any
-	events []castEvent
-}
-
-type castEvent struct {
-	t    float64
-	code string
-	data string
-}
-
-func parseCast(t *testing.T, b []byte) cast {
-	t.Helper()
-	var c cast
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	if !sc.Scan() {
-		t.Fatal("empty cast")
-	}
-	if err := json.Unmarshal(sc.Bytes(), &c.header); err != nil {
-		t.Fatalf("header %q: %v", sc.Text(), err)
-	}
-	if c.header["version"] != float64(2) {
-		t.Errorf("header version = %v, want 2", c.header["version"])
-	}
-	for _, k := range []string{"width", "height"} {
-		if v, ok := c.header[k].(float64); !ok || v < 1 || v != float64(int(v)) {
-			t.Errorf("header %s = %v, want a positive integer", k, c.header[k])
-		}
-	}
-	last := 0.0
-	for n := 2; sc.Scan(); n++ {
-		var raw []json.RawMessage
-		if err := json.Unmarshal(sc.Bytes(), &raw); err != nil || len(raw) != 3 {
-			t.Fatalf("line %d %q is not an event [time, code, data]: %v", n, sc.Text(), err)
-		}
-		var e castEvent
-		if json.Unmarshal(raw[0], &e.t) != nil || json.Unmarshal(raw[1], &e.code) != nil || json.Unmarshal(raw[2], &e.data) != nil {
-			t.Fatalf("line %d %q: want a number, a string and a string", n, sc.Text())
-		}
-		if e.t < last {
-			t.Fatalf("line %d: time %v goes back from %v", n, e.t, last)
-		}
-		last = e.t
-		if !strings.Contains("oimr", e.code) || len(e.code) != 1 {
-			t.Fatalf("line %d: event code %q is not o, i, m or r", n, e.code)
-		}
-		c.events = append(c.events, e)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func (c cast) output() string {
-	var b strings.Builder
-	for _, e := range c.events {
-		if e.code == "o" {
-			b.WriteString(e.data)
-		}
-	}
-	return b.String()
-}
-
-// asciinemaCat plays a recording with asciinema's own parser (asciinema cat prints its whole
-// output) and returns what it printed. asciinema opens /dev/tty, so it runs with a PTY as its
-// controlling terminal and its output in a pipe. Missing asciinema skips, but fails under CI,
-// whose .ci/run installs it.
-func asciinemaCat(t *testing.T, path string) string {
-	t.Helper()
-	bin, err := exec.LookPath("asciinema")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("asciinema is not installed; .ci/run installs it (apt-get install asciinema)")
-		}
-		t.Skip("asciinema is not installed (apt-get install asciinema)")
-	}
-	ptmx, tty, err := pty.Open()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ptmx.Close()
-	defer tty.Close()
-	cmd := exec.Command(bin, "cat", path)
-	cmd.Stdin = tty
-	var out, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &stderr
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("asciinema cat %s: %v\n%s", path, err, stderr.String())
-	}
-	return out.String()
-}
 
 func exportTo(t *testing.T, m *Manager, conv, id string) (string, RecordingInfo) {
 	t.Helper()
@@ -161,8 +59,8 @@ func TestRecordingReplaysTheSession(t *testing.T) {
 		t.Errorf("export info = %+v", info)
 	}
 	b, _ := os.ReadFile(path)
-	c := parseCast(t, b)
-	out := c.output()
+	c := casttest.Parse(t, b)
+	out := c.Output()
 	for _, want := range []string{"first-line", payload, "after-payload", "last-line"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("recorded output lacks %.40q", want)
@@ -172,14 +70,14 @@ func TestRecordingReplaysTheSession(t *testing.T) {
 		t.Errorf("recorded output out of order: first %d, payload %d, last %d", i, j, k)
 	}
 	var typed, resized bool
-	for _, e := range c.events {
-		typed = typed || e.code == "i" && e.data == "echo last-line\r"
-		resized = resized || e.code == "r" && e.data == "100x30"
+	for _, e := range c.Events {
+		typed = typed || e.Code == "i" && e.Data == "echo last-line\r"
+		resized = resized || e.Code == "r" && e.Data == "100x30"
 	}
 	if !typed || !resized {
 		t.Errorf("input event %v, resize event %v; want both", typed, resized)
 	}
-	if got := asciinemaCat(t, path); got != out {
+	if got := casttest.Play(t, path); got != out {
 		t.Errorf("asciinema cat printed %d bytes, the recording's output is %d; first difference at %d", len(got), len(out), firstDiff(got, out))
 	}
 }
@@ -211,24 +109,24 @@ func TestRecordingBounded(t *testing.T) {
 	}
 	path, _ := exportTo(t, m, "conv-b", "big")
 	b, _ := os.ReadFile(path)
-	c := parseCast(t, b)
-	if !strings.Contains(fmt.Sprint(c.header["title"]), "cut") {
-		t.Errorf("export title %q does not say it was cut", c.header["title"])
+	c := casttest.Parse(t, b)
+	if !strings.Contains(fmt.Sprint(c.Header["title"]), "cut") {
+		t.Errorf("export title %q does not say it was cut", c.Header["title"])
 	}
 	var marker string
-	for _, e := range c.events {
-		if e.code == "m" {
-			marker = e.data
+	for _, e := range c.Events {
+		if e.Code == "m" {
+			marker = e.Data
 		}
 	}
 	if !strings.HasPrefix(marker, "cut: 7.") || !strings.HasSuffix(marker, "MiB of output dropped here to bound the recording") {
 		t.Errorf("cut marker = %q, want about 7.x MiB dropped", marker)
 	}
-	out := c.output()
+	out := c.Output()
 	if !strings.Contains(out, "start-of-session") || !strings.Contains(out, "end-of-flood") || !strings.Contains(out, "[toolhost: cut:") {
 		t.Errorf("export lacks the start, the end or the cut note (%d bytes)", len(out))
 	}
-	if got := asciinemaCat(t, path); got != out {
+	if got := casttest.Play(t, path); got != out {
 		t.Errorf("asciinema cat of the cut recording differs from its output at %d", firstDiff(got, out))
 	}
 }
@@ -260,18 +158,18 @@ func TestRecorderGigabyte(t *testing.T) {
 	if _, err := ExportRecording(&buf, dir, "c", "s1"); err != nil {
 		t.Fatal(err)
 	}
-	c := parseCast(t, buf.Bytes())
+	c := casttest.Parse(t, buf.Bytes())
 	var marker string
-	for _, e := range c.events {
-		if e.code == "m" {
-			marker = e.data
+	for _, e := range c.Events {
+		if e.Code == "m" {
+			marker = e.Data
 		}
 	}
 	var mib float64
 	if _, err := fmt.Sscanf(marker, "cut: %f MiB of output dropped", &mib); err != nil || mib < float64(total>>20)-20 || mib > float64(total>>20) {
 		t.Errorf("cut marker = %q, want about 1 GiB less the segments kept", marker)
 	}
-	if out := c.output(); !strings.HasSuffix(out, "the end\r\n") || !strings.HasPrefix(out, "0123456789abcdef") {
+	if out := c.Output(); !strings.HasSuffix(out, "the end\r\n") || !strings.HasPrefix(out, "0123456789abcdef") {
 		t.Errorf("export lost the start or the end of the session")
 	}
 	t.Logf("1 GiB recorded in %v into %d bytes; %s", time.Since(start).Round(time.Millisecond), recs[0].Bytes, marker)
@@ -292,10 +190,10 @@ func TestRecorderSplitCharacters(t *testing.T) {
 	if _, err := ExportRecording(&buf, dir, "c", "s"); err != nil {
 		t.Fatal(err)
 	}
-	c := parseCast(t, buf.Bytes())
+	c := casttest.Parse(t, buf.Bytes())
 	var events []string
-	for _, ev := range c.events {
-		events = append(events, ev.data)
+	for _, ev := range c.Events {
+		events = append(events, ev.Data)
 	}
 	if want := []string{"é", "✓\uFFFDx"}; strings.Join(events, "|") != strings.Join(want, "|") {
 		t.Errorf("events = %q, want %q", events, want)

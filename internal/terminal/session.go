@@ -761,15 +761,7 @@ func (s *session) feedVTLocked() {
 	}
 	p := s.vtPend
 	// Hold back an incomplete UTF-8 sequence at the end for the next read.
-	cut := len(p)
-	for i := len(p) - 1; i >= 0 && i >= len(p)-utf8.UTFMax; i-- {
-		if utf8.RuneStart(p[i]) {
-			if !utf8.FullRune(p[i:]) {
-				cut = i
-			}
-			break
-		}
-	}
+	cut := completeUTF8(p)
 	func() {
 		defer func() {
 			if r := recover(); r != nil {

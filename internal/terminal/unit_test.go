@@ -164,3 +164,27 @@ func TestChildEnv(t *testing.T) {
 		})
 	}
 }
+
+// TestCompleteUTF8: a sequence cut at the end is left for the next bytes; a whole one, plain
+// ASCII and invalid bytes are kept.
+func TestCompleteUTF8(t *testing.T) {
+	check := "✓" // 3 bytes
+	tests := []struct {
+		name string
+		p    string
+		want int
+	}{
+		{"empty", "", 0},
+		{"ascii", "abc", 3},
+		{"whole at the end", "a" + check, 4},
+		{"one byte of three", "a" + check[:1], 1},
+		{"two bytes of three", "a" + check[:2], 1},
+		{"continuation bytes only", check[1:], 2},
+		{"invalid byte", "a\xff", 2},
+	}
+	for _, tt := range tests {
+		if got := completeUTF8([]byte(tt.p)); got != tt.want {
+			t.Errorf("%s: completeUTF8(%q) = %d, want %d", tt.name, tt.p, got, tt.want)
+		}
+	}
+}
