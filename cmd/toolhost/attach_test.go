@@ -205,7 +205,7 @@ func TestConsoleTypeIntoRead(t *testing.T) {
 	base := strings.TrimSuffix(sv.url, "/mcp")
 	within(t, tab, 20*time.Second, "terminals page", chromedp.Navigate(base+"/terminals"),
 		chromedp.WaitVisible(chromedp.CSS(`#term-dev a[href^="/terminals/type"]`)))
-	within(t, tab, 20*time.Second, "Type page", chromedp.Click(chromedp.CSS(`#term-dev a[href^="/terminals/type"]`)),
+	within(t, tab, 20*time.Second, "Type page", clickLive(`#term-dev a[href^="/terminals/type"]`),
 		chromedp.WaitVisible(chromedp.CSS("#typing")),
 		chromedp.Poll[chromedp.Void](`document.querySelector("#typing").textContent.includes("name? ")`))
 	within(t, tab, 20*time.Second, "type", chromedp.Click(chromedp.CSS("#typing")), chromedp.KeyEvent("Ada\r"),

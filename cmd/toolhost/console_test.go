@@ -218,8 +218,10 @@ func TestConsoleApprovalLive(t *testing.T) {
 		t.Fatalf("write before approval: %s", text)
 	}
 	within(t, tab, 20*time.Second, "approve once",
-		chromedp.SetValue(chromedp.CSS("#req-"+id+" select"), "once"),
-		chromedp.Click(chromedp.CSS("#req-"+id+" button.approve")),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`(() => {
+			const sel = document.querySelector(%q), b = document.querySelector(%q);
+			if (!sel || !b) return false;
+			sel.value = "once"; b.click(); return true })()`, "#req-"+id+" select", "#req-"+id+" button.approve")),
 		chromedp.WaitNotPresent(chromedp.CSS("#req-"+id)),
 		chromedp.WaitVisible(chromedp.CSS("section.grants tbody tr")))
 	text, _ = call(t, cs, "user_collaboration", map[string]any{"operation": "check_request", "request_id": id})
