@@ -116,7 +116,7 @@ func TestKeptSessionsOutliveAKilledServer(t *testing.T) {
 	if err := cmd.Process.Kill(); err != nil { // SIGKILL: no shutdown at all
 		t.Fatal(err)
 	}
-	cmd.Wait()
+	cs.Close() // reaps the killed process (the transport owns its Wait)
 
 	cs2, _ := keptServer(t, state, work)
 	text, _ = term(t, cs2, map[string]any{"operation": "list_sessions"})
@@ -225,7 +225,7 @@ func TestKilledTerminalHostEndsItsSessions(t *testing.T) {
 // conversation no server then uses for keep_sessions_idle has its sessions closed.
 func TestKeptSessionsIdleLimit(t *testing.T) {
 	state, work := keepState(t, "keep_sessions_idle = \"1s\"\n")
-	cs, cmd := keptServer(t, state, work)
+	cs, _ := keptServer(t, state, work)
 	if text, _ := term(t, cs, map[string]any{"operation": "create_session", "name": "idle"}); strings.HasPrefix(text, "ERROR") {
 		t.Fatal(text)
 	}
@@ -235,8 +235,7 @@ func TestKeptSessionsIdleLimit(t *testing.T) {
 		t.Fatalf("send_input = %s", text)
 	}
 	pid, _ := strconv.Atoi(m[1])
-	cs.Close()
-	cmd.Wait()
+	cs.Close() // the transport waits for the process
 	// Closed after the idle second (the host looks every quarter of it); asking the host about
 	// the conversation would count as using it, so the shell's process is watched instead.
 	alive := func() bool { return syscall.Kill(pid, 0) == nil && !strings.Contains(procState(pid), "Z") }

@@ -54,15 +54,14 @@ func TestLongBuildSurvivesDisruptions(t *testing.T) {
 		var list string
 		switch kind := i % 3; kind {
 		case 0: // the client restarts its stdio server: a clean shutdown, then a new one
-			cs.Close()
-			cmd.Wait()
+			cs.Close() // the transport waits for the process; a second Wait here would race it
 			cs, cmd = keptServer(t, state, work)
 			list, _ = term(t, cs, map[string]any{"operation": "list_sessions"})
 		case 1: // the server is killed with SIGKILL: no shutdown at all
 			if err := cmd.Process.Kill(); err != nil {
 				t.Fatal(err)
 			}
-			cmd.Wait()
+			cs.Close() // reaps the killed process (the transport owns its Wait)
 			cs, cmd = keptServer(t, state, work)
 			list, _ = term(t, cs, map[string]any{"operation": "list_sessions"})
 		case 2: // an HTTP client's connection drops in the middle of a call
