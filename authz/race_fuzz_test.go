@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,16 +32,39 @@ func TestSwapDirForSymlinkRace(t *testing.T) {
 	if testing.Short() {
 		iterations = 100
 	}
-	type swap struct{ dir, abs, rel string }
 	swaps := []swap{
 		{filepath.Join(f.wd, "d"), victim, "../../../out/victim"},
 		{filepath.Join(granted, "sub"), forbidden, "../forbidden"},
 	}
 	ctx := context.Background()
-	var (
-		wg      sync.WaitGroup
-		written atomic.Int64
-	)
+	var written, refused atomic.Int64
+	// A loaded machine (or GOMAXPROCS=1) can schedule the writers only while the symlink is in
+	// place, so that every write is refused and the race is never run: the swapper yields with the
+	// real directory back, and the round repeats until some write has landed and some was refused.
+	for round := 0; round < 10 && (written.Load() == 0 || refused.Load() == 0); round++ {
+		raceRound(t, f.g, ctx, swaps, granted, iterations, round, &written, &refused)
+	}
+	if written.Load() == 0 || refused.Load() == 0 {
+		t.Errorf("in 10 rounds %d writes landed and %d were refused; the race was not exercised", written.Load(), refused.Load())
+	}
+	t.Logf("%d writes landed inside their scope, %d were refused", written.Load(), refused.Load())
+	for _, dir := range []string{victim, forbidden} {
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ents) != 0 {
+			t.Errorf("%d writes landed outside in %s (first %s)", len(ents), dir, ents[0].Name())
+		}
+	}
+}
+
+type swap struct{ dir, abs, rel string }
+
+// raceRound runs one round of TestSwapDirForSymlinkRace: per swap, one goroutine swaps the
+// directory for a symlink and back while two write through the guard.
+func raceRound(t *testing.T, g *Guard, ctx context.Context, swaps []swap, granted string, iterations, round int, written, refused *atomic.Int64) {
+	var wg sync.WaitGroup
 	for si, s := range swaps {
 		wg.Go(func() {
 			for i := range iterations {
@@ -65,19 +89,21 @@ func TestSwapDirForSymlinkRace(t *testing.T) {
 					t.Error(err)
 					return
 				}
+				runtime.Gosched()
 			}
 		})
 		for w := range 2 {
 			wg.Go(func() {
 				for i := range iterations {
-					name := fmt.Sprintf("f%d-%d-%d", si, w, i)
+					name := fmt.Sprintf("f%d-%d-%d-%d", round, si, w, i)
 					p := "d/" + name
 					if si == 1 {
 						p = filepath.Join(granted, "sub", name)
 					}
-					tg, err := f.g.Open(ctx, req(ClassWrite, "create_file", p))
+					tg, err := g.Open(ctx, req(ClassWrite, "create_file", p))
 					if err != nil {
-						continue // denied while the symlink was in place: fine
+						refused.Add(1) // denied while the symlink was in place: fine
+						continue
 					}
 					if tg.Root.WriteFile(tg.Rel, []byte("x"), 0o644) == nil {
 						written.Add(1)
@@ -88,19 +114,6 @@ func TestSwapDirForSymlinkRace(t *testing.T) {
 		}
 	}
 	wg.Wait()
-	if written.Load() == 0 {
-		t.Error("no write succeeded; the race was not exercised")
-	}
-	t.Logf("%d writes landed inside their scope", written.Load())
-	for _, dir := range []string{victim, forbidden} {
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ents) != 0 {
-			t.Errorf("%d writes landed outside in %s (first %s)", len(ents), dir, ents[0].Name())
-		}
-	}
 }
 
 // kernelPath asks the kernel where an existing path leads: open it with O_PATH and read the
