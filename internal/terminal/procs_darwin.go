@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"golang.org/x/sys/unix"
@@ -150,70 +149,41 @@ func orphanPIDs(self string) []int {
 	return out
 }
 
-// foregroundShellOnce is foregroundShell at one moment (see procs_linux.go for the rules).
-func foregroundShellOnce(shellPID int) (shell, forking bool) {
+// foregroundTable reads, for the foreground walk, the foreground process group of the
+// terminal of shellPID (0 when the table does not say) and the live processes.
+func foregroundTable(shellPID int) (tpgid int, procs []fgProc) {
 	table := procTable()
-	var tpgid int
 	for _, p := range table {
 		if p.pid == shellPID {
 			tpgid = p.tpgid
 		}
 	}
-	if tpgid <= 0 {
-		return true, false
+	if tpgid <= 0 || tpgid == shellPID {
+		return tpgid, nil
 	}
-	if tpgid == shellPID {
-		return false, false
-	}
-	_, shellArgs, _, _ := procArgs(shellPID)
-	children := map[int][]proc{}
-	var front []proc
 	for _, p := range table {
-		if p.zombie {
-			continue
+		if !p.zombie {
+			procs = append(procs, fgProc{pid: p.pid, ppid: p.ppid, pgrp: p.pgrp, comm: p.comm})
 		}
-		if p.pgrp == tpgid {
-			front = append(front, p)
-		}
-		children[p.ppid] = append(children[p.ppid], p)
 	}
-	if len(front) == 0 {
-		return true, false
-	}
-	seen := map[int]bool{}
-	forking = true
-	for len(front) > 0 && len(seen) < maxForegroundProcs {
-		p := front[0]
-		front = front[1:]
-		if seen[p.pid] {
-			continue
-		}
-		seen[p.pid] = true
-		exe, args, _, _ := procArgs(p.pid)
-		if isLineReader(p.comm) || exe != "" && isLineReader(filepath.Base(exe)) {
-			shell = true
-			if p.ppid != shellPID || len(shellArgs) == 0 || !sameArgs(args, shellArgs) {
-				return true, false
-			}
-		}
-		front = append(front, children[p.pid]...)
-	}
-	if len(front) > 0 {
-		return true, false
-	}
-	return shell, shell && forking
+	return tpgid, procs
 }
 
-func sameArgs(a, b [][]byte) bool {
-	if len(a) != len(b) {
-		return false
+// procExe is the executable of process pid, or "" when it cannot be read.
+func procExe(pid int) string {
+	exe, _, _, _ := procArgs(pid)
+	return exe
+}
+
+// procCmdline is the command line of process pid, each argument ended by a NUL byte (as
+// Linux's /proc/PID/cmdline has it); empty when it cannot be read.
+func procCmdline(pid int) []byte {
+	_, args, _, _ := procArgs(pid)
+	var b []byte
+	for _, a := range args {
+		b = append(append(b, a...), 0)
 	}
-	for i := range a {
-		if !bytes.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
+	return b
 }
 
 // procCwd is the working directory of process pid; here it is not read, and fallback (the

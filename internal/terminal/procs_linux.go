@@ -5,7 +5,6 @@ package terminal
 import (
 	"bytes"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -152,33 +151,27 @@ func statFields(pid int) (comm string, f []string, ok bool) {
 	return string(b[i+1 : j]), f, len(f) >= 6
 }
 
-// foregroundShellOnce is foregroundShell at one moment; forking says every shell it found
-// may be a fork of the session's shell that has not exec'd its command yet.
-func foregroundShellOnce(shellPID int) (shell, forking bool) {
+// foregroundTable reads, for the foreground walk, the foreground process group of the
+// terminal of shellPID (0 when /proc cannot say) and, unless that is 0 or the shell's own, the
+// live processes.
+func foregroundTable(shellPID int) (tpgid int, procs []fgProc) {
 	_, sf, ok := statFields(shellPID)
 	if !ok {
-		return true, false
+		return 0, nil
 	}
 	tpgid, err := strconv.Atoi(sf[5])
 	if err != nil || tpgid <= 0 {
-		return true, false
+		return 0, nil
 	}
 	if tpgid == shellPID {
-		return false, false
+		return tpgid, nil
 	}
 	d, err := os.Open("/proc")
 	if err != nil {
-		return true, false
+		return tpgid, nil
 	}
-	shellCmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(shellPID) + "/cmdline")
 	names, _ := d.Readdirnames(-1)
 	d.Close()
-	type proc struct {
-		pid, ppid int
-		comm      string
-	}
-	children := map[int][]proc{}
-	var front []proc
 	for _, n := range names {
 		pid, err := strconv.Atoi(n)
 		if err != nil {
@@ -190,40 +183,20 @@ func foregroundShellOnce(shellPID int) (shell, forking bool) {
 		}
 		ppid, _ := strconv.Atoi(f[1])
 		pgrp, _ := strconv.Atoi(f[2])
-		p := proc{pid, ppid, comm}
-		if pgrp == tpgid {
-			front = append(front, p)
-		}
-		children[ppid] = append(children[ppid], p)
+		procs = append(procs, fgProc{pid: pid, ppid: ppid, pgrp: pgrp, comm: comm})
 	}
-	if len(front) == 0 {
-		return true, false // the group just ended or /proc hides it
-	}
-	seen := map[int]bool{}
-	forking = true
-	for len(front) > 0 && len(seen) < maxForegroundProcs {
-		p := front[0]
-		front = front[1:]
-		if seen[p.pid] {
-			continue
-		}
-		seen[p.pid] = true
-		exe, _ := os.Readlink("/proc/" + strconv.Itoa(p.pid) + "/exe")
-		if isLineReader(p.comm) || exe != "" && isLineReader(filepath.Base(exe)) {
-			shell = true
-			if p.ppid != shellPID || len(shellCmdline) == 0 || !bytes.Equal(readCmdline(p.pid), shellCmdline) {
-				return true, false
-			}
-		}
-		front = append(front, children[p.pid]...)
-	}
-	if len(front) > 0 {
-		return true, false
-	}
-	return shell, shell && forking
+	return tpgid, procs
 }
 
-func readCmdline(pid int) []byte {
+// procExe is the executable of process pid, or "" when it cannot be read.
+func procExe(pid int) string {
+	exe, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/exe")
+	return exe
+}
+
+// procCmdline is the command line of process pid, each argument ended by a NUL byte; empty
+// when it cannot be read.
+func procCmdline(pid int) []byte {
 	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline")
 	return b
 }
