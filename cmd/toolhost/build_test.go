@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/internal/git/gittest"
+	"toolhost/internal/proctest"
 	"toolhost/internal/sandbox/sandboxtest"
 )
 
@@ -169,16 +170,8 @@ func TestLongRunThroughCLI(t *testing.T) {
 		t.Fatalf("cancel %s = %q %q %v", id, out, errOut, err)
 	}
 	// The linker writes PKG.test too: a cancel while it links must take it with the tree.
-	if n := countProcs(pkg + ".test"); n != 0 {
-		ents, _ := os.ReadDir("/proc")
-		for _, e := range ents {
-			b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-			if strings.Contains(string(b), pkg+".test") {
-				st, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-				t.Logf("left: %q, stat %s", b, st)
-			}
-		}
-		t.Errorf("%d test binaries left after cancel returned", n)
+	if left := proctest.Matching(pkg + ".test"); len(left) != 0 {
+		t.Errorf("%d test binaries left after cancel returned: %v", len(left), left)
 	}
 	out, _, err = cli(t, state, work, "history", "--json", "--tool", "build_and_version_control")
 	var page execPage

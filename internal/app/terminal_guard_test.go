@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/internal/config"
+	"toolhost/internal/proctest"
 	"toolhost/internal/sandbox/sandboxtest"
 )
 
@@ -336,13 +337,10 @@ func (g *guardedApp) approveLine(t *testing.T, session, line, refusal string) {
 // shell has forked and exec'd it).
 func waitExec(t *testing.T, cmdline, comm string) {
 	t.Helper()
-	want := strings.ReplaceAll(cmdline, " ", "\x00") + "\x00"
+	args := strings.Split(cmdline, " ")
 	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		ents, _ := os.ReadDir("/proc")
-		for _, e := range ents {
-			b, _ := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-			c, _ := os.ReadFile("/proc/" + e.Name() + "/comm")
-			if string(b) == want && strings.TrimSpace(string(c)) == comm {
+		for _, p := range proctest.Exactly(args...) {
+			if p.Comm == comm {
 				return
 			}
 		}

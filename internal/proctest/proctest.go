@@ -11,14 +11,24 @@ import (
 	"strings"
 )
 
-// Proc is a running process and its command line.
+// Proc is a running process: its command line, the name of the program it runs (which a
+// fork keeps until it execs another) and its state (R running, S sleeping, ...).
 type Proc struct {
-	PID  int
-	Args []string
+	PID   int
+	Args  []string
+	Comm  string
+	State byte
 }
 
-// String is the pid and the command line, for failure messages.
-func (p Proc) String() string { return strconv.Itoa(p.PID) + ": " + strings.Join(p.Args, " ") }
+// String is the pid, the program and its state where /proc told them, and the command line,
+// for failure messages.
+func (p Proc) String() string {
+	s := strconv.Itoa(p.PID)
+	if p.Comm != "" {
+		s += " (" + p.Comm + " " + string(p.State) + ")"
+	}
+	return s + ": " + strings.Join(p.Args, " ")
+}
 
 // Live lists the running processes but this one, with their command lines. A zombie (ended,
 // not yet reaped by its parent) is left out: it is gone but for its exit status.
@@ -34,11 +44,15 @@ func Live() []Proc {
 		if err != nil || len(b) == 0 {
 			continue // gone, a kernel thread, or a zombie (its cmdline is empty)
 		}
-		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+		p := Proc{PID: pid, Args: strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")}
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat") // pid (comm) state ...
+		if i, j := bytes.IndexByte(stat, '('), bytes.LastIndexByte(stat, ')'); i >= 0 && j > i && j+2 < len(stat) {
+			p.Comm, p.State = string(stat[i+1:j]), stat[j+2]
+		}
+		if p.State == 'Z' {
 			continue
 		}
-		out = append(out, Proc{PID: pid, Args: strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")})
+		out = append(out, p)
 	}
 	return out
 }

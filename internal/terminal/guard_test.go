@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"toolhost/internal/gate"
+	"toolhost/internal/proctest"
 	"toolhost/internal/sandbox"
 	"toolhost/internal/sandbox/sandboxtest"
 )
@@ -226,14 +227,14 @@ func TestForegroundShellLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			deadline := time.Now().Add(time.Minute)
-			for c.comm != "" && !hasComm(procsWithArg(missing), c.comm) {
+			for c.comm != "" && !hasComm(proctest.Matching(missing), c.comm) {
 				if time.Now().After(deadline) {
-					t.Fatalf("%s did not start: %v", c.comm, procsWithArg(missing))
+					t.Fatalf("%s did not start: %v", c.comm, proctest.Matching(missing))
 				}
 				time.Sleep(10 * time.Millisecond)
 			}
 			if got := foregroundShell(s.pid); got != c.want {
-				t.Errorf("foregroundShell = %v, want %v; processes %v", got, c.want, procsWithArg(missing))
+				t.Errorf("foregroundShell = %v, want %v; processes %v", got, c.want, proctest.Matching(missing))
 			}
 			if _, err := m.Send(ctx, "c", inf.ID, Input{Text: "probe"}); err != nil {
 				t.Fatal(err)
@@ -253,10 +254,10 @@ func TestForegroundShellLines(t *testing.T) {
 	}
 }
 
-// hasComm reports whether one of procsWithArg's lines is a process named comm.
-func hasComm(procs []string, comm string) bool {
+// hasComm reports whether one of procs runs the program comm.
+func hasComm(procs []proctest.Proc, comm string) bool {
 	for _, p := range procs {
-		if strings.Contains(p, "("+comm+")") {
+		if p.Comm == comm {
 			return true
 		}
 	}

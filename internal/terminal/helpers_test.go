@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"toolhost/internal/proctest"
 )
 
 // testWait is generous: the CI machine is small and shared.
@@ -84,32 +86,12 @@ func procArg(n string) string {
 	return fmt.Sprintf("%07d%s", os.Getpid(), n)
 }
 
-// procsWithArg lists live processes whose command line contains arg.
-func procsWithArg(arg string) []string {
-	ents, _ := os.ReadDir("/proc")
-	var out []string
-	for _, e := range ents {
-		if e.Name()[0] < '0' || e.Name()[0] > '9' {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil || len(b) == 0 {
-			continue
-		}
-		if strings.Contains(string(b), arg) {
-			st, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
-			out = append(out, e.Name()+": "+strings.ReplaceAll(string(b), "\x00", " ")+" | "+string(st))
-		}
-	}
-	return out
-}
-
 // waitNoProcs waits (bounded) until no process carries arg; zombies have no cmdline.
 func waitNoProcs(t *testing.T, arg string) {
 	t.Helper()
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		left := procsWithArg(arg)
+		left := proctest.Matching(arg)
 		if len(left) == 0 {
 			return
 		}

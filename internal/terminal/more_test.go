@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"toolhost/internal/owner"
+	"toolhost/internal/proctest"
 )
 
 func TestProgressAndUpdateHooks(t *testing.T) {
@@ -86,7 +87,7 @@ func TestShutdownKillsEscapees(t *testing.T) {
 	if err != nil || !r.Running {
 		t.Fatalf("Run() = %+v, %v; want still running", r, err)
 	}
-	waitUntil(t, func() bool { return len(procsWithArg(procArg("1004."))) >= 4 }, "four sleeps")
+	waitUntil(t, func() bool { return len(proctest.Matching(procArg("1004."))) >= 4 }, "four sleeps")
 	if err := m.Shutdown(context.Background()); err != nil {
 		t.Fatalf("Shutdown() = %v", err)
 	}
@@ -170,7 +171,7 @@ func TestRunCancelledKillsTree(t *testing.T) {
 	if strings.Contains(r.Stdout, "survived") {
 		t.Errorf("the command went on after the cancel: %q", r.Stdout)
 	}
-	if pids := procsWithArg(num); len(pids) > 0 {
+	if pids := proctest.Matching(num); len(pids) > 0 {
 		t.Errorf("processes %v of the cancelled command are left", pids)
 	}
 }
@@ -354,7 +355,7 @@ func TestSweepsOrphansOfDeadInstances(t *testing.T) {
 	newTestManager(t, Config{CloseGrace: 200 * time.Millisecond})
 	waitNoProcs(t, procArg("1007.25"))
 	waitNoProcs(t, procArg("1007.75"))
-	if got := procsWithArg(procArg("1007.5")); len(got) != 1 {
+	if got := proctest.Matching(procArg("1007.5")); len(got) != 1 {
 		t.Errorf("processes of a live instance after the sweep = %v, want the one sleep", got)
 	}
 }

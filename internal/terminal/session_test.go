@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"toolhost/internal/proctest"
 	"toolhost/store/storetest"
 
 	"golang.org/x/sys/unix"
@@ -284,7 +285,7 @@ func TestCloseKillsEveryProcess(t *testing.T) {
 	createSession(t, m, "c", "k")
 	// A background job, a job-control process group and a setsid escapee holding the pts.
 	runIn(t, m, "c", "k", fmt.Sprintf("sleep %s & set -m; sleep %s & setsid sleep %s & set +m; true", procArg("1001.25"), procArg("1001.5"), procArg("1001.75")))
-	waitUntil(t, func() bool { return len(procsWithArg(procArg("1001."))) == 3 }, "three sleeps running")
+	waitUntil(t, func() bool { return len(proctest.Matching(procArg("1001."))) == 3 }, "three sleeps running")
 	if err := m.Close(context.Background(), "c", "k"); err != nil {
 		t.Fatalf("Close() = %v", err)
 	}
