@@ -77,12 +77,14 @@ func needConPTY(t *testing.T) {
 	}
 }
 
-// runOnConsole starts cmd as startJobProcess starts a one-shot command and returns its stdout,
-// stderr and exit code.
-func runOnConsole(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, code int, sel *procSelector) {
+// startHeld starts cmd as startJobProcess starts a one-shot command, with its stdout and
+// stderr into pipes whose read ends it returns (closed when the test ends), and returns what
+// startJobProcess holds and the selector of the command's processes.
+func startHeld(t *testing.T, cmd *exec.Cmd) (held io.Closer, sel *procSelector, stdout, stderr *os.File) {
 	t.Helper()
 	outR, outW, _ := os.Pipe()
 	errR, errW, _ := os.Pipe()
+	t.Cleanup(func() { outR.Close(); errR.Close() })
 	cmd.Stdout, cmd.Stderr = outW, errW
 	sel = &procSelector{}
 	held, err := startJobProcess(cmd, nil, sel)
@@ -91,6 +93,14 @@ func runOnConsole(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, code int,
 	if err != nil {
 		t.Fatalf("startJobProcess(%v) = %v", cmd.Args, err)
 	}
+	return held, sel, outR, errR
+}
+
+// runOnConsole starts cmd as startJobProcess starts a one-shot command and returns its stdout,
+// stderr and exit code.
+func runOnConsole(t *testing.T, cmd *exec.Cmd) (stdout, stderr string, code int, sel *procSelector) {
+	t.Helper()
+	held, sel, outR, errR := startHeld(t, cmd)
 	t.Cleanup(func() { held.Close() })
 	var wg sync.WaitGroup
 	var ob, eb bytes.Buffer
@@ -139,17 +149,7 @@ func TestConsoleExitCode(t *testing.T) {
 func TestConsoleJobKillsTree(t *testing.T) {
 	needConPTY(t)
 	cmd := helperCmd(t, "tree")
-	outR, outW, _ := os.Pipe()
-	errR, errW, _ := os.Pipe()
-	defer errR.Close()
-	cmd.Stdout, cmd.Stderr = outW, errW
-	sel := &procSelector{}
-	held, err := startJobProcess(cmd, nil, sel)
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	held, sel, outR, _ := startHeld(t, cmd)
 	defer held.Close()
 	var parent, child int
 	if _, err := fmt.Fscan(outR, &parent, &child); err != nil {
@@ -174,15 +174,7 @@ func TestConsoleJobKillsTree(t *testing.T) {
 func TestConsoleCloseKillsJob(t *testing.T) {
 	needConPTY(t)
 	cmd := helperCmd(t, "sleep")
-	outR, outW, _ := os.Pipe()
-	defer outR.Close()
-	cmd.Stdout, cmd.Stderr = outW, outW
-	sel := &procSelector{}
-	held, err := startJobProcess(cmd, nil, sel)
-	outW.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	held, sel, _, _ := startHeld(t, cmd)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	held.Close()
