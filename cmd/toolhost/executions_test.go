@@ -18,6 +18,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"toolhost/internal/mcptest"
 	"toolhost/internal/proctest"
 )
 
@@ -314,15 +315,7 @@ func TestTiersTokensAndLimitsOverHTTP(t *testing.T) {
 	})
 	t.Run("a session stays with the token that opened it", func(t *testing.T) {
 		post := func(tok, session, body string) *http.Response {
-			req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(body))
-			req.Header.Set("Authorization", "Bearer "+tok)
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-			if session != "" {
-				req.Header.Set("Mcp-Session-Id", session)
-			}
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := http.DefaultClient.Do(mcptest.NewRequest(base+"/mcp", tok, "2025-06-18", session, body))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -349,10 +342,7 @@ func TestTiersTokensAndLimitsOverHTTP(t *testing.T) {
 		if code, _ := api(t, "GET", base+"/api/stats", basic, nil); code != 401 {
 			t.Errorf("revoked token: %d, want 401", code)
 		}
-		req, _ := http.NewRequest("POST", base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-		req.Header.Set("Authorization", "Bearer "+basic)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
+		req := mcptest.NewRequest(base+"/mcp", basic, "", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 		if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 401 {
 			t.Errorf("revoked token on /mcp: %v %v, want 401", resp.StatusCode, err)
 		}

@@ -19,6 +19,7 @@ import (
 
 	"toolhost/internal/database/pgtest"
 	"toolhost/internal/logtest"
+	"toolhost/internal/mcptest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -350,10 +351,7 @@ func TestHTTPBinary(t *testing.T) {
 		t.Fatal("serve printed no token")
 	}
 	status := func(mod func(*http.Request)) int {
-		req, _ := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Authorization", "Bearer "+token)
+		req := mcptest.NewRequest(url, token, "", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
 		mod(req)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"toolhost/internal/mcptest"
 	"toolhost/internal/server"
 )
 
@@ -176,15 +177,11 @@ func TestStdioLineLimit(t *testing.T) {
 // before initialize), and returns the answer decoded from JSON or from its SSE event.
 func mcpPost(t *testing.T, url, token, session string, body []byte) (*http.Response, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", url, bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
+	version := "" // none on initialize
 	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		version = "2025-06-18"
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(mcptest.NewRequest(url, token, version, session, string(body)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"toolhost/internal/golden"
+	"toolhost/internal/mcptest"
 )
 
 // These tests drive the MCP surface besides tools (resource subscriptions, conversation scoping
@@ -258,15 +259,7 @@ type sseEvent struct{ id, data string }
 // the answer's session id and events.
 func rawMCP(t *testing.T, url, token, session, body string) (string, []sseEvent) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(mcptest.NewRequest(url, token, "2025-11-25", session, body))
 	if err != nil {
 		t.Fatal(err)
 	}

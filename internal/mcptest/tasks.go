@@ -1,6 +1,6 @@
 // Package mcptest holds a raw MCP client for tests of what the go-sdk client cannot speak: MCP
 // Tasks over streamable HTTP, on a session (protocols before 2026-07-28) or statelessly (the
-// Tasks extension of 2026-07-28). Only tests import it.
+// Tasks extension of 2026-07-28); and the request a raw HTTP test posts. Only tests import it.
 package mcptest
 
 import (
@@ -65,19 +65,12 @@ func (c *TaskClient) Post(msg map[string]any) map[string]any {
 		msg["params"] = p
 	}
 	body, _ := json.Marshal(msg)
-	req, _ := http.NewRequest(http.MethodPost, c.url, strings.NewReader(string(body)))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Mcp-Protocol-Version", c.version)
+	req := NewRequest(c.url, c.token, c.version, c.session, string(body))
 	if c.Stateless() {
 		req.Header.Set("Mcp-Method", method)
 		if method == "tools/call" {
 			req.Header.Set("Mcp-Name", msg["params"].(map[string]any)["name"].(string))
 		}
-	}
-	if c.session != "" {
-		req.Header.Set("Mcp-Session-Id", c.session)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -8,19 +8,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"toolhost/internal/mcptest"
 )
 
 // post sends one JSON-RPC message to /mcp and returns the response and the SSE event ids in it.
 func post(t *testing.T, url, session, body string) (*http.Response, []string, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	if session != "" {
-		req.Header.Set("Mcp-Session-Id", session)
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(mcptest.NewRequest(url, "", "2025-11-25", session, body))
 	if err != nil {
 		t.Fatal(err)
 	}
