@@ -73,6 +73,16 @@ func term(t *testing.T, cs *mcp.ClientSession, args map[string]any) (string, map
 	return call(t, cs, "terminal_operations", args)
 }
 
+// termOK is term for a call that must succeed: an error answer fails the test.
+func termOK(t *testing.T, cs *mcp.ClientSession, args map[string]any) string {
+	t.Helper()
+	text, _ := term(t, cs, args)
+	if strings.HasPrefix(text, "ERROR") {
+		t.Fatalf("terminal_operations %v: %s", args, text)
+	}
+	return text
+}
+
 // pollOutput calls get_output on id until the command has finished, and returns everything it
 // printed.
 func pollOutput(t *testing.T, cs *mcp.ClientSession, id string) string {
@@ -80,10 +90,7 @@ func pollOutput(t *testing.T, cs *mcp.ClientSession, id string) string {
 	var all strings.Builder
 	deadline := time.Now().Add(time.Minute)
 	for time.Now().Before(deadline) {
-		text, _ := term(t, cs, map[string]any{"operation": "get_output", "session_id": id, "wait_ms": 5000})
-		if strings.HasPrefix(text, "ERROR") {
-			t.Fatalf("get_output %s: %s", id, text)
-		}
+		text := termOK(t, cs, map[string]any{"operation": "get_output", "session_id": id, "wait_ms": 5000})
 		all.WriteString(text)
 		if strings.Contains(text, "command finished") {
 			return all.String()
@@ -99,12 +106,8 @@ func pollOutput(t *testing.T, cs *mcp.ClientSession, id string) string {
 func TestKeptSessionsOutliveAKilledServer(t *testing.T) {
 	state, work := keepState(t, "")
 	cs, cmd := keptServer(t, state, work)
-	if text, _ := term(t, cs, map[string]any{"operation": "create_session", "name": "sh"}); strings.HasPrefix(text, "ERROR") {
-		t.Fatal(text)
-	}
-	if text, _ := term(t, cs, map[string]any{"operation": "send_input", "session_id": "sh", "text": "KEPT=42", "wait_ms": 3000}); strings.HasPrefix(text, "ERROR") {
-		t.Fatal(text)
-	}
+	termOK(t, cs, map[string]any{"operation": "create_session", "name": "sh"})
+	termOK(t, cs, map[string]any{"operation": "send_input", "session_id": "sh", "text": "KEPT=42", "wait_ms": 3000})
 	const n = 40
 	script := fmt.Sprintf("for i in $(seq 1 %d); do echo line-$i; sleep 0.05; done; echo the-end", n)
 	text, _ := term(t, cs, map[string]any{"operation": "run_command", "command": script, "yield_seconds": 1})
@@ -148,9 +151,7 @@ func TestKeptSessionsOutliveAKilledServer(t *testing.T) {
 func TestKilledTerminalHostEndsItsSessions(t *testing.T) {
 	state, work := keepState(t, "")
 	cs, _ := keptServer(t, state, work)
-	if text, _ := term(t, cs, map[string]any{"operation": "create_session", "name": "doomed"}); strings.HasPrefix(text, "ERROR") {
-		t.Fatal(text)
-	}
+	termOK(t, cs, map[string]any{"operation": "create_session", "name": "doomed"})
 	// Printed after the session's last finished command: only the recording holds it.
 	text, _ := term(t, cs, map[string]any{"operation": "send_input", "session_id": "doomed", "text": "echo before-the-kill; sleep 600.25", "wait_ms": 1000})
 	if !strings.Contains(text, "before-the-kill") {
@@ -209,10 +210,7 @@ func TestKilledTerminalHostEndsItsSessions(t *testing.T) {
 	if text, _ := term(t, cs, map[string]any{"operation": "send_input", "session_id": "doomed", "text": "echo hi"}); !strings.HasPrefix(text, "ERROR") {
 		t.Fatalf("send_input to the ended session = %s, want an error", text)
 	}
-	text, _ = term(t, cs, map[string]any{"operation": "create_session", "name": "fresh"})
-	if strings.HasPrefix(text, "ERROR") {
-		t.Fatalf("create_session after the host's kill = %s", text)
-	}
+	termOK(t, cs, map[string]any{"operation": "create_session", "name": "fresh"}) // after the host's kill
 	if text, _ := term(t, cs, map[string]any{"operation": "send_input", "session_id": "fresh", "text": "echo alive", "wait_ms": 3000}); !strings.Contains(text, "alive") {
 		t.Fatalf("a new session after the host's kill = %s", text)
 	}
@@ -226,9 +224,7 @@ func TestKilledTerminalHostEndsItsSessions(t *testing.T) {
 func TestKeptSessionsIdleLimit(t *testing.T) {
 	state, work := keepState(t, "keep_sessions_idle = \"1s\"\n")
 	cs, _ := keptServer(t, state, work)
-	if text, _ := term(t, cs, map[string]any{"operation": "create_session", "name": "idle"}); strings.HasPrefix(text, "ERROR") {
-		t.Fatal(text)
-	}
+	termOK(t, cs, map[string]any{"operation": "create_session", "name": "idle"})
 	text, _ := term(t, cs, map[string]any{"operation": "send_input", "session_id": "idle", "text": "echo shell-pid=$$", "wait_ms": 3000})
 	m := regexp.MustCompile(`shell-pid=(\d+)`).FindStringSubmatch(text)
 	if m == nil {
