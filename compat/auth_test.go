@@ -4,8 +4,6 @@ package compat
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -22,10 +20,7 @@ func TestWrongToken(t *testing.T) {
 	for _, c := range clients {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := os.Stat(filepath.Join(s.bin, c.bin))
-			need(t, err == nil, "%s (%s) is not installed in compat/node_modules", c.name, c.pkg)
-			sem <- struct{}{}
-			defer func() { <-sem }()
+			defer s.clientSlot(t, c, sem)()
 			r := s.newRun(t, c, "http")
 			r.mcp.Token = "wrong-" + r.mcp.Token
 			args, env := c.setup(t, r)

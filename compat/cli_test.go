@@ -124,10 +124,7 @@ func TestAgentCLIs(t *testing.T) {
 		for _, tr := range c.transports {
 			t.Run(c.name+"/"+tr, func(t *testing.T) {
 				t.Parallel()
-				_, err := os.Stat(filepath.Join(s.bin, c.bin))
-				need(t, err == nil, "%s (%s) is not installed in compat/node_modules", c.name, c.pkg)
-				sem <- struct{}{}
-				defer func() { <-sem }()
+				defer s.clientSlot(t, c, sem)()
 				r := s.newRun(t, c, tr)
 				args, env := c.setup(t, r)
 				o := r.exec(t, args, env, timeout)
@@ -202,12 +199,7 @@ func evaluate(r *run, o outcome) *report {
 		rep.refused = append(rep.refused, fmt.Sprintf("%s×%d", h, n))
 	}
 	slices.Sort(rep.refused)
-	var mains []*Request
-	for _, q := range o.requests {
-		if q.main() {
-			mains = append(mains, q)
-		}
-	}
+	mains := mainRequests(o.requests)
 	fwd := forwardedResults(mains, len(steps))
 	sent := sentResults(o.session, steps)
 	add := func(name string, ok bool, format string, args ...any) {

@@ -5,7 +5,6 @@ package compat
 import (
 	"fmt"
 	"net/http/httptest"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -37,10 +36,7 @@ func TestConnectedClients(t *testing.T) {
 				t.Skipf("toolhost connect does not write %s's config (%s is retired)", c.name, c.name)
 			}
 			t.Parallel()
-			_, err := os.Stat(filepath.Join(s.bin, c.bin))
-			need(t, err == nil, "%s (%s) is not installed in compat/node_modules", c.name, c.pkg)
-			sem <- struct{}{}
-			defer func() { <-sem }()
+			defer s.clientSlot(t, c, sem)()
 			r := &run{fixture: s.newToolhost(t, "stdio"), suite: s, client: c, connected: true}
 			r.model = &Model{Script: connectScript(r.marker), Final: "compat-done " + r.marker}
 			ms := httptest.NewServer(r.model)

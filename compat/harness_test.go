@@ -199,6 +199,25 @@ type fixture struct {
 	idle *idleWait // HTTP, once the model reached the after_idle step
 }
 
+// clientSlot needs the agent CLI c installed, then waits for one of sem's slots, which the
+// function it returns frees: the suite runs a few clients at a time.
+func (s *suite) clientSlot(t *testing.T, c *client, sem chan struct{}) (release func()) {
+	t.Helper()
+	_, err := os.Stat(filepath.Join(s.bin, c.bin))
+	need(t, err == nil, "%s (%s) is not installed in compat/node_modules", c.name, c.pkg)
+	sem <- struct{}{}
+	return func() { <-sem }
+}
+
+// serverArgs is how a client script reaches the fixture's toolhost: the transport, then the
+// command and its arguments (stdio) or the URL and the token (http).
+func (f *fixture) serverArgs() []string {
+	if f.transport == "stdio" {
+		return append([]string{"stdio", f.mcp.Command}, f.mcp.Args...)
+	}
+	return []string{"http", f.mcp.URL, f.mcp.Token}
+}
+
 // idleSessionTimeout is the [http] session_timeout of the serve that replaces the first one
 // (before the after_restart step): short, so that the client's session closes idle before the
 // after_idle step.

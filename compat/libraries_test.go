@@ -169,21 +169,8 @@ func TestAgentsSDK(t *testing.T) {
 	for _, tr := range []string{"stdio", "http"} {
 		t.Run(tr, func(t *testing.T) {
 			f := s.newToolhost(t, tr)
-			script := filepath.Join(s.dir, "ts", "agents-check.mjs")
-			args := []string{script, string(calls), tr}
-			if tr == "stdio" {
-				args = append(append(args, f.mcp.Command), f.mcp.Args...)
-			} else {
-				args = append(args, f.mcp.URL, f.mcp.Token)
-			}
-			out, errOut, code := s.node(t, f, 2*time.Minute, "node", args...)
-			if code != 0 {
-				t.Fatalf("agents-check exited %d; stderr: %s", code, tail(errOut, 2000))
-			}
 			var rep libraryReport
-			if err := json.Unmarshal([]byte(lastLine(out)), &rep); err != nil {
-				t.Fatalf("agents-check output %q: %v", tail(out, 500), err)
-			}
+			s.nodeCheck(t, f, 2*time.Minute, &rep, filepath.Join(s.dir, "ts", "agents-check.mjs"), string(calls))
 			rep.Protocol = f.session(t).Protocol
 			checkLibrary(t, s, f, rep)
 			libraryResults.Store("openai-agents/"+tr, rep.Protocol)
@@ -217,12 +204,7 @@ func TestMCPUseAgent(t *testing.T) {
 			model := &Model{Script: libraryScript(), Final: "compat-done " + f.marker}
 			ms := httptest.NewServer(model)
 			t.Cleanup(ms.Close)
-			args := []string{filepath.Join(s.dir, "ts", "mcpuse-agent.mjs"), ms.URL + "/v1", "Run the toolhost compatibility script " + f.marker + ".", tr}
-			if tr == "stdio" {
-				args = append(append(args, f.mcp.Command), f.mcp.Args...)
-			} else {
-				args = append(args, f.mcp.URL, f.mcp.Token)
-			}
+			args := append([]string{filepath.Join(s.dir, "ts", "mcpuse-agent.mjs"), ms.URL + "/v1", "Run the toolhost compatibility script " + f.marker + "."}, f.serverArgs()...)
 			fin := s.runBounded(t, f, 3*time.Minute, []string{"OPENAI_API_KEY=" + dummyKey, "MCP_USE_ANONYMIZED_TELEMETRY=false"}, "node", args...)
 			if fin.exitCode != 0 {
 				t.Fatalf("mcpuse-agent exited %d (timed out %v); stderr: %s", fin.exitCode, fin.timedOut, tail(fin.stderr, 2000))

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -66,10 +65,7 @@ func TestClientLimits(t *testing.T) {
 	for _, c := range clients {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := os.Stat(filepath.Join(s.bin, c.bin))
-			need(t, err == nil, "%s (%s) is not installed in compat/node_modules", c.name, c.pkg)
-			sem <- struct{}{}
-			defer func() { <-sem }()
+			defer s.clientSlot(t, c, sem)()
 			r := &run{fixture: s.newToolhost(t, "stdio"), suite: s, client: c}
 			if err := os.WriteFile(r.config, []byte(probeConfig), 0o600); err != nil {
 				t.Fatal(err)
@@ -83,12 +79,7 @@ func TestClientLimits(t *testing.T) {
 			o := r.exec(t, args, env, timeout)
 			r.keepArtifacts(t, "limits/"+c.name, o)
 			steps := probeScript()
-			var mains []*Request
-			for _, q := range o.requests {
-				if q.main() {
-					mains = append(mains, q)
-				}
-			}
+			mains := mainRequests(o.requests)
 			fwd := forwardedResults(mains, len(steps))
 			sent := sentResults(o.session, steps)
 			name, _, _ := strings.Cut(o.session.Client, " ")

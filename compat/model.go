@@ -134,9 +134,12 @@ func (m *Model) Unknown() []string {
 }
 
 // MainRequests returns the requests of the main conversation.
-func (m *Model) MainRequests() []*Request {
+func (m *Model) MainRequests() []*Request { return mainRequests(m.Requests()) }
+
+// mainRequests are those of reqs that belong to the main conversation.
+func mainRequests(reqs []*Request) []*Request {
 	var out []*Request
-	for _, r := range m.Requests() {
+	for _, r := range reqs {
 		if r.main() {
 			out = append(out, r)
 		}

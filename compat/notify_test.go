@@ -85,21 +85,8 @@ func TestBackgroundNotifications(t *testing.T) {
 	for _, tr := range []string{"stdio", "http"} {
 		t.Run("ts-sdk/"+tr, func(t *testing.T) {
 			f := s.newToolhost(t, tr)
-			args := []string{script, backgroundCommand, tr}
-			if tr == "stdio" {
-				args = append(append(args, f.mcp.Command), f.mcp.Args...)
-			} else {
-				args = append(args, f.mcp.URL, f.mcp.Token)
-			}
-			out, errOut, code := s.node(t, f, 2*time.Minute, "node", args...)
-			if code != 0 {
-				t.Fatalf("notify-check exited %d; stderr: %s", code, tail(errOut, 2000))
-			}
 			var rep notifyReport
-			if err := json.Unmarshal([]byte(lastLine(out)), &rep); err != nil {
-				t.Fatalf("notify-check output %q: %v", tail(out, 500), err)
-			}
-			t.Logf("TS SDK over %s received: %s", tr, lastLine(out))
+			t.Logf("TS SDK over %s received: %s", tr, s.nodeCheck(t, f, 2*time.Minute, &rep, script, backgroundCommand))
 			checkNotify(t, rep)
 		})
 		t.Run("mcp-go/"+tr, func(t *testing.T) {

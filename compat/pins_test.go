@@ -75,6 +75,15 @@ func packagePins(t *testing.T) map[string]string {
 	return pj.Dependencies
 }
 
+// checkInstalled fails the test unless compat/node_modules holds the version of pkg that
+// package.json pins.
+func checkInstalled(t *testing.T, s *suite, pkg string) {
+	t.Helper()
+	if got, want := installedVersion(s, pkg), packagePins(t)[pkg]; got != want {
+		t.Errorf("node_modules has %s %q; package.json pins %q", pkg, got, want)
+	}
+}
+
 // installedVersion is the version of pkg in compat/node_modules ("" when missing).
 func installedVersion(s *suite, pkg string) string {
 	b, err := os.ReadFile(filepath.Join(s.dir, "node_modules", pkg, "package.json"))

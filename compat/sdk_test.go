@@ -49,6 +49,22 @@ func (s *suite) node(t *testing.T, f *fixture, timeout time.Duration, bin string
 	return fin.stdout, fin.stderr, fin.exitCode
 }
 
+// nodeCheck runs the client script (one of ts/*.mjs) with args and then f.serverArgs, bounded
+// by timeout, and decodes the JSON of its last line of output into got; it fails the test
+// unless the script exits 0 and that line decodes. It returns the line.
+func (s *suite) nodeCheck(t *testing.T, f *fixture, timeout time.Duration, got any, script string, args ...string) string {
+	t.Helper()
+	name := strings.TrimSuffix(filepath.Base(script), ".mjs")
+	out, errOut, code := s.node(t, f, timeout, "node", append(append([]string{script}, args...), f.serverArgs()...)...)
+	if code != 0 {
+		t.Fatalf("%s exited %d; stderr: %s", name, code, tail(errOut, 2000))
+	}
+	if err := json.Unmarshal([]byte(lastLine(out)), got); err != nil {
+		t.Fatalf("%s output %q: %v", name, tail(out, 500), err)
+	}
+	return lastLine(out)
+}
+
 // TestTypeScriptSDK drives toolhost with the TypeScript SDK client over stdio and HTTP, checks
 // every tool's input schema under ajv strict mode and the model APIs' portability rules, and
 // calls a tool.
@@ -56,9 +72,7 @@ func TestTypeScriptSDK(t *testing.T) {
 	s := newSuite(t)
 	want := toolOrder(t, s)
 	pin := pinned(t, "@modelcontextprotocol/sdk")
-	if got, want := installedVersion(s, pin.pkg), packagePins(t)[pin.pkg]; got != want {
-		t.Errorf("node_modules has %s %q; package.json pins %s", pin.pkg, got, want)
-	}
+	checkInstalled(t, s, pin.pkg)
 	script := filepath.Join(s.dir, "ts", "sdk-check.mjs")
 	t.Run("portability_rules", func(t *testing.T) {
 		out, errOut, code := s.node(t, s.newToolhost(t, "stdio"), time.Minute, "node", script, "selftest")
@@ -73,16 +87,6 @@ func TestTypeScriptSDK(t *testing.T) {
 	for _, tr := range []string{"stdio", "http"} {
 		t.Run(tr, func(t *testing.T) {
 			f := s.newToolhost(t, tr)
-			var args []string
-			if tr == "stdio" {
-				args = append([]string{script, "stdio", f.mcp.Command}, f.mcp.Args...)
-			} else {
-				args = []string{script, "http", f.mcp.URL, f.mcp.Token}
-			}
-			out, errOut, code := s.node(t, f, 2*time.Minute, "node", args...)
-			if code != 0 {
-				t.Fatalf("sdk-check exited %d; stderr: %s", code, tail(errOut, 2000))
-			}
 			var got struct {
 				Protocol *string  `json:"protocol"`
 				Tools    []string `json:"tools"`
@@ -93,9 +97,7 @@ func TestTypeScriptSDK(t *testing.T) {
 					Structured json.RawMessage `json:"structured"`
 				} `json:"call"`
 			}
-			if err := json.Unmarshal([]byte(lastLine(out)), &got); err != nil {
-				t.Fatalf("sdk-check output %q: %v", tail(out, 500), err)
-			}
+			s.nodeCheck(t, f, 2*time.Minute, &got, script)
 			sess := f.session(t)
 			t.Logf("TS SDK over %s: protocol %s (client %s)", tr, sess.Protocol, sess.Client)
 			if !slices.Equal(got.Tools, want) {
@@ -125,9 +127,7 @@ func TestInspectorCLI(t *testing.T) {
 	s := newSuite(t)
 	want := toolOrder(t, s)
 	pin := pinned(t, "@modelcontextprotocol/inspector")
-	if got, want := installedVersion(s, pin.pkg), packagePins(t)[pin.pkg]; got != want {
-		t.Errorf("node_modules has %s %q; package.json pins %s", pin.pkg, got, want)
-	}
+	checkInstalled(t, s, pin.pkg)
 	for _, tr := range []string{"stdio", "http"} {
 		t.Run(tr, func(t *testing.T) {
 			f := s.newToolhost(t, tr)

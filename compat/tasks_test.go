@@ -3,7 +3,6 @@
 package compat
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,16 +19,6 @@ func TestTypeScriptSDKTasks(t *testing.T) {
 	for _, tr := range []string{"stdio", "http"} {
 		t.Run(tr, func(t *testing.T) {
 			f := s.newToolhost(t, tr)
-			var args []string
-			if tr == "stdio" {
-				args = append([]string{script, "stdio", f.mcp.Command}, f.mcp.Args...)
-			} else {
-				args = []string{script, "http", f.mcp.URL, f.mcp.Token}
-			}
-			out, errOut, code := s.node(t, f, 3*time.Minute, "node", args...)
-			if code != 0 {
-				t.Fatalf("tasks-check exited %d; stderr: %s", code, tail(errOut, 2000))
-			}
 			type driven struct {
 				Types    []string `json:"types"`
 				Statuses []string `json:"statuses"`
@@ -49,10 +38,7 @@ func TestTypeScriptSDKTasks(t *testing.T) {
 				Listed          []string       `json:"listed"`
 				Unknown         string         `json:"unknown"`
 			}
-			if err := json.Unmarshal([]byte(lastLine(out)), &got); err != nil {
-				t.Fatalf("tasks-check output %q: %v", tail(out, 500), err)
-			}
-			t.Logf("TS SDK tasks over %s: %s", tr, lastLine(out))
+			t.Logf("TS SDK tasks over %s: %s", tr, s.nodeCheck(t, f, 3*time.Minute, &got, script))
 			if got.ServerTasks == nil || !slices.Contains(got.TaskTools, "terminal_operations") {
 				t.Errorf("server tasks capability %v, task tools %v: want the capability and terminal_operations", got.ServerTasks, got.TaskTools)
 			}
@@ -81,24 +67,12 @@ func TestTypeScriptSDKTasks(t *testing.T) {
 func TestExtTasks(t *testing.T) {
 	s := newSuite(t)
 	for _, pkg := range []string{"@modelcontextprotocol/ext-tasks", "@modelcontextprotocol/client"} {
-		if got, want := installedVersion(s, pkg), packagePins(t)[pkg]; got != want {
-			t.Errorf("node_modules has %s %q; package.json pins %q", pkg, got, want)
-		}
+		checkInstalled(t, s, pkg)
 	}
 	script := filepath.Join(s.dir, "ts", "ext-tasks-check.mjs")
 	for _, tr := range []string{"stdio", "http"} {
 		t.Run(tr, func(t *testing.T) {
 			f := s.newToolhost(t, tr)
-			var args []string
-			if tr == "stdio" {
-				args = append([]string{script, "stdio", f.mcp.Command}, f.mcp.Args...)
-			} else {
-				args = []string{script, "http", f.mcp.URL, f.mcp.Token}
-			}
-			out, errOut, code := s.node(t, f, 3*time.Minute, "node", args...)
-			if code != 0 {
-				t.Fatalf("ext-tasks-check exited %d; stderr: %s", code, tail(errOut, 2000))
-			}
 			type execution struct {
 				Kind, TaskID, Status, Text, LastStatus string
 			}
@@ -109,10 +83,7 @@ func TestExtTasks(t *testing.T) {
 				Quick     execution      `json:"quick"`
 				Sent      []string       `json:"sent"`
 			}
-			if err := json.Unmarshal([]byte(lastLine(out)), &got); err != nil {
-				t.Fatalf("ext-tasks-check output %q: %v", tail(out, 500), err)
-			}
-			t.Logf("ext-tasks over %s: %s", tr, lastLine(out))
+			t.Logf("ext-tasks over %s: %s", tr, s.nodeCheck(t, f, 3*time.Minute, &got, script))
 			if got.Extension == nil || len(got.Extension) != 0 {
 				t.Errorf("server/discover declares the extension as %v, want {}", got.Extension)
 			}
