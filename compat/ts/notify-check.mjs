@@ -7,22 +7,11 @@
 // usage: node notify-check.mjs COMMAND_LINE stdio COMMAND [ARGS...]
 //        node notify-check.mjs COMMAND_LINE http URL TOKEN
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { sdkTransport } from "./sdk-transport.mjs";
 
 const [commandLine, mode, ...rest] = process.argv.slice(2);
-let transport;
-if (mode === "stdio") {
-  transport = new StdioClientTransport({ command: rest[0], args: rest.slice(1), stderr: "inherit" });
-} else if (mode === "http") {
-  transport = new StreamableHTTPClientTransport(new URL(rest[0]), {
-    requestInit: { headers: { Authorization: `Bearer ${rest[1]}` } },
-  });
-} else {
-  console.error("usage: notify-check.mjs COMMAND_LINE stdio COMMAND [ARGS...] | COMMAND_LINE http URL TOKEN");
-  process.exit(2);
-}
+const transport = sdkTransport(mode, rest, "usage: notify-check.mjs COMMAND_LINE stdio COMMAND [ARGS...] | COMMAND_LINE http URL TOKEN");
 
 const out = { updated: [], logs: [] };
 const client = new Client({ name: "toolhost-compat-ts-notify", version: "1.0.0" });

@@ -8,10 +8,9 @@
 //        node sdk-check.mjs selftest   (the portability rules must catch known-bad schemas)
 //        (the tool call reads notes.txt in toolhost's working directory)
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import Ajv from "ajv";
 import Ajv2020 from "ajv/dist/2020.js";
+import { sdkTransport } from "./sdk-transport.mjs";
 
 const [mode, ...rest] = process.argv.slice(2);
 
@@ -30,17 +29,7 @@ if (mode === "selftest") {
   process.exit(0);
 }
 
-let transport;
-if (mode === "stdio") {
-  transport = new StdioClientTransport({ command: rest[0], args: rest.slice(1), stderr: "inherit" });
-} else if (mode === "http") {
-  transport = new StreamableHTTPClientTransport(new URL(rest[0]), {
-    requestInit: { headers: { Authorization: `Bearer ${rest[1]}` } },
-  });
-} else {
-  console.error("usage: sdk-check.mjs stdio COMMAND [ARGS...] | http URL TOKEN");
-  process.exit(2);
-}
+const transport = sdkTransport(mode, rest, "usage: sdk-check.mjs stdio COMMAND [ARGS...] | http URL TOKEN");
 
 const client = new Client({ name: "toolhost-compat-ts-sdk", version: "1.0.0" });
 await client.connect(transport);

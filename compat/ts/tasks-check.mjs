@@ -7,21 +7,10 @@
 // usage: node tasks-check.mjs stdio COMMAND [ARGS...]
 //        node tasks-check.mjs http URL TOKEN
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { sdkTransport } from "./sdk-transport.mjs";
 
 const [mode, ...rest] = process.argv.slice(2);
-let transport;
-if (mode === "stdio") {
-  transport = new StdioClientTransport({ command: rest[0], args: rest.slice(1), stderr: "inherit" });
-} else if (mode === "http") {
-  transport = new StreamableHTTPClientTransport(new URL(rest[0]), {
-    requestInit: { headers: { Authorization: `Bearer ${rest[1]}` } },
-  });
-} else {
-  console.error("usage: tasks-check.mjs stdio COMMAND [ARGS...] | http URL TOKEN");
-  process.exit(2);
-}
+const transport = sdkTransport(mode, rest, "usage: tasks-check.mjs stdio COMMAND [ARGS...] | http URL TOKEN");
 
 const client = new Client(
   { name: "toolhost-compat-ts-tasks", version: "1.0.0" },
