@@ -3,7 +3,6 @@
 package main
 
 import (
-	"bytes"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -147,18 +146,8 @@ func TestTerminalAPIRefusesClientTokens(t *testing.T) {
 	admin := createToken(t, sv.state, sv.work, "agent", "--tier", "admin")
 	base := strings.TrimSuffix(sv.url, "/mcp")
 	post := func(token string) (int, string) {
-		req, _ := http.NewRequest("POST", base+"/api/terminals/input?conversation="+conv+"&id=dev", strings.NewReader("touch pwned\r"))
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var b bytes.Buffer
-		b.ReadFrom(resp.Body)
-		return resp.StatusCode, b.String()
+		resp, b := send(t, "POST", base+"/api/terminals/input?conversation="+conv+"&id=dev", token, "touch pwned\r")
+		return resp.StatusCode, b
 	}
 	tests := []struct {
 		name, token string

@@ -90,10 +90,11 @@ func tryCall(cs *mcp.ClientSession, tool string, args map[string]any) string {
 	return textOf(res, "")
 }
 
-// api does one operator API request and decodes the JSON answer into v (if not nil).
-func api(t *testing.T, method, url, token string, v any) (int, http.Header) {
+// send does one HTTP request with body and the bearer token (none when "") and returns the
+// response with its body read.
+func send(t *testing.T, method, url, token, body string) (*http.Response, string) {
 	t.Helper()
-	req, _ := http.NewRequest(method, url, nil)
+	req, _ := http.NewRequest(method, url, strings.NewReader(body))
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
@@ -103,8 +104,15 @@ func api(t *testing.T, method, url, token string, v any) (int, http.Header) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// api does one operator API request and decodes the JSON answer into v (if not nil).
+func api(t *testing.T, method, url, token string, v any) (int, http.Header) {
+	t.Helper()
+	resp, b := send(t, method, url, token, "")
 	if v != nil {
-		if err := json.Unmarshal(b, v); err != nil {
+		if err := json.Unmarshal([]byte(b), v); err != nil {
 			t.Fatalf("%s %s: %d %s: %v", method, url, resp.StatusCode, b, err)
 		}
 	}

@@ -500,18 +500,9 @@ func TestApprovalEndpoint(t *testing.T) {
 		t.Errorf("operator-token mode = %v, %v; want 0600", fi.Mode().Perm(), err)
 	}
 	base := strings.TrimSuffix(url, "/mcp")
-	send := func(method, path, auth, body string) (int, string) {
-		req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
-		if auth != "" {
-			req.Header.Set("Authorization", "Bearer "+auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode, string(b)
+	request := func(method, path, auth, body string) (int, string) {
+		resp, b := send(t, method, base+path, auth, body)
+		return resp.StatusCode, b
 	}
 	approve := "/api/approvals/" + res.StructuredContent.RequestID
 	tests := []struct {
@@ -528,13 +519,13 @@ func TestApprovalEndpoint(t *testing.T) {
 		{"deny after approve", "POST", approve, operatorToken, `{"decision":"deny"}`, 409},
 	}
 	for _, tt := range tests {
-		if got, body := send(tt.method, tt.path, tt.auth, tt.body); got != tt.want {
+		if got, body := request(tt.method, tt.path, tt.auth, tt.body); got != tt.want {
 			t.Errorf("%s: %s %s = %d %s, want %d", tt.name, tt.method, tt.path, got, body, tt.want)
 		}
 	}
 	// The grant says who approved: the channel, the user and the process, as the kernel reports
 	// them (this test process was the peer).
-	code, body := send("GET", "/api/grants", operatorToken, "")
+	code, body := request("GET", "/api/grants", operatorToken, "")
 	var grants struct {
 		Grants []struct{ ID, By string }
 	}
@@ -544,10 +535,10 @@ func TestApprovalEndpoint(t *testing.T) {
 	if by, want := grants.Grants[0].By, fmt.Sprintf("(uid %d, pid %d ", os.Getuid(), os.Getpid()); !strings.HasPrefix(by, "http:") || !strings.Contains(by, want) {
 		t.Errorf("grant.By = %q, want http:<user> and %q", by, want)
 	}
-	if code, body := send("DELETE", "/api/grants/"+grants.Grants[0].ID, operatorToken, ""); code != 200 {
+	if code, body := request("DELETE", "/api/grants/"+grants.Grants[0].ID, operatorToken, ""); code != 200 {
 		t.Errorf("DELETE /api/grants/ID = %d %s, want 200", code, body)
 	}
-	if code, body := send("GET", "/api/grants", operatorToken, ""); code != 200 || strings.Contains(body, grants.Grants[0].ID) {
+	if code, body := request("GET", "/api/grants", operatorToken, ""); code != 200 || strings.Contains(body, grants.Grants[0].ID) {
 		t.Errorf("GET /api/grants after revoke = %d %s, want it gone", code, body)
 	}
 }

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -226,15 +224,7 @@ func approvalFromTerminal(t *testing.T, mode string) {
 		t.Errorf("grants after the terminal's attempts = %v %s, want none", err, out)
 	}
 	// The user's own client (this test process) may, with the operator token.
-	req, _ := http.NewRequest("POST", strings.TrimSuffix(url, "/mcp")+"/api/approvals/"+st.RequestID, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+operatorToken)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(bufio.NewReader(resp.Body))
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
+	if resp, b := send(t, "POST", strings.TrimSuffix(url, "/mcp")+"/api/approvals/"+st.RequestID, operatorToken, body); resp.StatusCode != 200 {
 		t.Errorf("approval from the user's own client: %d %s", resp.StatusCode, b)
 	}
 }
