@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -27,6 +28,14 @@ func startStdioRaw(t *testing.T) *stdioRaw {
 	t.Helper()
 	cmd := command(t, "stdio")
 	os.WriteFile(cmd.Args[len(cmd.Args)-1], nil, 0o600)
+	in, lines := startPiped(t, cmd)
+	return &stdioRaw{t: t, in: in, lines: lines}
+}
+
+// startPiped starts cmd with a pipe to its stdin and its stdout read by lines (of up to
+// 4 MiB); when the test ends, stdin is closed and the process killed and reaped.
+func startPiped(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, *bufio.Scanner) {
+	t.Helper()
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -35,7 +44,7 @@ func startStdioRaw(t *testing.T) *stdioRaw {
 	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
 	sc := bufio.NewScanner(out)
 	sc.Buffer(nil, 4<<20)
-	return &stdioRaw{t: t, in: in, lines: sc}
+	return in, sc
 }
 
 func (s *stdioRaw) send(line string) {

@@ -25,15 +25,8 @@ type taskStdio struct {
 func startTaskStdio(t *testing.T, state, wd string) *taskStdio {
 	t.Helper()
 	cmd := commandIn(t, state, wd, "stdio")
-	in, _ := cmd.StdinPipe()
-	out, _ := cmd.StdoutPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
-	sc := bufio.NewScanner(out)
-	sc.Buffer(nil, 4<<20)
-	s := &taskStdio{t: t, cmd: cmd, in: in, lines: sc}
+	in, lines := startPiped(t, cmd)
+	s := &taskStdio{t: t, cmd: cmd, in: in, lines: lines}
 	init := s.must("initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{"tasks": map[string]any{}},
 		"clientInfo": map[string]any{"name": "tasks-test", "version": "1"}})
 	if !strings.Contains(string(init), `"tasks":{"cancel":{},"list":{},"requests":{"tools":{"call":{}}}}`) {
