@@ -19,12 +19,9 @@ func benchFixture(b *testing.B, audit AuditSink) *fixture {
 	return f
 }
 
-// BenchmarkCheckInside is the hot path: a read of an existing file three levels below the working
-// directory, audited through the queue to a sink that discards.
-func BenchmarkCheckInside(b *testing.B) {
-	f := benchFixture(b, discardAudit{})
+// benchCheck times f's guard checking r.
+func benchCheck(b *testing.B, f *fixture, r Request) {
 	ctx := context.Background()
-	r := req(ClassRead, "read_file", "src/pkg/file.go")
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := f.g.Check(ctx, r); err != nil {
@@ -33,17 +30,17 @@ func BenchmarkCheckInside(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckInside is the hot path: a read of an existing file three levels below the working
+// directory, audited through the queue to a sink that discards.
+func BenchmarkCheckInside(b *testing.B) {
+	f := benchFixture(b, discardAudit{})
+	benchCheck(b, f, req(ClassRead, "read_file", "src/pkg/file.go"))
+}
+
 // BenchmarkCheckInsideAbsolute is the same through an absolute path.
 func BenchmarkCheckInsideAbsolute(b *testing.B) {
 	f := benchFixture(b, discardAudit{})
-	ctx := context.Background()
-	r := req(ClassWrite, "create_file", f.wd+"/src/pkg/file.go")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := f.g.Check(ctx, r); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchCheck(b, f, req(ClassWrite, "create_file", f.wd+"/src/pkg/file.go"))
 }
 
 // BenchmarkCheckInsideStoreAudit audits to the real audit.jsonl of the store. Sustained, the rate
@@ -52,14 +49,7 @@ func BenchmarkCheckInsideStoreAudit(b *testing.B) {
 	f := benchFixture(b, nil)
 	f.g.audit.close()
 	f.g.audit = newAuditor(f.st, f.g.log)
-	ctx := context.Background()
-	r := req(ClassRead, "read_file", "src/pkg/file.go")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := f.g.Check(ctx, r); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchCheck(b, f, req(ClassRead, "read_file", "src/pkg/file.go"))
 	f.g.audit.close() // include the flush
 }
 
@@ -110,12 +100,5 @@ func BenchmarkGrantLookup(b *testing.B) {
 func BenchmarkCheckOutsideRead(b *testing.B) {
 	f := benchFixture(b, discardAudit{})
 	writeFile(b, filepath.Join(f.out, "lib", "x.h"), "x")
-	ctx := context.Background()
-	r := req(ClassRead, "read_file", f.out+"/lib/x.h")
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := f.g.Check(ctx, r); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchCheck(b, f, req(ClassRead, "read_file", f.out+"/lib/x.h"))
 }
