@@ -34,17 +34,7 @@ func TestBind(t *testing.T) {
 	ctx := context.Background()
 	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
 	reg.Register(s)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	_, cs := connectInMemory(t, s, mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil), nil)
 	listed := func() string {
 		t.Helper()
 		b, err := json.Marshal(reg.ToolsFor(authz.TierAdmin))

@@ -186,23 +186,31 @@ func newHarness(t testing.TB, o harnessOptions) *harness {
 	return h
 }
 
+// connectInMemory connects client c to server s over in-memory transports, with the client
+// session's options opts; both sessions close when the test ends.
+func connectInMemory(t testing.TB, s *mcp.Server, c *mcp.Client, opts *mcp.ClientSessionOptions) (*mcp.ServerSession, *mcp.ClientSession) {
+	t.Helper()
+	ctx := context.Background()
+	sTrans, cTrans := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, sTrans, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := c.Connect(ctx, cTrans, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return ss, cs
+}
+
 // connect opens a client session named name and leases its conversation at once, so that the
 // harness's first session works in testConversation whatever a test calls first.
 func (h *harness) connect(name string) *mcp.ClientSession {
 	h.t.Helper()
-	ctx := context.Background()
-	sTrans, cTrans := mcp.NewInMemoryTransports()
-	ss, err := h.server.Connect(ctx, sTrans, nil)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() { ss.Close() })
-	cs, err := h.client.Connect(ctx, cTrans, h.sopts)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	h.t.Cleanup(func() { cs.Close() })
-	conv, err := h.env.Conversations.Conversation(ctx, ss, nil)
+	ss, cs := connectInMemory(h.t, h.server, h.client, h.sopts)
+	conv, err := h.env.Conversations.Conversation(context.Background(), ss, nil)
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -90,19 +90,9 @@ func TestRegistryToolParts(t *testing.T) {
 
 	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ServerOptions{SubscribeHandler: reg.Subscribe, UnsubscribeHandler: reg.Unsubscribe})
 	reg.Register(s)
-	st, ct := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ss.Close()
 	// On 2026-07-28 a subscription is a long-lived listen request that an unsubscribe cancels
 	// asynchronously; the older protocol answers both at once, which keeps this record ordered.
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	_, cs := connectInMemory(t, s, mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil), &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	tpls, err := cs.ListResourceTemplates(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
