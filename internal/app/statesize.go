@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"toolhost/authz"
+	"toolhost/internal/sysfile"
 	"toolhost/store"
 )
 
@@ -57,7 +57,7 @@ func (a *App) StateSizes(ctx context.Context) ([]StatePart, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		n, err := treeSize(ctx, filepath.Join(a.StateDir, e.Name()))
+		n, err := sysfile.TreeSize(ctx, filepath.Join(a.StateDir, e.Name()))
 		if err != nil {
 			return nil, err
 		}
@@ -79,26 +79,6 @@ func (a *App) StateSizes(ctx context.Context) ([]StatePart, error) {
 		parts[1].Detail = fmt.Sprintf("audit.jsonl and %d rotated files, compressed (the newest [audit] keep stay)", len(files))
 	}
 	return parts, nil
-}
-
-// treeSize adds up the regular files at or under path.
-func treeSize(ctx context.Context, path string) (int64, error) {
-	var total int64
-	err := filepath.WalkDir(path, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // removed while walking, or unreadable: not counted
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				total += info.Size()
-			}
-		}
-		return nil
-	})
-	return total, err
 }
 
 // HumanBytes renders n as people read sizes: 512 B, 3.4 KiB, 12.0 MiB.

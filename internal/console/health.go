@@ -1,11 +1,10 @@
 package console
 
 import (
-	"context"
-	"io/fs"
 	"net/http"
-	"path/filepath"
 	"time"
+
+	"toolhost/internal/sysfile"
 )
 
 // Health describes the running server for the health page.
@@ -32,26 +31,6 @@ type StatePart struct {
 	Detail string
 }
 
-// stateDirSize adds up the regular files under dir.
-func stateDirSize(ctx context.Context, dir string) (int64, error) {
-	var total int64
-	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil // a file removed while walking, or unreadable: not counted
-		}
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if d.Type().IsRegular() {
-			if info, err := d.Info(); err == nil {
-				total += info.Size()
-			}
-		}
-		return nil
-	})
-	return total, err
-}
-
 func (c *Console) healthPage(w http.ResponseWriter, r *http.Request, s *session) {
 	if c.o.Health == nil {
 		c.render(w, r, http.StatusOK, "health", s, map[string]any{"Missing": true})
@@ -66,7 +45,7 @@ func (c *Console) healthPage(w http.ResponseWriter, r *http.Request, s *session)
 		}
 		data["StateSize"] = total
 	} else if h.StateDir != "" {
-		size, err := stateDirSize(r.Context(), h.StateDir)
+		size, err := sysfile.TreeSize(r.Context(), h.StateDir)
 		if err != nil {
 			c.o.Logger.Warn("console state dir size", "err", err)
 		}

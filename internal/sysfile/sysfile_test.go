@@ -1,6 +1,7 @@
 package sysfile
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -48,5 +49,41 @@ func TestInoAndOwner(t *testing.T) {
 	}
 	if free, err := FreeSpace(filepath.Dir(p)); err != nil || free == 0 {
 		t.Errorf("FreeSpace = %d, %v", free, err)
+	}
+}
+
+// TestTreeSize counts regular files at every depth, never what a symlink points at, and stops
+// when its context ends.
+func TestTreeSize(t *testing.T) {
+	dir := t.TempDir()
+	outside := filepath.Join(t.TempDir(), "big")
+	for p, n := range map[string]int{"a": 3, "sub/b": 5, "sub/deeper/c": 7, "empty": 0} {
+		full := filepath.Join(dir, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, make([]byte, n), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(outside, make([]byte, 1000), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, "link")); err != nil && runtime.GOOS != "windows" {
+		t.Fatal(err)
+	}
+	if got, err := TreeSize(context.Background(), dir); err != nil || got != 15 {
+		t.Errorf("TreeSize = %d, %v; want 15", got, err)
+	}
+	if got, err := TreeSize(context.Background(), filepath.Join(dir, "sub", "b")); err != nil || got != 5 {
+		t.Errorf("TreeSize of one file = %d, %v; want 5", got, err)
+	}
+	if got, err := TreeSize(context.Background(), filepath.Join(dir, "missing")); err != nil || got != 0 {
+		t.Errorf("TreeSize of a missing path = %d, %v; want 0 and no error", got, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := TreeSize(ctx, dir); err != context.Canceled {
+		t.Errorf("TreeSize with an ended context: err %v, want context.Canceled", err)
 	}
 }
