@@ -374,3 +374,22 @@ exploop:
 	VZEROUPPER
 	MOVSS        X12, ret+24(FP)
 	RET
+
+// func halfToFloatAVX(src *uint16, dst *float32, n int)
+// dst[i] = float32(src[i]) for float16 bits src, i < n, a positive multiple of 16 (F16C).
+TEXT ·halfToFloatAVX(SB), NOSPLIT, $0-24
+	MOVQ src+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ n+16(FP), CX
+
+halfloop:
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS 16(SI), Y1
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	ADDQ      $32, SI
+	ADDQ      $64, DI
+	SUBQ      $16, CX
+	JNZ       halfloop
+	VZEROUPPER
+	RET

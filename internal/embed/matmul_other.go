@@ -5,6 +5,9 @@ package embed
 // weightsByRow is false: the portable kernel reads transposed weights.
 func weightsByRow() bool { return false }
 
+// halfPanels is false: no kernel here reads float16 panels.
+func halfPanels() bool { return false }
+
 // applyFast has no vector kernel on this platform or with -tags purego.
 func (d *dense) applyFast(x []float32, n int, y []float32) bool { return false }
 
