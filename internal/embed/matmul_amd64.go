@@ -41,6 +41,12 @@ func halfPanels() bool { return hasAVX2FMA() && cpu.X86.HasF16C }
 //go:noescape
 func halfToFloatAVX(src *uint16, dst *float32, n int)
 
+//go:noescape
+func floatToHalfAVX(src *float32, dst *uint16, n int)
+
+//go:noescape
+func dot4HalfAVX(q *float32, h0, h1, h2, h3 *uint16, n int, out *[4]float32)
+
 // applyFast is dense.apply with AVX2/FMA kernels. It reports false, doing nothing, when the CPU,
 // the weights' layout or the layer's width does not suit them.
 func (d *dense) applyFast(x []float32, n int, y []float32) bool {

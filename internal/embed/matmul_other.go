@@ -30,3 +30,11 @@ func dot4(w, x0, x1, x2, x3 []float32, out *[4]float32) { dot4Go(w, x0, x1, x2, 
 
 // dot1 is one dot product.
 func dot1(a, b []float32) float32 { return dot(a, b) }
+
+func halfToFloatAVX(src *uint16, dst *float32, n int) { panic("embed: no F16C kernel here") }
+
+func floatToHalfAVX(src *float32, dst *uint16, n int) { panic("embed: no F16C kernel here") }
+
+func dot4HalfAVX(q *float32, h0, h1, h2, h3 *uint16, n int, out *[4]float32) {
+	panic("embed: no F16C kernel here")
+}
