@@ -2,7 +2,11 @@
 
 package embed
 
-import "golang.org/x/sys/cpu"
+import (
+	"sync"
+
+	"golang.org/x/sys/cpu"
+)
 
 // hasAVX2FMA selects the vector kernels from the CPUID bits x/sys/cpu reads at start-up; build with
 // -tags purego to use the portable Go loops everywhere.
@@ -30,17 +34,80 @@ func gemm1x16AVX(x *float32, w *float32, ldw int, k int, b *float32, y *float32)
 // the GEMM kernels below) where they run, else transposed (for the portable dot products).
 func weightsByRow() bool { return hasAVX2FMA() }
 
+// halfPanels says whether loadUSEModel may keep float16 weights as float16 panels (dense.wh),
+// which gemmPanelsHalf converts with F16C.
+func halfPanels() bool { return hasAVX2FMA() && cpu.X86.HasF16C }
+
+//go:noescape
+func halfToFloatAVX(src *uint16, dst *float32, n int)
+
+//go:noescape
+func floatToHalfAVX(src *float32, dst *uint16, n int)
+
+//go:noescape
+func dot4HalfAVX(q *float32, h0, h1, h2, h3 *uint16, n int, out *[4]float32)
+
 // applyFast is dense.apply with AVX2/FMA kernels. It reports false, doing nothing, when the CPU,
 // the weights' layout or the layer's width does not suit them.
 func (d *dense) applyFast(x []float32, n int, y []float32) bool {
 	in, out := d.in, d.out
-	if !hasAVX2FMA() || len(d.wp) != in*out || out%panelWidth != 0 || in == 0 {
+	if !hasAVX2FMA() || out%panelWidth != 0 || in == 0 {
 		return false
 	}
-	if n > 0 {
-		gemmPanels(x[:n*in], in, d.wp[:in*out], in, out, d.b[:out], y[:n*out], out, n)
+	switch {
+	case len(d.wh) == in*out && halfPanels():
+		if n > 0 {
+			gemmPanelsHalf(x[:n*in], in, d.wh[:in*out], in, out, d.b[:out], y[:n*out], out, n)
+		}
+		return true
+	case len(d.wp) == in*out:
+		if n > 0 {
+			gemmPanels(x[:n*in], in, d.wp[:in*out], in, out, d.b[:out], y[:n*out], out, n)
+		}
+		return true
 	}
-	return true
+	return false
+}
+
+// panelBufs hold one panel converted from float16 (at most useFFNDim × panelWidth floats).
+var panelBufs = sync.Pool{New: func() any { return new([useFFNDim * panelWidth]float32) }}
+
+// gemmPanelsHalf is gemmPanels for weights kept as float16 panels: each panel is converted to
+// float32 into a buffer that stays in L1/L2 and goes through every row there, with the same
+// kernels in the same order as gemmPanels gives each row, so the results are the same bits.
+// A short text (a search question: one or two blocks of six rows) is bound by reading the
+// weights, and reads half the bytes; a long one (an imported chunk) pays for the conversion
+// once per panel over many blocks.
+func gemmPanelsHalf(x []float32, ldx int, wh []uint16, k, cols int, b []float32, y []float32, ldy int, n int) {
+	_, _ = x[(n-1)*ldx+k-1], y[(n-1)*ldy+cols-1]
+	wh, b = wh[:k*cols], b[:cols]
+	if k*panelWidth > useFFNDim*panelWidth {
+		panic("embed: a dense layer wider than the panel buffer")
+	}
+	buf := panelBufs.Get().(*[useFFNDim * panelWidth]float32)
+	defer panelBufs.Put(buf)
+	p := buf[:k*panelWidth]
+	for c := 0; c < cols; c += panelWidth {
+		halfToFloatAVX(&wh[c*k], &p[0], k*panelWidth)
+		wc, bc := &p[0], &b[c]
+		if n >= 6 {
+			for r := 0; r+6 <= n; r += 6 {
+				gemm6x16AVX(&x[r*ldx], ldx, wc, panelWidth, k, bc, &y[r*ldy+c], ldy)
+			}
+			if n%6 != 0 {
+				gemm6x16AVX(&x[(n-6)*ldx], ldx, wc, panelWidth, k, bc, &y[(n-6)*ldy+c], ldy)
+			}
+			continue
+		}
+		r := 0
+		if n >= 4 {
+			gemm4x16AVX(&x[0], ldx, wc, panelWidth, k, bc, &y[c], ldy)
+			r = 4
+		}
+		for ; r < n; r++ {
+			gemm1x16AVX(&x[r*ldx], wc, panelWidth, k, bc, &y[r*ldy+c])
+		}
+	}
 }
 
 // gemmPanels computes y = x·W + b for n rows of x (k inputs each, ldx apart) into n rows of y

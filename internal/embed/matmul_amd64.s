@@ -374,3 +374,116 @@ exploop:
 	VZEROUPPER
 	MOVSS        X12, ret+24(FP)
 	RET
+
+// func halfToFloatAVX(src *uint16, dst *float32, n int)
+// dst[i] = float32(src[i]) for float16 bits src, i < n, a positive multiple of 16 (F16C).
+TEXT ·halfToFloatAVX(SB), NOSPLIT, $0-24
+	MOVQ src+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ n+16(FP), CX
+
+halfloop:
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS 16(SI), Y1
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	ADDQ      $32, SI
+	ADDQ      $64, DI
+	SUBQ      $16, CX
+	JNZ       halfloop
+	VZEROUPPER
+	RET
+
+// func dot4HalfAVX(q *float32, h0, h1, h2, h3 *uint16, n int, out *[4]float32)
+// out[r] = Σ_k q[k]·float32(hr[k]) for float16 vectors h0..h3 (F16C); n must be a positive
+// multiple of 16. dot4AVX with the stored vectors at half the bytes.
+TEXT ·dot4HalfAVX(SB), NOSPLIT, $0-56
+	MOVQ q+0(FP), SI
+	MOVQ h0+8(FP), R8
+	MOVQ h1+16(FP), R9
+	MOVQ h2+24(FP), R10
+	MOVQ h3+32(FP), R11
+	MOVQ n+40(FP), CX
+	MOVQ out+48(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	XORQ AX, AX
+
+hloop4:
+	VMOVUPS     (SI)(AX*4), Y4
+	VMOVUPS     32(SI)(AX*4), Y9
+	VCVTPH2PS   (R8)(AX*2), Y10
+	VCVTPH2PS   (R9)(AX*2), Y11
+	VCVTPH2PS   (R10)(AX*2), Y12
+	VCVTPH2PS   (R11)(AX*2), Y13
+	VFMADD231PS Y10, Y4, Y0
+	VFMADD231PS Y11, Y4, Y1
+	VFMADD231PS Y12, Y4, Y2
+	VFMADD231PS Y13, Y4, Y3
+	VCVTPH2PS   16(R8)(AX*2), Y10
+	VCVTPH2PS   16(R9)(AX*2), Y11
+	VCVTPH2PS   16(R10)(AX*2), Y12
+	VCVTPH2PS   16(R11)(AX*2), Y13
+	VFMADD231PS Y10, Y9, Y5
+	VFMADD231PS Y11, Y9, Y6
+	VFMADD231PS Y12, Y9, Y7
+	VFMADD231PS Y13, Y9, Y8
+	ADDQ        $16, AX
+	CMPQ        AX, CX
+	JLT         hloop4
+
+	VADDPS Y5, Y0, Y0
+	VADDPS Y6, Y1, Y1
+	VADDPS Y7, Y2, Y2
+	VADDPS Y8, Y3, Y3
+
+	VEXTRACTF128 $1, Y0, X4
+	VADDPS       X4, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, 0(DI)
+
+	VEXTRACTF128 $1, Y1, X4
+	VADDPS       X4, X1, X1
+	VHADDPS      X1, X1, X1
+	VHADDPS      X1, X1, X1
+	VMOVSS       X1, 4(DI)
+
+	VEXTRACTF128 $1, Y2, X4
+	VADDPS       X4, X2, X2
+	VHADDPS      X2, X2, X2
+	VHADDPS      X2, X2, X2
+	VMOVSS       X2, 8(DI)
+
+	VEXTRACTF128 $1, Y3, X4
+	VADDPS       X4, X3, X3
+	VHADDPS      X3, X3, X3
+	VHADDPS      X3, X3, X3
+	VMOVSS       X3, 12(DI)
+
+	VZEROUPPER
+	RET
+
+// func floatToHalfAVX(src *float32, dst *uint16, n int)
+// dst[i] = the float16 nearest src[i] (ties to even; beyond the range, infinity), i < n, a
+// positive multiple of 8 (F16C).
+TEXT ·floatToHalfAVX(SB), NOSPLIT, $0-24
+	MOVQ src+0(FP), SI
+	MOVQ dst+8(FP), DI
+	MOVQ n+16(FP), CX
+
+tohalfloop:
+	VMOVUPS   (SI), Y0
+	VCVTPS2PH $0, Y0, (DI)
+	ADDQ      $32, SI
+	ADDQ      $16, DI
+	SUBQ      $8, CX
+	JNZ       tohalfloop
+	VZEROUPPER
+	RET

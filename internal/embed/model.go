@@ -31,9 +31,13 @@ var ErrBadWeights = errors.New("embed: malformed USE-Lite weights")
 type dense struct {
 	in, out int
 	wp      []float32
-	w       []float32
-	wT      []float32
-	b       []float32
+	// wh are the panels of wp as the blob's float16 bits, kept instead of wp where the blob
+	// stores float16 and the CPU converts it (F16C): half the bytes a pass over the weights
+	// reads, and the same float32 values once converted (see gemmPanelsHalf).
+	wh []uint16
+	w  []float32
+	wT []float32
+	b  []float32
 }
 
 type useLayer struct {
@@ -132,6 +136,22 @@ func (t rawTensor) decodePanels(half []float32, in, out int) []float32 {
 			}
 			for j := range dst {
 				dst[j] = t.at(half, k*out+c+j)
+			}
+		}
+	}
+	return p
+}
+
+// halfPanels returns an in×out float16 tensor (out a multiple of panelWidth) in the GEMM
+// kernel's panel order (see packPanels), still as float16 bits.
+func (t rawTensor) halfPanels(in, out int) []uint16 {
+	p := make([]uint16, in*out)
+	for k := range in {
+		for c := 0; c < out; c += panelWidth {
+			dst := p[c*in+k*panelWidth : c*in+(k+1)*panelWidth]
+			src := t.raw[2*(k*out+c) : 2*(k*out+c+panelWidth)]
+			for j := range dst {
+				dst[j] = binary.LittleEndian.Uint16(src[2*j:])
 			}
 		}
 	}
@@ -260,6 +280,8 @@ func loadUSEModel(blob []byte) (*useModel, error) {
 		d := dense{in: in, out: out, b: get(prefix+".b", out)}
 		if w, ok := lookup(prefix+".w", in, out); ok {
 			switch {
+			case weightsByRow() && out%panelWidth == 0 && w.dtype == 2 && halfPanels():
+				d.wh = w.halfPanels(in, out)
 			case weightsByRow() && out%panelWidth == 0:
 				d.wp = w.decodePanels(half, in, out)
 			case weightsByRow():

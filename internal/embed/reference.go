@@ -132,16 +132,20 @@ func newWithKernels(k kernels) (*USELite, error) {
 
 // transposeAll gives every dense layer of m (a copy) its transposed weights as well.
 func transposeAll(m *useModel) {
+	half := halfTable()
 	tr := func(d dense) dense {
-		if d.wT != nil || (d.w == nil && d.wp == nil) {
+		if d.wT != nil || (d.w == nil && d.wp == nil && d.wh == nil) {
 			return d
 		}
 		d.wT = make([]float32, d.in*d.out)
 		for i := range d.in {
 			for j := range d.out {
-				if d.w != nil {
+				switch {
+				case d.w != nil:
 					d.wT[j*d.in+i] = d.w[i*d.out+j]
-				} else {
+				case d.wh != nil:
+					d.wT[j*d.in+i] = half[d.wh[panelIndex(d.in, i, j)]]
+				default:
 					d.wT[j*d.in+i] = d.wp[panelIndex(d.in, i, j)]
 				}
 			}

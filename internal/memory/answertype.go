@@ -104,11 +104,12 @@ func hasDateWord(text string) bool {
 	return false
 }
 
-// personName reports two capitalised words in a row that are not at the start of the text and
-// not a month or weekday ("Anna García", "Jonas Costa").
+// personName reports two capitalised words in a row, neither a month or weekday ("Anna
+// García", "Jonas Costa"), also at the start of the note ("Amir Lindqvist from payments owns
+// admin-portal"): a note opens with one capitalised word, not two, unless it names something.
 func personName(text string) bool {
 	ts := factTokens(text)
-	for i := 1; i+1 < len(ts); i++ {
+	for i := 0; i+1 < len(ts); i++ {
 		a, b := ts[i], ts[i+1]
 		if capital(a.text) && capital(b.text) && !months[a.key] && !months[b.key] && !smallWord(a.key) &&
 			strings.IndexFunc(a.text+b.text, func(r rune) bool { return !unicode.IsLetter(r) }) < 0 {

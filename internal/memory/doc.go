@@ -45,7 +45,9 @@
 // chromem-go collections, the default (one per scope, no file persistence, an embedding function
 // always set, the result count clamped to the collection size), and a brute-force cosine scan
 // over a contiguous []float32 slab per scope, which is faster at every size measured and stays
-// selectable ([memory] index = "slab"). Beside the vectors the index keeps a BM25 inverted
+// selectable ([memory] index = "slab"); where the CPU converts float16, the slab scans float16
+// copies of its vectors and rescores in float32 every vector that could be among the best, for
+// the float32 scan's results at half the bytes read (halfscan.go). Beside the vectors the index keeps a BM25 inverted
 // index of stems and whole identifiers (lexindex.go), built from the same records and following
 // the same log. Both hold IDs, tags, vectors and term counts; content is read from bbolt for
 // the candidates.

@@ -81,6 +81,8 @@ func TestRestates(t *testing.T) {
 		{"moved port", "audit-log-v2: port 5403 (internal only, the gateway fronts it)", "audit-log-v2 moved to port 7518 (was 5403).", true},
 		{"contact left", "Wayne Foods contact: Anna Bianchi, anna@wayne.example", "Anna Bianchi left Wayne Foods; our new contact there is Farid Bianchi.", true},
 		{"raised limit", "Stark Freight pays for 700 seats (Enterprise tier).", "Stark Freight upgraded to 1825 seats.", true},
+		{"labelled correction", "geo-lookup: port 8009 (internal only, the gateway fronts it)", "Correction: geo-lookup is on port 7451 now, not 8009.", true},
+		{"labelled correction of another label", "scheduler: port 8009 (internal only)", "Correction: geo-lookup is on port 7451 now, not 8009.", false},
 		{"other attribute", "geo-lookup is scaled to 2 pods in staging.", "Correction: geo-lookup is on port 7451 now, not 8009.", false},
 		{"look-alike subject", "Wayne Foods contact: Anna Bianchi", "Correction: our contact at Wayne Foods Europe is Paula now.", false},
 		{"two labels", "scheduler: new refund behind refund_batching_enabled (LaunchDarkly), 10% of tenants",

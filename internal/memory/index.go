@@ -124,6 +124,11 @@ type slabIndex struct {
 	scopes map[string]*slab
 	where  map[uint64]slabLoc
 	dim    int
+	// halfOn keeps a float16 copy of every vector for the scan (halfscan.go): where the CPU
+	// converts float16 and the dimension is a multiple of 16. noHalf turns it off (tests).
+	halfOn, noHalf bool
+	back           []float32 // scratch of fillHalf
+	approx         []float32 // scratch of searchHalf
 }
 
 // blockVecs is the number of vectors per slab block (2 MiB at 512 dimensions).
@@ -133,6 +138,10 @@ type slab struct {
 	ids    []uint64
 	tags   [][]string
 	blocks [][]float32 // all full (blockVecs vectors) except the last
+	// halves and bound are the float16 copies of the vectors, in blocks like blocks, and each
+	// one's error bound (halfscan.go); nil where the slab keeps none.
+	halves [][]uint16
+	bound  []float32
 }
 
 type slabLoc struct {
@@ -172,6 +181,7 @@ const parallelMin = 8192
 func (x *slabIndex) slot(id uint64, scope string, tags []string, dim int) ([]float32, error) {
 	if x.dim == 0 {
 		x.dim = dim
+		x.halfOn = !x.noHalf && embed.HalfAvailable() && dim%16 == 0
 	}
 	if dim != x.dim {
 		return nil, fmt.Errorf("index memory %d: dimension %d, want %d", id, dim, x.dim)
@@ -196,6 +206,7 @@ func (x *slabIndex) add(_ context.Context, id uint64, scope string, tags []strin
 		return err
 	}
 	copy(dst, vec)
+	x.fillHalf(id)
 	return nil
 }
 
@@ -209,6 +220,7 @@ func (x *slabIndex) addEncoded(id uint64, scope string, tags []string, raw []byt
 	for i := range dst {
 		dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
 	}
+	x.fillHalf(id)
 	return nil
 }
 
@@ -227,6 +239,7 @@ func (x *slabIndex) remove(_ context.Context, id uint64) error {
 		copy(s.vec(loc.pos, x.dim), s.vec(last, x.dim))
 		x.where[moved] = slabLoc{scope: loc.scope, pos: loc.pos}
 	}
+	s.removeHalf(loc.pos, last, x.dim)
 	s.ids = s.ids[:last]
 	s.tags[last] = nil
 	s.tags = s.tags[:last]
@@ -264,6 +277,9 @@ func (x *slabIndex) search(ctx context.Context, q []float32, scopes, tags []stri
 		scopes = x.scopeNames()
 	}
 	top := &topN{n: n}
+	if ok, err := x.searchHalf(ctx, q, scopes, tags, top); ok || err != nil {
+		return top.sorted(), err
+	}
 	for _, sc := range scopes {
 		s := x.scopes[sc]
 		if s == nil {

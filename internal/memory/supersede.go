@@ -201,8 +201,17 @@ func sameLabel(prev, next string) bool {
 }
 
 // noteLabel is the words before a colon within a note's first three words, small words left
-// out, or nil.
+// out, or nil. A label that only says the note corrects or updates ("Correction:", "Update:")
+// labels no subject.
 func noteLabel(text string) []string {
+	out := noteLabelWords(text)
+	if !slices.ContainsFunc(out, func(w string) bool { return !correctionCue[w] }) {
+		return nil
+	}
+	return out
+}
+
+func noteLabelWords(text string) []string {
 	var out []string
 	for i, f := range strings.Fields(text) {
 		if i == 3 || strings.Contains(f, "://") {
