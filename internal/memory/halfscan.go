@@ -60,22 +60,7 @@ func halfBound(v []float32, h []uint16, back []float32) float32 {
 }
 
 // growHalf appends room for one float16 vector to s, in blocks parallel to s.blocks.
-func (s *slab) growHalf(dim int) []uint16 {
-	n := len(s.halves)
-	if n == 0 || len(s.halves[n-1]) == blockVecs*dim {
-		s.halves = append(s.halves, make([]uint16, 0, dim))
-		n++
-	}
-	b := s.halves[n-1]
-	if len(b)+dim > cap(b) {
-		nb := make([]uint16, len(b), min(max(2*cap(b), len(b)+dim), blockVecs*dim))
-		copy(nb, b)
-		b = nb
-	}
-	b = b[:len(b)+dim]
-	s.halves[n-1] = b
-	return b[len(b)-dim:]
-}
+func (s *slab) growHalf(dim int) []uint16 { return growBlocks(&s.halves, dim) }
 
 // half returns the float16 copy of the i-th vector of s.
 func (s *slab) half(i, dim int) []uint16 {

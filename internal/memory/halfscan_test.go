@@ -23,18 +23,7 @@ func TestHalfScanSameResults(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, dim := range []int{512, 48} {
 		t.Run(fmt.Sprintf("dim=%d", dim), func(t *testing.T) {
-			randVec := func() []float32 {
-				v := make([]float32, dim)
-				var n float64
-				for i := range v {
-					v[i] = float32(rng.NormFloat64())
-					n += float64(v[i]) * float64(v[i])
-				}
-				for i := range v {
-					v[i] /= float32(math.Sqrt(n))
-				}
-				return v
-			}
+			randVec := func() []float32 { return randUnitVec(rng, dim) }
 			half := &slabIndex{scopes: map[string]*slab{}, where: map[uint64]slabLoc{}}
 			exact := &slabIndex{scopes: map[string]*slab{}, where: map[uint64]slabLoc{}, noHalf: true}
 			var stored [][]float32

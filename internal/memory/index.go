@@ -156,22 +156,26 @@ func (s *slab) vec(i, dim int) []float32 {
 }
 
 // grow appends room for one vector and returns it.
-func (s *slab) grow(dim int) []float32 {
-	n := len(s.blocks)
-	if n == 0 || len(s.blocks[n-1]) == blockVecs*dim {
-		s.blocks = append(s.blocks, make([]float32, 0, dim)) // the first vector of a new block
+func (s *slab) grow(dim int) []float32 { return growBlocks(&s.blocks, dim) }
+
+// growBlocks appends room for one vector of dim values to the last of blocks, starting a new
+// block when it holds blockVecs vectors, and returns that room.
+func growBlocks[T float32 | uint16](blocks *[][]T, dim int) []T {
+	n := len(*blocks)
+	if n == 0 || len((*blocks)[n-1]) == blockVecs*dim {
+		*blocks = append(*blocks, make([]T, 0, dim)) // the first vector of a new block
 		n++
 	}
-	b := s.blocks[n-1]
+	b := (*blocks)[n-1]
 	if len(b)+dim > cap(b) {
 		// Double small blocks (a scope with three memories should not cost 2 MiB), up to a
 		// full block.
-		nb := make([]float32, len(b), min(max(2*cap(b), len(b)+dim), blockVecs*dim))
+		nb := make([]T, len(b), min(max(2*cap(b), len(b)+dim), blockVecs*dim))
 		copy(nb, b)
 		b = nb
 	}
 	b = b[:len(b)+dim]
-	s.blocks[n-1] = b
+	(*blocks)[n-1] = b
 	return b[len(b)-dim:]
 }
 

@@ -17,18 +17,7 @@ func TestIndexAgainstReference(t *testing.T) {
 	const dim = 8
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(1, 2))
-	randVec := func() []float32 {
-		v := make([]float32, dim)
-		var n float64
-		for i := range v {
-			v[i] = float32(rng.NormFloat64())
-			n += float64(v[i]) * float64(v[i])
-		}
-		for i := range v {
-			v[i] /= float32(math.Sqrt(n))
-		}
-		return v
-	}
+	randVec := func() []float32 { return randUnitVec(rng, dim) }
 	type ref struct {
 		scope string
 		tags  []string
@@ -167,4 +156,18 @@ func TestAutoIndexMovesLargeScopes(t *testing.T) {
 	if names := auto.scopeNames(); !slices.Equal(names, []string{"topic:big", "topic:small"}) {
 		t.Errorf("scopeNames = %v", names)
 	}
+}
+
+// randUnitVec returns a random vector of dim components and length 1.
+func randUnitVec(rng *rand.Rand, dim int) []float32 {
+	v := make([]float32, dim)
+	var n float64
+	for i := range v {
+		v[i] = float32(rng.NormFloat64())
+		n += float64(v[i]) * float64(v[i])
+	}
+	for i := range v {
+		v[i] /= float32(math.Sqrt(n))
+	}
+	return v
 }
