@@ -11,6 +11,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // needLandlock skips outside CI when the kernel cannot confine; in CI a missing sandbox is a
@@ -231,6 +234,77 @@ func TestServerThreadsStayUnconfined(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestStoppedStarterEnds stops a starter, as the cache does when its rules go stale or it is
+// evicted: it starts nothing more, and its confined thread ends without leaving a descriptor.
+func TestStoppedStarterEnds(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	fds, confined := countFds(t), confinedThreads(t)
+	abi, _ := ABI()
+	pl, err := tr.policy(ModeReadOnly).normalized().plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := build(pl, handledFor(abi), scopesFor(abi))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := newStarter(fd)
+	unix.Close(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := confinedThreads(t); n != confined+1 {
+		t.Errorf("%d confined threads with a starter running, want %d", n, confined+1)
+	}
+	cmd := exec.Command("/bin/true")
+	if err, ok := st.start(cmd); err != nil || !ok {
+		t.Fatalf("start: %v (ok %v)", err, ok)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	st.stop()
+	st.stop() // twice: nothing more happens
+	if err, ok := st.start(exec.Command("/bin/true")); ok {
+		t.Errorf("a stopped starter started a command (err %v)", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for countFds(t) != fds || confinedThreads(t) != confined {
+		if time.Now().After(deadline) {
+			t.Fatalf("after stop: %d open descriptors (%d before), %d confined threads (%d before)", countFds(t), fds, confinedThreads(t), confined)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func countFds(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries) - 1 // the one ReadDir opened
+}
+
+// confinedThreads counts this process's threads under no_new_privs: the starters' (the
+// server's own threads never set it).
+func confinedThreads(t *testing.T) int {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join("/proc/self/task", task.Name(), "status"))
+		if err == nil && strings.Contains(string(b), "\nNoNewPrivs:\t1\n") {
+			n++
+		}
+	}
+	return n
 }
 
 func TestParseMode(t *testing.T) {
