@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -277,6 +278,47 @@ func TestStoppedStarterEnds(t *testing.T) {
 			t.Fatalf("after stop: %d open descriptors (%d before), %d confined threads (%d before)", countFds(t), fds, confinedThreads(t), confined)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestCacheTellsPoliciesApart: the ruleset cache finds a policy by its hash and hands its
+// starter only to an equal policy — the same paths in the same lists, whatever slices hold
+// them — and keeps a copy of its own, which a caller changing its policy afterwards leaves
+// alone.
+func TestCacheTellsPoliciesApart(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	base := tr.policy(ModeWorkspaceWrite)
+	same := base.clone()
+	if !same.equal(base) || same.hash() != base.hash() {
+		t.Error("a copy of a policy is not equal to it or hashes otherwise")
+	}
+	for name, p := range map[string]*Policy{
+		"read-only":               {Mode: ModeReadOnly, Writable: base.Writable, Temp: base.Temp, Protected: base.Protected, Hidden: base.Hidden},
+		"one more hidden path":    {Mode: base.Mode, Writable: base.Writable, Temp: base.Temp, Protected: base.Protected, Hidden: append(slices.Clone(base.Hidden), tr.outside)},
+		"a path in another list":  {Mode: base.Mode, Writable: base.Writable, Temp: append(slices.Clone(base.Temp), tr.outside), Protected: base.Protected, Hidden: base.Hidden},
+		"paths split differently": {Mode: base.Mode, Writable: base.Writable, Temp: base.Temp, Protected: base.Protected[:1], Hidden: append(slices.Clone(base.Protected[1:]), base.Hidden...)},
+		"paths joined":            {Mode: base.Mode, Writable: []string{base.Writable[0] + "\x01" + base.Temp[0]}, Protected: base.Protected, Hidden: base.Hidden},
+	} {
+		if p.equal(base) || base.equal(p) {
+			t.Errorf("%s: equal to the base policy", name)
+		}
+		if p.hash() == base.hash() {
+			t.Errorf("%s: hashes as the base policy", name)
+		}
+	}
+	abi, _ := ABI()
+	changed := *base
+	changed.Hidden = append([]string(nil), base.Hidden...) // the caller's own slice
+	if _, err := starterFor(&changed, abi); err != nil {
+		t.Fatal(err)
+	}
+	changed.Hidden[0] = tr.outside // the caller's slice, not the cache's
+	cache.Lock()
+	c := cache.m[base.hash()]
+	cache.Unlock()
+	if c == nil || !c.policy.equal(base) {
+		t.Error("changing a policy after its start changed the cached one")
 	}
 }
 
