@@ -322,6 +322,34 @@ func TestCacheTellsPoliciesApart(t *testing.T) {
 	}
 }
 
+// TestCommandsKeepTheSignalMask: a confined command starts with the signals an unconfined one
+// starts with unblocked: a child inherits its thread's mask, and the starter's thread must not
+// pass on anything it blocked for itself (a shell's job control needs SIGCHLD).
+func TestCommandsKeepTheSignalMask(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	p := tr.policy(ModeWorkspaceWrite)
+	blocked := func(p *Policy) string {
+		t.Helper()
+		cmd := exec.Command("grep", "^SigBlk:", "/proc/self/status")
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := Start(cmd, p); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(out.String())
+	}
+	want := blocked(nil)
+	for i := range 3 { // the first start, then starts on the cached starter
+		if got := blocked(p); got != want {
+			t.Errorf("start %d: confined command has %q, unconfined %q", i, got, want)
+		}
+	}
+}
+
 func countFds(t *testing.T) int {
 	t.Helper()
 	entries, err := os.ReadDir("/proc/self/fd")
