@@ -343,23 +343,26 @@ func (g *Gate) Policy(ctx context.Context, conv string) (*sandbox.Policy, error)
 // grant on a directory opens what is below it). The working directory is never hidden as a
 // whole: what the guard protects inside it stays hidden.
 func (g *Gate) hide(p *sandbox.Policy, opened []authz.GrantedPath) {
-	hidden := slices.Clone(p.Hidden)
-	hidden = append(hidden, g.cfg.Guard.SecretPaths()...)
-	hidden = append(hidden, g.envScan.files(g.cfg.Workdir, g.cfg.Home)...)
-	own := slices.Clone(p.Hidden) // toolhost's own: no grant opens them
-	p.Hidden = hidden[:0:0]
-	for _, h := range hidden {
-		if h == "" || slices.Contains(p.Hidden, h) {
-			continue
-		}
-		if !slices.Contains(own, h) && slices.ContainsFunc(opened, func(gr authz.GrantedPath) bool {
-			return h == gr.Path || gr.Recursive && strings.HasPrefix(h, strings.TrimSuffix(gr.Path, "/")+"/")
-		}) {
-			continue
-		}
-		p.Hidden = append(p.Hidden, h)
+	own := p.Hidden // toolhost's own: no grant opens them
+	secret := g.cfg.Guard.SecretPaths()
+	env := g.envScan.files(g.cfg.Workdir, g.cfg.Home)
+	// One sort and one pass instead of a search of the list for each entry: this runs at
+	// every process start.
+	hidden := make([]string, 0, len(own)+len(secret)+len(env))
+	hidden = append(append(append(hidden, own...), secret...), env...)
+	slices.Sort(hidden)
+	hidden = slices.Compact(hidden)
+	if len(hidden) > 0 && hidden[0] == "" {
+		hidden = hidden[1:]
 	}
-	slices.Sort(p.Hidden)
+	if len(opened) > 0 {
+		hidden = slices.DeleteFunc(hidden, func(h string) bool {
+			return !slices.Contains(own, h) && slices.ContainsFunc(opened, func(gr authz.GrantedPath) bool {
+				return h == gr.Path || gr.Recursive && strings.HasPrefix(h, strings.TrimSuffix(gr.Path, "/")+"/")
+			})
+		})
+	}
+	p.Hidden = hidden
 }
 
 // CanRead says whether a process of conv started now may read path: false for what the

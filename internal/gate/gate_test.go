@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -369,5 +370,83 @@ func TestVerdictsFollowScripts(t *testing.T) {
 		if denied := err != nil; denied != s.denied {
 			t.Errorf("step %d: Check(%q) with release.sh %q = %v, want denied=%v", i, s.line, s.script, err, s.denied)
 		}
+	}
+}
+
+// TestPolicyHidden: what a process may not read is every protected and secret path and the
+// other projects' dotenv files, each once, in order; a conversation's read grant for terminals
+// opens what it covers, except toolhost's own files, which no grant opens.
+func TestPolicyHidden(t *testing.T) {
+	sandboxtest.Require(t)
+	home := sandboxtest.OutsideTemp(t)
+	wd := filepath.Join(home, "src", "app")
+	state := filepath.Join(home, ".local", "state", "toolhost")
+	for _, d := range []string{wd, state, filepath.Join(home, ".ssh"), filepath.Join(home, "src", "other")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{filepath.Join(home, "src", "other", ".env"), filepath.Join(home, "src", "other", ".env.local"), filepath.Join(wd, ".env")} {
+		if err := os.WriteFile(f, []byte("K=v\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	guard, err := authz.New(ctx, authz.Config{WorkDir: wd, HomeDir: home, Store: storetest.OpenDir(t, state)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { guard.Close() })
+	g, err := New(Config{Mode: sandbox.ModeWorkspaceWrite, Workdir: wd, Home: home, Guard: guard,
+		Protected: []string{state}, Hidden: []string{state, state}, // twice: listed once
+		Runner: authz.Runner{Tool: "terminal_operations", Operations: []string{"run_command"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	ssh, otherEnv := filepath.Join(home, ".ssh"), filepath.Join(home, "src", "other", ".env")
+	tests := []struct {
+		name     string
+		grants   []authz.GrantSpec
+		hidden   []string // must be in Policy.Hidden
+		readable []string // must not
+	}{
+		{"no grant", nil, []string{state, ssh, otherEnv, otherEnv + ".local"}, []string{filepath.Join(wd, ".env")}},
+		{"a grant on ~/.ssh", []authz.GrantSpec{{Access: "terminal_operations:read", Path: ssh, Recursive: true}},
+			[]string{state, otherEnv}, []string{ssh}},
+		{"a grant on one dotenv file", []authz.GrantSpec{{Access: "terminal_operations:read", Path: otherEnv}},
+			[]string{state, ssh, otherEnv + ".local"}, []string{otherEnv}},
+		{"a grant on the whole home", []authz.GrantSpec{{Access: "terminal_operations:read", Path: home, Recursive: true}},
+			[]string{state}, []string{ssh, otherEnv, otherEnv + ".local"}},
+		{"a grant on the state", []authz.GrantSpec{{Access: "terminal_operations:read", Path: state, Recursive: true}},
+			[]string{state, ssh}, nil},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conv := "c" + strconv.Itoa(i)
+			for _, s := range tt.grants {
+				s.Conversation, s.By = conv, "t"
+				if _, err := guard.CreateGrant(ctx, s); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p, err := g.Policy(ctx, conv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.IsSorted(p.Hidden) || len(slices.Compact(slices.Clone(p.Hidden))) != len(p.Hidden) || slices.Contains(p.Hidden, "") {
+				t.Errorf("Hidden is not sorted, unique and without empty entries: %q", p.Hidden)
+			}
+			for _, h := range tt.hidden {
+				if !slices.Contains(p.Hidden, h) {
+					t.Errorf("%s is readable; Hidden = %q", h, p.Hidden)
+				}
+			}
+			for _, r := range tt.readable {
+				if slices.Contains(p.Hidden, r) {
+					t.Errorf("%s is hidden; Hidden = %q", r, p.Hidden)
+				}
+			}
+		})
 	}
 }

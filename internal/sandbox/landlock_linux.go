@@ -47,6 +47,7 @@ func ABI() (int, error) {
 // when they are stale.
 type cached struct {
 	starter *starter
+	policy  Policy // as Start was given it (its own copy): the hash finds it, this confirms it
 	stamp   []stamp
 	// watch says, per stamp, whether the kernel reports changes of its path (sysfile.Watch),
 	// and gen its generation then; watched and gens list those paths for one question per
@@ -95,7 +96,7 @@ const cacheSize = 16
 
 var cache struct {
 	sync.Mutex
-	m map[string]*cached
+	m map[uint64]*cached // by Policy.hash
 }
 
 // fresh reports whether nothing c's rules depend on has changed. The watched paths answer all
@@ -149,14 +150,15 @@ func (c *cached) fresh() bool {
 // its rules depend on has changed (the listed directories and the roots: see stamp). A stale
 // or evicted starter is stopped; one already handed out finishes the start it was given.
 func starterFor(p *Policy, abi int) (*starter, error) {
-	key := p.key()
+	key := p.hash()
 	cache.Lock()
 	defer cache.Unlock()
 	if cache.m == nil {
-		cache.m = map[string]*cached{}
+		cache.m = map[uint64]*cached{}
 	}
 	if c, ok := cache.m[key]; ok {
-		if c.fresh() && !c.starter.stopped() {
+		// Another policy with the same hash (never seen in practice) takes the place.
+		if c.policy.equal(p) && c.fresh() && !c.starter.stopped() {
 			c.used = time.Now()
 			return c.starter, nil
 		}
@@ -178,7 +180,7 @@ func starterFor(p *Policy, abi int) (*starter, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cached{starter: st, used: time.Now()}
+	c := &cached{starter: st, policy: raw.clone(), used: time.Now()}
 	// Each path once, and each watched from before it is stamped: a change after the stamp
 	// moves its generation.
 	w := sysfile.Watcher()
@@ -206,10 +208,11 @@ func starterFor(p *Policy, abi int) (*starter, error) {
 		}
 	}
 	if len(cache.m) >= cacheSize {
-		var oldest string
+		var oldest uint64
+		first := true
 		for k, v := range cache.m {
-			if oldest == "" || v.used.Before(cache.m[oldest].used) {
-				oldest = k
+			if first || v.used.Before(cache.m[oldest].used) {
+				oldest, first = k, false
 			}
 		}
 		cache.m[oldest].starter.stop()

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"slices"
@@ -258,15 +259,34 @@ func (p *Policy) normalized() *Policy {
 	return &Policy{Mode: p.Mode, Writable: clean(p.Writable), Temp: clean(p.Temp), Protected: clean(p.Protected), Hidden: clean(p.Hidden)}
 }
 
-// key identifies a normalised policy for the ruleset cache.
-func (p *Policy) key() string {
-	var b strings.Builder
-	b.WriteString(string(p.Mode))
+// hash identifies p for the ruleset cache, which keeps the policy to compare on a hit: a start
+// hashes its policy (a user's has some forty paths) instead of building a key string of it.
+func (p *Policy) hash() uint64 {
+	var h maphash.Hash
+	h.SetSeed(hashSeed)
+	h.WriteString(string(p.Mode))
 	for _, l := range [][]string{p.Writable, p.Temp, p.Protected, p.Hidden} {
-		b.WriteByte(0)
-		b.WriteString(strings.Join(l, "\x01"))
+		h.WriteByte(0)
+		for _, s := range l {
+			h.WriteString(s)
+			h.WriteByte(1)
+		}
 	}
-	return b.String()
+	return h.Sum64()
+}
+
+var hashSeed = maphash.MakeSeed()
+
+// equal reports whether p and o are the same policy, path lists in the same order.
+func (p *Policy) equal(o *Policy) bool {
+	return p.Mode == o.Mode && slices.Equal(p.Writable, o.Writable) && slices.Equal(p.Temp, o.Temp) &&
+		slices.Equal(p.Protected, o.Protected) && slices.Equal(p.Hidden, o.Hidden)
+}
+
+// clone returns a copy of p that shares no slice with it.
+func (p *Policy) clone() Policy {
+	return Policy{Mode: p.Mode, Writable: slices.Clone(p.Writable), Temp: slices.Clone(p.Temp),
+		Protected: slices.Clone(p.Protected), Hidden: slices.Clone(p.Hidden)}
 }
 
 // CanWrite reports whether a command under p may write path (ignoring ordinary file

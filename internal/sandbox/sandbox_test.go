@@ -7,10 +7,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // needLandlock skips outside CI when the kernel cannot confine; in CI a missing sandbox is a
@@ -231,6 +235,146 @@ func TestServerThreadsStayUnconfined(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestStoppedStarterEnds stops a starter, as the cache does when its rules go stale or it is
+// evicted: it starts nothing more, and its confined thread ends without leaving a descriptor.
+func TestStoppedStarterEnds(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	fds, confined := countFds(t), confinedThreads(t)
+	abi, _ := ABI()
+	pl, err := tr.policy(ModeReadOnly).normalized().plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fd, err := build(pl, handledFor(abi), scopesFor(abi))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := newStarter(fd)
+	unix.Close(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := confinedThreads(t); n != confined+1 {
+		t.Errorf("%d confined threads with a starter running, want %d", n, confined+1)
+	}
+	cmd := exec.Command("/bin/true")
+	if err, ok := st.start(cmd); err != nil || !ok {
+		t.Fatalf("start: %v (ok %v)", err, ok)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	st.stop()
+	st.stop() // twice: nothing more happens
+	if err, ok := st.start(exec.Command("/bin/true")); ok {
+		t.Errorf("a stopped starter started a command (err %v)", err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for countFds(t) != fds || confinedThreads(t) != confined {
+		if time.Now().After(deadline) {
+			t.Fatalf("after stop: %d open descriptors (%d before), %d confined threads (%d before)", countFds(t), fds, confinedThreads(t), confined)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestCacheTellsPoliciesApart: the ruleset cache finds a policy by its hash and hands its
+// starter only to an equal policy — the same paths in the same lists, whatever slices hold
+// them — and keeps a copy of its own, which a caller changing its policy afterwards leaves
+// alone.
+func TestCacheTellsPoliciesApart(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	base := tr.policy(ModeWorkspaceWrite)
+	same := base.clone()
+	if !same.equal(base) || same.hash() != base.hash() {
+		t.Error("a copy of a policy is not equal to it or hashes otherwise")
+	}
+	for name, p := range map[string]*Policy{
+		"read-only":               {Mode: ModeReadOnly, Writable: base.Writable, Temp: base.Temp, Protected: base.Protected, Hidden: base.Hidden},
+		"one more hidden path":    {Mode: base.Mode, Writable: base.Writable, Temp: base.Temp, Protected: base.Protected, Hidden: append(slices.Clone(base.Hidden), tr.outside)},
+		"a path in another list":  {Mode: base.Mode, Writable: base.Writable, Temp: append(slices.Clone(base.Temp), tr.outside), Protected: base.Protected, Hidden: base.Hidden},
+		"paths split differently": {Mode: base.Mode, Writable: base.Writable, Temp: base.Temp, Protected: base.Protected[:1], Hidden: append(slices.Clone(base.Protected[1:]), base.Hidden...)},
+		"paths joined":            {Mode: base.Mode, Writable: []string{base.Writable[0] + "\x01" + base.Temp[0]}, Protected: base.Protected, Hidden: base.Hidden},
+	} {
+		if p.equal(base) || base.equal(p) {
+			t.Errorf("%s: equal to the base policy", name)
+		}
+		if p.hash() == base.hash() {
+			t.Errorf("%s: hashes as the base policy", name)
+		}
+	}
+	abi, _ := ABI()
+	changed := *base
+	changed.Hidden = append([]string(nil), base.Hidden...) // the caller's own slice
+	if _, err := starterFor(&changed, abi); err != nil {
+		t.Fatal(err)
+	}
+	changed.Hidden[0] = tr.outside // the caller's slice, not the cache's
+	cache.Lock()
+	c := cache.m[base.hash()]
+	cache.Unlock()
+	if c == nil || !c.policy.equal(base) {
+		t.Error("changing a policy after its start changed the cached one")
+	}
+}
+
+// TestCommandsKeepTheSignalMask: a confined command starts with the signals an unconfined one
+// starts with unblocked: a child inherits its thread's mask, and the starter's thread must not
+// pass on anything it blocked for itself (a shell's job control needs SIGCHLD).
+func TestCommandsKeepTheSignalMask(t *testing.T) {
+	needLandlock(t)
+	tr := newTree(t)
+	p := tr.policy(ModeWorkspaceWrite)
+	blocked := func(p *Policy) string {
+		t.Helper()
+		cmd := exec.Command("grep", "^SigBlk:", "/proc/self/status")
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := Start(cmd, p); err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(out.String())
+	}
+	want := blocked(nil)
+	for i := range 3 { // the first start, then starts on the cached starter
+		if got := blocked(p); got != want {
+			t.Errorf("start %d: confined command has %q, unconfined %q", i, got, want)
+		}
+	}
+}
+
+func countFds(t *testing.T) int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(entries) - 1 // the one ReadDir opened
+}
+
+// confinedThreads counts this process's threads under no_new_privs: the starters' (the
+// server's own threads never set it).
+func confinedThreads(t *testing.T) int {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join("/proc/self/task", task.Name(), "status"))
+		if err == nil && strings.Contains(string(b), "\nNoNewPrivs:\t1\n") {
+			n++
+		}
+	}
+	return n
 }
 
 func TestParseMode(t *testing.T) {

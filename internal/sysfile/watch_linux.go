@@ -37,6 +37,7 @@ type Watch struct {
 	under  map[string][]*mark // by directory: the marks at or below it
 	seq    uint64             // the last generation handed out: a value never names two states
 	buf    []byte
+	pfds   [2]unix.PollFd // sync's, kept here so that a sync allocates nothing
 }
 
 type mark struct {
@@ -258,10 +259,17 @@ func (w *Watch) Unchanged(paths []string, gens []uint64) bool {
 // read), every mark moves and what is left is read by the next sync.
 const maxReads = 64
 
-// sync reads the pending events and moves the generations they concern.
+// sync reads the pending events and moves the generations they concern. One poll asks both
+// whether the mount table changed and whether events wait, so a sync that finds nothing (the
+// usual case, at every process start) costs one system call.
 func (w *Watch) sync() {
-	if w.pollMounts() {
+	w.pfds = [2]unix.PollFd{{Fd: int32(w.mounts), Events: unix.POLLPRI}, {Fd: int32(w.fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(w.pfds[:], 0)
+	if err != nil || n > 0 && w.pfds[0].Revents&(unix.POLLPRI|unix.POLLERR) != 0 {
 		w.bumpAll()
+	}
+	if err == nil && (n == 0 || w.pfds[1].Revents == 0) {
+		return // no event waits
 	}
 	for range maxReads {
 		n, err := unix.Read(w.fd, w.buf)
