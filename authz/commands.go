@@ -98,16 +98,6 @@ func (g *Guard) WritePaths(ctx context.Context, conversation string, run Runner)
 	return g.grantedPaths(ctx, conversation, run, ClassWrite)
 }
 
-// TerminalPaths is WritePaths and ReadPaths from one read of the conversation's grants: a
-// process start needs both, and each read of the store is a transaction.
-func (g *Guard) TerminalPaths(ctx context.Context, conversation string, run Runner) (write, read []GrantedPath, err error) {
-	list, err := g.grants.List(ctx, conversation)
-	if err != nil {
-		return nil, nil, err
-	}
-	return coveringPaths(list, run, ClassWrite), coveringPaths(list, run, ClassRead), nil
-}
-
 // grantedPaths lists the paths of the conversation's grants that cover class for one of
 // run.Operations.
 func (g *Guard) grantedPaths(ctx context.Context, conversation string, run Runner, class Class) ([]GrantedPath, error) {

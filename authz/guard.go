@@ -120,6 +120,7 @@ type Guard struct {
 	creds            credentialCache
 	outsideNeedGrant bool
 	grants           *Grants
+	terminalPaths    terminalPathsCache
 	approvals        *Approvals
 	links            *linkIndex
 	audit            *auditor
