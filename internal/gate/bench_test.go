@@ -32,7 +32,7 @@ func BenchmarkPolicy(b *testing.B) {
 // benchGate is a gate for run_command in wd, with HOME home and the state directory where a
 // user's is: one under the temp dir would make the sandbox list the temp dir, which other
 // processes change all the time.
-func benchGate(b *testing.B, home, wd string) *Gate {
+func benchGate(b testing.TB, home, wd string) *Gate {
 	state := filepath.Join(home, ".local", "state", "toolhost")
 	if err := os.MkdirAll(state, 0o700); err != nil {
 		b.Fatal(err)

@@ -90,6 +90,7 @@ type Gate struct {
 	made atomic.Bool
 	// envScan finds other projects' dotenv files for the hidden set.
 	envScan envScan
+	hidden  hiddenList
 	// env keeps the last environment worked out, for as long as the server's does not change.
 	env envCache
 	// verdicts keeps the rules' verdicts on lines that depend on nothing else.
@@ -293,6 +294,7 @@ func (g *Gate) rehome(p *sandbox.Policy, env []string, temp string) (*sandbox.Po
 
 // Policy is the confinement of a process of conv started now: the base policy plus the
 // conversation's terminal write grants active now (nil: unconfined).
+// Its lists may be shared with other answers: change copies of them.
 func (g *Gate) Policy(ctx context.Context, conv string) (*sandbox.Policy, error) {
 	if g == nil {
 		return nil, nil
@@ -346,17 +348,9 @@ func (g *Gate) hide(p *sandbox.Policy, opened []authz.GrantedPath) {
 	own := p.Hidden // toolhost's own: no grant opens them
 	secret := g.cfg.Guard.SecretPaths()
 	env := g.envScan.files(g.cfg.Workdir, g.cfg.Home)
-	// One sort and one pass instead of a search of the list for each entry: this runs at
-	// every process start.
-	hidden := make([]string, 0, len(own)+len(secret)+len(env))
-	hidden = append(append(append(hidden, own...), secret...), env...)
-	slices.Sort(hidden)
-	hidden = slices.Compact(hidden)
-	if len(hidden) > 0 && hidden[0] == "" {
-		hidden = hidden[1:]
-	}
+	hidden := g.hidden.merge(own, secret, env)
 	if len(opened) > 0 {
-		hidden = slices.DeleteFunc(hidden, func(h string) bool {
+		hidden = slices.DeleteFunc(slices.Clone(hidden), func(h string) bool {
 			return !slices.Contains(own, h) && slices.ContainsFunc(opened, func(gr authz.GrantedPath) bool {
 				return h == gr.Path || gr.Recursive && strings.HasPrefix(h, strings.TrimSuffix(gr.Path, "/")+"/")
 			})

@@ -450,3 +450,52 @@ func TestPolicyHidden(t *testing.T) {
 		})
 	}
 }
+
+// TestPolicyHiddenFollowsChanges: the hidden list kept between starts follows a dotenv file
+// that appears or goes, and one conversation's read grant opens nothing to another's.
+func TestPolicyHiddenFollowsChanges(t *testing.T) {
+	sandboxtest.Require(t)
+	home := sandboxtest.OutsideTemp(t)
+	wd := filepath.Join(home, "src", "app")
+	other := filepath.Join(home, "src", "other")
+	for _, d := range []string{wd, other, filepath.Join(home, ".ssh")} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := benchGate(t, home, wd)
+	ctx := context.Background()
+	hidden := func(conv, path string) bool {
+		t.Helper()
+		p, err := g.Policy(ctx, conv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return slices.Contains(p.Hidden, path)
+	}
+	env := filepath.Join(other, ".env")
+	if hidden("c", env) {
+		t.Fatalf("%s is hidden before it exists", env)
+	}
+	if err := os.WriteFile(env, []byte("K=v\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !hidden("c", env) {
+		t.Fatalf("%s is readable after it was created", env)
+	}
+	if _, err := g.cfg.Guard.CreateGrant(ctx, authz.GrantSpec{Conversation: "opened", Access: "terminal_operations:read", Path: env, By: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	if hidden("opened", env) {
+		t.Errorf("%s is hidden from the conversation that was granted it", env)
+	}
+	if !hidden("c", env) {
+		t.Errorf("%s is readable by a conversation that was not granted it", env)
+	}
+	if err := os.Remove(env); err != nil {
+		t.Fatal(err)
+	}
+	if hidden("c", env) {
+		t.Errorf("%s is hidden after it was removed", env)
+	}
+}

@@ -55,7 +55,8 @@ type envDir struct {
 	watched bool
 }
 
-// files returns the dotenv files for a working directory and home.
+// files returns the dotenv files for a working directory and home, a list the caller must not
+// change (the next call may return it again).
 func (e *envScan) files(workdir, home string) []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -65,7 +66,7 @@ func (e *envScan) files(workdir, home string) []string {
 	watch := sysfile.Watcher()
 	temp := sandbox.TempDirs()
 	if l := &e.last; l.ok && l.workdir == workdir && l.home == home && slices.Equal(l.temp, temp) && watch.Unchanged(l.dirs, l.gens) {
-		return slices.Clone(l.out)
+		return l.out
 	}
 	watch.Sync()
 	var out []string
@@ -125,7 +126,7 @@ func (e *envScan) files(workdir, home string) []string {
 			delete(e.dirs, d)
 		}
 	}
-	last.out = slices.Clone(out)
+	last.out = out
 	e.last = last
 	return out
 }
@@ -168,6 +169,35 @@ func (e *envScan) list(watch *sysfile.Watch, dir string) (d envDir, ok bool, gen
 	}
 	e.dirs[dir] = d
 	return d, true, gen, watched
+}
+
+// hiddenList is hide's last merged list and the lists it was merged from: they rarely change
+// between starts, and sorting them again was half of hide's work.
+type hiddenList struct {
+	mu                    sync.Mutex
+	ok                    bool
+	own, secret, env, out []string
+}
+
+// merge returns own, secret and env as one sorted list without duplicates or empty entries, a
+// list the caller must not change (the next call may return it again).
+func (l *hiddenList) merge(own, secret, env []string) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.ok && slices.Equal(own, l.own) && slices.Equal(secret, l.secret) && slices.Equal(env, l.env) {
+		return l.out
+	}
+	// One sort and one pass instead of a search of the list for each entry.
+	out := make([]string, 0, len(own)+len(secret)+len(env))
+	out = append(append(append(out, own...), secret...), env...)
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) > 0 && out[0] == "" {
+		out = out[1:]
+	}
+	l.ok, l.out = true, out
+	l.own, l.secret, l.env = slices.Clone(own), slices.Clone(secret), slices.Clone(env)
+	return out
 }
 
 // HiddenHere lists what a command of no particular conversation cannot read here, existing
