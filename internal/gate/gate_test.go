@@ -499,3 +499,47 @@ func TestPolicyHiddenFollowsChanges(t *testing.T) {
 		t.Errorf("%s is hidden after it was removed", env)
 	}
 }
+
+// TestPolicyFollowsOtherProcessesGrants: a grant another process on the same state directory
+// (here a second Store on the file) creates reaches the very next start of this one, and so does
+// its revocation, while this process keeps the grants it read between starts.
+func TestPolicyFollowsOtherProcessesGrants(t *testing.T) {
+	sandboxtest.Require(t)
+	home := sandboxtest.OutsideTemp(t)
+	wd := filepath.Join(home, "src", "app")
+	granted := filepath.Join(home, "src", "granted")
+	for _, d := range []string{wd, granted} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g := benchGate(t, home, wd)
+	ctx := context.Background()
+	other, err := authz.New(ctx, authz.Config{WorkDir: wd, HomeDir: home, Store: storetest.OpenDir(t, filepath.Join(home, ".local", "state", "toolhost"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	writable := func(step string, want bool) {
+		t.Helper()
+		for range 2 { // read from the store, then kept
+			s, err := g.Start(ctx, Request{Conversation: "c", Line: "true", Dir: wd})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.Contains(s.Policy.Writable, granted); got != want {
+				t.Fatalf("%s: %s writable = %v, want %v (Writable %q)", step, granted, got, want, s.Policy.Writable)
+			}
+		}
+	}
+	writable("no grant", false)
+	gr, err := other.CreateGrant(ctx, authz.GrantSpec{Conversation: "c", Access: "terminal_operations:write", Path: granted, Recursive: true, By: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	writable("granted by the other process", true)
+	if err := other.Revoke(ctx, gr.ID, "t"); err != nil {
+		t.Fatal(err)
+	}
+	writable("revoked by the other process", false)
+}
