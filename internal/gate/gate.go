@@ -90,7 +90,8 @@ type Gate struct {
 	made atomic.Bool
 	// envScan finds other projects' dotenv files for the hidden set.
 	envScan envScan
-	hidden  hiddenList
+	// hidden keeps the hidden set merged last, while the lists it is merged from are unchanged.
+	hidden hiddenList
 	// env keeps the last environment worked out, for as long as the server's does not change.
 	env envCache
 	// verdicts keeps the rules' verdicts on lines that depend on nothing else.
