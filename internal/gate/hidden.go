@@ -43,6 +43,7 @@ type lastScan struct {
 	workdir, home   string
 	temp, dirs, out []string
 	gens            []uint64
+	seq             uint64 // for sysfile.Watch.UnchangedSince
 }
 
 type envDir struct {
@@ -65,8 +66,11 @@ func (e *envScan) files(workdir, home string) []string {
 	}
 	watch := sysfile.Watcher()
 	temp := sandbox.TempDirs()
-	if l := &e.last; l.ok && l.workdir == workdir && l.home == home && slices.Equal(l.temp, temp) && watch.Unchanged(l.dirs, l.gens) {
-		return l.out
+	if l := &e.last; l.ok && l.workdir == workdir && l.home == home && slices.Equal(l.temp, temp) {
+		if seq, ok := watch.UnchangedSince(l.seq, l.dirs, l.gens); ok {
+			l.seq = seq
+			return l.out
+		}
 	}
 	watch.Sync()
 	var out []string

@@ -56,6 +56,7 @@ type cached struct {
 	gen     []uint64
 	watched []string
 	gens    []uint64
+	seq     uint64 // for sysfile.Watch.UnchangedSince: 0 when watched changed
 	used    time.Time
 }
 
@@ -105,13 +106,17 @@ var cache struct {
 // watched from then on where the kernel can.
 func (c *cached) fresh() bool {
 	w := sysfile.Watcher()
-	if len(c.watched) > 0 && !w.Unchanged(c.watched, c.gens) {
-		for i, st := range c.watch {
-			if st == watched {
-				c.watch[i] = notWatched
+	if len(c.watched) > 0 {
+		seq, ok := w.UnchangedSince(c.seq, c.watched, c.gens)
+		c.seq = seq
+		if !ok {
+			for i, st := range c.watch {
+				if st == watched {
+					c.watch[i] = notWatched
+				}
 			}
+			c.watched, c.gens = c.watched[:0], c.gens[:0]
 		}
-		c.watched, c.gens = c.watched[:0], c.gens[:0]
 	}
 	added := false
 	for i, s := range c.stamp {
@@ -136,7 +141,7 @@ func (c *cached) fresh() bool {
 		}
 	}
 	if added {
-		c.watched, c.gens = c.watched[:0], c.gens[:0]
+		c.watched, c.gens, c.seq = c.watched[:0], c.gens[:0], 0
 		for i, st := range c.watch {
 			if st == watched {
 				c.watched, c.gens = append(c.watched, c.stamp[i].path), append(c.gens, c.gen[i])

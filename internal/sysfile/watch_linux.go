@@ -241,18 +241,30 @@ func (w *Watch) Gen(path string) (gen uint64, ok bool) {
 
 // Unchanged syncs and reports whether every path's generation is still the one in gens.
 func (w *Watch) Unchanged(paths []string, gens []uint64) bool {
+	_, ok := w.UnchangedSince(0, paths, gens)
+	return ok
+}
+
+// UnchangedSince is Unchanged for a caller that keeps asking about the same paths: seq is what
+// its last call that answered true returned (0 at first). While no generation moved since that
+// call, it answers true without looking at each path again; seq is then returned unchanged.
+func (w *Watch) UnchangedSince(seq uint64, paths []string, gens []uint64) (now uint64, ok bool) {
 	if w == nil {
-		return false
+		return 0, false
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.sync()
+	// Every change of a generation, and every reset, advances w.seq.
+	if seq != 0 && seq == w.seq {
+		return seq, true
+	}
 	for i, p := range paths {
 		if m := w.marks[p]; m == nil || m.gen != gens[i] {
-			return false
+			return 0, false
 		}
 	}
-	return true
+	return w.seq, true
 }
 
 // maxReads bounds the reads of one sync: past it (a directory changing faster than it is
@@ -328,8 +340,10 @@ func (w *Watch) pollMounts() bool {
 	return err != nil || n > 0 && fds[0].Revents&(unix.POLLPRI|unix.POLLERR) != 0
 }
 
-// reset drops every watch and mark; callers' generations no longer match.
+// reset drops every watch and mark; callers' generations no longer match, and the sequence
+// moves for UnchangedSince.
 func (w *Watch) reset() {
+	w.seq++
 	for wd := range w.dirs {
 		_, _ = unix.InotifyRmWatch(w.fd, uint32(wd))
 	}

@@ -87,6 +87,12 @@ func TestWatchSeesWhatStampsSee(t *testing.T) {
 					t.Fatalf("Gen(%s) moved before any change", k)
 				}
 			}
+			all := []string{paths["dir"].path, paths["file"].path}
+			allGens := []uint64{gens["dir"], gens["file"]}
+			seq, ok := w.UnchangedSince(0, all, allGens)
+			if seq, ok = w.UnchangedSince(seq, all, allGens); !ok || seq == 0 {
+				t.Fatalf("UnchangedSince before any change = %d, %v", seq, ok)
+			}
 			tt.change(t, root)
 			w.Sync()
 			moved := func(k string) bool {
@@ -97,9 +103,12 @@ func TestWatchSeesWhatStampsSee(t *testing.T) {
 			if got != tt.want {
 				t.Errorf("moved = %+v, want %+v", got, tt.want)
 			}
-			all := []string{paths["dir"].path, paths["file"].path}
-			if w.Unchanged(all, []uint64{gens["dir"], gens["file"]}) == (tt.want.dir || tt.want.file) {
+			if w.Unchanged(all, allGens) == (tt.want.dir || tt.want.file) {
 				t.Errorf("Unchanged(dir, file) = %v, want %v", !(tt.want.dir || tt.want.file), !(tt.want.dir || tt.want.file))
+			}
+			// Asked again with the sequence of the last answer, before the change.
+			if _, ok := w.UnchangedSince(seq, all, allGens); ok == (tt.want.dir || tt.want.file) {
+				t.Errorf("UnchangedSince(dir, file) = %v, want %v", ok, !(tt.want.dir || tt.want.file))
 			}
 		})
 	}
@@ -196,4 +205,27 @@ func mustAdd(t *testing.T, w *Watch, path string, entries bool) uint64 {
 		t.Skipf("Add(%s) = not watchable (file system of the temp dir?)", path)
 	}
 	return g
+}
+
+// TestUnchangedSinceAfterReset: dropping every mark (too many paths watched) ends the short
+// answer too.
+func TestUnchangedSinceAfterReset(t *testing.T) {
+	w := newWatch()
+	if w == nil {
+		t.Fatal("no inotify on Linux")
+	}
+	defer w.close()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	must(t, err)
+	paths, gens := []string{dir}, []uint64{mustAdd(t, w, dir, true)}
+	seq, ok := w.UnchangedSince(0, paths, gens)
+	if !ok {
+		t.Fatal("UnchangedSince before any change = false")
+	}
+	w.mu.Lock()
+	w.reset()
+	w.mu.Unlock()
+	if _, ok := w.UnchangedSince(seq, paths, gens); ok {
+		t.Error("UnchangedSince after a reset = true")
+	}
 }

@@ -20,3 +20,8 @@ func (w *Watch) Gen(path string) (gen uint64, ok bool) { return 0, false }
 
 // Unchanged vouches for nothing here.
 func (w *Watch) Unchanged(paths []string, gens []uint64) bool { return false }
+
+// UnchangedSince vouches for nothing here.
+func (w *Watch) UnchangedSince(seq uint64, paths []string, gens []uint64) (now uint64, ok bool) {
+	return 0, false
+}
