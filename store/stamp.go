@@ -77,7 +77,7 @@ func (s *Store) Stamp(buckets ...Path) Stamp {
 		s.observeLocked(txid, true)
 	}
 	st := Stamp{foreign: s.foreign, ok: true}
-	var key []byte
+	key := make([]byte, 0, 64) // on the stack: a stamp is taken at every process start
 	for _, p := range buckets {
 		key = key[:0]
 		for i, name := range p {
