@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"toolhost/internal/mcptest"
 )
 
 // taskStdio is a raw stdio client of the binary that speaks MCP Tasks (the go-sdk client
@@ -63,12 +65,7 @@ func (s *taskStdio) send(method string, params any) map[string]any {
 
 func (s *taskStdio) must(method string, params any) json.RawMessage {
 	s.t.Helper()
-	m := s.send(method, params)
-	if m["error"] != nil {
-		s.t.Fatalf("%s %v: %v", method, params, m["error"])
-	}
-	b, _ := json.Marshal(m["result"])
-	return b
+	return mcptest.Result(s.t, method, params, s.send(method, params))
 }
 
 func (s *taskStdio) text(tool string, args map[string]any) string {

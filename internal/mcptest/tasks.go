@@ -114,9 +114,15 @@ func (c *TaskClient) Send(method string, params map[string]any) map[string]any {
 // Must sends a request and returns its result; a JSON-RPC error fails the test.
 func (c *TaskClient) Must(method string, params map[string]any) json.RawMessage {
 	c.t.Helper()
-	m := c.Send(method, params)
+	return Result(c.t, method, params, c.Send(method, params))
+}
+
+// Result returns the result of answer m to a request method with params; a JSON-RPC error
+// fails the test.
+func Result(t testing.TB, method string, params any, m map[string]any) json.RawMessage {
+	t.Helper()
 	if m["error"] != nil {
-		c.t.Fatalf("%s %v: %v", method, params, m["error"])
+		t.Fatalf("%s %v: %v", method, params, m["error"])
 	}
 	b, _ := json.Marshal(m["result"])
 	return b
