@@ -284,8 +284,19 @@ var relational = map[string]bool{
 	"via": true, "within": true, "without": true, "during": true, "until": true, "since": true,
 }
 
-// numbersIn are the runs of two or more digits of a text ("localhost:3009" → 3009).
+// numbersIn are the values of two or more digits of a text ("localhost:3009" → 3009), not the
+// digits of a name (pg-replica-10, ops-db-8).
 func numbersIn(text string) []string {
-	return slices.DeleteFunc(strings.FieldsFunc(text, func(r rune) bool { return !unicode.IsDigit(r) }),
-		func(n string) bool { return len(n) < 2 })
+	var out []string
+	for _, f := range strings.Fields(text) {
+		if hyphenName(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })) {
+			continue
+		}
+		for _, n := range strings.FieldsFunc(f, func(r rune) bool { return !unicode.IsDigit(r) }) {
+			if len(n) >= 2 {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
 }

@@ -72,13 +72,17 @@ func compareFacts(prev, next string) (verdict, FactChange) {
 	}
 	var change FactChange
 	changed := 0
+	var counted []region
 	for _, r := range regions {
 		if regionTrivial(r) {
 			continue
 		}
-		changed++
+		if !slices.ContainsFunc(counted, func(o region) bool { return echoes(r, o) }) {
+			changed++ // a value that repeats one changed before (a contact's address) is no second change
+		}
+		counted = append(counted, r)
 		kind, ok := regionKind(r)
-		if !ok || label(r, kind) || subject(r, a, kind) {
+		if !ok || label(r, kind) || subject(r, a, b) || twoValues(r) {
 			return verdictDifferent, FactChange{}
 		}
 		if change.Kind == "" || kindRank(kind) < kindRank(change.Kind) {
@@ -99,11 +103,31 @@ func compareFacts(prev, next string) (verdict, FactChange) {
 	return verdictUpdate, change
 }
 
+// echoes reports whether r changes what o changed, spelled into another value: the address of
+// a contact whose name changed ("Pavel Zielinski, zielinski@acme.example" → "Pavel Nielsen,
+// nielsen@acme.example").
+func echoes(r, o region) bool {
+	side := func(x, y []token) bool {
+		for _, t := range y {
+			if len(t.key) < 3 || !strings.ContainsFunc(t.key, unicode.IsLetter) {
+				continue
+			}
+			for _, u := range x {
+				if u.key != t.key && strings.ContainsAny(u.key, "@:") && strings.Contains(u.key, t.key) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	return side(r.old, o.old) && side(r.new, o.new)
+}
+
 // corrects reports whether next corrects prev though their words differ beyond one value: it is
-// about the same subject (every name and identifier that prev states before its verb appears
-// in next, and next names no other subject) and says it corrects something ("correction:",
-// "actually", "now", "moved to", "no longer", "(was ...)"), with a similarity of at least
-// correctionFloor. A near duplicate without such words is another fact (production and
+// about the same subject (prev's subject, see subjectEntities, appears in next word for word,
+// next names no longer form of it, and a label next opens with names it) and says it corrects
+// something ("correction:", "actually", "now", "moved to", "no longer", "handed over", "as of",
+// "(was ...)"), with a similarity of at least correctionFloor. A near duplicate without such words is another fact (production and
 // staging): stored beside it, never refused.
 func corrects(prev, next string, sim float32) bool {
 	a, b := factTokens(prev), factTokens(next)
@@ -118,10 +142,8 @@ func corrects(prev, next string, sim float32) bool {
 	if len(subj) == 0 {
 		return false
 	}
-	for _, e := range subj {
-		if !have[e] {
-			return false
-		}
+	if !holdsRuns(a, b, subj) {
+		return false
 	}
 	mine := map[string]bool{}
 	for _, e := range subj {
@@ -133,11 +155,18 @@ func corrects(prev, next string, sim float32) bool {
 		}
 		// A name that extends prev's subject ("Stark Freight Asia" after "Stark Freight") makes
 		// it another subject; a new name elsewhere is the new value ("X left; the lead is Y").
-		if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) && mine[b[i-1].key] {
+		if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) && mine[b[i-1].key] && !b[i-1].sep {
 			return false
 		}
 	}
 	if sim < correctionFloor || !sameAttribute(a, b, mine) || !sameLabel(prev, next) {
+		return false
+	}
+	// A note that opens with a label is about what the label names ("returns: new checkout
+	// behind ..." is about returns, not checkout).
+	if l := noteLabel(next); l != nil && !slices.ContainsFunc(a, func(t token) bool {
+		return (mine[t.key] || subjectName(t)) && slices.Contains(l, t.key)
+	}) {
 		return false
 	}
 	for _, t := range b {
@@ -145,7 +174,40 @@ func corrects(prev, next string, sim float32) bool {
 			return true
 		}
 	}
-	return strings.Contains(strings.ToLower(next), "(was ")
+	lower := strings.ToLower(next)
+	return strings.Contains(lower, "(was ") || strings.Contains(lower, "as of ")
+}
+
+// holdsRuns reports whether b holds each run of subject words of a, in a's order and unbroken:
+// "Ingrid Wagner" is not in "Ingrid Fischer handed ... to Helena Wagner".
+func holdsRuns(a, b []token, subj []string) bool {
+	in := func(k string) bool { return slices.Contains(subj, k) }
+	for i := 0; i < len(a); {
+		if !in(a[i].key) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(a) && in(a[j].key) {
+			j++
+		}
+		if !slices.ContainsFunc(b, func(t token) bool {
+			k := t.pos
+			if k+j-i > len(b) {
+				return false
+			}
+			for x := range j - i {
+				if b[k+x].key != a[i+x].key {
+					return false
+				}
+			}
+			return true
+		}) {
+			return false
+		}
+		i = j
+	}
+	return true
 }
 
 // sameAttribute reports whether next says something about what prev says of its subject: a
@@ -160,6 +222,9 @@ func sameAttribute(a, b []token, subj map[string]bool) bool {
 	have := map[string]bool{}
 	for _, t := range b {
 		have[stem(t.key)] = true
+		for _, n := range numbersIn(t.key) {
+			have[n] = true
+		}
 	}
 	run := map[string]bool{}
 	for i, t := range a {
@@ -174,11 +239,16 @@ func sameAttribute(a, b []token, subj map[string]bool) bool {
 		}
 	}
 	for _, t := range a {
-		if run[t.key] || smallWord(t.key) || correctionCue[t.key] || englishStop[t.key] || verbWord(t.key) || len(t.key) < 2 {
+		if run[t.key] || smallWord(t.key) || correctionCue[t.key] || englishStop[t.key] || verbWord(t.key) || len(t.key) < 2 || relational[t.key] {
 			continue
 		}
 		if have[stem(t.key)] {
 			return true
+		}
+		for _, n := range numbersIn(t.key) {
+			if have[n] {
+				return true // the old value again: "localhost:8011" → "... instead of 8011"
+			}
 		}
 	}
 	return false
@@ -230,54 +300,139 @@ func noteLabelWords(text string) []string {
 
 // correctionFloor is the similarity from which a text that says it corrects is taken as a
 // correction of a memory about the same subject.
-const correctionFloor = 0.55
+const correctionFloor = 0.45
 
 // correctionCue are the words with which people write a correction.
 var correctionCue = map[string]bool{
 	"correction": true, "corrected": true, "update": true, "updated": true, "actually": true, "now": true,
 	"moved": true, "changed": true, "instead": true, "longer": true, "left": true, "raised": true,
 	"lowered": true, "upgraded": true, "downgraded": true, "relaxed": true, "tightened": true, "switched": true,
-	"replaced": true, "renamed": true, "new": true,
+	"replaced": true, "renamed": true, "new": true, "bumped": true, "handed": true, "released": true, "took": true,
+	"replacing": true, "scratch": true,
 }
 
-// subjectEntities are the words of a fact before its verb, small words and correction cues left
-// out ("ledger", "billing retro", "our contact at Acme" → contact, acme); for a fact without a
-// verb word, its names and identifiers.
+// subjectEntities are whom a fact is about: of the words before its verb or separator, its
+// names and identifiers ("our contact at Acme is ..." → acme), or else the words after the
+// preposition of an attribute ("sprint length on sre: ..." → sre), or else the words themselves,
+// small words and correction cues left out. For a fact with neither verb nor separator: its
+// names and identifiers, or else the words before its first value ("fulfilment demo every
+// Tuesday" → fulfilment, demo).
 func subjectEntities(ts []token) []string {
-	var out, names []string
-	verb := false
-	for _, t := range ts {
-		if verbWord(t.key) && len(out) > 0 {
-			verb = true
+	var phrase []token
+	end := false
+	for i, t := range ts {
+		if verbWord(t.key) && len(phrase) > 0 {
+			end = true
 			break
 		}
-		if smallWord(t.key) || correctionCue[t.key] || commonCapital(t) {
-			continue
+		if !smallWord(t.key) && !correctionCue[t.key] && !announce[t.key] && !commonCapital(t) {
+			phrase = append(phrase, t)
+		} else if t.key == "of" || attributePrep[t.key] {
+			phrase = append(phrase, t) // kept to find the attribute's object; dropped below
 		}
-		out = append(out, t.key)
-		if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) {
-			names = append(names, t.key)
+		if subjectEnd(ts, i) {
+			end = true
+			break
+		}
+		if t.sep {
+			phrase = phrase[:0] // a label that sets a context ("local dev: ..."): the subject follows
 		}
 	}
-	if !verb {
-		names = names[:0]
-		for _, t := range ts {
-			if strings.ContainsAny(t.key, "@") || strings.Contains(t.key, "://") || commonCapital(t) {
-				continue // an address is a value, not whom the fact is about
-			}
-			if k, ok := valueKind(t); ok && (k == ChangeName || k == ChangeIdentifier) && !correctionCue[t.key] {
-				names = append(names, t.key)
-			}
+	if !end {
+		return looseSubject(ts)
+	}
+	var names, after []string
+	prep, weak := false, false
+	for _, t := range phrase {
+		switch {
+		case t.key == "of" || attributePrep[t.key]:
+			after, prep = after[:0], true
+		case subjectName(t):
+			names = append(names, t.key)
+			after = append(after, t.key)
+			weak = t.pos == 0 && !t.opens // a capital that only opens the note ("Latency budget of ...")
+		default:
+			after = append(after, t.key)
 		}
+	}
+	if len(names) == 1 && weak && prep && len(after) > 0 {
+		return after
+	}
+	if len(names) > 0 {
 		return names
 	}
-	return out
+	return after
 }
+
+// looseSubject is the subject of a fact without a verb or separator: its names and identifiers
+// (not an address: that is a value), or else its words before the first value.
+func looseSubject(ts []token) []string {
+	var names, lead []string
+	leading := true
+	for _, t := range ts {
+		if _, ok := valueKind(t); ok && !subjectName(t) || relational[t.key] {
+			leading = false
+		}
+		if subjectName(t) && !strings.ContainsAny(t.key, "@") && !strings.Contains(t.key, "://") && !correctionCue[t.key] {
+			names = append(names, t.key)
+		}
+		if leading && !smallWord(t.key) && !correctionCue[t.key] && !commonCapital(t) {
+			lead = append(lead, t.key)
+		}
+	}
+	if len(names) > 0 {
+		return names
+	}
+	return lead
+}
+
+// subjectName reports a word that names a subject: a proper name or an identifier with letters
+// (billing-api, pg-main-04), not a date, a capital that opens the note on a common word, or an
+// acronym of a common word or unit (GB, RAM, HTTP, API).
+func subjectName(t token) bool {
+	if !entityToken(t) || commonCapital(t) {
+		return false
+	}
+	if k, ok := valueKind(t); ok && k == ChangeDate {
+		return false
+	}
+	return !unitAcronym[t.key]
+}
+
+// unitAcronym are the acronyms of units and technical terms, which name no subject.
+var unitAcronym = map[string]bool{"gb": true, "mb": true, "kb": true, "tb": true, "gib": true, "mib": true, "kib": true,
+	"ram": true, "cpu": true, "gpu": true, "http": true, "https": true, "api": true, "url": true, "sla": true, "slo": true,
+	"ssh": true, "dns": true, "tls": true, "ssl": true, "sql": true, "db": true, "vpn": true, "ip": true, "fyi": true,
+	"ms": true, "p99": true, "p95": true, "p50": true, "rps": true, "qps": true, "oom": true, "ttl": true, "sdk": true}
+
+// attributePrep are the prepositions between an attribute and its subject in a note's label
+// ("memory on stg-db-6:", "main contact at Litware:", "retry policy for billing:").
+var attributePrep = map[string]bool{"on": true, "at": true, "for": true, "about": true, "in": true}
+
+// subjectEnd reports whether ts[i] ends a fact's subject with a separator ("runtime of
+// billing-api: Node 20"): when the words up to it name something, or end an attribute's
+// label ("sprint length on sre:"). A separator after a label that only announces ("Update:",
+// "FYI:") or sets a context ("local dev: ...") ends no subject.
+func subjectEnd(ts []token, i int) bool {
+	if !ts[i].sep || correctionCue[ts[i].key] || announce[ts[i].key] {
+		return false
+	}
+	for j := 0; j <= i; j++ {
+		if subjectName(ts[j]) || j < i && (ts[j].key == "of" || attributePrep[ts[j].key]) {
+			return true
+		}
+	}
+	return false
+}
+
+// announce are the words of a label that only announces a note.
+var announce = map[string]bool{"fyi": true, "note": true, "heads-up": true, "reminder": true, "ps": true, "psa": true,
+	"todo": true, "nb": true, "btw": true, "that": true}
 
 // commonCapital reports a capital at the start of a note on a common English word ("Owner of
 // billing-api: ..."), which is no name.
 func commonCapital(t token) bool {
-	return t.pos == 0 && capital(t.text) && !identifier(t.text) && lexicon.Common(t.key)
+	return t.pos == 0 && !t.opens && capital(t.text) && !identifier(t.text) && lexicon.Common(t.key)
 }
 
 // valueIn reports whether key is a word of ts.
@@ -340,6 +495,16 @@ type token struct {
 	text string // as written, punctuation around it trimmed
 	key  string // lower-cased, for comparison
 	pos  int
+	// sep: a separator follows the word ("runtime of billing-api: Node 20", "billing-api —
+	// HTTP on 8080", "owner -> Anna"): what comes after it is said of what comes before.
+	sep bool
+	// stop: punctuation follows the word (a comma, a full stop, a bracket).
+	stop bool
+	// open: punctuation comes before the word ("(billing)", "<ana@acme.example>").
+	open bool
+	// opens: the first word, capitalised, opens a name ("Ivo Aydin works ...", "Black Mesa
+	// Energy sends ..."), though it may be a common word too.
+	opens bool
 }
 
 // factTokens splits text into words, keeping the punctuation inside them (paths, versions,
@@ -351,16 +516,32 @@ func factTokens(text string) []token {
 			return unicode.IsPunct(r) && !strings.ContainsRune("/~$%#@", r) || unicode.IsSymbol(r) && r != '$'
 		})
 		if w == "" {
+			if separators[f] && len(out) > 0 {
+				out[len(out)-1].sep = true
+			}
 			continue
 		}
-		out = append(out, token{text: w, key: strings.ToLower(w), pos: len(out)})
+		before, after, _ := strings.Cut(f, w)
+		out = append(out, token{text: w, key: strings.ToLower(w), pos: len(out), sep: strings.HasPrefix(after, ":"),
+			stop: after != "", open: before != ""})
+	}
+	if len(out) > 1 {
+		f, n := out[0], out[1]
+		out[0].opens = capital(f.text) && !f.stop && capitalWord(n.text) && !months[n.key] && !smallWord(n.key) &&
+			!imperative[f.key] && !verbWord(f.key) && !correctionCue[f.key] && !announce[f.key] && !smallWord(f.key)
 	}
 	return out
 }
 
+// separators are the words written between a subject and what is said of it.
+var separators = map[string]bool{"—": true, "–": true, "-": true, "->": true, "→": true, "=": true, ":": true, "=>": true}
+
 // region is one stretch where the texts differ: old words replaced by new ones (either may be
 // empty).
-type region struct{ old, new []token }
+type region struct {
+	old, new  []token
+	at, atNew int // where it starts in the old and in the new text
+}
 
 // diffTokens aligns a and b on their longest common subsequence of words and returns the
 // stretches that differ and the number of words in common.
@@ -394,9 +575,15 @@ func diffTokens(a, b []token) ([]region, int) {
 			flush()
 			i, j = i+1, j+1
 		case j < m && (i == n || lcs[i][j+1] >= lcs[i+1][j]):
+			if len(cur.old)+len(cur.new) == 0 {
+				cur.at, cur.atNew = i, j
+			}
 			cur.new = append(cur.new, b[j])
 			j++
 		default:
+			if len(cur.old)+len(cur.new) == 0 {
+				cur.at, cur.atNew = i, j
+			}
 			cur.old = append(cur.old, a[i])
 			i++
 		}
@@ -447,13 +634,19 @@ func regionKind(r region) (ChangeKind, bool) {
 				if kind == "" || kindRank(k) < kindRank(kind) {
 					kind = k
 				}
-			case !smallWord(t.key):
+			case !smallWord(t.key) && !scheduleWord[t.key]:
 				return "", false
 			}
 		}
 	}
 	return kind, kind != ""
 }
+
+// scheduleWord are the words that say how often with a day or a number ("every other
+// Thursday", "once a month", "every six weeks"): part of the value they come with.
+var scheduleWord = map[string]bool{"every": true, "each": true, "other": true, "second": true, "third": true,
+	"alternate": true, "day": true, "days": true, "week": true, "weeks": true, "month": true, "months": true,
+	"year": true, "years": true, "hour": true, "hours": true, "minute": true, "minutes": true, "fortnight": true}
 
 // label reports a number that names what the fact is about rather than its value: "Note 3
 // about the budget", "Server 2 is at ...", "Step 4: ..." number the items of a list, and two of
@@ -471,11 +664,15 @@ func label(r region, kind ChangeKind) bool {
 }
 
 // subject reports a changed name or identifier that says whom the fact is about rather than
-// what it says: one that comes before the fact's verb ("Our contact at Acme is Jane" and "Our
-// contact at Globex is Jane", "billing-api listens on 8080" and "ledger listens on 8080"). Two
-// such texts are facts about two subjects, never versions of one. A change after the verb
-// ("... is Jane" → "... is Bob") is a new value of the same fact.
-func subject(r region, a []token, _ ChangeKind) bool {
+// what it says: one that comes before the fact's verb or separator, in either text ("Our
+// contact at Acme is Jane" and "Our contact at Globex is Jane", "billing-api listens on 8080"
+// and "ledger listens on 8080", "Acme: ..." and "Acme Asia: ..."). Two such texts are facts
+// about two subjects, never versions of one. A change after the verb ("... is Jane" → "... is
+// Bob") is a new value of the same fact, unless the verb's subject is a pronoun and a value
+// follows the change unchanged: in "We have a call with Acme every Monday" and "We moved
+// billing-api to Go 1.23 last sprint" the name is what the fact is about, and the day or the
+// version is what it says.
+func subject(r region, a, b []token) bool {
 	named := false
 	for _, side := range [][]token{r.old, r.new} {
 		for _, t := range side {
@@ -487,19 +684,69 @@ func subject(r region, a []token, _ ChangeKind) bool {
 	if !named {
 		return false
 	}
-	// Where the change starts in the old text (an insertion: about where it goes).
-	pos := 0
-	if len(r.old) > 0 {
-		pos = r.old[0].pos
-	} else if len(r.new) > 0 {
-		pos = r.new[0].pos
+	va, vb := subjectEnds(a, r.at), subjectEnds(b, r.atNew)
+	if va < 0 || vb < 0 || qualifier(r, a) {
+		return true
 	}
-	for i, t := range a {
-		if t.pos >= pos {
-			break
+	if !pronounSubject(a, va) {
+		return false
+	}
+	for _, t := range a[r.at+len(r.old):] {
+		if _, ok := valueKind(t); ok && !smallWord(t.key) {
+			return true
 		}
-		if subjectVerb(a, i) {
-			return false // the change comes after the verb: a value
+	}
+	return false
+}
+
+// qualifier reports a changed name that qualifies the word after it, which stays ("6 pods in
+// the EU cluster" and "... the US cluster"): it names which thing, as a subject does.
+func qualifier(r region, a []token) bool {
+	end := r.at + len(r.old)
+	if len(r.old) == 0 || end >= len(a) || r.old[len(r.old)-1].stop || !subjectName(r.old[len(r.old)-1]) {
+		return false
+	}
+	next := a[end]
+	_, value := valueKind(next)
+	return !next.open && !value && !smallWord(next.key) && !relational[next.key] && !scheduleWord[next.key] && !verbWord(next.key)
+}
+
+// twoValues reports a stretch that changes a name and, after it, a day or how often ("a call
+// with Fabrikam once a month" and "... with Contoso every second Tuesday"): two changes that
+// the alignment ran together, which make another fact, as two stretches would.
+func twoValues(r region) bool {
+	for _, side := range [][]token{r.old, r.new} {
+		named := false
+		for _, t := range side {
+			if k, _ := valueKind(t); named && (k == ChangeDate || scheduleWord[t.key] || numberWords[t.key]) {
+				return true
+			}
+			named = named || subjectName(t)
+		}
+	}
+	return false
+}
+
+// subjectEnds is the index of the verb or separator that ends the subject of ts before index
+// end, or -1.
+func subjectEnds(ts []token, end int) int {
+	for i := range ts[:end] {
+		if subjectVerb(ts, i) || subjectEnd(ts, i) {
+			return i
+		}
+	}
+	return -1
+}
+
+// pronounSubject reports whether the verb at ts[v] has only a pronoun for its subject ("we
+// moved", "I call").
+func pronounSubject(ts []token, v int) bool {
+	if v == 0 || !subjectVerb(ts, v) || !pronoun[ts[v-1].key] {
+		return false
+	}
+	for _, t := range ts[:v] {
+		if !smallWord(t.key) && !pronoun[t.key] {
+			return false
 		}
 	}
 	return true
@@ -519,7 +766,8 @@ func subjectVerb(a []token, i int) bool {
 	case i == 0:
 		return imperative[w]
 	case nounVerb[w]:
-		return pronoun[a[i-1].key]
+		// "we call", "billing-api runs on", "questions about billing go to"
+		return pronoun[a[i-1].key] || subjectName(a[i-1]) || w == "go" && i+1 < len(a) && a[i+1].key == "to"
 	}
 	return true
 }
@@ -652,6 +900,7 @@ var months = map[string]bool{
 	"august": true, "september": true, "october": true, "november": true, "december": true,
 	"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true,
 	"sept": true, "oct": true, "nov": true, "dec": true,
+	"quarter": true, "quarterly": true, "biweekly": true, "fortnightly": true, "yearly": true, "annually": true, "hourly": true,
 	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true,
 	"mondays": true, "tuesdays": true, "wednesdays": true, "thursdays": true, "fridays": true, "saturdays": true, "sundays": true,
 	"weekend": true, "weekends": true, "weekday": true, "weekdays": true, "today": true, "tomorrow": true, "yesterday": true, "tonight": true, "weekly": true, "daily": true, "monthly": true, "nightly": true,

@@ -67,6 +67,25 @@ func TestCompareFacts(t *testing.T) {
 		{"unrelated", "The frontend is written in React.", "The backend is written in Go.", verdictDifferent, "", "", ""},
 		{"too little in common", "Port 8080.", "Port 9090.", verdictDifferent, "", "", ""},
 		{"mostly new words", "Alice reviews frontend pull requests on Mondays.", "Bob deploys backend services on Fridays.", verdictDifferent, "", "", ""},
+
+		// Whom the fact is about, where the words alone do not say it.
+		{"another customer after a pronoun's verb", "We have a call with Pinecone Media every Monday.", "We have a call with Harbor Lines every Monday.", verdictDifferent, "", "", ""},
+		{"another service after a pronoun's verb", "We moved ticket-sync to Python 3.12 last sprint.", "We moved onboarding-api to Python 3.12 last sprint.", verdictDifferent, "", "", ""},
+		{"another host, its name with digits", "ops-db-8 got upgraded to 192 GB RAM.", "prod-cache-5 got upgraded to 192 GB RAM.", verdictDifferent, "", "", ""},
+		{"a qualifier of the word after it", "refunds runs 6 pods in the EU cluster.", "refunds runs 6 pods in the US cluster.", verdictDifferent, "", "", ""},
+		{"a name and a schedule at once", "We have a call with Contoso every second Tuesday.", "We have a call with Fabrikam once a month.", verdictDifferent, "", "", ""},
+		{"a longer name before a separator", "Support tier for Contoso = Silver (4h first response)", "Support tier for Contoso Iberia = Silver (4h first response)", verdictDifferent, "", "", ""},
+		{"a longer name before a colon", "Licence count for Wingtip Toys: 940", "Licence count for Wingtip Toys Nordics: 940", verdictDifferent, "", "", ""},
+		// The same fact with a new value, however it is laid out.
+		{"a value after a colon", "Maintainer of newsletter: Yara Santos (fulfilment)", "Maintainer of newsletter: Goran Castro (fulfilment)", verdictUpdate, ChangeName, "Yara Santos", "Goran Castro"},
+		{"a contact and their address", "Litware's IT person is Pavel Zielinski, reachable at zielinski@litware.example.",
+			"Litware's IT person is Pavel Nielsen, reachable at nielsen@litware.example.", verdictUpdate, ChangeIdentifier,
+			"Zielinski, zielinski@litware.example", "Nielsen, nielsen@litware.example"},
+		{"how often, by day", "We have a call with Marlin Insurance every other Thursday.", "We have a call with Marlin Insurance every Wednesday.", verdictUpdate, ChangeDate, "other Thursday", "Wednesday"},
+		{"how often, in words", "Southridge sync happens once a month, Teams link in the invite", "Southridge sync happens every six weeks, Teams link in the invite", verdictUpdate, ChangeNumber, "once a month", "every six weeks"},
+		{"a runtime after its service", "quotes-next runs on Node 22.", "quotes-next runs on Go 1.23.", verdictUpdate, ChangeNumber, "Node 22", "Go 1.23"},
+		{"go to", "Questions about invoicing go to Esther Ivanova on the apps team.", "Questions about invoicing go to Noor Andersen on the apps team.", verdictUpdate, ChangeName, "Esther Ivanova", "Noor Andersen"},
+		{"a value after a dash", "thumbnailer — HTTP on 8711, nothing else exposed", "thumbnailer — HTTP on 9610, nothing else exposed", verdictUpdate, ChangeNumber, "8711", "9610"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -97,6 +116,17 @@ func TestCorrects(t *testing.T) {
 		{"two labels", "mailer: new 2FA behind 2fa_rollout_on (LaunchDarkly), 10% of tenants",
 			"scheduler: new refund behind refund_batching_enabled (LaunchDarkly), 10% of tenants", false},
 		{"one label", "billing-api: 2FA behind 2fa_rollout_on, 10% of tenants", "billing-api: new 2FA behind 2fa_rollout_on, 50% of tenants now", true},
+		{"port changed, after a context label", "local dev: kyc-next is at http://localhost:8437", "Heads-up, the kyc-next port changed from 8437 to 9444.", true},
+		{"handed over", "slots-api belongs to team core; Ingrid Fischer is the go-to person.", "Ingrid Fischer handed slots-api over to Helena Wagner.", true},
+		{"as of", "Ironclad Storage pays for 820 seats.", "Ironclad Storage bought more seats, they're at 1320 users as of this month.", true},
+		{"a label's attribute after the subject's colon", "New maintainer for crm-sync: Helena Dimitrov (replacing Bianca Pereira).", "New maintainer for crm-sync: Ana Lopes (replacing Helena Dimitrov).", true},
+		{"a name's words apart", "Ingrid Wagner works remotely from Tallinn.", "Ingrid Fischer handed slots-api over to Helena Wagner.", false},
+		{"a name that opens the note", "Ivo Aydin works remotely from Brno.", "Milan Brennan handed usage-metering over to Ivo Aydin.", false},
+		{"an attribute's subject after its preposition", "Latency budget of orders is 300 ms at the 99th percentile.", "We relaxed the sms-gateway latency target to 1100 ms (p99).", false},
+		{"a label that names another subject", "checkout returns ERR_QUOTA_STALE when the tenant hit its monthly quota.", "returns: new checkout behind checkout_batching_enabled (LaunchDarkly), 10% of tenants", false},
+		{"a relation word in common", "The database behind fraud-check is Postgres 15.5; upgrade blocked by the pg_partman extension.", "fraud-check: new search ranking behind search_ranking_beta_pct (LaunchDarkly), 10% of tenants", false},
+		{"a longer name in the old note", "Cyberdyne Robotics US contact: Ximena Novak, ximena@cyberdyne.example", "David Kovač left Cyberdyne Robotics; our new contact there is Sofia Tanaka.", false},
+		{"a number inside a name", "read replica database for cdn-purger: pg-replica-10", "Bumped the cdn-purger retries to 10.", false},
 		{"below the similarity floor", "payouts-v2 listens on port 3107.", "Correction: payouts-v2 is on port 7633 now, not 3107.", false},
 	} {
 		sim := float32(0.9)
