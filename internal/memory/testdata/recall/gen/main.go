@@ -3,6 +3,9 @@
 //
 //	go run ./internal/memory/testdata/recall/gen
 //
+// -set heldout (heldout.go) and -set blind (blind.go) write the other two sets into their
+// directories.
+//
 // The set is made from templates of the notes people keep about a project — services, hosts,
 // customers, colleagues, team habits, incidents, decisions, commands — filled with a seeded
 // random choice of names and values, so every service has a port but not the same one, and a
@@ -968,12 +971,15 @@ func (g *gen) miscFacts() {
 }
 
 func main() {
-	set := flag.String("set", "tuning", "which set: tuning (the notes the ranking was tuned on) or heldout (another project, other wording)")
+	set := flag.String("set", "tuning", "which set: tuning (the notes the ranking was tuned on), heldout (another project, other wording) or blind (another domain, written without the ranking code, never tuned on)")
 	flag.Parse()
 	out := "internal/memory/testdata/recall"
 	seed := uint64(30)
 	if *set == "heldout" {
 		out, seed = filepath.Join(out, "heldout"), 31
+	}
+	if *set == "blind" {
+		out, seed = filepath.Join(out, "blind"), 47
 	}
 	if flag.NArg() > 0 {
 		out = flag.Arg(0)
@@ -984,8 +990,13 @@ func main() {
 		g.write(out)
 		return
 	}
+	if *set == "blind" {
+		g.blind()
+		g.writeBlind(out)
+		return
+	}
 	if *set != "tuning" {
-		fmt.Fprintf(os.Stderr, "unknown set %q: tuning or heldout\n", *set)
+		fmt.Fprintf(os.Stderr, "unknown set %q: tuning, heldout or blind\n", *set)
 		os.Exit(2)
 	}
 	// Host names are unique (a number drawn twice moves up by 20): two hosts of one name would
