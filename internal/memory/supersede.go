@@ -159,7 +159,7 @@ func corrects(prev, next string, sim float32) bool {
 			return false
 		}
 	}
-	if sim < correctionFloor || !sameAttribute(a, b, mine) || !sameLabel(prev, next) {
+	if sim < correctionFloor || !sameAttribute(a, b, mine) || !sameLabel(prev, next) || lookAlike(namedRuns(prev), namedRuns(next)) {
 		return false
 	}
 	// A note that opens with a label is about what the label names ("returns: new checkout
@@ -176,6 +176,21 @@ func corrects(prev, next string, sim float32) bool {
 	}
 	lower := strings.ToLower(next)
 	return strings.Contains(lower, "(was ") || strings.Contains(lower, "as of ")
+}
+
+// namedRuns are a note's names (nameRuns) without the units and technical acronyms at their
+// end ("MiB RAM" names nothing, "Acme US" stays Acme US).
+func namedRuns(text string) []nameRun {
+	var out []nameRun
+	for _, r := range nameRuns(text) {
+		for len(r) > 0 && unitAcronym[r[len(r)-1]] {
+			r = r[:len(r)-1]
+		}
+		if len(r) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // holdsRuns reports whether b holds each run of subject words of a, in a's order and unbroken:
