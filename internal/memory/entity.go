@@ -238,11 +238,7 @@ func restates(older, newer string, ra, rb []nameRun) bool {
 	if len(rb) == 0 || !slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
 		return false
 	}
-	cue := strings.Contains(strings.ToLower(newer), "(was ")
-	for _, t := range b {
-		cue = cue || correctionCue[t.key] && t.key != "new" // "the new 2FA flow" corrects nothing
-	}
-	if !cue {
+	if !hasCue(newer, b, false) { // "the new 2FA flow" corrects nothing
 		return false
 	}
 	names := map[string]bool{}
@@ -282,14 +278,20 @@ var relational = map[string]bool{
 	"every": true, "each": true, "not": true, "no": true, "per": true, "only": true, "most": true, "least": true,
 	"more": true, "less": true, "behind": true, "above": true, "below": true, "between": true, "through": true,
 	"via": true, "within": true, "without": true, "during": true, "until": true, "since": true,
+	"up": true, "down": true, "out": true, "off": true, "around": true, "approximately": true, "roughly": true,
 }
 
 // numbersIn are the values of two or more digits of a text ("localhost:3009" → 3009), not the
-// digits of a name (pg-replica-10, ops-db-8).
+// digits of a name (pg-replica-10, ops-db-8); a time of day is one value (09:30).
 func numbersIn(text string) []string {
 	var out []string
 	for _, f := range strings.Fields(text) {
-		if hyphenName(strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })) {
+		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+		if hyphenName(w) {
+			continue
+		}
+		if strings.Contains(w, ":") && dateLike(w) {
+			out = append(out, w) // a time is one value: 00:45 and 05:00 share no number
 			continue
 		}
 		for _, n := range strings.FieldsFunc(f, func(r rune) bool { return !unicode.IsDigit(r) }) {

@@ -113,7 +113,7 @@ func echoes(r, o region) bool {
 				continue
 			}
 			for _, u := range x {
-				if u.key != t.key && strings.ContainsAny(u.key, "@:") && strings.Contains(u.key, t.key) {
+				if u.key != t.key && (strings.Contains(u.key, "@") || strings.Contains(u.key, "://")) && strings.Contains(u.key, t.key) {
 					return true
 				}
 			}
@@ -169,14 +169,40 @@ func corrects(prev, next string, sim float32) bool {
 	}) {
 		return false
 	}
-	for _, t := range b {
-		if correctionCue[t.key] {
+	return hasCue(next, b, true) || notOld(a, b)
+}
+
+// hasCue reports whether a note says it corrects something: a cue word, or a phrase ("no
+// longer", "(was ...)", "as of ..."). withNew counts "new" ("new maintainer for ..."), which
+// also names a thing that is new ("the new 2FA flow").
+func hasCue(text string, ts []token, withNew bool) bool {
+	for _, t := range ts {
+		if correctionCue[t.key] && (withNew || t.key != "new") {
 			return true
 		}
 	}
-	lower := strings.ToLower(next)
-	return strings.Contains(lower, "(was ") || strings.Contains(lower, "as of ")
+	lower := strings.ToLower(text)
+	for _, p := range cuePhrases {
+		if strings.Contains(lower, p) {
+			return true
+		}
+	}
+	return false
 }
+
+// notOld reports whether next says what it replaces with "not" and a word of prev ("Toronto,
+// not Melbourne", "09:30 CET, not 09:00").
+func notOld(a, b []token) bool {
+	for i, t := range b[:max(len(b)-1, 0)] {
+		if t.key == "not" && i > 0 && b[i-1].stop && valueIn(b[i+1].key, a) && !smallWord(b[i+1].key) {
+			return true
+		}
+	}
+	return false
+}
+
+// cuePhrases say a note corrects something where none of their words alone does.
+var cuePhrases = []string{"(was ", "as of ", "no longer", "from now on", "turns out", "took over", "taking over"}
 
 // namedRuns are a note's names (nameRuns) without the units and technical acronyms at their
 // end ("MiB RAM" names nothing, "Acme US" stays Acme US).
@@ -253,9 +279,17 @@ func sameAttribute(a, b []token, subj map[string]bool) bool {
 			break
 		}
 	}
-	for _, t := range a {
-		if run[t.key] || smallWord(t.key) || correctionCue[t.key] || englishStop[t.key] || verbWord(t.key) || len(t.key) < 2 || relational[t.key] {
+	attribute := false // a word of prev that says what of the subject it states
+	for i, t := range a {
+		if run[t.key] || smallWord(t.key) || correctionCue[t.key] || englishStop[t.key] || verbWord(t.key) || len(t.key) < 2 ||
+			relational[t.key] || announce[t.key] || qualifierWord[t.key] || negator(t.key) {
 			continue
+		}
+		if _, value := valueKind(t); (!value || unitAcronym[t.key]) && !subj[t.key] {
+			attribute = true
+		}
+		if isDigits(t.key) && have[t.key] && !sameUnit(a, i, b) {
+			continue // 360 days is not 360 min
 		}
 		if have[stem(t.key)] {
 			return true
@@ -263,6 +297,102 @@ func sameAttribute(a, b []token, subj map[string]bool) bool {
 		for _, n := range numbersIn(t.key) {
 			if have[n] {
 				return true // the old value again: "localhost:8011" → "... instead of 8011"
+			}
+		}
+	}
+	// A note that is its subject and a value ("REPORTING_WH: Medium", "acme-scratch is in
+	// ap-southeast-1") has no attribute to repeat: what corrects it says only a new value, of
+	// the same shape, and names no attribute of its own either.
+	return !attribute && !attributeIn(b, subj) && shapesMeet(a, b, subj)
+}
+
+// attributeIn reports whether ts has a word that says what of its subject it states: not a
+// value, the subject, a small word, a cue or a verb.
+func attributeIn(ts []token, subj map[string]bool) bool {
+	for _, t := range ts {
+		if subj[t.key] || smallWord(t.key) || correctionCue[t.key] || englishStop[t.key] || verbWord(t.key) || len(t.key) < 2 ||
+			relational[t.key] || announce[t.key] || qualifierWord[t.key] || pronoun[t.key] || scheduleWord[t.key] {
+			continue
+		}
+		if _, value := valueKind(t); !value || unitAcronym[t.key] {
+			return true // a word, or what a value measures (SLA, RAM)
+		}
+	}
+	return false
+}
+
+// valueShape is the form of a value: a version (v2.1, Go 1.21), a decimal (0.92), a whole
+// number, a time of day, a name, an identifier.
+type valueShape uint8
+
+const (
+	shapeNone valueShape = iota
+	shapeVersion
+	shapeDecimal
+	shapeInteger
+	shapeTime
+	shapeName
+	shapeIdentifier
+)
+
+func shapeOf(ts []token, i int) valueShape {
+	t := ts[i]
+	k, ok := valueKind(t)
+	switch {
+	case !ok || correctionCue[t.key] || announce[t.key] || commonCapital(t):
+		return shapeNone
+	case strings.Contains(t.key, ":") && dateLike(t.key):
+		return shapeTime
+	case k == ChangeNumber && isDigits(strings.TrimRight(t.key, "%")):
+		return shapeInteger
+	case k == ChangeNumber && (strings.HasPrefix(t.key, "v") || strings.Count(t.key, ".") > 1 || i > 0 && properName(ts[i-1])):
+		return shapeVersion
+	case k == ChangeNumber:
+		return shapeDecimal
+	case k == ChangeName:
+		return shapeName
+	case k == ChangeIdentifier || k == ChangePath:
+		return shapeIdentifier
+	}
+	return shapeNone
+}
+
+// shapesMeet reports whether a and b state a value of one shape besides their subject.
+func shapesMeet(a, b []token, subj map[string]bool) bool {
+	have := map[valueShape]bool{}
+	for i, t := range a {
+		if !subj[t.key] {
+			have[shapeOf(a, i)] = true
+		}
+	}
+	for i, t := range b {
+		if sh := shapeOf(b, i); sh != shapeNone && !subj[t.key] && have[sh] {
+			return true
+		}
+	}
+	return false
+}
+
+// qualifierWord are the words that say which copy of a thing a note is about (prod or staging,
+// EU or US), not what it says of it: no attribute two notes can share.
+var qualifierWord = map[string]bool{"prod": true, "production": true, "staging": true, "stage": true, "dev": true,
+	"development": true, "test": true, "qa": true, "local": true, "internal": true, "public": true, "external": true,
+	"eu": true, "us": true, "uk": true, "emea": true, "apac": true, "primary": true, "replica": true}
+
+// sameUnit reports whether the number a[i] comes with the same unit in b as in a, or without one
+// on either side ("8146," and "from 8146 to").
+func sameUnit(a []token, i int, b []token) bool {
+	unit := func(ts []token, j int) string {
+		if ts[j].stop || j+1 >= len(ts) || smallWord(ts[j+1].key) || relational[ts[j+1].key] {
+			return ""
+		}
+		return stem(ts[j+1].key)
+	}
+	ua := unit(a, i)
+	for j, t := range b {
+		if t.key == a[i].key {
+			if ub := unit(b, j); ua == "" || ub == "" || ua == ub {
+				return true
 			}
 		}
 	}
@@ -320,10 +450,11 @@ const correctionFloor = 0.45
 // correctionCue are the words with which people write a correction.
 var correctionCue = map[string]bool{
 	"correction": true, "corrected": true, "update": true, "updated": true, "actually": true, "now": true,
-	"moved": true, "changed": true, "instead": true, "longer": true, "left": true, "raised": true,
+	"moved": true, "changed": true, "instead": true, "left": true, "raised": true,
 	"lowered": true, "upgraded": true, "downgraded": true, "relaxed": true, "tightened": true, "switched": true,
 	"replaced": true, "renamed": true, "new": true, "bumped": true, "handed": true, "released": true, "took": true,
-	"replacing": true, "scratch": true,
+	"replacing": true, "scratch": true, "oops": true, "sorry": true, "relocated": true, "downsized": true,
+	"upsized": true, "rolled": true,
 }
 
 // subjectEntities are whom a fact is about: of the words before its verb or separator, its
@@ -365,7 +496,7 @@ func subjectEntities(ts []token) []string {
 		case subjectName(t):
 			names = append(names, t.key)
 			after = append(after, t.key)
-			weak = t.pos == 0 && !t.opens // a capital that only opens the note ("Latency budget of ...")
+			weak = t.pos == 0 && !t.opens && !identifier(t.text) // a capital that only opens the note ("Latency budget of ...")
 		default:
 			after = append(after, t.key)
 		}
@@ -537,6 +668,11 @@ func factTokens(text string) []token {
 			continue
 		}
 		before, after, _ := strings.Cut(f, w)
+		if k, v, ok := strings.Cut(w, "="); ok && k != "" && v != "" && !strings.Contains(w, "://") {
+			// key=value, as terse notes write it ("retries=4"): the key, then its value.
+			out = append(out, token{text: k, key: strings.ToLower(k), pos: len(out), sep: true, open: before != ""})
+			w, before = v, ""
+		}
 		out = append(out, token{text: w, key: strings.ToLower(w), pos: len(out), sep: strings.HasPrefix(after, ":"),
 			stop: after != "", open: before != ""})
 	}
@@ -686,7 +822,8 @@ func label(r region, kind ChangeKind) bool {
 // Bob") is a new value of the same fact, unless the verb's subject is a pronoun and a value
 // follows the change unchanged: in "We have a call with Acme every Monday" and "We moved
 // billing-api to Go 1.23 last sprint" the name is what the fact is about, and the day or the
-// version is what it says.
+// version is what it says. "Ask Ana about Looker" and "Ask Bo about Looker" name two people
+// who know it, not one who changed.
 func subject(r region, a, b []token) bool {
 	named := false
 	for _, side := range [][]token{r.old, r.new} {
@@ -702,6 +839,9 @@ func subject(r region, a, b []token) bool {
 	va, vb := subjectEnds(a, r.at), subjectEnds(b, r.atNew)
 	if va < 0 || vb < 0 || qualifier(r, a) {
 		return true
+	}
+	if va == 0 && consult[a[0].key] && aboutAfter(a, r.at+len(r.old)) {
+		return true // "ask Ana about Looker", "ask Bo about Looker": two people who know it
 	}
 	if !pronounSubject(a, va) {
 		return false
@@ -790,6 +930,22 @@ func subjectVerb(a []token, i int) bool {
 // imperative are the verbs of verbWord a note opens with as an instruction.
 var imperative = map[string]bool{"set": true, "pass": true, "call": true, "deploy": true, "ask": true, "ping": true,
 	"use": true, "run": true, "go": true}
+
+// aboutAfter reports whether "about" follows ts[i:] after the rest of a name at most.
+func aboutAfter(ts []token, i int) bool {
+	for ; i < len(ts); i++ {
+		if ts[i].key == "about" {
+			return i+1 < len(ts)
+		}
+		if !properName(ts[i]) {
+			return false
+		}
+	}
+	return false
+}
+
+// consult are the imperatives that name whom to ask about something.
+var consult = map[string]bool{"ask": true, "ping": true}
 
 // nounVerb are the verbs of verbWord that project notes also use as nouns.
 var nounVerb = map[string]bool{"call": true, "calls": true, "run": true, "runs": true, "set": true, "pass": true,
