@@ -158,6 +158,40 @@ func (x *lexIndex) rarity(idents []string) []float64 {
 	return out
 }
 
+// spelled finds the identifiers of the index that a question spells out in words ("store
+// footfall" for store_footfall, "payments gw next" for payments-gw-next, "curated reviews" for
+// curated.reviews): runs of two to four of its plain words joined by a hyphen, an underscore or
+// a dot, longest first, each word in one at most, none already among have.
+func (x *lexIndex) spelled(query string, have []string) []string {
+	var words []string
+	var runs [][]string
+	for _, tok := range tokens(query) {
+		if isIdentifier(tok) || !strings.ContainsFunc(tok, unicode.IsLetter) {
+			runs, words = append(runs, words), nil
+			continue
+		}
+		words = append(words, strings.ToLower(tok))
+	}
+	runs = append(runs, words)
+	var out []string
+	for _, run := range runs {
+		for i := 0; i < len(run); {
+			found := 0
+			for n := min(4, len(run)-i); n >= 2 && found == 0; n-- {
+				for _, sep := range []string{"-", "_", "."} {
+					id := strings.Join(run[i:i+n], sep)
+					if len(x.post["="+id]) > 0 && !slices.Contains(have, id) && !slices.Contains(out, id) {
+						out, found = append(out, id), n
+						break
+					}
+				}
+			}
+			i += max(found, 1)
+		}
+	}
+	return out
+}
+
 // score returns BM25 of one memory (0 if it is not indexed).
 func (x *lexIndex) score(terms []weightedTerm, id uint64) float64 {
 	d := x.docs[id]

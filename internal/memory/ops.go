@@ -248,6 +248,9 @@ func (s *Service) gather(ctx context.Context, p *queryPlan, q []float32, req Sea
 	if err != nil {
 		return nil, err
 	}
+	for _, id := range s.lexIdx.spelled(p.query, p.idents) {
+		p.idents = append(p.idents, id)
+	}
 	p.identWeight = s.lexIdx.rarity(p.idents)
 	vh, err := s.idx.search(ctx, q, scopes, tags, want)
 	if err != nil {
