@@ -209,6 +209,44 @@ func lookAlikes(query string, cands []*candidate) {
 	}
 }
 
+// typedNames are the names of two or more capitalised words that a question types in full
+// ("Vikram Costa", "Blue Yonder Airlines") and that some candidates hold and others not: they
+// count as identifiers for the exact signal, so that "what is Vikram Costa's GitHub handle?"
+// prefers his note to Vikram Pereira's. A question's opening capital is no part of a name.
+func typedNames(query string, cands []*candidate) []string {
+	var runs [][]string
+	var cur []string
+	for i, f := range strings.Fields(query) {
+		core := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) })
+		w := strings.TrimSuffix(strings.TrimSuffix(core, "'s"), "’s")
+		if capitalWord(w) && i > 0 && len(w) > 1 {
+			cur = append(cur, strings.ToLower(w))
+		} else {
+			runs, cur = append(runs, cur), nil
+		}
+		if core != "" && (w != core || !strings.HasSuffix(f, core)) {
+			runs, cur = append(runs, cur), nil // punctuation or a possessive ends a name
+		}
+	}
+	runs = append(runs, cur)
+	var out []string
+	for _, run := range runs {
+		if len(run) < 2 {
+			continue
+		}
+		name, held := strings.Join(run, " "), 0
+		for _, c := range cands {
+			if strings.Contains(strings.ToLower(c.rec.Content), name) {
+				held++
+			}
+		}
+		if held > 0 && held < len(cands) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // lookAlike reports whether one of two notes names a longer form of a name of the other
 // (checkout and checkout-v2): then they are about two subjects.
 func lookAlike(a, b []nameRun) bool {

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,5 +121,38 @@ func TestCorrectionRanksFirst(t *testing.T) {
 		if first == off {
 			t.Errorf("newer off=%v: first hit %q", off, hits[0].Content)
 		}
+	}
+}
+
+func TestTypedNames(t *testing.T) {
+	notes := []string{
+		"Vikram Pereira on GitHub: @vpereiradev",
+		"@vcosta = Vikram Costa",
+		"We have a call with Blue Yonder Airlines every Monday.",
+		"Data Freshness = Grafana dashboard 962",
+	}
+	var cands []*candidate
+	for i, n := range notes {
+		cands = append(cands, &candidate{id: uint64(i + 1), rec: &record{Content: n}})
+	}
+	for _, tt := range []struct {
+		query string
+		want  []string
+	}{
+		{"Wie heißt Vikram Costa auf GitHub?", []string{"vikram costa"}},
+		{"what is Vikram Costa's GitHub handle?", []string{"vikram costa"}},
+		{"when do we meet Blue Yonder Airlines?", []string{"blue yonder airlines"}},
+		{"Vikram Costa", nil},                             // the opening capital is no part of a name
+		{"who is Vikram?", nil},                           // one word is no full name
+		{"Wer pflegt das Data Freshness Dashboard?", nil}, // no note holds it whole
+		{"what about Vikram, Costa and the rest?", nil},   // punctuation ends a name
+	} {
+		if got := typedNames(tt.query, cands); !slices.Equal(got, tt.want) {
+			t.Errorf("typedNames(%q) = %q, want %q", tt.query, got, tt.want)
+		}
+	}
+	// A name every candidate holds tells them nothing apart.
+	if got := typedNames("when is Blue Yonder Airlines?", cands[2:3]); got != nil {
+		t.Errorf("typedNames with one candidate holding it = %q, want nil", got)
 	}
 }

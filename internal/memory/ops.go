@@ -216,6 +216,9 @@ func (s *Service) Search(ctx context.Context, req SearchRequest) ([]Hit, error) 
 		return nil, fmt.Errorf("search memory: %w", err)
 	}
 	cands = slices.DeleteFunc(cands, func(c *candidate) bool { return c.rec == nil }) // deleted since indexed
+	if !s.off[SignalNames] {
+		p.idents = append(p.idents, typedNames(p.query, cands)...)
+	}
 	s.fuse(p, cands)
 	if s.onFuse != nil {
 		s.onFuse(p, cands)
