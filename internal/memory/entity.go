@@ -167,6 +167,7 @@ func standalone(parts []queryPart, name string, first bool) bool {
 // another candidate names the question's own: a question that shortens a name ("Tamara" for
 // Tamara Nowak) marks nothing.
 func lookAlikes(query string, cands []*candidate) {
+	otherSubjects(query, cands)
 	q := queryParts(query)
 	type seen struct {
 		parts  []queryPart
@@ -245,6 +246,40 @@ func typedNames(query string, cands []*candidate) []string {
 		}
 	}
 	return out
+}
+
+// otherSubjects marks the candidates about another named thing than the question's: when the
+// question names an identifier (pdf-renderer) that some candidates hold, a candidate that holds
+// none of the question's identifiers and opens with another one ("support-desk: p99 latency
+// under 500 ms") answers for something else, however alike its words.
+func otherSubjects(query string, cands []*candidate) {
+	var names []string
+	for _, tok := range tokens(query) {
+		if w := strings.ToLower(tok); hyphenName(w) {
+			names = append(names, w)
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	holds := func(c *candidate) bool {
+		lower := strings.ToLower(c.rec.Content)
+		return slices.ContainsFunc(names, func(n string) bool { return strings.Contains(lower, n) })
+	}
+	if !slices.ContainsFunc(cands, func(c *candidate) bool { return c.rec != nil && holds(c) }) {
+		return
+	}
+	for _, c := range cands {
+		if c.rec == nil || holds(c) {
+			continue
+		}
+		for _, tok := range tokens(c.rec.Content) {
+			if w := strings.ToLower(tok); hyphenName(w) {
+				c.other = true
+				break
+			}
+		}
+	}
 }
 
 // lookAlike reports whether one of two notes names a longer form of a name of the other

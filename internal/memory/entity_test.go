@@ -110,7 +110,8 @@ func TestCorrectionRanksFirst(t *testing.T) {
 		for _, text := range []string{
 			"audit-log-v2: port 5403 (internal only, the gateway fronts it)",
 			"audit-log-v2 cache TTL: 90 min (redis, key prefix audit-log-v2:)",
-			"audit-log-v2 moved to port 7518 (was 5403).",
+			// Long enough that the store's similarity floor keeps it from being compared.
+			"from the platform sync this morning, after the ingress rework and the security review: audit-log-v2 moved to port 7518 (was 5403).",
 		} {
 			if r := mustStore(t, s, StoreRequest{Conversation: "c", Scope: "topic:p", Content: text}); r.Superseded != 0 {
 				t.Fatalf("Store(%q) superseded %d; the test needs both notes current", text, r.Superseded)
@@ -154,5 +155,46 @@ func TestTypedNames(t *testing.T) {
 	// A name every candidate holds tells them nothing apart.
 	if got := typedNames("when is Blue Yonder Airlines?", cands[2:3]); got != nil {
 		t.Errorf("typedNames with one candidate holding it = %q, want nil", got)
+	}
+}
+
+func TestOtherSubjects(t *testing.T) {
+	mk := func(texts ...string) []*candidate {
+		var out []*candidate
+		for i, s := range texts {
+			out = append(out, &candidate{id: uint64(i + 1), rec: &record{Content: s}})
+		}
+		return out
+	}
+	others := func(cands []*candidate) []bool {
+		var out []bool
+		for _, c := range cands {
+			out = append(out, c.other)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		query string
+		notes []string
+		want  []bool
+	}{
+		{"p99 latency objective of pdf-renderer",
+			[]string{"support-desk: p99 latency under 500 ms", "Latency budget of pdf-renderer is 350 ms", "p99 is what we page on"},
+			[]bool{true, false, false}}, // a note naming no identifier is not about another one
+		{"port of pdf-renderer", // no note names the question's: nothing to tell apart
+			[]string{"support-desk listens on 8080", "billing-api listens on 8081"},
+			[]bool{false, false}},
+		{"what is the p99 target", // the question names no identifier
+			[]string{"support-desk: p99 latency under 500 ms", "pdf-renderer: p99 under 350 ms"},
+			[]bool{false, false}},
+		{"does auth-service call pdf-renderer?", // a note naming either is about the question
+			[]string{"auth-service calls pdf-renderer synchronously", "pdf-renderer talks to pg-main-36", "support-desk calls ledger"},
+			[]bool{false, false, true}},
+	} {
+		cands := mk(tt.notes...)
+		otherSubjects(tt.query, cands)
+		if got := others(cands); !slices.Equal(got, tt.want) {
+			t.Errorf("otherSubjects(%q) = %v, want %v", tt.query, got, tt.want)
+		}
 	}
 }
