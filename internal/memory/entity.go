@@ -311,7 +311,15 @@ func restates(older, newer string, ra, rb []nameRun) bool {
 	if len(rb) == 0 || !slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
 		return false
 	}
-	if !hasCue(newer, b, false) { // "the new 2FA flow" corrects nothing
+	// A cue word (not "new": "the new 2FA flow" corrects nothing) or "(was ...)"; the phrases
+	// that make a correction at store time ("as of this week ...") are too loose here, where no
+	// similarity floor holds the pair back: "as of this week the alert fires above 10%" would
+	// pass for a correction of "gives up after 3 retries and alerts".
+	cue := strings.Contains(strings.ToLower(newer), "(was ")
+	for _, t := range b {
+		cue = cue || correctionCue[t.key] && t.key != "new"
+	}
+	if !cue {
 		return false
 	}
 	names := map[string]bool{}
