@@ -226,9 +226,9 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 	if on(SignalWords) && s.w.words != 0 {
 		qw = wordVecs(p.words)
 	}
-	want := answerNone
+	var want wanted
 	if on(SignalAnswer) && s.w.answer != 0 {
-		want = questionType(p.query)
+		want = questionWants(p.query)
 	}
 	if on(SignalNames) && s.w.names != 0 {
 		lookAlikes(p.query, cands)
@@ -277,7 +277,7 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 			c.words = softMatch(qw, wordVecs(contentWords(c.rec.Content)), s.w.floor)
 			c.score += s.w.words * c.words
 		}
-		if want != answerNone && c.rec != nil && noteHas(c.rec.Content, want) {
+		if !want.none() && c.rec != nil && noteAnswers(c.rec.Content, want) {
 			c.answer = true
 			c.score += s.w.answer
 		}
