@@ -76,7 +76,7 @@ var (
 	isoDate   = lazyregexp.New(`\b\d{4}-\d{2}-\d{2}\b`)
 	frequency = lazyregexp.New(`(?i)\b(every|each|nightly|daily|weekly|monthly|hourly|weekdays?|mornings?|afternoons?|evenings?)\b`)
 	number    = lazyregexp.New(`(^|[^\w.-])\d+([.,]\d+)?\s*(%|ms|s|min|h|gb|g|mi|mib|mb|k)?\b`)
-	email     = lazyregexp.New(`\b[\w.+-]+@[\w-]+\.[\w.-]+\b`)
+	email     = lazyregexp.New(`[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+\.[\p{L}\p{N}.-]*[\p{L}\p{N}]`)
 	place     = lazyregexp.New(`(://|(^|\s)[~.]?/[\w.-]+|\b[\w-]+/[\w./-]+|#[\w-]+|\b[a-z]+-[a-z]+-\d\b|\b[a-z]+(-[a-z]+)*-\d{2}\b)`)
 )
 
@@ -233,20 +233,35 @@ func questionWords(query string) []string {
 	return out
 }
 
-// questionAttribute reads the attribute a question names anywhere in it; of several, the most
-// specific (attribute's order).
-func questionAttribute(query string) attribute {
+// questionAttribute reads the attribute a question of kind k names anywhere in it; of several,
+// the most specific (attribute's order). The things a count counts are also what a question
+// talks about ("how do other pods call vendor-sync?"), so a count is wanted only when the
+// question asks a number ("how many", "combien"), says "count" or "number", or ends on the noun
+// ("Willow Schools seats").
+func questionAttribute(query string, k answerType) attribute {
 	words := questionWords(query)
+	counting := k == answerNumber
+	for _, w := range words {
+		counting = counting || countWords[w]
+	}
 	best := attrNone
 	for i := range words {
 		for n := 1; n <= 3 && i+n <= len(words); n++ {
-			if a, ok := attributeWords[strings.Join(words[i:i+n], " ")]; ok && (best == attrNone || a < best) {
-				best = a
+			a, ok := attributeWords[strings.Join(words[i:i+n], " ")]
+			if !ok || best != attrNone && a >= best {
+				continue
 			}
+			if countNouns[a] != nil && !counting && i+n < len(words) {
+				continue
+			}
+			best = a
 		}
 	}
 	return best
 }
+
+// countWords say that a question asks a count.
+var countWords = set(`count number anzahl zahl nombre número cantidad`)
 
 // wanted is what a question asks for: the kind of answer its first words say and the attribute
 // it names.
@@ -262,7 +277,8 @@ func (w wanted) none() bool { return w.kind == answerNone && w.attr == attrNone 
 // with no kind; an attribute that does not fit the kind is left out: "who approves a port
 // change?" wants a person, "when was the memory limit raised?" a time.
 func questionWants(query string) wanted {
-	w := wanted{kind: questionType(query), attr: questionAttribute(query)}
+	k := questionType(query)
+	w := wanted{kind: k, attr: questionAttribute(query, k)}
 	if w.attr != attrNone && !fits(w.kind, w.attr) {
 		w.attr = attrNone
 	}
@@ -318,7 +334,7 @@ var (
 	// sizePat is "256 MiB", "8G", "192 GB", "1.5TB": a bare lower-case m is millicores, not a size.
 	sizePat = lazyregexp.New(`\b\d+(?:[.,]\d+)?\s?(?:(?i:[kmgtp]i?b|[kmgtp]i)|[KMGTP])\b`)
 
-	percentPat = lazyregexp.New(`(?i)\d(?:\s?%|\s?(?:percent|per cent|prozent|pour cent|por ciento)\b)|[<>≤≥]=?\s*\d|\b(?:above|over|below|under|exceeds?|at least|at most|more than|less than)\s+\d`)
+	percentPat  = lazyregexp.New(`(?i)\d(?:\s?%|\s?(?:percent|per cent|prozent|pour cent|por ciento)\b)|[<>≤≥]=?\s*\d|\b(?:above|over|below|under|exceeds?|at least|at most|more than|less than)\s+\d`)
 	durationPat = lazyregexp.New(`(?i)\b\d+(?:[.,]\d+)?\s?(?:ms|s|secs?|seconds?|min|mins|minutes?|h|hrs?|hours?|d|days?|w|weeks?|months?|years?|sekunden|minuten|stunden|tagen?|wochen|monaten?|jahren?|secondes?|heures?|jours?|semaines?|mois|ans?|segundos?|minutos?|horas?|días?|semanas?|meses|años?)\b`)
 	weekday     = lazyregexp.New(`(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:quarterly|yearly|annually|biweekly|fortnightly|once a|twice a)\b`)
 	cronLine    = lazyregexp.New(`(?:^|\s)(?:[\d*/,-]+\s+){4}[\d*/,-]+(?:\s|[.;]|$)`)

@@ -67,6 +67,9 @@ func TestQuestionWants(t *testing.T) {
 		{"what does the export-port-mapper do", wanted{answerNone, attrNone}},
 		{"who approves a port change?", wanted{answerPerson, attrNone}},
 		{"what is our support model", wanted{answerNone, attrNone}},
+		{"how do other pods call vendor sync?", wanted{answerNone, attrNone}},
+		{"Willow Schools seats", wanted{answerNone, attrSeats}},
+		{"number of workers of the scheduler", wanted{answerNone, attrReplicas}},
 	}
 	for _, tt := range tests {
 		if got := questionWants(tt.query); got != tt.want {
@@ -113,6 +116,8 @@ func TestNoteHasAttr(t *testing.T) {
 		{attrOS, "ops-db-13 = 10.1.232.140 (VPN only)", false},
 		{attrEmail, "Main contact at Fabrikam: Nikolai Nakamura <nakamura@fabrikam.example>", true},
 		{attrEmail, "Account review with Orchid Pharma: every quarter", false},
+		{attrEmail, "Talk to Tomas Jovanović (jovanović@relecloud.example) for anything Relecloud-related.", true},
+		{attrEmail, "ping @oncall in #team-sre", false},
 		{attrURL, "internal URL of vendor-sync: http://vendor-sync.svc.cluster.local", true},
 		{attrURL, "vendor-sync's read replica is db-replica-17", false},
 		{attrIP, "prod-batch-12 has the private IP 10.3.237.163.", true},
