@@ -61,10 +61,15 @@ type rankWeights struct {
 	floor float64
 	// synonym, translation and cognate scale expansion terms against the query's own words.
 	synonym, translation, cognate float64
+	// attrTerm scales the lexical terms of the words that name the attribute a question asks
+	// ("port", "runtime", "version"): the answer type checks the value, so the words weigh
+	// less than the subject's, and "runtime of wishlist: Scala 2.13" no longer outranks "kyc
+	// runs on Node 20" for "kyc runtime version".
+	attrTerm float64
 }
 
 // defaultWeights are the weights the retrieval set chose (docs/memory.md has the figures).
-var defaultWeights = rankWeights{vector: 1, lex: 0.8, exact: 0.6, words: 0.4, sif: 0, answer: 0.5, names: 0.4, floor: 0.3, synonym: 0.3, translation: 0.8, cognate: 0.5}
+var defaultWeights = rankWeights{vector: 1, lex: 0.8, exact: 0.6, words: 0.4, sif: 0, answer: 0.5, names: 0.4, floor: 0.3, synonym: 0.3, translation: 0.8, cognate: 0.5, attrTerm: 0.5}
 
 // total is the sum of the fused score's weights: a memory best on every signal scores it.
 func (w rankWeights) total() float64 { return w.vector + w.lex + w.exact + w.words + w.sif + w.answer }
@@ -127,6 +132,18 @@ func (s *Service) plan(query string) queryPlan {
 		}
 		return w
 	}
+	// scale weighs the terms of word w: less when it names the attribute the question asks.
+	scale := func(string) float64 { return 1 }
+	if on(SignalAnswer) && s.w.answer != 0 && s.w.attrTerm != 1 {
+		if want := questionWants(query); want.attr != attrNone {
+			scale = func(w string) float64 {
+				if attributeWords[w] != attrNone {
+					return s.w.attrTerm
+				}
+				return 1
+			}
+		}
+	}
 	var vec []string
 	toks := tokens(query)
 	for i, tok := range toks {
@@ -158,7 +175,7 @@ func (s *Service) plan(query string) queryPlan {
 				tr := s.lex.Translate(p.lang, w)
 				for i, t := range tr {
 					if !englishStop[t] {
-						add(stem(t), s.w.translation/float64(1+i/2))
+						add(stem(t), scale(w)*s.w.translation/float64(1+i/2))
 						p.words = append(p.words, t)
 					}
 				}
@@ -168,23 +185,23 @@ func (s *Service) plan(query string) queryPlan {
 					vec = append(vec, w)
 				}
 				// Cognates and borrowed words: Port, Version, Cache, Dashboard.
-				add(stem(lexicon.Fold(w)), s.w.cognate)
+				add(stem(lexicon.Fold(w)), scale(w)*s.w.cognate)
 				continue
 			}
 			if englishStop[w] || len(w) < 2 && !isDigits(w) {
 				vec = append(vec, w)
 				continue
 			}
-			add(stem(w), 1)
+			add(stem(w), scale(w))
 			p.words = append(p.words, w)
 			vec = append(vec, w)
 			for _, long := range lexicon.Expand(w) {
-				add(stem(long), 0.9)
+				add(stem(long), scale(w)*0.9)
 				p.words = append(p.words, long)
 			}
 			if on(SignalSynonyms) && !isDigits(w) {
 				for _, syn := range s.lex.Synonyms(w) {
-					add(stem(syn), s.w.synonym)
+					add(stem(syn), scale(w)*s.w.synonym)
 				}
 			}
 		}
