@@ -178,7 +178,8 @@ var attributeNames = map[attribute]string{
 	attrCPU: "cpu, cpus, vcpu, vcpus, cores, millicores, processor, processors, prozessor, kerne, " +
 		"processeur, cœurs, coeurs, procesador, núcleos",
 	attrMemory: "ram, memory, mem, heap, disk, disk space, memory limit, speicher, arbeitsspeicher, " +
-		"festplatte, mémoire, disque, memoria, disco",
+		"festplatte, mémoire, disque, memoria, disco, megabytes, gigabytes, terabytes, mb, gb, mib, gib, " +
+		"mégaoctets, gigaoctets",
 	attrSeats: "seats, licences, licenses, users, user licences, seat count, lizenzen, plätze, nutzer, " +
 		"benutzer, sièges, utilisateurs, licencias, puestos, usuarios, plazas",
 	attrReplicas: "pods, replicas, instances, nodes, workers, containers, replica count, instance count, " +
@@ -189,7 +190,10 @@ var attributeNames = map[attribute]string{
 		"seuil, porcentaje, umbral",
 	attrDuration: "timeout, timeouts, ttl, duration, latency, retention, delay, backoff, grace period, " +
 		"time limit, zeitlimit, dauer, aufbewahrung, wartezeit, délai, durée, tiempo de espera, duración, " +
-		"retención, plazo",
+		"retención, plazo, how long, wie lange, combien de temps, cuánto tiempo, " +
+		// A unit names what it measures: "after how many seconds", "nach wie vielen Sekunden".
+		"milliseconds, seconds, minutes, hours, millisekunden, sekunden, minuten, stunden, " +
+		"millisecondes, secondes, heures, milisegundos, segundos, minutos, horas",
 	attrSchedule: "schedule, frequency, cadence, cron, interval, zeitplan, häufigkeit, rhythmus, turnus, " +
 		"fréquence, horaire, calendrier, frecuencia, horario, calendario, periodicidad",
 	attrDate: "date, deadline, due date, end date, expiry date, expiration date, datum, frist, ablaufdatum, " +
@@ -326,7 +330,9 @@ var (
 	runtimeNamed = lazyregexp.New(`(?i)\b(?:in|on|to|with|uses?|using)\s+(?:python|java|kotlin|scala|node\.?js|php|ruby|rust|golang|elixir|erlang|typescript|javascript|perl|haskell|clojure|groovy|ocaml|\.net|dotnet)\b`)
 
 	osName = lazyregexp.New(`(?i)\b(?:ubuntu|debian|alpine|amazon linux|rhel|red hat|centos|rocky linux|almalinux|fedora|windows server|windows|macos|freebsd|openbsd|suse|sles|opensuse|distroless|bottlerocket|flatcar|talos|linux)\b`)
-	urlPat = lazyregexp.New(`(?i)\b[a-z][a-z0-9+.-]*://[^\s)>\]]+|\bwww\.[\w-]+\.`)
+	// urlPat is a URL ("https://x.example/v1", "www.x.example") or an endpoint's path ("GET
+	// /ping", "under /api/v2/address").
+	urlPat = lazyregexp.New(`(?i)\b[a-z][a-z0-9+.-]*://[^\s)>\]]+|\bwww\.[\w-]+\.|(?:^|[\s(])/[a-z][\w.-]*`)
 	ipAddr = lazyregexp.New(`\b\d{1,3}(?:\.\d{1,3}){3}\b`)
 
 	// cpuPat is "750m CPU", "2 vCPU", "4 cores", "cpu: 500m".
