@@ -190,7 +190,7 @@ var attributeNames = map[attribute]string{
 		"seuil, porcentaje, umbral",
 	attrDuration: "timeout, timeouts, ttl, duration, latency, retention, delay, backoff, grace period, " +
 		"time limit, zeitlimit, dauer, aufbewahrung, wartezeit, délai, durée, tiempo de espera, duración, " +
-		"retención, plazo, how long, wie lange, combien de temps, cuánto tiempo, " +
+		"retención, how long, wie lange, combien de temps, cuánto tiempo, " +
 		// A unit names what it measures: "after how many seconds", "nach wie vielen Sekunden".
 		"milliseconds, seconds, minutes, hours, millisekunden, sekunden, minuten, stunden, " +
 		"millisecondes, secondes, heures, milisegundos, segundos, minutos, horas",
