@@ -455,7 +455,7 @@ func portNumber(digits, rest string) bool {
 	return true
 }
 
-// hasCount reports a number said with one of nouns, within four words of it: "runs 3 pods",
+// hasCount reports a number said with one of nouns, at most four words from it (three between): "runs 3 pods",
 // "1800 user licences", "production replicas for export-worker: 6", "gives up after 10 retries".
 // A noun inside a name ("db-replica-17") is none.
 func hasCount(text string, nouns map[string]bool) bool {

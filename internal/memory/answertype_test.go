@@ -100,6 +100,12 @@ func TestNoteHasAttr(t *testing.T) {
 		{attrPort, "the weekly report lists 4120 tickets", false},
 		{attrPort, "otp-sender runs 3 pods in the US cluster.", false},
 		{attrPort, "port 70000 is not a port", false},
+		// A port's limits: 65535 is the last one.
+		{attrPort, "the tunnel listens on port 65534", true},
+		{attrPort, "the tunnel listens on port 65535", true},
+		{attrPort, "the tunnel listens on port 65536", false},
+		{attrPort, "db at pg-main:5432", true},
+		{attrPort, "PHP 8.2 on port 80.5", false},
 		{attrPort, "kyc API is at version 4.7", false},
 
 		{attrRuntime, "kyc runs on Node 20.", true},
@@ -148,6 +154,11 @@ func TestNoteHasAttr(t *testing.T) {
 		{attrRetries, "retry policy legacy-ticketing: 9 attempts, jittered backoff", true},
 		{attrRetries, "Jobs for ticketing-next are queued on ticketing-next.inbox; DLQ after 5 tries.", true},
 		{attrRetries, "catalog runs 6 replicas in production.", false},
+		// A count's noun at most four words from its number (three between), not five.
+		{attrReplicas, "6 of them are pods", true},
+		{attrReplicas, "6 of them are really pods", false},
+		{attrReplicas, "pods: one, two, three, 4", true},
+		{attrReplicas, "pods: one, two, three, four, 5", false},
 		{attrPercent, "disk worker-06: 500G, alert 85%", true},
 		{attrPercent, "checkout pages on-call when p99 > 500ms", true},
 		{attrPercent, "catalog runs 6 replicas in production.", false},

@@ -22,8 +22,10 @@ import (
 //	words     soft matching of words by GloVe vectors: for each word of the query, its closest
 //	          word in the memory (1 for the same word, the cosine above a floor for a related
 //	          one: "contact" for "person", "version" for "release"), weighted by SIF weights
-//	answer    the question wants a person, a time, a number or a place ("who", "wann", "où") and
-//	          the memory holds one (see answertype.go)
+//	answer    the question wants a person, a time, a number or a place ("who", "wann", "où"), or
+//	          names an attribute anywhere ("document-store port", "kyc runtime version", "Port
+//	          von X"), and the memory holds a value of that kind or attribute (see answertype.go);
+//	          the words naming the attribute weigh attrTerm in the lexical terms
 //	sif       cosine of SIF-weighted mean GloVe vectors of query and memory (measured; off by
 //	          default, see docs/memory.md)
 //	names     subtracted from a note that names only a look-alike of the question's subject
