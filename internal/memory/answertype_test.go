@@ -66,6 +66,8 @@ func TestQuestionWants(t *testing.T) {
 		{"who writes the weekly report?", wanted{answerPerson, attrNone}},
 		{"what does the export-port-mapper do", wanted{answerNone, attrNone}},
 		{"who approves a port change?", wanted{answerPerson, attrNone}},
+		{"when was the memory limit raised?", wanted{answerTime, attrNone}},
+		{"when does the Acme contract expire, what date?", wanted{answerTime, attrDate}},
 		{"what is our support model", wanted{answerNone, attrNone}},
 		{"where do the logs go?", wanted{answerPlace, attrNone}},
 		{"Nach wie vielen Sekunden bricht data-exporter ab?", wanted{answerNumber, attrDuration}},
