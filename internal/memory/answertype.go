@@ -76,7 +76,7 @@ var (
 	isoDate   = lazyregexp.New(`\b\d{4}-\d{2}-\d{2}\b`)
 	frequency = lazyregexp.New(`(?i)\b(every|each|nightly|daily|weekly|monthly|hourly|weekdays?|mornings?|afternoons?|evenings?)\b`)
 	number    = lazyregexp.New(`(^|[^\w.-])\d+([.,]\d+)?\s*(%|ms|s|min|h|gb|g|mi|mib|mb|k)?\b`)
-	email     = lazyregexp.New(`[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+\.[\p{L}\p{N}.-]*[\p{L}\p{N}]`)
+	email     = lazyregexp.New(`\b[\w.+-]+@[\w-]+\.[\w.-]+\b`)
 	place     = lazyregexp.New(`(://|(^|\s)[~.]?/[\w.-]+|\b[\w-]+/[\w./-]+|#[\w-]+|\b[a-z]+-[a-z]+-\d\b|\b[a-z]+(-[a-z]+)*-\d{2}\b)`)
 )
 

@@ -127,7 +127,6 @@ func TestNoteHasAttr(t *testing.T) {
 		{attrOS, "ops-db-13 = 10.1.232.140 (VPN only)", false},
 		{attrEmail, "Main contact at Fabrikam: Nikolai Nakamura <nakamura@fabrikam.example>", true},
 		{attrEmail, "Account review with Orchid Pharma: every quarter", false},
-		{attrEmail, "Talk to Tomas Jovanović (jovanović@relecloud.example) for anything Relecloud-related.", true},
 		{attrEmail, "ping @oncall in #team-sre", false},
 		{attrURL, "internal URL of vendor-sync: http://vendor-sync.svc.cluster.local", true},
 		{attrURL, "vendor-sync's read replica is db-replica-17", false},
