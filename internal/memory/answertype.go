@@ -199,7 +199,7 @@ var attributeNames = map[attribute]string{
 	attrDate: "date, deadline, due date, end date, expiry date, expiration date, datum, frist, ablaufdatum, " +
 		"échéance, fecha, vencimiento",
 	attrAddress: "address, addresses, adresse, adressen, dirección, direcciones",
-	attrVersion: "version, versions, release, versión",
+	attrVersion: "version, versions, versión",
 }
 
 // attributeWords is attributeNames by phrase.

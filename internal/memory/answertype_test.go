@@ -67,6 +67,7 @@ func TestQuestionWants(t *testing.T) {
 		{"what does the export-port-mapper do", wanted{answerNone, attrNone}},
 		{"who approves a port change?", wanted{answerPerson, attrNone}},
 		{"when was the memory limit raised?", wanted{answerTime, attrNone}},
+		{"how do I roll back a release", wanted{answerNone, attrNone}},
 		{"when does the Acme contract expire, what date?", wanted{answerTime, attrDate}},
 		{"what is our support model", wanted{answerNone, attrNone}},
 		{"where do the logs go?", wanted{answerPlace, attrNone}},
