@@ -76,7 +76,7 @@ var (
 	isoDate   = lazyregexp.New(`\b\d{4}-\d{2}-\d{2}\b`)
 	frequency = lazyregexp.New(`(?i)\b(every|each|nightly|daily|weekly|monthly|hourly|weekdays?|mornings?|afternoons?|evenings?)\b`)
 	number    = lazyregexp.New(`(^|[^\w.-])\d+([.,]\d+)?\s*(%|ms|s|min|h|gb|g|mi|mib|mb|k)?\b`)
-	email     = lazyregexp.New(`\b[\w.+-]+@[\w-]+\.[\w.-]+\b`)
+	email     = lazyregexp.New(`[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+\.[\p{L}\p{N}.-]*[\p{L}\p{N}]`)
 	place     = lazyregexp.New(`(://|(^|\s)[~.]?/[\w.-]+|\b[\w-]+/[\w./-]+|#[\w-]+|\b[a-z]+-[a-z]+-\d\b|\b[a-z]+(-[a-z]+)*-\d{2}\b)`)
 )
 
@@ -345,7 +345,9 @@ var (
 	weekday     = lazyregexp.New(`(?i)\b(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|\b(?:quarterly|yearly|annually|biweekly|fortnightly|once a|twice a)\b`)
 	cronLine    = lazyregexp.New(`(?:^|\s)(?:[\d*/,-]+\s+){4}[\d*/,-]+(?:\s|[.;]|$)`)
 	datePat     = lazyregexp.New(`(?i)\b\d{4}-\d{2}-\d{2}\b|\b\d{1,2}[./]\d{1,2}[./]\d{2,4}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b|\b\d{1,2}(?:st|nd|rd|th|\.)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-zé]*\b|\bQ[1-4]\s+\d{4}\b`)
-	versionPat  = lazyregexp.New(`(?i)\bv?\d+\.\d+(?:\.\d+)*\b|\b(?:version|release|v)\s*\d+\b`)
+	// versionPat is "14.10", "v2.1", "version 4", "release 7" or a free-standing "v2": the "-v2"
+	// of a name (image-resizer-v2) is no version.
+	versionPat = lazyregexp.New(`(?i)(?:^|[^\w-])v?\d+\.\d+(?:\.\d+)*\b|\b(?:version|release)\s*\d+\b|(?:^|[\s(])v\d+\b`)
 )
 
 // countNouns are the nouns a count of each kind is said with, singular and plural.

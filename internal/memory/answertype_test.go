@@ -180,6 +180,9 @@ func TestNoteHasAttr(t *testing.T) {
 		{attrVersion, "The database behind mailer is Postgres 12.17.", true},
 		{attrVersion, "kyc runs on Node 20.", true},
 		{attrVersion, "catalog runs 6 replicas in production.", false},
+		{attrVersion, "the client sends API v2 headers", true},
+		{attrVersion, "image-resizer-v2 changed hands: Ines Ahmed is the lead now.", false},
+		{attrVersion, "image-resizer-v2 listens on port 7909.", false},
 	}
 	for _, tt := range tests {
 		if got := noteHasAttr(tt.note, tt.attr); got != tt.want {

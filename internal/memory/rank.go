@@ -318,7 +318,7 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 		return 0
 	})
 	if on(SignalNewer) {
-		preferNewer(cands)
+		preferNewer(cands, want.attr != attrNone)
 	}
 }
 
@@ -326,8 +326,12 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 const newerWindow = 10
 
 // preferNewer moves a note above an older one among the best candidates when it restates it
-// (see restates): of two statements of one fact, the later answers.
-func preferNewer(cands []*candidate) {
+// (see restates): of two statements of one fact, the later answers. Where the question names an
+// attribute (byAttr), two notes that both hold its value restate each other when the newer
+// names the older's subject first and says it corrects (restatesAttr): "We moved
+// legacy-onboarding-api to Python 3.12" after "... is pinned to Python 3.10", for "what tech
+// stack does legacy onboarding use".
+func preferNewer(cands []*candidate, byAttr bool) {
 	n := min(len(cands), newerWindow)
 	runs := make([][]nameRun, n)
 	for i := range n {
@@ -338,8 +342,11 @@ func preferNewer(cands []*candidate) {
 	for j := 1; j < n; j++ {
 		for i := 0; i < j; i++ {
 			older, newer := cands[i], cands[j]
-			if older.rec == nil || newer.rec == nil || newer.id < older.id ||
-				!restates(older.rec.Content, newer.rec.Content, runs[i], runs[j]) {
+			if older.rec == nil || newer.rec == nil || newer.id < older.id {
+				continue
+			}
+			if !restates(older.rec.Content, newer.rec.Content, runs[i], runs[j]) &&
+				!(byAttr && older.answer && newer.answer && restatesAttr(older.rec.Content, newer.rec.Content, runs[i], runs[j])) {
 				continue
 			}
 			newer.score = max(newer.score, older.score)
@@ -418,4 +425,22 @@ func softMatch(q, d []wordVec, floor float64) float64 {
 		return 0
 	}
 	return sum / total
+}
+
+// restatesAttr is restates for two notes that hold a value of the attribute a question asks:
+// the attribute they share stands for the word or value restates looks for, which a correction
+// often does not repeat ("Hiro Jovanović no longer works at Wingtip Toys, Katarina Andersen
+// took over" after "Main contact at Wingtip Toys: Hiro Jovanović <...>"). The newer names the
+// older's subject first, no look-alike of it, under the same label, and has a correction cue.
+func restatesAttr(older, newer string, ra, rb []nameRun) bool {
+	if len(rb) == 0 || lookAlike(ra, rb) || !sameLabel(older, newer) ||
+		!slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
+		return false
+	}
+	for _, t := range factTokens(newer) {
+		if correctionCue[t.key] && t.key != "new" {
+			return true
+		}
+	}
+	return false
 }
