@@ -129,6 +129,7 @@ func TestNoteHasAttr(t *testing.T) {
 		{attrEmail, "Main contact at Fabrikam: Nikolai Nakamura <nakamura@fabrikam.example>", true},
 		{attrEmail, "Account review with Orchid Pharma: every quarter", false},
 		{attrEmail, "ping @oncall in #team-sre", false},
+		{attrEmail, "Talk to Tomas Jovanović (jovanović@relecloud.example) for anything Relecloud-related.", true},
 		{attrURL, "internal URL of vendor-sync: http://vendor-sync.svc.cluster.local", true},
 		{attrURL, "vendor-sync's read replica is db-replica-17", false},
 		{attrURL, "mailer health check: GET /ping (200 when the DB answers).", true},
@@ -187,6 +188,27 @@ func TestNoteHasAttr(t *testing.T) {
 	for _, tt := range tests {
 		if got := noteHasAttr(tt.note, tt.attr); got != tt.want {
 			t.Errorf("noteHasAttr(%q, %d) = %v, want %v", tt.note, tt.attr, got, tt.want)
+		}
+	}
+}
+
+func TestRestatesAttr(t *testing.T) {
+	tests := []struct {
+		older, newer string
+		want         bool
+	}{
+		{"legacy-onboarding-api is pinned to Python 3.10 in the base image", "We moved legacy-onboarding-api to Python 3.12 last sprint.", true},
+		{"Main contact at Wingtip Toys: Hiro Jovanović <jovanović@wingtip.example>",
+			"Update: Hiro Jovanović no longer works at Wingtip Toys, Katarina Andersen (andersen@wingtip.example) took over.", true},
+		// No correction cue: two facts side by side.
+		{"returns-portal runs on Node 22.", "returns-portal has a worker on Java 21.", false},
+		// Another subject first, or a look-alike of it.
+		{"returns-portal runs on Node 22.", "We moved checkout to Java 21 last sprint.", false},
+		{"returns-portal runs on Node 22.", "We moved returns-portal-next to Java 21 last sprint.", false},
+	}
+	for _, tt := range tests {
+		if got := restatesAttr(tt.older, tt.newer, nameRuns(tt.older), nameRuns(tt.newer)); got != tt.want {
+			t.Errorf("restatesAttr(%q, %q) = %v, want %v", tt.older, tt.newer, got, tt.want)
 		}
 	}
 }
