@@ -22,8 +22,10 @@ import (
 //	words     soft matching of words by GloVe vectors: for each word of the query, its closest
 //	          word in the memory (1 for the same word, the cosine above a floor for a related
 //	          one: "contact" for "person", "version" for "release"), weighted by SIF weights
-//	answer    the question wants a person, a time, a number or a place ("who", "wann", "où") and
-//	          the memory holds one (see answertype.go)
+//	answer    the question wants a person, a time, a number or a place ("who", "wann", "où"), or
+//	          names an attribute anywhere ("document-store port", "kyc runtime version", "Port
+//	          von X"), and the memory holds a value of that kind or attribute (see answertype.go);
+//	          the words naming the attribute weigh attrTerm in the lexical terms
 //	sif       cosine of SIF-weighted mean GloVe vectors of query and memory (measured; off by
 //	          default, see docs/memory.md)
 //	names     subtracted from a note that names only a look-alike of the question's subject
@@ -61,10 +63,15 @@ type rankWeights struct {
 	floor float64
 	// synonym, translation and cognate scale expansion terms against the query's own words.
 	synonym, translation, cognate float64
+	// attrTerm scales the lexical terms of the words that name the attribute a question asks
+	// ("port", "runtime", "version"): the answer type checks the value, so the words weigh
+	// less than the subject's, and "runtime of wishlist: Scala 2.13" no longer outranks "kyc
+	// runs on Node 20" for "kyc runtime version".
+	attrTerm float64
 }
 
 // defaultWeights are the weights the retrieval set chose (docs/memory.md has the figures).
-var defaultWeights = rankWeights{vector: 1, lex: 0.8, exact: 0.6, words: 0.4, sif: 0, answer: 0.5, names: 0.4, floor: 0.3, synonym: 0.3, translation: 0.8, cognate: 0.5}
+var defaultWeights = rankWeights{vector: 1, lex: 0.8, exact: 0.6, words: 0.4, sif: 0, answer: 0.5, names: 0.4, floor: 0.3, synonym: 0.3, translation: 0.8, cognate: 0.5, attrTerm: 0.5}
 
 // total is the sum of the fused score's weights: a memory best on every signal scores it.
 func (w rankWeights) total() float64 { return w.vector + w.lex + w.exact + w.words + w.sif + w.answer }
@@ -127,6 +134,18 @@ func (s *Service) plan(query string) queryPlan {
 		}
 		return w
 	}
+	// scale weighs the terms of word w: less when it names the attribute the question asks.
+	scale := func(string) float64 { return 1 }
+	if on(SignalAnswer) && s.w.answer != 0 && s.w.attrTerm != 1 {
+		if want := questionWants(query); want.attr != attrNone {
+			scale = func(w string) float64 {
+				if attributeWords[w] != attrNone {
+					return s.w.attrTerm
+				}
+				return 1
+			}
+		}
+	}
 	var vec []string
 	toks := tokens(query)
 	for i, tok := range toks {
@@ -158,7 +177,7 @@ func (s *Service) plan(query string) queryPlan {
 				tr := s.lex.Translate(p.lang, w)
 				for i, t := range tr {
 					if !englishStop[t] {
-						add(stem(t), s.w.translation/float64(1+i/2))
+						add(stem(t), scale(w)*s.w.translation/float64(1+i/2))
 						p.words = append(p.words, t)
 					}
 				}
@@ -168,23 +187,23 @@ func (s *Service) plan(query string) queryPlan {
 					vec = append(vec, w)
 				}
 				// Cognates and borrowed words: Port, Version, Cache, Dashboard.
-				add(stem(lexicon.Fold(w)), s.w.cognate)
+				add(stem(lexicon.Fold(w)), scale(w)*s.w.cognate)
 				continue
 			}
 			if englishStop[w] || len(w) < 2 && !isDigits(w) {
 				vec = append(vec, w)
 				continue
 			}
-			add(stem(w), 1)
+			add(stem(w), scale(w))
 			p.words = append(p.words, w)
 			vec = append(vec, w)
 			for _, long := range lexicon.Expand(w) {
-				add(stem(long), 0.9)
+				add(stem(long), scale(w)*0.9)
 				p.words = append(p.words, long)
 			}
 			if on(SignalSynonyms) && !isDigits(w) {
 				for _, syn := range s.lex.Synonyms(w) {
-					add(stem(syn), s.w.synonym)
+					add(stem(syn), scale(w)*s.w.synonym)
 				}
 			}
 		}
@@ -226,9 +245,9 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 	if on(SignalWords) && s.w.words != 0 {
 		qw = wordVecs(p.words)
 	}
-	want := answerNone
+	var want wanted
 	if on(SignalAnswer) && s.w.answer != 0 {
-		want = questionType(p.query)
+		want = questionWants(p.query)
 	}
 	if on(SignalNames) && s.w.names != 0 {
 		lookAlikes(p.query, cands)
@@ -277,7 +296,7 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 			c.words = softMatch(qw, wordVecs(contentWords(c.rec.Content)), s.w.floor)
 			c.score += s.w.words * c.words
 		}
-		if want != answerNone && c.rec != nil && noteHas(c.rec.Content, want) {
+		if !want.none() && c.rec != nil && noteAnswers(c.rec.Content, want) {
 			c.answer = true
 			c.score += s.w.answer
 		}
@@ -299,7 +318,7 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 		return 0
 	})
 	if on(SignalNewer) {
-		preferNewer(cands)
+		preferNewer(cands, want.attr != attrNone)
 	}
 }
 
@@ -307,8 +326,12 @@ func (s *Service) fuse(p queryPlan, cands []*candidate) {
 const newerWindow = 10
 
 // preferNewer moves a note above an older one among the best candidates when it restates it
-// (see restates): of two statements of one fact, the later answers.
-func preferNewer(cands []*candidate) {
+// (see restates): of two statements of one fact, the later answers. Where the question names an
+// attribute (byAttr), two notes that both hold its value restate each other when the newer
+// names the older's subject first and says it corrects (restatesAttr): "We moved
+// legacy-onboarding-api to Python 3.12" after "... is pinned to Python 3.10", for "what tech
+// stack does legacy onboarding use".
+func preferNewer(cands []*candidate, byAttr bool) {
 	n := min(len(cands), newerWindow)
 	runs := make([][]nameRun, n)
 	for i := range n {
@@ -319,8 +342,11 @@ func preferNewer(cands []*candidate) {
 	for j := 1; j < n; j++ {
 		for i := 0; i < j; i++ {
 			older, newer := cands[i], cands[j]
-			if older.rec == nil || newer.rec == nil || newer.id < older.id ||
-				!restates(older.rec.Content, newer.rec.Content, runs[i], runs[j]) {
+			if older.rec == nil || newer.rec == nil || newer.id < older.id {
+				continue
+			}
+			if !restates(older.rec.Content, newer.rec.Content, runs[i], runs[j]) &&
+				!(byAttr && older.answer && newer.answer && restatesAttr(older.rec.Content, newer.rec.Content, runs[i], runs[j])) {
 				continue
 			}
 			newer.score = max(newer.score, older.score)
@@ -399,4 +425,22 @@ func softMatch(q, d []wordVec, floor float64) float64 {
 		return 0
 	}
 	return sum / total
+}
+
+// restatesAttr is restates for two notes that hold a value of the attribute a question asks:
+// the attribute they share stands for the word or value restates looks for, which a correction
+// often does not repeat ("Hiro Jovanović no longer works at Wingtip Toys, Katarina Andersen
+// took over" after "Main contact at Wingtip Toys: Hiro Jovanović <...>"). The newer names the
+// older's subject first, no look-alike of it, under the same label, and has a correction cue.
+func restatesAttr(older, newer string, ra, rb []nameRun) bool {
+	if len(rb) == 0 || lookAlike(ra, rb) || !sameLabel(older, newer) ||
+		!slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
+		return false
+	}
+	for _, t := range factTokens(newer) {
+		if correctionCue[t.key] && t.key != "new" {
+			return true
+		}
+	}
+	return false
 }
