@@ -330,8 +330,7 @@ func (b *b3) licenceFacts(p string) {
 			fmt.Sprintf("%s reseller contact %s <%s>", p, who, mail),
 			fmt.Sprintf("For %s quotes email %s (%s)", p, mail, who),
 		}),
-		para: []string{fmt.Sprintf("who do I ask for a %s quote?", p)},
-		ask:  []string{fmt.Sprintf("email of the %s reseller?", p)},
+		para: []string{fmt.Sprintf("who do I ask for a %s quote?", p), fmt.Sprintf("email of the %s reseller?", p)},
 		fr:   []string{fmt.Sprintf("À qui demander un devis pour %s ?", p)},
 		es:   []string{fmt.Sprintf("¿A quién le pido un presupuesto de %s?", p)},
 	})
@@ -562,15 +561,15 @@ func (b *b3) miscFacts() {
 			}),
 			para:  []string{fmt.Sprintf("how do I %s?", c.what)},
 			ident: []string{fmt.Sprintf("what do I use %s for?", c.cmd)},
-			de:    []string{fmt.Sprintf("Welcher Befehl, um: %s?", c.what)},
 		})
 	}
 	for _, e := range b3errs {
 		b.one(&fact{
 			text:  fmt.Sprintf("%s on %s = %s", e.code, e.where, e.means),
 			ident: []string{fmt.Sprintf("%s on %s, what does it mean?", e.code, e.where), fmt.Sprintf("getting %s", e.code)},
-			fr:    []string{fmt.Sprintf("Que veut dire l'erreur %s sur %s ?", e.code, e.where)},
-			es:    []string{fmt.Sprintf("¿Qué significa el error %s en %s?", e.code, e.where)},
+			de:    []string{fmt.Sprintf("Was bedeutet der Fehler %s?", e.code)},
+			fr:    []string{fmt.Sprintf("Que veut dire l'erreur %s ?", e.code)},
+			es:    []string{fmt.Sprintf("¿Qué significa el error %s?", e.code)},
 		})
 	}
 	for _, v := range b3vpn {
