@@ -70,6 +70,9 @@ func compareFacts(prev, next string) (verdict, FactChange) {
 	if len(regions) == 0 {
 		return verdictSame, FactChange{}
 	}
+	if citesOther(a, b) {
+		return verdictDifferent, FactChange{} // two tickets, two incidents: two items
+	}
 	var change FactChange
 	changed := 0
 	var counted []region
@@ -139,7 +142,7 @@ func corrects(prev, next string, sim float32) bool {
 		have[t.key] = true
 	}
 	subj, subjNext := subjectEntities(a), subjectEntities(b)
-	if len(subj) == 0 {
+	if len(subj) == 0 || citesOther(a, b) {
 		return false
 	}
 	if !holdsRuns(a, b, subj) {
@@ -648,6 +651,8 @@ type token struct {
 	stop bool
 	// open: punctuation comes before the word ("(billing)", "<ana@acme.example>").
 	open bool
+	// code: a code that ends a name ("North 8A", "Bay 12C"), which makes it part of the name.
+	code bool
 	// opens: the first word, capitalised, opens a name ("Ivo Aydin works ...", "Black Mesa
 	// Energy sends ..."), though it may be a common word too.
 	opens bool
@@ -675,6 +680,9 @@ func factTokens(text string) []token {
 		}
 		out = append(out, token{text: w, key: strings.ToLower(w), pos: len(out), sep: strings.HasPrefix(after, ":"),
 			stop: after != "", open: before != ""})
+	}
+	for i := 1; i < len(out); i++ {
+		out[i].code = nameCode(out[i].text) && capitalWord(out[i-1].text) && !out[i-1].stop && !months[out[i-1].key]
 	}
 	if len(out) > 1 {
 		f, n := out[0], out[1]
@@ -957,10 +965,62 @@ var pronoun = map[string]bool{"we": true, "i": true, "you": true, "they": true, 
 // entityToken reports a word that names something: a proper name or an identifier with
 // letters (billing-api-v2, pg-main-04, AWS_REGION), not a bare number or version.
 func entityToken(t token) bool {
+	if t.code {
+		return true
+	}
 	if !strings.ContainsFunc(t.text, unicode.IsLetter) || monthOrDay(t.key) {
 		return false
 	}
 	return properName(t) || identifier(t.text)
+}
+
+// nameCode matches the code that ends a place's or a thing's name: digits, then one or two
+// capitals ("8A", "9B", "12C"), not a size ("16G", "2TB"; a bare B is a bay more often than
+// bytes).
+func nameCode(w string) bool {
+	d := strings.IndexFunc(w, func(r rune) bool { return !unicode.IsDigit(r) })
+	if d < 1 || d > 3 || len(w)-d > 2 {
+		return false
+	}
+	for _, r := range w[d:] {
+		if !unicode.IsUpper(r) {
+			return false
+		}
+	}
+	return !sizeUnit[w[d:]]
+}
+
+var sizeUnit = map[string]bool{"G": true, "M": true, "K": true, "T": true, "GB": true, "MB": true, "KB": true, "TB": true}
+
+// refID matches the identifier of a ticket, an incident or an issue (INC0088745, JIRA-1234,
+// #4521): a note that cites one is about that item, and a note citing another is about
+// another item, however alike their words.
+func refID(w string) bool {
+	if len(w) > 2 && w[0] == '#' && isDigits(w[1:]) {
+		return true
+	}
+	letters := strings.IndexFunc(w, func(r rune) bool { return !unicode.IsUpper(r) })
+	if letters < 2 {
+		return false
+	}
+	rest := strings.TrimPrefix(w[letters:], "-")
+	return isDigits(rest) && (len(rest) >= 4 || len(w[letters:]) > len(rest) && len(rest) >= 2)
+}
+
+// citesOther reports whether a and b each cite items (refID) and none in common.
+func citesOther(a, b []token) bool {
+	var ra, rb []string
+	for _, t := range a {
+		if refID(t.text) {
+			ra = append(ra, t.key)
+		}
+	}
+	for _, t := range b {
+		if refID(t.text) {
+			rb = append(rb, t.key)
+		}
+	}
+	return len(ra) > 0 && len(rb) > 0 && !slices.ContainsFunc(ra, func(k string) bool { return slices.Contains(rb, k) })
 }
 
 // verbWord lists the verbs and separators that end a fact's subject in project notes.
@@ -1044,6 +1104,8 @@ var opposites = map[string]string{
 func valueKind(t token) (ChangeKind, bool) {
 	w, k := t.text, t.key
 	switch {
+	case t.code:
+		return ChangeName, true
 	case monthOrDay(k) || dateLike(w):
 		return ChangeDate, true
 	case strings.ContainsAny(w, `/\`) || strings.HasPrefix(w, "~") || fileName(w):

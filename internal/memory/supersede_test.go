@@ -80,6 +80,11 @@ func TestCompareFacts(t *testing.T) {
 		{"two pipelines, named first", "product_reviews_dump normally finishes in about 20 minutes, longer means something is off", "zendesk_tickets_load normally finishes in about 20 minutes, longer means something is off", verdictDifferent, "", "", ""},
 		{"two people to ask, both with a surname", "ask Gustavo Mbeki about Looker LookML", "ask Hiroshi Mbeki about Looker LookML", verdictDifferent, "", "", ""},
 		{"key=value", "orders_load retries=4, retry_delay=10m", "orders_load retries=5, retry_delay=10m", verdictUpdate, ChangeNumber, "4", "5"},
+		{"two incidents of one kind", "Day Surgery Citrix session freezing. Fix: profile was 9 GB, cleared the Teams cache. (INC0062889)", "Day Surgery Citrix session freezing. Fix: profile was 9 GB, cleared the Teams cache. (INC0041188)", verdictDifferent, "", "", ""},
+		{"two issues", "login times out on Safari, see PROJ-812", "login times out on Safari, see PROJ-944", verdictDifferent, "", "", ""},
+		{"another ward, its code after the name", "printer queue for North 1A: prt-n03", "printer queue for North 8A: prt-n03", verdictDifferent, "", "", ""},
+		{"a ward's new value", "printer queue for North 1A: prt-n03", "printer queue for North 1A: prt-n05", verdictUpdate, ChangeNumber, "prt-n03", "prt-n05"},
+		{"a size is no code", "stg-db-6 memory: 16G", "stg-db-6 memory: 32G", verdictUpdate, ChangeNumber, "16G", "32G"},
 		{"a longer name before a colon", "Licence count for Wingtip Toys: 940", "Licence count for Wingtip Toys Nordics: 940", verdictDifferent, "", "", ""},
 		// The same fact with a new value, however it is laid out.
 		{"a value after a colon", "Maintainer of newsletter: Yara Santos (fulfilment)", "Maintainer of newsletter: Goran Castro (fulfilment)", verdictUpdate, ChangeName, "Yara Santos", "Goran Castro"},
@@ -144,6 +149,9 @@ func TestCorrects(t *testing.T) {
 		{"the same shape of value, another attribute named", "scratch that, invoice_export runs at 11:15 UTC not 00:45", "oops, invoice_export SLA is 09:30 CET, not 05:00", false},
 		{"the old value after not", "Mei Costa is based in Melbourne", "sorry, Mei Costa is in Toronto, not Melbourne", true},
 		{"not, without the old value", "Mei Costa is based in Melbourne", "Mei Costa is in Toronto, not in Lisbon", false},
+		{"another incident whose fix moved something", "North 6B badge reader not opening. Fix: controller had lost its IP lease, set it static. (INC0065988)", "North 6B wifi dropping on the tablets. Fix: they were on the guest SSID, moved them to CLIN-WIFI. (INC0092997)", false},
+		{"another ward's VLAN", "patch anything on South 7A into VLAN 154", "scratch VLAN 403 for South 4B, network team says it's VLAN 158 now", false},
+		{"the same ward's VLAN", "patch anything on South 7A into VLAN 154", "scratch that, South 7A is on VLAN 158 now", true},
 		{"a number inside a name", "read replica database for cdn-purger: pg-replica-10", "Bumped the cdn-purger retries to 10.", false},
 		{"below the similarity floor", "payouts-v2 listens on port 3107.", "Correction: payouts-v2 is on port 7633 now, not 3107.", false},
 	} {
@@ -153,6 +161,22 @@ func TestCorrects(t *testing.T) {
 		}
 		if got := corrects(tt.prev, tt.next, sim); got != tt.want {
 			t.Errorf("%s: corrects(%q, %q, %.2f) = %v, want %v", tt.name, tt.prev, tt.next, sim, got, tt.want)
+		}
+	}
+}
+
+func TestRefID(t *testing.T) {
+	for w, want := range map[string]bool{
+		"INC0088745": true, "CHG0012345": true, "PROJ-812": true, "JIRA-1234": true, "#4521": true,
+		"INC12": false, "HTTP": false, "AB-1": false, "#1": false, "23P01": false, "ERR_QUOTA": false, "v2": false,
+	} {
+		if got := refID(w); got != want {
+			t.Errorf("refID(%q) = %v, want %v", w, got, want)
+		}
+	}
+	for w, want := range map[string]bool{"8A": true, "12C": true, "4BC": true, "16G": false, "2TB": false, "A3": false, "1234A": false, "8a": false, "9B": true} {
+		if got := nameCode(w); got != want {
+			t.Errorf("nameCode(%q) = %v, want %v", w, got, want)
 		}
 	}
 }
