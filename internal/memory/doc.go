@@ -55,13 +55,16 @@
 // # Ranking (rank.go)
 //
 // A search takes the best candidates of both sides and orders their union by a weighted sum of
-// the cosine, the normalised BM25 score, the share of the query's identifiers found verbatim,
-// soft word matching by GloVe vectors and the question's answer type (who, when, how many,
-// where), less a penalty for a note that names only a look-alike of the question's subject
-// (checkout-v2 for checkout; entity.go); then a newer note that says it corrects an older one
-// about the same subject moves above it. German, French and Spanish questions are translated
-// word by word into English with the FreeDict dictionaries of the OS (package lexicon). The figures of each signal on the
-// retrieval set (testdata/recall) are in docs/memory.md; TestRecall runs the set.
+// the cosine, the normalised BM25 score, the share of the query's identifiers found verbatim
+// (also those it spells out in words, "store footfall", and full names it types), soft word
+// matching by GloVe vectors and the question's answer type (who, when, how many, where, and the
+// attribute it names anywhere: a port, a runtime, an e-mail address...; answertype.go), less a
+// penalty for a note that names only a look-alike of the question's subject (checkout-v2 for
+// checkout) or opens with another identifier than the one it names (entity.go); then a newer
+// note that says it corrects an older one about the same subject moves above it. German,
+// French and Spanish questions are translated word by word into English with the FreeDict
+// dictionaries of the OS (package lexicon). The figures of each signal on the retrieval sets
+// (testdata/recall) are in docs/memory.md; TestRecall runs the five sets.
 //
 // # Embedder spaces
 //
