@@ -130,8 +130,8 @@ func echoes(r, o region) bool {
 // about the same subject (prev's subject, see subjectEntities, appears in next word for word,
 // next names no longer form of it, and a label next opens with names it) and says it corrects
 // something ("correction:", "actually", "now", "moved to", "no longer", "handed over", "as of",
-// "(was ...)"), with a similarity of at least correctionFloor. A near duplicate without such words is another fact (production and
-// staging): stored beside it, never refused.
+// "(was ...)"), with a similarity of at least correctionFloor. A near duplicate without such
+// words is another fact (production and staging): stored beside it, never refused.
 func corrects(prev, next string, sim float32) bool {
 	a, b := factTokens(prev), factTokens(next)
 	if len(a) == 0 || len(b) == 0 || len(a) > maxFactTokens || len(b) > maxFactTokens {
