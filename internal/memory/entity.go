@@ -315,7 +315,8 @@ func restates(older, newer string, ra, rb []nameRun) bool {
 	// that make a correction at store time ("as of this week ...") are too loose here, where no
 	// similarity floor holds the pair back: "as of this week the alert fires above 10%" would
 	// pass for a correction of "gives up after 3 retries and alerts".
-	cue := strings.Contains(strings.ToLower(newer), "(was ")
+	lower := strings.ToLower(newer)
+	cue := strings.Contains(lower, "(was ") || strings.Contains(lower, "no longer")
 	for _, t := range b {
 		cue = cue || correctionCue[t.key] && t.key != "new"
 	}

@@ -87,6 +87,8 @@ func TestRestates(t *testing.T) {
 		{"other attribute", "geo-lookup is scaled to 2 pods in staging.", "Correction: geo-lookup is on port 7451 now, not 8009.", false},
 		{"look-alike subject", "Wayne Foods contact: Anna Bianchi", "Correction: our contact at Wayne Foods Europe is Paula now.", false},
 		{"a number inside a name", "read replica database for cdn-purger: pg-replica-10", "Bumped the cdn-purger retries to 10.", false},
+		{"no longer", "Wingtip Toys contact: Hiro Jovanović", "Wingtip Toys contact Hiro Jovanović no longer works there.", true},
+		{"longer alone", "Wingtip Toys contact: Hiro Jovanović", "Wingtip Toys contact calls take longer on Mondays.", false},
 		{"two labels", "scheduler: new refund behind refund_batching_enabled (LaunchDarkly), 10% of tenants",
 			"returns: new checkout behind checkout_batching_enabled (LaunchDarkly), 10% of tenants", false},
 		{"two customers", "Nina Bianchi left Dunder Mifflin Asia; our new contact there is Jonas Costa.",

@@ -442,5 +442,5 @@ func restatesAttr(older, newer string, ra, rb []nameRun) bool {
 			return true
 		}
 	}
-	return false
+	return strings.Contains(strings.ToLower(newer), "no longer") // "longer" alone is no cue
 }
