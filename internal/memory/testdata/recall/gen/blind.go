@@ -12,8 +12,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -1105,27 +1103,6 @@ func (g *gen) writeBlind(out string) {
 		}
 		order = slices.Insert(order, at, m)
 	}
-	renum := map[string]string{}
-	for i := range order {
-		k := fmt.Sprintf("m%04d", i+1)
-		renum[order[i].Key] = k
-		order[i].Key = k
-	}
-	for i := range queries {
-		queries[i].Want = renum[queries[i].Want]
-		if queries[i].Old != "" {
-			queries[i].Old = renum[queries[i].Old]
-		}
-	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	writeJSONL(filepath.Join(out, "memories.jsonl"), order)
-	writeJSONL(filepath.Join(out, "queries.jsonl"), queries)
-	counts := map[string]int{}
-	for _, q := range queries {
-		counts[q.Class]++
-	}
-	fmt.Fprintf(os.Stderr, "%d memories, %d queries %v\n", len(order), len(queries), counts)
+	renumber(order, queries)
+	writeSet(out, order, queries)
 }

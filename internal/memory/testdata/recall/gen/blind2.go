@@ -12,8 +12,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -749,22 +747,6 @@ func (g *gen) writeBlind2(out string) {
 		mems = append(mems, m)
 		mems = append(mems, after[i]...)
 	}
-	rename := map[string]string{}
-	for i := range mems {
-		rename[mems[i].Key] = fmt.Sprintf("m%04d", i+1)
-		mems[i].Key = rename[mems[i].Key]
-	}
-	for i := range queries {
-		queries[i].Want = rename[queries[i].Want]
-		if queries[i].Old != "" {
-			queries[i].Old = rename[queries[i].Old]
-		}
-	}
-	writeJSONL(filepath.Join(out, "memories.jsonl"), mems)
-	writeJSONL(filepath.Join(out, "queries.jsonl"), queries)
-	counts := map[string]int{}
-	for _, q := range queries {
-		counts[q.Class]++
-	}
-	fmt.Fprintf(os.Stderr, "%d memories, %d queries %v\n", len(mems), len(queries), counts)
+	renumber(mems, queries)
+	writeSet(out, mems, queries)
 }

@@ -8,7 +8,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -680,24 +679,7 @@ func (g *gen) writeBlind3(out string) {
 		mems = append(mems, m)
 		mems = append(mems, after[i]...)
 	}
-	rename := map[string]string{}
-	for i := range mems {
-		k := fmt.Sprintf("m%04d", i+1)
-		rename[mems[i].Key] = k
-		mems[i].Key = k
-	}
-	for i := range queries {
-		queries[i].Want = rename[queries[i].Want]
-		if queries[i].Old != "" {
-			queries[i].Old = rename[queries[i].Old]
-		}
-	}
+	renumber(mems, queries)
 	g.mems = mems
-	writeJSONL(filepath.Join(out, "memories.jsonl"), g.mems)
-	writeJSONL(filepath.Join(out, "queries.jsonl"), queries)
-	counts := map[string]int{}
-	for _, q := range queries {
-		counts[q.Class]++
-	}
-	fmt.Printf("%d memories, %d queries %v\n", len(g.mems), len(queries), counts)
+	writeSet(out, mems, queries)
 }

@@ -1075,14 +1075,39 @@ func main() {
 
 // write draws the questions and writes both files into out.
 func (g *gen) write(out string) {
-	queries := g.queries()
-	writeJSONL(filepath.Join(out, "memories.jsonl"), g.mems)
+	writeSet(out, g.mems, g.queries())
+}
+
+// renumber names the notes m0001, m0002 ... in their stored order and renames the questions'
+// keys to match: the blind sets move their corrections after the notes they correct.
+func renumber(mems []Memory, queries []Query) {
+	rename := map[string]string{}
+	for i := range mems {
+		k := fmt.Sprintf("m%04d", i+1)
+		rename[mems[i].Key] = k
+		mems[i].Key = k
+	}
+	for i := range queries {
+		queries[i].Want = rename[queries[i].Want]
+		if queries[i].Old != "" {
+			queries[i].Old = rename[queries[i].Old]
+		}
+	}
+}
+
+// writeSet writes a set's two files into out and says how many of each it wrote.
+func writeSet(out string, mems []Memory, queries []Query) {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	writeJSONL(filepath.Join(out, "memories.jsonl"), mems)
 	writeJSONL(filepath.Join(out, "queries.jsonl"), queries)
 	counts := map[string]int{}
 	for _, q := range queries {
 		counts[q.Class]++
 	}
-	fmt.Fprintf(os.Stderr, "%d memories, %d queries %v\n", len(g.mems), len(queries), counts)
+	fmt.Fprintf(os.Stderr, "%d memories, %d queries %v\n", len(mems), len(queries), counts)
 }
 
 // perClass is how many questions each class gets.
