@@ -135,9 +135,6 @@ func TestTerminalPathsExpire(t *testing.T) {
 // TestTerminalPathsSeeOtherProcesses: a grant another toolhost process creates on the state
 // directory, and its revocation, reach this process's very next TerminalPaths.
 func TestTerminalPathsSeeOtherProcesses(t *testing.T) {
-	if testing.Short() {
-		t.Skip("spawns processes")
-	}
 	f := newFixture(t, func(c *Config) { c.Clock = Clock{} }) // system clocks, shared with the child
 	target := filepath.Join(f.out, "granted")
 	f.wantTerminalPaths(t, f.g, "no grant", nil, nil)
