@@ -59,6 +59,28 @@ func (b *b5) one(f *fact) *fact {
 
 func low(s string) string { return strings.ToLower(s) }
 
+// older reports whether version a comes before b, comparing their runs of digits as numbers
+// ("3.18.6" before "3.19.4"), then the strings ("R2023a" before "R2023b"). Dates as versions
+// ("29Sep2021") compare by their day: close enough for the wording of a note.
+func older(a, b string) bool {
+	nums := func(s string) []int {
+		var out []int
+		n, in := 0, false
+		for _, r := range s + "." {
+			if r >= '0' && r <= '9' {
+				n, in = n*10+int(r-'0'), true
+			} else if in {
+				out, n, in = append(out, n), 0, false
+			}
+		}
+		return out
+	}
+	if c := slices.Compare(nums(a), nums(b)); c != 0 {
+		return c < 0
+	}
+	return a < b // "R2023a" before "R2023b"
+}
+
 // localMonth names a month ("Mar") the way a German, French or Spanish speaker writes it.
 func localMonth(m, lang string) string {
 	i := slices.Index(b5month, m)
@@ -394,6 +416,9 @@ func (b *b5) modFacts(m b5mod, onBoth bool, kestrelOnly bool, L string) {
 			de:    q("Welche {m}-Version lädt {C} standardmäßig?", "Standardversion {m} {C}"),
 			fr:    q("Quelle version de {m} est chargée par défaut sur {C} ?", "version par défaut module {m} {C}"),
 			es:    q("¿Qué versión de {m} se carga por defecto en {C}?", "versión por defecto {m} {C}"),
+		}
+		if older(v2, v) {
+			f.fixes = q("{C} default {m} rolled back to {m}/{v2} on "+d+", the {v} build was broken", "as of "+d+", `module load {m}` on {C} gives {v2} again, no longer {v} (broken build)")
 		}
 		if other != "" {
 			f.dist = q("default {m} version on {C}, not {o}", "{c} {m} module default", "if I just load {m} on {C}, which version do I get?")
@@ -818,7 +843,7 @@ func (b *b5) maintFacts(month string) {
 	mk := func(C, o string) *fact {
 		day := b.num(1, 28)
 		kv := []string{"{C}", C, "{c}", low(C), "{o}", o, "{m}", month}
-		return &fact{
+		f := &fact{
 			text: sub(fmt.Sprintf(b.pick([]string{
 				"{C} maintenance window {m} 2027: %d {m}, 07:00–19:00 — %s",
 				"{m} 2027 downtime for {C}: %d {m} (%s), reservation in place",
@@ -829,9 +854,12 @@ func (b *b5) maintFacts(month string) {
 			de:   subAll([]string{"Wann ist das Wartungsfenster von {C} im " + localMonth(month, "de") + "?"}, kv...),
 			fr:   subAll([]string{"Quand a lieu la maintenance de {C} en " + localMonth(month, "fr") + " ?"}, kv...),
 			es:   subAll([]string{"¿Qué día es el mantenimiento de {C} en " + localMonth(month, "es") + "?"}, kv...),
-			fixes: subAll([]string{fmt.Sprintf("{C} {m} maintenance moved to %d {m} (vendor availability)", b.num(1, 28)),
-				"{C} {m} 2027 maintenance postponed a week, new date " + fmt.Sprint(b.num(1, 28)) + " {m}"}, kv...),
 		}
+		f.fixes = subAll([]string{fmt.Sprintf("{C} {m} maintenance moved to %d {m} (vendor availability)", (day-1+b.num(1, 20))%28+1)}, kv...)
+		if day+7 <= 28 {
+			f.fixes = append(f.fixes, sub(fmt.Sprintf("{C} {m} 2027 maintenance postponed a week, new date %d {m}", day+7), kv...))
+		}
+		return f
 	}
 	b.pair(mk("Kestrel", "Osprey"), mk("Osprey", "Kestrel"))
 }
@@ -1007,7 +1035,7 @@ func (b *b5) miscFacts() {
 		"Dürfen Patientendaten auf dem Cluster liegen?", "Peut-on stocker des données de patients sur le cluster ?", "¿Se pueden guardar datos de pacientes en el clúster?")
 	add("the archive tier is tape via HPSS, 'archive' command on the DTNs, retrieval takes hours",
 		[]string{"how do people store data long-term cheaply?", "tape archive access"}, nil)
-	add("Osprey is retired end of June 2027; no new accounts on Osprey after January",
+	add("Osprey is retired end of June 2028; no new accounts on Osprey after January 2028",
 		[]string{"when is the old cluster going away?", "osprey end of life"}, nil,
 		"Wann wird Osprey abgeschaltet?", "Quand Osprey sera-t-il arrêté ?", "¿Cuándo se apaga Osprey?")
 	add("GPU jobs on Kestrel: --gres=gpu:a100:N or --gres=gpu:h100:N, --constraint=a100_80g for the 80 GB cards",
