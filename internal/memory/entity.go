@@ -25,7 +25,8 @@ import (
 type nameRun []string
 
 // nameRuns lists the names of a note. A capitalised common word opening the note ("Deploy",
-// "Owner", "Correction") is no name; a run ends at punctuation.
+// "Owner", "Correction") is no name; a run ends at punctuation; a code after it (nameCode: the
+// 1C of "South 1C") is part of it.
 func nameRuns(text string) []nameRun {
 	var out []nameRun
 	var cur nameRun
@@ -47,6 +48,9 @@ func nameRuns(text string) []nameRun {
 			out = append(out, strings.Split(strings.ToLower(w), "-"))
 		case capitalWord(w) && (i > 0 || !lexicon.Common(strings.ToLower(w)) || !stop && nextCapital(text)):
 			cur = append(cur, strings.ToLower(w))
+		case len(cur) > 0 && nameCode(w) && w == strings.TrimRight(f, ",.;:!?)"):
+			cur = append(cur, strings.ToLower(w)) // the code that ends a place's name: South 1C
+			end()
 		default:
 			end()
 		}
@@ -66,9 +70,9 @@ func nextCapital(text string) bool {
 }
 
 // hyphenName reports an identifier made of hyphenated words (billing-api, pg-main-04), not an
-// address, path or flag.
+// address, path or flag, nor a word with an apostrophe ("re-IP'd").
 func hyphenName(w string) bool {
-	return strings.Contains(w, "-") && !strings.HasPrefix(w, "-") && !strings.ContainsAny(w, "@/:.=_")
+	return strings.Contains(w, "-") && !strings.HasPrefix(w, "-") && !strings.ContainsAny(w, "@/:.=_'’")
 }
 
 // capitalWord reports a word of letters that starts with a capital (Globex, US, Kovač).
@@ -168,6 +172,7 @@ func standalone(parts []queryPart, name string, first bool) bool {
 // Tamara Nowak) marks nothing.
 func lookAlikes(query string, cands []*candidate) {
 	otherSubjects(query, cands)
+	otherCopies(query, cands)
 	q := queryParts(query)
 	type seen struct {
 		parts  []queryPart
@@ -210,8 +215,9 @@ func lookAlikes(query string, cands []*candidate) {
 	}
 }
 
-// typedNames are the names of two or more capitalised words that a question types in full
-// ("Vikram Costa", "Blue Yonder Airlines") and that some candidates hold and others not: they
+// typedNames are the names of two or more capitalised words (or of one and a code: "South 1C")
+// that a question types in full ("Vikram Costa", "Blue Yonder Airlines") and that some
+// candidates hold and others not: they
 // count as identifiers for the exact signal, so that "what is Vikram Costa's GitHub handle?"
 // prefers his note to Vikram Pereira's. A question's opening capital is no part of a name.
 func typedNames(query string, cands []*candidate) []string {
@@ -220,6 +226,10 @@ func typedNames(query string, cands []*candidate) []string {
 	for i, f := range strings.Fields(query) {
 		core := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) })
 		w := strings.TrimSuffix(strings.TrimSuffix(core, "'s"), "’s")
+		if code := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }); len(cur) > 0 && nameCode(code) {
+			runs, cur = append(runs, append(cur, strings.ToLower(code))), nil // South 1C
+			continue
+		}
 		if capitalWord(w) && i > 0 && len(w) > 1 {
 			cur = append(cur, strings.ToLower(w))
 		} else {
@@ -249,22 +259,32 @@ func typedNames(query string, cands []*candidate) []string {
 }
 
 // otherSubjects marks the candidates about another named thing than the question's: when the
-// question names an identifier (pdf-renderer) that some candidates hold, a candidate that holds
-// none of the question's identifiers and opens with another one ("support-desk: p99 latency
-// under 500 ms") answers for something else, however alike its words.
+// question names an identifier (pdf-renderer), a place's code (the 7D of "South 7D") or a ticket
+// (INC0088745) that some candidates hold, a candidate that holds none of them and names another
+// of the same kind ("support-desk: p99 latency under 500 ms", "South 1C badge reader ...")
+// answers for something else, however alike its words.
 func otherSubjects(query string, cands []*candidate) {
-	var names []string
+	var names, codes []string
+	var hyphens, places, tickets bool // the kinds of name the question has
 	for _, tok := range tokens(query) {
-		if w := strings.ToLower(tok); hyphenName(w) {
-			names = append(names, w)
+		switch w := strings.ToLower(tok); {
+		case hyphenName(w):
+			names, hyphens = append(names, w), true
+		case nameCode(tok):
+			codes, places = append(codes, w), true
+		case refID(tok):
+			codes, tickets = append(codes, w), true
 		}
 	}
-	if len(names) == 0 {
+	if len(names)+len(codes) == 0 {
 		return
 	}
 	holds := func(c *candidate) bool {
 		lower := strings.ToLower(c.rec.Content)
-		return slices.ContainsFunc(names, func(n string) bool { return strings.Contains(lower, n) })
+		if slices.ContainsFunc(names, func(n string) bool { return strings.Contains(lower, n) }) {
+			return true
+		}
+		return len(codes) > 0 && slices.ContainsFunc(tokens(lower), func(t string) bool { return slices.Contains(codes, t) })
 	}
 	if !slices.ContainsFunc(cands, func(c *candidate) bool { return c.rec != nil && holds(c) }) {
 		return
@@ -274,7 +294,7 @@ func otherSubjects(query string, cands []*candidate) {
 			continue
 		}
 		for _, tok := range tokens(c.rec.Content) {
-			if w := strings.ToLower(tok); hyphenName(w) {
+			if hyphens && hyphenName(strings.ToLower(tok)) || places && nameCode(tok) || tickets && refID(tok) {
 				c.other = true
 				break
 			}
@@ -282,12 +302,81 @@ func otherSubjects(query string, cands []*candidate) {
 	}
 }
 
+// copyWords name the copies of one thing that notes tell apart, each by its canonical word:
+// its environment (production, staging, test) and, written in capitals, its region.
+var copyWords = map[string]string{
+	"prod": "production", "production": "production", "live": "production", "staging": "staging",
+	"stage": "staging", "dev": "development", "development": "development", "test": "test", "qa": "qa",
+	"EU": "eu", "US": "us", "UK": "uk", "EMEA": "emea", "APAC": "apac",
+}
+
+// copiesIn are the copies a text names (copyWords): an environment in any case, a region only
+// in capitals ("us" is a pronoun).
+func copiesIn(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, tok := range tokens(text) {
+		c, ok := copyWords[tok]
+		if !ok {
+			c, ok = copyWords[strings.ToLower(tok)]
+		}
+		if ok {
+			out[c] = true
+		}
+	}
+	return out
+}
+
+// otherCopies marks the candidates about another copy of the thing a question asks about:
+// when the question names a copy ("PACS test server?", "JupyterHub version in staging") that
+// some candidates name, a candidate that names none of the question's copies and another one
+// ("PACS live server: pacs-lv01:9547") answers for the other copy, however alike its words.
+func otherCopies(query string, cands []*candidate) {
+	want := copiesIn(query)
+	if len(want) == 0 {
+		return
+	}
+	named := make([]map[string]bool, len(cands))
+	some := false
+	for i, c := range cands {
+		if c.rec == nil {
+			continue
+		}
+		named[i] = copiesIn(c.rec.Content)
+		for w := range want {
+			some = some || named[i][w]
+		}
+	}
+	if !some {
+		return
+	}
+	for i, c := range cands {
+		if c.rec == nil || len(named[i]) == 0 {
+			continue
+		}
+		mine := false
+		for w := range want {
+			mine = mine || named[i][w]
+		}
+		if !mine {
+			c.other = true
+		}
+	}
+}
+
 // lookAlike reports whether one of two notes names a longer form of a name of the other
-// (checkout and checkout-v2): then they are about two subjects.
+// (checkout and checkout-v2) that the other does not name too: then they are about two
+// subjects. "North 4A (North) wall ports ..." and "North 4A moved to VLAN 885" are about one.
 func lookAlike(a, b []nameRun) bool {
+	has := func(runs []nameRun, r nameRun) bool {
+		return slices.ContainsFunc(runs, func(x nameRun) bool { return slices.Equal(x, r) })
+	}
 	for _, x := range a {
 		for _, y := range b {
-			if n := min(len(x), len(y)); len(x) != len(y) && slices.Equal(x[:n], y[:n]) {
+			n := min(len(x), len(y))
+			if len(x) == len(y) || !slices.Equal(x[:n], y[:n]) {
+				continue
+			}
+			if len(x) < len(y) && !has(a, y) || len(y) < len(x) && !has(b, x) {
 				return true
 			}
 		}
@@ -295,11 +384,26 @@ func lookAlike(a, b []nameRun) bool {
 	return false
 }
 
+// sameSubject reports whether newer names older's subject first: its first name is one of
+// older's; where neither names anything ("theatre scheduler live upgraded to 30.7.1" after
+// "theatre scheduler live is on version 19.3.10"), the store's subject of both is the same. It
+// returns the subject's words.
+func sameSubject(older, newer string, ra, rb []nameRun) ([]string, bool) {
+	if len(ra) == 0 && len(rb) == 0 {
+		sa, sb := subjectEntities(factTokens(older)), subjectEntities(factTokens(newer))
+		return sb, len(sb) > 0 && slices.Equal(sa, sb)
+	}
+	if len(rb) == 0 || !slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
+		return nil, false
+	}
+	return append([]string{strings.Join(rb[0], "-")}, rb[0]...), true
+}
+
 // restates reports whether newer says it corrects what older states about the same subject:
-// it names older's subject first (its first name is one of older's, and neither names a longer
-// form of a name of the other), it has a correction cue ("now", "moved", "left", "(was ...)"),
-// and it takes up an attribute or a value of older ("port", "seats", the old contact's name, the
-// old number).
+// it names older's subject first (sameSubject, and neither names a longer form of a name of
+// the other), it has a correction cue ("now", "moved", "left", "(was ...)"), and it takes up an
+// attribute or a value of older beyond the subject ("port", "seats", the old contact's name,
+// the old number).
 func restates(older, newer string, ra, rb []nameRun) bool {
 	if lookAlike(ra, rb) || !sameLabel(older, newer) {
 		return false
@@ -308,7 +412,8 @@ func restates(older, newer string, ra, rb []nameRun) bool {
 	if len(a) == 0 || len(b) == 0 || len(a) > maxFactTokens || len(b) > maxFactTokens {
 		return false
 	}
-	if len(rb) == 0 || !slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
+	subject, ok := sameSubject(older, newer, ra, rb)
+	if !ok {
 		return false
 	}
 	// A cue word (not "new": "the new 2FA flow" corrects nothing) or "(was ...)"; the phrases
@@ -324,11 +429,8 @@ func restates(older, newer string, ra, rb []nameRun) bool {
 		return false
 	}
 	names := map[string]bool{}
-	for _, run := range ra {
-		names[strings.Join(run, "-")] = true
-		for _, p := range run {
-			names[p] = true
-		}
+	for _, w := range subject {
+		names[w] = true
 	}
 	have := map[string]bool{}
 	for _, t := range b {

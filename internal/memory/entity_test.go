@@ -20,6 +20,9 @@ func TestNameRuns(t *testing.T) {
 			[]string{"anna bianchi", "wayne foods", "farid bianchi"}},
 		{"possessive", "Black Mesa Energy Europe's contract renews on September 9.", []string{"black mesa energy europe", "september"}},
 		{"no names", "staging replicas for orders: 2", nil},
+		{"a place's code", "South 1C badge reader controller re-IP'd to 10.31.28.83", []string{"south 1c"}}, // re-IP'd is a verb
+		{"a code ends the name", "North 4A (North) wall ports are on VLAN 596, clinical", []string{"north 4a", "north", "vlan"}},
+		{"a size is no code", "Stark Freight 16GB plan", []string{"stark freight"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,6 +97,13 @@ func TestRestates(t *testing.T) {
 		{"two customers", "Nina Bianchi left Dunder Mifflin Asia; our new contact there is Jonas Costa.",
 			"Anna Bianchi left Wayne Foods; our new contact there is Farid Bianchi.", false},
 		{"no cue", "audit-log-v2: port 5403 (internal only, the gateway fronts it)", "audit-log-v2 listens on port 7518.", false},
+		{"the old contact's name", "Wingtip Toys contact: Hiro Jovanović", "Wingtip Toys: Hiro Jovanović has left, ask Katarina Andersen now", true},
+		{"a site in brackets is no look-alike", "North 4A (North) wall ports are on VLAN 596, clinical", "North 4A moved to VLAN 885 after the re-cabling", true},
+		{"another place's code", "South 1C badge reader controller re-IP'd to 10.31.28.83 (was wrong in my notes)",
+			"South 1A badge reader controller re-IP'd to 10.31.57.44 (was wrong in my notes)", false},
+		{"another subject without names", "theatre scheduler test is on version 3.1", "theatre scheduler live upgraded to 30.7.1 (was 3.1)", false},
+		{"a shared verb is no subject", "South 1C badge reader controller re-IP'd to 10.31.28.83 (was wrong in my notes)",
+			"A&E badge reader controller re-IP'd to 10.31.39.135 (was wrong in my notes)", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,6 +143,7 @@ func TestTypedNames(t *testing.T) {
 		"@vcosta = Vikram Costa",
 		"We have a call with Blue Yonder Airlines every Monday.",
 		"Data Freshness = Grafana dashboard 962",
+		"North 3C prints to \\\\prt-n03\\3C-MONO",
 	}
 	var cands []*candidate
 	for i, n := range notes {
@@ -149,6 +160,8 @@ func TestTypedNames(t *testing.T) {
 		{"who is Vikram?", nil},                           // one word is no full name
 		{"Wer pflegt das Data Freshness Dashboard?", nil}, // no note holds it whole
 		{"what about Vikram, Costa and the rest?", nil},   // punctuation ends a name
+		{"printer queue for North 3C?", []string{"north 3c"}},
+		{"printer queue for 3C?", nil}, // a code alone is no full name
 	} {
 		if got := typedNames(tt.query, cands); !slices.Equal(got, tt.want) {
 			t.Errorf("typedNames(%q) = %q, want %q", tt.query, got, tt.want)
@@ -192,11 +205,61 @@ func TestOtherSubjects(t *testing.T) {
 		{"does auth-service call pdf-renderer?", // a note naming either is about the question
 			[]string{"auth-service calls pdf-renderer synchronously", "pdf-renderer talks to pg-main-36", "support-desk calls ledger"},
 			[]bool{false, false, true}},
+		{"badge reader controller IP for South 7D?", // another place's code
+			[]string{"South 1C badge reader controller re-IP'd to 10.31.28.83", "South 7D entrance badge reader = BR-S501, controller on 10.31.51.86",
+				"A&E badge reader controller re-IP'd to 10.31.39.135"},
+			[]bool{true, false, false}},
+		{"badge reader controller IP for south 7d?", // typed in lower case, no code is certain
+			[]string{"South 1C badge reader controller re-IP'd to 10.31.28.83", "South 7D entrance badge reader = BR-S501, controller on 10.31.51.86"},
+			[]bool{false, false}},
+		{"what fixed INC0050256?", // another ticket
+			[]string{"INC0048969 — monitor flickering: replaced the DisplayPort cable", "INC0050256 — label printer: swapped the ribbon", "label printer ribbons are in the store room"},
+			[]bool{true, false, false}},
+		{"which plan has 16GB?", // a size is no code
+			[]string{"Plan 32GB costs 20", "Plan 16GB costs 10"},
+			[]bool{false, false}},
 	} {
 		cands := mk(tt.notes...)
 		otherSubjects(tt.query, cands)
 		if got := others(cands); !slices.Equal(got, tt.want) {
 			t.Errorf("otherSubjects(%q) = %v, want %v", tt.query, got, tt.want)
+		}
+	}
+}
+
+func TestOtherCopies(t *testing.T) {
+	for _, tt := range []struct {
+		query string
+		notes []string
+		want  []bool
+	}{
+		{"PACS test server?", // another environment
+			[]string{"PACS live server: pacs-lv01:9547", "PACS (test) runs on pacs-tst04, web port 9667", "PACS owner is Imran Patel"},
+			[]bool{true, false, false}}, // a note naming no copy is not about another one
+		{"JupyterHub version in Staging", // any case for an environment; prod and production are one
+			[]string{"JupyterHub prod: 4.1", "jupyterhub staging runs 4.2", "JupyterHub production runs 4.1"},
+			[]bool{true, false, true}},
+		{"which bucket holds the US exports?", // a region in capitals
+			[]string{"EU exports go to s3://exports-eu", "US exports go to s3://exports-us"},
+			[]bool{true, false}},
+		{"can you tell us which bucket holds exports?", // "us" is a pronoun
+			[]string{"EU exports go to s3://exports-eu", "US exports go to s3://exports-us"},
+			[]bool{false, false}},
+		{"staging database host?", // no note names the question's copy: nothing to tell apart
+			[]string{"prod database: pg-main-01", "test database: pg-test-02"},
+			[]bool{false, false}},
+	} {
+		var cands []*candidate
+		for i, n := range tt.notes {
+			cands = append(cands, &candidate{id: uint64(i + 1), rec: &record{Content: n}})
+		}
+		otherCopies(tt.query, cands)
+		var got []bool
+		for _, c := range cands {
+			got = append(got, c.other)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("otherCopies(%q) = %v, want %v", tt.query, got, tt.want)
 		}
 	}
 }

@@ -433,8 +433,7 @@ func softMatch(q, d []wordVec, floor float64) float64 {
 // took over" after "Main contact at Wingtip Toys: Hiro Jovanović <...>"). The newer names the
 // older's subject first, no look-alike of it, under the same label, and has a correction cue.
 func restatesAttr(older, newer string, ra, rb []nameRun) bool {
-	if len(rb) == 0 || lookAlike(ra, rb) || !sameLabel(older, newer) ||
-		!slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
+	if _, ok := sameSubject(older, newer, ra, rb); !ok || lookAlike(ra, rb) || !sameLabel(older, newer) {
 		return false
 	}
 	for _, t := range factTokens(newer) {
