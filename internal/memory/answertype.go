@@ -77,7 +77,9 @@ var (
 	frequency = lazyregexp.New(`(?i)\b(every|each|nightly|daily|weekly|monthly|hourly|weekdays?|mornings?|afternoons?|evenings?)\b`)
 	number    = lazyregexp.New(`(^|[^\w.-])\d+([.,]\d+)?\s*(%|ms|s|min|h|gb|g|mi|mib|mb|k)?\b`)
 	email     = lazyregexp.New(`[\p{L}\p{N}._%+-]+@[\p{L}\p{N}-]+\.[\p{L}\p{N}.-]*[\p{L}\p{N}]`)
-	place     = lazyregexp.New(`(://|(^|\s)[~.]?/[\w.-]+|\b[\w-]+/[\w./-]+|#[\w-]+|\b[a-z]+-[a-z]+-\d\b|\b[a-z]+(-[a-z]+)*-\d{2}\b)`)
+	// place is a path, a URL, a channel, a region ("eu-west-1") or a host: "pg-main-04" and,
+	// with letters before its number, "pacs-tst04", "maternit-lv01".
+	place = lazyregexp.New(`(://|(^|\s)[~.]?/[\w.-]+|\b[\w-]+/[\w./-]+|#[\w-]+|\b[a-z]+-[a-z]+-\d\b|\b[a-z]+(-[a-z]+)*-[a-z]{0,4}\d{2,3}\b)`)
 )
 
 // noteHas reports whether a note holds a value of kind t: search asks only for the kind its
@@ -157,6 +159,7 @@ const (
 	attrDate
 	attrAddress // a URL, an IP address or a host:port
 	attrVersion // any version number
+	attrPhone   // a telephone number or an extension
 )
 
 // attributeNames are the words and phrases (up to three words, lower-case, accents kept) that
@@ -200,6 +203,12 @@ var attributeNames = map[attribute]string{
 		"échéance, fecha, vencimiento",
 	attrAddress: "address, addresses, adresse, adressen, dirección, direcciones",
 	attrVersion: "version, versions, versión",
+	// Not "mobile" or "call" alone: "the mobile app", "an API call".
+	attrPhone: "phone, phones, phone number, telephone, telephone number, tel, mobile number, mobile phone, " +
+		"work mobile, cell phone, cell number, extension, ext, hotline, helpline, support line, phone line, " +
+		"landline, telefon, telefonnummer, handy, handynummer, mobilnummer, durchwahl, rufnummer, " +
+		"téléphone, numéro de téléphone, numéro de portable, ligne directe, teléfono, número de teléfono, " +
+		"móvil, celular, extensión, número de móvil",
 }
 
 // attributeWords is attributeNames by phrase.
@@ -241,7 +250,7 @@ func questionWords(query string) []string {
 // the most specific (attribute's order). The things a count counts are also what a question
 // talks about ("how do other pods call vendor-sync?"), so a count is wanted only when the
 // question asks a number ("how many", "combien"), says "count" or "number", or ends on the noun
-// ("Willow Schools seats").
+// ("Willow Schools seats"); so is a telephone's number where the word also names the device.
 func questionAttribute(query string, k answerType) attribute {
 	words := questionWords(query)
 	counting := k == answerNumber
@@ -251,11 +260,15 @@ func questionAttribute(query string, k answerType) attribute {
 	best := attrNone
 	for i := range words {
 		for n := 1; n <= 3 && i+n <= len(words); n++ {
-			a, ok := attributeWords[strings.Join(words[i:i+n], " ")]
+			phrase := strings.Join(words[i:i+n], " ")
+			a, ok := attributeWords[phrase]
 			if !ok || best != attrNone && a >= best {
 				continue
 			}
 			if countNouns[a] != nil && !counting && i+n < len(words) {
+				continue
+			}
+			if phoneDevice[phrase] && !counting && i+n < len(words) && !whoseWords[words[i+n]] {
 				continue
 			}
 			best = a
@@ -264,8 +277,17 @@ func questionAttribute(query string, k answerType) attribute {
 	return best
 }
 
-// countWords say that a question asks a count.
-var countWords = set(`count number anzahl zahl nombre número cantidad`)
+// countWords say that a question asks a count (or a telephone's number).
+var countWords = set(`count number anzahl zahl nombre número cantidad nummer numéro`)
+
+// phoneDevice are the words for a telephone that also name the device ("the phone at the
+// nurses' station is dead again"): they want a number only when the question asks one, ends on
+// them ("Foxton UPS phone?") or says whose it is ("phone for Foxton UPS", "el teléfono de
+// soporte").
+var phoneDevice = set(`phone phones telephone tel telefon handy téléphone teléfono móvil celular landline`)
+
+// whoseWords say whose a thing is.
+var whoseWords = set(`for of von für de du des del para pour`)
 
 // wanted is what a question asks for: the kind of answer its first words say and the attribute
 // it names.
@@ -403,6 +425,41 @@ func noteHasAttr(text string, a attribute) bool {
 		return urlPat.MatchString(text) || ipAddr.MatchString(text) || hasPort(text)
 	case attrVersion:
 		return versionPat.MatchString(text) || runtimeVersioned.MatchString(text)
+	case attrPhone:
+		return hasPhone(text)
+	}
+	return false
+}
+
+// The patterns of hasPhone: an extension ("ext 5367", "x3965", "Durchwahl 412") and a run of
+// digits with the separators a telephone number is written with ("0150 397 7041", "+44 20 7946
+// 0958", "(555) 123-4567").
+var (
+	extensionPat = lazyregexp.New(`(?i)(?:^|[^\w.-])(?:ext|x|extension|durchwahl|poste|extensión)\.?:?\s?\d{2,6}\b`)
+	phonePat     = lazyregexp.New(`(?:^|[^\w.-])(\+?\(?\d[\d ()./-]{5,18}\d)\b`)
+)
+
+// hasPhone reports a telephone number or an extension. A number has at least 10 digits, or 7
+// in three groups or after a "+" or "(": a range ("8080-8090", "2024-2025"), an IP address, a
+// date or a version is none.
+func hasPhone(text string) bool {
+	if extensionPat.MatchString(text) {
+		return true
+	}
+	for _, m := range phonePat.FindAllStringSubmatch(text, -1) {
+		n := m[1]
+		if ipAddr.MatchString(n) || isoDate.MatchString(n) || datePat.MatchString(n) {
+			continue
+		}
+		digits, groups := 0, len(strings.FieldsFunc(n, func(r rune) bool { return r < '0' || r > '9' }))
+		for _, r := range n {
+			if r >= '0' && r <= '9' {
+				digits++
+			}
+		}
+		if digits >= 10 || digits >= 7 && (groups >= 3 || strings.ContainsAny(n[:1], "+(")) {
+			return true
+		}
 	}
 	return false
 }

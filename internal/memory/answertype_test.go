@@ -22,6 +22,27 @@ func TestNoteHasPerson(t *testing.T) {
 	}
 }
 
+func TestNoteHasPlace(t *testing.T) {
+	tests := []struct {
+		note string
+		want bool
+	}{
+		{"orders reads from pg-main-04", true},
+		{"PACS (test) runs on pacs-tst04, web port 9667", true},
+		{"maternity system live server: maternit-lv01:9579", true},
+		{"the bucket lives in eu-west-1", true},
+		{"logs go to /var/log/orders", true},
+		{"checkout-v2 owner is Anna", false}, // a successor's name is no host
+		{"dates follow iso-8601", false},     // nor a standard's number
+		{"maternity system live: v22.4.37", false},
+	}
+	for _, tt := range tests {
+		if got := noteHas(tt.note, answerPlace); got != tt.want {
+			t.Errorf("noteHas(%q, place) = %v, want %v", tt.note, got, tt.want)
+		}
+	}
+}
+
 func TestQuestionWants(t *testing.T) {
 	tests := []struct {
 		query string
@@ -29,6 +50,17 @@ func TestQuestionWants(t *testing.T) {
 	}{
 		// The attribute a question names anywhere in it.
 		{"document-store port", wanted{answerNone, attrPort}},
+		{"phone number for Helix Networks support?", wanted{answerNone, attrPhone}},
+		{"what extension is the South 7D manager on?", wanted{answerNone, attrPhone}},
+		{"Telefonnummer von Foxton UPS?", wanted{answerNone, attrPhone}},
+		{"¿Cuál es el teléfono de soporte de Islay Networks?", wanted{answerNone, attrPhone}},
+		{"who owns the mobile app?", wanted{answerPerson, attrNone}}, // "mobile" alone names no phone
+		{"who answers the support line?", wanted{answerPerson, attrNone}},
+		{"the phone at the nurses' station is dead again, what fixed it?", wanted{answerNone, attrNone}}, // the device
+		{"Foxton UPS phone?", wanted{answerNone, attrPhone}},
+		{"phone for Foxton UPS support?", wanted{answerNone, attrPhone}},
+		{"Nummer vom Telefon bei Foxton UPS?", wanted{answerNone, attrPhone}},
+		{"mobile app version", wanted{answerNone, attrVersion}},
 		{"port number of fx-rates?", wanted{answerNone, attrPort}},
 		{"which port is audit-log on", wanted{answerNumber, attrPort}},
 		{"Port von fx-rates?", wanted{answerNone, attrPort}},
@@ -184,6 +216,26 @@ func TestNoteHasAttr(t *testing.T) {
 		{attrVersion, "the client sends API v2 headers", true},
 		{attrVersion, "image-resizer-v2 changed hands: Ines Ahmed is the lead now.", false},
 		{attrVersion, "image-resizer-v2 listens on port 7909.", false},
+
+		{attrPhone, "ring Helix Networks on 0128 104 1420 for faults", true},
+		{attrPhone, "Kwame Mensah's work mobile: 07920 376823 — text first", true},
+		{attrPhone, "US support: +1 415 555 0134", true},
+		{attrPhone, "(555) 123-4567 after hours", true},
+		{attrPhone, "Stroke Unit nurses' station: x3965", true},
+		{attrPhone, "Sign-off comes from Gareth Okoro (ext 5367).", true},
+		{attrPhone, "Vertrieb: Durchwahl 412", true},
+		{attrPhone, "our account with Helix Networks is ACC-24440 (quote it on every call)", false},
+		{attrPhone, "controller on 10.31.51.86", false},
+		{attrPhone, "ports 8080-8090 are free", false},
+		{attrPhone, "the 2024-2025 budget", false},
+		{attrPhone, "ticket INC0050256 is closed", false},
+		{attrPhone, "6 digits: 123 456", false},
+		// A number's limits: 7 digits in three groups, 10 in any.
+		{attrPhone, "call 555 12 34", true},
+		{attrPhone, "call 555 12 3", false},
+		{attrPhone, "call 0123456789", true},
+		{attrPhone, "call 012345678", false},
+		{attrPhone, "hex 0x3965 is not an extension", false},
 	}
 	for _, tt := range tests {
 		if got := noteHasAttr(tt.note, tt.attr); got != tt.want {
@@ -205,6 +257,9 @@ func TestRestatesAttr(t *testing.T) {
 		// Another subject first, or a look-alike of it.
 		{"returns-portal runs on Node 22.", "We moved checkout to Java 21 last sprint.", false},
 		{"returns-portal runs on Node 22.", "We moved returns-portal-next to Java 21 last sprint.", false},
+		// A subject without names: the store's subject.
+		{"theatre scheduler live is on version 19.3.10", "theatre scheduler live upgraded to 30.7.1 last night", true},
+		{"theatre scheduler test is on version 3.1", "theatre scheduler live upgraded to 30.7.1 last night", false},
 	}
 	for _, tt := range tests {
 		if got := restatesAttr(tt.older, tt.newer, nameRuns(tt.older), nameRuns(tt.newer)); got != tt.want {
