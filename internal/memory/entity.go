@@ -463,6 +463,7 @@ var relational = map[string]bool{
 	"more": true, "less": true, "behind": true, "above": true, "below": true, "between": true, "through": true,
 	"via": true, "within": true, "without": true, "during": true, "until": true, "since": true,
 	"up": true, "down": true, "out": true, "off": true, "around": true, "approximately": true, "roughly": true,
+	"longer": true, "shorter": true, "earlier": true, "later": true,
 }
 
 // numbersIn are the values of two or more digits of a text ("localhost:3009" → 3009), not the

@@ -85,7 +85,7 @@ func compareFacts(prev, next string) (verdict, FactChange) {
 		}
 		counted = append(counted, r)
 		kind, ok := regionKind(r)
-		if !ok || label(r, kind) || subject(r, a, b) || twoValues(r) {
+		if !ok || label(r, kind) || subject(r, a, b) || twoValues(r) || dated(r, a) || dated(r.swap(), b) {
 			return verdictDifferent, FactChange{}
 		}
 		if change.Kind == "" || kindRank(kind) < kindRank(change.Kind) {
@@ -137,6 +137,7 @@ func corrects(prev, next string, sim float32) bool {
 	if len(a) == 0 || len(b) == 0 || len(a) > maxFactTokens || len(b) > maxFactTokens {
 		return false
 	}
+	a, b = plainFirst(a, b), plainFirst(b, a)
 	have := map[string]bool{}
 	for _, t := range b {
 		have[t.key] = true
@@ -173,6 +174,20 @@ func corrects(prev, next string, sim float32) bool {
 		return false
 	}
 	return hasCue(next, b, true) || notOld(a, b)
+}
+
+// plainFirst lower-cases the capital of ts's first word when other writes that word in lower
+// case ("Teal cotton throw weighs 970 g" beside "teal cotton throw no longer on D9-4"): there
+// it only starts the sentence, and names nothing.
+func plainFirst(ts, other []token) []token {
+	f := ts[0]
+	if !capital(f.text) || f.opens || f.text == strings.ToUpper(f.text) ||
+		!slices.ContainsFunc(other, func(t token) bool { return t.text == f.key }) {
+		return ts
+	}
+	ts = slices.Clone(ts)
+	ts[0].text = f.key
+	return ts
 }
 
 // hasCue reports whether a note says it corrects something: a cue word, or a phrase ("no
@@ -285,8 +300,8 @@ func sameAttribute(a, b []token, subj map[string]bool) bool {
 	attribute := false // a word of prev that says what of the subject it states
 	for i, t := range a {
 		if run[t.key] || smallWord(t.key) || correctionCue[t.key] || englishStop[t.key] || verbWord(t.key) || len(t.key) < 2 ||
-			relational[t.key] || announce[t.key] || qualifierWord[t.key] || negator(t.key) {
-			continue
+			relational[t.key] || announce[t.key] || qualifierWord[t.key] || negator(t.key) || yearWord(t.key) {
+			continue // a year says when, as a qualifier says which: no attribute
 		}
 		if _, value := valueKind(t); (!value || unitAcronym[t.key]) && !subj[t.key] {
 			attribute = true
@@ -539,7 +554,7 @@ func looseSubject(ts []token) []string {
 // (billing-api, pg-main-04), not a date, a capital that opens the note on a common word, or an
 // acronym of a common word or unit (GB, RAM, HTTP, API).
 func subjectName(t token) bool {
-	if !entityToken(t) || commonCapital(t) {
+	if !entityToken(t) || commonCapital(t) || wordCompound(t.key) {
 		return false
 	}
 	if k, ok := valueKind(t); ok && k == ChangeDate {
@@ -547,6 +562,23 @@ func subjectName(t token) bool {
 	}
 	return !unitAcronym[t.key]
 }
+
+// wordCompound reports a hyphenated word of the language, not a name: a verb with its particle
+// ("mix-up", "sign-off") or a prefix ("re-weighed", "re-IP'd", "co-owner").
+func wordCompound(w string) bool {
+	parts := strings.Split(w, "-")
+	if len(parts) != 2 || strings.IndexFunc(w, func(r rune) bool { return !strings.ContainsRune("-'’", r) && !unicode.IsLetter(r) }) >= 0 {
+		return false
+	}
+	return particles[parts[1]] || prefixes[parts[0]]
+}
+
+var (
+	particles = map[string]bool{"up": true, "off": true, "in": true, "out": true, "on": true, "over": true,
+		"down": true, "back": true, "by": true, "through": true}
+	prefixes = map[string]bool{"re": true, "pre": true, "co": true, "non": true, "un": true, "self": true,
+		"ex": true, "sub": true, "semi": true, "multi": true, "anti": true, "post": true, "mid": true, "de": true}
+)
 
 // unitAcronym are the acronyms of units and technical terms, which name no subject.
 var unitAcronym = map[string]bool{"gb": true, "mb": true, "kb": true, "tb": true, "gib": true, "mib": true, "kib": true,
@@ -569,6 +601,9 @@ func subjectEnd(ts []token, i int) bool {
 	for j := 0; j <= i; j++ {
 		if subjectName(ts[j]) || j < i && (ts[j].key == "of" || attributePrep[ts[j].key]) {
 			return true
+		}
+		if k, _ := valueKind(ts[j]); j > 0 && (k == ChangeDate || yearWord(ts[j].key)) {
+			return true // an event's label: "Mix-up 19 Mar 2025: ..."
 		}
 	}
 	return false
@@ -701,6 +736,9 @@ type region struct {
 	old, new  []token
 	at, atNew int // where it starts in the old and in the new text
 }
+
+// swap is the region seen from the new text.
+func (r region) swap() region { return region{old: r.new, new: r.old, at: r.atNew, atNew: r.at} }
 
 // diffTokens aligns a and b on their longest common subsequence of words and returns the
 // stretches that differ and the number of words in common.
@@ -860,6 +898,52 @@ func subject(r region, a, b []token) bool {
 		}
 	}
 	return false
+}
+
+// dated reports a changed value in the words before the separator or verb that ends a note's
+// subject: a year or a date ("Black Friday Pinterest 2025: £100/day" and "... 2026: £90/day",
+// "Mix-up 19 Mar 2025: ...") says which campaign, event or period the fact is about, and a path
+// or an identifier before a separator which thing ("/project/costa: 155 TB quota", "quota on
+// /project/iyer = 100TB", "ip of dtn01 = 10.20.4.14"), as a name does. A value after it ("the
+// contract ends in 2025", "Deadline: 2025-03-01") is the fact's value.
+func dated(r region, a []token) bool {
+	// A day is a date where a month stands beside it ("13 Jul", "Jul 13").
+	day := func(i int) bool {
+		return isDigits(a[i].key) && len(a[i].key) <= 2 &&
+			(i+1 < len(a) && months[a[i+1].key] || i > 0 && months[a[i-1].key])
+	}
+	d, date := -1, false
+	for j, t := range r.old {
+		k, ok := valueKind(t)
+		if date = k == ChangeDate || yearWord(t.key) || day(r.at+j); date ||
+			ok && k != ChangeNumber && k != ChangeName || ok && strings.ContainsFunc(t.text, unicode.IsLetter) {
+			d = r.at + j
+			break
+		}
+	}
+	if d < 0 {
+		return false
+	}
+	for _, t := range a[:d] {
+		if t.sep || verbWord(t.key) {
+			return false
+		}
+	}
+	// The value's own token may carry the separator ("2025:", "/project/costa:").
+	for _, t := range a[d:] {
+		if t.sep {
+			return true
+		}
+		if verbWord(t.key) {
+			return date
+		}
+	}
+	return false
+}
+
+// yearWord reports a year (1900 to 2099).
+func yearWord(w string) bool {
+	return len(w) == 4 && isDigits(w) && (w[:2] == "19" || w[:2] == "20")
 }
 
 // qualifier reports a changed name that qualifies the word after it, which stays ("6 pods in
