@@ -390,13 +390,70 @@ func lookAlike(a, b []nameRun) bool {
 // returns the subject's words.
 func sameSubject(older, newer string, ra, rb []nameRun) ([]string, bool) {
 	if len(ra) == 0 && len(rb) == 0 {
-		sa, sb := subjectEntities(factTokens(older)), subjectEntities(factTokens(newer))
-		return sb, len(sb) > 0 && slices.Equal(sa, sb)
+		if sa, sb := subjectEntities(factTokens(older)), subjectEntities(factTokens(newer)); len(sb) > 0 && slices.Equal(sa, sb) {
+			return sb, true
+		}
 	}
 	if len(rb) == 0 || !slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
-		return nil, false
+		run := plainSubject(factTokens(newer))
+		return run, len(run) >= 2 && containsRun(factTokens(older), run)
 	}
 	return append([]string{strings.Join(rb[0], "-")}, rb[0]...), true
+}
+
+// plainSubject is the lower-case name a note opens with, after a label, a cue or a date: "navy
+// side plate set" of "typo above: navy side plate set is on I3-4", "blush wall hook" of "as of
+// September the blush wall hook (single) retails at £48.50". A note about a thing named in
+// plain words names its subject first; an older note that holds the same words in a row is
+// about the same thing ("sku PS-3183 = navy side plate set, location B12-2").
+func plainSubject(ts []token) []string {
+	i := 0
+	if j := slices.IndexFunc(ts, func(t token) bool { return t.sep }); j >= 0 && j < 3 {
+		i = j + 1 // a label: "typo above:", "price rise:"
+	}
+	for i < len(ts) {
+		k, value := valueKind(ts[i])
+		if smallWord(ts[i].key) || correctionCue[ts[i].key] || announce[ts[i].key] || k == ChangeDate ||
+			ts[i].key == "as" || ts[i].key == "of" {
+			i++
+			continue
+		}
+		if value {
+			return nil
+		}
+		break
+	}
+	var run []string
+	for ; i < len(ts); i++ {
+		t := ts[i]
+		if _, value := valueKind(t); value || t.text != t.key || smallWord(t.key) || verbWord(t.key) || correctionCue[t.key] {
+			break
+		}
+		run = append(run, t.key)
+		if t.sep || t.stop {
+			i++
+			break
+		}
+	}
+	// An attribute of a named thing is no subject: "new ward manager on South 3B: ...".
+	if i+1 < len(ts) && (attributePrep[ts[i].key] || ts[i].key == "of") && entityToken(ts[i+1]) {
+		return nil
+	}
+	return run
+}
+
+// containsRun reports whether ts holds the words of run in a row.
+func containsRun(ts []token, run []string) bool {
+	for i := 0; i+len(run) <= len(ts); i++ {
+		j := 0
+		for j < len(run) && ts[i+j].key == run[j] {
+			j++
+		}
+		if j == len(run) {
+			return true
+		}
+	}
+	return false
 }
 
 // restates reports whether newer says it corrects what older states about the same subject:

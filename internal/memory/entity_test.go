@@ -102,6 +102,11 @@ func TestRestates(t *testing.T) {
 		{"another place's code", "South 1C badge reader controller re-IP'd to 10.31.28.83 (was wrong in my notes)",
 			"South 1A badge reader controller re-IP'd to 10.31.57.44 (was wrong in my notes)", false},
 		{"another subject without names", "theatre scheduler test is on version 3.1", "theatre scheduler live upgraded to 30.7.1 (was 3.1)", false},
+		{"a thing named in plain words", "sku PS-3183 = navy side plate set, location B12-2", "typo above: navy side plate set is on I3-4, not B12-2", true},
+		{"a price rise", "Price ivory cast iron doorstop £24.95 (cost 9.50)", "price rise: ivory cast iron doorstop now £29.50 (was £24.95)", true},
+		{"another thing in plain words", "Price terracotta cast iron doorstop £24.95 (cost 9.50)", "price rise: ivory cast iron doorstop now £29.50 (was £24.95)", false},
+		{"an attribute of a named thing is no subject", "Endoscopy ward manager: Imran Nolan, ext 6359",
+			"new ward manager on South 3B: Una Fitzgerald took over from Kwame Adeyemi, same ext 5031", false},
 		{"a shared verb is no subject", "South 1C badge reader controller re-IP'd to 10.31.28.83 (was wrong in my notes)",
 			"A&E badge reader controller re-IP'd to 10.31.39.135 (was wrong in my notes)", false},
 	}

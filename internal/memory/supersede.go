@@ -472,7 +472,8 @@ var correctionCue = map[string]bool{
 	"lowered": true, "upgraded": true, "downgraded": true, "relaxed": true, "tightened": true, "switched": true,
 	"replaced": true, "renamed": true, "new": true, "bumped": true, "handed": true, "released": true, "took": true,
 	"replacing": true, "scratch": true, "oops": true, "sorry": true, "relocated": true, "downsized": true,
-	"upsized": true, "rolled": true,
+	"upsized": true, "rolled": true, "typo": true, "upped": true, "increased": true, "decreased": true,
+	"reduced": true, "migrated": true,
 }
 
 // subjectEntities are whom a fact is about: of the words before its verb or separator, its
