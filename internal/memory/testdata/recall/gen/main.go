@@ -4,8 +4,8 @@
 //	go run ./internal/memory/testdata/recall/gen
 //
 // -set heldout (heldout.go), -set blind (blind.go), -set blind2 (blind2.go), -set blind3
-// (blind3.go), -set blind4 (blind4.go) and -set blind5 (blind5.go) write the other sets into
-// their directories.
+// (blind3.go), -set blind4 (blind4.go), -set blind5 (blind5.go) and -set blind6 (blind6.go) write
+// the other sets into their directories.
 //
 // The set is made from templates of the notes people keep about a project — services, hosts,
 // customers, colleagues, team habits, incidents, decisions, commands — filled with a seeded
@@ -972,7 +972,7 @@ func (g *gen) miscFacts() {
 }
 
 func main() {
-	set := flag.String("set", "tuning", "which set: tuning (the notes the ranking was tuned on), heldout (another project, other wording), blind (another domain, written without the ranking code; read since), blind2 (an agency and a connected-hardware app, written after blind was read, never tuned on), blind3 (a hospital IT department, written to arbitrate a ranking change independently of blind2), blind4 (a two-person online shop, written for issue 30 without the ranking code, never tuned on) or blind5 (a university research-computing group, written blind for issue 30)")
+	set := flag.String("set", "tuning", "which set: tuning (the notes the ranking was tuned on), heldout (another project, other wording), blind (another domain, written without the ranking code; read since), blind2 (an agency and a connected-hardware app, written after blind was read, never tuned on), blind3 (a hospital IT department, written to arbitrate a ranking change independently of blind2), blind4 (a two-person online shop, written for issue 30 without the ranking code, never tuned on), blind5 (a university research-computing group, written blind for issue 30) or blind6 (a restaurant group with four sites, written blind for issue 30)")
 	flag.Parse()
 	out := "internal/memory/testdata/recall"
 	seed := uint64(30)
@@ -993,6 +993,9 @@ func main() {
 	}
 	if *set == "blind5" {
 		out, seed = filepath.Join(out, "blind5"), 137
+	}
+	if *set == "blind6" {
+		out, seed = filepath.Join(out, "blind6"), 173
 	}
 	if flag.NArg() > 0 {
 		out = flag.Arg(0)
@@ -1028,8 +1031,13 @@ func main() {
 		g.writeBlind5(out)
 		return
 	}
+	if *set == "blind6" {
+		g.blind6()
+		g.writeBlind6(out)
+		return
+	}
 	if *set != "tuning" {
-		fmt.Fprintf(os.Stderr, "unknown set %q: tuning, heldout, blind, blind2, blind3, blind4 or blind5\n", *set)
+		fmt.Fprintf(os.Stderr, "unknown set %q: tuning, heldout, blind, blind2, blind3, blind4, blind5 or blind6\n", *set)
 		os.Exit(2)
 	}
 	// Host names are unique (a number drawn twice moves up by 20): two hosts of one name would
