@@ -480,7 +480,7 @@ func restates(older, newer string, ra, rb []nameRun) bool {
 	lower := strings.ToLower(newer)
 	cue := strings.Contains(lower, "(was ") || strings.Contains(lower, "no longer")
 	for _, t := range b {
-		cue = cue || correctionCue[t.key] && t.key != "new"
+		cue = cue || (correctionCue[t.key] || orderCue[t.key]) && t.key != "new"
 	}
 	if !cue {
 		return false

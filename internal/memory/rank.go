@@ -437,7 +437,7 @@ func restatesAttr(older, newer string, ra, rb []nameRun) bool {
 		return false
 	}
 	for _, t := range factTokens(newer) {
-		if correctionCue[t.key] && t.key != "new" {
+		if (correctionCue[t.key] || orderCue[t.key]) && t.key != "new" {
 			return true
 		}
 	}

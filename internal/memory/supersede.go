@@ -472,9 +472,14 @@ var correctionCue = map[string]bool{
 	"lowered": true, "upgraded": true, "downgraded": true, "relaxed": true, "tightened": true, "switched": true,
 	"replaced": true, "renamed": true, "new": true, "bumped": true, "handed": true, "released": true, "took": true,
 	"replacing": true, "scratch": true, "oops": true, "sorry": true, "relocated": true, "downsized": true,
-	"upsized": true, "rolled": true, "typo": true, "upped": true, "increased": true, "decreased": true,
-	"reduced": true, "migrated": true,
+	"upsized": true, "rolled": true,
 }
+
+// orderCue are cues the newer ordering also takes ("typo above: ...", "upped ... to"), which
+// the store does not: a version hides the older note, an order only puts the newer first.
+// As store cues they made 4 more wrong versions on the blind6 set.
+var orderCue = map[string]bool{"typo": true, "upped": true, "increased": true, "decreased": true,
+	"reduced": true, "migrated": true}
 
 // subjectEntities are whom a fact is about: of the words before its verb or separator, its
 // names and identifiers ("our contact at Acme is ..." → acme), or else the words after the
