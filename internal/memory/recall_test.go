@@ -30,9 +30,9 @@ import (
 // sets' templates, is the one never tuned on. The blind3 set (testdata/recall/blind3, -set
 // blind3), a hospital IT department's notes written the same way, was read in round 6 (its
 // misses, for the place codes, telephone numbers and copies of the ranking) and is a
-// development set now. The blind4 set (a two-person online shop) and the blind5 set (a
-// university research-computing group), written the same way in round 6, arbitrate a ranking
-// change; their misses are never read.
+// development set now. The blind4 set (a two-person online shop), the blind5 set (a
+// university research-computing group) and the blind6 set (a restaurant group), written the
+// same way in round 6, arbitrate a ranking change; their misses are never read.
 // TestRecall stores each set's notes through Service.Store in one topic, in file order, asks
 // every question through Service.Search as search_memory does, and prints recall@1, recall@5,
 // MRR and the search latency per class.
@@ -54,7 +54,7 @@ type recallQuery struct {
 var recallClasses = []string{"paraphrase", "identifier", "number", "correction", "language", "distractor"}
 
 // recallSets are the sets' directories under testdata/recall.
-var recallSets = []string{"tuning", "heldout", "blind", "blind2", "blind3", "blind4", "blind5"}
+var recallSets = []string{"tuning", "heldout", "blind", "blind2", "blind3", "blind4", "blind5", "blind6"}
 
 func recallDir(set string) string {
 	if set == "tuning" {
@@ -310,7 +310,7 @@ var recallTargets = map[string]map[string]recallTarget{
 		"paraphrase": {r1: 0.59, r5: 0.87, issueR1: 0.60, issueR5: 0.85},
 		"identifier": {r1: 1.00, r5: 1.00, issueR1: 0.90, issueR5: 0.97},
 		"number":     {r1: 0.95, r5: 0.97, issueR1: 0.90, issueR5: 0.97},
-		"correction": {r1: 0.77, r5: 0.95, issueR1: 0.90, issueR5: 0.97},
+		"correction": {r1: 0.78, r5: 0.95, issueR1: 0.90, issueR5: 0.97},
 		"language":   {r1: 0.73, r5: 0.95, issueR1: 0.50, issueR5: 0.75},
 		"distractor": {r1: 0.89, r5: 0.95, issueR1: 0.90, issueR5: 0.97},
 	},
@@ -337,8 +337,8 @@ var recallTargets = map[string]map[string]recallTarget{
 		"paraphrase": {r1: 0.65, r5: 0.99, issueR1: 0.60, issueR5: 0.85},
 		"identifier": {r1: 0.93, r5: 0.97, issueR1: 0.90, issueR5: 0.97},
 		"number":     {r1: 0.90, r5: 0.94, issueR1: 0.90, issueR5: 0.97},
-		"correction": {r1: 0.78, r5: 0.98, issueR1: 0.90, issueR5: 0.97},
-		"language":   {r1: 0.69, r5: 0.92, issueR1: 0.50, issueR5: 0.75},
+		"correction": {r1: 0.79, r5: 0.98, issueR1: 0.90, issueR5: 0.97},
+		"language":   {r1: 0.68, r5: 0.91, issueR1: 0.50, issueR5: 0.75},
 		"distractor": {r1: 0.78, r5: 0.91, issueR1: 0.90, issueR5: 0.97},
 	},
 	// The blind sets' floors are their figures less 0.05: a guard against a plain regression,
@@ -353,7 +353,8 @@ var recallTargets = map[string]map[string]recallTarget{
 		"language":   {r1: 0.36, r5: 0.76, issueR1: 0.50, issueR5: 0.75},
 		"distractor": {r1: 0.41, r5: 0.85, issueR1: 0.90, issueR5: 0.97},
 	},
-	// blind4's and blind5's first figures (round 6), less 0.05.
+	// blind4's, blind5's and blind6's first figures (round 6), less 0.05: their misses were
+	// never read (blind4's and blind5's store-side lists were, for the store's rules).
 	"blind4": {
 		"paraphrase": {r1: 0.47, r5: 0.89, issueR1: 0.60, issueR5: 0.85},
 		"identifier": {r1: 0.95, r5: 0.95, issueR1: 0.90, issueR5: 0.97},
@@ -370,6 +371,14 @@ var recallTargets = map[string]map[string]recallTarget{
 		"language":   {r1: 0.49, r5: 0.74, issueR1: 0.50, issueR5: 0.75},
 		"distractor": {r1: 0.45, r5: 0.80, issueR1: 0.90, issueR5: 0.97},
 	},
+	"blind6": {
+		"paraphrase": {r1: 0.69, r5: 0.93, issueR1: 0.60, issueR5: 0.85},
+		"identifier": {r1: 0.94, r5: 0.95, issueR1: 0.90, issueR5: 0.97},
+		"number":     {r1: 0.77, r5: 0.88, issueR1: 0.90, issueR5: 0.97},
+		"correction": {r1: 0.63, r5: 0.92, issueR1: 0.90, issueR5: 0.97},
+		"language":   {r1: 0.46, r5: 0.75, issueR1: 0.50, issueR5: 0.75},
+		"distractor": {r1: 0.57, r5: 0.87, issueR1: 0.90, issueR5: 0.97},
+	},
 }
 
 // recallLimits bound, per set, the corrections ranked below the note they correct and the
@@ -380,11 +389,13 @@ var recallLimits = map[string]struct{ oldFirst, wrongVersions int }{
 	// Eight of blind's nine are "go-to person for T: X" restated with another person, which its
 	// author drew as two facts and the store takes as one fact with a new value.
 	"blind":  {oldFirst: 10, wrongVersions: 9},
-	"blind3": {oldFirst: 11, wrongVersions: 10},
+	"blind3": {oldFirst: 10, wrongVersions: 10},
+	// blind4's and blind5's store-side lists were read: the counts reached.
+	"blind4": {oldFirst: 21, wrongVersions: 9},
+	"blind5": {oldFirst: 29, wrongVersions: 25},
 	// The blind sets: the counts of their first figures, plus five.
 	"blind2": {oldFirst: 17, wrongVersions: 8},
-	"blind4": {oldFirst: 38, wrongVersions: 54},
-	"blind5": {oldFirst: 33, wrongVersions: 67},
+	"blind6": {oldFirst: 25, wrongVersions: 16},
 }
 
 // TestRecall runs the retrieval sets with the default configuration, prints a table per set
@@ -392,12 +403,12 @@ var recallLimits = map[string]struct{ oldFirst, wrongVersions int }{
 //
 //	go test -run '^TestRecall$' -v ./internal/memory
 //
-// TOOLHOST_RECALL_SET=tuning (or heldout, blind, blind2 ... blind5) runs one set only: tune on
+// TOOLHOST_RECALL_SET=tuning (or heldout, blind, blind2 ... blind6) runs one set only: tune on
 // the tuning set, look at the held-out, blind and blind3 sets only to check that a gain holds,
-// and at the blind2, blind4 and blind5 sets only for their tables, never their misses. TOOLHOST_RECALL_MISSES=1 also prints
-// every question whose note was not ranked first. Under CI the OS dictionaries and WordNet
-// must be installed (.ci/run installs them): without them the other-language figures mean
-// nothing.
+// and at the blind2, blind4, blind5 and blind6 sets only for their tables, never their misses.
+// TOOLHOST_RECALL_MISSES=1 also prints every question whose note was not ranked first. Under
+// CI the OS dictionaries and WordNet must be installed (.ci/run installs them): without them
+// the other-language figures mean nothing.
 func TestRecall(t *testing.T) {
 	if raceEnabled || testing.Short() {
 		t.Skip("about 2,600 USE-Lite passes per set: too slow under -race or -short; runs in the plain test run")
