@@ -643,43 +643,13 @@ func (g *gen) blind3() {
 	}
 }
 
-// writeBlind3 draws the questions, moves each correction to a random place after the note it
-// corrects (people correct a note days or weeks later, between other notes), numbers the notes
-// in their stored order and writes both files.
+// writeBlind3 stores each correction at a random place after the note it corrects (people
+// correct a note days or weeks later, between other notes), one in five right after it.
 func (g *gen) writeBlind3(out string) {
-	queries := g.queries()
-	orig := len(g.facts)
-	base, fixes := slices.Clone(g.mems[:orig]), g.mems[orig:]
-	pos := map[string]int{}
-	for i, m := range base {
-		pos[m.Key] = i
-	}
-	old := map[string]string{}
-	for _, q := range queries {
-		if q.Class == "correction" {
-			old[q.Want] = q.Old
+	g.writeLater(out, func(i, n int, _ Memory) int {
+		if g.r.IntN(5) == 0 {
+			return i
 		}
-	}
-	// after[i] are the corrections stored right after base[i].
-	after := map[int][]Memory{}
-	for _, f := range fixes {
-		i := pos[old[f.Key]]
-		// Mostly weeks later, sometimes right after (a slip fixed at once).
-		j := i
-		if g.r.IntN(5) > 0 {
-			j = i + 1 + g.r.IntN(len(base)-i)
-			if j >= len(base) {
-				j = len(base) - 1
-			}
-		}
-		after[j] = append(after[j], f)
-	}
-	var mems []Memory
-	for i, m := range base {
-		mems = append(mems, m)
-		mems = append(mems, after[i]...)
-	}
-	renumber(mems, queries)
-	g.mems = mems
-	writeSet(out, mems, queries)
+		return min(i+1+g.r.IntN(n-i), n-1)
+	})
 }

@@ -1112,38 +1112,15 @@ func (g *gen) blind4() {
 	}
 }
 
-// writeBlind4 draws the questions, stores each correction after the note it corrects (right
-// after it for a slip fixed at once, otherwise weeks later, between other notes), numbers the
-// notes in their stored order and writes both files.
+// writeBlind4 stores each correction after the note it corrects: right after it for a slip
+// fixed at once, otherwise weeks later, between other notes.
 func (g *gen) writeBlind4(out string) {
-	queries := g.queries()
-	orig := len(g.facts)
-	base, fixes := slices.Clone(g.mems[:orig]), g.mems[orig:]
-	pos := map[string]int{}
-	for i, m := range base {
-		pos[m.Key] = i
-	}
-	old := map[string]string{}
-	for _, q := range queries {
-		if q.Class == "correction" {
-			old[q.Want] = q.Old
+	g.writeLater(out, func(i, n int, f Memory) int {
+		if b4slip[f.Text] {
+			return i
 		}
-	}
-	after := map[int][]Memory{}
-	for _, f := range fixes {
-		i := pos[old[f.Key]]
-		if !b4slip[f.Text] {
-			i = min(i+1+g.r.IntN(max(1, len(base)-i-1)), len(base)-1)
-		}
-		after[i] = append(after[i], f)
-	}
-	var mems []Memory
-	for i, m := range base {
-		mems = append(mems, m)
-		mems = append(mems, after[i]...)
-	}
-	renumber(mems, queries)
-	writeSet(out, mems, queries)
+		return min(i+1+g.r.IntN(max(1, n-i-1)), n-1)
+	})
 }
 
 // b4grams is what each item weighs packed, about.

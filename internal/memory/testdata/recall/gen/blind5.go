@@ -1234,37 +1234,13 @@ func (g *gen) blind5() {
 	}
 }
 
-// writeBlind5 draws the questions and stores each correction after the note it corrects: mostly
-// weeks later (further down the file), sometimes right after (a slip fixed at once).
+// writeBlind5 stores each correction after the note it corrects: mostly weeks later (further
+// down the file), one in four right after (a slip fixed at once).
 func (g *gen) writeBlind5(out string) {
-	queries := g.queries()
-	orig := len(g.facts)
-	base, fixes := slices.Clone(g.mems[:orig]), g.mems[orig:]
-	pos := map[string]int{}
-	for i, m := range base {
-		pos[m.Key] = i
-	}
-	old := map[string]string{}
-	for _, q := range queries {
-		if q.Class == "correction" {
-			old[q.Want] = q.Old
+	g.writeLater(out, func(i, n int, _ Memory) int {
+		if g.r.IntN(4) == 0 {
+			return i
 		}
-	}
-	after := map[int][]Memory{}
-	for _, f := range fixes {
-		i := pos[old[f.Key]]
-		j := i
-		if g.r.IntN(4) > 0 {
-			j = min(i+1+g.r.IntN(len(base)-i), len(base)-1)
-		}
-		after[j] = append(after[j], f)
-	}
-	var mems []Memory
-	for i, m := range base {
-		mems = append(mems, m)
-		mems = append(mems, after[i]...)
-	}
-	renumber(mems, queries)
-	g.mems = mems
-	writeSet(out, mems, queries)
+		return min(i+1+g.r.IntN(n-i), n-1)
+	})
 }

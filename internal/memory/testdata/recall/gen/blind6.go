@@ -910,38 +910,13 @@ func (g *gen) blind6() {
 	}
 }
 
-// writeBlind6 draws the questions, moves each correction to a place after the note it corrects
-// (mostly weeks later, between other notes; sometimes right after, and a typo always right
-// after: a slip fixed at once),
-// numbers the notes in their stored order and writes both files.
+// writeBlind6 stores each correction after the note it corrects: mostly weeks later, between
+// other notes; one in six right after, and a typo always right after (a slip fixed at once).
 func (g *gen) writeBlind6(out string) {
-	queries := g.queries()
-	orig := len(g.facts)
-	base, fixes := slices.Clone(g.mems[:orig]), g.mems[orig:]
-	pos := map[string]int{}
-	for i, m := range base {
-		pos[m.Key] = i
-	}
-	old := map[string]string{}
-	for _, q := range queries {
-		if q.Class == "correction" {
-			old[q.Want] = q.Old
+	g.writeLater(out, func(i, n int, f Memory) int {
+		if strings.HasPrefix(f.Text, "Typo") || g.r.IntN(6) == 0 {
+			return i
 		}
-	}
-	after := map[int][]Memory{}
-	for _, f := range fixes {
-		i := pos[old[f.Key]]
-		if !strings.HasPrefix(f.Text, "Typo") && g.r.IntN(6) > 0 {
-			i += 1 + g.r.IntN(len(base)-i)
-			i = min(i, len(base)-1)
-		}
-		after[i] = append(after[i], f)
-	}
-	var mems []Memory
-	for i, m := range base {
-		mems = append(mems, m)
-		mems = append(mems, after[i]...)
-	}
-	renumber(mems, queries)
-	writeSet(out, mems, queries)
+		return min(i+1+g.r.IntN(n-i), n-1)
+	})
 }

@@ -1120,6 +1120,39 @@ func renumber(mems []Memory, queries []Query) {
 	}
 }
 
+// writeLater draws the questions, stores each correction after the note it corrects, after the
+// note at the index where gives it (i is the corrected note's index among the n notes before any
+// correction), numbers the notes in their stored order and writes both files: the blind sets
+// store a correction days or weeks after its note, as people do.
+func (g *gen) writeLater(out string, where func(i, n int, fix Memory) int) {
+	queries := g.queries()
+	orig := len(g.facts)
+	base, fixes := slices.Clone(g.mems[:orig]), g.mems[orig:]
+	pos := map[string]int{}
+	for i, m := range base {
+		pos[m.Key] = i
+	}
+	old := map[string]string{}
+	for _, q := range queries {
+		if q.Class == "correction" {
+			old[q.Want] = q.Old
+		}
+	}
+	after := map[int][]Memory{} // the corrections stored right after base[i]
+	for _, f := range fixes {
+		j := where(pos[old[f.Key]], len(base), f)
+		after[j] = append(after[j], f)
+	}
+	var mems []Memory
+	for i, m := range base {
+		mems = append(mems, m)
+		mems = append(mems, after[i]...)
+	}
+	renumber(mems, queries)
+	g.mems = mems
+	writeSet(out, mems, queries)
+}
+
 // writeSet writes a set's two files into out and says how many of each it wrote.
 func writeSet(out string, mems []Memory, queries []Query) {
 	if err := os.MkdirAll(out, 0o755); err != nil {
