@@ -706,47 +706,13 @@ func (g *gen) blind2() {
 	}
 }
 
-// writeBlind2 draws the questions as write does, then moves each correction from the end of
-// the file to a place after the note it corrects (right after it a third of the time, a slip
-// fixed at once; otherwise some way later), and numbers the notes in file order.
+// writeBlind2 stores each correction after the note it corrects: right after it a third of the
+// time (a slip fixed at once), otherwise some way later.
 func (g *gen) writeBlind2(out string) {
-	queries := g.queries()
-	fixOf := map[string]string{} // correction key -> corrected key
-	for _, q := range queries {
-		if q.Class == "correction" {
-			fixOf[q.Want] = q.Old
+	g.writeLater(out, func(i, n int, _ Memory) int {
+		if g.r.IntN(3) == 0 {
+			return i
 		}
-	}
-	var base []Memory
-	fixes := map[string]Memory{}
-	for _, m := range g.mems {
-		if _, ok := fixOf[m.Key]; ok {
-			fixes[m.Key] = m
-		} else {
-			base = append(base, m)
-		}
-	}
-	pos := map[string]int{}
-	for i, m := range base {
-		pos[m.Key] = i
-	}
-	after := map[int][]Memory{} // base index -> corrections stored after it
-	for _, m := range g.mems {
-		old, ok := fixOf[m.Key]
-		if !ok {
-			continue
-		}
-		i := pos[old]
-		if g.r.IntN(3) > 0 {
-			i += g.r.IntN(len(base) - i)
-		}
-		after[i] = append(after[i], m)
-	}
-	var mems []Memory
-	for i, m := range base {
-		mems = append(mems, m)
-		mems = append(mems, after[i]...)
-	}
-	renumber(mems, queries)
-	writeSet(out, mems, queries)
+		return i + g.r.IntN(n-i)
+	})
 }
