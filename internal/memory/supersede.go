@@ -908,10 +908,10 @@ func subject(r region, a, b []token) bool {
 
 // dated reports a changed value in the words before the separator or verb that ends a note's
 // subject: a year or a date ("Black Friday Pinterest 2025: £100/day" and "... 2026: £90/day",
-// "Mix-up 19 Mar 2025: ...") says which campaign, event or period the fact is about, and a path
-// or an identifier before a separator which thing ("/project/costa: 155 TB quota", "quota on
-// /project/iyer = 100TB", "ip of dtn01 = 10.20.4.14"), as a name does. A value after it ("the
-// contract ends in 2025", "Deadline: 2025-03-01") is the fact's value.
+// "Mix-up 19 Mar 2025: ...") says which campaign, event or period the fact is about, and a path,
+// a host, an identifier or a name before a separator which thing ("/project/costa: 155 TB
+// quota", "quota on /project/iyer = 100TB", "ip of dtn01 = 10.20.4.14"). A value after it ("the
+// contract ends in 2025", "audit deadline: 2025-03-01") is the fact's value.
 func dated(r region, a []token) bool {
 	// A day is a date where a month stands beside it ("13 Jul", "Jul 13").
 	day := func(i int) bool {
