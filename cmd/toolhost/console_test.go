@@ -76,13 +76,27 @@ func within(t *testing.T, tab context.Context, d time.Duration, what string, ste
 	t.Helper()
 	ctx, cancel := context.WithTimeout(tab, d)
 	defer cancel()
-	if err := chromedp.Do(ctx, steps...); err != nil {
+	err := chromedp.Do(ctx, steps...)
+	// A navigation the page started itself (a form's redirect landing, a reload) destroys the
+	// context a poll evaluates in; the steps are tried again in the new page until the deadline.
+	for err != nil && ctx.Err() == nil && contextLost(err) {
+		time.Sleep(100 * time.Millisecond)
+		err = chromedp.Do(ctx, steps...)
+	}
+	if err != nil {
 		dump, cancel := context.WithTimeout(tab, 5*time.Second)
 		defer cancel()
 		loc, _ := chromedp.Run(dump, chromedp.Location())
 		text, _ := chromedp.Run(dump, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
 		t.Fatalf("%s: %v\npage %s:\n%s", what, err, loc, text)
 	}
+}
+
+// contextLost reports the error of an evaluation whose page went away under it.
+func contextLost(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "Cannot find context with specified id") || strings.Contains(msg, "Execution context was destroyed") ||
+		strings.Contains(msg, "Inspected target navigated or closed")
 }
 
 // clickLive clicks the element selector names inside a live part of a page, which the
