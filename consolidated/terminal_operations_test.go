@@ -525,8 +525,16 @@ func TestSessionFloodSkipsToTail(t *testing.T) {
 			t.Errorf("send_input(seq 1 30000) = %.200q…%q, want it to contain %q", text, text[max(len(text)-200, 0):], want)
 		}
 	}
-	if st["has_more"] == true || len(text) > 17<<10 {
-		t.Errorf("send_input(seq 1 30000) = %d bytes, has_more %v; want one page, nothing left behind", len(text), st["has_more"])
+	if len(text) > 17<<10 {
+		t.Errorf("send_input(seq 1 30000) = %d bytes; want one page", len(text))
+	}
+	// Nothing of the flood is left behind. The shell's prompt may arrive after the page was
+	// taken (on a loaded machine it often does): that is all the next read may hold.
+	if st["has_more"] == true {
+		rest, _ := h.mustOp("get_output", map[string]any{"session_id": "big", "wait_ms": 500})
+		if strings.Contains(rest, "DONE") || strings.Contains(rest, "3000") || len(rest) > 512 {
+			t.Errorf("send_input(seq 1 30000) left %d bytes behind: %q; want at most the prompt", len(rest), rest)
+		}
 	}
 	_, st = h.mustOp("get_output", map[string]any{"session_id": "big", "cursor": 100, "max_bytes": 2048})
 	if st["has_more"] != true || st["next_cursor"] != float64(100+2048) {
