@@ -387,16 +387,17 @@ func lookAlike(a, b []nameRun) bool {
 // sameSubject reports whether newer names older's subject first: its first name is one of
 // older's; where neither names anything ("theatre scheduler live upgraded to 30.7.1" after
 // "theatre scheduler live is on version 19.3.10"), the store's subject of both is the same. It
-// returns the subject's words.
-func sameSubject(older, newer string, ra, rb []nameRun) ([]string, bool) {
+// returns the subject's words. a and b are the notes' tokens (factTokens), ra and rb their
+// names (nameRuns).
+func sameSubject(a, b []token, ra, rb []nameRun) ([]string, bool) {
 	if len(ra) == 0 && len(rb) == 0 {
-		if sa, sb := subjectEntities(factTokens(older)), subjectEntities(factTokens(newer)); len(sb) > 0 && slices.Equal(sa, sb) {
+		if sa, sb := subjectEntities(a), subjectEntities(b); len(sb) > 0 && slices.Equal(sa, sb) {
 			return sb, true
 		}
 	}
 	if len(rb) == 0 || !slices.ContainsFunc(ra, func(r nameRun) bool { return slices.Equal(r, rb[0]) }) {
-		run := plainSubject(factTokens(newer))
-		return run, len(run) >= 2 && containsRun(factTokens(older), run)
+		run := plainSubject(b)
+		return run, len(run) >= 2 && containsRun(a, run)
 	}
 	return append([]string{strings.Join(rb[0], "-")}, rb[0]...), true
 }
@@ -469,20 +470,8 @@ func restates(older, newer string, ra, rb []nameRun) bool {
 	if len(a) == 0 || len(b) == 0 || len(a) > maxFactTokens || len(b) > maxFactTokens {
 		return false
 	}
-	subject, ok := sameSubject(older, newer, ra, rb)
-	if !ok {
-		return false
-	}
-	// A cue word (not "new": "the new 2FA flow" corrects nothing) or "(was ...)"; the phrases
-	// that make a correction at store time ("as of this week ...") are too loose here, where no
-	// similarity floor holds the pair back: "as of this week the alert fires above 10%" would
-	// pass for a correction of "gives up after 3 retries and alerts".
-	lower := strings.ToLower(newer)
-	cue := strings.Contains(lower, "(was ") || strings.Contains(lower, "no longer")
-	for _, t := range b {
-		cue = cue || (correctionCue[t.key] || orderCue[t.key]) && t.key != "new"
-	}
-	if !cue {
+	subject, ok := sameSubject(a, b, ra, rb)
+	if !ok || !orderingCue(newer, b) && !strings.Contains(strings.ToLower(newer), "(was ") {
 		return false
 	}
 	names := map[string]bool{}
@@ -511,6 +500,20 @@ func restates(older, newer string, ra, rb []nameRun) bool {
 		}
 	}
 	return false
+}
+
+// orderingCue reports a correction cue of the newer ordering in a note (text, tokens ts): a cue
+// word (not "new": "the new 2FA flow" corrects nothing) or "no longer" ("longer" alone is none).
+// The phrases that make a correction at store time ("as of this week ...") are too loose here,
+// where no similarity floor holds the pair back: "as of this week the alert fires above 10%"
+// would pass for a correction of "gives up after 3 retries and alerts".
+func orderingCue(text string, ts []token) bool {
+	for _, t := range ts {
+		if (correctionCue[t.key] || orderCue[t.key]) && t.key != "new" {
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(text), "no longer")
 }
 
 // relational are words that say how much, how often or where of anything: no attribute of

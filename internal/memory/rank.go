@@ -433,13 +433,10 @@ func softMatch(q, d []wordVec, floor float64) float64 {
 // took over" after "Main contact at Wingtip Toys: Hiro Jovanović <...>"). The newer names the
 // older's subject first, no look-alike of it, under the same label, and has a correction cue.
 func restatesAttr(older, newer string, ra, rb []nameRun) bool {
-	if _, ok := sameSubject(older, newer, ra, rb); !ok || lookAlike(ra, rb) || !sameLabel(older, newer) {
+	if lookAlike(ra, rb) || !sameLabel(older, newer) {
 		return false
 	}
-	for _, t := range factTokens(newer) {
-		if (correctionCue[t.key] || orderCue[t.key]) && t.key != "new" {
-			return true
-		}
-	}
-	return strings.Contains(strings.ToLower(newer), "no longer") // "longer" alone is no cue
+	b := factTokens(newer)
+	_, ok := sameSubject(factTokens(older), b, ra, rb)
+	return ok && orderingCue(newer, b)
 }
