@@ -59,12 +59,13 @@
 // (also those it spells out in words, "store footfall", and full names it types), soft word
 // matching by GloVe vectors and the question's answer type (who, when, how many, where, and the
 // attribute it names anywhere: a port, a runtime, an e-mail address...; answertype.go), less a
-// penalty for a note that names only a look-alike of the question's subject (checkout-v2 for
-// checkout) or opens with another identifier than the one it names (entity.go); then a newer
-// note that says it corrects an older one about the same subject moves above it. German,
-// French and Spanish questions are translated word by word into English with the FreeDict
-// dictionaries of the OS (package lexicon). The figures of each signal on the retrieval sets
-// (testdata/recall) are in docs/memory.md; TestRecall runs the five sets.
+// penalty for a note about another thing than the question's: a look-alike of its subject
+// (checkout-v2 for checkout), another identifier, place code or ticket, another copy (live for
+// a test server; entity.go); then a newer note that says it corrects an older one about the
+// same subject moves above it. German, French and Spanish questions are translated word by
+// word into English with the FreeDict dictionaries of the OS (package lexicon). The figures of
+// each signal on the retrieval sets (testdata/recall) are in docs/memory.md; TestRecall runs
+// the eight sets.
 //
 // # Embedder spaces
 //
